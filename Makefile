@@ -1,0 +1,72 @@
+# The two commands of the README: `make demo` (the main job) and `make test` (the whole suite).
+# Both install what they need first (scripts/install-deps.sh is idempotent).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+JOBS ?= $(shell nproc)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_DIR ?= $(HOME)/.cache/ccache
+
+DEV := build/dev
+PREFIX := $(CURDIR)/$(DEV)/prefix
+CONSUMER_ENV := PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig LD_LIBRARY_PATH=$(PREFIX)/lib
+
+.PHONY: deps demo test build-dev cpp-tests install-dev consumers python-tests rust-tests go-tests asan tsan release bench fuzz clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+demo: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS) --target budcore_demo budcore_cli
+	build/release/examples/cpp/budcore_demo examples
+
+test: deps cpp-tests consumers python-tests rust-tests go-tests
+	@echo "make test: every suite passed"
+
+build-dev:
+	cmake --preset dev >/dev/null
+	cmake --build --preset dev -j $(JOBS)
+
+cpp-tests: build-dev
+	ctest --preset dev -j $(JOBS)
+
+install-dev: build-dev
+	cmake --install $(DEV) --prefix $(PREFIX) >/dev/null
+
+# Downstream projects built against the *installed* library: CMake find_package and pkg-config.
+consumers: install-dev
+	cmake -S examples/cmake_consumer -B $(DEV)/cmake_consumer -G Ninja -DCMAKE_PREFIX_PATH=$(PREFIX) >/dev/null
+	cmake --build $(DEV)/cmake_consumer
+	$(CONSUMER_ENV) $(DEV)/cmake_consumer/cmake_consumer
+	$(MAKE) -s -C examples/pkgconfig_consumer BUILD=$(CURDIR)/$(DEV)/pkgconfig_consumer $(CONSUMER_ENV)
+	$(CONSUMER_ENV) $(DEV)/pkgconfig_consumer/pkgconfig_consumer
+
+python-tests:
+	python3 -m pip install --no-build-isolation -q .
+	cd tests/python && python3 -m pytest -q
+
+rust-tests: install-dev
+	cd examples/rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo cargo test -q
+
+go-tests: install-dev
+	cd examples/go/budcore && $(CONSUMER_ENV) go test ./...
+
+asan:
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan -j $(JOBS)
+	ctest --preset asan -j $(JOBS)
+
+tsan:
+	cmake --preset tsan >/dev/null
+	cmake --build --preset tsan -j $(JOBS)
+	ctest --preset tsan -j $(JOBS)
+
+release:
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS)
+
+bench: release
+	for b in build/release/benchmarks/*_bench; do $$b --benchmark_min_time=0.2; done
+
+clean:
+	rm -rf build

@@ -1,0 +1,162 @@
+#include <cstdlib>
+#include <cstring>
+
+#include "capi_internal.hpp"
+
+namespace budcore::capi {
+namespace {
+
+struct ThreadError {
+  std::string message, field, value;
+  budcore_error view{BUDCORE_OK, "", "", ""};
+  void publish(int code) {
+    view = budcore_error{code, message.c_str(), field.c_str(), value.c_str()};
+  }
+};
+
+ThreadError& tls() {
+  thread_local ThreadError e;
+  return e;
+}
+
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t extra;
+    std::uint32_t cp;
+    if (c < 0x80) { ++i; continue; }
+    if ((c & 0xE0) == 0xC0) { extra = 1; cp = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { extra = 2; cp = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { extra = 3; cp = c & 0x07; }
+    else return false;
+    if (s.size() - i <= extra) return false;
+    for (std::size_t k = 1; k <= extra; ++k) {
+      auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Reject overlong forms, surrogates and values past U+10FFFF.
+    static constexpr std::uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+int status_of(core::ErrorCode code) noexcept {
+  using core::ErrorCode;
+  switch (code) {
+    case ErrorCode::Invalid: return BUDCORE_EINVALID;
+    case ErrorCode::NotFound: return BUDCORE_ENOTFOUND;
+    case ErrorCode::AlreadyExists: return BUDCORE_EEXISTS;
+    case ErrorCode::Conflict: return BUDCORE_ECONFLICT;
+    case ErrorCode::QuotaExceeded: return BUDCORE_EQUOTA;
+    case ErrorCode::BudgetExceeded: return BUDCORE_EBUDGET;
+    case ErrorCode::Overflow: return BUDCORE_EOVERFLOW;
+    case ErrorCode::Unsupported: return BUDCORE_EUNSUPPORTED;
+    case ErrorCode::Security: return BUDCORE_ESECURITY;
+    case ErrorCode::Io: return BUDCORE_EIO;
+    case ErrorCode::Internal: return BUDCORE_ERROR;
+  }
+  return BUDCORE_ERROR;
+}
+
+int set_error(const core::Error& e) noexcept {
+  try {
+    auto& t = tls();
+    t.message = e.message;
+    t.field = e.field;
+    t.value = e.value;
+    int code = status_of(e.code);
+    t.publish(code);
+    return code;
+  } catch (...) {
+    return BUDCORE_ENOMEM;
+  }
+}
+
+int set_error(int status, std::string_view message, std::string_view field) noexcept {
+  try {
+    auto& t = tls();
+    t.message.assign(message);
+    t.field.assign(field);
+    t.value.clear();
+    t.publish(status);
+  } catch (...) {
+  }
+  return status;
+}
+
+void clear_error() noexcept {
+  auto& t = tls();
+  t.message.clear();
+  t.field.clear();
+  t.value.clear();
+  t.publish(BUDCORE_OK);
+}
+
+int fill_buf(budcore_buf* out, std::string_view text) noexcept {
+  if (out == nullptr) return set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
+  auto* p = static_cast<char*>(std::malloc(text.size() + 1));
+  if (p == nullptr) return set_error(BUDCORE_ENOMEM, "out of memory");
+  if (!text.empty()) std::memcpy(p, text.data(), text.size());
+  p[text.size()] = '\0';
+  out->ptr = p;
+  out->size = text.size();
+  return BUDCORE_OK;
+}
+
+bool input_text(const char* s, std::size_t len, std::string_view field, std::string_view& view) noexcept {
+  if (s == nullptr && len != 0) {
+    set_error(BUDCORE_EINVALID, "text pointer is NULL but its length is not 0", field);
+    return false;
+  }
+  view = s == nullptr ? std::string_view{} : std::string_view(s, len);
+  if (!valid_utf8(view)) {
+    set_error(BUDCORE_EINVALID, "text is not valid UTF-8", "utf8");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace budcore::capi
+
+extern "C" {
+
+const budcore_error* budcore_error_last(void) { return &budcore::capi::tls().view; }
+
+void budcore_error_clear(void) { budcore::capi::clear_error(); }
+
+void budcore_buf_dispose(budcore_buf* buf) {
+  if (buf == nullptr) return;
+  std::free(buf->ptr);
+  buf->ptr = nullptr;
+  buf->size = 0;
+}
+
+void budcore_free(void* ptr) { std::free(ptr); }
+
+const char* budcore_strerror(int code) {
+  switch (code) {
+    case BUDCORE_OK: return "success";
+    case BUDCORE_ERROR: return "internal error";
+    case BUDCORE_EINVALID: return "invalid input";
+    case BUDCORE_ENOTFOUND: return "not found";
+    case BUDCORE_EEXISTS: return "already exists";
+    case BUDCORE_ECONFLICT: return "conflict";
+    case BUDCORE_EQUOTA: return "quota exceeded";
+    case BUDCORE_EBUDGET: return "budget exceeded";
+    case BUDCORE_EUSER: return "aborted by user callback";
+    case BUDCORE_ENOMEM: return "out of memory";
+    case BUDCORE_EOVERFLOW: return "arithmetic overflow";
+    case BUDCORE_ESECURITY: return "security limit reached";
+    case BUDCORE_EIO: return "I/O failure";
+    case BUDCORE_EUNSUPPORTED: return "unsupported";
+    default: return "unknown status code";
+  }
+}
+
+}  // extern "C"

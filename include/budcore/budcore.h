@@ -1,0 +1,13 @@
+/* budcore — the C ABI umbrella header. Only this header and budcore/c/\*.h carry an ABI
+ * promise. Threading: handles are single-thread unless a function says otherwise; errors are
+ * thread-local. */
+#ifndef BUDCORE_BUDCORE_H
+#define BUDCORE_BUDCORE_H
+
+#include "budcore/export.h"
+#include "budcore/c/common.h"
+#include "budcore/c/error.h"
+#include "budcore/c/version.h"
+#include "budcore/c/job.h"
+
+#endif

@@ -1,0 +1,26 @@
+/* budcore C ABI — the last error of the calling thread. */
+#ifndef BUDCORE_C_ERROR_H
+#define BUDCORE_C_ERROR_H
+
+#include "budcore/c/common.h"
+
+BUDCORE_BEGIN_DECL
+
+typedef struct budcore_error {
+  int code;            /* a budcore_status (negative), or BUDCORE_OK when there is none */
+  const char *message; /* never NULL; "" when there is no error */
+  const char *field;   /* path of the offending input ("resources.gpu_count"); "" if none */
+  const char *value;   /* the offending value as given; "" if none */
+} budcore_error;
+
+/* The last error raised on this thread. Never NULL: with no error, code is BUDCORE_OK and the
+ * strings are "". The pointer and its strings stay valid until the next budcore call on this
+ * thread. Thread-safety: thread-local. */
+BUDCORE_API const budcore_error *budcore_error_last(void);
+
+/* Clears this thread's last error. */
+BUDCORE_API void budcore_error_clear(void);
+
+BUDCORE_END_DECL
+
+#endif

@@ -1,0 +1,18 @@
+/* budcore C ABI — jobs. */
+#ifndef BUDCORE_C_JOB_H
+#define BUDCORE_C_JOB_H
+
+#include "budcore/c/common.h"
+
+BUDCORE_BEGIN_DECL
+
+/* Validates a job document (JSON, the source design's snake_case Job schema) and writes its
+ * normalized JSON (defaults filled in, canonical quantities and amounts, ids lower-case) to
+ * `out`, which the caller releases with budcore_buf_dispose(). On invalid input returns
+ * BUDCORE_EINVALID and budcore_error_last()->field names the offending field.
+ * Thread-safety: safe from any thread. */
+BUDCORE_API int budcore_job_validate(budcore_buf *out, const char *json, size_t json_len);
+
+BUDCORE_END_DECL
+
+#endif

@@ -1,0 +1,53 @@
+// budcore::core::Error — what went wrong, where in the input, and with which value.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "budcore/export.h"
+
+namespace budcore::core {
+
+// Error categories. The C ABI maps them one-to-one to negative BUDCORE_E* codes.
+enum class ErrorCode : int {
+  Invalid = 1,          // input does not satisfy the schema or grammar
+  NotFound,             // a named object does not exist
+  AlreadyExists,        // create of an object that exists
+  Conflict,             // compare-and-set lost, illegal state transition
+  QuotaExceeded,        // admission denied by quota
+  BudgetExceeded,       // denied by a budget
+  Overflow,             // arithmetic result does not fit the exact representation
+  Unsupported,          // valid input the library does not handle
+  Security,             // a sandbox limit was hit
+  Io,                   // file, database or network failure
+  Internal,             // a bug: an invariant did not hold
+};
+
+BUDCORE_API std::string_view to_string(ErrorCode code) noexcept;
+
+// An expected failure. `field` is the path of the offending input ("spec.resources.gpu_count",
+// "steps[2].config.url"); empty when the error is not about one field. `value` is the
+// offending value as the user wrote it (may be empty).
+struct BUDCORE_API Error {
+  ErrorCode code = ErrorCode::Internal;
+  std::string message;
+  std::string field;
+  std::string value;
+
+  static Error invalid(std::string field, std::string value, std::string why);
+  static Error make(ErrorCode code, std::string message, std::string field = {});
+
+  // Prefixes the field path with a parent ("resources" + "gpu_count" -> "resources.gpu_count",
+  // "steps[1]" + "config" -> "steps[1].config", parent + "[2].x" -> "parent[2].x").
+  Error& at(std::string_view parent);
+
+  // "field: message (value: 'v')" — one line a person can act on.
+  std::string describe() const;
+
+  friend bool operator==(const Error&, const Error&) = default;
+};
+
+// Joins path segments the way Error::at does.
+BUDCORE_API std::string join_path(std::string_view parent, std::string_view child);
+
+}  // namespace budcore::core

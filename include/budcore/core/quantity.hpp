@@ -1,0 +1,70 @@
+// budcore::core::Quantity — a Kubernetes resource quantity ("500m", "2Gi", "1e3"), exact.
+//
+// Stored as a signed count of nano-units (10^-9) in 128 bits: every quantity Kubernetes can
+// express down to its nano precision, up to about 1.7e29 units. Like resource.Quantity, a
+// value finer than 1n is rounded up to the next nano-unit on parse, the suffix family of the
+// input (DecimalSI, BinarySI, DecimalExponent) is kept and used by the canonical format, and
+// arithmetic beyond the range reports ErrorCode::Overflow instead of wrapping.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "budcore/core/int128.hpp"
+#include "budcore/core/result.hpp"
+
+namespace budcore::core {
+
+enum class QuantityFormat : std::uint8_t {
+  DecimalSI,        // "", m, k, M, G, ... (and plain numbers)
+  BinarySI,         // Ki, Mi, Gi, Ti, Pi, Ei
+  DecimalExponent,  // 1e3, 1E6
+};
+
+class BUDCORE_API Quantity {
+ public:
+  static constexpr int128 kNanoPerUnit = 1'000'000'000;
+
+  constexpr Quantity() noexcept = default;
+
+  // The full grammar: <sign><digits>[.<digits>]<suffix>, suffix one of the binary SI
+  // (Ki..Ei), decimal SI (n u m "" k M G T P E) or a decimal exponent (e|E<signed int>).
+  // Errors (ErrorCode::Invalid, field empty, value = input): "", "1.5.5", "12XB", " 1".
+  static Result<Quantity> parse(std::string_view text);
+  static Quantity from_int(std::int64_t units, QuantityFormat format = QuantityFormat::DecimalSI) noexcept;
+  static Quantity from_milli(std::int64_t milli) noexcept;
+  static Quantity from_nano(int128 nano, QuantityFormat format = QuantityFormat::DecimalSI) noexcept;
+
+  // Canonical Kubernetes form: no fractional digits, the largest suffix of the kept family that
+  // loses nothing ("1.5" -> "1500m", "1.5Gi" -> "1536Mi", "1000" -> "1k", "0" -> "0");
+  // BinarySI below 1024 or with a fraction prints as DecimalSI, as Kubernetes does.
+  std::string to_string() const;
+
+  int128 nano() const noexcept { return nano_; }
+  QuantityFormat format() const noexcept { return format_; }
+  bool is_zero() const noexcept { return nano_ == 0; }
+  int sign() const noexcept { return nano_ < 0 ? -1 : (nano_ > 0 ? 1 : 0); }
+  // Whole units and milli-units rounded up (toward +inf), as resource.Quantity's Value() and
+  // MilliValue(); Overflow when the result does not fit int64.
+  Result<std::int64_t> value() const;
+  Result<std::int64_t> milli_value() const;
+
+  Result<Quantity> checked_add(const Quantity& other) const;
+  Result<Quantity> checked_sub(const Quantity& other) const;
+  Result<Quantity> checked_mul(std::int64_t factor) const;
+  Quantity negated() const noexcept;
+
+  friend bool operator==(const Quantity& a, const Quantity& b) noexcept { return a.nano_ == b.nano_; }
+  friend std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) noexcept {
+    return a.nano_ < b.nano_ ? std::strong_ordering::less
+                             : (a.nano_ > b.nano_ ? std::strong_ordering::greater : std::strong_ordering::equal);
+  }
+
+ private:
+  int128 nano_ = 0;
+  QuantityFormat format_ = QuantityFormat::DecimalSI;
+};
+
+}  // namespace budcore::core

@@ -1,0 +1,127 @@
+// budcore::core::Value — the dynamic value (null, bool, int, float, string, list, ordered map)
+// that specs, templates, step outputs and parameters are made of.
+//
+// Why our own type rather than nlohmann::ordered_json: copies of lists and maps are O(1)
+// (shared, copy-on-write), which the template engine and the pipeline engine rely on when
+// they pass outputs around; map lookup is indexed for large maps (ordered_json searches
+// linearly); and the public headers stay free of the JSON library. JSON parsing still uses
+// nlohmann's SAX parser underneath (src/core/json.cpp), so we write no JSON grammar ourselves.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "budcore/export.h"
+
+namespace budcore::core {
+
+class Value;
+using List = std::vector<Value>;
+
+// Insertion-ordered string -> Value map. Lookups are linear for small maps and hashed once a
+// map grows past kIndexThreshold entries. Inserting an existing key replaces its value in place.
+class BUDCORE_API Map {
+ public:
+  using Entry = std::pair<std::string, Value>;
+  static constexpr std::size_t kIndexThreshold = 12;
+
+  Map() = default;
+  Map(std::initializer_list<Entry> entries);
+
+  std::size_t size() const noexcept { return entries_.size(); }
+  bool empty() const noexcept { return entries_.empty(); }
+  const Value* find(std::string_view key) const noexcept;
+  Value* find(std::string_view key) noexcept;
+  bool contains(std::string_view key) const noexcept { return find(key) != nullptr; }
+  // Inserts or replaces; returns the stored value.
+  Value& set(std::string key, Value value);
+  // Returns the value for key, inserting null first when absent.
+  Value& operator[](std::string_view key);
+  bool erase(std::string_view key);
+
+  auto begin() const noexcept { return entries_.begin(); }
+  auto end() const noexcept { return entries_.end(); }
+  const std::vector<Entry>& entries() const noexcept { return entries_; }
+
+  friend BUDCORE_API bool operator==(const Map& a, const Map& b);
+
+ private:
+  std::ptrdiff_t index_of(std::string_view key) const noexcept;
+  void rebuild_index();
+
+  std::vector<Entry> entries_;
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::size_t, KeyHash, std::equal_to<>> index_;  // built past threshold
+};
+
+class BUDCORE_API Value {
+ public:
+  enum class Kind : std::uint8_t { Null, Bool, Int, Float, String, List, Map };
+
+  Value() noexcept = default;
+  Value(std::nullptr_t) noexcept {}
+  Value(bool b) noexcept : v_(b) {}
+  Value(int i) noexcept : v_(std::int64_t{i}) {}
+  Value(long i) noexcept : v_(std::int64_t{i}) {}
+  Value(long long i) noexcept : v_(std::int64_t{i}) {}
+  Value(unsigned i) noexcept : v_(std::int64_t{i}) {}
+  Value(double d) noexcept : v_(d) {}
+  Value(std::string s) : v_(std::move(s)) {}
+  Value(std::string_view s) : v_(std::string(s)) {}
+  Value(const char* s) : v_(std::string(s)) {}
+  Value(List l) : v_(std::make_shared<List>(std::move(l))) {}
+  Value(Map m) : v_(std::make_shared<Map>(std::move(m))) {}
+
+  static Value list(std::initializer_list<Value> items) { return Value(List(items)); }
+  static Value map(std::initializer_list<Map::Entry> entries) { return Value(Map(entries)); }
+
+  Kind kind() const noexcept { return static_cast<Kind>(v_.index()); }
+  bool is_null() const noexcept { return kind() == Kind::Null; }
+  bool is_bool() const noexcept { return kind() == Kind::Bool; }
+  bool is_int() const noexcept { return kind() == Kind::Int; }
+  bool is_float() const noexcept { return kind() == Kind::Float; }
+  bool is_number() const noexcept { return is_int() || is_float(); }
+  bool is_string() const noexcept { return kind() == Kind::String; }
+  bool is_list() const noexcept { return kind() == Kind::List; }
+  bool is_map() const noexcept { return kind() == Kind::Map; }
+
+  // Checked accessors: calling one on the wrong kind is a bug and throws std::logic_error.
+  bool as_bool() const;
+  std::int64_t as_int() const;
+  double as_float() const;            // Int converts to double; Float as is
+  const std::string& as_string() const;
+  const List& as_list() const;
+  const Map& as_map() const;
+  // Mutable access; clones a shared list/map first (copy-on-write).
+  List& mutable_list();
+  Map& mutable_map();
+
+  // Map member lookup; nullptr when this is not a map or the key is absent.
+  const Value* find(std::string_view key) const noexcept;
+  // Dotted path lookup over maps and list indices ("outputs.urls.0"); nullptr when absent.
+  const Value* find_path(std::string_view dotted) const noexcept;
+
+  std::size_t size() const noexcept;  // list/map/string length, 0 otherwise
+
+  // Structural equality; Int and Float are different kinds (1 != 1.0) so round trips stay exact.
+  friend BUDCORE_API bool operator==(const Value& a, const Value& b);
+
+ private:
+  std::variant<std::monostate, bool, std::int64_t, double, std::string, std::shared_ptr<List>,
+               std::shared_ptr<Map>>
+      v_;
+};
+
+BUDCORE_API std::string_view to_string(Value::Kind kind) noexcept;
+
+}  // namespace budcore::core

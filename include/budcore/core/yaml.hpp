@@ -1,0 +1,29 @@
+// YAML <-> Value with the YAML 1.2 core schema: plain scalars resolve to null (null, Null, ~,
+// empty), bool (true/false in any of its three cases), int (decimal, 0x, 0o), float (incl.
+// .inf/.nan) or else string; quoted scalars are always strings. Mapping order is kept.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "budcore/core/result.hpp"
+#include "budcore/core/value.hpp"
+
+namespace budcore::core {
+
+// One document; an empty input is null. Errors name line and column.
+BUDCORE_API Result<Value> parse_yaml(std::string_view text);
+// Every document of a multi-document stream ("---" separated), empty documents skipped.
+BUDCORE_API Result<std::vector<Value>> parse_yaml_all(std::string_view text);
+// Block-style YAML that parse_yaml reads back to an equal Value (strings that would resolve
+// to another type are quoted).
+BUDCORE_API std::string to_yaml(const Value& value);
+
+// Reads a file as JSON when it starts with '{' or '[' (after whitespace), YAML otherwise.
+// `path` "-" reads standard input. Errors: Io (unreadable), Invalid (bad syntax).
+BUDCORE_API Result<Value> load_document_file(const std::string& path);
+// Parses text the same way load_document_file does.
+BUDCORE_API Result<Value> parse_document(std::string_view text);
+
+}  // namespace budcore::core

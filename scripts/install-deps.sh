@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every system and Python dependency budcore needs to build and test.
+# Idempotent: safe to run again; does nothing that is already done.
+# Debian packages via apt (needs root), Python build/test tools via pip.
+set -euo pipefail
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config ccache git
+  clang libclang-rt-14-dev llvm
+  libboost-graph-dev libeigen3-dev libsqlitecpp-dev libsqlite3-dev libyaml-cpp-dev
+  nlohmann-json3-dev libcurl4-openssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  pybind11-dev libcli11-dev libpq-dev postgresql libsimdjson-dev
+  python3-dev
+)
+PIP_PACKAGES=(
+  "scikit-build-core>=0.10" "pybind11>=2.10" "pytest>=7" "jinja2>=3.1" "networkx>=3"
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+py=$(command -v python3)
+if ! "$py" - <<'PY' 2>/dev/null
+import importlib.metadata as m
+for n in ("scikit-build-core", "pybind11", "pytest", "jinja2", "networkx"):
+    m.version(n)
+PY
+then
+  "$py" -m pip install -q "${PIP_PACKAGES[@]}"
+fi
+echo "install-deps: all dependencies present"
