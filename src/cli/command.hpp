@@ -1,0 +1,32 @@
+// CLI subcommands register themselves here, one file per command group (cmd_<group>.cpp),
+// so adding a command never touches main.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "budcore/core/error.hpp"
+
+namespace budcore::cli {
+
+// Exit codes of CONTRACTS.md: 0 success, 2 invalid input, 1 internal failure.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;
+inline constexpr int kExitInvalid = 2;
+
+using Registrar = std::function<void(CLI::App& root)>;
+
+// Called from a static object in each cmd_*.cpp.
+bool register_commands(Registrar registrar);
+const std::vector<Registrar>& registrars();
+
+// Writes {"error": {"code": ..., "message": ..., "path": ...}} to stderr and returns the exit
+// code for the error (2 for invalid input, 1 otherwise).
+int report_error(const core::Error& error);
+
+// A subcommand's callback stores its exit code here; main returns it.
+int& exit_code();
+
+}  // namespace budcore::cli
