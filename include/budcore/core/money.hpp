@@ -26,10 +26,11 @@ class BUDCORE_API Money {
 
   Money() noexcept = default;  // 0 with no currency ("")
 
-  // Exact decimal string ("12.34", "-0.00097", "1e-3" is rejected: decimals only) with a
-  // three-letter upper-case ISO 4217 code. More than 12 fractional digits round half-even.
+  // Exact decimal string ("12.34", "-0.00097", "+5"; "1e-3", "12.", ".5", "1,000" are rejected)
+  // with a three-letter upper-case ISO 4217 code. More than 12 fractional digits round
+  // half-even. Errors: Invalid with field "amount" or "currency" and the value; Overflow.
   static Result<Money> parse(std::string_view amount, std::string_view currency);
-  // "12.34 USD" / "USD 12.34".
+  // "12.34 USD" / "USD 12.34" (exactly one space).
   static Result<Money> parse(std::string_view amount_and_currency);
   static Money from_units(int128 pico_units, std::string currency) noexcept;
   static Result<Money> zero(std::string_view currency);
@@ -41,7 +42,9 @@ class BUDCORE_API Money {
   int128 units() const noexcept { return units_; }
   bool is_zero() const noexcept { return units_ == 0; }
 
-  // Same currency required (Invalid otherwise); Overflow on range.
+  // Same currency required (Invalid, field "currency", value "USD + EUR"); Overflow on range.
+  // The default Money{} (zero, no currency) combines with any currency, so sums can start
+  // from it.
   Result<Money> checked_add(const Money& other) const;
   Result<Money> checked_sub(const Money& other) const;
   Result<Money> checked_mul(std::int64_t factor) const;
@@ -49,7 +52,8 @@ class BUDCORE_API Money {
   Result<Money> checked_mul(const Quantity& quantity) const;
   // per-second price x duration (nanosecond exact), rounded half-even.
   Result<Money> checked_mul(const Duration& duration) const;
-  // Rounds half-even to `decimals` fractional digits (0..12).
+  // Rounds half-even to `decimals` fractional digits (clamped to 0..12). At the very end of the
+  // range, where rounding up would not fit, it rounds toward zero instead.
   Money round_to(int decimals) const;
 
   friend bool operator==(const Money& a, const Money& b) noexcept = default;

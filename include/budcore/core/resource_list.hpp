@@ -26,7 +26,8 @@ class BUDCORE_API ResourceList {
   using Map = std::map<std::string, Quantity, std::less<>>;
 
   ResourceList() = default;
-  // Parses {"cpu": "500m", "memory": "2Gi"}-style pairs; errors name the resource.
+  // Parses {"cpu": "500m", "memory": "2Gi"}-style pairs; errors name the resource (field =
+  // the resource name, value = the offending text); a name listed twice is an error.
   static Result<ResourceList> parse(std::initializer_list<std::pair<std::string_view, std::string_view>> items);
 
   Status set(std::string_view name, Quantity q);  // validates the name
@@ -36,14 +37,18 @@ class BUDCORE_API ResourceList {
   std::size_t size() const noexcept { return items_.size(); }
   const Map& items() const noexcept { return items_; }
 
+  // Per resource over the union of names (absent = zero), with Quantity's format rules;
+  // ErrorCode::Overflow names the resource.
   Result<ResourceList> checked_add(const ResourceList& other) const;
   Result<ResourceList> checked_sub(const ResourceList& other) const;  // may go negative
   Result<ResourceList> checked_mul(std::int64_t factor) const;
   // Every resource of this list is <= the same resource in `capacity` (absent = zero).
   bool fits_in(const ResourceList& capacity) const noexcept;
-  // Resources of this list that exceed capacity, with the missing amount (for pending reasons).
+  // Resources of this list that exceed capacity, with the missing amount (for pending reasons):
+  // {cpu: 6500m, memory: 4Gi} over {cpu: 4, memory: 8Gi} -> {cpu: 2500m}.
   ResourceList excess_over(const ResourceList& capacity) const;
 
+  // Same names with equal values; an explicit zero differs from an absent resource.
   friend bool operator==(const ResourceList& a, const ResourceList& b) noexcept;
 
  private:
