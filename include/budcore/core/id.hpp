@@ -19,7 +19,11 @@ class BUDCORE_API Id {
  public:
   constexpr Id() noexcept = default;  // the nil UUID
   // A v7 id from the clock's time; ids made by one process are strictly increasing even
-  // within one millisecond (RFC 9562 method 3 monotonic counter). Thread-safe.
+  // within one millisecond and across threads (RFC 9562 section 6.2 method 1: a 42-bit counter
+  // in rand_a and the top of rand_b, seeded randomly each millisecond, then 32 random bits).
+  // The ordering is process-wide: when a clock reports a time earlier than the last id's
+  // (another clock, or a clock before 1970), the id keeps the last id's millisecond. Random
+  // bits come from a std::random_device-seeded generator. Thread-safe.
   static Id generate(const Clock& clock);
   static Id generate();  // system clock
   // "0190e6f4-5c3a-7abc-8def-0123456789ab" in any case; also accepts the 32-hex form.
@@ -30,7 +34,7 @@ class BUDCORE_API Id {
   const std::array<std::uint8_t, 16>& bytes() const noexcept { return b_; }
   int version() const noexcept { return b_[6] >> 4; }
   bool is_nil() const noexcept;
-  // For v7 ids: the embedded creation time (millisecond precision).
+  // For v7 ids: the embedded creation time (millisecond precision); the epoch for others.
   Timestamp timestamp() const noexcept;
 
   friend constexpr bool operator==(const Id&, const Id&) noexcept = default;
