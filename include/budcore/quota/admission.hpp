@@ -1,0 +1,91 @@
+// budcore::quota::AdmissionEngine — Kueue's scheduler in-process: one call to run_cycle() is one
+// Kueue scheduling cycle (one head per ClusterQueue, flavor assignment, borrowing and lending in
+// the cohort tree, classical preemption, partial admission). Quota amounts are milli-units.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "budcore/core/result.hpp"
+#include "budcore/export.h"
+#include "budcore/quota/config.hpp"
+#include "budcore/quota/workload.hpp"
+
+namespace budcore::quota {
+
+struct EngineOptions {
+  // Kueue's fairSharing config. Not implemented yet: admission order and preemption stay classical.
+  bool fair_sharing = false;
+};
+
+enum class WorkloadState {
+  Pending,   // queued (active heap or inadmissible)
+  Admitted,  // holds quota
+  Evicting,  // chosen as a preemption victim; holds quota until the next cycle starts
+};
+
+struct WorkloadStatus {
+  std::string key;  // namespace/name
+  WorkloadState state = WorkloadState::Pending;
+  std::optional<Admission> admission;  // set while Admitted/Evicting
+  bool borrowing = false;              // admitted above nominal on some flavor/resource
+  bool admitted_by_engine = false;     // admitted during this engine's life (not given as input)
+  bool preempted = false;              // was evicted by preemption at least once
+  std::string pending_reason;          // why it is still waiting, with numbers
+};
+
+struct CycleReport {
+  std::vector<std::string> admitted;   // keys admitted in this cycle
+  std::vector<std::string> preempted;  // victims whose eviction was issued in this cycle
+  std::vector<std::string> released;   // victims whose quota was released at the start
+  bool changed = false;                // anything happened besides heads returning unchanged
+};
+
+// Quota per (cluster queue or cohort, flavor, resource), milli-units.
+struct UsageCell {
+  std::int64_t nominal = 0;
+  std::int64_t used = 0;
+  std::int64_t borrowed = 0;  // used above nominal
+};
+using UsageView = std::map<std::string, std::map<std::string, std::map<std::string, UsageCell>>>;
+
+class BUDCORE_API AdmissionEngine {
+ public:
+  // Validates the configuration (see validate()).
+  static core::Result<AdmissionEngine> create(const QuotaConfig& config, EngineOptions options = {});
+  AdmissionEngine(AdmissionEngine&&) noexcept;
+  AdmissionEngine& operator=(AdmissionEngine&&) noexcept;
+  ~AdmissionEngine();
+
+  // Queues a workload, or charges its quota when `admitted` is set. Errors name the field:
+  // unknown local queue or cluster queue in `admitted`, unknown flavor, duplicate key,
+  // count < 1, min_count > count, negative requests.
+  core::Status add_workload(const Workload& workload);
+  // The workload finished or was deleted: releases its quota and requeues what waits in its
+  // cohort tree. NotFound for an unknown key.
+  core::Status finish(std::string_view key);
+
+  CycleReport run_cycle();
+  // Runs cycles until one changes nothing (or max_cycles); returns how many ran.
+  int run_until_quiescent(int max_cycles = 1'000'000);
+
+  std::optional<WorkloadStatus> status(std::string_view key) const;  // nullopt: unknown key
+  std::vector<WorkloadStatus> statuses() const;  // in the order workloads were added
+  UsageView cluster_queue_usage() const;
+  UsageView cohort_usage() const;
+  // A resource's quantity format as the configuration wrote it (for printing).
+  core::QuantityFormat format_of(std::string_view resource) const;
+
+  struct Impl;  // opaque; public only so src/quota helpers can name it
+
+ private:
+  explicit AdmissionEngine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace budcore::quota

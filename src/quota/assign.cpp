@@ -1,0 +1,460 @@
+// Flavor assignment (Kueue pkg/scheduler/flavorassigner), classical preemption
+// (pkg/scheduler/preemption, .../classical) and partial admission (podset_reducer.go).
+#include <algorithm>
+
+#include "quota/engine_impl.hpp"
+
+namespace budcore::quota {
+
+using Impl = AdmissionEngine::Impl;
+
+namespace {
+
+struct Granular {
+  PMode mode = PMode::NoFit;
+  int borrow = 0;
+};
+
+// isPreferred(a, b): a is a better flavor outcome than b.
+bool is_preferred(const Granular& a, const Granular& b, const FlavorFungibility& ff) {
+  if (a.mode == PMode::NoFit) return false;
+  if (b.mode == PMode::NoFit) return true;
+  bool a_none = a.mode == PMode::NoCandidates, b_none = b.mode == PMode::NoCandidates;
+  if (a_none != b_none) return !a_none;
+  if (ff.preference == FungibilityPreference::PreemptionOverBorrowing) {
+    if (a.borrow != b.borrow) return a.borrow < b.borrow;
+    return a.mode > b.mode;
+  }
+  if (a.mode != b.mode) return a.mode > b.mode;
+  return a.borrow < b.borrow;
+}
+
+bool should_try_next(const Granular& m, const FlavorFungibility& ff) {
+  if (m.mode == PMode::NoFit || m.mode == PMode::NoCandidates) return true;
+  if ((m.mode == PMode::Preempt || m.mode == PMode::Reclaim) && ff.when_can_preempt == FungibilityPolicy::TryNextFlavor)
+    return true;
+  return m.borrow != 0 && ff.when_can_borrow == FungibilityPolicy::TryNextFlavor;
+}
+
+AMode to_amode(PMode m) {
+  switch (m) {
+    case PMode::NoFit: return AMode::NoFit;
+    case PMode::Fit: return AMode::Fit;
+    default: return AMode::Preempt;
+  }
+}
+
+bool satisfies_policy(const Wl& preemptor, const Wl& cand, PreemptionPolicy policy) {
+  bool lower = preemptor.spec.priority > cand.spec.priority;
+  switch (policy) {
+    case PreemptionPolicy::LowerPriority: return lower;
+    case PreemptionPolicy::LowerOrNewerEqualPriority:
+      return lower || (preemptor.spec.priority == cand.spec.priority && preemptor.spec.creation_seq < cand.spec.creation_seq);
+    case PreemptionPolicy::Any: return true;
+    case PreemptionPolicy::Never: return false;
+  }
+  return false;
+}
+
+void add_to(std::vector<std::pair<int, Amount>>& usage, int fr, Amount v) {
+  auto it = std::lower_bound(usage.begin(), usage.end(), fr, [](const auto& p, int k) { return p.first < k; });
+  if (it != usage.end() && it->first == fr)
+    it->second = sat_add(it->second, v);
+  else
+    usage.insert(it, {fr, v});
+}
+
+Amount get_of(const std::vector<std::pair<int, Amount>>& usage, int fr) {
+  auto it = std::lower_bound(usage.begin(), usage.end(), fr, [](const auto& p, int k) { return p.first < k; });
+  return it != usage.end() && it->first == fr ? it->second : 0;
+}
+
+bool flavor_matches(const ResourceFlavor& f, const PodSet& ps, std::string& why) {
+  for (const auto& t : f.node_taints) {
+    if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
+    bool tolerated = false;
+    for (const auto& tol : ps.tolerations)
+      tolerated = tolerated || (tol.key == t.key && (tol.value.empty() || tol.value == t.value) &&
+                                (tol.effect.empty() || tol.effect == t.effect));
+    if (!tolerated) {
+      why = "untolerated taint {" + t.key + ": " + t.value + "} in flavor " + f.name;
+      return false;
+    }
+  }
+  for (const auto& [k, v] : ps.node_selector) {
+    auto it = f.node_labels.find(k);
+    if (it != f.node_labels.end() && it->second != v) {
+      why = "flavor " + f.name + " doesn't match node affinity";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string Impl::describe(Amount milli, int res) const {
+  core::int128 nano = static_cast<core::int128>(milli) * 1'000'000;
+  return core::Quantity::from_nano(nano, resource_format[res]).to_string();
+}
+
+Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const Assignment* pinned) {
+  const Wl& wl = wls[w];
+  const CqState& cq = cqs[wl.cq];
+  const Node& node = nodes[cq.node];
+  const FlavorFungibility& ff = cq.spec.flavor_fungibility;
+  bool preempt_while_borrowing = cq.spec.preemption.borrow_within_cohort.policy != BorrowWithinCohortPolicy::Never ||
+                                 (options.fair_sharing && cq.spec.preemption.reclaim_within_cohort != PreemptionPolicy::Never);
+  Assignment a;
+  a.counts = counts;
+  auto pods_it = resource_id.find("pods");
+  int pods_res = pods_it != resource_id.end() && cq.group_of.count(pods_it->second) ? pods_it->second : -1;
+
+  for (std::size_t p = 0; p < wl.per_pod.size(); ++p) {
+    const PodSet& ps = wl.spec.pod_sets[p];
+    // Total requests of this pod set, resource -> milli (sorted by resource name order of ids is
+    // arbitrary; sort by name to be deterministic like Kueue's sorted iteration).
+    std::vector<std::pair<int, Amount>> req;
+    for (const auto& [r, v] : wl.per_pod[p]) {
+      Amount total;
+      if (__builtin_mul_overflow(v, static_cast<Amount>(counts[p]), &total)) total = kMaxAmount;
+      req.emplace_back(r, total);
+    }
+    if (pods_res >= 0) {
+      auto it = std::find_if(req.begin(), req.end(), [&](const auto& x) { return x.first == pods_res; });
+      if (it != req.end()) it->second = static_cast<Amount>(counts[p]) * 1000;
+      else req.emplace_back(pods_res, static_cast<Amount>(counts[p]) * 1000);
+    }
+    std::sort(req.begin(), req.end(), [&](const auto& x, const auto& y) { return resource_names[x.first] < resource_names[y.first]; });
+
+    PodSetAssign psa;
+    psa.count = counts[p];
+    bool status_fit = true;
+    bool group_failed = false;
+    std::vector<std::string> ps_reasons;
+    for (const auto& [res, qty] : req) {
+      auto g = cq.group_of.find(res);
+      if (g == cq.group_of.end()) {
+        if (qty == 0) continue;
+        ps_reasons.push_back("resource " + resource_names[res] + " unavailable in ClusterQueue");
+        group_failed = true;
+        break;
+      }
+      if (psa.flavors.count(res)) continue;
+      const auto& group = cq.groups[g->second];
+      std::vector<std::pair<int, Amount>> greq;
+      for (const auto& [r2, q2] : req)
+        if (cq.group_of.count(r2) && cq.group_of.at(r2) == g->second) greq.emplace_back(r2, q2);
+
+      std::map<int, ResAssign> best;
+      Granular best_mode{PMode::NoFit, std::numeric_limits<int>::max()};
+      std::vector<std::string> reasons;
+      for (int fl : group.flavors) {
+        if (pinned) {  // recompute with the flavors nominated before (NominationMapping)
+          const auto& pf = pinned->pod_sets[p].flavors;
+          auto it = pf.find(res);
+          if (it != pf.end() && it->second.flavor != fl) continue;
+        }
+        std::string why;
+        if (!flavor_matches(flavors[fl], ps, why)) {
+          reasons.push_back(why);
+          continue;
+        }
+        std::map<int, ResAssign> assigns;
+        Granular rep{PMode::Fit, 0};
+        for (const auto& [r, val_req] : greq) {
+          int fr = fr_of(fl, r);
+          Amount val = sat_add(get_of(a.usage, fr), val_req);
+          PMode mode;
+          int borrow = 0;
+          Amount maxcap = potential_available(cq.node, fr);
+          if (val > maxcap) {
+            reasons.push_back("insufficient quota for " + resource_names[r] + " in flavor " + flavors[fl].name +
+                              ", request > maximum capacity (" + describe(val, r) + " > " + describe(maxcap, r) + ")");
+            mode = PMode::NoFit;
+          } else {
+            auto [b, may_reclaim] = lowest_subtree_that_fits(wl.cq, fr, val);
+            Amount avail = cq_available(wl.cq, fr);
+            if (val <= avail) {
+              mode = PMode::Fit;
+              borrow = b;
+            } else {
+              reasons.push_back("insufficient unused quota for " + resource_names[r] + " in flavor " + flavors[fl].name +
+                                ", " + describe(val - avail, r) + " more needed");
+              if (node.nominal[fr] >= val || may_reclaim || preempt_while_borrowing) {
+                std::vector<std::pair<int, Amount>> one{{fr, val}};
+                std::vector<int> targets = get_targets(w, {fr}, one);
+                if (targets.empty()) {
+                  mode = PMode::NoCandidates;
+                  borrow = lowest_subtree_that_fits(wl.cq, fr, val).first;
+                } else {
+                  mode = PMode::Reclaim;
+                  for (int t : targets) {
+                    remove_wl_usage(t);
+                    if (wls[t].adm_cq == wl.cq) mode = PMode::Preempt;
+                  }
+                  borrow = lowest_subtree_that_fits(wl.cq, fr, val).first;
+                  for (int t : targets) add_wl_usage(t);
+                }
+              } else {
+                mode = PMode::NoFit;
+                borrow = b;
+              }
+            }
+          }
+          Granular gm{mode, borrow};
+          if (is_preferred(rep, gm, ff)) rep = gm;
+          if (rep.mode == PMode::NoFit) break;
+          assigns[r] = ResAssign{fl, mode, borrow};
+        }
+        if (!should_try_next(rep, ff)) {
+          best = assigns;
+          best_mode = rep;
+          break;
+        }
+        if (is_preferred(rep, best_mode, ff)) {
+          best = assigns;
+          best_mode = rep;
+        }
+      }
+      if (best.empty()) {
+        ps_reasons.insert(ps_reasons.end(), reasons.begin(), reasons.end());
+        if (reasons.empty()) ps_reasons.push_back("no flavor available for " + resource_names[res]);
+        group_failed = true;
+        break;
+      }
+      if (best_mode.mode != PMode::Fit) {
+        status_fit = false;
+        ps_reasons.insert(ps_reasons.end(), reasons.begin(), reasons.end());
+      }
+      for (auto& [r, ra] : best) psa.flavors[r] = ra;
+    }
+    if (group_failed) psa.flavors.clear();
+    psa.failed = group_failed;
+    for (const auto& [r, ra] : psa.flavors) {
+      a.borrowing = std::max(a.borrowing, ra.borrow);
+      Amount amount = 0;
+      for (const auto& [r2, q2] : req)
+        if (r2 == r) amount = q2;
+      add_to(a.usage, fr_of(ra.flavor, r), amount);
+    }
+    AMode ps_mode = AMode::Fit;
+    if (group_failed || (psa.flavors.empty() && !req.empty() && !status_fit)) {
+      ps_mode = AMode::NoFit;
+    } else if (!status_fit) {
+      for (const auto& [r, ra] : psa.flavors) ps_mode = std::min(ps_mode, to_amode(ra.mode));
+    }
+    for (auto& s : ps_reasons) a.reasons.push_back(s);
+    a.pod_sets.push_back(std::move(psa));
+    a.mode = p == 0 ? ps_mode : std::min(a.mode, ps_mode);
+    if (group_failed) {
+      a.mode = AMode::NoFit;
+      return a;
+    }
+  }
+  if (wl.per_pod.empty()) a.mode = AMode::NoFit;
+  return a;
+}
+
+// Classical preemption: candidates in Kueue's order, remove until the preemptor fits, then fill
+// back. Returns victim workload indices (empty: no way to make room).
+std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
+                                   const std::vector<std::pair<int, Amount>>& requests) {
+  const Wl& pre = wls[w];
+  const int cqi = pre.cq;
+  const CqState& cq = cqs[cqi];
+  const auto& pol = cq.spec.preemption;
+  enum Variant { Never, WithinCQ, Hierarchical, ReclaimWithoutBorrowing, ReclaimWhileBorrowing };
+  struct Cand {
+    int wl;
+    int lca;
+    Variant v;
+  };
+  bool bwc_forbidden = pol.borrow_within_cohort.policy == BorrowWithinCohortPolicy::Never;
+  auto uses = [&](int c) {
+    for (const auto& [fr, v] : wls[c].usage)
+      if (v > 0 && std::find(frs_need.begin(), frs_need.end(), fr) != frs_need.end()) return true;
+    return false;
+  };
+  auto classify = [&](int c, bool advantage) -> Variant {
+    if (!uses(c)) return Never;
+    bool same = wls[c].adm_cq == cqi;
+    if (!satisfies_policy(pre, wls[c], same ? pol.within_cluster_queue : pol.reclaim_within_cohort)) return Never;
+    if (same) return WithinCQ;
+    if (advantage) return Hierarchical;
+    if (bwc_forbidden) return ReclaimWithoutBorrowing;
+    int cp = wls[c].spec.priority, ip = pre.spec.priority;
+    if (cp >= ip) return ReclaimWithoutBorrowing;
+    if (pol.borrow_within_cohort.max_priority_threshold && cp > *pol.borrow_within_cohort.max_priority_threshold)
+      return ReclaimWithoutBorrowing;
+    return ReclaimWhileBorrowing;
+  };
+  std::vector<Cand> same_q, hier, prio;
+  auto from_cq = [&](int other_cq, int lca, bool adv, std::vector<Cand>& out) {
+    for (int c : cqs[other_cq].workloads) {
+      if (wls[c].state != WorkloadState::Admitted) continue;
+      Variant v = classify(c, adv);
+      if (v != Never) out.push_back({c, lca, v});
+    }
+  };
+  if (pol.within_cluster_queue != PreemptionPolicy::Never) from_cq(cqi, -1, false, same_q);
+  if (nodes[cq.node].parent >= 0 && pol.reclaim_within_cohort != PreemptionPolicy::Never) {
+    // QuantitiesFitInQuota on the queue, then on each ancestor with the remaining requests.
+    auto fit_in_quota = [&](int n, std::vector<std::pair<int, Amount>>& rem) {
+      bool ok = true;
+      for (auto& [fr, v] : rem) {
+        if (nodes[n].subtree[fr] < sat_add(nodes[n].usage[fr], v)) ok = false;
+        v = std::max<Amount>(0, sat_sub(v, local_available(n, fr)));
+      }
+      return ok;
+    };
+    std::vector<std::pair<int, Amount>> remaining = requests;
+    bool adv = fit_in_quota(cq.node, remaining);
+    int prev = -1;
+    std::function<void(int, int, int, bool, std::vector<Cand>&)> collect = [&](int cur, int root, int skip, bool a,
+                                                                               std::vector<Cand>& out) {
+      for (int ch : nodes[cur].child_cohorts) {
+        if (ch == skip || within_nominal(ch, frs_need)) continue;
+        collect(ch, root, skip, a, out);
+      }
+      for (int ch : nodes[cur].child_cqs) {
+        if (ch == cq.node) continue;
+        if (!within_nominal(ch, frs_need)) from_cq(ch, root, a, out);  // CQ nodes are indexed like cqs
+      }
+    };
+    for (int cur = nodes[cq.node].parent; cur >= 0; cur = nodes[cur].parent) {
+      collect(cur, cur, prev, adv, adv ? hier : prio);
+      bool f = fit_in_quota(cur, remaining);
+      adv = adv || f;
+      prev = cur;
+    }
+  }
+  auto order = [&](const Cand& x, const Cand& y) {
+    const Wl& a = wls[x.wl];
+    const Wl& b = wls[y.wl];
+    bool a_own = a.adm_cq == cqi, b_own = b.adm_cq == cqi;
+    if (a_own != b_own) return !a_own;
+    if (a.spec.priority != b.spec.priority) return a.spec.priority < b.spec.priority;
+    if (a.reservation_seq != b.reservation_seq) return a.reservation_seq > b.reservation_seq;
+    return a.key < b.key;
+  };
+  std::sort(same_q.begin(), same_q.end(), order);
+  std::sort(hier.begin(), hier.end(), order);
+  std::sort(prio.begin(), prio.end(), order);
+  std::vector<Cand> all;
+  all.insert(all.end(), hier.begin(), hier.end());
+  all.insert(all.end(), prio.begin(), prio.end());
+  all.insert(all.end(), same_q.begin(), same_q.end());
+
+  auto under_nominal = [&]() {
+    for (int fr : frs_need)
+      if (nodes[cq.node].nominal[fr] <= nodes[cq.node].usage[fr]) return false;
+    return true;
+  };
+  std::vector<bool> attempts;
+  if ((hier.empty() && prio.empty()) || (bwc_forbidden && !under_nominal()))
+    attempts = {true};
+  else if (bwc_forbidden && hier.empty())
+    attempts = {false, true};
+  else
+    attempts = {true, false};
+
+  auto workload_fits = [&](bool allow_borrowing) {
+    for (const auto& [fr, v] : requests) {
+      if (!allow_borrowing && cq_borrowing_with(cqi, fr, v)) return false;
+      if (v > cq_available(cqi, fr)) return false;
+    }
+    return true;
+  };
+  auto valid = [&](const Cand& c, bool borrow) {
+    int ccq = wls[c.wl].adm_cq;
+    if (ccq == cqi) return true;
+    if (borrow && c.v == ReclaimWithoutBorrowing) return false;
+    if (within_nominal(cqs[ccq].node, frs_need)) return false;
+    for (int n = nodes[cqs[ccq].node].parent; n >= 0 && n != c.lca; n = nodes[n].parent)
+      if (within_nominal(n, frs_need)) return false;
+    return true;
+  };
+  for (bool borrow : attempts) {
+    std::vector<int> targets;
+    for (const Cand& c : all) {
+      if (!valid(c, borrow)) continue;
+      remove_wl_usage(c.wl);
+      targets.push_back(c.wl);
+      if (workload_fits(borrow)) {
+        for (int i = static_cast<int>(targets.size()) - 2; i >= 0; --i) {
+          add_wl_usage(targets[i]);
+          if (workload_fits(borrow)) {
+            targets[i] = targets.back();
+            targets.pop_back();
+          } else {
+            remove_wl_usage(targets[i]);
+          }
+        }
+        for (int t : targets) add_wl_usage(t);
+        return targets;
+      }
+    }
+    for (int t : targets) add_wl_usage(t);
+  }
+  return {};
+}
+
+// getInitialAssignments: full size; preemption targets; else partial admission by binary search.
+std::pair<Assignment, std::vector<int>> Impl::initial_assignment(int w) {
+  const Wl& wl = wls[w];
+  std::vector<std::int32_t> full;
+  for (const auto& ps : wl.spec.pod_sets) full.push_back(ps.count);
+  auto frs_of = [&](const Assignment& a) {
+    std::vector<int> frs;
+    for (const auto& ps : a.pod_sets)
+      for (const auto& [r, ra] : ps.flavors)
+        if (ra.mode != PMode::Fit && ra.mode != PMode::NoFit) frs.push_back(fr_of(ra.flavor, r));
+    std::sort(frs.begin(), frs.end());
+    frs.erase(std::unique(frs.begin(), frs.end()), frs.end());
+    return frs;
+  };
+  Assignment fa = assign(w, full, nullptr);
+  if (fa.mode == AMode::Fit) return {fa, {}};
+  if (fa.mode == AMode::Preempt) {
+    auto t = get_targets(w, frs_of(fa), fa.usage);
+    if (!t.empty()) return {fa, t};
+  }
+  std::int64_t total_delta = 0;
+  std::vector<std::int64_t> deltas;
+  for (const auto& ps : wl.spec.pod_sets) {
+    std::int64_t d = ps.min_count ? ps.count - *ps.min_count : 0;
+    deltas.push_back(d);
+    total_delta += d;
+  }
+  if (total_delta == 0) return {fa, {}};
+  // Go's sort.Search over [0, total_delta]; remember the last index that fitted.
+  std::int64_t lo = 0, hi = total_delta + 1, last_good = -1;
+  std::optional<std::pair<Assignment, std::vector<int>>> last;
+  while (lo < hi) {
+    std::int64_t h = lo + (hi - lo) / 2;
+    std::vector<std::int32_t> counts(full.size());
+    for (std::size_t k = 0; k < full.size(); ++k)
+      counts[k] = static_cast<std::int32_t>(full[k] - deltas[k] * h / total_delta);
+    Assignment pa = assign(w, counts, nullptr);
+    bool ok = false;
+    std::vector<int> t;
+    if (pa.mode == AMode::Fit) {
+      ok = true;
+    } else if (pa.mode == AMode::Preempt) {
+      t = get_targets(w, frs_of(pa), pa.usage);
+      ok = !t.empty();
+    }
+    if (ok) {
+      last_good = h;
+      last.emplace(std::move(pa), std::move(t));
+      hi = h;
+    } else {
+      lo = h + 1;
+    }
+  }
+  if (last && lo == last_good) return *last;
+  return {fa, {}};
+}
+
+}  // namespace budcore::quota

@@ -1,0 +1,585 @@
+// AdmissionEngine: setup, queues and Kueue's scheduling cycle (pkg/scheduler/scheduler.go).
+#include <algorithm>
+
+#include "quota/engine_impl.hpp"
+
+namespace budcore::quota {
+
+using core::Error;
+using Impl = AdmissionEngine::Impl;
+
+namespace {
+core::Result<Amount> to_milli(const core::Quantity& q, const std::string& field) {
+  auto m = q.milli_value();
+  if (!m) return Error::invalid(field, q.to_string(), "quantity out of range");
+  return *m;
+}
+}  // namespace
+
+int Impl::intern_resource(const std::string& name, core::QuantityFormat fmt) {
+  auto [it, inserted] = resource_id.emplace(name, nres);
+  if (inserted) {
+    resource_names.push_back(name);
+    resource_format.push_back(fmt);
+    ++nres;
+  }
+  return it->second;
+}
+
+core::Status Impl::build(const QuotaConfig& config) {
+  BUDCORE_TRY(validate(config));
+  for (const auto& f : config.resource_flavors) {
+    flavor_id.emplace(f.name, static_cast<int>(flavors.size()));
+    flavors.push_back(f);
+  }
+  auto intern_groups = [&](const std::vector<ResourceGroup>& groups) {
+    for (const auto& g : groups)
+      for (const auto& f : g.flavors)
+        for (const auto& r : f.resources) intern_resource(r.name, r.nominal.format());
+  };
+  for (const auto& c : config.cohorts) intern_groups(c.resource_groups);
+  for (const auto& cq : config.cluster_queues) intern_groups(cq.resource_groups);
+  for (const auto& pc : config.priority_classes) priority_class[pc.name] = pc.value;
+  // Requests may name resources no queue covers; keep room for a few more resource ids.
+  nres += 0;
+  return {};
+}
+
+bool Impl::heap_less(int a, int b) const {
+  const Wl& x = wls[a];
+  const Wl& y = wls[b];
+  if (x.spec.priority != y.spec.priority) return x.spec.priority > y.spec.priority;
+  if (x.spec.creation_seq != y.spec.creation_seq) return x.spec.creation_seq < y.spec.creation_seq;
+  return x.key < y.key;
+}
+
+void Impl::push_heap(int w) {
+  Wl& wl = wls[w];
+  wl.inadmissible = false;
+  if (!wl.in_heap) {
+    cqs[wl.cq].heap.insert(w);
+    wl.in_heap = true;
+  }
+}
+
+void Impl::make_inadmissible(int w) {
+  Wl& wl = wls[w];
+  if (wl.inadmissible) return;
+  wl.inadmissible = true;
+  cqs[wl.cq].inadmissible.push_back(w);
+}
+
+// A workload left the tree (finished or evicted): everything inadmissible in the whole cohort
+// tree goes back to the heaps (requeueWorkloadsCohort walks from the root).
+void Impl::requeue_tree(int node) {
+  int root = root_of(node);
+  std::function<void(int)> visit = [&](int n) {
+    if (nodes[n].is_cq) {
+      auto& q = cqs[n];
+      auto list = std::move(q.inadmissible);
+      q.inadmissible.clear();
+      for (int w : list)
+        if (wls[w].inadmissible && wls[w].state == WorkloadState::Pending) push_heap(w);
+      return;
+    }
+    for (int c : nodes[n].child_cohorts) visit(c);
+    for (int c : nodes[n].child_cqs) visit(c);
+  };
+  visit(root);
+}
+
+CycleReport Impl::run_cycle() {
+  CycleReport report;
+  ++cycle;
+  // Victims' evictions complete: release quota, requeue them and their tree's inadmissible set.
+  auto victims = std::move(evicting);
+  evicting.clear();
+  for (int v : victims) {
+    Wl& wl = wls[v];
+    int cq = wl.adm_cq;
+    remove_wl_usage(v);
+    cqs[cq].workloads.erase(v);
+    wl.state = WorkloadState::Pending;
+    wl.adm_cq = -1;
+    wl.usage.clear();
+    wl.reason = "preempted; waiting to be admitted again";
+    report.released.push_back(wl.key);
+    requeue_tree(cqs[cq].node);
+    push_heap(v);
+    report.changed = true;
+  }
+  // 1. Heads: one per ClusterQueue (the sticky preemptor first).
+  std::vector<Entry> entries;
+  for (auto& q : cqs) {
+    if (q.spec.stop_policy != StopPolicy::None) continue;
+    int head = -1;
+    if (q.sticky >= 0 && wls[q.sticky].in_heap && wls[q.sticky].state == WorkloadState::Pending) {
+      head = q.sticky;
+    } else if (!q.heap.empty()) {
+      head = *q.heap.begin();
+    }
+    if (head < 0) continue;
+    q.heap.erase(head);
+    wls[head].in_heap = false;
+    Entry e;
+    e.wl = head;
+    entries.push_back(std::move(e));
+  }
+  // 2-3. Nominate against the start-of-cycle state.
+  for (auto& e : entries) {
+    auto [a, t] = initial_assignment(e.wl);
+    e.assignment = std::move(a);
+    e.targets = std::move(t);
+  }
+  // 4. Order: lower borrowing level, higher priority, earlier creation.
+  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& x, const Entry& y) {
+    if (x.assignment.borrowing != y.assignment.borrowing) return x.assignment.borrowing < y.assignment.borrowing;
+    const Wl& a = wls[x.wl];
+    const Wl& b = wls[y.wl];
+    if (a.spec.priority != b.spec.priority) return a.spec.priority > b.spec.priority;
+    if (a.spec.creation_seq != b.spec.creation_seq) return a.spec.creation_seq < b.spec.creation_seq;
+    return a.key < b.key;
+  });
+  // Temporary snapshot additions (reservations, preemptors' usage) undone at the end.
+  std::vector<std::pair<int, std::vector<std::pair<int, Amount>>>> temp_usage;
+  std::set<int> claimed;  // victims chosen this cycle
+  auto fits_without = [&](int cq, const std::vector<std::pair<int, Amount>>& usage, const std::vector<int>& extra) {
+    std::vector<int> removed;
+    for (int v : claimed) removed.push_back(v);
+    for (int v : extra)
+      if (!claimed.count(v)) removed.push_back(v);
+    for (int v : removed) remove_wl_usage(v);
+    bool ok = fits(cq, usage);
+    for (int v : removed) add_wl_usage(v);
+    return ok;
+  };
+  auto frs_of = [&](const Assignment& a) {
+    std::vector<int> frs;
+    for (const auto& ps : a.pod_sets)
+      for (const auto& [r, ra] : ps.flavors)
+        if (ra.mode != PMode::Fit && ra.mode != PMode::NoFit) frs.push_back(fr_of(ra.flavor, r));
+    return frs;
+  };
+  for (auto& e : entries) {
+    Wl& wl = wls[e.wl];
+    int cq = wl.cq;
+    std::string reasons;
+    for (const auto& r : e.assignment.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+    bool overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
+    bool fit_now;
+    if (overlap) {
+      // RecomputeAssignmentUponPreemptionTargetsOverlap: with other victims gone, same flavors.
+      for (int v : claimed) remove_wl_usage(v);
+      Assignment pinned = e.assignment;
+      Assignment na = assign(e.wl, pinned.counts, &pinned);
+      std::vector<int> nt;
+      if (na.mode == AMode::Preempt) nt = get_targets(e.wl, frs_of(na), na.usage);
+      for (int v : claimed) add_wl_usage(v);
+      if (na.mode == AMode::Fit) na.mode = AMode::DeferredFit;
+      e.assignment = std::move(na);
+      e.targets = std::move(nt);
+      overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
+    }
+    fit_now = fits_without(cq, e.assignment.usage, e.targets);
+    AMode mode = e.assignment.mode;
+    if (mode == AMode::NoFit) {
+      e.outcome = Entry::Outcome::NoFit;
+      wl.reason = reasons.empty() ? "couldn't assign flavors" : reasons;
+    } else if (mode == AMode::Preempt && e.targets.empty()) {
+      e.outcome = Entry::Outcome::NoCandidates;
+      wl.reason = reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
+      if (cqs[cq].spec.preemption.reclaim_within_cohort != PreemptionPolicy::Any) {
+        std::vector<std::pair<int, Amount>> reserve;
+        const Node& n = nodes[cqs[cq].node];
+        for (const auto& [fr, v] : e.assignment.usage) {
+          Amount r;
+          if (e.assignment.borrowing > 0) {
+            r = n.borrowing_limit[fr] == kNoLimit ? v : std::min(v, sat_sub(sat_add(n.nominal[fr], n.borrowing_limit[fr]), n.usage[fr]));
+          } else {
+            r = std::max<Amount>(0, std::min(v, sat_sub(n.nominal[fr], n.usage[fr])));
+          }
+          reserve.emplace_back(fr, r);
+        }
+        add_usage_list(cq, reserve);
+        temp_usage.emplace_back(cq, std::move(reserve));
+      }
+    } else if (mode == AMode::DeferredFit) {
+      e.outcome = Entry::Outcome::Deferred;
+      wl.reason = "waiting for preempted workloads to release quota";
+      add_usage_list(cq, e.assignment.usage);
+      temp_usage.emplace_back(cq, e.assignment.usage);
+    } else if (overlap || !fit_now) {
+      e.outcome = Entry::Outcome::Skipped;
+      wl.reason = overlap ? "has overlapping preemption targets with another workload"
+                          : "no longer fits after processing another workload";
+      if (!reasons.empty()) wl.reason += "; " + reasons;
+    } else if (mode == AMode::Preempt) {
+      e.outcome = Entry::Outcome::Preempting;
+      add_usage_list(cq, e.assignment.usage);
+      temp_usage.emplace_back(cq, e.assignment.usage);
+      std::string names;
+      for (int t : e.targets) {
+        claimed.insert(t);
+        wls[t].state = WorkloadState::Evicting;
+        wls[t].preempted = true;
+        evicting.push_back(t);
+        report.preempted.push_back(wls[t].key);
+        names += (names.empty() ? "" : ", ") + wls[t].key;
+      }
+      wl.reason = "waiting for preempted workloads to release quota (" + names + ")";
+      report.changed = true;
+    } else {
+      // Fit: reserve quota.
+      e.outcome = Entry::Outcome::Admitted;
+      wl.state = WorkloadState::Admitted;
+      wl.adm_cq = cq;
+      wl.usage = e.assignment.usage;
+      wl.adm_counts = e.assignment.counts;
+      wl.adm_ps_flavor.clear();
+      wl.borrowing = false;
+      for (const auto& ps : e.assignment.pod_sets) {
+        std::map<int, int> m;
+        for (const auto& [r, ra] : ps.flavors) m[r] = ra.flavor;
+        wl.adm_ps_flavor.push_back(std::move(m));
+      }
+      add_wl_usage(e.wl);
+      for (const auto& [fr, v] : wl.usage)
+        if (nodes[cqs[cq].node].usage[fr] > nodes[cqs[cq].node].nominal[fr]) wl.borrowing = true;
+      wl.borrowing = wl.borrowing || e.assignment.borrowing > 0;
+      wl.reservation_seq = ++reservation_clock;
+      wl.admitted_by_engine = true;
+      wl.reason.clear();
+      cqs[cq].workloads.insert(e.wl);
+      if (cqs[cq].sticky == e.wl) cqs[cq].sticky = -1;
+      report.admitted.push_back(wl.key);
+      report.changed = true;
+    }
+  }
+  for (auto it = temp_usage.rbegin(); it != temp_usage.rend(); ++it) remove_usage_list(it->first, it->second);
+  // 5. Requeue what was not admitted.
+  for (auto& e : entries) {
+    if (e.outcome == Entry::Outcome::Admitted) continue;
+    Wl& wl = wls[e.wl];
+    auto& q = cqs[wl.cq];
+    bool strict = q.spec.queueing_strategy == QueueingStrategy::StrictFIFO;
+    bool immediate = strict || e.outcome == Entry::Outcome::Skipped || e.outcome == Entry::Outcome::Preempting ||
+                     e.outcome == Entry::Outcome::Deferred;
+    if (e.outcome == Entry::Outcome::Preempting && !strict) q.sticky = e.wl;
+    if (immediate) {
+      push_heap(e.wl);
+    } else {
+      make_inadmissible(e.wl);
+      report.changed = true;
+    }
+  }
+  return report;
+}
+
+// --- public surface
+
+AdmissionEngine::AdmissionEngine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+AdmissionEngine::AdmissionEngine(AdmissionEngine&&) noexcept = default;
+AdmissionEngine& AdmissionEngine::operator=(AdmissionEngine&&) noexcept = default;
+AdmissionEngine::~AdmissionEngine() = default;
+
+core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config, EngineOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  BUDCORE_TRY(impl->build(config));
+  Impl& m = *impl;
+  // Nodes: cluster queues first (node index == cq index), then cohorts (declared or implicit).
+  for (std::size_t i = 0; i < config.cluster_queues.size(); ++i) {
+    Node n;
+    n.name = config.cluster_queues[i].name;
+    n.is_cq = true;
+    m.nodes.push_back(std::move(n));
+    m.cq_id[config.cluster_queues[i].name] = static_cast<int>(i);
+  }
+  auto cohort_of = [&](const std::string& name) {
+    auto it = m.cohort_node.find(name);
+    if (it != m.cohort_node.end()) return it->second;
+    Node n;
+    n.name = name;
+    m.nodes.push_back(std::move(n));
+    int id = static_cast<int>(m.nodes.size()) - 1;
+    m.cohort_node[name] = id;
+    return id;
+  };
+  for (const auto& c : config.cohorts) cohort_of(c.name);
+  for (const auto& c : config.cohorts) {
+    int id = m.cohort_node[c.name];
+    m.nodes[id].weight = c.fair_weight;
+    if (c.parent) {
+      int p = cohort_of(*c.parent);
+      m.nodes[id].parent = p;
+      m.nodes[p].child_cohorts.push_back(id);
+    }
+  }
+  for (std::size_t i = 0; i < config.cluster_queues.size(); ++i) {
+    const auto& cq = config.cluster_queues[i];
+    m.nodes[i].weight = cq.fair_weight;
+    if (cq.cohort) {
+      int p = cohort_of(*cq.cohort);
+      m.nodes[i].parent = p;
+      m.nodes[p].child_cqs.push_back(static_cast<int>(i));
+    }
+  }
+  const int F = m.fr_count();
+  for (auto& n : m.nodes) {
+    n.nominal.assign(F, 0);
+    n.borrowing_limit.assign(F, kNoLimit);
+    n.lending_limit.assign(F, kNoLimit);
+    n.usage.assign(F, 0);
+  }
+  auto load_groups = [&](int node, const std::vector<ResourceGroup>& groups, const std::string& base) -> core::Status {
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      for (std::size_t f = 0; f < groups[g].flavors.size(); ++f) {
+        const auto& fq = groups[g].flavors[f];
+        int fl = m.flavor_id.at(fq.name);
+        for (std::size_t r = 0; r < fq.resources.size(); ++r) {
+          const auto& rq = fq.resources[r];
+          std::string path = base + ".resource_groups[" + std::to_string(g) + "].flavors[" + std::to_string(f) +
+                             "].resources[" + std::to_string(r) + "]";
+          int fr = m.fr_of(fl, m.resource_id.at(rq.name));
+          BUDCORE_TRY_ASSIGN(m.nodes[node].nominal[fr], to_milli(rq.nominal, path + ".nominal"));
+          if (rq.borrowing_limit) {
+            BUDCORE_TRY_ASSIGN(m.nodes[node].borrowing_limit[fr], to_milli(*rq.borrowing_limit, path + ".borrowing_limit"));
+          }
+          if (rq.lending_limit) {
+            BUDCORE_TRY_ASSIGN(m.nodes[node].lending_limit[fr], to_milli(*rq.lending_limit, path + ".lending_limit"));
+          }
+        }
+      }
+    return {};
+  };
+  for (std::size_t i = 0; i < config.cohorts.size(); ++i)
+    BUDCORE_TRY(load_groups(m.cohort_node[config.cohorts[i].name], config.cohorts[i].resource_groups,
+                            "cohorts[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < config.cluster_queues.size(); ++i) {
+    const auto& spec = config.cluster_queues[i];
+    BUDCORE_TRY(load_groups(static_cast<int>(i), spec.resource_groups, "cluster_queues[" + std::to_string(i) + "]"));
+    CqState q{spec, static_cast<int>(i), {}, {}, std::set<int, std::function<bool(int, int)>>(
+                                                     [p = impl.get()](int a, int b) { return p->heap_less(a, b); }),
+              {}, -1, {}};
+    for (const auto& g : spec.resource_groups) {
+      CqState::Group grp;
+      for (const auto& r : g.covered_resources) {
+        grp.resources.push_back(m.resource_id.at(r));
+        q.group_of[m.resource_id.at(r)] = static_cast<int>(q.groups.size());
+      }
+      for (const auto& f : g.flavors) grp.flavors.push_back(m.flavor_id.at(f.name));
+      q.groups.push_back(std::move(grp));
+    }
+    m.cqs.push_back(std::move(q));
+  }
+  for (const auto& lq : config.local_queues) m.lq_to_cq[lq.key()] = m.cq_id.at(lq.cluster_queue);
+  m.recompute_tree();
+  return AdmissionEngine(std::move(impl));
+}
+
+core::Status AdmissionEngine::add_workload(const Workload& w) {
+  Impl& m = *impl_;
+  Wl wl;
+  wl.spec = w;
+  wl.key = w.key();
+  if (w.name.empty()) return Error::invalid("name", "", "workload name must not be empty");
+  if (m.wl_id.count(wl.key)) return Error::invalid("name", wl.key, "duplicate workload");
+  if (w.pod_sets.empty()) return Error::invalid("pod_sets", "", "a workload needs at least one pod set");
+  std::set<std::string> ps_names;
+  for (std::size_t p = 0; p < w.pod_sets.size(); ++p) {
+    const auto& ps = w.pod_sets[p];
+    std::string path = "pod_sets[" + std::to_string(p) + "]";
+    if (!ps_names.insert(ps.name).second) return Error::invalid(path + ".name", ps.name, "duplicate pod set name");
+    if (ps.count < 0) return Error::invalid(path + ".count", std::to_string(ps.count), "count must not be negative");
+    if (ps.min_count && (*ps.min_count < 1 || *ps.min_count > ps.count))
+      return Error::invalid(path + ".min_count", std::to_string(*ps.min_count), "min_count must be between 1 and count");
+    std::vector<std::pair<int, Amount>> per_pod;
+    for (const auto& [name, q] : ps.requests.items()) {
+      if (q.sign() < 0) return Error::invalid(path + ".requests." + name, q.to_string(), "request must not be negative");
+      auto it = m.resource_id.find(name);
+      int r = it != m.resource_id.end() ? it->second : -1;
+      Amount milli;
+      BUDCORE_TRY_ASSIGN(milli, to_milli(q, path + ".requests." + name));
+      if (r < 0) {
+        // A resource no queue covers: only a zero request may pass (checked at nomination).
+        if (milli == 0) continue;
+        wl.queue_error = "resource " + name + " unavailable in ClusterQueue";
+        continue;
+      }
+      per_pod.emplace_back(r, milli);
+    }
+    wl.per_pod.push_back(std::move(per_pod));
+  }
+  auto lq = m.lq_to_cq.find(w.namespace_ + "/" + w.queue);
+  if (lq != m.lq_to_cq.end()) {
+    wl.cq = lq->second;
+  } else if (!w.admitted) {
+    wl.queue_error = "LocalQueue " + w.namespace_ + "/" + w.queue + " doesn't exist";
+  }
+  int id = static_cast<int>(m.wls.size());
+  if (w.admitted) {
+    auto cq = m.cq_id.find(w.admitted->cluster_queue);
+    if (cq == m.cq_id.end()) return Error::invalid("admitted.cluster_queue", w.admitted->cluster_queue, "unknown cluster queue");
+    wl.adm_cq = cq->second;
+    for (std::size_t p = 0; p < w.pod_sets.size(); ++p) {
+      const auto& ps = w.pod_sets[p];
+      std::int32_t count = ps.count;
+      if (auto c = w.admitted->count.find(ps.name); c != w.admitted->count.end()) count = c->second;
+      wl.adm_counts.push_back(count);
+      std::map<int, int> psf;
+      auto fl = w.admitted->flavors.find(ps.name);
+      for (const auto& [r, v] : wl.per_pod[p]) {
+        std::string path = "admitted.flavors." + ps.name + "." + m.resource_names[r];
+        if (fl == w.admitted->flavors.end() || !fl->second.count(m.resource_names[r])) {
+          if (v == 0) continue;
+          return Error::invalid(path, "", "admitted workload has no flavor for a requested resource");
+        }
+        auto f = m.flavor_id.find(fl->second.at(m.resource_names[r]));
+        if (f == m.flavor_id.end()) return Error::invalid(path, fl->second.at(m.resource_names[r]), "unknown resource flavor");
+        psf[r] = f->second;
+        Amount total;
+        if (__builtin_mul_overflow(v, static_cast<Amount>(count), &total)) total = kMaxAmount;
+        int fr = m.fr_of(f->second, r);
+        auto it = std::find_if(wl.usage.begin(), wl.usage.end(), [&](const auto& x) { return x.first == fr; });
+        if (it != wl.usage.end()) it->second = sat_add(it->second, total);
+        else wl.usage.emplace_back(fr, total);
+      }
+      wl.adm_ps_flavor.push_back(std::move(psf));
+    }
+    std::sort(wl.usage.begin(), wl.usage.end());
+    wl.state = WorkloadState::Admitted;
+    wl.reservation_seq = w.reservation_seq.value_or(w.creation_seq);
+    if (wl.cq < 0) wl.cq = wl.adm_cq;
+  }
+  m.wls.push_back(std::move(wl));
+  m.wl_id[m.wls.back().key] = id;
+  Wl& stored = m.wls.back();
+  if (stored.state == WorkloadState::Admitted) {
+    m.add_wl_usage(id);
+    m.cqs[stored.adm_cq].workloads.insert(id);
+    const Node& n = m.nodes[m.cqs[stored.adm_cq].node];
+    for (const auto& [fr, v] : stored.usage) stored.borrowing = stored.borrowing || n.usage[fr] > n.nominal[fr];
+  } else if (stored.cq >= 0 && stored.queue_error.empty()) {
+    m.push_heap(id);
+    stored.reason = "waiting in ClusterQueue " + m.cqs[stored.cq].spec.name + " for its turn";
+  } else {
+    stored.reason = stored.queue_error;
+  }
+  return {};
+}
+
+core::Status AdmissionEngine::finish(std::string_view key) {
+  Impl& m = *impl_;
+  auto it = m.wl_id.find(std::string(key));
+  if (it == m.wl_id.end()) return Error::make(core::ErrorCode::NotFound, "unknown workload " + std::string(key), "key");
+  int w = it->second;
+  Wl& wl = m.wls[w];
+  if (wl.state == WorkloadState::Pending) {
+    if (wl.in_heap) m.cqs[wl.cq].heap.erase(w);
+    wl.in_heap = false;
+    wl.inadmissible = false;
+    wl.cq = -1;
+    wl.queue_error = "finished";
+    wl.reason = "finished";
+    return {};
+  }
+  int cq = wl.adm_cq;
+  m.remove_wl_usage(w);
+  m.cqs[cq].workloads.erase(w);
+  m.evicting.erase(std::remove(m.evicting.begin(), m.evicting.end(), w), m.evicting.end());
+  wl.state = WorkloadState::Pending;
+  wl.cq = -1;
+  wl.queue_error = "finished";
+  wl.reason = "finished";
+  m.requeue_tree(m.cqs[cq].node);
+  return {};
+}
+
+CycleReport AdmissionEngine::run_cycle() { return impl_->run_cycle(); }
+
+int AdmissionEngine::run_until_quiescent(int max_cycles) {
+  int n = 0;
+  while (n < max_cycles) {
+    ++n;
+    if (!impl_->run_cycle().changed) break;
+  }
+  return n;
+}
+
+
+namespace {
+WorkloadStatus status_of(const Impl& m, const Wl& wl) {
+    WorkloadStatus s;
+    s.key = wl.key;
+    s.state = wl.state;
+    s.borrowing = wl.borrowing;
+    s.admitted_by_engine = wl.admitted_by_engine;
+    s.preempted = wl.preempted;
+    s.pending_reason = wl.reason;
+    if (wl.state != WorkloadState::Pending) {
+      Admission a;
+      a.cluster_queue = m.cqs[wl.adm_cq].spec.name;
+      for (std::size_t p = 0; p < wl.spec.pod_sets.size() && p < wl.adm_ps_flavor.size(); ++p) {
+        const auto& name = wl.spec.pod_sets[p].name;
+        auto& fm = a.flavors[name];
+        for (const auto& [r, f] : wl.adm_ps_flavor[p]) fm[m.resource_names[r]] = m.flavors[f].name;
+        a.count[name] = wl.adm_counts[p];
+      }
+      s.admission = std::move(a);
+    }
+    return s;
+}
+}  // namespace
+
+std::optional<WorkloadStatus> AdmissionEngine::status(std::string_view key) const {
+  auto it = impl_->wl_id.find(std::string(key));
+  if (it == impl_->wl_id.end()) return std::nullopt;
+  return status_of(*impl_, impl_->wls[it->second]);
+}
+
+std::vector<WorkloadStatus> AdmissionEngine::statuses() const {
+  std::vector<WorkloadStatus> out;
+  out.reserve(impl_->wls.size());
+  for (const auto& wl : impl_->wls) out.push_back(status_of(*impl_, wl));
+  return out;
+}
+
+namespace {
+UsageView usage_of(const Impl& m, bool cq_nodes) {
+  UsageView view;
+  for (const auto& n : m.nodes) {
+    if (n.is_cq != cq_nodes) continue;
+    auto& per_flavor = view[n.name];
+    for (int fl = 0; fl < static_cast<int>(m.flavors.size()); ++fl)
+      for (int r = 0; r < m.nres; ++r) {
+        int fr = m.fr_of(fl, r);
+        bool configured = n.nominal[fr] != 0 || n.usage[fr] != 0 || n.borrowing_limit[fr] != kNoLimit;
+        if (!configured && cq_nodes) {
+          // listed in the queue's groups with nominal 0?
+          const auto& q = m.cqs[m.cq_id.at(n.name)];
+          auto g = q.group_of.find(r);
+          configured = g != q.group_of.end() &&
+                       std::find(q.groups[g->second].flavors.begin(), q.groups[g->second].flavors.end(), fl) !=
+                           q.groups[g->second].flavors.end();
+        }
+        if (!configured) continue;
+        UsageCell c;
+        c.nominal = n.nominal[fr];
+        c.used = n.usage[fr];
+        c.borrowed = std::max<Amount>(0, n.usage[fr] - (cq_nodes ? n.nominal[fr] : n.subtree[fr]));
+        per_flavor[m.flavors[fl].name][m.resource_names[r]] = c;
+      }
+  }
+  return view;
+}
+}  // namespace
+
+UsageView AdmissionEngine::cluster_queue_usage() const { return usage_of(*impl_, true); }
+UsageView AdmissionEngine::cohort_usage() const { return usage_of(*impl_, false); }
+
+core::QuantityFormat AdmissionEngine::format_of(std::string_view resource) const {
+  auto it = impl_->resource_id.find(std::string(resource));
+  return it == impl_->resource_id.end() ? core::QuantityFormat::DecimalSI : impl_->resource_format[it->second];
+}
+
+}  // namespace budcore::quota

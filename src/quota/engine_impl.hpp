@@ -1,0 +1,172 @@
+// Private state of AdmissionEngine: the resource tree (Kueue's resource_node.go math over dense
+// per-(flavor, resource) arrays), queues, workloads, flavor assignment and classical preemption.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "budcore/quota/admission.hpp"
+
+namespace budcore::quota {
+
+using Amount = std::int64_t;  // milli-units, saturating
+inline constexpr Amount kMaxAmount = std::numeric_limits<Amount>::max();
+inline constexpr Amount kNoLimit = -1;
+
+inline Amount sat_add(Amount a, Amount b) {
+  Amount r;
+  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? kMaxAmount : std::numeric_limits<Amount>::min();
+  return r;
+}
+inline Amount sat_sub(Amount a, Amount b) {
+  Amount r;
+  if (__builtin_sub_overflow(a, b, &r)) return b < 0 ? kMaxAmount : std::numeric_limits<Amount>::min();
+  return r;
+}
+
+// One ClusterQueue or Cohort. Arrays are indexed by fr = flavor * resource_count + resource.
+struct Node {
+  std::string name;
+  bool is_cq = false;
+  int parent = -1;
+  std::vector<int> child_cqs, child_cohorts;
+  std::vector<Amount> nominal, borrowing_limit, lending_limit, subtree, usage;
+  double weight = 1.0;
+};
+
+// The mode of one resource in one flavor (flavorassigner's preemptionMode), worst to best.
+enum class PMode { NoFit = 0, NoCandidates, Preempt, Reclaim, Fit };
+// A whole assignment's mode (FlavorAssignmentMode).
+enum class AMode { NoFit = 0, Preempt, DeferredFit, Fit };
+
+struct ResAssign {
+  int flavor = -1;
+  PMode mode = PMode::NoFit;
+  int borrow = 0;
+};
+
+struct PodSetAssign {
+  std::int32_t count = 0;
+  std::map<int, ResAssign> flavors;  // resource -> assignment
+  bool failed = false;
+};
+
+struct Assignment {
+  std::vector<PodSetAssign> pod_sets;
+  std::vector<std::pair<int, Amount>> usage;  // fr -> total, sorted by fr
+  int borrowing = 0;
+  AMode mode = AMode::NoFit;
+  std::vector<std::string> reasons;
+  std::vector<std::int32_t> counts;  // per pod set
+};
+
+struct Wl {
+  Workload spec;
+  std::string key;
+  int cq = -1;                 // cluster queue index (via the local queue), -1 unknown
+  std::string queue_error;     // why it has no cluster queue
+  // per pod set: (resource, per-pod milli)
+  std::vector<std::vector<std::pair<int, Amount>>> per_pod;
+  WorkloadState state = WorkloadState::Pending;
+  int adm_cq = -1;
+  std::vector<std::pair<int, Amount>> usage;  // admitted fr usage
+  std::vector<std::int32_t> adm_counts;
+  std::map<int, int> adm_flavor;  // resource -> flavor (union over pod sets, for output see adm_ps_flavor)
+  std::vector<std::map<int, int>> adm_ps_flavor;
+  bool borrowing = false;
+  std::int64_t reservation_seq = 0;
+  bool admitted_by_engine = false;
+  bool preempted = false;
+  bool in_heap = false, inadmissible = false;
+  std::string reason;
+};
+
+struct CqState {
+  ClusterQueue spec;
+  int node = -1;
+  struct Group {
+    std::vector<int> resources;  // covered resource ids
+    std::vector<int> flavors;    // flavor ids in order
+  };
+  std::vector<Group> groups;
+  std::unordered_map<int, int> group_of;  // resource -> group index
+  std::set<int, std::function<bool(int, int)>> heap;
+  std::vector<int> inadmissible;
+  int sticky = -1;                 // preemptor workload kept first (BestEffortFIFO)
+  std::set<int> workloads;         // admitted + evicting workloads holding quota here
+};
+
+struct Entry {
+  int wl = -1;
+  Assignment assignment;
+  std::vector<int> targets;
+  enum class Outcome { None, Admitted, Preempting, Deferred, NoFit, NoCandidates, Skipped } outcome = Outcome::None;
+};
+
+struct AdmissionEngine::Impl {
+  EngineOptions options;
+  std::vector<ResourceFlavor> flavors;
+  std::unordered_map<std::string, int> flavor_id, resource_id;
+  std::vector<std::string> resource_names;
+  std::vector<core::QuantityFormat> resource_format;
+  int nres = 0;
+  std::vector<Node> nodes;  // cluster queues first, then cohorts
+  std::vector<CqState> cqs;
+  std::unordered_map<std::string, int> cq_id, cohort_node;
+  std::unordered_map<std::string, int> lq_to_cq;  // "ns/name" -> cq
+  std::unordered_map<std::string, std::int32_t> priority_class;
+  std::vector<Wl> wls;
+  std::unordered_map<std::string, int> wl_id;
+  std::vector<int> evicting;  // victims to release at the next cycle start
+  std::int64_t cycle = 0;
+  std::int64_t reservation_clock = 0;
+
+  // --- setup (engine.cpp)
+  core::Status build(const QuotaConfig& config);
+  int intern_resource(const std::string& name, core::QuantityFormat fmt);
+  int fr_of(int flavor, int res) const { return flavor * nres + res; }
+  int fr_count() const { return static_cast<int>(flavors.size()) * nres; }
+
+  // --- resource tree math (resource_tree.cpp), Kueue resource_node.go
+  Amount local_quota(int n, int fr) const;
+  Amount local_available(int n, int fr) const;
+  Amount available(int n, int fr) const;
+  Amount cq_available(int cq, int fr) const;  // clamped at 0
+  Amount potential_available(int n, int fr) const;
+  void add_usage(int n, int fr, Amount v);
+  void remove_usage(int n, int fr, Amount v);
+  void add_wl_usage(int w);
+  void remove_wl_usage(int w);
+  void add_usage_list(int cq, const std::vector<std::pair<int, Amount>>& u);
+  void remove_usage_list(int cq, const std::vector<std::pair<int, Amount>>& u);
+  bool cq_borrowing_with(int cq, int fr, Amount v) const;
+  bool node_borrowing_with(int n, int fr, Amount v) const;
+  int node_height(int cohort) const;
+  std::pair<int, bool> lowest_subtree_that_fits(int cq, int fr, Amount v) const;
+  bool within_nominal(int n, const std::vector<int>& frs) const;
+  bool fits(int cq, const std::vector<std::pair<int, Amount>>& usage) const;
+  int root_of(int n) const;
+  void recompute_tree();
+
+  // --- flavor assignment and preemption (assign.cpp)
+  Assignment assign(int w, const std::vector<std::int32_t>& counts, const Assignment* pinned);
+  std::vector<int> get_targets(int w, const std::vector<int>& frs_need, const std::vector<std::pair<int, Amount>>& requests);
+  std::pair<Assignment, std::vector<int>> initial_assignment(int w);
+  std::string describe(Amount milli, int res) const;
+
+  // --- queues and cycles (engine.cpp)
+  bool heap_less(int a, int b) const;
+  void push_heap(int w);
+  void make_inadmissible(int w);
+  void requeue_tree(int node);
+  CycleReport run_cycle();
+};
+
+}  // namespace budcore::quota

@@ -1,0 +1,427 @@
+// The `quota simulate` contract (CONTRACTS.md section 2): JSON in, engine run, JSON out.
+#include "budcore/quota/scenario.hpp"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace budcore::quota {
+namespace {
+
+using core::Error;
+using Json = nlohmann::json;
+template <class T>
+using R = core::Result<T>;
+
+std::string at(const std::string& base, std::string_view key) { return base.empty() ? std::string(key) : base + "." + std::string(key); }
+std::string at(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
+
+const Json* member(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it == obj.end() || it->is_null() ? nullptr : &*it;
+}
+
+R<std::string> get_string(const Json& obj, const char* key, const std::string& path, bool required = true,
+                          std::string fallback = {}) {
+  const Json* v = member(obj, key);
+  if (!v) {
+    if (required) return Error::invalid(at(path, key), "", "required field is missing");
+    return fallback;
+  }
+  if (!v->is_string()) return Error::invalid(at(path, key), v->dump(), "expected a string");
+  return v->get<std::string>();
+}
+
+R<std::int64_t> get_int(const Json& obj, const char* key, const std::string& path, std::int64_t fallback) {
+  const Json* v = member(obj, key);
+  if (!v) return fallback;
+  if (!v->is_number_integer()) return Error::invalid(at(path, key), v->dump(), "expected an integer");
+  return v->get<std::int64_t>();
+}
+
+R<core::Quantity> get_quantity(const Json& v, const std::string& path) {
+  if (v.is_number_integer()) return core::Quantity::from_int(v.get<std::int64_t>());
+  std::string text;
+  if (v.is_string()) text = v.get<std::string>();
+  else if (v.is_number()) text = v.dump();
+  else return Error::invalid(path, v.dump(), "expected a quantity such as \"500m\" or \"2Gi\"");
+  auto q = core::Quantity::parse(text);
+  if (!q) return Error::invalid(path, text, q.error().message);
+  return *q;
+}
+
+R<double> get_weight(const Json& obj, const std::string& path) {
+  const Json* v = member(obj, "fair_weight");
+  if (!v) {
+    if (const Json* fs = member(obj, "fair_sharing")) v = member(*fs, "weight");
+  }
+  if (!v) return 1.0;
+  core::Quantity q;
+  BUDCORE_TRY_ASSIGN(q, get_quantity(*v, at(path, "fair_weight")));
+  return static_cast<double>(q.nano()) / 1e9;
+}
+
+template <class E>
+R<E> get_enum(const Json& obj, const char* key, const std::string& path, E fallback,
+              std::initializer_list<std::pair<const char*, E>> names) {
+  const Json* v = member(obj, key);
+  if (!v) return fallback;
+  if (v->is_string())
+    for (const auto& [n, e] : names)
+      if (v->get<std::string>() == n) return e;
+  std::string allowed;
+  for (const auto& [n, e] : names) allowed += (allowed.empty() ? "" : ", ") + std::string(n);
+  return Error::invalid(at(path, key), v->is_string() ? v->get<std::string>() : v->dump(), "expected one of " + allowed);
+}
+
+R<std::vector<ResourceGroup>> parse_groups(const Json& obj, const std::string& path) {
+  std::vector<ResourceGroup> out;
+  const Json* groups = member(obj, "resource_groups");
+  if (!groups) return out;
+  std::string gpath = at(path, "resource_groups");
+  if (!groups->is_array()) return Error::invalid(gpath, "", "expected a list");
+  for (std::size_t g = 0; g < groups->size(); ++g) {
+    const Json& gj = (*groups)[g];
+    std::string p = at(gpath, g);
+    if (!gj.is_object()) return Error::invalid(p, "", "expected an object");
+    ResourceGroup rg;
+    if (const Json* cr = member(gj, "covered_resources")) {
+      if (!cr->is_array()) return Error::invalid(at(p, "covered_resources"), "", "expected a list of resource names");
+      for (std::size_t i = 0; i < cr->size(); ++i) {
+        if (!(*cr)[i].is_string()) return Error::invalid(at(at(p, "covered_resources"), i), (*cr)[i].dump(), "expected a string");
+        rg.covered_resources.push_back((*cr)[i].get<std::string>());
+      }
+    }
+    if (const Json* fl = member(gj, "flavors")) {
+      if (!fl->is_array()) return Error::invalid(at(p, "flavors"), "", "expected a list");
+      for (std::size_t f = 0; f < fl->size(); ++f) {
+        const Json& fj = (*fl)[f];
+        std::string fp = at(at(p, "flavors"), f);
+        FlavorQuotas fq;
+        BUDCORE_TRY_ASSIGN(fq.name, get_string(fj, "name", fp));
+        if (const Json* rs = member(fj, "resources")) {
+          for (std::size_t r = 0; r < rs->size(); ++r) {
+            const Json& rj = (*rs)[r];
+            std::string rp = at(at(fp, "resources"), r);
+            ResourceQuota rq;
+            BUDCORE_TRY_ASSIGN(rq.name, get_string(rj, "name", rp));
+            const Json* nominal = member(rj, "nominal");
+            if (!nominal) nominal = member(rj, "nominal_quota");
+            if (!nominal) return Error::invalid(at(rp, "nominal"), "", "required field is missing");
+            BUDCORE_TRY_ASSIGN(rq.nominal, get_quantity(*nominal, at(rp, "nominal")));
+            if (const Json* b = member(rj, "borrowing_limit")) {
+            BUDCORE_TRY_ASSIGN(rq.borrowing_limit, get_quantity(*b, at(rp, "borrowing_limit")));
+          }
+            if (const Json* l = member(rj, "lending_limit")) {
+            BUDCORE_TRY_ASSIGN(rq.lending_limit, get_quantity(*l, at(rp, "lending_limit")));
+          }
+            fq.resources.push_back(std::move(rq));
+          }
+        }
+        rg.flavors.push_back(std::move(fq));
+      }
+    }
+    out.push_back(std::move(rg));
+  }
+  return out;
+}
+
+const Json* list_of(const Json& root, const char* key, const std::string& path, core::Status& st) {
+  const Json* v = member(root, key);
+  if (v && !v->is_array()) st = Error::invalid(at(path, key), "", "expected a list");
+  return v;
+}
+
+R<ClusterQueue> parse_cq(const Json& j, const std::string& p) {
+  ClusterQueue cq;
+  BUDCORE_TRY_ASSIGN(cq.name, get_string(j, "name", p));
+  if (const Json* c = member(j, "cohort")) {
+    if (!c->is_string()) return Error::invalid(at(p, "cohort"), c->dump(), "expected a string or null");
+    cq.cohort = c->get<std::string>();
+  }
+  BUDCORE_TRY_ASSIGN(cq.queueing_strategy, get_enum(j, "queueing_strategy", p, QueueingStrategy::BestEffortFIFO,
+                                                    {{"BestEffortFIFO", QueueingStrategy::BestEffortFIFO},
+                                                     {"StrictFIFO", QueueingStrategy::StrictFIFO}}));
+  if (const Json* pr = member(j, "preemption")) {
+    std::string pp = at(p, "preemption");
+    BUDCORE_TRY_ASSIGN(cq.preemption.within_cluster_queue,
+                       get_enum(*pr, "within_cluster_queue", pp, PreemptionPolicy::Never,
+                                {{"Never", PreemptionPolicy::Never}, {"LowerPriority", PreemptionPolicy::LowerPriority},
+                                 {"LowerOrNewerEqualPriority", PreemptionPolicy::LowerOrNewerEqualPriority}}));
+    BUDCORE_TRY_ASSIGN(cq.preemption.reclaim_within_cohort,
+                       get_enum(*pr, "reclaim_within_cohort", pp, PreemptionPolicy::Never,
+                                {{"Never", PreemptionPolicy::Never}, {"LowerPriority", PreemptionPolicy::LowerPriority},
+                                 {"Any", PreemptionPolicy::Any}}));
+    if (const Json* b = member(*pr, "borrow_within_cohort")) {
+      std::string bp = at(pp, "borrow_within_cohort");
+      BUDCORE_TRY_ASSIGN(cq.preemption.borrow_within_cohort.policy,
+                         get_enum(*b, "policy", bp, BorrowWithinCohortPolicy::Never,
+                                  {{"Never", BorrowWithinCohortPolicy::Never}, {"LowerPriority", BorrowWithinCohortPolicy::LowerPriority}}));
+      if (const Json* t = member(*b, "max_priority_threshold")) {
+        if (!t->is_number_integer()) return Error::invalid(at(bp, "max_priority_threshold"), t->dump(), "expected an integer");
+        cq.preemption.borrow_within_cohort.max_priority_threshold = t->get<int>();
+      }
+    }
+  }
+  if (const Json* ff = member(j, "flavor_fungibility")) {
+    std::string fp = at(p, "flavor_fungibility");
+    BUDCORE_TRY_ASSIGN(cq.flavor_fungibility.when_can_borrow,
+                       get_enum(*ff, "when_can_borrow", fp, FungibilityPolicy::MayStopSearch,
+                                {{"MayStopSearch", FungibilityPolicy::MayStopSearch}, {"Borrow", FungibilityPolicy::MayStopSearch},
+                                 {"TryNextFlavor", FungibilityPolicy::TryNextFlavor}}));
+    BUDCORE_TRY_ASSIGN(cq.flavor_fungibility.when_can_preempt,
+                       get_enum(*ff, "when_can_preempt", fp, FungibilityPolicy::TryNextFlavor,
+                                {{"MayStopSearch", FungibilityPolicy::MayStopSearch}, {"Preempt", FungibilityPolicy::MayStopSearch},
+                                 {"TryNextFlavor", FungibilityPolicy::TryNextFlavor}}));
+    if (member(*ff, "preference")) {
+      FungibilityPreference pref;
+      BUDCORE_TRY_ASSIGN(pref, get_enum(*ff, "preference", fp, FungibilityPreference::BorrowingOverPreemption,
+                                        {{"BorrowingOverPreemption", FungibilityPreference::BorrowingOverPreemption},
+                                         {"PreemptionOverBorrowing", FungibilityPreference::PreemptionOverBorrowing}}));
+      cq.flavor_fungibility.preference = pref;
+    }
+  }
+  BUDCORE_TRY_ASSIGN(cq.fair_weight, get_weight(j, p));
+  BUDCORE_TRY_ASSIGN(cq.stop_policy, get_enum(j, "stop_policy", p, StopPolicy::None,
+                                              {{"None", StopPolicy::None}, {"Hold", StopPolicy::Hold}, {"HoldAndDrain", StopPolicy::HoldAndDrain}}));
+  BUDCORE_TRY_ASSIGN(cq.resource_groups, parse_groups(j, p));
+  return cq;
+}
+
+R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfig& config) {
+  Workload w;
+  BUDCORE_TRY_ASSIGN(w.name, get_string(j, "name", p));
+  BUDCORE_TRY_ASSIGN(w.namespace_, get_string(j, "namespace", p, false, "default"));
+  BUDCORE_TRY_ASSIGN(w.queue, get_string(j, "queue", p, false));
+  std::int64_t prio;
+  BUDCORE_TRY_ASSIGN(prio, get_int(j, "priority", p, 0));
+  if (const Json* pc = member(j, "priority_class")) {
+    bool found = false;
+    for (const auto& c : config.priority_classes)
+      if (pc->is_string() && c.name == pc->get<std::string>()) {
+        prio = c.value;
+        found = true;
+      }
+    if (!found) return Error::invalid(at(p, "priority_class"), pc->dump(), "unknown workload priority class");
+  }
+  w.priority = static_cast<std::int32_t>(prio);
+  BUDCORE_TRY_ASSIGN(w.creation_seq, get_int(j, "creation_seq", p, 0));
+  const Json* ps = member(j, "pod_sets");
+  if (!ps || !ps->is_array()) return Error::invalid(at(p, "pod_sets"), "", "expected a list of pod sets");
+  for (std::size_t i = 0; i < ps->size(); ++i) {
+    const Json& pj = (*ps)[i];
+    std::string pp = at(at(p, "pod_sets"), i);
+    PodSet s;
+    BUDCORE_TRY_ASSIGN(s.name, get_string(pj, "name", pp, false, "main"));
+    std::int64_t count;
+    BUDCORE_TRY_ASSIGN(count, get_int(pj, "count", pp, 1));
+    if (count < 0) return Error::invalid(at(pp, "count"), std::to_string(count), "count must not be negative");
+    s.count = static_cast<std::int32_t>(count);
+    if (member(pj, "min_count")) {
+      std::int64_t mc;
+      BUDCORE_TRY_ASSIGN(mc, get_int(pj, "min_count", pp, 0));
+      if (mc < 1 || mc > count) return Error::invalid(at(pp, "min_count"), std::to_string(mc), "min_count must be between 1 and count");
+      s.min_count = static_cast<std::int32_t>(mc);
+    }
+    if (const Json* rq = member(pj, "requests")) {
+      if (!rq->is_object()) return Error::invalid(at(pp, "requests"), "", "expected a map of resource to quantity");
+      for (const auto& [name, v] : rq->items()) {
+        core::Quantity q;
+        BUDCORE_TRY_ASSIGN(q, get_quantity(v, at(at(pp, "requests"), name)));
+        if (q.sign() < 0) return Error::invalid(at(at(pp, "requests"), name), q.to_string(), "request must not be negative");
+        if (auto st = s.requests.set(name, q); !st) return Error::invalid(at(at(pp, "requests"), name), name, st.error().message);
+      }
+    }
+    if (const Json* ns = member(pj, "node_selector"))
+      for (const auto& [k, v] : ns->items()) s.node_selector[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    if (const Json* tl = member(pj, "tolerations"))
+      for (const auto& t : *tl) s.tolerations.push_back({t.value("key", ""), t.value("value", ""), t.value("effect", "")});
+    w.pod_sets.push_back(std::move(s));
+  }
+  if (const Json* a = member(j, "admitted")) {
+    std::string ap = at(p, "admitted");
+    if (!a->is_object()) return Error::invalid(ap, "", "expected an object or null");
+    Admission adm;
+    BUDCORE_TRY_ASSIGN(adm.cluster_queue, get_string(*a, "cluster_queue", ap));
+    if (const Json* f = member(*a, "flavors"))
+      for (const auto& [psn, m] : f->items())
+        for (const auto& [res, fl] : m.items()) {
+          if (!fl.is_string()) return Error::invalid(at(at(at(ap, "flavors"), psn), res), fl.dump(), "expected a flavor name");
+          adm.flavors[psn][res] = fl.get<std::string>();
+        }
+    if (const Json* c = member(*a, "count"))
+      for (const auto& [psn, n] : c->items()) {
+        if (!n.is_number_integer()) return Error::invalid(at(at(ap, "count"), psn), n.dump(), "expected an integer");
+        adm.count[psn] = n.get<std::int32_t>();
+      }
+    if (const Json* rs = member(*a, "reservation_seq")) {
+      if (!rs->is_number_integer()) return Error::invalid(at(ap, "reservation_seq"), rs->dump(), "expected an integer");
+      w.reservation_seq = rs->get<std::int64_t>();
+    }
+    w.admitted = std::move(adm);
+  }
+  return w;
+}
+
+}  // namespace
+
+core::Result<Scenario> parse_scenario(std::string_view text) {
+  Json root;
+  try {
+    root = Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    return Error::invalid("", "", std::string("invalid JSON: ") + e.what());
+  }
+  if (!root.is_object()) return Error::invalid("", "", "a scenario must be a JSON object");
+  Scenario s;
+  if (const Json* c = member(root, "cycles")) {
+    if (c->is_string() && c->get<std::string>() == "until_quiescent") s.cycles = std::nullopt;
+    else if (c->is_number_integer() && c->get<std::int64_t>() >= 0 && c->get<std::int64_t>() <= 1'000'000) s.cycles = c->get<int>();
+    else return Error::invalid("cycles", c->dump(), "expected a non-negative integer or \"until_quiescent\"");
+  }
+  if (const Json* f = member(root, "fair_sharing")) {
+    if (f->is_boolean()) s.fair_sharing = f->get<bool>();
+    else if (f->is_object()) s.fair_sharing = f->value("enable", true);
+    else return Error::invalid("fair_sharing", f->dump(), "expected true or false");
+  }
+  core::Status st;
+  if (const Json* l = list_of(root, "resource_flavors", "", st); l && st) {
+    for (std::size_t i = 0; i < l->size(); ++i) {
+      std::string p = at(std::string("resource_flavors"), i);
+      ResourceFlavor f;
+      BUDCORE_TRY_ASSIGN(f.name, get_string((*l)[i], "name", p));
+      if (const Json* nl = member((*l)[i], "node_labels"))
+        for (const auto& [k, v] : nl->items()) f.node_labels[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      if (const Json* nt = member((*l)[i], "node_taints"))
+        for (const auto& t : *nt) f.node_taints.push_back({t.value("key", ""), t.value("value", ""), t.value("effect", "")});
+      s.config.resource_flavors.push_back(std::move(f));
+    }
+  }
+  BUDCORE_TRY(st);
+  if (const Json* l = list_of(root, "cohorts", "", st); l && st) {
+    for (std::size_t i = 0; i < l->size(); ++i) {
+      std::string p = at(std::string("cohorts"), i);
+      Cohort c;
+      BUDCORE_TRY_ASSIGN(c.name, get_string((*l)[i], "name", p));
+      if (const Json* par = member((*l)[i], "parent")) {
+        if (!par->is_string()) return Error::invalid(at(p, "parent"), par->dump(), "expected a string or null");
+        c.parent = par->get<std::string>();
+      }
+      BUDCORE_TRY_ASSIGN(c.fair_weight, get_weight((*l)[i], p));
+      BUDCORE_TRY_ASSIGN(c.resource_groups, parse_groups((*l)[i], p));
+      s.config.cohorts.push_back(std::move(c));
+    }
+  }
+  BUDCORE_TRY(st);
+  if (const Json* l = list_of(root, "cluster_queues", "", st); l && st) {
+    for (std::size_t i = 0; i < l->size(); ++i) {
+      ClusterQueue cq;
+      BUDCORE_TRY_ASSIGN(cq, parse_cq((*l)[i], at(std::string("cluster_queues"), i)));
+      s.config.cluster_queues.push_back(std::move(cq));
+    }
+  }
+  BUDCORE_TRY(st);
+  if (const Json* l = list_of(root, "local_queues", "", st); l && st) {
+    for (std::size_t i = 0; i < l->size(); ++i) {
+      std::string p = at(std::string("local_queues"), i);
+      LocalQueue lq;
+      BUDCORE_TRY_ASSIGN(lq.namespace_, get_string((*l)[i], "namespace", p, false, "default"));
+      BUDCORE_TRY_ASSIGN(lq.name, get_string((*l)[i], "name", p));
+      BUDCORE_TRY_ASSIGN(lq.cluster_queue, get_string((*l)[i], "cluster_queue", p));
+      s.config.local_queues.push_back(std::move(lq));
+    }
+  }
+  BUDCORE_TRY(st);
+  if (const Json* l = list_of(root, "priority_classes", "", st); l && st) {
+    for (std::size_t i = 0; i < l->size(); ++i) {
+      std::string p = at(std::string("priority_classes"), i);
+      WorkloadPriorityClass pc;
+      BUDCORE_TRY_ASSIGN(pc.name, get_string((*l)[i], "name", p));
+      std::int64_t v;
+      BUDCORE_TRY_ASSIGN(v, get_int((*l)[i], "value", p, 0));
+      pc.value = static_cast<std::int32_t>(v);
+      s.config.priority_classes.push_back(std::move(pc));
+    }
+  }
+  BUDCORE_TRY(st);
+  if (const Json* l = list_of(root, "workloads", "", st); l && st) {
+    for (std::size_t i = 0; i < l->size(); ++i) {
+      Workload w;
+      BUDCORE_TRY_ASSIGN(w, parse_workload((*l)[i], at(std::string("workloads"), i), s.config));
+      s.workloads.push_back(std::move(w));
+    }
+  }
+  BUDCORE_TRY(st);
+  return s;
+}
+
+core::Result<SimulationResult> simulate(const Scenario& scenario) {
+  auto engine = AdmissionEngine::create(scenario.config, EngineOptions{scenario.fair_sharing});
+  if (!engine) return std::move(engine).error();
+  // Output names: plain names unless a name occurs in more than one namespace.
+  std::map<std::string, std::set<std::string>> namespaces;
+  for (const auto& w : scenario.workloads) namespaces[w.name].insert(w.namespace_);
+  for (std::size_t i = 0; i < scenario.workloads.size(); ++i) {
+    auto st = engine->add_workload(scenario.workloads[i]);
+    if (!st) return std::move(st).error().at("workloads[" + std::to_string(i) + "]");
+  }
+  SimulationResult out;
+  std::set<std::string> preempted;
+  if (scenario.cycles) {
+    for (int c = 0; c < *scenario.cycles; ++c) {
+      auto rep = engine->run_cycle();
+      ++out.cycles_run;
+      for (auto& k : rep.preempted) preempted.insert(k);
+    }
+  } else {
+    for (int c = 0; c < 1'000'000; ++c) {
+      auto rep = engine->run_cycle();
+      ++out.cycles_run;
+      for (auto& k : rep.preempted) preempted.insert(k);
+      if (!rep.changed) break;
+    }
+  }
+  for (std::size_t i = 0; i < scenario.workloads.size(); ++i) {
+    const Workload& w = scenario.workloads[i];
+    std::string name = namespaces[w.name].size() > 1 ? w.key() : w.name;
+    auto s = engine->status(w.key());
+    if (preempted.count(w.key())) out.preempted.push_back(name);
+    if (s->state == WorkloadState::Admitted && s->admitted_by_engine) {
+      AdmittedOutcome a;
+      a.cluster_queue = s->admission->cluster_queue;
+      a.flavors = s->admission->flavors;
+      a.borrowing = s->borrowing;
+      for (const auto& ps : w.pod_sets) {
+        auto c = s->admission->count.find(ps.name);
+        if (c != s->admission->count.end() && c->second != ps.count) a.count[ps.name] = c->second;
+      }
+      out.admitted[name] = std::move(a);
+    } else if (s->state == WorkloadState::Pending && !preempted.count(w.key()) && s->pending_reason != "finished") {
+      out.pending[name] = s->pending_reason;
+    }
+  }
+  for (const auto& [cq, flavors] : engine->cluster_queue_usage())
+    for (const auto& [fl, res] : flavors)
+      for (const auto& [r, cell] : res)
+        out.usage[cq][fl][r] =
+            core::Quantity::from_nano(static_cast<core::int128>(cell.used) * 1'000'000, engine->format_of(r)).to_string();
+  return out;
+}
+
+std::string to_json(const SimulationResult& r, int indent) {
+  nlohmann::ordered_json j;
+  j["admitted"] = nlohmann::ordered_json::object();
+  for (const auto& [name, a] : r.admitted) {
+    auto& e = j["admitted"][name];
+    e["cluster_queue"] = a.cluster_queue;
+    e["flavors"] = a.flavors;
+    if (!a.count.empty()) e["count"] = a.count;
+    e["borrowing"] = a.borrowing;
+  }
+  j["preempted"] = r.preempted;
+  j["pending"] = r.pending;
+  j["usage"] = r.usage;
+  j["cycles_run"] = r.cycles_run;
+  return j.dump(indent);
+}
+
+}  // namespace budcore::quota
