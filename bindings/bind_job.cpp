@@ -1,0 +1,159 @@
+// budcore.Job over budcore::job::Job. Construction goes through Job::from_value, so a Job
+// object in Python is always a valid job; the wire form (to_dict / to_json) uses the source
+// design's snake_case field names.
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+
+#include "bindings.hpp"
+#include "budcore/core/json.hpp"
+#include "budcore/job/job.hpp"
+#include "casters.hpp"
+#include "errors.hpp"
+
+namespace budcore::bindings {
+namespace {
+
+using job::Job;
+
+py::object id_or_none(const core::Id& id) {
+  return id.is_nil() ? py::object(py::none()) : py::object(py::str(id.to_string()));
+}
+
+template <class T>
+py::object opt(const std::optional<T>& v) {
+  return v ? py::cast(*v) : py::object(py::none());
+}
+
+Job from_python(const py::handle& obj) {
+  if (!py::isinstance<py::dict>(obj))
+    throw py::type_error("Job.from_dict() takes a dict, not " +
+                         py::type::handle_of(obj).attr("__name__").cast<std::string>());
+  core::Value v = to_value(obj);
+  core::Result<Job> job = [&] {
+    py::gil_scoped_release release;
+    return Job::from_value(v);
+  }();
+  return unwrap(std::move(job));
+}
+
+Job from_json(const std::string& text) {
+  core::Result<Job> job = [&] {
+    py::gil_scoped_release release;
+    return Job::from_json(text);
+  }();
+  return unwrap(std::move(job));
+}
+
+std::string to_json(const Job& j, std::optional<int> indent) {
+  py::gil_scoped_release release;
+  if (!indent) return j.to_json();
+  core::JsonOptions opts;
+  opts.indent = *indent;
+  return core::to_json(j.to_value(), opts);
+}
+
+// Any wire field without a typed property below (timestamps, ids, status_history, ...).
+py::object wire_field(const Job& j, const std::string& name) {
+  core::Value v = j.to_value();
+  const core::Value* f = v.find(name);
+  if (f == nullptr) throw py::attribute_error("'Job' object has no attribute '" + name + "'");
+  return to_python(*f);
+}
+
+py::list wire_names(const Job& j) {
+  py::list out;
+  const core::Value doc = j.to_value();  // kept alive: the loop walks its map
+  for (const auto& [k, v] : doc.as_map()) out.append(py::str(k));
+  return out;
+}
+
+}  // namespace
+
+void bind_job(py::module_& m) {
+  py::class_<Job>(m, "Job",
+                  "A job (the atomic scheduling unit). Build one from a dict or JSON; invalid input "
+                  "raises ValidationError whose .field names the offending key.")
+      .def(py::init([](const py::kwargs& fields) { return from_python(fields); }),
+           "Job(name=..., job_type=..., ...): the same keys as from_dict.")
+      .def_static("from_dict", &from_python, py::arg("data"))
+      .def_static("from_json", &from_json, py::arg("text"))
+      .def("to_dict", [](const Job& j) { return to_python(j.to_value()); },
+           "Every wire field, absent optionals as None, in schema order.")
+      .def("to_json", &to_json, py::arg("indent") = py::none())
+      .def(
+          "validate",
+          [](const Job& j) {
+            core::Status st = [&] {
+              py::gil_scoped_release release;
+              return j.validate();
+            }();
+            unwrap(std::move(st));
+          },
+          "Raises ValidationError for the first rule the job breaks.")
+      .def(
+          "validate_all",
+          [](const Job& j) {
+            py::list out;
+            for (const auto& e : j.validate_all()) out.append(make_exception(e));
+            return out;
+          },
+          "Every rule violation, as ValidationError instances (not raised).")
+      // The main fields, typed.
+      .def_property_readonly("id", [](const Job& j) { return id_or_none(j.id); })
+      .def_readonly("name", &Job::name)
+      .def_property_readonly("tenant_id", [](const Job& j) { return id_or_none(j.tenant_id); })
+      .def_property_readonly("project_id", [](const Job& j) { return id_or_none(j.project_id); })
+      .def_property_readonly("cluster_id", [](const Job& j) { return id_or_none(j.cluster_id); })
+      .def_property_readonly("job_type", [](const Job& j) { return std::string(job::to_string(j.job_type)); })
+      .def_property_readonly("deployment_type",
+                             [](const Job& j) { return std::string(job::to_string(j.deployment_type)); })
+      .def_property_readonly("source", [](const Job& j) { return std::string(job::to_string(j.source)); })
+      .def_property_readonly("spec", [](const Job& j) { return to_python(j.spec); })
+      .def_property_readonly("gpu_type", [](const Job& j) { return opt(j.gpu_type); })
+      .def_readonly("gpu_count", &Job::gpu_count)
+      .def_readonly("cpu_cores", &Job::cpu_cores)
+      .def_readonly("memory_gb", &Job::memory_gb)
+      .def_property_readonly("storage_gb", [](const Job& j) { return opt(j.storage_gb); })
+      .def_property_readonly("estimated_duration_seconds",
+                             [](const Job& j) { return opt(j.estimated_duration_seconds); })
+      .def_property_readonly("max_duration_seconds", [](const Job& j) { return opt(j.max_duration_seconds); })
+      .def_property_readonly("priority", [](const Job& j) { return std::string(job::to_string(j.priority)); })
+      .def_readonly("preemptible", &Job::preemptible)
+      .def_readonly("preempts_others", &Job::preempts_others)
+      .def_property_readonly("status", [](const Job& j) { return std::string(job::to_string(j.status)); })
+      .def_property_readonly("status_message", [](const Job& j) { return opt(j.status_message); })
+      .def_readonly("retry_count", &Job::retry_count)
+      .def_readonly("max_retries", &Job::max_retries)
+      .def_readonly("currency", &Job::currency)
+      .def_property_readonly("estimated_cost", [](const Job& j) { return opt(j.estimated_cost); })
+      .def_property_readonly("actual_cost", [](const Job& j) { return opt(j.actual_cost); })
+      .def_property_readonly("budget_limit", [](const Job& j) { return opt(j.budget_limit); })
+      .def_property_readonly("outputs", [](const Job& j) { return to_python(j.outputs); })
+      .def_property_readonly("effectively_preemptible", &Job::effectively_preemptible)
+      .def_property_readonly("gpu_resource_name", &Job::gpu_resource_name)
+      // Python calls __getattr__ only when normal lookup fails: the remaining wire fields.
+      .def("__getattr__", &wire_field)
+      .def("__dir__",
+           [](const py::object& self) {
+             py::list names = py::module_::import("builtins").attr("object").attr("__dir__")(self);
+             for (auto n : wire_names(self.cast<const Job&>())) names.append(n);
+             return names;
+           })
+      .def("__eq__", [](const Job& a, const Job& b) { return a == b; }, py::is_operator())
+      .def("__ne__", [](const Job& a, const Job& b) { return !(a == b); }, py::is_operator())
+      .def("__repr__",
+           [](const Job& j) {
+             return "Job(name='" + j.name + "', job_type='" + std::string(job::to_string(j.job_type)) +
+                    "', gpu_count=" + std::to_string(j.gpu_count) + ", status='" +
+                    std::string(job::to_string(j.status)) + "')";
+           })
+      .def(py::pickle([](const Job& j) { return py::make_tuple(j.to_json()); },
+                      [](const py::tuple& t) { return from_json(t[0].cast<std::string>()); }));
+  // Mutable objects that define __eq__ are unhashable; Job is immutable but compares by value,
+  // and hashing its full document is not worth it.
+  m.attr("Job").attr("__hash__") = py::none();
+}
+
+}  // namespace budcore::bindings

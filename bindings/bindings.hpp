@@ -1,0 +1,15 @@
+// Entry points of the per-layer binding files. module.cpp calls them in layer order; a new
+// layer adds bind_<layer>.cpp, one declaration here and one call in module.cpp.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace budcore::bindings {
+
+namespace py = pybind11;
+
+void bind_errors(py::module_& m);  // the exception hierarchy; must run first
+void bind_core(py::module_& m);    // Quantity, Money, JSON helpers, __version__
+void bind_job(py::module_& m);     // Job
+
+}  // namespace budcore::bindings

@@ -1,0 +1,113 @@
+// budcore.Error and its subclasses, one per core::ErrorCode, plus the translator that raises
+// them. Subclasses also derive from the matching builtin (ValidationError is a ValueError,
+// NotFoundError a KeyError, ...) so generic Python code catches them as it expects.
+#include <Python.h>
+
+#include <array>
+#include <string>
+
+#include "bindings.hpp"
+#include "errors.hpp"
+
+namespace budcore::bindings {
+namespace {
+
+using core::ErrorCode;
+
+constexpr std::size_t kCodes = static_cast<std::size_t>(ErrorCode::Internal) + 1;
+
+// Borrowed for the life of the process: the module keeps a reference to each class, and
+// Python never unloads extension modules.
+PyObject* g_base = nullptr;
+std::array<PyObject*, kCodes> g_by_code{};
+
+PyObject* make_class(py::module_& m, const char* name, const char* doc, py::tuple bases) {
+  std::string qualified = std::string("budcore.") + name;
+  py::dict attrs;
+  attrs["__module__"] = "budcore";
+  PyObject* cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases.ptr(), attrs.ptr());
+  if (cls == nullptr) throw py::error_already_set();
+  m.add_object(name, py::handle(cls));  // steals nothing: add_object increfs
+  return cls;
+}
+
+PyObject* class_for(ErrorCode code) {
+  auto i = static_cast<std::size_t>(code);
+  if (i < kCodes && g_by_code[i] != nullptr) return g_by_code[i];
+  return g_base;
+}
+
+py::object str_or_none(const std::string& s) { return s.empty() ? py::object(py::none()) : py::object(py::str(s)); }
+
+void raise(const core::Error& e) {
+  py::object exc = make_exception(e);
+  PyErr_SetObject(class_for(e.code), exc.ptr());
+}
+
+}  // namespace
+
+py::object make_exception(const core::Error& e) {
+  py::object exc = py::reinterpret_borrow<py::object>(class_for(e.code))(e.describe());
+  exc.attr("code") = py::str(std::string(core::to_string(e.code)));
+  exc.attr("message") = py::str(e.message);
+  exc.attr("field") = str_or_none(e.field);
+  exc.attr("value") = str_or_none(e.value);
+  return exc;
+}
+
+void bind_errors(py::module_& m) {
+  py::object exception = py::reinterpret_borrow<py::object>(PyExc_Exception);
+  g_base = make_class(m, "Error",
+                      "Base of every budcore error. Attributes: code (str, e.g. 'invalid'), "
+                      "message (str), field (path of the offending input or None), value "
+                      "(the offending value as given, or None).",
+                      py::make_tuple(exception));
+  py::object base = py::reinterpret_borrow<py::object>(g_base);
+  // Class-level defaults so an Error raised from Python code still has the attributes.
+  base.attr("code") = "internal";
+  base.attr("message") = "";
+  base.attr("field") = py::none();
+  base.attr("value") = py::none();
+
+  auto sub = [&](ErrorCode code, const char* name, const char* doc, py::tuple bases) {
+    g_by_code[static_cast<std::size_t>(code)] = make_class(m, name, doc, std::move(bases));
+  };
+  auto builtin = [](PyObject* p) { return py::reinterpret_borrow<py::object>(p); };
+  sub(ErrorCode::Invalid, "ValidationError", "Input fails validation; .field names it.",
+      py::make_tuple(base, builtin(PyExc_ValueError)));
+  sub(ErrorCode::NotFound, "NotFoundError", "A named object does not exist.",
+      py::make_tuple(base, builtin(PyExc_KeyError)));
+  // KeyError's str() quotes its argument; a budcore error reads as a sentence.
+  py::handle(g_by_code[static_cast<std::size_t>(ErrorCode::NotFound)])
+      .attr("__str__") = builtin(PyExc_BaseException).attr("__str__");
+  sub(ErrorCode::Conflict, "ConflictError", "Lost a compare-and-set or an illegal state transition.",
+      py::make_tuple(base));
+  py::object conflict = builtin(g_by_code[static_cast<std::size_t>(ErrorCode::Conflict)]);
+  sub(ErrorCode::AlreadyExists, "AlreadyExistsError", "Create of an object that already exists.",
+      py::make_tuple(conflict));
+  sub(ErrorCode::QuotaExceeded, "QuotaExceededError", "Admission denied by quota.", py::make_tuple(base));
+  sub(ErrorCode::BudgetExceeded, "BudgetExceededError", "Denied by a budget.", py::make_tuple(base));
+  sub(ErrorCode::Overflow, "ArithmeticOverflowError",
+      "An exact result (Quantity, Money) does not fit its representation.",
+      py::make_tuple(base, builtin(PyExc_OverflowError)));
+  sub(ErrorCode::Unsupported, "UnsupportedError", "Valid input that budcore does not handle.",
+      py::make_tuple(base, builtin(PyExc_NotImplementedError)));
+  sub(ErrorCode::Security, "SecurityError", "A sandbox limit was hit.", py::make_tuple(base));
+  sub(ErrorCode::Io, "IoError", "File, database or network failure.",
+      py::make_tuple(base, builtin(PyExc_OSError)));
+  sub(ErrorCode::Internal, "InternalError", "A bug in budcore: an invariant did not hold.",
+      py::make_tuple(base, builtin(PyExc_RuntimeError)));
+
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const PyError& e) {
+      raise(e.error());
+    } catch (const core::BadResultAccess& e) {
+      // Reading the value of a failed Result is a bug, but its error still says what happened.
+      raise(e.error());
+    }
+  });
+}
+
+}  // namespace budcore::bindings

@@ -1,0 +1,41 @@
+// core::Error on its way to Python: binding code throws PyError (or unwraps a Result), and the
+// one translator registered in errors.cpp raises the budcore.Error subclass for its code, with
+// .code, .field, .value and .message set.
+#pragma once
+
+#include <exception>
+#include <string>
+#include <utility>
+
+#include <pybind11/pybind11.h>
+
+#include "budcore/core/error.hpp"
+#include "budcore/core/result.hpp"
+
+namespace budcore::bindings {
+
+class PyError : public std::exception {
+ public:
+  explicit PyError(core::Error e) : error_(std::move(e)), what_(error_.describe()) {}
+  const char* what() const noexcept override { return what_.c_str(); }
+  const core::Error& error() const noexcept { return error_; }
+
+ private:
+  core::Error error_;
+  std::string what_;
+};
+
+// The budcore.Error subclass instance for `e`, not raised (for lists of problems).
+pybind11::object make_exception(const core::Error& e);
+
+template <class T>
+T unwrap(core::Result<T> r) {
+  if (!r.has_value()) throw PyError(std::move(r).error());
+  return std::move(r).value();
+}
+
+inline void unwrap(core::Status s) {
+  if (!s.has_value()) throw PyError(std::move(s).error());
+}
+
+}  // namespace budcore::bindings

@@ -1,0 +1,8 @@
+#include "bindings.hpp"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "budcore: the C++ control-plane core (jobs, quantities, money) for Python";
+  budcore::bindings::bind_errors(m);
+  budcore::bindings::bind_core(m);
+  budcore::bindings::bind_job(m);
+}

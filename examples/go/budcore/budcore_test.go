@@ -1,0 +1,131 @@
+package budcore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func readSpec(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "specs", "jobs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestValidateGoodJob(t *testing.T) {
+	out, err := ValidateJob(readSpec(t, "llm-endpoint.json"))
+	if err != nil {
+		t.Fatalf("valid job rejected: %v", err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	want := map[string]any{
+		"name": "llama-70b-endpoint", "job_type": "service", "priority": "high",
+		"gpu_count": 2.0, "status": "pending", "currency": "USD",
+	}
+	for k, v := range want {
+		if doc[k] != v {
+			t.Errorf("%s = %v, want %v", k, doc[k], v)
+		}
+	}
+	again, err := ValidateJob(out)
+	if err != nil || again != out {
+		t.Errorf("normalizing twice changed the document: %v\n%s\n%s", err, out, again)
+	}
+}
+
+func TestValidateBadJob(t *testing.T) {
+	cases := []struct {
+		doc, field, value string
+	}{
+		{`{"name":"x","job_type":"batch","deployment_type":"docker","gpu_count":-1}`, "gpu_count", "-1"},
+		{`{"name":"x","job_type":"cron","deployment_type":"docker"}`, "job_type", "cron"},
+		{`{"name":"x","job_type":"batch","deployment_type":"docker","gpu_cont":1}`, "gpu_cont", ""},
+		{"{\"name\":\"\xff\"}", "utf8", ""},
+	}
+	for _, c := range cases {
+		_, err := ValidateJob(c.doc)
+		var be *Error
+		if !errors.As(err, &be) {
+			t.Fatalf("%s: want *Error, got %v", c.doc, err)
+		}
+		if !errors.Is(err, ErrInvalid) || errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: errors.Is mismatch for code %v", c.doc, be.Code)
+		}
+		if be.Code != Invalid || be.Field != c.field {
+			t.Errorf("%s: got code %d field %q, want %d %q", c.doc, be.Code, be.Field, Invalid, c.field)
+		}
+		if c.value != "" && be.Value != c.value {
+			t.Errorf("%s: value %q, want %q", c.doc, be.Value, c.value)
+		}
+		if be.Message == "" {
+			t.Errorf("%s: empty message", c.doc)
+		}
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	_, err := ValidateJob(`{"name":"x","job_type":"batch","deployment_type":"docker","gpu_count":-1}`)
+	if got := err.Error(); len(got) < 11 || got[:11] != "gpu_count: " {
+		t.Errorf("Error() = %q", got)
+	}
+	if Invalid.String() != "invalid input" {
+		t.Errorf("Invalid.String() = %q", Invalid.String())
+	}
+}
+
+func TestMalformedAndEmpty(t *testing.T) {
+	for _, doc := range []string{"", "{", "[]", "null"} {
+		if _, err := ValidateJob(doc); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%q: want ErrInvalid, got %v", doc, err)
+		}
+	}
+}
+
+// Errors are thread-local in C; many goroutines failing and succeeding at once must each see
+// their own error.
+func TestConcurrentCalls(t *testing.T) {
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			gpus := i
+			if i%2 == 0 {
+				gpus = -i - 1
+			}
+			doc := fmt.Sprintf(`{"name":"job-%d","job_type":"batch","deployment_type":"docker","gpu_count":%d}`, i, gpus)
+			for n := 0; n < 100; n++ {
+				_, err := ValidateJob(doc)
+				if i%2 == 1 && err != nil {
+					t.Errorf("job-%d: unexpected %v", i, err)
+					return
+				}
+				if i%2 == 0 {
+					var be *Error
+					if !errors.As(err, &be) || be.Value != fmt.Sprint(gpus) {
+						t.Errorf("job-%d: got %v", i, err)
+						return
+					}
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+}
+
+func TestVersion(t *testing.T) {
+	ma, mi, pa := VersionNumbers()
+	if v := Version(); v != fmt.Sprintf("%d.%d.%d", ma, mi, pa) || ma != 0 || mi != 1 {
+		t.Errorf("Version() = %q, numbers %d.%d.%d", v, ma, mi, pa)
+	}
+}

@@ -1,0 +1,3 @@
+module github.com/budcore/budcore/examples/go/budcore
+
+go 1.21

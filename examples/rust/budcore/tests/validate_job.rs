@@ -1,0 +1,122 @@
+use std::path::PathBuf;
+
+use budcore::{validate_job, validate_job_bytes, ErrorCode};
+
+fn spec(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../specs/jobs")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The value of `"key":` in compact JSON output, up to the next ',' or '}'.
+fn json_field<'a>(json: &'a str, key: &str) -> &'a str {
+    let pat = format!("\"{key}\":");
+    let start = json
+        .find(&pat)
+        .unwrap_or_else(|| panic!("{key} missing in {json}"))
+        + pat.len();
+    let rest = &json[start..];
+    &rest[..rest.find([',', '}']).unwrap()]
+}
+
+#[test]
+fn good_job_is_normalized() {
+    let out = validate_job(&spec("llm-endpoint.json")).expect("valid job");
+    assert_eq!(json_field(&out, "name"), "\"llama-70b-endpoint\"");
+    assert_eq!(json_field(&out, "job_type"), "\"service\"");
+    assert_eq!(json_field(&out, "priority"), "\"high\"");
+    assert_eq!(json_field(&out, "gpu_count"), "2");
+    assert_eq!(json_field(&out, "status"), "\"pending\"");
+    // Normalizing twice changes nothing.
+    assert_eq!(validate_job(&out).unwrap(), out);
+}
+
+#[test]
+fn minimal_job_gets_defaults() {
+    let out =
+        validate_job(r#"{"name":"tiny","job_type":"batch","deployment_type":"docker"}"#).unwrap();
+    assert_eq!(json_field(&out, "max_retries"), "3");
+    assert_eq!(json_field(&out, "cpu_cores"), "1");
+    assert_eq!(json_field(&out, "currency"), "\"USD\"");
+}
+
+#[test]
+fn negative_gpu_count_names_the_field() {
+    let err = validate_job(
+        r#"{"name":"x","job_type":"batch","deployment_type":"docker","gpu_count":-1}"#,
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Invalid);
+    assert_eq!(err.field, "gpu_count");
+    assert_eq!(err.value, "-1");
+    assert!(!err.message.is_empty());
+    assert!(err.to_string().starts_with("gpu_count: "), "{err}");
+}
+
+#[test]
+fn unknown_key_and_bad_enum_are_invalid() {
+    let err =
+        validate_job(r#"{"name":"x","job_type":"batch","deployment_type":"docker","gpu_cont":1}"#)
+            .unwrap_err();
+    assert_eq!(
+        (err.code, err.field.as_str()),
+        (ErrorCode::Invalid, "gpu_cont")
+    );
+    let err =
+        validate_job(r#"{"name":"x","job_type":"cron","deployment_type":"docker"}"#).unwrap_err();
+    assert_eq!(
+        (err.code, err.field.as_str()),
+        (ErrorCode::Invalid, "job_type")
+    );
+}
+
+#[test]
+fn malformed_json_is_invalid() {
+    let err = validate_job("{\"name\": ").unwrap_err();
+    assert_eq!(err.code, ErrorCode::Invalid);
+}
+
+#[test]
+fn invalid_utf8_is_rejected() {
+    let err = validate_job_bytes(b"{\"name\":\"\xff\"}").unwrap_err();
+    assert_eq!((err.code, err.field.as_str()), (ErrorCode::Invalid, "utf8"));
+}
+
+#[test]
+fn error_is_cleared_after_it_is_read() {
+    assert!(validate_job("[]").is_err());
+    let last = unsafe { &*budcore::sys::budcore_error_last() };
+    assert_eq!(last.code, budcore::sys::BUDCORE_OK);
+}
+
+#[test]
+fn errors_are_per_thread() {
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let doc = format!(
+                    r#"{{"name":"job-{i}","job_type":"batch","deployment_type":"docker","gpu_count":{}}}"#,
+                    if i % 2 == 0 { -i - 1 } else { i }
+                );
+                for _ in 0..50 {
+                    match validate_job(&doc) {
+                        Ok(out) => assert_eq!(i % 2, 1, "{out}"),
+                        Err(e) => {
+                            assert_eq!(i % 2, 0);
+                            assert_eq!(e.value, (-i - 1).to_string());
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn version_is_reported() {
+    assert_eq!(budcore::version(), budcore::sys::BUDCORE_VERSION_STRING);
+}
