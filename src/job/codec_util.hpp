@@ -1,0 +1,74 @@
+// Private helpers for reading job documents: typed, path-naming field readers over a Map.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "budcore/core/id.hpp"
+#include "budcore/core/money.hpp"
+#include "budcore/core/quantity.hpp"
+#include "budcore/core/result.hpp"
+#include "budcore/core/time.hpp"
+#include "budcore/core/value.hpp"
+
+namespace budcore::job::detail {
+
+// The value as a person wrote it: a string as is, anything else as compact JSON.
+std::string value_text(const core::Value& v);
+
+// A whole amount as an Int, a fractional one as an exact decimal string ("0.5").
+core::Value quantity_value(const core::Quantity& q);
+// Exact decimal text of a quantity's amount, no suffix: "1.5", "-0.001", "8".
+std::string decimal_string(const core::Quantity& q);
+
+// The closest of `candidates` to `key` within a small edit distance, or empty.
+std::string_view suggest(std::string_view key, std::span<const std::string_view> candidates);
+
+// Reads fields of one JSON object. Every reader treats an absent key and null alike (nullopt)
+// and reports a wrong type or a bad value as Invalid with the key as field.
+class Reader {
+ public:
+  explicit Reader(const core::Map& m) : m_(m) {}
+
+  // The first key not in `known`, with a "did you mean" hint.
+  core::Status reject_unknown(std::span<const std::string_view> known) const;
+
+  core::Result<std::optional<std::int64_t>> integer(std::string_view key) const;
+  core::Result<std::optional<bool>> boolean(std::string_view key) const;
+  core::Result<std::optional<std::string>> string(std::string_view key) const;
+  core::Result<std::optional<core::Id>> id(std::string_view key) const;
+  core::Result<std::optional<core::Timestamp>> timestamp(std::string_view key) const;
+  core::Result<std::optional<core::TimeOfDay>> time_of_day(std::string_view key) const;
+  // A JSON number or a quantity string; plain_number_only rejects unit suffixes ("8Gi").
+  core::Result<std::optional<core::Quantity>> quantity(std::string_view key, bool plain_number_only) const;
+  core::Result<std::optional<std::string>> currency(std::string_view key) const;
+  core::Result<std::optional<core::Money>> money(std::string_view key, std::string_view currency) const;
+  core::Result<std::optional<core::Value>> map(std::string_view key) const;
+  core::Result<std::optional<core::List>> list(std::string_view key) const;
+
+  template <class E, class Parse>
+  core::Result<std::optional<E>> enumeration(std::string_view key, Parse parse) const {
+    auto s = string(key);
+    if (!s) return std::move(s).error();
+    if (!*s) return std::optional<E>();
+    auto e = parse(**s);
+    if (!e) return std::move(e.error().at(key));
+    return std::optional<E>(*e);
+  }
+  template <class E, class Parse>
+  core::Result<E> required_enum(std::string_view key, Parse parse) const {
+    auto e = enumeration<E>(key, parse);
+    if (!e) return std::move(e).error();
+    if (!*e) return core::Error::invalid(std::string(key), {}, "required field is missing");
+    return **e;
+  }
+
+ private:
+  const core::Value* get(std::string_view key) const;  // nullptr when absent or null
+  const core::Map& m_;
+};
+
+}  // namespace budcore::job::detail
