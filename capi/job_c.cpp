@@ -1,10 +1,17 @@
+// C ABI over budcore::job::Job: JSON in, normalized JSON out.
+#include "budcore/job/job.hpp"
 #include "capi_internal.hpp"
 
-// Filled in with the job model (budcore::job::Job): validate a job JSON, return it normalized.
 extern "C" int budcore_job_validate(budcore_buf* out, const char* json, size_t json_len) {
-  return budcore::capi::guard([&] {
+  namespace capi = budcore::capi;
+  return capi::guard([&]() -> int {
+    // Checked before parsing so a caller with no place for the result learns it at once.
+    if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
     std::string_view text;
-    if (!budcore::capi::input_text(json, json_len, "json", text)) return budcore_error_last()->code;
-    return budcore::capi::set_error(BUDCORE_EUNSUPPORTED, "job validation is not built yet");
+    if (!capi::input_text(json, json_len, "json", text)) return budcore_error_last()->code;
+    auto job = budcore::job::Job::from_json(text);
+    if (!job) return capi::set_error(job.error());
+    if (auto st = job->validate(); !st) return capi::set_error(st.error());
+    return capi::fill_buf(out, job->to_json());
   });
 }

@@ -1,0 +1,216 @@
+// Drives the built `budcore` binary as a user or an acceptance test would: arguments in,
+// JSON on stdout, an error object on stderr, exit codes 0/2/1 (CONTRACTS.md).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class CliJobTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("budcore_cli_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::create_directories(dir_);
+    ASSERT_TRUE(fs::exists(binary())) << "build the budcore_cli target first: " << binary();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static fs::path binary() { return fs::path(BUDCORE_BINARY_DIR) / "bin" / "budcore"; }
+  static fs::path spec(const std::string& name) {
+    return fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "jobs" / name;
+  }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+
+  // Runs `budcore <args>` (args already shell-quoted), optionally feeding stdin from a file.
+  CliRun run(const std::string& args, const fs::path& stdin_file = {}) {
+    fs::path err_file = dir_ / "stderr.txt";
+    std::string cmd = quote(binary().string()) + " " + args + " 2>" + quote(err_file.string());
+    if (!stdin_file.empty()) cmd += " <" + quote(stdin_file.string());
+    CliRun r;
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    if (pipe == nullptr) return r;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+    int status = ::pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = slurp(err_file);
+    return r;
+  }
+
+  // Parses the single-line error object of CONTRACTS.md from stderr.
+  static json error_of(const CliRun& r) {
+    json j = json::parse(r.err, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << "stderr is not JSON: " << r.err;
+    EXPECT_TRUE(j.contains("error")) << r.err;
+    if (j.is_discarded() || !j.contains("error")) return json::object();
+    const json& e = j["error"];
+    EXPECT_TRUE(e.contains("code") && e.contains("message") && e.contains("path")) << r.err;
+    return e;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CliJobTest, VersionPrintsTheLibraryVersion) {
+  CliRun r = run("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("budcore 0."), std::string::npos) << r.out;
+}
+
+TEST_F(CliJobTest, ValidJsonJobPrintsNormalizedJob) {
+  CliRun r = run("job validate " + quote(spec("llm-endpoint.json").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["name"], "llama-70b-endpoint");
+  EXPECT_EQ(j["job_type"], "service");  // enums written lower-case
+  EXPECT_EQ(j["deployment_type"], "model");
+  EXPECT_EQ(j["priority"], "high");
+  EXPECT_EQ(j["gpu_count"], 2);
+  EXPECT_EQ(j["gpu_type"], "nvidia-a100-80gb");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["status"], "pending");  // defaults filled in
+  EXPECT_EQ(j["max_retries"], 3);
+  EXPECT_EQ(j["spec"]["engine"], "vllm");
+  EXPECT_EQ(r.out.back(), '\n');
+}
+
+TEST_F(CliJobTest, YamlJobIsAccepted) {
+  CliRun r = run("job validate " + quote(spec("finetune-nightly.yaml").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["job_type"], "training");
+  EXPECT_EQ(j["time_window_start"], "22:00");
+  EXPECT_EQ(j["time_window_end"], "06:00");
+  EXPECT_EQ(j["deadline"], "2025-07-01T06:00:00Z");
+  EXPECT_EQ(j["gpu_count"], 4);
+}
+
+TEST_F(CliJobTest, EveryExampleJobSpecValidates) {
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(spec("").parent_path())) {
+    ++seen;
+    CliRun r = run("job validate " + quote(e.path().string()));
+    EXPECT_EQ(r.exit_code, 0) << e.path() << ": " << r.err;
+  }
+  EXPECT_GE(seen, 3);
+}
+
+TEST_F(CliJobTest, StdinDashGivesTheSameOutputAsTheFile) {
+  CliRun from_file = run("job validate " + quote(spec("batch-embeddings.json").string()));
+  CliRun from_stdin = run("job validate -", spec("batch-embeddings.json"));
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  ASSERT_EQ(from_stdin.exit_code, 0) << from_stdin.err;
+  EXPECT_EQ(from_file.out, from_stdin.out);
+  // YAML on stdin too.
+  CliRun yaml = run("job validate -", spec("finetune-nightly.yaml"));
+  EXPECT_EQ(yaml.exit_code, 0) << yaml.err;
+}
+
+TEST_F(CliJobTest, NormalizedOutputIsAFixedPoint) {
+  CliRun first = run("job validate " + quote(spec("finetune-nightly.yaml").string()));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  fs::path normalized = write("normalized.json", first.out);
+  CliRun second = run("job validate " + quote(normalized.string()));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(first.out, second.out);
+}
+
+TEST_F(CliJobTest, InvalidFieldExitsTwoNamingThePath) {
+  fs::path f = write("neg.json",
+                     R"({"name": "neg", "job_type": "batch", "deployment_type": "docker", "gpu_count": -1})");
+  CliRun r = run("job validate " + quote(f.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  json e = error_of(r);
+  EXPECT_EQ(e["code"], "invalid");
+  EXPECT_EQ(e["path"], "gpu_count");
+  EXPECT_FALSE(e["message"].get<std::string>().empty());
+}
+
+TEST_F(CliJobTest, UnknownKeyIsNamed) {
+  fs::path f = write("typo.yaml", "name: typo\njob_type: batch\ndeployment_type: docker\ngpu_cont: 2\n");
+  CliRun r = run("job validate " + quote(f.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["path"], "gpu_cont");
+}
+
+TEST_F(CliJobTest, BadEnumValueIsNamedWithItsValue) {
+  fs::path f = write("type.json", R"({"name": "t", "job_type": "SIDEWAYS", "deployment_type": "docker"})");
+  CliRun r = run("job validate " + quote(f.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  json e = error_of(r);
+  EXPECT_EQ(e["path"], "job_type");
+  EXPECT_EQ(e["value"], "SIDEWAYS");
+}
+
+TEST_F(CliJobTest, MalformedDocumentExitsTwo) {
+  fs::path f = write("broken.json", R"({"name": "x", "job_type": )");
+  CliRun r = run("job validate " + quote(f.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["code"], "invalid");
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(CliJobTest, NotAMappingExitsTwo) {
+  fs::path f = write("list.json", "[1, 2, 3]");
+  CliRun r = run("job validate " + quote(f.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["code"], "invalid");
+}
+
+// A FILE that cannot be read is bad input from the caller (exit 2), not an internal failure;
+// the error's path names the file.
+TEST_F(CliJobTest, MissingFileExitsTwoNamingTheFile) {
+  fs::path missing = dir_ / "does-not-exist.json";
+  CliRun r = run("job validate " + quote(missing.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  json e = error_of(r);
+  EXPECT_EQ(e["code"], "io");
+  EXPECT_NE(e["path"].get<std::string>().find("does-not-exist.json"), std::string::npos) << r.err;
+}
+
+TEST_F(CliJobTest, MissingArgumentIsAUsageErrorExitTwo) {
+  EXPECT_EQ(run("job validate").exit_code, 2);
+  EXPECT_EQ(run("job").exit_code, 2);
+  EXPECT_EQ(run("job frobnicate x").exit_code, 2);
+}
+
+}  // namespace
