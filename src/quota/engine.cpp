@@ -88,6 +88,32 @@ void Impl::requeue_tree(int node) {
   visit(root);
 }
 
+// Charges an assignment's quota to the workload's queue and marks it admitted.
+void Impl::admit(int w, const Assignment& a) {
+  Wl& wl = wls[w];
+  int cq = wl.cq;
+  wl.state = WorkloadState::Admitted;
+  wl.adm_cq = cq;
+  wl.usage = a.usage;
+  wl.adm_counts = a.counts;
+  wl.adm_ps_flavor.clear();
+  wl.borrowing = false;
+  for (const auto& ps : a.pod_sets) {
+    std::map<int, int> m;
+    for (const auto& [r, ra] : ps.flavors) m[r] = ra.flavor;
+    wl.adm_ps_flavor.push_back(std::move(m));
+  }
+  add_wl_usage(w);
+  for (const auto& [fr, v] : wl.usage)
+    if (nodes[cqs[cq].node].usage[fr] > nodes[cqs[cq].node].nominal[fr]) wl.borrowing = true;
+  wl.borrowing = wl.borrowing || a.borrowing > 0;
+  wl.reservation_seq = ++reservation_clock;
+  wl.admitted_by_engine = true;
+  wl.reason.clear();
+  cqs[cq].workloads.insert(w);
+  if (cqs[cq].sticky == w) cqs[cq].sticky = -1;
+}
+
 CycleReport Impl::run_cycle() {
   CycleReport report;
   ++cycle;
@@ -231,26 +257,7 @@ CycleReport Impl::run_cycle() {
     } else {
       // Fit: reserve quota.
       e.outcome = Entry::Outcome::Admitted;
-      wl.state = WorkloadState::Admitted;
-      wl.adm_cq = cq;
-      wl.usage = e.assignment.usage;
-      wl.adm_counts = e.assignment.counts;
-      wl.adm_ps_flavor.clear();
-      wl.borrowing = false;
-      for (const auto& ps : e.assignment.pod_sets) {
-        std::map<int, int> m;
-        for (const auto& [r, ra] : ps.flavors) m[r] = ra.flavor;
-        wl.adm_ps_flavor.push_back(std::move(m));
-      }
-      add_wl_usage(e.wl);
-      for (const auto& [fr, v] : wl.usage)
-        if (nodes[cqs[cq].node].usage[fr] > nodes[cqs[cq].node].nominal[fr]) wl.borrowing = true;
-      wl.borrowing = wl.borrowing || e.assignment.borrowing > 0;
-      wl.reservation_seq = ++reservation_clock;
-      wl.admitted_by_engine = true;
-      wl.reason.clear();
-      cqs[cq].workloads.insert(e.wl);
-      if (cqs[cq].sticky == e.wl) cqs[cq].sticky = -1;
+      admit(e.wl, e.assignment);
       report.admitted.push_back(wl.key);
       report.changed = true;
     }
@@ -378,7 +385,12 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
 }
 
 core::Status AdmissionEngine::add_workload(const Workload& w) {
-  Impl& m = *impl_;
+  std::lock_guard lock(impl_->mu);
+  return impl_->add_workload(w, true);
+}
+
+core::Status Impl::add_workload(const Workload& w, bool enqueue) {
+  Impl& m = *this;
   Wl wl;
   wl.spec = w;
   wl.key = w.key();
@@ -459,6 +471,8 @@ core::Status AdmissionEngine::add_workload(const Workload& w) {
     m.cqs[stored.adm_cq].workloads.insert(id);
     const Node& n = m.nodes[m.cqs[stored.adm_cq].node];
     for (const auto& [fr, v] : stored.usage) stored.borrowing = stored.borrowing || n.usage[fr] > n.nominal[fr];
+  } else if (!enqueue) {
+    stored.reason = stored.queue_error;
   } else if (stored.cq >= 0 && stored.queue_error.empty()) {
     m.push_heap(id);
     stored.reason = "waiting in ClusterQueue " + m.cqs[stored.cq].spec.name + " for its turn";
@@ -469,6 +483,7 @@ core::Status AdmissionEngine::add_workload(const Workload& w) {
 }
 
 core::Status AdmissionEngine::finish(std::string_view key) {
+  std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
   auto it = m.wl_id.find(std::string(key));
   if (it == m.wl_id.end()) return Error::make(core::ErrorCode::NotFound, "unknown workload " + std::string(key), "key");
@@ -495,9 +510,47 @@ core::Status AdmissionEngine::finish(std::string_view key) {
   return {};
 }
 
-CycleReport AdmissionEngine::run_cycle() { return impl_->run_cycle(); }
+CycleReport AdmissionEngine::run_cycle() {
+  std::lock_guard lock(impl_->mu);
+  return impl_->run_cycle();
+}
+
+core::Result<Admission> AdmissionEngine::try_reserve(const Workload& workload) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  if (workload.admitted) return Error::invalid("admitted", workload.admitted->cluster_queue, "try_reserve takes a workload that holds no quota");
+  BUDCORE_TRY(m.add_workload(workload, false));
+  int w = static_cast<int>(m.wls.size()) - 1;
+  auto forget = [&] {
+    m.wl_id.erase(m.wls[w].key);
+    m.wls.pop_back();
+  };
+  if (m.wls[w].cq < 0 || !m.wls[w].queue_error.empty()) {
+    std::string why = m.wls[w].queue_error;
+    forget();
+    return Error::make(core::ErrorCode::NotFound, why, "queue");
+  }
+  std::vector<std::int32_t> counts;
+  for (const auto& ps : workload.pod_sets) counts.push_back(ps.count);
+  Assignment a = m.assign(w, counts, nullptr);
+  if (a.mode != AMode::Fit) {
+    std::string why;
+    for (const auto& r : a.reasons) why += (why.empty() ? "" : "; ") + r;
+    forget();
+    return Error::make(core::ErrorCode::QuotaExceeded, why.empty() ? "does not fit" : why, "pod_sets");
+  }
+  m.admit(w, a);
+  Admission out;
+  out.cluster_queue = m.cqs[m.wls[w].cq].spec.name;
+  for (std::size_t p = 0; p < workload.pod_sets.size(); ++p) {
+    for (const auto& [r, f] : m.wls[w].adm_ps_flavor[p]) out.flavors[workload.pod_sets[p].name][m.resource_names[r]] = m.flavors[f].name;
+    out.count[workload.pod_sets[p].name] = m.wls[w].adm_counts[p];
+  }
+  return out;
+}
 
 int AdmissionEngine::run_until_quiescent(int max_cycles) {
+  std::lock_guard lock(impl_->mu);
   int n = 0;
   while (n < max_cycles) {
     ++n;
@@ -532,12 +585,14 @@ WorkloadStatus status_of(const Impl& m, const Wl& wl) {
 }  // namespace
 
 std::optional<WorkloadStatus> AdmissionEngine::status(std::string_view key) const {
+  std::lock_guard lock(impl_->mu);
   auto it = impl_->wl_id.find(std::string(key));
   if (it == impl_->wl_id.end()) return std::nullopt;
   return status_of(*impl_, impl_->wls[it->second]);
 }
 
 std::vector<WorkloadStatus> AdmissionEngine::statuses() const {
+  std::lock_guard lock(impl_->mu);
   std::vector<WorkloadStatus> out;
   out.reserve(impl_->wls.size());
   for (const auto& wl : impl_->wls) out.push_back(status_of(*impl_, wl));
@@ -574,8 +629,14 @@ UsageView usage_of(const Impl& m, bool cq_nodes) {
 }
 }  // namespace
 
-UsageView AdmissionEngine::cluster_queue_usage() const { return usage_of(*impl_, true); }
-UsageView AdmissionEngine::cohort_usage() const { return usage_of(*impl_, false); }
+UsageView AdmissionEngine::cluster_queue_usage() const {
+  std::lock_guard lock(impl_->mu);
+  return usage_of(*impl_, true);
+}
+UsageView AdmissionEngine::cohort_usage() const {
+  std::lock_guard lock(impl_->mu);
+  return usage_of(*impl_, false);
+}
 
 core::QuantityFormat AdmissionEngine::format_of(std::string_view resource) const {
   auto it = impl_->resource_id.find(std::string(resource));

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -111,6 +112,7 @@ struct Entry {
 };
 
 struct AdmissionEngine::Impl {
+  mutable std::mutex mu;  // every public call holds it: reservations are atomic
   EngineOptions options;
   std::vector<ResourceFlavor> flavors;
   std::unordered_map<std::string, int> flavor_id, resource_id;
@@ -167,6 +169,8 @@ struct AdmissionEngine::Impl {
   void make_inadmissible(int w);
   void requeue_tree(int node);
   CycleReport run_cycle();
+  void admit(int w, const Assignment& a);
+  core::Status add_workload(const Workload& w, bool enqueue);
 };
 
 }  // namespace budcore::quota

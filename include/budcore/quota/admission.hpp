@@ -54,6 +54,8 @@ struct UsageCell {
 };
 using UsageView = std::map<std::string, std::map<std::string, std::map<std::string, UsageCell>>>;
 
+// Thread-safety: every member function may be called from any thread; calls are serialized by
+// one internal lock.
 class BUDCORE_API AdmissionEngine {
  public:
   // Validates the configuration (see validate()).
@@ -69,6 +71,14 @@ class BUDCORE_API AdmissionEngine {
   // The workload finished or was deleted: releases its quota and requeues what waits in its
   // cohort tree. NotFound for an unknown key.
   core::Status finish(std::string_view key);
+
+  // Reserves quota for `workload` at once when it fits now without preemption (flavor assignment
+  // as in a cycle, borrowing allowed). Atomic with respect to every other call on this engine:
+  // concurrent submitters can never over-commit a queue or cohort. On success the workload is
+  // Admitted and its Admission returned. Otherwise the workload is not kept: QuotaExceeded with
+  // the reason ("insufficient unused quota for cpu in flavor default, 2 more needed"), NotFound
+  // for an unknown local queue, Invalid for a malformed workload or duplicate key.
+  core::Result<Admission> try_reserve(const Workload& workload);
 
   CycleReport run_cycle();
   // Runs cycles until one changes nothing (or max_cycles); returns how many ran.
