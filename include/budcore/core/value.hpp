@@ -27,6 +27,8 @@ using List = std::vector<Value>;
 
 // Insertion-ordered string -> Value map. Lookups are linear for small maps and hashed once a
 // map grows past kIndexThreshold entries. Inserting an existing key replaces its value in place.
+// The index is maintained eagerly by set/erase, so const lookups never write and concurrent
+// readers of a shared (const) Value are safe; writers need exclusive access as usual.
 class BUDCORE_API Map {
  public:
   using Entry = std::pair<std::string, Value>;
@@ -35,8 +37,9 @@ class BUDCORE_API Map {
   Map() = default;
   Map(std::initializer_list<Entry> entries);
 
-  std::size_t size() const noexcept { return entries_.size(); }
-  bool empty() const noexcept { return entries_.empty(); }
+  // size/empty/begin/end are defined below Value: they need Value complete (clang insists).
+  std::size_t size() const noexcept;
+  bool empty() const noexcept;
   const Value* find(std::string_view key) const noexcept;
   Value* find(std::string_view key) noexcept;
   bool contains(std::string_view key) const noexcept { return find(key) != nullptr; }
@@ -46,8 +49,8 @@ class BUDCORE_API Map {
   Value& operator[](std::string_view key);
   bool erase(std::string_view key);
 
-  auto begin() const noexcept { return entries_.begin(); }
-  auto end() const noexcept { return entries_.end(); }
+  std::vector<Entry>::const_iterator begin() const noexcept;
+  std::vector<Entry>::const_iterator end() const noexcept;
   const std::vector<Entry>& entries() const noexcept { return entries_; }
 
   friend BUDCORE_API bool operator==(const Map& a, const Map& b);
@@ -114,6 +117,7 @@ class BUDCORE_API Value {
   std::size_t size() const noexcept;  // list/map/string length, 0 otherwise
 
   // Structural equality; Int and Float are different kinds (1 != 1.0) so round trips stay exact.
+  // Maps compare by content regardless of key order; NaN equals NaN (equality is reflexive).
   friend BUDCORE_API bool operator==(const Value& a, const Value& b);
 
  private:
@@ -123,5 +127,10 @@ class BUDCORE_API Value {
 };
 
 BUDCORE_API std::string_view to_string(Value::Kind kind) noexcept;
+
+inline std::size_t Map::size() const noexcept { return entries_.size(); }
+inline bool Map::empty() const noexcept { return entries_.empty(); }
+inline std::vector<Map::Entry>::const_iterator Map::begin() const noexcept { return entries_.begin(); }
+inline std::vector<Map::Entry>::const_iterator Map::end() const noexcept { return entries_.end(); }
 
 }  // namespace budcore::core

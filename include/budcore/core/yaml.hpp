@@ -1,6 +1,10 @@
 // YAML <-> Value with the YAML 1.2 core schema: plain scalars resolve to null (null, Null, ~,
 // empty), bool (true/false in any of its three cases), int (decimal, 0x, 0o), float (incl.
-// .inf/.nan) or else string; quoted scalars are always strings. Mapping order is kept.
+// .inf/.nan) or else string; quoted and "!!str" scalars are always strings. Mapping order is
+// kept; keys must be scalars and stay as written; duplicate keys: the last value wins. Anchors
+// and aliases work (an alias shares its anchor's Value); documents whose aliases expand to more
+// than a million values, or nested deeper than 500 levels, are rejected. Integers outside
+// int64 are errors (quote them to keep them as strings).
 #pragma once
 
 #include <string>
@@ -12,12 +16,13 @@
 
 namespace budcore::core {
 
-// One document; an empty input is null. Errors name line and column.
+// One document; an empty input is null; a stream with several documents is an error.
+// Errors: ErrorCode::Invalid, "invalid YAML at line L, column C: ...", field = node path.
 BUDCORE_API Result<Value> parse_yaml(std::string_view text);
-// Every document of a multi-document stream ("---" separated), empty documents skipped.
+// Every document of a multi-document stream ("---" separated), empty (null) documents skipped.
 BUDCORE_API Result<std::vector<Value>> parse_yaml_all(std::string_view text);
 // Block-style YAML that parse_yaml reads back to an equal Value (strings that would resolve
-// to another type are quoted).
+// to another type, also under YAML 1.1 readers, are double-quoted; multi-line text uses "|").
 BUDCORE_API std::string to_yaml(const Value& value);
 
 // Reads a file as JSON when it starts with '{' or '[' (after whitespace), YAML otherwise.
