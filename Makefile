@@ -5,6 +5,8 @@ SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
+# Lets the Python build (another build dir, same flags) reuse the dev build's objects.
+export CCACHE_NOHASHDIR := 1
 
 DEV := build/dev
 PREFIX := $(CURDIR)/$(DEV)/prefix
@@ -41,9 +43,13 @@ consumers: install-dev
 	$(MAKE) -s -C examples/pkgconfig_consumer BUILD=$(CURDIR)/$(DEV)/pkgconfig_consumer $(CONSUMER_ENV)
 	$(CONSUMER_ENV) $(DEV)/pkgconfig_consumer/pkgconfig_consumer
 
-python-tests:
-	python3 -m pip install --no-build-isolation -q .
-	cd tests/python && python3 -m pytest -q
+# `pip install .` of the package (debug flags, like the dev build, so ccache serves its objects),
+# into a private target dir so the test run leaves site-packages alone.
+python-tests: build-dev
+	python3 -m pip install --no-build-isolation -q --upgrade --target $(DEV)/pylib \
+	  -C cmake.build-type=Debug -C build-dir=$(DEV)/python .
+	cd tests/python && PYTHONPATH=$(CURDIR)/$(DEV)/pylib BUDCORE_CLI=$(CURDIR)/$(DEV)/bin/budcore \
+	  python3 -m pytest -q
 
 rust-tests: install-dev
 	cd examples/rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo cargo test -q
