@@ -44,18 +44,6 @@ AMode to_amode(PMode m) {
   }
 }
 
-bool satisfies_policy(const Wl& preemptor, const Wl& cand, PreemptionPolicy policy) {
-  bool lower = preemptor.spec.priority > cand.spec.priority;
-  switch (policy) {
-    case PreemptionPolicy::LowerPriority: return lower;
-    case PreemptionPolicy::LowerOrNewerEqualPriority:
-      return lower || (preemptor.spec.priority == cand.spec.priority && preemptor.spec.creation_seq < cand.spec.creation_seq);
-    case PreemptionPolicy::Any: return true;
-    case PreemptionPolicy::Never: return false;
-  }
-  return false;
-}
-
 void add_to(std::vector<std::pair<int, Amount>>& usage, int fr, Amount v) {
   auto it = std::lower_bound(usage.begin(), usage.end(), fr, [](const auto& p, int k) { return p.first < k; });
   if (it != usage.end() && it->first == fr)
@@ -92,6 +80,49 @@ bool flavor_matches(const ResourceFlavor& f, const PodSet& ps, std::string& why)
 }
 
 }  // namespace
+
+bool satisfies_policy(const Wl& preemptor, const Wl& cand, PreemptionPolicy policy) {
+  bool lower = preemptor.spec.priority > cand.spec.priority;
+  switch (policy) {
+    case PreemptionPolicy::LowerPriority: return lower;
+    case PreemptionPolicy::LowerOrNewerEqualPriority:
+      return lower || (preemptor.spec.priority == cand.spec.priority && preemptor.spec.creation_seq < cand.spec.creation_seq);
+    case PreemptionPolicy::Any: return true;
+    case PreemptionPolicy::Never: return false;
+  }
+  return false;
+}
+
+bool Impl::uses_any(int w, const std::vector<int>& frs) const {
+  for (const auto& [fr, v] : wls[w].usage)
+    if (v > 0 && std::find(frs.begin(), frs.end(), fr) != frs.end()) return true;
+  return false;
+}
+
+// CandidatesOrdering: other queues' workloads first, lower priority, most recently reserved.
+bool Impl::candidate_less(int x, int y, int preemptor_cq) const {
+  const Wl& a = wls[x];
+  const Wl& b = wls[y];
+  bool a_own = a.adm_cq == preemptor_cq, b_own = b.adm_cq == preemptor_cq;
+  if (a_own != b_own) return !a_own;
+  if (a.spec.priority != b.spec.priority) return a.spec.priority < b.spec.priority;
+  if (a.reservation_seq != b.reservation_seq) return a.reservation_seq > b.reservation_seq;
+  return a.key < b.key;
+}
+
+// fillBackWorkloads: from the second-to-last target down, give back each victim whose return
+// still lets the preemptor fit. Victims' usage is removed on entry and on return.
+void Impl::fill_back(std::vector<int>& targets, const std::function<bool()>& fits_now) {
+  for (int i = static_cast<int>(targets.size()) - 2; i >= 0; --i) {
+    add_wl_usage(targets[i]);
+    if (fits_now()) {
+      targets[i] = targets.back();
+      targets.pop_back();
+    } else {
+      remove_wl_usage(targets[i]);
+    }
+  }
+}
 
 std::string Impl::describe(Amount milli, int res) const {
   core::int128 nano = static_cast<core::int128>(milli) * 1'000'000;
@@ -260,6 +291,7 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
 // back. Returns victim workload indices (empty: no way to make room).
 std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
                                    const std::vector<std::pair<int, Amount>>& requests) {
+  if (options.fair_sharing) return fair_targets(w, frs_need, requests);
   const Wl& pre = wls[w];
   const int cqi = pre.cq;
   const CqState& cq = cqs[cqi];

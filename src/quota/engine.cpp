@@ -186,7 +186,7 @@ CycleReport Impl::run_cycle() {
         if (ra.mode != PMode::Fit && ra.mode != PMode::NoFit) frs.push_back(fr_of(ra.flavor, r));
     return frs;
   };
-  for (auto& e : entries) {
+  auto process = [&](Entry& e) {
     Wl& wl = wls[e.wl];
     int cq = wl.cq;
     std::string reasons;
@@ -260,6 +260,18 @@ CycleReport Impl::run_cycle() {
       admit(e.wl, e.assignment);
       report.admitted.push_back(wl.key);
       report.changed = true;
+    }
+  };
+  if (!options.fair_sharing) {
+    for (auto& e : entries) process(e);
+  } else {
+    // Fair sharing: a DRS tournament per cohort tree picks each next entry, after the previous
+    // entries' usage is in the snapshot (fair_sharing_iterator.go).
+    std::vector<char> done(entries.size(), 0);
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      std::size_t i = fair_next(entries, done);
+      done[i] = 1;
+      process(entries[i]);
     }
   }
   for (auto it = temp_usage.rbegin(); it != temp_usage.rend(); ++it) remove_usage_list(it->first, it->second);
@@ -600,15 +612,40 @@ std::vector<WorkloadStatus> AdmissionEngine::statuses() const {
 }
 
 namespace {
+// Siblings' borrowing under n's parent, shared among the lenders pro rata to idle lendable quota.
+Amount lent_by(const Impl& m, int n, int fr) {
+  const Node& node = m.nodes[n];
+  if (node.parent < 0) return 0;
+  auto idle_lendable = [&](int c) {
+    const Node& x = m.nodes[c];
+    Amount lendable = sat_sub(x.subtree[fr], m.local_quota(c, fr));
+    Amount above_guarantee = std::max<Amount>(0, sat_sub(x.usage[fr], m.local_quota(c, fr)));
+    return std::max<Amount>(0, sat_sub(lendable, above_guarantee));
+  };
+  const Node& parent = m.nodes[node.parent];
+  Amount borrowed = 0, supply = 0;
+  auto visit = [&](int c) {
+    borrowed = sat_add(borrowed, std::max<Amount>(0, sat_sub(m.nodes[c].usage[fr], m.nodes[c].subtree[fr])));
+    supply = sat_add(supply, idle_lendable(c));
+  };
+  for (int c : parent.child_cqs) visit(c);
+  for (int c : parent.child_cohorts) visit(c);
+  Amount mine = idle_lendable(n);
+  if (borrowed <= 0 || supply <= 0 || mine <= 0) return 0;
+  auto share = static_cast<Amount>(static_cast<core::int128>(std::min(borrowed, supply)) * mine / supply);
+  return std::min(share, mine);
+}
+
 UsageView usage_of(const Impl& m, bool cq_nodes) {
   UsageView view;
-  for (const auto& n : m.nodes) {
+  for (int ni = 0; ni < static_cast<int>(m.nodes.size()); ++ni) {
+    const Node& n = m.nodes[ni];
     if (n.is_cq != cq_nodes) continue;
     auto& per_flavor = view[n.name];
     for (int fl = 0; fl < static_cast<int>(m.flavors.size()); ++fl)
       for (int r = 0; r < m.nres; ++r) {
         int fr = m.fr_of(fl, r);
-        bool configured = n.nominal[fr] != 0 || n.usage[fr] != 0 || n.borrowing_limit[fr] != kNoLimit;
+        bool configured = n.nominal[fr] != 0 || n.usage[fr] != 0 || n.borrowing_limit[fr] != kNoLimit || n.subtree[fr] != 0;
         if (!configured && cq_nodes) {
           // listed in the queue's groups with nominal 0?
           const auto& q = m.cqs[m.cq_id.at(n.name)];
@@ -622,6 +659,8 @@ UsageView usage_of(const Impl& m, bool cq_nodes) {
         c.nominal = n.nominal[fr];
         c.used = n.usage[fr];
         c.borrowed = std::max<Amount>(0, n.usage[fr] - (cq_nodes ? n.nominal[fr] : n.subtree[fr]));
+        c.lent = lent_by(m, ni, fr);
+        c.available = std::max<Amount>(0, m.available(ni, fr));
         per_flavor[m.flavors[fl].name][m.resource_names[r]] = c;
       }
   }
@@ -633,6 +672,23 @@ UsageView AdmissionEngine::cluster_queue_usage() const {
   std::lock_guard lock(impl_->mu);
   return usage_of(*impl_, true);
 }
+UsageView AdmissionEngine::local_queue_usage() const {
+  std::lock_guard lock(impl_->mu);
+  const Impl& m = *impl_;
+  UsageView view;
+  for (const auto& lq : m.lq_to_cq) view[lq.first];
+  for (const auto& wl : m.wls) {
+    if (wl.state == WorkloadState::Pending) continue;
+    auto& per_flavor = view[wl.spec.namespace_ + "/" + wl.spec.queue];
+    for (const auto& [fr, v] : wl.usage) {
+      auto& c = per_flavor[m.flavors[fr / m.nres].name][m.resource_names[fr % m.nres]];
+      c.used = sat_add(c.used, v);
+      if (wl.borrowing) c.borrowed = sat_add(c.borrowed, v);
+    }
+  }
+  return view;
+}
+
 UsageView AdmissionEngine::cohort_usage() const {
   std::lock_guard lock(impl_->mu);
   return usage_of(*impl_, false);

@@ -42,6 +42,21 @@ struct Node {
   double weight = 1.0;
 };
 
+// Kueue's DRS (pkg/cache/scheduler/fair_sharing.go): the largest share, over resources, of what
+// a node borrows relative to what its parent could lend; divided by the fair weight.
+struct Drs {
+  double weight = 1.0;
+  double ratio = 0.0;  // unweighted, per mille
+  bool borrowing = false;
+  std::vector<int> borrowed_frs;
+  static Drs negative() {
+    Drs d;
+    d.ratio = -1;
+    return d;
+  }
+};
+int compare_drs(const Drs& a, const Drs& b);  // -1, 0, 1 (CompareDRS)
+
 // The mode of one resource in one flavor (flavorassigner's preemptionMode), worst to best.
 enum class PMode { NoFit = 0, NoCandidates, Preempt, Reclaim, Fit };
 // A whole assignment's mode (FlavorAssignmentMode).
@@ -88,6 +103,9 @@ struct Wl {
   bool in_heap = false, inadmissible = false;
   std::string reason;
 };
+
+// SatisfiesPreemptionPolicy (preemption/common).
+bool satisfies_policy(const Wl& preemptor, const Wl& cand, PreemptionPolicy policy);
 
 struct CqState {
   ClusterQueue spec;
@@ -162,6 +180,14 @@ struct AdmissionEngine::Impl {
   std::vector<int> get_targets(int w, const std::vector<int>& frs_need, const std::vector<std::pair<int, Amount>>& requests);
   std::pair<Assignment, std::vector<int>> initial_assignment(int w);
   std::string describe(Amount milli, int res) const;
+  bool candidate_less(int a, int b, int preemptor_cq) const;  // CandidatesOrdering
+  bool uses_any(int w, const std::vector<int>& frs) const;
+  void fill_back(std::vector<int>& targets, const std::function<bool()>& fits_now);
+
+  // --- fair sharing (fair_sharing.cpp)
+  Drs drs(int node) const;
+  std::vector<int> fair_targets(int w, const std::vector<int>& frs_need, const std::vector<std::pair<int, Amount>>& requests);
+  std::size_t fair_next(const std::vector<Entry>& entries, const std::vector<char>& done);
 
   // --- queues and cycles (engine.cpp)
   bool heap_less(int a, int b) const;

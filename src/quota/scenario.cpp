@@ -282,6 +282,17 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
     if (f->is_boolean()) s.fair_sharing = f->get<bool>();
     else if (f->is_object()) s.fair_sharing = f->value("enable", true);
     else return Error::invalid("fair_sharing", f->dump(), "expected true or false");
+    if (const Json* ps = f->is_object() ? member(*f, "preemption_strategies") : nullptr) {
+      if (!ps->is_array()) return Error::invalid("fair_sharing.preemption_strategies", ps->dump(), "expected a list");
+      for (std::size_t i = 0; i < ps->size(); ++i) {
+        const Json& v = (*ps)[i];
+        std::string name = v.is_string() ? v.get<std::string>() : v.dump();
+        if (name == "LessThanOrEqualToFinalShare") s.fair_sharing_strategies.push_back(FairSharingStrategy::LessThanOrEqualToFinalShare);
+        else if (name == "LessThanInitialShare") s.fair_sharing_strategies.push_back(FairSharingStrategy::LessThanInitialShare);
+        else return Error::invalid(at(std::string("fair_sharing.preemption_strategies"), i), name,
+                                   "expected LessThanOrEqualToFinalShare or LessThanInitialShare");
+      }
+    }
   }
   core::Status st;
   if (const Json* l = list_of(root, "resource_flavors", "", st); l && st) {
@@ -355,7 +366,7 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
 }
 
 core::Result<SimulationResult> simulate(const Scenario& scenario) {
-  auto engine = AdmissionEngine::create(scenario.config, EngineOptions{scenario.fair_sharing});
+  auto engine = AdmissionEngine::create(scenario.config, EngineOptions{scenario.fair_sharing, scenario.fair_sharing_strategies});
   if (!engine) return std::move(engine).error();
   // Output names: plain names unless a name occurs in more than one namespace.
   std::map<std::string, std::set<std::string>> namespaces;

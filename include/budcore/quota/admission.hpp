@@ -18,9 +18,15 @@
 
 namespace budcore::quota {
 
+// Kueue's fairSharing.preemptionStrategies (S2-a, S2-b).
+enum class FairSharingStrategy { LessThanOrEqualToFinalShare, LessThanInitialShare };
+
 struct EngineOptions {
-  // Kueue's fairSharing config. Not implemented yet: admission order and preemption stay classical.
+  // Kueue's fairSharing config: entries of a cohort tree are admitted in the order of a DRS
+  // tournament and preemption across queues follows the fair-sharing strategies.
   bool fair_sharing = false;
+  // Empty: Kueue's default [LessThanOrEqualToFinalShare, LessThanInitialShare].
+  std::vector<FairSharingStrategy> fair_sharing_strategies;
 };
 
 enum class WorkloadState {
@@ -48,9 +54,13 @@ struct CycleReport {
 
 // Quota per (cluster queue or cohort, flavor, resource), milli-units.
 struct UsageCell {
-  std::int64_t nominal = 0;
-  std::int64_t used = 0;
-  std::int64_t borrowed = 0;  // used above nominal
+  std::int64_t nominal = 0;    // own quota (a cohort: its own, not its members')
+  std::int64_t used = 0;       // a cohort: what its members use beyond what they keep
+  std::int64_t borrowed = 0;   // used above nominal (a cohort: above its subtree quota)
+  // Unused lendable quota of this node that its siblings borrow, attributed to the lenders of
+  // one parent in proportion to what each leaves idle.
+  std::int64_t lent = 0;
+  std::int64_t available = 0;  // what one more workload could get now, borrowing included
 };
 using UsageView = std::map<std::string, std::map<std::string, std::map<std::string, UsageCell>>>;
 
@@ -88,6 +98,10 @@ class BUDCORE_API AdmissionEngine {
   std::vector<WorkloadStatus> statuses() const;  // in the order workloads were added
   UsageView cluster_queue_usage() const;
   UsageView cohort_usage() const;
+  // Per LocalQueue ("namespace/name"): what its admitted workloads use (used, borrowed = the
+  // part of it admitted while the queue's ClusterQueue was above nominal); nominal, lent and
+  // available stay 0.
+  UsageView local_queue_usage() const;
   // A resource's quantity format as the configuration wrote it (for printing).
   core::QuantityFormat format_of(std::string_view resource) const;
 

@@ -22,6 +22,8 @@ struct Scenario {
   std::vector<Workload> workloads;
   std::optional<int> cycles = 1;  // nullopt: "until_quiescent"
   bool fair_sharing = false;
+  // "fair_sharing": {"enable": true, "preemption_strategies": [...]}; empty: Kueue's default.
+  std::vector<FairSharingStrategy> fair_sharing_strategies;
 };
 
 struct AdmittedOutcome {

@@ -360,6 +360,7 @@ def emit(prefix, cases, flavors, base_cqs, base_lqs):
         scenario = {"source": "kubernetes-sigs/kueue " + prefix + ": " + c["title"], "cycles": c["cycles"],
                     "resource_flavors": flavors, "cohorts": c["cohorts"], "cluster_queues": base_cqs + c["cqs"],
                     "local_queues": base_lqs + c["lqs"], "workloads": wls}
+        if c.get("fair_sharing"): scenario["fair_sharing"] = c["fair_sharing"]
         doc = {"scenario": scenario, "expected": {"admitted": exp_adm, "preempted": [out_key(k) for k in c["preempted"]],
                                                   "pending": [out_key(k) for k in c["pending"]]}}
         slug = re.sub(r"[^a-z0-9]+", "_", c["title"].lower()).strip("_")[:70]

@@ -1,0 +1,42 @@
+// budcore::quota job mapping — a budcore Job becomes a Kueue Workload in the right LocalQueue:
+// one ClusterQueue per job type (the source design's job-type ClusterQueues, section 4.4) and
+// one LocalQueue per tenant and ClusterQueue, in the tenant's namespace.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "budcore/core/result.hpp"
+#include "budcore/export.h"
+#include "budcore/job/job.hpp"
+#include "budcore/quota/config.hpp"
+#include "budcore/quota/workload.hpp"
+
+namespace budcore::quota {
+
+struct JobQueueLayout {
+  // Service jobs are model endpoints; use-case jobs (source Usecase) go to their own queue
+  // whatever their type.
+  std::map<job::JobType, std::string> cluster_queue_by_type = {
+      {job::JobType::Service, "model-endpoints"}, {job::JobType::Batch, "batch-jobs"}, {job::JobType::Training, "training-jobs"}};
+  std::string usecase_cluster_queue = "usecase-deployments";
+  std::string tenant_namespace_prefix = "tenant-";  // + tenant id
+  // gpu_type -> resource name, as Job::resources(table) takes it.
+  std::map<std::string, std::string, std::less<>> gpu_resource_names;
+};
+
+// The ClusterQueue a job is admitted by.
+BUDCORE_API std::string cluster_queue_for(const job::Job& job, const JobQueueLayout& layout = {});
+// The tenant's LocalQueue for the job: {namespace_ = prefix + tenant id, name = cluster queue,
+// cluster_queue}.
+BUDCORE_API LocalQueue local_queue_for(const job::Job& job, const JobQueueLayout& layout = {});
+// The Workload: named after the job, in the tenant LocalQueue, priority kueue_priority_value(),
+// one pod set "main" of one pod with Job::resources(). Invalid when the job's resources are.
+BUDCORE_API core::Result<Workload> workload_for(const job::Job& job, std::int64_t creation_seq = 0,
+                                                const JobQueueLayout& layout = {});
+// Adds the tenant's LocalQueue for every job-type ClusterQueue of `config` (idempotent).
+BUDCORE_API void add_tenant_local_queues(QuotaConfig& config, const std::string& tenant_id,
+                                         const JobQueueLayout& layout = {});
+
+}  // namespace budcore::quota
