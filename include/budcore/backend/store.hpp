@@ -1,0 +1,285 @@
+// budcore::backend::Store — the durable home of jobs, pipelines and their steps, use-case
+// templates and components, quota configuration, usage records and the audit log.
+//
+// Rules every backend keeps (the conformance suite in tests/backends/ checks them):
+// - Every call is scoped to a tenant. No call returns or changes another tenant's rows: a row
+//   of tenant B is NotFound for tenant A. The nil Id is the "system" tenant, which owns the
+//   system templates and components that every tenant can read (but not change).
+// - Every write is one unit of work: it commits whole or not at all. transact() groups several
+//   calls into one unit of work.
+// - Jobs carry a version; update_job / transition_job are compare-and-set on it, so of two
+//   writers that read the same version exactly one wins (the other gets ErrorCode::Conflict).
+// - create_job with an idempotency key creates at most one job per (tenant, key): a retried
+//   submit returns the job the first call created.
+// - The schema is versioned; opening a store migrates it forward. A store written by a newer
+//   library fails to open with ErrorCode::Unsupported naming both versions.
+//
+// Backends: open_store("sqlite:///path.db" | "sqlite::memory:" | "postgresql://...").
+// Thread-safety: a Store may be shared by threads (calls are serialized on its connection);
+// several Stores (and processes) may open the same database.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "budcore/core/clock.hpp"
+#include "budcore/core/id.hpp"
+#include "budcore/core/result.hpp"
+#include "budcore/core/time.hpp"
+#include "budcore/core/value.hpp"
+#include "budcore/export.h"
+#include "budcore/job/job.hpp"
+#include "budcore/job/job_status.hpp"
+
+namespace budcore::backend {
+
+// The tenant that owns system catalog items (the nil UUID).
+inline core::Id system_tenant() noexcept { return core::Id(); }
+
+// Keyset paging. `after` is the opaque cursor a previous page returned in next_cursor (empty:
+// the first page). limit is clamped to [1, kMaxPageSize].
+struct PageRequest {
+  static constexpr std::size_t kMaxPageSize = 1000;
+  std::size_t limit = 100;
+  std::string after;
+};
+
+template <class T>
+struct Page {
+  std::vector<T> items;
+  std::string next_cursor;  // empty when this is the last page
+};
+
+// ---- jobs ----------------------------------------------------------------------------------
+
+struct JobRecord {
+  job::Job job;
+  std::int64_t version = 0;  // 1 on create, +1 on every update
+  std::string idempotency_key;  // empty: none
+};
+
+struct CreateJobResult {
+  JobRecord record;
+  bool created = false;  // false: the idempotency key named an existing job, returned as is
+};
+
+// All set fields must match. Jobs come newest first (created_at, then id, descending).
+struct JobFilter {
+  std::optional<core::Id> project_id;
+  std::optional<core::Id> cluster_id;
+  std::vector<job::JobStatus> statuses;  // any of these; empty = any status
+  std::optional<job::JobType> job_type;
+  std::optional<job::JobSource> source;
+  std::optional<core::Id> pipeline_id;
+  std::optional<core::Timestamp> created_from;  // inclusive
+  std::optional<core::Timestamp> created_to;    // exclusive
+};
+
+// ---- pipelines -----------------------------------------------------------------------------
+
+// A pipeline's definition plus the engine's saved state; both are documents the pipeline layer
+// owns (the store keeps them as JSON).
+struct PipelineRecord {
+  core::Id id;  // nil on create: the store assigns one
+  std::string name;
+  core::Value definition = core::Value(core::Map{});
+  core::Value state = core::Value(core::Map{});
+  std::int64_t version = 0;
+  core::Timestamp created_at;
+  core::Timestamp updated_at;
+};
+
+struct StepRecord {
+  core::Id pipeline_id;
+  std::string step_id;  // the step's id in the pipeline document ("step-1")
+  std::string status;   // the engine's step status ("pending", "running", ...)
+  core::Value state = core::Value(core::Map{});
+  std::int64_t version = 0;
+  core::Timestamp updated_at;
+};
+
+// ---- templates and components --------------------------------------------------------------
+
+enum class CatalogKind : std::uint8_t { UsecaseTemplate, Component };
+enum class CatalogScope : std::uint8_t { System, User };
+
+BUDCORE_API std::string_view to_string(CatalogKind k) noexcept;
+BUDCORE_API std::string_view to_string(CatalogScope s) noexcept;
+
+// One immutable version of a template or component. System items belong to system_tenant().
+struct CatalogItem {
+  CatalogKind kind = CatalogKind::Component;
+  CatalogScope scope = CatalogScope::User;
+  std::string name;
+  std::string version;  // free-form ("1.2.0"); unique per (owner, kind, name)
+  core::Value document = core::Value(core::Map{});
+  core::Timestamp created_at;
+};
+
+// ---- quota, usage, audit -------------------------------------------------------------------
+
+struct QuotaConfigRecord {
+  std::string name;
+  core::Value document = core::Value(core::Map{});
+  std::int64_t version = 0;
+  core::Timestamp updated_at;
+};
+
+// One metered interval of one job; `data` is the metering layer's document (gpu_seconds, ...).
+struct UsageRecord {
+  std::int64_t seq = 0;  // assigned by append_usage, increasing
+  core::Id job_id;
+  core::Timestamp start;
+  core::Timestamp end;
+  core::Value data = core::Value(core::Map{});
+};
+
+// Usage whose start lies in [from, to), oldest first.
+struct UsageQuery {
+  std::optional<core::Id> job_id;
+  std::optional<core::Timestamp> from;
+  std::optional<core::Timestamp> to;
+};
+
+// Who did what to which object, when, from which request. Append-only.
+struct AuditEntry {
+  std::int64_t seq = 0;  // assigned by append_audit, increasing
+  core::Timestamp at;    // epoch: the store stamps its clock's now()
+  std::string actor;
+  std::string action;
+  std::string object_type;
+  std::string object_id;
+  std::string request_id;
+  core::Value detail = core::Value(core::Map{});
+};
+
+// Entries oldest first; set fields must match, `at` in [from, to).
+struct AuditQuery {
+  std::optional<std::string> actor;
+  std::optional<std::string> object_type;
+  std::optional<std::string> object_id;
+  std::optional<core::Timestamp> from;
+  std::optional<core::Timestamp> to;
+};
+
+// ---- the store -----------------------------------------------------------------------------
+
+class BUDCORE_API Store {
+ public:
+  virtual ~Store();
+  Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  virtual std::string_view backend_name() const noexcept = 0;  // "sqlite", "postgres"
+  virtual core::Result<int> schema_version() = 0;
+
+  // Runs fn as one unit of work: every call fn makes on `tx` commits when fn returns OK and
+  // none does otherwise (and if fn throws, which is then rethrown). `tx` is valid only inside
+  // fn; transact() calls do not nest.
+  virtual core::Status transact(const std::function<core::Status(Store& tx)>& fn) = 0;
+
+  // Jobs. create_job assigns id (when nil), tenant_id, created_at and updated_at (when unset);
+  // the job is validated first (ErrorCode::Invalid). A job whose tenant_id names another
+  // tenant is Invalid. With a non-empty idempotency_key an existing job of that key is
+  // returned with created = false.
+  virtual core::Result<CreateJobResult> create_job(const core::Id& tenant, job::Job job,
+                                                   std::string_view idempotency_key = {}) = 0;
+  virtual core::Result<JobRecord> get_job(const core::Id& tenant, const core::Id& id) = 0;
+  virtual core::Result<Page<JobRecord>> list_jobs(const core::Id& tenant, const JobFilter& filter,
+                                                  const PageRequest& page = {}) = 0;
+  // Replaces the job when its stored version is expected_version (else Conflict; NotFound when
+  // absent). The id and tenant cannot change; updated_at is stamped.
+  virtual core::Result<JobRecord> update_job(const core::Id& tenant, job::Job job,
+                                             std::int64_t expected_version) = 0;
+  // Moves the job along the state machine (job::transition) as a compare-and-set: Conflict
+  // when the version moved on or the move is illegal.
+  virtual core::Result<JobRecord> transition_job(const core::Id& tenant, const core::Id& id,
+                                                 std::int64_t expected_version, job::JobStatus to,
+                                                 std::string_view message = {}) = 0;
+
+  // Pipelines and steps. save_pipeline_state is a compare-and-set on the pipeline version.
+  virtual core::Result<PipelineRecord> create_pipeline(const core::Id& tenant, PipelineRecord p) = 0;
+  virtual core::Result<PipelineRecord> get_pipeline(const core::Id& tenant, const core::Id& id) = 0;
+  virtual core::Result<Page<PipelineRecord>> list_pipelines(const core::Id& tenant,
+                                                            const PageRequest& page = {}) = 0;
+  virtual core::Result<PipelineRecord> save_pipeline_state(const core::Id& tenant, const core::Id& id,
+                                                           std::int64_t expected_version,
+                                                           core::Value state) = 0;
+  // Inserts or replaces a step of an existing pipeline. expected_version: nullopt = write
+  // unconditionally; 0 = the step must not exist yet; n = the stored step must be at n.
+  virtual core::Result<StepRecord> put_step(const core::Id& tenant, StepRecord step,
+                                            std::optional<std::int64_t> expected_version = std::nullopt) = 0;
+  virtual core::Result<StepRecord> get_step(const core::Id& tenant, const core::Id& pipeline_id,
+                                            std::string_view step_id) = 0;
+  virtual core::Result<std::vector<StepRecord>> list_steps(const core::Id& tenant,
+                                                           const core::Id& pipeline_id) = 0;
+
+  // Templates and components. A tenant writes User items; System items are written with
+  // tenant = system_tenant() only. Versions are immutable (AlreadyExists on a second put).
+  // Reads see the tenant's own items and the system items; an empty version means the newest.
+  // When a user item and a system item share a name, get returns the user item.
+  virtual core::Result<CatalogItem> put_catalog_item(const core::Id& tenant, CatalogItem item) = 0;
+  virtual core::Result<CatalogItem> get_catalog_item(const core::Id& tenant, CatalogKind kind,
+                                                     std::string_view name,
+                                                     std::string_view version = {}) = 0;
+  virtual core::Result<std::vector<CatalogItem>> list_catalog_items(const core::Id& tenant,
+                                                                    CatalogKind kind) = 0;
+
+  // Quota configuration documents, by name. expected_version as in put_step.
+  virtual core::Result<QuotaConfigRecord> put_quota_config(
+      const core::Id& tenant, std::string_view name, core::Value document,
+      std::optional<std::int64_t> expected_version = std::nullopt) = 0;
+  virtual core::Result<QuotaConfigRecord> get_quota_config(const core::Id& tenant,
+                                                           std::string_view name) = 0;
+  virtual core::Result<std::vector<QuotaConfigRecord>> list_quota_configs(const core::Id& tenant) = 0;
+
+  // Usage records and the audit log: append-only.
+  virtual core::Result<UsageRecord> append_usage(const core::Id& tenant, UsageRecord record) = 0;
+  virtual core::Result<Page<UsageRecord>> list_usage(const core::Id& tenant, const UsageQuery& query,
+                                                     const PageRequest& page = {}) = 0;
+  virtual core::Result<AuditEntry> append_audit(const core::Id& tenant, AuditEntry entry) = 0;
+  virtual core::Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& query,
+                                                    const PageRequest& page = {}) = 0;
+};
+
+struct StoreOptions {
+  // Apply forward migrations on open. With false, a store whose schema is older than the
+  // library's fails to open (Unsupported) instead of being changed.
+  bool migrate = true;
+  // Times stamped by the store (created_at, updated_at, audit `at`); nullptr: system clock.
+  std::shared_ptr<core::Clock> clock;
+  // SQLite: how long a writer waits for another process's lock before ErrorCode::Io.
+  core::Duration busy_timeout = core::Duration::seconds(10);
+  // SQLite: PRAGMA synchronous=FULL (every commit survives power loss) when true, NORMAL
+  // (survives process crashes) when false.
+  bool durable = true;
+};
+
+// The schema version this library writes.
+BUDCORE_API int latest_schema_version() noexcept;
+
+// "sqlite:///abs/path.db", "sqlite://relative.db", "sqlite:path.db", "sqlite::memory:",
+// "postgresql://user@host:port/db?..." (or "postgres://"; libpq connection URI).
+// Errors: Invalid for an unknown scheme, Io when the database cannot be opened or is not a
+// budcore store, Unsupported for a schema newer than this library.
+BUDCORE_API core::Result<std::unique_ptr<Store>> open_store(std::string_view uri,
+                                                            const StoreOptions& options = {});
+
+// `budcore store check`: integrity of the database file (SQLite), the schema version, and every
+// stored document parsed back. ok is false when any problem was found.
+struct StoreCheckReport {
+  bool ok = true;
+  int schema_version = 0;
+  int library_schema_version = 0;
+  std::int64_t rows_checked = 0;
+  std::vector<std::string> problems;
+};
+BUDCORE_API core::Result<StoreCheckReport> check_store(std::string_view uri);
+
+}  // namespace budcore::backend

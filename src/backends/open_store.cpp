@@ -1,0 +1,90 @@
+// open_store(): picks the backend from the URI scheme, connects, migrates the schema and
+// wraps the connection in the shared SqlStore. Also check_store() for `budcore store check`.
+#include <filesystem>
+#include <string>
+
+#include "backends/store_common.hpp"
+
+namespace budcore::backend {
+
+Store::~Store() = default;
+
+std::string_view to_string(CatalogKind k) noexcept {
+  return k == CatalogKind::UsecaseTemplate ? "usecase_template" : "component";
+}
+
+std::string_view to_string(CatalogScope s) noexcept { return s == CatalogScope::System ? "system" : "user"; }
+
+int latest_schema_version() noexcept { return backends::kLatestSchemaVersion; }
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+std::string_view scheme_name(std::string_view uri) {
+  if (starts_with(uri, "sqlite:")) return "sqlite";
+  return "postgres";
+}
+
+}  // namespace
+
+core::Result<std::unique_ptr<Store>> open_store(std::string_view uri, const StoreOptions& options) {
+  BUDCORE_TRY_ASSIGN(auto conn, backends::open_connection(uri, options));
+  BUDCORE_TRY(backends::migrate_schema(*conn, options.migrate));
+  return backends::make_sql_store(std::move(conn), std::string(scheme_name(uri)), options.clock);
+}
+
+core::Result<StoreCheckReport> check_store(std::string_view uri) {
+  StoreCheckReport report;
+  report.library_schema_version = backends::kLatestSchemaVersion;
+  // Checking must not create the file it was asked to check.
+  if (starts_with(uri, "sqlite:") && uri != "sqlite::memory:") {
+    std::string_view path = uri.substr(7);
+    if (starts_with(path, "//")) path.remove_prefix(2);
+    std::error_code ec;
+    if (!path.empty() && !std::filesystem::exists(std::filesystem::path(path), ec)) {
+      return core::Error::make(core::ErrorCode::NotFound, "no database file at '" + std::string(path) + "'", "uri");
+    }
+  }
+  BUDCORE_TRY_ASSIGN(auto conn, backends::open_connection(uri, StoreOptions{}));
+  BUDCORE_TRY(conn->integrity_check(report.problems));
+  BUDCORE_TRY_ASSIGN(report.schema_version, backends::read_schema_version(*conn));
+  if (report.schema_version == 0) {
+    report.problems.push_back("the database holds no budcore schema (run `budcore store migrate URI`)");
+  } else if (report.schema_version > report.library_schema_version) {
+    report.problems.push_back("schema version " + std::to_string(report.schema_version) +
+                              " is newer than this library's " + std::to_string(report.library_schema_version));
+  } else {
+    if (report.schema_version < report.library_schema_version) {
+      report.problems.push_back("schema version " + std::to_string(report.schema_version) +
+                                " is older than this library's " +
+                                std::to_string(report.library_schema_version) + " (run `budcore store migrate URI`)");
+    }
+    BUDCORE_TRY_ASSIGN(report.rows_checked, backends::check_documents(*conn, report.problems));
+  }
+  report.ok = report.problems.empty();
+  return report;
+}
+
+}  // namespace budcore::backend
+
+namespace budcore::backends {
+
+core::Result<std::unique_ptr<SqlConnection>> open_connection(std::string_view uri,
+                                                             const backend::StoreOptions& options) {
+  using backend::starts_with;
+  if (starts_with(uri, "sqlite:")) {
+    std::string_view rest = uri.substr(7);
+    if (rest == ":memory:") return open_sqlite_connection(":memory:", options);
+    if (starts_with(rest, "//")) rest.remove_prefix(2);
+    if (rest.empty()) return core::Error::invalid("uri", std::string(uri), "names no database file");
+    return open_sqlite_connection(std::string(rest), options);
+  }
+  if (starts_with(uri, "postgresql://") || starts_with(uri, "postgres://")) {
+    return open_postgres_connection(std::string(uri));
+  }
+  return core::Error::invalid("uri", std::string(uri),
+                              "unknown store scheme; use sqlite:///path.db, sqlite::memory: or postgresql://...");
+}
+
+}  // namespace budcore::backends

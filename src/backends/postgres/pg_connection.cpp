@@ -1,0 +1,174 @@
+// The PostgreSQL connection behind a shared store: libpq, every value sent as a separate
+// parameter of a prepared statement (never spliced into SQL text, so injection is impossible),
+// statements prepared once per connection and cached by their text.
+#include <libpq-fe.h>
+
+#include <charconv>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "backends/store_common.hpp"
+
+namespace budcore::backends {
+namespace {
+
+struct ResultDeleter {
+  void operator()(PGresult* r) const noexcept { PQclear(r); }
+};
+using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
+
+core::Error pg_error(PGconn* conn, const PGresult* res, std::string_view doing) {
+  std::string msg(res != nullptr ? PQresultErrorMessage(res) : PQerrorMessage(conn));
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  const char* state = res != nullptr ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+  std::string_view code = state != nullptr ? state : "";
+  std::string text = std::string(doing) + ": " + msg;
+  if (code == "23505") return core::Error::make(core::ErrorCode::AlreadyExists, text);
+  if (code == "40001" || code == "40P01") return core::Error::make(core::ErrorCode::Conflict, text);
+  return core::Error::make(core::ErrorCode::Io, text);
+}
+
+// "a = ? AND b = ?" -> "a = $1 AND b = $2". The store's SQL never has '?' inside literals.
+std::string number_placeholders(std::string_view sql) {
+  std::string out;
+  out.reserve(sql.size() + 16);
+  int n = 0;
+  for (char c : sql) {
+    if (c == '?') {
+      out += '$';
+      out += std::to_string(++n);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+class PgRow final : public SqlRow {
+ public:
+  PgRow(const PGresult* r, int row) : r_(r), row_(row) {}
+  bool is_null(int col) const override { return PQgetisnull(r_, row_, col) != 0; }
+  std::int64_t int64(int col) const override {
+    const char* p = PQgetvalue(r_, row_, col);
+    std::int64_t v = 0;
+    std::from_chars(p, p + PQgetlength(r_, row_, col), v);
+    return v;
+  }
+  std::string_view text(int col) const override {
+    return {PQgetvalue(r_, row_, col), static_cast<std::size_t>(PQgetlength(r_, row_, col))};
+  }
+
+ private:
+  const PGresult* r_;
+  int row_;
+};
+
+class PgConnection final : public SqlConnection {
+ public:
+  explicit PgConnection(PGconn* conn) : conn_(conn) {}
+  ~PgConnection() override { PQfinish(conn_); }
+
+  Dialect dialect() const noexcept override { return Dialect::Postgres; }
+
+  core::Status exec_script(std::string_view sql) override {
+    std::string text(sql);
+    PgResult r(PQexec(conn_, text.c_str()));
+    auto st = PQresultStatus(r.get());
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return pg_error(conn_, r.get(), "executing SQL");
+    return {};
+  }
+
+  core::Result<std::int64_t> execute(std::string_view sql, std::span<const SqlParam> params) override {
+    BUDCORE_TRY_ASSIGN(PgResult r, run(sql, params));
+    const char* n = PQcmdTuples(r.get());
+    std::int64_t v = 0;
+    std::from_chars(n, n + std::char_traits<char>::length(n), v);
+    return v;
+  }
+
+  core::Status query(std::string_view sql, std::span<const SqlParam> params, const RowFn& fn) override {
+    BUDCORE_TRY_ASSIGN(PgResult r, run(sql, params));
+    int rows = PQntuples(r.get());
+    for (int i = 0; i < rows; ++i) BUDCORE_TRY(fn(PgRow(r.get(), i)));
+    return {};
+  }
+
+  core::Status begin() override { return exec_script("BEGIN"); }
+  core::Status commit() override { return exec_script("COMMIT"); }
+  void rollback() noexcept override {
+    if (PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)exec_script("ROLLBACK");
+  }
+  core::Status lock_for_migration() override {
+    // Any constant works; it only has to be the same for every budcore process.
+    return exec_script("SELECT pg_advisory_xact_lock(7206113901)");
+  }
+
+ private:
+  core::Result<PgResult> run(std::string_view sql, std::span<const SqlParam> params) {
+    BUDCORE_TRY_ASSIGN(const std::string* name, prepared(sql, static_cast<int>(params.size())));
+    // Text-format parameters; libpq needs NUL-terminated strings, so each is copied once.
+    std::vector<std::string> texts(params.size());
+    std::vector<const char*> values(params.size(), nullptr);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      std::visit(
+          [&](const auto& v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::int64_t>) {
+              texts[i] = std::to_string(v);
+              values[i] = texts[i].c_str();
+            } else if constexpr (std::is_same_v<T, std::string_view>) {
+              texts[i].assign(v);
+              values[i] = texts[i].c_str();
+            }
+          },
+          params[i]);
+    }
+    PgResult r(PQexecPrepared(conn_, name->c_str(), static_cast<int>(params.size()), values.data(),
+                              nullptr, nullptr, 0));
+    auto st = PQresultStatus(r.get());
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return pg_error(conn_, r.get(), "executing a statement");
+    return r;
+  }
+
+  core::Result<const std::string*> prepared(std::string_view sql, int nparams) {
+    auto it = cache_.find(sql);
+    if (it != cache_.end()) return &it->second;
+    std::string name = "budcore_" + std::to_string(cache_.size() + 1);
+    std::string text = number_placeholders(sql);
+    PgResult r(PQprepare(conn_, name.c_str(), text.c_str(), nparams, nullptr));
+    if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) return pg_error(conn_, r.get(), "preparing a statement");
+    auto [pos, inserted] = cache_.emplace(std::string(sql), std::move(name));
+    return &pos->second;
+  }
+
+  PGconn* conn_;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::string, Hash, std::equal_to<>> cache_;
+};
+
+void ignore_notice(void*, const char*) {}
+
+}  // namespace
+
+core::Result<std::unique_ptr<SqlConnection>> open_postgres_connection(const std::string& conninfo) {
+  PGconn* conn = PQconnectdb(conninfo.c_str());
+  if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
+    std::string msg = conn != nullptr ? PQerrorMessage(conn) : "out of memory";
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    PQfinish(conn);
+    return core::Error::make(core::ErrorCode::Io, "connecting to PostgreSQL: " + msg);
+  }
+  PQsetNoticeProcessor(conn, ignore_notice, nullptr);
+  auto out = std::make_unique<PgConnection>(conn);
+  // Timestamps are integers and ids text, so only the encoding matters.
+  BUDCORE_TRY(out->exec_script("SET client_encoding = 'UTF8'"));
+  return std::unique_ptr<SqlConnection>(std::move(out));
+}
+
+}  // namespace budcore::backends

@@ -1,0 +1,315 @@
+// The store schema (one text for both dialects, with a few dialect tokens), its forward
+// migrations and the document check behind `budcore store check`.
+#include "backends/store_common.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "budcore/core/json.hpp"
+#include "budcore/job/job.hpp"
+
+namespace budcore::backends {
+namespace {
+
+// Tokens: {ID} an id or key column that is compared and ordered byte-wise (PostgreSQL's
+// default collation may order '-' linguistically, which would break keyset paging);
+// {SERIAL} an increasing 64-bit primary key.
+constexpr std::string_view kSchemaV1 = R"sql(
+CREATE TABLE jobs (
+  tenant_id {ID} NOT NULL,
+  id {ID} NOT NULL,
+  project_id {ID} NOT NULL,
+  cluster_id {ID} NOT NULL,
+  pipeline_id {ID},
+  status TEXT NOT NULL,
+  job_type TEXT NOT NULL,
+  source TEXT NOT NULL,
+  created_ns BIGINT NOT NULL,
+  updated_ns BIGINT NOT NULL,
+  version BIGINT NOT NULL,
+  idempotency_key {ID},
+  doc TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+);
+CREATE UNIQUE INDEX jobs_idempotency ON jobs (tenant_id, idempotency_key);
+CREATE INDEX jobs_tenant_created ON jobs (tenant_id, created_ns, id);
+CREATE INDEX jobs_tenant_status ON jobs (tenant_id, status, created_ns, id);
+CREATE INDEX jobs_cluster_status ON jobs (cluster_id, status, tenant_id, created_ns);
+CREATE INDEX jobs_tenant_project ON jobs (tenant_id, project_id, created_ns, id);
+CREATE INDEX jobs_tenant_pipeline ON jobs (tenant_id, pipeline_id);
+
+CREATE TABLE pipelines (
+  tenant_id {ID} NOT NULL,
+  id {ID} NOT NULL,
+  name TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  state TEXT NOT NULL,
+  version BIGINT NOT NULL,
+  created_ns BIGINT NOT NULL,
+  updated_ns BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+);
+CREATE INDEX pipelines_tenant_created ON pipelines (tenant_id, created_ns, id);
+
+CREATE TABLE pipeline_steps (
+  tenant_id {ID} NOT NULL,
+  pipeline_id {ID} NOT NULL,
+  step_id {ID} NOT NULL,
+  status TEXT NOT NULL,
+  state TEXT NOT NULL,
+  version BIGINT NOT NULL,
+  updated_ns BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, pipeline_id, step_id)
+);
+
+CREATE TABLE usecase_templates (
+  seq {SERIAL},
+  tenant_id {ID} NOT NULL,
+  name {ID} NOT NULL,
+  version {ID} NOT NULL,
+  scope TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  created_ns BIGINT NOT NULL,
+  UNIQUE (tenant_id, name, version)
+);
+CREATE INDEX usecase_templates_name ON usecase_templates (tenant_id, name, seq);
+
+CREATE TABLE components (
+  seq {SERIAL},
+  tenant_id {ID} NOT NULL,
+  name {ID} NOT NULL,
+  version {ID} NOT NULL,
+  scope TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  created_ns BIGINT NOT NULL,
+  UNIQUE (tenant_id, name, version)
+);
+CREATE INDEX components_name ON components (tenant_id, name, seq);
+
+CREATE TABLE quota_configs (
+  tenant_id {ID} NOT NULL,
+  name {ID} NOT NULL,
+  doc TEXT NOT NULL,
+  version BIGINT NOT NULL,
+  updated_ns BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, name)
+);
+
+CREATE TABLE usage_records (
+  seq {SERIAL},
+  tenant_id {ID} NOT NULL,
+  job_id {ID} NOT NULL,
+  start_ns BIGINT NOT NULL,
+  end_ns BIGINT NOT NULL,
+  doc TEXT NOT NULL
+);
+CREATE INDEX usage_tenant_start ON usage_records (tenant_id, start_ns, seq);
+CREATE INDEX usage_tenant_job ON usage_records (tenant_id, job_id, start_ns, seq);
+
+CREATE TABLE audit_log (
+  seq {SERIAL},
+  tenant_id {ID} NOT NULL,
+  at_ns BIGINT NOT NULL,
+  actor TEXT NOT NULL,
+  action TEXT NOT NULL,
+  object_type TEXT NOT NULL,
+  object_id TEXT NOT NULL,
+  request_id TEXT NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE INDEX audit_tenant_seq ON audit_log (tenant_id, seq);
+CREATE INDEX audit_tenant_object ON audit_log (tenant_id, object_type, object_id, seq);
+)sql";
+
+// v2: the audit log and usage records refuse UPDATE and DELETE at the database level too.
+constexpr std::string_view kSchemaV2Sqlite = R"sql(
+CREATE TRIGGER audit_log_append_only_u BEFORE UPDATE ON audit_log
+  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+CREATE TRIGGER audit_log_append_only_d BEFORE DELETE ON audit_log
+  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+CREATE TRIGGER usage_records_append_only_u BEFORE UPDATE ON usage_records
+  BEGIN SELECT RAISE(ABORT, 'usage_records is append-only'); END;
+CREATE TRIGGER usage_records_append_only_d BEFORE DELETE ON usage_records
+  BEGIN SELECT RAISE(ABORT, 'usage_records is append-only'); END;
+CREATE INDEX audit_tenant_actor ON audit_log (tenant_id, actor, seq);
+)sql";
+
+constexpr std::string_view kSchemaV2Postgres = R"sql(
+CREATE FUNCTION budcore_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN RAISE EXCEPTION '% is append-only', TG_TABLE_NAME; END $$;
+CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
+  FOR EACH ROW EXECUTE FUNCTION budcore_append_only();
+CREATE TRIGGER usage_records_append_only BEFORE UPDATE OR DELETE ON usage_records
+  FOR EACH ROW EXECUTE FUNCTION budcore_append_only();
+CREATE INDEX audit_tenant_actor ON audit_log (tenant_id, actor, seq);
+)sql";
+
+std::string replace_all(std::string text, std::string_view from, std::string_view to) {
+  for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
+    text.replace(pos, from.size(), to);
+  }
+  return text;
+}
+
+std::string apply_dialect(Dialect d, std::string_view sql) {
+  std::string out(sql);
+  if (d == Dialect::Sqlite) {
+    out = replace_all(std::move(out), "{ID}", "TEXT");
+    out = replace_all(std::move(out), "{SERIAL}", "INTEGER PRIMARY KEY AUTOINCREMENT");
+  } else {
+    out = replace_all(std::move(out), "{ID}", "TEXT COLLATE \"C\"");
+    out = replace_all(std::move(out), "{SERIAL}", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
+  }
+  return out;
+}
+
+constexpr std::string_view kMetaTable =
+    "CREATE TABLE IF NOT EXISTS budcore_meta (id BIGINT PRIMARY KEY, schema_version BIGINT NOT NULL)";
+
+core::Status collect_rows(SqlConnection& conn, std::string_view sql, std::vector<std::string>& problems,
+                          std::int64_t& count,
+                          const std::function<core::Status(const SqlRow&)>& check_row) {
+  return conn.query(sql, {}, [&](const SqlRow& row) -> core::Status {
+    ++count;
+    if (auto st = check_row(row); !st) problems.push_back(st.error().describe());
+    return {};
+  });
+}
+
+core::Status check_json(const SqlRow& row, int col, std::string_view what) {
+  auto v = core::parse_json(row.text(col));
+  if (!v) {
+    return core::Error::make(core::ErrorCode::Io,
+                             std::string(what) + " holds invalid JSON: " + v.error().message);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string migration_sql(Dialect dialect, int version) {
+  switch (version) {
+    case 1: return apply_dialect(dialect, kSchemaV1);
+    case 2: return std::string(dialect == Dialect::Sqlite ? kSchemaV2Sqlite : kSchemaV2Postgres);
+    default: return {};
+  }
+}
+
+core::Result<int> read_schema_version(SqlConnection& conn) {
+  // A database without the meta table has no budcore schema yet.
+  bool has_meta = false;
+  std::string_view probe = conn.dialect() == Dialect::Sqlite
+                               ? "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'budcore_meta'"
+                               : "SELECT 1 FROM pg_catalog.pg_tables WHERE tablename = 'budcore_meta' "
+                                 "AND schemaname = current_schema()";
+  BUDCORE_TRY(conn.query(probe, {}, [&](const SqlRow&) -> core::Status {
+    has_meta = true;
+    return {};
+  }));
+  if (!has_meta) return 0;
+  int version = 0;
+  BUDCORE_TRY(conn.query("SELECT schema_version FROM budcore_meta WHERE id = 1", {},
+                         [&](const SqlRow& row) -> core::Status {
+                           version = static_cast<int>(row.int64(0));
+                           return {};
+                         }));
+  return version;
+}
+
+core::Result<MigrationOutcome> migrate_schema(SqlConnection& conn, bool migrate, int target_version) {
+  BUDCORE_TRY(conn.begin());
+  auto run = [&]() -> core::Result<MigrationOutcome> {
+    BUDCORE_TRY(conn.lock_for_migration());
+    BUDCORE_TRY_ASSIGN(int stored, read_schema_version(conn));
+    if (stored > kLatestSchemaVersion) {
+      return core::Error::make(
+          core::ErrorCode::Unsupported,
+          "the store's schema version " + std::to_string(stored) +
+              " is newer than this library supports (" + std::to_string(kLatestSchemaVersion) +
+              "); upgrade budcore to open it",
+          "schema_version");
+    }
+    if (stored < target_version && !migrate) {
+      return core::Error::make(core::ErrorCode::Unsupported,
+                               "the store's schema version " + std::to_string(stored) +
+                                   " is older than this library's (" + std::to_string(target_version) +
+                                   "); run `budcore store migrate URI`",
+                               "schema_version");
+    }
+    for (int v = stored + 1; v <= target_version; ++v) {
+      if (v == 1) BUDCORE_TRY(conn.exec_script(kMetaTable));
+      if (auto st = conn.exec_script(migration_sql(conn.dialect(), v)); !st) {
+        core::Error e = st.error();
+        e.message = "migration to schema version " + std::to_string(v) + " failed: " + e.message;
+        return e;
+      }
+    }
+    if (stored < target_version) {
+      std::int64_t to = target_version;
+      SqlParam p[] = {to};
+      BUDCORE_TRY(conn.execute(
+          "INSERT INTO budcore_meta (id, schema_version) VALUES (1, ?) "
+          "ON CONFLICT (id) DO UPDATE SET schema_version = excluded.schema_version",
+          p));
+    }
+    return MigrationOutcome{stored, std::max(stored, target_version)};
+  };
+  auto out = run();
+  if (!out) {
+    conn.rollback();
+    return out;
+  }
+  if (auto st = conn.commit(); !st) {
+    conn.rollback();
+    return std::move(st).error();
+  }
+  return out;
+}
+
+core::Result<std::int64_t> check_documents(SqlConnection& conn, std::vector<std::string>& problems) {
+  std::int64_t count = 0;
+  BUDCORE_TRY(collect_rows(conn, "SELECT tenant_id, id, doc FROM jobs", problems, count,
+                           [](const SqlRow& row) -> core::Status {
+                             auto job = job::Job::from_json(row.text(2));
+                             if (!job) {
+                               return core::Error::make(
+                                   core::ErrorCode::Io,
+                                   "stored job document does not load: " + job.error().describe(),
+                                   "jobs[" + std::string(row.text(1)) + "].doc");
+                             }
+                             return {};
+                           }));
+  BUDCORE_TRY(collect_rows(conn, "SELECT id, definition, state FROM pipelines", problems, count,
+                           [](const SqlRow& row) -> core::Status {
+                             std::string at = "pipelines[" + std::string(row.text(0)) + "]";
+                             BUDCORE_TRY(check_json(row, 1, at + ".definition"));
+                             return check_json(row, 2, at + ".state");
+                           }));
+  BUDCORE_TRY(collect_rows(conn, "SELECT pipeline_id, step_id, state FROM pipeline_steps", problems, count,
+                           [](const SqlRow& row) -> core::Status {
+                             return check_json(row, 2, "pipeline_steps[" + std::string(row.text(0)) + "/" +
+                                                           std::string(row.text(1)) + "].state");
+                           }));
+  for (std::string_view table : {"usecase_templates", "components"}) {
+    BUDCORE_TRY(collect_rows(conn, "SELECT name, version, doc FROM " + std::string(table), problems, count,
+                             [&](const SqlRow& row) -> core::Status {
+                               return check_json(row, 2, std::string(table) + "[" + std::string(row.text(0)) +
+                                                             "@" + std::string(row.text(1)) + "].doc");
+                             }));
+  }
+  BUDCORE_TRY(collect_rows(conn, "SELECT name, doc FROM quota_configs", problems, count,
+                           [](const SqlRow& row) -> core::Status {
+                             return check_json(row, 1, "quota_configs[" + std::string(row.text(0)) + "].doc");
+                           }));
+  BUDCORE_TRY(collect_rows(conn, "SELECT seq, doc FROM usage_records", problems, count,
+                           [](const SqlRow& row) -> core::Status {
+                             return check_json(row, 1, "usage_records[" + std::to_string(row.int64(0)) + "].doc");
+                           }));
+  BUDCORE_TRY(collect_rows(conn, "SELECT seq, detail FROM audit_log", problems, count,
+                           [](const SqlRow& row) -> core::Status {
+                             return check_json(row, 1, "audit_log[" + std::to_string(row.int64(0)) + "].detail");
+                           }));
+  return count;
+}
+
+}  // namespace budcore::backends

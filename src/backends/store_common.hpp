@@ -1,0 +1,104 @@
+// What the SQLite and PostgreSQL stores share: a small SQL connection interface each backend
+// implements, the schema and its migrations, and SqlStore — the one implementation of
+// backend::Store written against that interface (row <-> model mapping, tenant scoping,
+// compare-and-set, idempotency), so the two backends cannot drift apart.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "budcore/backend/store.hpp"
+
+namespace budcore::backends {
+
+enum class Dialect : std::uint8_t { Sqlite, Postgres };
+
+// A bound parameter. Text is borrowed for the duration of the call.
+using SqlParam = std::variant<std::nullptr_t, std::int64_t, std::string_view>;
+
+class SqlRow {
+ public:
+  virtual ~SqlRow() = default;
+  virtual bool is_null(int col) const = 0;
+  virtual std::int64_t int64(int col) const = 0;
+  virtual std::string_view text(int col) const = 0;  // valid until the callback returns
+};
+
+using RowFn = std::function<core::Status(const SqlRow&)>;
+
+// One database connection. SQL uses `?` placeholders (PostgreSQL connections rewrite them to
+// $n) and is prepared once per distinct text. Errors: a unique-constraint violation is
+// AlreadyExists, a serialization failure Conflict, anything else Io with the driver's message.
+class SqlConnection {
+ public:
+  virtual ~SqlConnection() = default;
+  virtual Dialect dialect() const noexcept = 0;
+  // Runs parameterless SQL, possibly several statements (DDL).
+  virtual core::Status exec_script(std::string_view sql) = 0;
+  // Returns the number of rows changed.
+  virtual core::Result<std::int64_t> execute(std::string_view sql, std::span<const SqlParam> params) = 0;
+  // Calls fn per result row; an error from fn stops the query and is returned.
+  virtual core::Status query(std::string_view sql, std::span<const SqlParam> params, const RowFn& fn) = 0;
+  // A write transaction (SQLite: BEGIN IMMEDIATE, so writers queue on the busy timeout instead
+  // of deadlocking on a lock upgrade).
+  virtual core::Status begin() = 0;
+  virtual core::Status commit() = 0;
+  virtual void rollback() noexcept = 0;
+  // Serializes schema migration between processes (PostgreSQL: an advisory lock held until
+  // the transaction ends; SQLite: BEGIN IMMEDIATE already does).
+  virtual core::Status lock_for_migration() { return {}; }
+  // Physical integrity of the database (SQLite: PRAGMA quick_check); appends problems.
+  virtual core::Status integrity_check(std::vector<std::string>& problems) {
+    (void)problems;
+    return {};
+  }
+};
+
+// Opens a connection for a store URI (sqlite / postgresql), without touching the schema.
+core::Result<std::unique_ptr<SqlConnection>> open_connection(std::string_view uri,
+                                                             const backend::StoreOptions& options);
+
+// Backend constructors (src/backends/sqlite, src/backends/postgres).
+core::Result<std::unique_ptr<SqlConnection>> open_sqlite_connection(const std::string& path,
+                                                                    const backend::StoreOptions& options);
+core::Result<std::unique_ptr<SqlConnection>> open_postgres_connection(const std::string& conninfo);
+
+// ---- schema ----------------------------------------------------------------------------------
+
+inline constexpr int kLatestSchemaVersion = 2;
+
+// The DDL that moves a schema from version - 1 to version, in the connection's dialect.
+std::string migration_sql(Dialect dialect, int version);
+
+struct MigrationOutcome {
+  int from = 0;  // 0: an empty database
+  int to = 0;
+};
+
+// Reads the stored schema version (0 when the database holds no budcore schema) and applies
+// the migrations up to target_version in one transaction. A stored version newer than
+// kLatestSchemaVersion is Unsupported; an older one with migrate == false too.
+core::Result<MigrationOutcome> migrate_schema(SqlConnection& conn, bool migrate,
+                                              int target_version = kLatestSchemaVersion);
+
+// The stored schema version without changing anything (0: none).
+core::Result<int> read_schema_version(SqlConnection& conn);
+
+// Parses every stored document back; appends problems. Returns the number of rows checked.
+core::Result<std::int64_t> check_documents(SqlConnection& conn, std::vector<std::string>& problems);
+
+// ---- the store over a connection ---------------------------------------------------------------
+
+// Builds the Store on an already migrated connection.
+std::unique_ptr<backend::Store> make_sql_store(std::unique_ptr<SqlConnection> conn,
+                                               std::string backend_name,
+                                               std::shared_ptr<core::Clock> clock);
+
+}  // namespace budcore::backends

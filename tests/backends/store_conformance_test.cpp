@@ -1,0 +1,683 @@
+// The Store conformance suite: every test runs unchanged against SQLite in memory, SQLite on a
+// file and a real PostgreSQL server started by the test process (pg_server.hpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/store_fixture.hpp"
+#include "budcore/backend/store.hpp"
+#include "budcore/core/clock.hpp"
+#include "budcore/job/job.hpp"
+
+namespace budcore::backend {
+namespace {
+
+using core::Duration;
+using core::ErrorCode;
+using core::Id;
+using core::Value;
+using job::JobStatus;
+
+class StoreConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    target_ = testing::make_target(GetParam());
+    if (!target_.skip.empty()) GTEST_SKIP() << target_.skip;
+    ASSERT_TRUE(target_.error.empty()) << target_.error;
+    clock_ = std::make_shared<core::VirtualClock>();
+    options_.clock = clock_;
+    auto s = open_store(target_.uri, options_);
+    ASSERT_TRUE(s) << s.error().describe();
+    store_ = std::move(*s);
+  }
+
+  Store& store() { return *store_; }
+
+  static job::Job make_job(const std::string& name, JobStatus status = JobStatus::Pending) {
+    job::Job j;
+    j.name = name;
+    j.status = status;
+    j.spec = Value::map({{"image", "vllm:0.6"}, {"args", Value::list({1, "two", 3.5})}});
+    return j;
+  }
+
+  JobRecord create(const Id& tenant, job::Job j, const std::string& key = {}) {
+    auto r = store().create_job(tenant, std::move(j), key);
+    EXPECT_TRUE(r) << r.error().describe();
+    return r ? r->record : JobRecord{};
+  }
+
+  std::vector<JobRecord> all_jobs(const Id& tenant, const JobFilter& f = {}, std::size_t limit = 1000) {
+    std::vector<JobRecord> out;
+    PageRequest page{limit, ""};
+    for (int guard = 0; guard < 1000; ++guard) {
+      auto r = store().list_jobs(tenant, f, page);
+      EXPECT_TRUE(r) << r.error().describe();
+      if (!r) break;
+      for (auto& j : r->items) out.push_back(std::move(j));
+      if (r->next_cursor.empty()) break;
+      page.after = r->next_cursor;
+    }
+    return out;
+  }
+
+  testing::BackendTarget target_;
+  std::shared_ptr<core::VirtualClock> clock_;
+  StoreOptions options_;
+  std::unique_ptr<Store> store_;
+  const Id tenant_a_ = Id::generate();
+  const Id tenant_b_ = Id::generate();
+};
+
+// ---- schema and jobs --------------------------------------------------------------------------
+
+TEST_P(StoreConformance, OpensAtTheLatestSchemaVersion) {
+  auto v = store().schema_version();
+  ASSERT_TRUE(v) << v.error().describe();
+  EXPECT_EQ(*v, latest_schema_version());
+  EXPECT_EQ(store().backend_name(), GetParam() == "postgres" ? "postgres" : "sqlite");
+  // Opening again is a no-op migration.
+  auto again = open_store(target_.uri, options_);
+  if (GetParam() != "sqlite_memory") ASSERT_TRUE(again) << again.error().describe();
+}
+
+TEST_P(StoreConformance, CreateAssignsIdentityAndTimesAndRoundTrips) {
+  auto j = make_job("train-llama");
+  j.gpu_count = 2;
+  j.gpu_type = "nvidia-a100-80gb";
+  auto r = store().create_job(tenant_a_, j);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_TRUE(r->created);
+  EXPECT_EQ(r->record.version, 1);
+  EXPECT_FALSE(r->record.job.id.is_nil());
+  EXPECT_EQ(r->record.job.tenant_id, tenant_a_);
+  EXPECT_EQ(r->record.job.created_at, clock_->now());
+  auto got = store().get_job(tenant_a_, r->record.job.id);
+  ASSERT_TRUE(got) << got.error().describe();
+  EXPECT_EQ(got->job, r->record.job);
+  EXPECT_EQ(got->version, 1);
+  EXPECT_EQ(got->job.spec, j.spec);
+}
+
+TEST_P(StoreConformance, CreateValidatesTheJobAndStoresNothingOnError) {
+  auto bad = make_job("Not_A_DNS_Label");
+  auto r = store().create_job(tenant_a_, bad);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::Invalid);
+  EXPECT_EQ(r.error().field, "name");
+  EXPECT_TRUE(all_jobs(tenant_a_).empty());
+}
+
+TEST_P(StoreConformance, CreateRejectsAJobOfAnotherTenantAndTheSystemTenant) {
+  auto j = make_job("x");
+  j.tenant_id = tenant_b_;
+  auto r = store().create_job(tenant_a_, j);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::Invalid);
+  EXPECT_EQ(r.error().field, "tenant_id");
+  auto sys = store().create_job(system_tenant(), make_job("y"));
+  ASSERT_FALSE(sys);
+  EXPECT_EQ(sys.error().field, "tenant");
+}
+
+TEST_P(StoreConformance, IdempotencyKeyMakesARetriedSubmitReturnTheFirstJob) {
+  auto first = store().create_job(tenant_a_, make_job("a"), "submit-42");
+  ASSERT_TRUE(first) << first.error().describe();
+  ASSERT_TRUE(first->created);
+  clock_->advance(Duration::seconds(5));
+  auto retry = store().create_job(tenant_a_, make_job("a-retried"), "submit-42");
+  ASSERT_TRUE(retry) << retry.error().describe();
+  EXPECT_FALSE(retry->created);
+  EXPECT_EQ(retry->record.job.id, first->record.job.id);
+  EXPECT_EQ(retry->record.job.name, "a");
+  EXPECT_EQ(retry->record.idempotency_key, "submit-42");
+  EXPECT_EQ(all_jobs(tenant_a_).size(), 1u);
+  // Keys are per tenant.
+  auto other = store().create_job(tenant_b_, make_job("a"), "submit-42");
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->created);
+  EXPECT_NE(other->record.job.id, first->record.job.id);
+  // Jobs without a key never collide.
+  create(tenant_a_, make_job("b"));
+  create(tenant_a_, make_job("c"));
+  EXPECT_EQ(all_jobs(tenant_a_).size(), 3u);
+}
+
+TEST_P(StoreConformance, CreatingAnExistingIdIsAlreadyExists) {
+  auto rec = create(tenant_a_, make_job("a"));
+  auto again = make_job("b");
+  again.id = rec.job.id;
+  auto r = store().create_job(tenant_a_, again);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::AlreadyExists);
+  EXPECT_EQ(r.error().field, "id");
+}
+
+TEST_P(StoreConformance, OverlongIdempotencyKeyIsInvalid) {
+  auto r = store().create_job(tenant_a_, make_job("a"), std::string(300, 'k'));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::Invalid);
+  EXPECT_EQ(r.error().field, "idempotency_key");
+}
+
+TEST_P(StoreConformance, TransitionIsACompareAndSetOnTheVersion) {
+  auto rec = create(tenant_a_, make_job("a"));
+  clock_->advance(Duration::seconds(1));
+  auto q = store().transition_job(tenant_a_, rec.job.id, 1, JobStatus::Queued, "enqueued");
+  ASSERT_TRUE(q) << q.error().describe();
+  EXPECT_EQ(q->version, 2);
+  EXPECT_EQ(q->job.status, JobStatus::Queued);
+  // A writer that read version 1 loses.
+  auto stale = store().transition_job(tenant_a_, rec.job.id, 1, JobStatus::Cancelled);
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code, ErrorCode::Conflict);
+  // An illegal move is a Conflict and changes nothing.
+  auto illegal = store().transition_job(tenant_a_, rec.job.id, 2, JobStatus::Completed);
+  ASSERT_FALSE(illegal);
+  EXPECT_EQ(illegal.error().code, ErrorCode::Conflict);
+  auto got = store().get_job(tenant_a_, rec.job.id);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->version, 2);
+  EXPECT_EQ(got->job.status, JobStatus::Queued);
+  ASSERT_EQ(got->job.status_history.size(), 1u);
+  EXPECT_EQ(got->job.status_history[0].message, "enqueued");
+  EXPECT_EQ(got->job.updated_at, clock_->now());
+  auto missing = store().transition_job(tenant_a_, Id::generate(), 1, JobStatus::Queued);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ErrorCode::NotFound);
+}
+
+TEST_P(StoreConformance, UpdateJobIsACompareAndSetAndKeepsCreationTime) {
+  auto rec = create(tenant_a_, make_job("a"));
+  auto changed = rec.job;
+  changed.cluster_id = Id::generate();
+  changed.created_at = changed.created_at.value() + Duration::hours(1);
+  clock_->advance(Duration::seconds(3));
+  auto u = store().update_job(tenant_a_, changed, 1);
+  ASSERT_TRUE(u) << u.error().describe();
+  EXPECT_EQ(u->version, 2);
+  EXPECT_EQ(u->job.created_at, rec.job.created_at);
+  EXPECT_EQ(u->job.updated_at, clock_->now());
+  auto stale = store().update_job(tenant_a_, changed, 1);
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code, ErrorCode::Conflict);
+  JobFilter by_cluster;
+  by_cluster.cluster_id = changed.cluster_id;
+  EXPECT_EQ(all_jobs(tenant_a_, by_cluster).size(), 1u);
+}
+
+TEST_P(StoreConformance, ListFiltersAndPagesNewestFirst) {
+  const Id project = Id::generate(), cluster = Id::generate();
+  const core::Timestamp t0 = clock_->now();
+  std::vector<JobRecord> made;
+  for (int i = 0; i < 23; ++i) {
+    auto j = make_job("job-" + std::to_string(i), i % 3 == 0 ? JobStatus::Running : JobStatus::Queued);
+    if (i % 2 == 0) j.project_id = project;
+    if (i % 4 == 0) j.cluster_id = cluster;
+    j.job_type = i % 5 == 0 ? job::JobType::Training : job::JobType::Batch;
+    made.push_back(create(tenant_a_, j));
+    if (i % 3 != 2) clock_->advance(Duration::seconds(1));  // some share a creation time
+  }
+  create(tenant_b_, make_job("other-tenant"));
+  // Everything, in pages of 5: newest first, each job once.
+  auto all = all_jobs(tenant_a_, {}, 5);
+  ASSERT_EQ(all.size(), made.size());
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    auto a = std::pair(*all[i - 1].job.created_at, all[i - 1].job.id);
+    auto b = std::pair(*all[i].job.created_at, all[i].job.id);
+    EXPECT_GT(a, b) << "at " << i;
+  }
+  auto expect_filter = [&](const JobFilter& f, auto pred) {
+    std::size_t want = std::count_if(made.begin(), made.end(), pred);
+    EXPECT_EQ(all_jobs(tenant_a_, f, 4).size(), want);
+  };
+  JobFilter f1;
+  f1.project_id = project;
+  expect_filter(f1, [&](const JobRecord& r) { return r.job.project_id == project; });
+  JobFilter f2;
+  f2.cluster_id = cluster;
+  f2.statuses = {JobStatus::Running};
+  expect_filter(f2, [&](const JobRecord& r) { return r.job.cluster_id == cluster && r.job.status == JobStatus::Running; });
+  JobFilter f3;
+  f3.statuses = {JobStatus::Running, JobStatus::Queued};
+  f3.job_type = job::JobType::Training;
+  expect_filter(f3, [&](const JobRecord& r) { return r.job.job_type == job::JobType::Training; });
+  JobFilter f4;
+  f4.created_from = t0 + Duration::seconds(3);
+  f4.created_to = t0 + Duration::seconds(9);
+  expect_filter(f4, [&](const JobRecord& r) {
+    return *r.job.created_at >= *f4.created_from && *r.job.created_at < *f4.created_to;
+  });
+  JobFilter f5;
+  f5.source = job::JobSource::Pipeline;
+  expect_filter(f5, [](const JobRecord&) { return false; });
+  // A forged cursor is an error naming the field.
+  auto bad = store().list_jobs(tenant_a_, {}, PageRequest{10, "not-a-cursor"});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().field, "page.after");
+}
+
+// ---- tenant isolation, one test per entity ---------------------------------------------------
+
+TEST_P(StoreConformance, TenantIsolationJobs) {
+  auto rec = create(tenant_a_, make_job("secret"), "key-1");
+  auto get = store().get_job(tenant_b_, rec.job.id);
+  ASSERT_FALSE(get);
+  EXPECT_EQ(get.error().code, ErrorCode::NotFound);
+  EXPECT_TRUE(all_jobs(tenant_b_).empty());
+  auto tr = store().transition_job(tenant_b_, rec.job.id, 1, JobStatus::Cancelled);
+  ASSERT_FALSE(tr);
+  EXPECT_EQ(tr.error().code, ErrorCode::NotFound);
+  auto stolen = rec.job;
+  stolen.tenant_id = Id();
+  auto up = store().update_job(tenant_b_, stolen, 1);
+  ASSERT_FALSE(up);
+  EXPECT_EQ(up.error().code, ErrorCode::NotFound);
+  auto cross = store().update_job(tenant_b_, rec.job, 1);  // tenant_id says A
+  ASSERT_FALSE(cross);
+  EXPECT_EQ(cross.error().code, ErrorCode::Invalid);
+  // B's use of A's idempotency key creates B's own job; A's job is untouched.
+  auto b = store().create_job(tenant_b_, make_job("mine"), "key-1");
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->created);
+  auto a = store().get_job(tenant_a_, rec.job.id);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->version, 1);
+  EXPECT_EQ(a->job.name, "secret");
+}
+
+TEST_P(StoreConformance, TenantIsolationPipelinesAndSteps) {
+  PipelineRecord p;
+  p.name = "etl";
+  p.definition = Value::map({{"steps", Value::list({"a", "b"})}});
+  auto made = store().create_pipeline(tenant_a_, p);
+  ASSERT_TRUE(made) << made.error().describe();
+  StepRecord s;
+  s.pipeline_id = made->id;
+  s.step_id = "a";
+  s.status = "running";
+  ASSERT_TRUE(store().put_step(tenant_a_, s));
+  EXPECT_EQ(store().get_pipeline(tenant_b_, made->id).error().code, ErrorCode::NotFound);
+  auto list = store().list_pipelines(tenant_b_);
+  ASSERT_TRUE(list);
+  EXPECT_TRUE(list->items.empty());
+  EXPECT_EQ(store().save_pipeline_state(tenant_b_, made->id, 1, Value::map({{"x", 1}})).error().code,
+            ErrorCode::NotFound);
+  EXPECT_EQ(store().put_step(tenant_b_, s).error().code, ErrorCode::NotFound);
+  EXPECT_EQ(store().get_step(tenant_b_, made->id, "a").error().code, ErrorCode::NotFound);
+  auto steps = store().list_steps(tenant_b_, made->id);
+  ASSERT_TRUE(steps);
+  EXPECT_TRUE(steps->empty());
+  auto a = store().get_pipeline(tenant_a_, made->id);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->version, 1);
+}
+
+TEST_P(StoreConformance, TenantIsolationCatalog) {
+  CatalogItem item;
+  item.kind = CatalogKind::Component;
+  item.name = "my-vllm";
+  item.version = "1.0.0";
+  item.document = Value::map({{"image", "private"}});
+  ASSERT_TRUE(store().put_catalog_item(tenant_a_, item));
+  EXPECT_EQ(store().get_catalog_item(tenant_b_, CatalogKind::Component, "my-vllm").error().code, ErrorCode::NotFound);
+  auto list = store().list_catalog_items(tenant_b_, CatalogKind::Component);
+  ASSERT_TRUE(list);
+  EXPECT_TRUE(list->empty());
+  // B may publish the same name and version: its own row, A's is unchanged.
+  item.document = Value::map({{"image", "b's"}});
+  ASSERT_TRUE(store().put_catalog_item(tenant_b_, item));
+  auto a = store().get_catalog_item(tenant_a_, CatalogKind::Component, "my-vllm", "1.0.0");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->document, Value::map({{"image", "private"}}));
+  // A tenant cannot write a system item.
+  CatalogItem sys = item;
+  sys.scope = CatalogScope::System;
+  auto forged = store().put_catalog_item(tenant_a_, sys);
+  ASSERT_FALSE(forged);
+  EXPECT_EQ(forged.error().field, "scope");
+}
+
+TEST_P(StoreConformance, TenantIsolationQuotaConfig) {
+  ASSERT_TRUE(store().put_quota_config(tenant_a_, "default", Value::map({{"gpu", 8}})));
+  EXPECT_EQ(store().get_quota_config(tenant_b_, "default").error().code, ErrorCode::NotFound);
+  auto list = store().list_quota_configs(tenant_b_);
+  ASSERT_TRUE(list);
+  EXPECT_TRUE(list->empty());
+  EXPECT_EQ(store().put_quota_config(tenant_b_, "default", Value::map({{"gpu", 99}}), 1).error().code,
+            ErrorCode::NotFound);
+  ASSERT_TRUE(store().put_quota_config(tenant_b_, "default", Value::map({{"gpu", 99}})));
+  auto a = store().get_quota_config(tenant_a_, "default");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->document, Value::map({{"gpu", 8}}));
+  EXPECT_EQ(a->version, 1);
+}
+
+TEST_P(StoreConformance, TenantIsolationUsage) {
+  const Id job = Id::generate();
+  UsageRecord u;
+  u.job_id = job;
+  u.start = clock_->now();
+  u.end = u.start + Duration::seconds(60);
+  ASSERT_TRUE(store().append_usage(tenant_a_, u));
+  UsageQuery q;
+  q.job_id = job;
+  auto b = store().list_usage(tenant_b_, q);
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->items.empty());
+  auto a = store().list_usage(tenant_a_, q);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->items.size(), 1u);
+}
+
+TEST_P(StoreConformance, TenantIsolationAudit) {
+  AuditEntry e;
+  e.actor = "alice";
+  e.action = "job.submit";
+  e.object_type = "job";
+  e.object_id = "j1";
+  ASSERT_TRUE(store().append_audit(tenant_a_, e));
+  auto b = store().list_audit(tenant_b_, {});
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->items.empty());
+  AuditQuery by_object;
+  by_object.object_id = "j1";
+  auto b2 = store().list_audit(tenant_b_, by_object);
+  ASSERT_TRUE(b2);
+  EXPECT_TRUE(b2->items.empty());
+}
+
+// ---- pipelines, catalog, quota, usage, audit -------------------------------------------------
+
+TEST_P(StoreConformance, PipelineStateIsSavedAsACompareAndSet) {
+  PipelineRecord p;
+  p.name = "train-and-serve";
+  p.definition = Value::map({{"steps", Value::list({Value::map({{"id", "train"}})})}});
+  auto made = store().create_pipeline(tenant_a_, p);
+  ASSERT_TRUE(made) << made.error().describe();
+  EXPECT_EQ(made->version, 1);
+  clock_->advance(Duration::seconds(2));
+  auto saved = store().save_pipeline_state(tenant_a_, made->id, 1, Value::map({{"cursor", 3}}));
+  ASSERT_TRUE(saved) << saved.error().describe();
+  EXPECT_EQ(saved->version, 2);
+  auto stale = store().save_pipeline_state(tenant_a_, made->id, 1, Value::map({{"cursor", 4}}));
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code, ErrorCode::Conflict);
+  auto got = store().get_pipeline(tenant_a_, made->id);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->state, Value::map({{"cursor", 3}}));
+  EXPECT_EQ(got->definition, p.definition);
+  EXPECT_EQ(got->updated_at, clock_->now());
+  EXPECT_EQ(got->created_at, made->created_at);
+  auto dup = p;
+  dup.id = made->id;
+  EXPECT_EQ(store().create_pipeline(tenant_a_, dup).error().code, ErrorCode::AlreadyExists);
+  PipelineRecord unnamed;
+  EXPECT_EQ(store().create_pipeline(tenant_a_, unnamed).error().field, "name");
+}
+
+TEST_P(StoreConformance, PipelineListPagesNewestFirst) {
+  for (int i = 0; i < 7; ++i) {
+    PipelineRecord p;
+    p.name = "p" + std::to_string(i);
+    ASSERT_TRUE(store().create_pipeline(tenant_a_, p));
+    clock_->advance(Duration::seconds(1));
+  }
+  std::vector<std::string> names;
+  PageRequest page{3, ""};
+  for (int guard = 0; guard < 10; ++guard) {
+    auto r = store().list_pipelines(tenant_a_, page);
+    ASSERT_TRUE(r) << r.error().describe();
+    for (auto& p : r->items) names.push_back(p.name);
+    if (r->next_cursor.empty()) break;
+    page.after = r->next_cursor;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"p6", "p5", "p4", "p3", "p2", "p1", "p0"}));
+}
+
+TEST_P(StoreConformance, StepsUpsertAndCompareAndSet) {
+  PipelineRecord p;
+  p.name = "dag";
+  auto made = store().create_pipeline(tenant_a_, p);
+  ASSERT_TRUE(made);
+  StepRecord s;
+  s.pipeline_id = made->id;
+  s.step_id = "train";
+  s.status = "pending";
+  auto first = store().put_step(tenant_a_, s, 0);
+  ASSERT_TRUE(first) << first.error().describe();
+  EXPECT_EQ(first->version, 1);
+  EXPECT_EQ(store().put_step(tenant_a_, s, 0).error().code, ErrorCode::Conflict);  // exists already
+  s.status = "running";
+  s.state = Value::map({{"attempt", 1}});
+  auto second = store().put_step(tenant_a_, s, 1);
+  ASSERT_TRUE(second) << second.error().describe();
+  EXPECT_EQ(second->version, 2);
+  EXPECT_EQ(second->status, "running");
+  EXPECT_EQ(store().put_step(tenant_a_, s, 1).error().code, ErrorCode::Conflict);
+  s.status = "completed";
+  auto blind = store().put_step(tenant_a_, s);
+  ASSERT_TRUE(blind);
+  EXPECT_EQ(blind->version, 3);
+  StepRecord other = s;
+  other.step_id = "eval";
+  ASSERT_TRUE(store().put_step(tenant_a_, other));
+  auto steps = store().list_steps(tenant_a_, made->id);
+  ASSERT_TRUE(steps);
+  ASSERT_EQ(steps->size(), 2u);
+  EXPECT_EQ((*steps)[0].step_id, "eval");
+  EXPECT_EQ((*steps)[1].step_id, "train");
+  EXPECT_EQ((*steps)[1].state, Value::map({{"attempt", 1}}));
+  StepRecord orphan = s;
+  orphan.pipeline_id = Id::generate();
+  EXPECT_EQ(store().put_step(tenant_a_, orphan).error().code, ErrorCode::NotFound);
+  StepRecord absent = s;
+  absent.step_id = "never";
+  EXPECT_EQ(store().put_step(tenant_a_, absent, 4).error().code, ErrorCode::NotFound);
+}
+
+TEST_P(StoreConformance, CatalogSystemAndUserItemsWithVersions) {
+  CatalogItem sys;
+  sys.kind = CatalogKind::UsecaseTemplate;
+  sys.scope = CatalogScope::System;
+  sys.name = "rag";
+  sys.version = "1.0.0";
+  sys.document = Value::map({{"v", 1}});
+  ASSERT_TRUE(store().put_catalog_item(system_tenant(), sys));
+  clock_->advance(Duration::seconds(1));
+  sys.version = "1.1.0";
+  sys.document = Value::map({{"v", 2}});
+  ASSERT_TRUE(store().put_catalog_item(system_tenant(), sys));
+  // Versions are immutable.
+  auto again = store().put_catalog_item(system_tenant(), sys);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, ErrorCode::AlreadyExists);
+  // Every tenant sees system items; newest version by default.
+  auto latest = store().get_catalog_item(tenant_b_, CatalogKind::UsecaseTemplate, "rag");
+  ASSERT_TRUE(latest) << latest.error().describe();
+  EXPECT_EQ(latest->version, "1.1.0");
+  EXPECT_EQ(latest->scope, CatalogScope::System);
+  auto pinned = store().get_catalog_item(tenant_b_, CatalogKind::UsecaseTemplate, "rag", "1.0.0");
+  ASSERT_TRUE(pinned);
+  EXPECT_EQ(pinned->document, Value::map({{"v", 1}}));
+  // A tenant's own item of the same name shadows the system one, for that tenant only.
+  CatalogItem mine = sys;
+  mine.scope = CatalogScope::User;
+  mine.version = "0.1.0";
+  mine.document = Value::map({{"v", "mine"}});
+  ASSERT_TRUE(store().put_catalog_item(tenant_a_, mine));
+  auto a = store().get_catalog_item(tenant_a_, CatalogKind::UsecaseTemplate, "rag");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->scope, CatalogScope::User);
+  EXPECT_EQ(a->version, "0.1.0");
+  auto b = store().get_catalog_item(tenant_b_, CatalogKind::UsecaseTemplate, "rag");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->scope, CatalogScope::System);
+  auto list_a = store().list_catalog_items(tenant_a_, CatalogKind::UsecaseTemplate);
+  ASSERT_TRUE(list_a);
+  EXPECT_EQ(list_a->size(), 3u);
+  // Kinds are separate.
+  EXPECT_EQ(store().get_catalog_item(tenant_a_, CatalogKind::Component, "rag").error().code, ErrorCode::NotFound);
+  // The system tenant cannot write user items.
+  EXPECT_EQ(store().put_catalog_item(system_tenant(), mine).error().field, "scope");
+  CatalogItem unversioned = mine;
+  unversioned.version.clear();
+  EXPECT_EQ(store().put_catalog_item(tenant_a_, unversioned).error().field, "version");
+}
+
+TEST_P(StoreConformance, QuotaConfigVersions) {
+  auto first = store().put_quota_config(tenant_a_, "gpu-pool", Value::map({{"nominal", 8}}), 0);
+  ASSERT_TRUE(first) << first.error().describe();
+  EXPECT_EQ(first->version, 1);
+  EXPECT_EQ(store().put_quota_config(tenant_a_, "gpu-pool", Value::map({{"nominal", 9}}), 0).error().code,
+            ErrorCode::Conflict);
+  auto second = store().put_quota_config(tenant_a_, "gpu-pool", Value::map({{"nominal", 16}}), 1);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->version, 2);
+  EXPECT_EQ(store().put_quota_config(tenant_a_, "gpu-pool", Value::map({{"nominal", 1}}), 1).error().code,
+            ErrorCode::Conflict);
+  ASSERT_TRUE(store().put_quota_config(tenant_a_, "cpu-pool", Value::map({{"nominal", 64}})));
+  auto list = store().list_quota_configs(tenant_a_);
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].name, "cpu-pool");
+  EXPECT_EQ((*list)[1].document, Value::map({{"nominal", 16}}));
+  EXPECT_EQ(store().get_quota_config(tenant_a_, "nope").error().code, ErrorCode::NotFound);
+}
+
+TEST_P(StoreConformance, UsageRangeScansByTimeAndJob) {
+  const Id j1 = Id::generate(), j2 = Id::generate();
+  const core::Timestamp t0 = clock_->now();
+  for (int i = 0; i < 10; ++i) {
+    UsageRecord u;
+    u.job_id = i % 2 == 0 ? j1 : j2;
+    u.start = t0 + Duration::minutes(i);
+    u.end = u.start + Duration::minutes(1);
+    u.data = Value::map({{"gpu_seconds", 60 * (i + 1)}});
+    auto r = store().append_usage(tenant_a_, u);
+    ASSERT_TRUE(r) << r.error().describe();
+    EXPECT_GT(r->seq, 0);
+  }
+  UsageQuery window;
+  window.from = t0 + Duration::minutes(2);
+  window.to = t0 + Duration::minutes(7);
+  std::vector<std::int64_t> seconds;
+  PageRequest page{2, ""};
+  for (int guard = 0; guard < 10; ++guard) {
+    auto r = store().list_usage(tenant_a_, window, page);
+    ASSERT_TRUE(r) << r.error().describe();
+    for (auto& u : r->items) seconds.push_back(u.data.find("gpu_seconds")->as_int());
+    if (r->next_cursor.empty()) break;
+    page.after = r->next_cursor;
+  }
+  EXPECT_EQ(seconds, (std::vector<std::int64_t>{180, 240, 300, 360, 420}));
+  UsageQuery by_job;
+  by_job.job_id = j2;
+  auto r = store().list_usage(tenant_a_, by_job);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->items.size(), 5u);
+  UsageRecord backwards;
+  backwards.job_id = j1;
+  backwards.start = t0;
+  backwards.end = t0 - Duration::seconds(1);
+  EXPECT_EQ(store().append_usage(tenant_a_, backwards).error().field, "end");
+}
+
+TEST_P(StoreConformance, AuditLogAppendsAndFilters) {
+  for (int i = 0; i < 6; ++i) {
+    AuditEntry e;
+    e.actor = i % 2 == 0 ? "alice" : "bob";
+    e.action = "job.transition";
+    e.object_type = "job";
+    e.object_id = "job-" + std::to_string(i % 3);
+    e.request_id = "req-" + std::to_string(i);
+    e.detail = Value::map({{"i", i}});
+    auto r = store().append_audit(tenant_a_, e);
+    ASSERT_TRUE(r) << r.error().describe();
+    EXPECT_EQ(r->at, clock_->now());
+    clock_->advance(Duration::seconds(1));
+  }
+  AuditQuery by_actor;
+  by_actor.actor = "alice";
+  std::vector<std::string> reqs;
+  PageRequest page{2, ""};
+  for (int guard = 0; guard < 10; ++guard) {
+    auto r = store().list_audit(tenant_a_, by_actor, page);
+    ASSERT_TRUE(r) << r.error().describe();
+    for (auto& e : r->items) reqs.push_back(e.request_id);
+    if (r->next_cursor.empty()) break;
+    page.after = r->next_cursor;
+  }
+  EXPECT_EQ(reqs, (std::vector<std::string>{"req-0", "req-2", "req-4"}));
+  AuditQuery by_object;
+  by_object.object_type = "job";
+  by_object.object_id = "job-1";
+  auto r = store().list_audit(tenant_a_, by_object);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->items.size(), 2u);
+  EXPECT_EQ(r->items[1].detail, Value::map({{"i", 4}}));
+  AuditEntry anonymous;
+  anonymous.action = "x";
+  EXPECT_EQ(store().append_audit(tenant_a_, anonymous).error().field, "actor");
+}
+
+// ---- units of work ---------------------------------------------------------------------------
+
+TEST_P(StoreConformance, TransactCommitsAllOrNothing) {
+  auto rec = create(tenant_a_, make_job("a"));
+  // A failing unit of work leaves no trace, even of the calls that succeeded inside it.
+  auto failed = store().transact([&](Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.transition_job(tenant_a_, rec.job.id, 1, JobStatus::Queued));
+    BUDCORE_TRY(tx.create_job(tenant_a_, make_job("b")));
+    AuditEntry e;
+    e.actor = "alice";
+    e.action = "job.queue";
+    BUDCORE_TRY(tx.append_audit(tenant_a_, e));
+    return core::Error::make(ErrorCode::BudgetExceeded, "over budget");
+  });
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().code, ErrorCode::BudgetExceeded);
+  EXPECT_EQ(store().get_job(tenant_a_, rec.job.id)->version, 1);
+  EXPECT_EQ(all_jobs(tenant_a_).size(), 1u);
+  EXPECT_TRUE(store().list_audit(tenant_a_, {})->items.empty());
+  // An exception rolls back too, and propagates.
+  EXPECT_THROW((void)store().transact([&](Store& tx) -> core::Status {
+    (void)tx.create_job(tenant_a_, make_job("c"));
+    throw std::runtime_error("bug");
+  }),
+               std::runtime_error);
+  EXPECT_EQ(all_jobs(tenant_a_).size(), 1u);
+  // A successful one commits everything.
+  auto ok = store().transact([&](Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.transition_job(tenant_a_, rec.job.id, 1, JobStatus::Queued));
+    BUDCORE_TRY(tx.create_job(tenant_a_, make_job("d")));
+    EXPECT_EQ(tx.transact([](Store&) { return core::Status{}; }).error().code, ErrorCode::Unsupported);
+    return {};
+  });
+  ASSERT_TRUE(ok) << ok.error().describe();
+  EXPECT_EQ(store().get_job(tenant_a_, rec.job.id)->version, 2);
+  EXPECT_EQ(all_jobs(tenant_a_).size(), 2u);
+}
+
+TEST_P(StoreConformance, DataSurvivesReopening) {
+  if (GetParam() == "sqlite_memory") GTEST_SKIP() << "an in-memory database ends with its connection";
+  auto rec = create(tenant_a_, make_job("durable"), "k");
+  ASSERT_TRUE(store().transition_job(tenant_a_, rec.job.id, 1, JobStatus::Queued));
+  store_.reset();
+  auto reopened = open_store(target_.uri, options_);
+  ASSERT_TRUE(reopened) << reopened.error().describe();
+  auto got = (*reopened)->get_job(tenant_a_, rec.job.id);
+  ASSERT_TRUE(got) << got.error().describe();
+  EXPECT_EQ(got->version, 2);
+  EXPECT_EQ(got->idempotency_key, "k");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance, ::testing::Values("sqlite_memory", "sqlite_file", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace budcore::backend

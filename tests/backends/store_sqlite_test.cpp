@@ -1,0 +1,206 @@
+// SQLite-specific behaviour: bad files, schema versions and migrations, damaged documents,
+// several connections on one file, and the URI forms.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "backends/store_common.hpp"
+#include "backends/store_fixture.hpp"
+#include "budcore/backend/store.hpp"
+
+namespace budcore::backend {
+namespace {
+
+using core::ErrorCode;
+using core::Id;
+
+class StoreSqliteTest : public ::testing::Test {
+ protected:
+  std::string path() const { return (dir_.path / "store.db").string(); }
+  std::string uri() const { return "sqlite://" + path(); }
+
+  // Runs SQL on the file directly, as a damaged or foreign writer would.
+  void raw_exec(const std::string& sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path().c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    std::string msg = err != nullptr ? err : "";
+    sqlite3_free(err);
+    sqlite3_close(db);
+    ASSERT_EQ(rc, SQLITE_OK) << msg;
+  }
+
+  JobRecord make_job(Store& s, const Id& tenant) {
+    job::Job j;
+    j.name = "job";
+    auto r = s.create_job(tenant, j);
+    EXPECT_TRUE(r) << r.error().describe();
+    return r ? r->record : JobRecord{};
+  }
+
+  testing::TempDir dir_;
+  const Id tenant_ = Id::generate();
+};
+
+TEST_F(StoreSqliteTest, AFileThatIsNotADatabaseFailsClearly) {
+  {
+    std::ofstream f(path(), std::ios::binary);
+    for (int i = 0; i < 4096; ++i) f.put(static_cast<char>((i * 7919) & 0xff));
+  }
+  auto s = open_store(uri());
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ErrorCode::Io);
+  EXPECT_NE(s.error().message.find("not a database"), std::string::npos) << s.error().message;
+  auto check = check_store(uri());
+  EXPECT_FALSE(check);
+}
+
+TEST_F(StoreSqliteTest, ATruncatedDatabaseGivesErrorsNotCrashes) {
+  {
+    auto s = open_store(uri());
+    ASSERT_TRUE(s);
+    for (int i = 0; i < 300; ++i) make_job(**s, tenant_);
+  }
+  // Fold the WAL into the main file, then cut the file in half.
+  raw_exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  auto size = std::filesystem::file_size(path());
+  std::filesystem::resize_file(path(), size / 2);
+  std::filesystem::remove(path() + "-wal");
+  auto s = open_store(uri());
+  if (!s) {
+    EXPECT_EQ(s.error().code, ErrorCode::Io);
+    return;
+  }
+  // Reading every page must fail cleanly somewhere, and check must report the damage.
+  auto list = (*s)->list_jobs(tenant_, {}, PageRequest{1000, ""});
+  if (!list) EXPECT_EQ(list.error().code, ErrorCode::Io);
+  auto check = check_store(uri());
+  if (check) {
+    EXPECT_FALSE(check->ok);
+    EXPECT_FALSE(check->problems.empty());
+  } else {
+    EXPECT_EQ(check.error().code, ErrorCode::Io);
+  }
+}
+
+TEST_F(StoreSqliteTest, ANewerSchemaFailsToOpenNamingBothVersions) {
+  ASSERT_TRUE(open_store(uri()));
+  raw_exec("UPDATE budcore_meta SET schema_version = 99");
+  auto s = open_store(uri());
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ErrorCode::Unsupported);
+  EXPECT_EQ(s.error().field, "schema_version");
+  EXPECT_NE(s.error().message.find("99"), std::string::npos);
+  EXPECT_NE(s.error().message.find(std::to_string(latest_schema_version())), std::string::npos);
+  auto check = check_store(uri());
+  ASSERT_TRUE(check);
+  EXPECT_FALSE(check->ok);
+  EXPECT_EQ(check->schema_version, 99);
+}
+
+TEST_F(StoreSqliteTest, AnOlderSchemaMigratesForwardOnOpen) {
+  {
+    auto conn = backends::open_connection(uri(), {});
+    ASSERT_TRUE(conn);
+    auto m = backends::migrate_schema(**conn, true, 1);
+    ASSERT_TRUE(m) << m.error().describe();
+    EXPECT_EQ(m->from, 0);
+    EXPECT_EQ(m->to, 1);
+  }
+  StoreOptions no_migrate;
+  no_migrate.migrate = false;
+  auto refused = open_store(uri(), no_migrate);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::Unsupported);
+  EXPECT_NE(refused.error().message.find("store migrate"), std::string::npos);
+  auto s = open_store(uri());
+  ASSERT_TRUE(s) << s.error().describe();
+  EXPECT_EQ(*(*s)->schema_version(), latest_schema_version());
+  // Version 2 made the audit log append-only in the database itself.
+  AuditEntry e;
+  e.actor = "a";
+  e.action = "b";
+  ASSERT_TRUE((*s)->append_audit(tenant_, e));
+  s->reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path().c_str(), &db), SQLITE_OK);
+  EXPECT_NE(sqlite3_exec(db, "UPDATE audit_log SET actor = 'mallory'", nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_NE(sqlite3_exec(db, "DELETE FROM audit_log", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+}
+
+TEST_F(StoreSqliteTest, InvalidJsonInAStoredDocumentIsAClearError) {
+  Id job_id;
+  {
+    auto s = open_store(uri());
+    ASSERT_TRUE(s);
+    job_id = make_job(**s, tenant_).job.id;
+    PipelineRecord p;
+    p.name = "p";
+    ASSERT_TRUE((*s)->create_pipeline(tenant_, p));
+  }
+  raw_exec("UPDATE jobs SET doc = '{\"name\": \"job\", \"spec\": {' ");
+  raw_exec("UPDATE pipelines SET state = 'not json'");
+  auto s = open_store(uri());
+  ASSERT_TRUE(s);
+  auto got = (*s)->get_job(tenant_, job_id);
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().code, ErrorCode::Io);
+  EXPECT_EQ(got.error().field, "jobs[" + job_id.to_string() + "].doc");
+  auto list = (*s)->list_pipelines(tenant_);
+  ASSERT_FALSE(list);
+  EXPECT_NE(list.error().field.find(".state"), std::string::npos);
+  auto check = check_store(uri());
+  ASSERT_TRUE(check) << check.error().describe();
+  EXPECT_FALSE(check->ok);
+  EXPECT_EQ(check->problems.size(), 2u);
+  EXPECT_EQ(check->rows_checked, 2);
+}
+
+TEST_F(StoreSqliteTest, TwoStoresOnOneFileSeeEachOthersCommits) {
+  auto a = open_store(uri());
+  auto b = open_store(uri());
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(b);
+  auto rec = make_job(**a, tenant_);
+  auto moved = (*b)->transition_job(tenant_, rec.job.id, 1, job::JobStatus::Queued);
+  ASSERT_TRUE(moved) << moved.error().describe();
+  auto stale = (*a)->transition_job(tenant_, rec.job.id, 1, job::JobStatus::Cancelled);
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code, ErrorCode::Conflict);
+}
+
+TEST_F(StoreSqliteTest, CheckReportsAHealthyStore) {
+  {
+    auto s = open_store(uri());
+    ASSERT_TRUE(s);
+    make_job(**s, tenant_);
+  }
+  auto check = check_store(uri());
+  ASSERT_TRUE(check) << check.error().describe();
+  EXPECT_TRUE(check->ok);
+  EXPECT_EQ(check->schema_version, latest_schema_version());
+  EXPECT_EQ(check->rows_checked, 1);
+}
+
+TEST(StoreUriTest, SchemesAndErrors) {
+  EXPECT_TRUE(open_store("sqlite::memory:"));
+  auto unknown = open_store("mysql://localhost/db");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code, ErrorCode::Invalid);
+  EXPECT_EQ(unknown.error().field, "uri");
+  EXPECT_EQ(open_store("sqlite://").error().field, "uri");
+  auto missing_dir = open_store("sqlite:///nonexistent-dir-budcore/x.db");
+  ASSERT_FALSE(missing_dir);
+  EXPECT_EQ(missing_dir.error().code, ErrorCode::Io);
+  auto pg = open_store("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2");
+  ASSERT_FALSE(pg);
+  EXPECT_EQ(pg.error().code, ErrorCode::Io);
+}
+
+}  // namespace
+}  // namespace budcore::backend
