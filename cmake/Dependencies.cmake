@@ -6,6 +6,8 @@ find_package(Boost 1.74 REQUIRED COMPONENTS graph)
 find_package(Eigen3 REQUIRED NO_MODULE)
 find_package(SQLiteCpp REQUIRED)
 find_package(CURL REQUIRED)
+# simdjson: the streaming JSON reader of `pipeline plan` (100k-step documents).
+find_package(simdjson REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 if(BUDCORE_BUILD_CLI)
