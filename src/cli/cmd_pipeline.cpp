@@ -1,5 +1,10 @@
 // `budcore pipeline plan FILE` (CONTRACTS.md section 3): validates a pipeline document (JSON or
 // YAML, "-" = stdin) and prints its plan, or {"valid": false, "errors": [...]} with exit 2.
+// `budcore pipeline run FILE` rehearses a run on a virtual clock with simulated executors and
+// prints every transition as a JSON line; --fail/--slow/--timeout inject what-if faults.
+#include <algorithm>
+#include <climits>
+#include <map>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -8,6 +13,9 @@
 #include <sstream>
 #include <string>
 
+#include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
+#include "budcore/pipeline/engine.hpp"
 #include "budcore/pipeline/planner.hpp"
 #include "pipeline/analyze.hpp"
 #include "cli/command.hpp"
@@ -55,6 +63,166 @@ int plan_file(const std::string& file) {
   return kExitInvalid;
 }
 
+// ---- pipeline run ------------------------------------------------------------------------
+
+struct RunArgs {
+  std::string file;
+  std::string params;
+  std::vector<std::string> fail, slow, timeout, reject;
+};
+
+core::Result<core::Value> parse_document(const std::string& text) {
+  auto v = core::parse_json(text);
+  if (v) return v;
+  return core::parse_yaml(text);
+}
+
+// Simulated API: 200 with every output key downstream templates read ("sim://step/key").
+class SimHttp final : public backend::HttpClient {
+ public:
+  explicit SimHttp(std::map<std::string, std::vector<std::string>, std::less<>> keys) : keys_(std::move(keys)) {}
+  core::Result<backend::HttpResponse> send(const backend::HttpRequest& request) override {
+    std::string step;
+    for (const auto& [k, v] : request.headers) {
+      if (k == "Idempotency-Key") {
+        auto a = v.find('/');
+        auto b = v.rfind('/');
+        if (a != std::string::npos && b > a) step = v.substr(a + 1, b - a - 1);
+      }
+    }
+    core::Map body;
+    body.set("simulated", true);
+    if (auto it = keys_.find(step); it != keys_.end()) {
+      for (const auto& key : it->second) body.set(key, "sim://" + step + "/" + key);
+    }
+    backend::HttpResponse r;
+    r.status = 200;
+    r.body = core::to_json(core::Value(std::move(body)));
+    return r;
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>, std::less<>> keys_;
+};
+
+class SimNotifier final : public backend::Notifier {
+ public:
+  core::Status notify(const backend::Notification&) override { return {}; }
+};
+
+class PrintSink final : public pipeline::StateSink {
+ public:
+  explicit PrintSink(core::Timestamp start) : start_(start) {}
+  core::Status save(const pipeline::Transition& t, const pipeline::RunState&) override {
+    core::Value v = t.to_value();
+    v.mutable_map().set("elapsed_seconds", static_cast<double>((t.at - start_).count_ns()) / 1e9);
+    std::string line = core::to_json(v);
+    line += '\n';
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    return {};
+  }
+
+ private:
+  core::Timestamp start_;
+};
+
+core::Status split_flag(const std::string& flag, const std::string& text, std::string& step, std::string& value) {
+  auto eq = text.find('=');
+  step = text.substr(0, eq);
+  value = eq == std::string::npos ? "" : text.substr(eq + 1);
+  if (step.empty()) return core::Error::invalid(flag, text, "expects STEP or STEP=VALUE");
+  return {};
+}
+
+int run_file(const RunArgs& args) {
+  std::string text;
+  if (!read_all(args.file, text)) return report_error(core::Error::invalid(args.file, args.file, "cannot read the pipeline file"));
+  auto doc = parse_document(text);
+  if (!doc) return report_error(doc.error());
+  core::Value params;
+  if (!args.params.empty()) {
+    std::string ptext = args.params;
+    if (ptext.front() != '{') {
+      if (!read_all(args.params, ptext)) return report_error(core::Error::invalid("--params", args.params, "cannot read the file"));
+    }
+    auto p = parse_document(ptext);
+    if (!p || !p->is_map()) return report_error(core::Error::invalid("--params", args.params, "must be a JSON or YAML map"));
+    params = *p;
+  }
+  core::VirtualClock clock;
+  auto keys = pipeline::referenced_output_keys(*doc);
+  pipeline::SimJobOptions sim;
+  sim.output_keys = keys;
+  pipeline::EngineOptions options;
+  options.params = params;
+  for (const auto& f : args.fail) {
+    std::string step, n;
+    if (auto st = split_flag("--fail", f, step, n); !st) return report_error(st.error());
+    int count = INT_MAX;
+    if (!n.empty()) {
+      try {
+        count = std::stoi(n);
+      } catch (...) {
+        return report_error(core::Error::invalid("--fail", f, "STEP=N needs a whole number of attempts"));
+      }
+    }
+    sim.faults[step].fail_attempts = count;
+    options.faults[step].fail_attempts = count;
+  }
+  for (const auto& s : args.slow) {
+    std::string step, factor;
+    if (auto st = split_flag("--slow", s, step, factor); !st) return report_error(st.error());
+    if (!factor.empty() && factor.back() == 'x') factor.pop_back();
+    double x = 0;
+    try {
+      x = std::stod(factor);
+    } catch (...) {
+      x = -1;
+    }
+    if (!(x > 0)) return report_error(core::Error::invalid("--slow", s, "expects STEP=FACTORx, e.g. step-4=2x"));
+    sim.faults[step].slow_factor = x;
+  }
+  for (const auto& step : args.timeout) {
+    sim.faults[step].hang = true;
+    options.faults[step].hang = true;
+  }
+  pipeline::SimJobRunner jobs(clock, sim);
+  SimHttp http(keys);
+  SimNotifier notifier;
+  pipeline::FunctionRegistry functions;
+  PrintSink sink(clock.now());
+  pipeline::EngineDeps deps{&clock, &jobs, &http, &notifier, &functions, &sink};
+  auto engine = pipeline::Engine::create(*doc, deps, options);
+  if (!engine) return report_error(engine.error());
+  for (int round = 0; round < 100000; ++round) {
+    auto status = engine->run_virtual(clock);
+    if (!status) return report_error(status.error());
+    if (engine->done()) break;
+    // Idle: answer approval gates (approve unless --reject), else nothing more can happen.
+    bool answered = false;
+    for (const auto& s : engine->state().steps) {
+      if (s.state != pipeline::StepState::AwaitingApproval) continue;
+      bool rejected = std::find(args.reject.begin(), args.reject.end(), s.id) != args.reject.end();
+      auto st = rejected ? engine->reject(s.id, "cli", "--reject") : engine->approve(s.id, "cli");
+      if (!st) return report_error(st.error());
+      answered = true;
+      break;
+    }
+    if (!answered) break;
+  }
+  core::Map steps;
+  for (const auto& s : engine->state().steps) steps.set(s.id, std::string(pipeline::to_string(s.state)));
+  core::Value summary = core::Value::map({{"status", std::string(pipeline::to_string(engine->status()))},
+                                          {"done", engine->done()},
+                                          {"elapsed_seconds", static_cast<double>((clock.now() - *engine->state().started_at).count_ns()) / 1e9},
+                                          {"failure_reason", engine->state().failure_reason},
+                                          {"steps", core::Value(std::move(steps))}});
+  std::string line = core::to_json(summary) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+  return kExitOk;
+}
+
 const bool registered = register_commands([](CLI::App& root) {
   auto* group = root.add_subcommand("pipeline", "Pipeline DAGs (the source design's Pipeline/Step schema)");
   group->require_subcommand(1);
@@ -63,6 +231,17 @@ const bool registered = register_commands([](CLI::App& root) {
   auto file = std::make_shared<std::string>();
   plan->add_option("FILE", *file, "Pipeline document (JSON or YAML); '-' reads standard input")->required();
   plan->callback([file] { exit_code() = plan_file(*file); });
+
+  auto* run = group->add_subcommand(
+      "run", "Rehearse a run on a virtual clock with simulated executors; prints each transition as a JSON line");
+  auto args = std::make_shared<RunArgs>();
+  run->add_option("FILE", args->file, "Pipeline document (JSON or YAML); '-' reads standard input")->required();
+  run->add_option("--params", args->params, "Parameters: a JSON/YAML file, or inline JSON starting with '{'");
+  run->add_option("--fail", args->fail, "Make STEP fail (STEP=N: only its first N attempts)");
+  run->add_option("--slow", args->slow, "Slow a JOB step down: STEP=2x");
+  run->add_option("--timeout", args->timeout, "Make STEP hang until its timeout (or the pipeline's) ends it");
+  run->add_option("--reject", args->reject, "Reject STEP's approval gate (others are approved)");
+  run->callback([args] { exit_code() = run_file(*args); });
 });
 
 }  // namespace
