@@ -3,8 +3,9 @@
 //   with a raw-SQLite peer doing the same inserts (same schema and indexes, one prepared
 //   statement, same pragmas), so the ratio is taken under the same disk conditions;
 // - durable status transitions per second;
-// - listing a tenant's 100 newest jobs out of BUDCORE_BENCH_JOBS (default 1,000,000), from a
-//   database cached in $BUDCORE_BENCH_DIR (default /tmp) so it is built only once.
+// - listing a tenant's 100 newest jobs out of BUDCORE_BENCH_JOBS (default 1,000,000), as
+//   summaries (indexed columns) and as whole records (documents decoded), from a database
+//   cached in $BUDCORE_BENCH_DIR (default /tmp) so it is built only once.
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
 
@@ -73,8 +74,9 @@ struct RawSqlite {
          db);
     must(sqlite3_prepare_v2(db,
                             "INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, "
-                            "source, created_ns, updated_ns, version, idempotency_key, doc) VALUES (?, ?, ?, ?, ?, ?, "
-                            "?, ?, ?, ?, 1, ?, ?) ON CONFLICT (tenant_id, idempotency_key) DO NOTHING",
+                            "source, created_ns, updated_ns, version, idempotency_key, doc, name, priority, gpu_type, "
+                            "gpu_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) "
+                            "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING",
                             -1, &insert, nullptr),
          db);
     must(sqlite3_prepare_v2(db, "BEGIN IMMEDIATE", -1, &begin, nullptr), db);
@@ -111,6 +113,10 @@ struct RawSqlite {
     sqlite3_bind_int64(insert, 10, n);
     sqlite3_bind_text(insert, 11, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
     sqlite3_bind_text(insert, 12, doc.data(), static_cast<int>(doc.size()), SQLITE_STATIC);
+    sqlite3_bind_text(insert, 13, "bench-0", -1, SQLITE_STATIC);
+    sqlite3_bind_text(insert, 14, "normal", -1, SQLITE_STATIC);
+    sqlite3_bind_text(insert, 15, "nvidia-a100-80gb", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(insert, 16, 1);
     step(insert);
     step(commit);
   }
@@ -164,14 +170,19 @@ void BM_DurableTransition(benchmark::State& state) {
     for (int i = 0; i < 20000; ++i) ids.push_back(tx.create_job(tenant, sample_job(i))->record.job.id);
     return {};
   });
-  std::size_t next = 0;
+  // Round-robin over the jobs, each walked along its path: 4 transitions per prepared job.
+  using budcore::job::JobStatus;
+  constexpr JobStatus kPath[] = {JobStatus::Queued, JobStatus::Scheduled, JobStatus::Running, JobStatus::Completed};
+  std::size_t n = 0;
   for (auto _ : state) {
-    if (next == ids.size()) {
+    const std::size_t step = n / ids.size();
+    if (step == std::size(kPath)) {
       state.SkipWithError("ran out of prepared jobs");
       break;
     }
-    auto r = store->transition_job(tenant, ids[next++], 1, budcore::job::JobStatus::Queued);
+    auto r = store->transition_job(tenant, ids[n % ids.size()], static_cast<std::int64_t>(step) + 1, kPath[step]);
     if (!r) state.SkipWithError(r.error().describe().c_str());
+    ++n;
   }
   state.SetItemsProcessed(state.iterations());
 }
@@ -185,7 +196,9 @@ std::int64_t list_corpus_size() {
 // The cached corpus: `total` jobs of one tenant (the worst case for that tenant's list).
 std::string list_corpus(Id& tenant) {
   const std::int64_t total = list_corpus_size();
-  auto path = bench_dir() / ("budcore-bench-list-" + std::to_string(total) + ".db");
+  // Keyed by schema version: a corpus written by an older schema would take the pre-v3 path.
+  auto path = bench_dir() / ("budcore-bench-list-v" + std::to_string(budcore::backend::latest_schema_version()) +
+                             "-" + std::to_string(total) + ".db");
   auto tenant_file = path.string() + ".tenant";
   if (std::filesystem::exists(tenant_file)) {
     std::FILE* f = std::fopen(tenant_file.c_str(), "r");
@@ -227,6 +240,46 @@ void BM_ListNewest100(benchmark::State& state) {
   state.counters["corpus_jobs"] = static_cast<double>(list_corpus_size());
 }
 BENCHMARK(BM_ListNewest100)->Unit(benchmark::kMicrosecond);
+
+void BM_ListNewest100Summaries(benchmark::State& state) {
+  Id tenant;
+  auto store = must_open(list_corpus(tenant));
+  for (auto _ : state) {
+    auto page = store->list_job_summaries(tenant, {}, budcore::backend::PageRequest{100, ""});
+    if (!page || page->items.size() != 100) state.SkipWithError("list failed");
+    benchmark::DoNotOptimize(page);
+  }
+  state.counters["corpus_jobs"] = static_cast<double>(list_corpus_size());
+}
+BENCHMARK(BM_ListNewest100Summaries)->Unit(benchmark::kMicrosecond);
+
+void BM_ListNewest100SummariesByStatus(benchmark::State& state) {
+  Id tenant;
+  auto store = must_open(list_corpus(tenant));
+  budcore::backend::JobFilter f;
+  f.statuses = {budcore::job::JobStatus::Pending};
+  for (auto _ : state) {
+    auto page = store->list_job_summaries(tenant, f, budcore::backend::PageRequest{100, ""});
+    if (!page || page->items.size() != 100) state.SkipWithError("list failed");
+    benchmark::DoNotOptimize(page);
+  }
+}
+BENCHMARK(BM_ListNewest100SummariesByStatus)->Unit(benchmark::kMicrosecond);
+
+// A page deep in the list (after 10,000 jobs): keyset paging keeps it as cheap as the first.
+void BM_ListSummariesDeepPage(benchmark::State& state) {
+  Id tenant;
+  auto store = must_open(list_corpus(tenant));
+  budcore::backend::PageRequest page{1000, ""};
+  for (int i = 0; i < 10; ++i) page.after = store->list_job_summaries(tenant, {}, page)->next_cursor;
+  page.limit = 100;
+  for (auto _ : state) {
+    auto p = store->list_job_summaries(tenant, {}, page);
+    if (!p || p->items.size() != 100) state.SkipWithError("list failed");
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_ListSummariesDeepPage)->Unit(benchmark::kMicrosecond);
 
 void BM_ListNewest100ByStatus(benchmark::State& state) {
   Id tenant;

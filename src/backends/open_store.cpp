@@ -17,6 +17,27 @@ std::string_view to_string(CatalogScope s) noexcept { return s == CatalogScope::
 
 int latest_schema_version() noexcept { return backends::kLatestSchemaVersion; }
 
+JobSummary summarize(const JobRecord& record) {
+  const job::Job& j = record.job;
+  JobSummary s;
+  s.id = j.id;
+  s.name = j.name;
+  s.status = j.status;
+  s.job_type = j.job_type;
+  s.source = j.source;
+  s.priority = j.priority;
+  s.project_id = j.project_id;
+  s.cluster_id = j.cluster_id;
+  s.pipeline_id = j.pipeline_id;
+  s.gpu_type = j.gpu_type;
+  s.gpu_count = j.gpu_count;
+  s.created_at = j.created_at.value_or(core::Timestamp());
+  s.updated_at = j.updated_at.value_or(s.created_at);
+  s.version = record.version;
+  s.idempotency_key = record.idempotency_key;
+  return s;
+}
+
 namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }

@@ -148,6 +148,10 @@ struct StoredJob {
 };
 
 constexpr std::string_view kJobColumns = "SELECT doc, version, idempotency_key, id, created_ns FROM jobs";
+// Column 15 (the document) is read only for rows written before schema version 3.
+constexpr std::string_view kSummaryColumns =
+    "SELECT id, name, status, job_type, source, priority, project_id, cluster_id, pipeline_id, gpu_type, "
+    "gpu_count, created_ns, updated_ns, version, idempotency_key, CASE WHEN name IS NULL THEN doc END FROM jobs";
 constexpr std::string_view kPipelineColumns =
     "SELECT id, name, definition, state, version, created_ns, updated_ns FROM pipelines";
 constexpr std::string_view kStepColumns =
@@ -203,10 +207,15 @@ class SqlStore final : public backend::Store {
                       created,
                       updated,
                       key.empty() ? SqlParam(nullptr) : SqlParam(key),
-                      doc};
+                      doc,
+                      job.name,
+                      job::to_string(job.priority),
+                      job.gpu_type ? SqlParam(std::string_view(*job.gpu_type)) : SqlParam(nullptr),
+                      job.gpu_count};
       auto rows = db().execute(
           "INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, "
-          "created_ns, updated_ns, version, idempotency_key, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) "
+          "created_ns, updated_ns, version, idempotency_key, doc, name, priority, gpu_type, gpu_count) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) "
           "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING",
           p);
       if (!rows) return already_exists(rows.error(), "job " + id + " already exists", "id");
@@ -229,26 +238,8 @@ class SqlStore final : public backend::Store {
 
   Result<Page<JobRecord>> list_jobs(const core::Id& tenant, const JobFilter& f, const PageRequest& page) override {
     Query q;
-    q.sql(kJobColumns).where("tenant_id = ?").bind(tenant.to_string());
-    if (f.project_id) q.where("project_id = ?").bind(f.project_id->to_string());
-    if (f.cluster_id) q.where("cluster_id = ?").bind(f.cluster_id->to_string());
-    if (f.pipeline_id) q.where("pipeline_id = ?").bind(f.pipeline_id->to_string());
-    if (!f.statuses.empty()) {
-      std::string in = "status IN (";
-      for (std::size_t i = 0; i < f.statuses.size(); ++i) in += i == 0 ? "?" : ", ?";
-      q.where(in + ")");
-      for (auto st : f.statuses) q.bind(std::string(job::to_string(st)));
-    }
-    if (f.job_type) q.where("job_type = ?").bind(std::string(job::to_string(*f.job_type)));
-    if (f.source) q.where("source = ?").bind(std::string(job::to_string(*f.source)));
-    if (f.created_from) q.where("created_ns >= ?").bind(f.created_from->unix_nanos());
-    if (f.created_to) q.where("created_ns < ?").bind(f.created_to->unix_nanos());
-    if (!page.after.empty()) {
-      BUDCORE_TRY_ASSIGN(auto cur, parse_pair_cursor(page));
-      q.where("(created_ns, id) < (?, ?)").bind(cur.first).bind(std::move(cur.second));
-    }
+    BUDCORE_TRY(job_list_query(q, kJobColumns, tenant, f, page));
     const std::size_t limit = page_limit(page);
-    q.sql(" ORDER BY created_ns DESC, id DESC LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
     return read([&]() -> Result<Page<JobRecord>> {
       Page<JobRecord> out;
       std::string last;
@@ -260,6 +251,27 @@ class SqlStore final : public backend::Store {
         BUDCORE_TRY_ASSIGN(StoredJob j, job_from_row(row));
         last = std::to_string(j.created_ns) + "_" + std::string(row.text(3));
         out.items.push_back(std::move(j.record));
+        return {};
+      }));
+      return out;
+    });
+  }
+
+  Result<Page<backend::JobSummary>> list_job_summaries(const core::Id& tenant, const JobFilter& f,
+                                                       const PageRequest& page) override {
+    Query q;
+    BUDCORE_TRY(job_list_query(q, kSummaryColumns, tenant, f, page));
+    const std::size_t limit = page_limit(page);
+    return read([&]() -> Result<Page<backend::JobSummary>> {
+      Page<backend::JobSummary> out;
+      BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {
+        if (out.items.size() == limit) {
+          const auto& l = out.items.back();
+          out.next_cursor = std::to_string(l.created_at.unix_nanos()) + "_" + l.id.to_string();
+          return {};
+        }
+        BUDCORE_TRY_ASSIGN(auto summary, summary_from_row(row));
+        out.items.push_back(std::move(summary));
         return {};
       }));
       return out;
@@ -728,6 +740,74 @@ class SqlStore final : public backend::Store {
     return Error::make(ErrorCode::AlreadyExists, std::move(message), std::move(field));
   }
 
+  // SELECT `columns` FROM jobs with the filter, the cursor and ORDER BY ... LIMIT page + 1.
+  static Status job_list_query(Query& q, std::string_view columns, const core::Id& tenant, const JobFilter& f,
+                               const PageRequest& page) {
+    q.sql(columns).where("tenant_id = ?").bind(tenant.to_string());
+    if (f.project_id) q.where("project_id = ?").bind(f.project_id->to_string());
+    if (f.cluster_id) q.where("cluster_id = ?").bind(f.cluster_id->to_string());
+    if (f.pipeline_id) q.where("pipeline_id = ?").bind(f.pipeline_id->to_string());
+    if (!f.statuses.empty()) {
+      std::string in = "status IN (";
+      for (std::size_t i = 0; i < f.statuses.size(); ++i) in += i == 0 ? "?" : ", ?";
+      q.where(in + ")");
+      for (auto st : f.statuses) q.bind(std::string(job::to_string(st)));
+    }
+    if (f.job_type) q.where("job_type = ?").bind(std::string(job::to_string(*f.job_type)));
+    if (f.source) q.where("source = ?").bind(std::string(job::to_string(*f.source)));
+    if (f.created_from) q.where("created_ns >= ?").bind(f.created_from->unix_nanos());
+    if (f.created_to) q.where("created_ns < ?").bind(f.created_to->unix_nanos());
+    if (!page.after.empty()) {
+      BUDCORE_TRY_ASSIGN(auto cur, parse_pair_cursor(page));
+      q.where("(created_ns, id) < (?, ?)").bind(cur.first).bind(std::move(cur.second));
+    }
+    q.sql(" ORDER BY created_ns DESC, id DESC LIMIT ?").bind(static_cast<std::int64_t>(page_limit(page) + 1));
+    return {};
+  }
+
+  // A summary from the columns of kSummaryColumns. A row written before schema version 3 has
+  // no name column yet: its summary comes from its document (the slow path, until it changes).
+  static Result<backend::JobSummary> summary_from_row(const SqlRow& row) {
+    const std::string at = "jobs[" + std::string(row.text(0)) + "]";
+    if (row.is_null(1)) {
+      auto job = job::Job::from_json(row.text(15));
+      if (!job) {
+        return Error::make(ErrorCode::Io, "stored job document does not load: " + job.error().describe(),
+                           at + ".doc");
+      }
+      JobRecord rec{std::move(job).value(), row.int64(13), row.is_null(14) ? std::string() : std::string(row.text(14))};
+      return backend::summarize(rec);
+    }
+    backend::JobSummary s;
+    BUDCORE_TRY_ASSIGN(s.id, load_id(row.text(0), at + ".id"));
+    s.name = row.text(1);
+    BUDCORE_TRY_ASSIGN(s.status, column_enum(job::parse_job_status, row.text(2), at + ".status"));
+    BUDCORE_TRY_ASSIGN(s.job_type, column_enum(job::parse_job_type, row.text(3), at + ".job_type"));
+    BUDCORE_TRY_ASSIGN(s.source, column_enum(job::parse_job_source, row.text(4), at + ".source"));
+    if (!row.is_null(5)) {
+      BUDCORE_TRY_ASSIGN(s.priority, column_enum(job::parse_job_priority, row.text(5), at + ".priority"));
+    }
+    BUDCORE_TRY_ASSIGN(s.project_id, load_id(row.text(6), at + ".project_id"));
+    BUDCORE_TRY_ASSIGN(s.cluster_id, load_id(row.text(7), at + ".cluster_id"));
+    if (!row.is_null(8)) {
+      BUDCORE_TRY_ASSIGN(s.pipeline_id, load_id(row.text(8), at + ".pipeline_id"));
+    }
+    if (!row.is_null(9)) s.gpu_type = std::string(row.text(9));
+    if (!row.is_null(10)) s.gpu_count = row.int64(10);
+    s.created_at = ts(row.int64(11));
+    s.updated_at = ts(row.int64(12));
+    s.version = row.int64(13);
+    if (!row.is_null(14)) s.idempotency_key = row.text(14);
+    return s;
+  }
+
+  template <class T>
+  static Result<T> column_enum(Result<T> (*parse)(std::string_view), std::string_view text, std::string field) {
+    auto v = parse(text);
+    if (!v) return Error::make(ErrorCode::Io, "stored value '" + std::string(text) + "' is not valid", std::move(field));
+    return *v;
+  }
+
   Result<StoredJob> job_from_row(const SqlRow& row) {
     auto job = job::Job::from_json(row.text(0));
     if (!job) {
@@ -784,11 +864,16 @@ class SqlStore final : public backend::Store {
                     job::to_string(job.source),
                     updated,
                     doc,
+                    job.name,
+                    job::to_string(job.priority),
+                    job.gpu_type ? SqlParam(std::string_view(*job.gpu_type)) : SqlParam(nullptr),
+                    job.gpu_count,
                     tid,
                     id,
                     expected_version};
     BUDCORE_TRY_ASSIGN(auto rows, db().execute("UPDATE jobs SET project_id = ?, cluster_id = ?, pipeline_id = ?, "
                                                "status = ?, job_type = ?, source = ?, updated_ns = ?, doc = ?, "
+                                               "name = ?, priority = ?, gpu_type = ?, gpu_count = ?, "
                                                "version = version + 1 WHERE tenant_id = ? AND id = ? AND version = ?",
                                                p));
     if (rows != 1) return lost_race("job " + id);

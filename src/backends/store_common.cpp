@@ -144,6 +144,15 @@ CREATE TRIGGER usage_records_append_only BEFORE UPDATE OR DELETE ON usage_record
 CREATE INDEX audit_tenant_actor ON audit_log (tenant_id, actor, seq);
 )sql";
 
+// v3: the columns a job list shows (JobSummary), so lists need not load documents. NULL name:
+// a row written before v3, whose summary is read from its document instead.
+constexpr std::string_view kSchemaV3 = R"sql(
+ALTER TABLE jobs ADD COLUMN name TEXT;
+ALTER TABLE jobs ADD COLUMN priority TEXT;
+ALTER TABLE jobs ADD COLUMN gpu_type TEXT;
+ALTER TABLE jobs ADD COLUMN gpu_count BIGINT;
+)sql";
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -191,6 +200,7 @@ std::string migration_sql(Dialect dialect, int version) {
   switch (version) {
     case 1: return apply_dialect(dialect, kSchemaV1);
     case 2: return std::string(dialect == Dialect::Sqlite ? kSchemaV2Sqlite : kSchemaV2Postgres);
+    case 3: return std::string(kSchemaV3);
     default: return {};
   }
 }

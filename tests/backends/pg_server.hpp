@@ -1,5 +1,10 @@
 // A throwaway PostgreSQL server for the test run: Debian's postgresql binaries, a cluster under
-// a temp dir, listening on loopback on a free port, stopped and deleted when the process exits.
+// a temp dir, listening on loopback on a free port.
+//
+// Under ctest one server serves the whole run: the fixture script pg_fixture.sh starts it
+// (FIXTURES_SETUP) and names its URI in the file $BUDCORE_PG_URI_FILE, which every test process
+// reads. Run directly (./budcore_backends_tests), the process starts a server of its own and
+// stops and deletes it when it exits.
 //
 // initdb refuses to run as root (CI runs as root), so as root every server command runs as the
 // `postgres` user through runuser, in directories that user owns. initdb is slow, so one
@@ -17,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -34,7 +40,7 @@ class PgServer {
     static std::unique_ptr<PgServer> server;
     std::call_once(once, [] {
       auto s = std::unique_ptr<PgServer>(new PgServer());
-      if (s->start()) server = std::move(s);
+      if (s->attach_to_fixture() || s->start()) server = std::move(s);
       else reason_storage() = s->why_;
     });
     return server.get();
@@ -50,10 +56,11 @@ class PgServer {
   // A connection URI for database `postgres`, with search_path set to `schema` (the caller
   // creates the schema; tests use one schema each, which is much faster than a database each).
   std::string uri(const std::string& schema = "public") const {
-    return "postgresql://postgres@127.0.0.1:" + std::to_string(port_) + "/postgres?options=-csearch_path%3D" +
-           schema;
+    return admin_uri() + "?options=-csearch_path%3D" + schema;
   }
   std::string admin_uri() const { return "postgresql://postgres@127.0.0.1:" + std::to_string(port_) + "/postgres"; }
+  // True when this process uses the ctest fixture's server rather than one of its own.
+  bool shared() const { return attached_; }
 
   ~PgServer() {
     if (started_) run(as_pg("'" + bin_ + "/pg_ctl' -D '" + dir_ + "/data' -m immediate -w stop"));
@@ -75,6 +82,38 @@ class PgServer {
 
   std::string as_pg(const std::string& cmd) const {
     return root_ ? "runuser -u postgres -- sh -c \"" + cmd + "\"" : "sh -c \"" + cmd + "\"";
+  }
+
+  // Uses the fixture's server when $BUDCORE_PG_URI_FILE names a live one. A missing file (the
+  // binaries are missing, or the binary runs outside ctest) or a dead server (a stale file)
+  // falls back to start().
+  bool attach_to_fixture() {
+    const char* file = std::getenv("BUDCORE_PG_URI_FILE");
+    if (file == nullptr) return false;
+    std::FILE* f = std::fopen(file, "r");
+    if (f == nullptr) return false;
+    char buf[256] = {};
+    std::size_t got = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    const std::string text(buf, got);
+    const std::string prefix = "postgresql://postgres@127.0.0.1:";
+    if (text.compare(0, prefix.size(), prefix) != 0) return false;
+    port_ = std::atoi(text.c_str() + prefix.size());
+    if (port_ <= 0 || !accepts_connections(port_)) return false;
+    attached_ = true;
+    return true;
+  }
+
+  static bool accepts_connections(int port) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return false;
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    ::close(fd);
+    return ok;
   }
 
   static int free_port() {
@@ -167,6 +206,7 @@ class PgServer {
   int port_ = 0;
   bool root_ = false;
   bool started_ = false;
+  bool attached_ = false;
 };
 
 }  // namespace budcore::testing

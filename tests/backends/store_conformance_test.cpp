@@ -261,6 +261,82 @@ TEST_P(StoreConformance, ListFiltersAndPagesNewestFirst) {
   EXPECT_EQ(bad.error().field, "page.after");
 }
 
+TEST_P(StoreConformance, SummariesMatchTheFullListAndShareItsCursors) {
+  const Id project = Id::generate(), pipeline = Id::generate();
+  std::vector<JobRecord> made;
+  for (int i = 0; i < 12; ++i) {
+    auto j = make_job("sum-" + std::to_string(i));
+    j.project_id = project;
+    j.gpu_count = i % 3;
+    if (i % 3 != 0) j.gpu_type = i % 2 == 0 ? "nvidia-a100-80gb" : "nvidia.com/mig-1g.5gb";
+    j.priority = i % 4 == 0 ? job::JobPriority::High : job::JobPriority::Low;
+    j.job_type = i % 5 == 0 ? job::JobType::Service : job::JobType::Batch;
+    if (i % 6 == 0) {
+      j.source = job::JobSource::Pipeline;
+      j.pipeline_id = pipeline;
+    }
+    made.push_back(create(tenant_a_, j, i % 2 == 0 ? "key-" + std::to_string(i) : ""));
+    if (i % 3 != 1) clock_->advance(Duration::seconds(1));  // some share a creation time
+  }
+  // Changes after creation show too (status, version, updated_at, a renamed job).
+  clock_->advance(Duration::seconds(5));
+  ASSERT_TRUE(store().transition_job(tenant_a_, made[3].job.id, 1, JobStatus::Queued));
+  auto renamed = made[4].job;
+  renamed.name = "renamed";
+  renamed.gpu_type = std::nullopt;
+  renamed.gpu_count = 0;
+  ASSERT_TRUE(store().update_job(tenant_a_, renamed, 1));
+  create(tenant_b_, make_job("other-tenant"));
+
+  auto full = all_jobs(tenant_a_, {}, 1000);
+  ASSERT_EQ(full.size(), made.size());
+  // Paged by 5, each page's cursor taken alternately from the summary and the full list.
+  std::vector<JobSummary> summaries;
+  PageRequest page{5, ""};
+  for (int round = 0; round < 10; ++round) {
+    auto s = store().list_job_summaries(tenant_a_, {}, page);
+    ASSERT_TRUE(s) << s.error().describe();
+    auto f = store().list_jobs(tenant_a_, {}, page);
+    ASSERT_TRUE(f) << f.error().describe();
+    EXPECT_EQ(s->next_cursor, f->next_cursor);
+    for (auto& x : s->items) summaries.push_back(std::move(x));
+    if (s->next_cursor.empty()) break;
+    page.after = round % 2 == 0 ? s->next_cursor : f->next_cursor;
+  }
+  ASSERT_EQ(summaries.size(), full.size());
+  for (std::size_t i = 0; i < full.size(); ++i) EXPECT_EQ(summaries[i], summarize(full[i])) << "at " << i;
+  auto renamed_summary = std::find_if(summaries.begin(), summaries.end(),
+                                      [&](const JobSummary& x) { return x.id == made[4].job.id; });
+  ASSERT_NE(renamed_summary, summaries.end());
+  EXPECT_EQ(renamed_summary->name, "renamed");
+  EXPECT_EQ(renamed_summary->version, 2);
+  EXPECT_FALSE(renamed_summary->gpu_type);
+  EXPECT_EQ(summaries.back().idempotency_key, "key-0");
+  EXPECT_EQ(summaries.back().pipeline_id, pipeline);
+  EXPECT_EQ(summaries.back().source, job::JobSource::Pipeline);
+
+  // Filters apply as in list_jobs; another tenant sees none of it.
+  JobFilter f;
+  f.statuses = {JobStatus::Queued};
+  auto queued = store().list_job_summaries(tenant_a_, f);
+  ASSERT_TRUE(queued);
+  ASSERT_EQ(queued->items.size(), 1u);
+  EXPECT_EQ(queued->items[0].id, made[3].job.id);
+  EXPECT_EQ(queued->items[0].status, JobStatus::Queued);
+  JobFilter by_type;
+  by_type.job_type = job::JobType::Service;
+  auto services = store().list_job_summaries(tenant_a_, by_type);
+  ASSERT_TRUE(services);
+  EXPECT_EQ(services->items.size(), 3u);  // 0, 5, 10
+  auto theirs = store().list_job_summaries(tenant_b_, {});
+  ASSERT_TRUE(theirs);
+  ASSERT_EQ(theirs->items.size(), 1u);
+  EXPECT_EQ(theirs->items[0].name, "other-tenant");
+  auto bad = store().list_job_summaries(tenant_a_, {}, PageRequest{10, "forged"});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().field, "page.after");
+}
+
 // ---- tenant isolation, one test per entity ---------------------------------------------------
 
 TEST_P(StoreConformance, TenantIsolationJobs) {

@@ -161,6 +161,65 @@ TEST_F(StoreSqliteTest, InvalidJsonInAStoredDocumentIsAClearError) {
   EXPECT_EQ(check->rows_checked, 2);
 }
 
+TEST_F(StoreSqliteTest, SummariesOfRowsWrittenBeforeSchema3ComeFromTheirDocuments) {
+  JobRecord rec;
+  {
+    auto conn = backends::open_connection(uri(), {});
+    ASSERT_TRUE(conn);
+    ASSERT_TRUE(backends::migrate_schema(**conn, true, 2));
+  }
+  {
+    // A version-2 row: written by this library, then its v3 columns cleared as v2 leaves them.
+    auto s = open_store(uri());
+    ASSERT_TRUE(s);
+    job::Job j;
+    j.name = "old-row";
+    j.gpu_count = 4;
+    j.gpu_type = "nvidia-h100-80gb";
+    j.priority = job::JobPriority::Critical;
+    auto r = (*s)->create_job(tenant_, j, "k-old");
+    ASSERT_TRUE(r);
+    rec = r->record;
+  }
+  raw_exec("UPDATE jobs SET name = NULL, priority = NULL, gpu_type = NULL, gpu_count = NULL");
+  auto s = open_store(uri());
+  ASSERT_TRUE(s);
+  auto page = (*s)->list_job_summaries(tenant_, {});
+  ASSERT_TRUE(page) << page.error().describe();
+  ASSERT_EQ(page->items.size(), 1u);
+  EXPECT_EQ(page->items[0], summarize(rec));
+  EXPECT_EQ(page->items[0].name, "old-row");
+  EXPECT_EQ(page->items[0].gpu_count, 4);
+  // Its next write fills the columns in.
+  ASSERT_TRUE((*s)->transition_job(tenant_, rec.job.id, 1, job::JobStatus::Queued));
+  raw_exec("UPDATE jobs SET doc = 'damaged'");
+  page = (*s)->list_job_summaries(tenant_, {});
+  ASSERT_TRUE(page) << page.error().describe();
+  EXPECT_EQ(page->items[0].name, "old-row");
+  EXPECT_EQ(page->items[0].status, job::JobStatus::Queued);
+  EXPECT_EQ(page->items[0].priority, job::JobPriority::Critical);
+}
+
+TEST_F(StoreSqliteTest, ADamagedSummaryColumnIsAClearError) {
+  {
+    auto s = open_store(uri());
+    ASSERT_TRUE(s);
+    make_job(**s, tenant_);
+  }
+  raw_exec("UPDATE jobs SET status = 'exploded'");
+  auto s = open_store(uri());
+  ASSERT_TRUE(s);
+  auto page = (*s)->list_job_summaries(tenant_, {});
+  ASSERT_FALSE(page);
+  EXPECT_EQ(page.error().code, ErrorCode::Io);
+  EXPECT_NE(page.error().field.find(".status"), std::string::npos) << page.error().field;
+  raw_exec("UPDATE jobs SET status = 'pending', name = NULL, doc = '{'");
+  page = (*s)->list_job_summaries(tenant_, {});
+  ASSERT_FALSE(page);
+  EXPECT_EQ(page.error().code, ErrorCode::Io);
+  EXPECT_NE(page.error().field.find(".doc"), std::string::npos) << page.error().field;
+}
+
 TEST_F(StoreSqliteTest, TwoStoresOnOneFileSeeEachOthersCommits) {
   auto a = open_store(uri());
   auto b = open_store(uri());

@@ -1,0 +1,218 @@
+// `budcore job submit/get/list --store URI --tenant T` driven through the built binary, as an
+// operator or an acceptance test would: JSON on stdout, an error object on stderr, exit 0/2/1.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class CliStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("budcore_cli_store_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::create_directories(dir_);
+    store_ = "sqlite://" + (dir_ / "jobs.db").string();
+    ASSERT_TRUE(fs::exists(binary())) << "build the budcore_cli target first: " << binary();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static fs::path binary() { return fs::path(BUDCORE_BINARY_DIR) / "bin" / "budcore"; }
+  static fs::path spec(const std::string& name) {
+    return fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "jobs" / name;
+  }
+  static std::string new_tenant() {
+    std::random_device rd;
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-8%03x-%04x%08x", rd(), rd() & 0xffff, rd() & 0xfff, rd() & 0xfff,
+                  rd() & 0xffff, rd());
+    return buf;
+  }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+
+  CliRun run(const std::string& args, const fs::path& stdin_file = {}) {
+    fs::path err_file = dir_ / "stderr.txt";
+    std::string cmd = quote(binary().string()) + " " + args + " 2>" + quote(err_file.string());
+    if (!stdin_file.empty()) cmd += " <" + quote(stdin_file.string());
+    CliRun r;
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    if (pipe == nullptr) return r;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+    int status = ::pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(err_file, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    r.err = ss.str();
+    return r;
+  }
+
+  std::string on(const std::string& tenant) const { return " --store " + quote(store_) + " --tenant " + tenant; }
+
+  static json error_of(const CliRun& r) {
+    json j = json::parse(r.err, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << "stderr is not JSON: " << r.err;
+    if (j.is_discarded() || !j.contains("error")) return json::object();
+    return j["error"];
+  }
+
+  fs::path dir_;
+  std::string store_;
+  // The tenant the example job specs name (each test has a store file of its own).
+  const std::string tenant_ = "3f6b2a1e-8c4d-4e5f-9a0b-1c2d3e4f5a6b";
+};
+
+TEST_F(CliStoreTest, SubmitThenGetRoundTripsAndRetriesAreIdempotent) {
+  CliRun s = run("job submit " + quote(spec("llm-endpoint.json").string()) + on(tenant_) + " --idempotency-key req-7");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  json first = json::parse(s.out);
+  EXPECT_EQ(first["created"], true);
+  EXPECT_EQ(first["version"], 1);
+  EXPECT_EQ(first["idempotency_key"], "req-7");
+  EXPECT_EQ(first["job"]["name"], "llama-70b-endpoint");
+  EXPECT_EQ(first["job"]["tenant_id"], tenant_);
+  const std::string id = first["job"]["id"];
+
+  CliRun again = run("job submit " + quote(spec("llm-endpoint.json").string()) + on(tenant_) + " --idempotency-key req-7");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  json second = json::parse(again.out);
+  EXPECT_EQ(second["created"], false);
+  EXPECT_EQ(second["job"]["id"], id);
+
+  CliRun g = run("job get " + id + on(tenant_));
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_EQ(json::parse(g.out)["job"], first["job"]);
+}
+
+TEST_F(CliStoreTest, SubmitReadsYamlFromStandardInput) {
+  fs::path yaml = write("job.yaml",
+                        "name: finetune-small\njob_type: training\ndeployment_type: docker\n"
+                        "gpu_type: nvidia-h100-sxm\ngpu_count: 4\nspec:\n  image: trainer:1\n");
+  CliRun s = run("job submit -" + on(tenant_), yaml);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  json j = json::parse(s.out);
+  EXPECT_EQ(j["job"]["job_type"], "training");
+  EXPECT_EQ(j["job"]["gpu_count"], 4);
+  EXPECT_EQ(j["idempotency_key"], nullptr);
+  // A deadline already past (the example spec's) is refused at submit, naming the field.
+  CliRun late = run("job submit " + quote(spec("finetune-nightly.yaml").string()) + on(tenant_));
+  EXPECT_EQ(late.exit_code, 2);
+  EXPECT_EQ(error_of(late)["path"], "deadline");
+}
+
+TEST_F(CliStoreTest, ListPagesFiltersAndShowsSummariesOrFullRecords) {
+  for (const char* f : {"llm-endpoint.json", "batch-embeddings.json", "spot-mig-inference.json"}) {
+    ASSERT_EQ(run("job submit " + quote(spec(f).string()) + on(tenant_)).exit_code, 0);
+  }
+  CliRun p1 = run("job list" + on(tenant_) + " --limit 2");
+  ASSERT_EQ(p1.exit_code, 0) << p1.err;
+  json a = json::parse(p1.out);
+  ASSERT_EQ(a["items"].size(), 2u);
+  EXPECT_TRUE(a["items"][0].contains("status"));
+  EXPECT_TRUE(a["items"][0].contains("gpu_count"));
+  std::string cursor = a["next_cursor"];
+  ASSERT_FALSE(cursor.empty());
+  CliRun p2 = run("job list" + on(tenant_) + " --limit 2 --full --after " + quote(cursor));
+  ASSERT_EQ(p2.exit_code, 0) << p2.err;
+  json b = json::parse(p2.out);
+  ASSERT_EQ(b["items"].size(), 1u);
+  EXPECT_EQ(b["next_cursor"], "");
+  EXPECT_TRUE(b["items"][0]["job"].contains("spec"));
+  // Newest first: the last submitted job leads the first page.
+  EXPECT_EQ(a["items"][0]["name"], "spot-batch-inference");
+  EXPECT_EQ(b["items"][0]["job"]["name"], "llama-70b-endpoint");
+  CliRun pending = run("job list" + on(tenant_) + " --status pending --status queued");
+  ASSERT_EQ(pending.exit_code, 0) << pending.err;
+  EXPECT_EQ(json::parse(pending.out)["items"].size(), 3u);
+  CliRun running = run("job list" + on(tenant_) + " --status running");
+  ASSERT_EQ(running.exit_code, 0) << running.err;
+  EXPECT_TRUE(json::parse(running.out)["items"].empty());
+  // Another tenant sees nothing.
+  CliRun other = run("job list" + on(new_tenant()));
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_TRUE(json::parse(other.out)["items"].empty());
+}
+
+TEST_F(CliStoreTest, BadInputExitsTwoNamingTheField) {
+  fs::path bad = write("bad.json", R"({"name": "Bad_Name", "job_type": "batch", "deployment_type": "docker"})");
+  CliRun r = run("job submit " + quote(bad.string()) + on(tenant_));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["path"], "name");
+  EXPECT_TRUE(r.out.empty());
+
+  // The spec names tenant_ as its owner: another tenant cannot submit it.
+  r = run("job submit " + quote(spec("llm-endpoint.json").string()) + on(new_tenant()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["path"], "tenant_id");
+
+  r = run("job list" + on("not-a-uuid"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["path"], "tenant");
+
+  r = run("job list" + on(tenant_) + " --status sleeping");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["path"], "status[0]");
+
+  r = run("job list" + on(tenant_) + " --limit 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["path"], "limit");
+
+  r = run("job list" + on(tenant_) + " --after forged");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["path"], "page.after");
+
+  r = run("job get 0190a0a0-0000-7000-8000-000000000000" + on(tenant_));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["code"], "not_found");
+
+  r = run("job submit " + quote((dir_ / "missing.json").string()) + on(tenant_));
+  EXPECT_EQ(r.exit_code, 2);
+
+  r = run("job list --tenant " + tenant_);  // --store is required
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST_F(CliStoreTest, AStoreThatCannotBeOpenedExitsOne) {
+  CliRun r = run("job list --store " + quote("sqlite://" + (dir_ / "no" / "such" / "dir.db").string()) +
+                 " --tenant " + tenant_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(error_of(r)["code"], "io");
+}
+
+TEST_F(CliStoreTest, ValidateStillNeedsNoStore) {
+  CliRun r = run("job validate " + quote(spec("llm-endpoint.json").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["name"], "llama-70b-endpoint");
+}
+
+}  // namespace
