@@ -127,7 +127,11 @@ const bool registered = register_commands([](CLI::App& root) {
   exp->add_flag("--kueue", *kueue, "Kueue YAML output (the only format)");
   exp->add_option("--api-version", *api, "v1beta2 (default) or v1beta1");
   exp->add_option("FILE", *efile, "budcore quota configuration JSON (or Kueue YAML), - for stdin")->required();
-  exp->callback([efile, api] { exit_code() = run_export(*efile, *api); });
+  // Every bound target is captured, so it lives as long as the parser that writes to it.
+  exp->callback([efile, api, kueue] {
+    (void)kueue;  // --kueue is the only output format; the flag is accepted for clarity
+    exit_code() = run_export(*efile, *api);
+  });
 });
 
 }  // namespace
