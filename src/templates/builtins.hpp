@@ -1,0 +1,13 @@
+// Registries of filters and tests, looked up once at compile time.
+#pragma once
+
+#include <string_view>
+
+#include "templates/ast.hpp"
+
+namespace budcore::templates::detail {
+
+FilterFn find_filter(std::string_view name) noexcept;
+TestFn find_test(std::string_view name) noexcept;
+
+}  // namespace budcore::templates::detail

@@ -1,0 +1,106 @@
+// Tree-walking evaluator over the compiled AST, with Python's semantics for every operator
+// and the sandbox limits. Failures unwind as RenderFailure, caught at the Template API
+// boundary and returned as a TemplateError (they never leave src/templates).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "budcore/templates/template.hpp"
+#include "templates/ast.hpp"
+#include "templates/rvalue.hpp"
+
+namespace budcore::templates::detail {
+
+struct RenderFailure {
+  TemplateError error;
+};
+
+[[noreturn]] void raise(ErrorKind kind, std::string message, const Expr* at = nullptr);
+
+struct CallArgs {
+  std::vector<RValue> pos;
+  std::vector<std::string_view> kw_names;
+  std::vector<RValue> kw;
+  // Positional i, else keyword `name`; nullptr when neither was given.
+  const RValue* get(std::size_t i, std::string_view name) const {
+    if (i < pos.size()) return &pos[i];
+    for (std::size_t k = 0; k < kw_names.size(); ++k)
+      if (kw_names[k] == name) return &kw[k];
+    return nullptr;
+  }
+};
+
+// Python type name as error messages print it: 'int', 'str', 'NoneType', 'dict'...
+std::string_view type_name(const RValue& v) noexcept;
+
+struct Evaluator {
+  Evaluator(const core::Value& ctx, const Limits& lim) : context(ctx), limits(lim) {}
+
+  const core::Value& context;
+  const Limits& limits;
+  std::uint64_t steps = 0;
+  std::uint64_t loop_iterations = 0;
+  int depth = 0;
+  // Set by a Dashed node whose key is absent; the enclosing Choice then evaluates the plain
+  // Jinja2 reading.
+  bool dash_missed = false;
+  // Native rendering bookkeeping: number of output pieces and the first one.
+  bool native = false;
+  int pieces = 0;
+  RValue first_piece;
+
+  // Local variables (loop targets, set), innermost last; frames_ marks where each starts.
+  std::vector<std::pair<std::string_view, RValue>> locals;
+  std::vector<std::size_t> frames;
+
+  // False when a statement failed without unwinding (an undefined value printed, the common
+  // failure); the error is then in `failure`. Deeper failures unwind as RenderFailure.
+  [[nodiscard]] bool exec(const Body& body, std::string& out);
+  TemplateError failure;
+  RValue eval(const Expr& e);
+
+  // Python semantics shared with the builtins.
+  bool truthy(const RValue& v, const Expr* at);
+  void require_defined(const RValue& v, const Expr* at);
+  bool equal(const RValue& a, const RValue& b, const Expr* at);
+  // a < b; TypeError for unorderable types.
+  bool less(const RValue& a, const RValue& b, const Expr* at);
+  bool contains(const RValue& container, const RValue& item, const Expr* at);
+  std::vector<RValue> iterate(const RValue& v, const Expr* at);
+  RValue getattr(const RValue& obj, std::string_view name, const Expr* at);
+  RValue getitem(const RValue& obj, const RValue& key, const Expr* at);
+  // Jinja2's attribute getter for filter arguments: "a.b.0".
+  RValue get_path(const RValue& obj, std::string_view path, const Expr* at);
+  RValue call(const RValue& callee, const CallArgs& args, const Expr* at);
+  void check_size(std::size_t bytes, const Expr* at) const;
+  void tick(const Expr* at) {
+    if (++steps > limits.max_steps) raise(ErrorKind::Security, "evaluation step limit exceeded", at);
+  }
+
+ private:
+  RValue lookup(const Expr& e);
+  RValue binary(const Expr& e);
+  RValue compare(const Expr& e);
+  RValue slice(const Expr& e);
+  RValue call_expr(const Expr& e);
+  RValue filter_expr(const Expr& e);
+  void collect_args(const Expr& e, std::size_t first, CallArgs& args);
+  void set_local(std::string_view name, RValue v);
+  void assign_targets(const std::vector<std::string>& targets, RValue v, const Expr* at);
+  bool exec_for(const Stmt& s, std::string& out);
+  bool emit(const RValue& v, std::string& out, const Expr* at);
+};
+
+// Arithmetic with Python's rules (int vs float, floor division and modulo signs, **).
+RValue py_binary(Evaluator& ev, ExprKind op, const RValue& a, const RValue& b, const Expr* at);
+// printf-style `fmt % args` as Python does it for str.
+std::string py_percent_format(Evaluator& ev, std::string_view fmt, const RValue& args, const Expr* at);
+// Methods of str, dict and list reachable from templates (`x.split(',')`).
+bool has_method(const RValue& self, std::string_view name);
+RValue call_method(Evaluator& ev, const RValue& self, std::string_view name, const CallArgs& args, const Expr* at);
+
+}  // namespace budcore::templates::detail

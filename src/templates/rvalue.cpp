@@ -1,0 +1,122 @@
+#include "templates/rvalue.hpp"
+
+namespace budcore::templates::detail {
+
+RValue::T RValue::kind() const noexcept {
+  auto t = tag();
+  if (t != T::Ref) return t;
+  switch (core_ref()->kind()) {
+    case core::Value::Kind::Null: return T::None;
+    case core::Value::Kind::Bool: return T::Bool;
+    case core::Value::Kind::Int: return T::Int;
+    case core::Value::Kind::Float: return T::Float;
+    case core::Value::Kind::String: return T::Str;
+    case core::Value::Kind::List: return T::Seq;
+    case core::Value::Kind::Map: return T::Dict;
+  }
+  return T::None;
+}
+
+bool RValue::b() const noexcept {
+  if (auto r = core_ref()) return r->is_bool() && r->as_bool();
+  auto p = std::get_if<bool>(&v_);
+  return p && *p;
+}
+
+std::int64_t RValue::i() const noexcept {
+  if (auto r = core_ref()) return r->is_int() ? r->as_int() : (r->is_bool() ? r->as_bool() : 0);
+  if (auto p = std::get_if<std::int64_t>(&v_)) return *p;
+  if (auto p = std::get_if<bool>(&v_)) return *p ? 1 : 0;
+  return 0;
+}
+
+double RValue::f() const noexcept {
+  if (auto r = core_ref()) {
+    if (r->is_float()) return r->as_float();
+    if (r->is_int()) return static_cast<double>(r->as_int());
+    return r->is_bool() && r->as_bool() ? 1.0 : 0.0;
+  }
+  if (auto p = std::get_if<double>(&v_)) return *p;
+  return static_cast<double>(i());
+}
+
+std::string_view RValue::s() const noexcept {
+  if (auto r = core_ref()) return r->is_string() ? std::string_view(r->as_string()) : std::string_view();
+  if (auto p = std::get_if<std::string>(&v_)) return *p;
+  return {};
+}
+
+std::string RValue::take_string() && {
+  if (auto p = std::get_if<std::string>(&v_)) return std::move(*p);
+  return std::string(s());
+}
+
+std::size_t seq_size(const RValue& v) noexcept {
+  if (auto r = v.core_ref()) return r->is_list() ? r->as_list().size() : 0;
+  auto s = v.seq();
+  return s ? s->items.size() : 0;
+}
+
+RValue seq_at(const RValue& v, std::size_t i) {
+  if (auto r = v.core_ref()) return RValue::ref(&r->as_list()[i]);
+  return v.seq()->items[i];
+}
+
+SeqFlavor seq_flavor(const RValue& v) noexcept {
+  auto s = v.seq();
+  return s ? s->flavor : SeqFlavor::List;
+}
+
+std::size_t dict_size(const RValue& v) noexcept {
+  if (auto r = v.core_ref()) return r->is_map() ? r->as_map().size() : 0;
+  auto d = v.dict();
+  return d ? d->items.size() : 0;
+}
+
+bool dict_find(const RValue& v, std::string_view key, RValue& out) {
+  if (auto r = v.core_ref()) {
+    if (!r->is_map()) return false;
+    const core::Value* f = r->as_map().find(key);
+    if (!f) return false;
+    out = RValue::ref(f);
+    return true;
+  }
+  if (auto d = v.dict()) {
+    for (const auto& [k, val] : d->items) {
+      if (k.kind() == RValue::T::Str && k.s() == key) {
+        out = val;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool dict_find(const RValue& v, const RValue& key, RValue& out) {
+  auto kk = key.kind();
+  if (kk == RValue::T::Str) return dict_find(v, key.s(), out);
+  if (auto d = v.dict()) {
+    for (const auto& [k, val] : d->items) {
+      auto k2 = k.kind();
+      bool num1 = kk == RValue::T::Int || kk == RValue::T::Bool || kk == RValue::T::Float;
+      bool num2 = k2 == RValue::T::Int || k2 == RValue::T::Bool || k2 == RValue::T::Float;
+      if ((num1 && num2 && k.f() == key.f()) || (kk == RValue::T::None && k2 == RValue::T::None)) {
+        out = val;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+RValue dict_key(const RValue& v, std::size_t i) {
+  if (auto r = v.core_ref()) return RValue(std::string(r->as_map().entries()[i].first));
+  return v.dict()->items[i].first;
+}
+
+RValue dict_value(const RValue& v, std::size_t i) {
+  if (auto r = v.core_ref()) return RValue::ref(&r->as_map().entries()[i].second);
+  return v.dict()->items[i].second;
+}
+
+}  // namespace budcore::templates::detail

@@ -1,0 +1,33 @@
+// Python string operations the filters and methods share (str.title, strip, replace...).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace budcore::templates::detail {
+
+struct Evaluator;
+struct Expr;
+
+inline bool is_py_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '\x1c' ||
+         c == '\x1d' || c == '\x1e' || c == '\x1f';
+}
+std::size_t utf8_length(std::string_view s) noexcept;
+std::vector<std::string_view> split_whitespace(std::string_view s);
+std::string ascii_upper(std::string_view s);
+std::string ascii_lower(std::string_view s);
+// Jinja2's title filter (words begin after '-', whitespace and opening brackets).
+std::string jinja_title(std::string_view s);
+// Python's str.title (words begin after any non-letter).
+std::string py_title(std::string_view s);
+std::string py_capitalize(std::string_view s);
+std::string py_replace(Evaluator& ev, std::string_view s, std::string_view from, std::string_view to,
+                       std::int64_t count, const Expr* at);
+std::string_view py_strip(std::string_view s, bool whitespace, std::string_view chars, bool left, bool right);
+// zfill, ljust, rjust, center with Python's rules (width in code points).
+std::string py_pad(std::string_view s, std::int64_t width, std::string_view how, std::string_view fill);
+
+}  // namespace budcore::templates::detail
