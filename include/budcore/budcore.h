@@ -9,6 +9,7 @@
 #include "budcore/c/error.h"
 #include "budcore/c/version.h"
 #include "budcore/c/job.h"
+#include "budcore/c/pipeline.h"
 #include "budcore/c/quota.h"
 #include "budcore/c/template.h"
 #include "budcore/c/store.h"
