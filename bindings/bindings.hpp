@@ -11,5 +11,9 @@ namespace py = pybind11;
 void bind_errors(py::module_& m);  // the exception hierarchy; must run first
 void bind_core(py::module_& m);    // Quantity, Money, JSON helpers, __version__
 void bind_job(py::module_& m);     // Job
+void bind_templates(py::module_& m);  // Template, render
+void bind_quota(py::module_& m);      // QuotaConfig, AdmissionEngine, quota_simulate
+void bind_pipeline(py::module_& m);   // Pipeline, PipelineIssue
+void bind_store(py::module_& m);      // Store, StoredJob, open_store
 
 }  // namespace budcore::bindings

@@ -5,4 +5,8 @@ PYBIND11_MODULE(_core, m) {
   budcore::bindings::bind_errors(m);
   budcore::bindings::bind_core(m);
   budcore::bindings::bind_job(m);
+  budcore::bindings::bind_templates(m);
+  budcore::bindings::bind_quota(m);
+  budcore::bindings::bind_pipeline(m);
+  budcore::bindings::bind_store(m);
 }

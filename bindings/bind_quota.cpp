@@ -1,0 +1,438 @@
+// The quota layer for Python (budcore.quota wraps these): QuotaConfig, AdmissionEngine and
+// quota_simulate over budcore::quota. Configuration and workload dicts use the contract-2
+// (`budcore quota simulate`) shape and go through the library's own parser, so Python sees the
+// same defaults and the same error paths as the CLI. Simulation and cycles release the GIL.
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bindings.hpp"
+#include "budcore/core/json.hpp"
+#include "budcore/core/quantity.hpp"
+#include "budcore/core/yaml.hpp"
+#include "budcore/quota/admission.hpp"
+#include "budcore/quota/config.hpp"
+#include "budcore/quota/kueue_yaml.hpp"
+#include "budcore/quota/scenario.hpp"
+#include "casters.hpp"
+#include "errors.hpp"
+
+namespace budcore::bindings {
+namespace {
+
+using core::Value;
+using quota::AdmissionEngine;
+using quota::QuotaConfig;
+
+// A configuration plus what importing it reported.
+struct PyQuotaConfig {
+  QuotaConfig config;
+  std::vector<std::string> warnings;
+};
+
+core::Map map_of(std::initializer_list<core::Map::Entry> entries) { return core::Map(entries); }
+
+// Contract-2 JSON text -> Scenario, without the GIL.
+quota::Scenario parse_scenario_text(const std::string& text) {
+  core::Result<quota::Scenario> s = [&] {
+    py::gil_scoped_release release;
+    return quota::parse_scenario(text);
+  }();
+  return unwrap(std::move(s));
+}
+
+// A dict (or JSON text) in the contract-2 shape as JSON text. `what` names the parameter.
+std::string json_text_of(const py::handle& obj, const char* what) {
+  if (py::isinstance<py::str>(obj)) return obj.cast<std::string>();
+  if (!py::isinstance<py::dict>(obj))
+    throw py::type_error(std::string(what) + " must be a dict or JSON text, not " +
+                         py::type::handle_of(obj).attr("__name__").cast<std::string>());
+  Value v = to_value(obj);
+  return core::to_json(v);
+}
+
+PyQuotaConfig config_from_text(const std::string& text) {
+  quota::Scenario s = parse_scenario_text(text);
+  core::Status st = [&] {
+    py::gil_scoped_release release;
+    return quota::validate(s.config);
+  }();
+  unwrap(std::move(st));
+  return PyQuotaConfig{std::move(s.config), {}};
+}
+
+PyQuotaConfig config_from_kueue(core::Result<quota::KueueImport> r) {
+  quota::KueueImport imp = unwrap(std::move(r));
+  return PyQuotaConfig{std::move(imp.config), std::move(imp.warnings)};
+}
+
+quota::KueueApiVersion api_version(const std::string& v) {
+  if (v == "v1beta2") return quota::KueueApiVersion::V1beta2;
+  if (v == "v1beta1") return quota::KueueApiVersion::V1beta1;
+  throw PyError(core::Error::invalid("version", v, "expected \"v1beta1\" or \"v1beta2\""));
+}
+
+Value parse_json_or_throw(const std::string& text) { return unwrap(core::parse_json(text)); }
+
+std::vector<std::string> names_of(const auto& items) {
+  std::vector<std::string> out;
+  out.reserve(items.size());
+  for (const auto& i : items) out.push_back(i.name);
+  return out;
+}
+
+// ---- simulation output as Python objects (the contract-2 output) ----------------------------
+
+Value string_map(const std::map<std::string, std::string>& m) {
+  core::Map out;
+  for (const auto& [k, v] : m) out.set(k, Value(v));
+  return Value(std::move(out));
+}
+
+Value flavors_value(const std::map<std::string, std::map<std::string, std::string>>& flavors) {
+  core::Map out;
+  for (const auto& [pod_set, res] : flavors) out.set(pod_set, string_map(res));
+  return Value(std::move(out));
+}
+
+Value simulation_value(const quota::SimulationResult& r) {
+  core::Map admitted;
+  for (const auto& [name, a] : r.admitted) {
+    core::Map e;
+    e.set("cluster_queue", Value(a.cluster_queue));
+    e.set("flavors", flavors_value(a.flavors));
+    if (!a.count.empty()) {
+      core::Map count;
+      for (const auto& [ps, n] : a.count) count.set(ps, Value(static_cast<std::int64_t>(n)));
+      e.set("count", Value(std::move(count)));
+    }
+    e.set("borrowing", Value(a.borrowing));
+    admitted.set(name, Value(std::move(e)));
+  }
+  core::List preempted(r.preempted.begin(), r.preempted.end());
+  core::Map usage;
+  for (const auto& [cq, flavors] : r.usage) usage.set(cq, flavors_value(flavors));
+  core::Map out;
+  out.set("admitted", Value(std::move(admitted)));
+  out.set("preempted", Value(std::move(preempted)));
+  out.set("pending", string_map(r.pending));
+  out.set("usage", Value(std::move(usage)));
+  out.set("cycles_run", Value(static_cast<std::int64_t>(r.cycles_run)));
+  return Value(std::move(out));
+}
+
+py::object simulate(const py::object& scenario) {
+  std::string text = json_text_of(scenario, "scenario");
+  core::Result<Value> out = [&]() -> core::Result<Value> {
+    py::gil_scoped_release release;
+    auto s = quota::parse_scenario(text);
+    if (!s) return std::move(s).error();
+    auto r = quota::simulate(*s);
+    if (!r) return std::move(r).error();
+    return simulation_value(*r);
+  }();
+  return to_python(unwrap(std::move(out)));
+}
+
+// ---- the engine ----------------------------------------------------------------------------
+
+class PyEngine {
+ public:
+  PyEngine(const PyQuotaConfig& cfg, bool fair_sharing, const std::vector<std::string>& strategies)
+      : priority_classes_(priority_classes(cfg.config)), engine_(create(cfg.config, fair_sharing, strategies)) {}
+
+  void add_workload(const py::object& w) {
+    quota::Workload wl = workload(w);
+    core::Status st = [&] {
+      py::gil_scoped_release release;
+      return engine_.add_workload(wl);
+    }();
+    unwrap(std::move(st));
+  }
+
+  py::object try_reserve(const py::object& w) {
+    quota::Workload wl = workload(w);
+    core::Result<quota::Admission> a = [&] {
+      py::gil_scoped_release release;
+      return engine_.try_reserve(wl);
+    }();
+    return to_python(admission_value(unwrap(std::move(a))));
+  }
+
+  void finish(const std::string& key) {
+    core::Status st = [&] {
+      py::gil_scoped_release release;
+      return engine_.finish(key);
+    }();
+    unwrap(std::move(st));
+  }
+
+  py::object run_cycle() {
+    quota::CycleReport rep;
+    {
+      py::gil_scoped_release release;
+      rep = engine_.run_cycle();
+    }
+    core::Map out;
+    out.set("admitted", Value(core::List(rep.admitted.begin(), rep.admitted.end())));
+    out.set("preempted", Value(core::List(rep.preempted.begin(), rep.preempted.end())));
+    out.set("released", Value(core::List(rep.released.begin(), rep.released.end())));
+    out.set("changed", Value(rep.changed));
+    return to_python(Value(std::move(out)));
+  }
+
+  int run_until_quiescent(int max_cycles) {
+    if (max_cycles < 0) throw PyError(core::Error::invalid("max_cycles", std::to_string(max_cycles), "must not be negative"));
+    py::gil_scoped_release release;
+    return engine_.run_until_quiescent(max_cycles);
+  }
+
+  py::object status(const std::string& key) const {
+    auto s = engine_.status(key);
+    return s ? to_python(status_value(*s)) : py::object(py::none());
+  }
+
+  py::list statuses() const {
+    py::list out;
+    for (const auto& s : engine_.statuses()) out.append(to_python(status_value(s)));
+    return out;
+  }
+
+  // view -> flavor -> resource -> {nominal, used, borrowed, lent, available} as Quantity.
+  py::dict usage(const std::string& view) const {
+    py::dict out;
+    for (const auto& [node, flavors] : usage_view(view)) {
+      py::dict fd;
+      for (const auto& [flavor, resources] : flavors) {
+        py::dict rd;
+        for (const auto& [resource, cell] : resources) {
+          auto q = [&](std::int64_t milli) { return py::cast(quantity(resource, milli)); };
+          py::dict c;
+          c["nominal"] = q(cell.nominal);
+          c["used"] = q(cell.used);
+          c["borrowed"] = q(cell.borrowed);
+          c["lent"] = q(cell.lent);
+          c["available"] = q(cell.available);
+          rd[py::str(resource)] = c;
+        }
+        fd[py::str(flavor)] = rd;
+      }
+      out[py::str(node)] = fd;
+    }
+    return out;
+  }
+
+  // Flat rows for a DataFrame: (node, flavor, resource, nominal, used, borrowed, lent,
+  // available), amounts in milli-units (exact integers).
+  std::vector<std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t, std::int64_t,
+                         std::int64_t, std::int64_t>>
+  usage_rows(const std::string& view) const {
+    std::vector<std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t, std::int64_t,
+                           std::int64_t, std::int64_t>>
+        rows;
+    for (const auto& [node, flavors] : usage_view(view))
+      for (const auto& [flavor, resources] : flavors)
+        for (const auto& [resource, c] : resources)
+          rows.emplace_back(node, flavor, resource, c.nominal, c.used, c.borrowed, c.lent, c.available);
+    return rows;
+  }
+
+ private:
+  static Value priority_classes(const QuotaConfig& config) {
+    core::List out;
+    for (const auto& pc : config.priority_classes)
+      out.emplace_back(map_of({{"name", Value(pc.name)}, {"value", Value(static_cast<std::int64_t>(pc.value))}}));
+    return Value(std::move(out));
+  }
+
+  static AdmissionEngine create(const QuotaConfig& config, bool fair_sharing, const std::vector<std::string>& names) {
+    quota::EngineOptions opts;
+    opts.fair_sharing = fair_sharing;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == "LessThanOrEqualToFinalShare")
+        opts.fair_sharing_strategies.push_back(quota::FairSharingStrategy::LessThanOrEqualToFinalShare);
+      else if (names[i] == "LessThanInitialShare")
+        opts.fair_sharing_strategies.push_back(quota::FairSharingStrategy::LessThanInitialShare);
+      else
+        throw PyError(core::Error::invalid("fair_sharing_strategies[" + std::to_string(i) + "]", names[i],
+                                           "expected LessThanOrEqualToFinalShare or LessThanInitialShare"));
+    }
+    core::Result<AdmissionEngine> e = [&] {
+      py::gil_scoped_release release;
+      return AdmissionEngine::create(config, opts);
+    }();
+    return unwrap(std::move(e));
+  }
+
+  // A contract-2 workload dict through the scenario parser (priority_class resolves against
+  // this engine's configuration). Error paths read "workload.pod_sets[0].count".
+  quota::Workload workload(const py::object& w) const {
+    if (!py::isinstance<py::dict>(w))
+      throw py::type_error("a workload must be a dict, not " + py::type::handle_of(w).attr("__name__").cast<std::string>());
+    Value doc(map_of({{"priority_classes", priority_classes_}, {"workloads", Value(core::List{to_value(w, "workload")})}}));
+    std::string text = core::to_json(doc);
+    core::Result<quota::Scenario> s = [&] {
+      py::gil_scoped_release release;
+      return quota::parse_scenario(text);
+    }();
+    if (!s) {
+      core::Error e = std::move(s).error();
+      static constexpr std::string_view kPrefix = "workloads[0]";
+      if (e.field.rfind(kPrefix, 0) == 0) e.field = "workload" + e.field.substr(kPrefix.size());
+      throw PyError(std::move(e));
+    }
+    return std::move(s->workloads.front());
+  }
+
+  static Value admission_value(const quota::Admission& a) {
+    core::Map count;
+    for (const auto& [ps, n] : a.count) count.set(ps, Value(static_cast<std::int64_t>(n)));
+    return Value(map_of({{"cluster_queue", Value(a.cluster_queue)},
+                         {"flavors", flavors_value(a.flavors)},
+                         {"count", Value(std::move(count))}}));
+  }
+
+  static Value status_value(const quota::WorkloadStatus& s) {
+    const char* state = s.state == quota::WorkloadState::Pending    ? "pending"
+                        : s.state == quota::WorkloadState::Admitted ? "admitted"
+                                                                     : "evicting";
+    return Value(map_of({{"key", Value(s.key)},
+                         {"state", Value(std::string(state))},
+                         {"admission", s.admission ? admission_value(*s.admission) : Value()},
+                         {"borrowing", Value(s.borrowing)},
+                         {"admitted_by_engine", Value(s.admitted_by_engine)},
+                         {"preempted", Value(s.preempted)},
+                         {"pending_reason", s.pending_reason.empty() ? Value() : Value(s.pending_reason)}}));
+  }
+
+  quota::UsageView usage_view(const std::string& view) const {
+    if (view == "cluster_queue") return engine_.cluster_queue_usage();
+    if (view == "cohort") return engine_.cohort_usage();
+    if (view == "local_queue") return engine_.local_queue_usage();
+    throw PyError(core::Error::invalid("view", view, "expected \"cluster_queue\", \"cohort\" or \"local_queue\""));
+  }
+
+  core::Quantity quantity(const std::string& resource, std::int64_t milli) const {
+    return core::Quantity::from_nano(static_cast<core::int128>(milli) * 1'000'000, engine_.format_of(resource));
+  }
+
+  Value priority_classes_;
+  AdmissionEngine engine_;
+};
+
+// str or os.PathLike.
+std::string path_of(const py::object& obj) { return py::module_::import("os").attr("fspath")(obj).cast<std::string>(); }
+
+}  // namespace
+
+void bind_quota(py::module_& m) {
+  py::class_<PyQuotaConfig>(m, "QuotaConfig",
+                            "A validated Kueue configuration: resource flavors, cohorts, cluster queues, "
+                            "local queues and priority classes (CONTRACTS.md section 2 keys).")
+      .def_static(
+          "from_dict", [](const py::object& d) { return config_from_text(json_text_of(d, "config")); },
+          py::arg("data"), "From a dict in the `quota simulate` shape (workloads, if any, are ignored).")
+      .def_static(
+          "from_json", [](const std::string& text) { return config_from_text(text); }, py::arg("text"))
+      .def_static(
+          "load",
+          [](const py::object& path_obj) {
+            std::string path = path_of(path_obj);
+            core::Result<Value> v = [&] {
+              py::gil_scoped_release release;
+              return core::load_document_file(path);
+            }();
+            return config_from_text(core::to_json(unwrap(std::move(v))));
+          },
+          py::arg("path"), "A budcore quota configuration (or scenario) file, JSON or YAML.")
+      .def_static(
+          "from_kueue_yaml",
+          [](const std::string& text) {
+            core::Result<quota::KueueImport> r = [&] {
+              py::gil_scoped_release release;
+              return quota::import_kueue_yaml(text);
+            }();
+            return config_from_kueue(std::move(r));
+          },
+          py::arg("text"), "Kueue objects (multi-document YAML or JSON), v1beta1 or v1beta2.")
+      .def_static(
+          "from_kueue",
+          [](const py::list& docs) {
+            std::vector<Value> values;
+            for (std::size_t i = 0; i < docs.size(); ++i)
+              values.push_back(to_value(docs[i], "documents[" + std::to_string(i) + "]"));
+            return config_from_kueue(quota::import_kueue(values));
+          },
+          py::arg("documents"), "Kueue objects as dicts.")
+      .def_static(
+          "load_kueue",
+          [](const py::object& path_obj) {
+            std::string path = path_of(path_obj);
+            core::Result<quota::KueueImport> r = [&] {
+              py::gil_scoped_release release;
+              return quota::import_kueue_path(path);
+            }();
+            return config_from_kueue(std::move(r));
+          },
+          py::arg("path"), "A Kueue YAML file or a directory of them.")
+      .def("to_dict", [](const PyQuotaConfig& c) { return to_python(parse_json_or_throw(quota::config_to_json(c.config, -1))); })
+      .def("to_json", [](const PyQuotaConfig& c, int indent) { return quota::config_to_json(c.config, indent); },
+           py::arg("indent") = 2)
+      .def(
+          "to_kueue",
+          [](const PyQuotaConfig& c, const std::string& version) {
+            py::list out;
+            for (const auto& d : quota::export_kueue(c.config, api_version(version))) out.append(to_python(d));
+            return out;
+          },
+          py::arg("version") = "v1beta2")
+      .def(
+          "to_kueue_yaml",
+          [](const PyQuotaConfig& c, const std::string& version) {
+            return quota::export_kueue_yaml(c.config, api_version(version));
+          },
+          py::arg("version") = "v1beta2")
+      .def_readonly("warnings", &PyQuotaConfig::warnings, "What a Kueue import skipped or defaulted.")
+      .def_property_readonly("resource_flavors", [](const PyQuotaConfig& c) { return names_of(c.config.resource_flavors); })
+      .def_property_readonly("cohorts", [](const PyQuotaConfig& c) { return names_of(c.config.cohorts); })
+      .def_property_readonly("cluster_queues", [](const PyQuotaConfig& c) { return names_of(c.config.cluster_queues); })
+      .def_property_readonly("local_queues",
+                             [](const PyQuotaConfig& c) {
+                               std::vector<std::string> out;
+                               for (const auto& lq : c.config.local_queues) out.push_back(lq.namespace_ + "/" + lq.name);
+                               return out;
+                             })
+      .def("__repr__", [](const PyQuotaConfig& c) {
+        return "QuotaConfig(" + std::to_string(c.config.cluster_queues.size()) + " cluster queues, " +
+               std::to_string(c.config.cohorts.size()) + " cohorts, " +
+               std::to_string(c.config.resource_flavors.size()) + " flavors)";
+      });
+
+  py::class_<PyEngine>(m, "AdmissionEngine",
+                       "Kueue's scheduler in-process over a QuotaConfig. Workloads are dicts in the "
+                       "`quota simulate` shape; keys are 'namespace/name'. Thread-safe; cycles release "
+                       "the GIL.")
+      .def(py::init<const PyQuotaConfig&, bool, const std::vector<std::string>&>(), py::arg("config"),
+           py::arg("fair_sharing") = false, py::arg("fair_sharing_strategies") = std::vector<std::string>{})
+      .def("add_workload", &PyEngine::add_workload, py::arg("workload"))
+      .def("try_reserve", &PyEngine::try_reserve, py::arg("workload"),
+           "Admit now if it fits without preemption; else QuotaExceededError with the reason.")
+      .def("finish", &PyEngine::finish, py::arg("key"))
+      .def("run_cycle", &PyEngine::run_cycle)
+      .def("run_until_quiescent", &PyEngine::run_until_quiescent, py::arg("max_cycles") = 1'000'000)
+      .def("status", &PyEngine::status, py::arg("key"))
+      .def("statuses", &PyEngine::statuses)
+      .def("usage", &PyEngine::usage, py::arg("view") = "cluster_queue",
+           "view -> flavor -> resource -> {nominal, used, borrowed, lent, available} (Quantity).")
+      .def("usage_rows", &PyEngine::usage_rows, py::arg("view") = "cluster_queue",
+           "(node, flavor, resource, nominal, used, borrowed, lent, available) in milli-units.");
+
+  m.def("quota_simulate", &simulate, py::arg("scenario"),
+        "Run a contract-2 scenario (dict or JSON text); returns the contract-2 output dict.");
+}
+
+}  // namespace budcore::bindings
