@@ -7,44 +7,13 @@
 #include "budcore/job/job.hpp"
 #include "budcore/job/retry_policy.hpp"
 #include "budcore/job/state_machine.hpp"
+#include "core/enum_lookup.hpp"
 
 namespace budcore::job {
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char c = a[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != b[i]) return false;
-  }
-  return true;
-}
-
-template <class E, std::size_t N>
-core::Result<E> parse_enum(std::string_view text, const std::array<std::pair<E, std::string_view>, N>& names,
-                           std::string_view what) {
-  for (const auto& [e, name] : names) {
-    if (iequals(text, name)) return e;
-  }
-  std::string why = "unknown ";
-  why += what;
-  why += "; expected one of";
-  for (std::size_t i = 0; i < N; ++i) {
-    why += i == 0 ? " " : ", ";
-    why += names[i].second;
-  }
-  why += " (any letter case)";
-  return core::Error::invalid({}, std::string(text), std::move(why));
-}
-
-template <class E, std::size_t N>
-std::string_view name_of(E e, const std::array<std::pair<E, std::string_view>, N>& names) noexcept {
-  for (const auto& [v, name] : names) {
-    if (v == e) return name;
-  }
-  return "unknown";
-}
+using core::detail::enum_name;
+using core::detail::parse_enum;
 
 constexpr std::array<std::pair<JobType, std::string_view>, 3> kJobTypes{{
     {JobType::Service, "service"}, {JobType::Batch, "batch"}, {JobType::Training, "training"}}};
@@ -79,13 +48,13 @@ constexpr std::array<std::pair<BreakerState, std::string_view>, 3> kBreakerState
 
 }  // namespace
 
-std::string_view to_string(JobType t) noexcept { return name_of(t, kJobTypes); }
-std::string_view to_string(DeploymentType t) noexcept { return name_of(t, kDeploymentTypes); }
-std::string_view to_string(JobSource s) noexcept { return name_of(s, kSources); }
-std::string_view to_string(JobStatus s) noexcept { return name_of(s, kStatuses); }
-std::string_view to_string(JobPriority p) noexcept { return name_of(p, kPriorities); }
-std::string_view to_string(TransitionKind k) noexcept { return name_of(k, kKinds); }
-std::string_view to_string(BreakerState s) noexcept { return name_of(s, kBreakerStates); }
+std::string_view to_string(JobType t) noexcept { return enum_name(t, kJobTypes); }
+std::string_view to_string(DeploymentType t) noexcept { return enum_name(t, kDeploymentTypes); }
+std::string_view to_string(JobSource s) noexcept { return enum_name(s, kSources); }
+std::string_view to_string(JobStatus s) noexcept { return enum_name(s, kStatuses); }
+std::string_view to_string(JobPriority p) noexcept { return enum_name(p, kPriorities); }
+std::string_view to_string(TransitionKind k) noexcept { return enum_name(k, kKinds); }
+std::string_view to_string(BreakerState s) noexcept { return enum_name(s, kBreakerStates); }
 
 core::Result<JobType> parse_job_type(std::string_view text) { return parse_enum(text, kJobTypes, "job type"); }
 core::Result<DeploymentType> parse_deployment_type(std::string_view text) {

@@ -6,38 +6,13 @@
 #include <utility>
 
 #include "budcore/core/json.hpp"
+#include "core/enum_lookup.hpp"
 
 namespace budcore::pipeline {
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char c = a[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != b[i]) return false;
-  }
-  return true;
-}
-
-template <class E, std::size_t N>
-core::Result<E> parse_enum(std::string_view text, const std::array<std::pair<E, std::string_view>, N>& names,
-                           std::string_view what) {
-  for (const auto& [e, name] : names) {
-    if (iequals(text, name)) return e;
-  }
-  std::string why = "unknown " + std::string(what) + "; expected one of";
-  for (std::size_t i = 0; i < N; ++i) why += (i == 0 ? " " : ", ") + std::string(names[i].second);
-  return core::Error::invalid({}, std::string(text), why + " (any letter case)");
-}
-
-template <class E, std::size_t N>
-std::string_view name_of(E e, const std::array<std::pair<E, std::string_view>, N>& names) noexcept {
-  for (const auto& [v, name] : names) {
-    if (v == e) return name;
-  }
-  return "unknown";
-}
+using core::detail::enum_name;
+using core::detail::parse_enum;
 
 constexpr std::array<std::pair<StepType, std::string_view>, 9> kStepTypes{{
     {StepType::Job, "job"},
@@ -285,10 +260,10 @@ core::Result<StepConfig> parse_loop(const Reader& r) {
 
 }  // namespace
 
-std::string_view to_string(StepType t) noexcept { return name_of(t, kStepTypes); }
-std::string_view to_string(TriggerType t) noexcept { return name_of(t, kTriggers); }
-std::string_view to_string(StepStatus s) noexcept { return name_of(s, kStepStatuses); }
-std::string_view to_string(PipelineStatus s) noexcept { return name_of(s, kPipelineStatuses); }
+std::string_view to_string(StepType t) noexcept { return enum_name(t, kStepTypes); }
+std::string_view to_string(TriggerType t) noexcept { return enum_name(t, kTriggers); }
+std::string_view to_string(StepStatus s) noexcept { return enum_name(s, kStepStatuses); }
+std::string_view to_string(PipelineStatus s) noexcept { return enum_name(s, kPipelineStatuses); }
 core::Result<StepType> parse_step_type(std::string_view text) { return parse_enum(text, kStepTypes, "step type"); }
 core::Result<TriggerType> parse_trigger_type(std::string_view text) {
   return parse_enum(text, kTriggers, "trigger type");

@@ -1,14 +1,13 @@
 // Drives the built `budcore` binary through `quota simulate|import|export` as CONTRACTS.md section 2
 // describes it: JSON on stdout, a one-line error object on stderr, exit codes 0/2.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
+
+#include "cli/cli_runner.hpp"
 #include <unistd.h>
 
 namespace {
@@ -16,24 +15,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using budcore::test::detail::CliRun;
+using budcore::test::detail::quote;
+using budcore::test::detail::run_cli;
+using budcore::test::detail::slurp;
 
 // A standalone queue with 6 cpu, "low" (priority -1) and "mid" (0) admitted with 2 cpu each, and
 // "high" (priority 1) asking for 4: one preemption, then admission one cycle later.
@@ -74,7 +59,7 @@ class CliQuotaTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  static fs::path binary() { return fs::path(BUDCORE_BINARY_DIR) / "bin" / "budcore"; }
+  static fs::path binary() { return budcore::test::detail::cli_binary(); }
   static fs::path kueue_yaml() { return fs::path(BUDCORE_SOURCE_DIR) / "tests/quota/data_kueue/source_design_cqs.yaml"; }
 
   fs::path write(const std::string& name, const std::string& text) {
@@ -84,19 +69,7 @@ class CliQuotaTest : public ::testing::Test {
   }
 
   CliRun run(const std::string& args, const fs::path& stdin_file = {}) {
-    fs::path err_file = dir_ / "stderr.txt";
-    std::string cmd = quote(binary().string()) + " " + args + " 2>" + quote(err_file.string());
-    if (!stdin_file.empty()) cmd += " <" + quote(stdin_file.string());
-    CliRun r;
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    if (pipe == nullptr) return r;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = slurp(err_file);
-    return r;
+    return run_cli(args, dir_ / "stderr.txt", stdin_file);
   }
 
   // The error object is the last line of stderr; Kueue imports may print "warning: ..." lines before it.

@@ -1,7 +1,6 @@
 // `budcore job submit/get/list --store URI --tenant T` driven through the built binary, as an
 // operator or an acceptance test would: JSON on stdout, an error object on stderr, exit 0/2/1.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,25 +8,18 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 #include <string>
+
+#include "cli/cli_runner.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using budcore::test::detail::CliRun;
+using budcore::test::detail::quote;
+using budcore::test::detail::run_cli;
 
 class CliStoreTest : public ::testing::Test {
  protected:
@@ -40,7 +32,7 @@ class CliStoreTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  static fs::path binary() { return fs::path(BUDCORE_BINARY_DIR) / "bin" / "budcore"; }
+  static fs::path binary() { return budcore::test::detail::cli_binary(); }
   static fs::path spec(const std::string& name) {
     return fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "jobs" / name;
   }
@@ -59,22 +51,7 @@ class CliStoreTest : public ::testing::Test {
   }
 
   CliRun run(const std::string& args, const fs::path& stdin_file = {}) {
-    fs::path err_file = dir_ / "stderr.txt";
-    std::string cmd = quote(binary().string()) + " " + args + " 2>" + quote(err_file.string());
-    if (!stdin_file.empty()) cmd += " <" + quote(stdin_file.string());
-    CliRun r;
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    if (pipe == nullptr) return r;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(err_file, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    r.err = ss.str();
-    return r;
+    return run_cli(args, dir_ / "stderr.txt", stdin_file);
   }
 
   std::string on(const std::string& tenant) const { return " --store " + quote(store_) + " --tenant " + tenant; }

@@ -1,36 +1,23 @@
 // `budcore pipeline plan` as a process: stdout JSON, exit codes, "-" for stdin.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "cli/cli_runner.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCli = fs::path(BUDCORE_BINARY_DIR) / "bin" / "budcore";
+const fs::path kCli = budcore::test::detail::cli_binary();
 const fs::path kData = fs::path(BUDCORE_SOURCE_DIR) / "tests" / "pipeline" / "data";
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-};
+using budcore::test::detail::CliRun;
 
-CliRun run(const std::string& args) {
-  CliRun r;
-  std::string cmd = kCli.string() + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+// Runs `budcore <args>` (args may redirect stdin; stderr discarded).
+CliRun run(const std::string& args) { return budcore::test::detail::run_cli(args); }
 
 class CliPlanTest : public ::testing::Test {
  protected:
@@ -41,7 +28,7 @@ class CliPlanTest : public ::testing::Test {
 
 TEST_F(CliPlanTest, ValidFileExitsZero) {
   CliRun r = run("pipeline plan " + (kData / "rag.json").string());
-  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.exit_code, 0);
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["valid"], true);
   EXPECT_EQ(j["critical_path_seconds"], 0);
@@ -50,7 +37,7 @@ TEST_F(CliPlanTest, ValidFileExitsZero) {
 
 TEST_F(CliPlanTest, InvalidFileExitsTwoWithErrorsOnStdout) {
   CliRun r = run("pipeline plan " + (kData / "broken_many.json").string());
-  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.exit_code, 2);
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["valid"], false);
   EXPECT_EQ(j["errors"].size(), 7u);
@@ -58,12 +45,12 @@ TEST_F(CliPlanTest, InvalidFileExitsTwoWithErrorsOnStdout) {
 
 TEST_F(CliPlanTest, StdinAndYaml) {
   CliRun r = run("pipeline plan - < " + (kData / "branches.yaml").string());
-  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(nlohmann::json::parse(r.out)["critical_path_seconds"], 3700);
 }
 
 TEST_F(CliPlanTest, UnreadableFileIsInvalidInput) {
-  EXPECT_EQ(run("pipeline plan /nonexistent/p.json").status, 2);
+  EXPECT_EQ(run("pipeline plan /nonexistent/p.json").exit_code, 2);
 }
 
 }  // namespace

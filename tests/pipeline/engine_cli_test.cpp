@@ -2,38 +2,32 @@
 // summary; what-if flags; invalid input exits 2.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/cli_runner.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCli = fs::path(BUDCORE_BINARY_DIR) / "bin" / "budcore";
+const fs::path kCli = budcore::test::detail::cli_binary();
 const fs::path kRag = fs::path(BUDCORE_SOURCE_DIR) / "tests" / "pipeline" / "data" / "rag.json";
 
-struct CliRun {
+struct CliLines {
   int status = -1;
   std::vector<nlohmann::json> lines;
 };
 
-CliRun run(const std::string& args) {
-  CliRun r;
-  std::string cmd = kCli.string() + " pipeline run " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::string out;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::istringstream in(out);
+// Runs `budcore pipeline run <args>` (stderr discarded) and parses each stdout line as JSON.
+CliLines run(const std::string& args) {
+  budcore::test::detail::CliRun raw = budcore::test::detail::run_cli("pipeline run " + args);
+  CliLines r;
+  r.status = raw.exit_code;
+  std::istringstream in(raw.out);
   for (std::string line; std::getline(in, line);) r.lines.push_back(nlohmann::json::parse(line));
   return r;
 }
@@ -46,7 +40,7 @@ class CliRunTest : public ::testing::Test {
 };
 
 TEST_F(CliRunTest, RagRunsToCompletionOnVirtualTime) {
-  CliRun r = run(kRag.string());
+  CliLines r = run(kRag.string());
   ASSERT_EQ(r.status, 0);
   ASSERT_GT(r.lines.size(), 10u);
   const auto& summary = r.lines.back();
@@ -63,7 +57,7 @@ TEST_F(CliRunTest, RagRunsToCompletionOnVirtualTime) {
 }
 
 TEST_F(CliRunTest, WhatIfFlagsAndParams) {
-  CliRun failed = run(kRag.string() + " --fail step-4 --params '{\"enable_reranker\": false}'");
+  CliLines failed = run(kRag.string() + " --fail step-4 --params '{\"enable_reranker\": false}'");
   ASSERT_EQ(failed.status, 0);
   const auto& s = failed.lines.back();
   EXPECT_EQ(s["status"], "failed");
@@ -71,10 +65,10 @@ TEST_F(CliRunTest, WhatIfFlagsAndParams) {
   EXPECT_EQ(s["steps"]["step-6"], "skipped");
   EXPECT_EQ(s["steps"]["step-7"], "omitted");
 
-  CliRun slow = run(kRag.string() + " --slow step-2=3x");
+  CliLines slow = run(kRag.string() + " --slow step-2=3x");
   EXPECT_EQ(slow.lines.back()["elapsed_seconds"], 240.0);  // step-2 takes 180 s, then step-7 60 s
 
-  CliRun hang = run(kRag.string() + " --timeout step-3");
+  CliLines hang = run(kRag.string() + " --timeout step-3");
   EXPECT_EQ(hang.lines.back()["done"], false);  // no timeout configured: the run waits forever
   EXPECT_EQ(hang.lines.back()["steps"]["step-3"], "running");
 }
