@@ -72,7 +72,29 @@ std::uint32_t decode(std::string_view s, std::size_t& i) {
   return cp;
 }
 
-void encode(std::string& out, std::uint32_t cp) {
+
+void append_upper(std::string& o, std::uint32_t cp) {
+  if (cp == 0xDF) { o += "SS"; return; }
+  append_utf8(o, cp_upper(cp));
+}
+void append_lower(std::string& o, std::uint32_t cp) { append_utf8(o, cp_lower(cp)); }
+bool is_cased(std::uint32_t cp) { return cp_upper(cp) != cp || cp_lower(cp) != cp || cp == 0xDF; }
+
+template <class F>
+std::string map_chars(std::string_view s, F&& f) {
+  std::string o;
+  o.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t start = i;
+    std::uint32_t cp = decode(s, i);
+    f(o, cp, s.substr(start, i - start));
+  }
+  return o;
+}
+
+}  // namespace
+
+void append_utf8(std::string& out, std::uint32_t cp) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);
   } else if (cp < 0x800) {
@@ -89,27 +111,6 @@ void encode(std::string& out, std::uint32_t cp) {
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
-
-void append_upper(std::string& o, std::uint32_t cp) {
-  if (cp == 0xDF) { o += "SS"; return; }
-  encode(o, cp_upper(cp));
-}
-void append_lower(std::string& o, std::uint32_t cp) { encode(o, cp_lower(cp)); }
-bool is_cased(std::uint32_t cp) { return cp_upper(cp) != cp || cp_lower(cp) != cp || cp == 0xDF; }
-
-template <class F>
-std::string map_chars(std::string_view s, F&& f) {
-  std::string o;
-  o.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t start = i;
-    std::uint32_t cp = decode(s, i);
-    f(o, cp, s.substr(start, i - start));
-  }
-  return o;
-}
-
-}  // namespace
 
 std::string ascii_upper(std::string_view s) {
   bool ascii = true;

@@ -15,6 +15,8 @@ inline bool is_py_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '\x1c' ||
          c == '\x1d' || c == '\x1e' || c == '\x1f';
 }
+// Appends code point cp as UTF-8 (the lexer's \u escapes and the case mappings share it).
+void append_utf8(std::string& out, std::uint32_t cp);
 std::size_t utf8_length(std::string_view s) noexcept;
 std::vector<std::string_view> split_whitespace(std::string_view s);
 std::string ascii_upper(std::string_view s);
