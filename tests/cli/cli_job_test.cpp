@@ -19,18 +19,9 @@ using budcore::test::detail::CliRun;
 using budcore::test::detail::quote;
 using budcore::test::detail::run_cli;
 
-class CliJobTest : public ::testing::Test {
+class CliJobTest : public budcore::test::detail::CliFixture {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("budcore_cli_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::create_directories(dir_);
-    ASSERT_TRUE(fs::exists(binary())) << "build the budcore_cli target first: " << binary();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  static fs::path binary() { return budcore::test::detail::cli_binary(); }
+  CliJobTest() : CliFixture("budcore_cli_") {}
   static fs::path spec(const std::string& name) {
     return fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "jobs" / name;
   }
@@ -57,7 +48,6 @@ class CliJobTest : public ::testing::Test {
     return e;
   }
 
-  fs::path dir_;
 };
 
 TEST_F(CliJobTest, VersionPrintsTheLibraryVersion) {

@@ -49,17 +49,9 @@ json preemption_scenario(const json& cycles) {
       {"workloads", json::array({admitted("low", -1, 1), admitted("mid", 0, 2), high})}};
 }
 
-class CliQuotaTest : public ::testing::Test {
+class CliQuotaTest : public budcore::test::detail::CliFixture {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("budcore_cli_quota_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::create_directories(dir_);
-    ASSERT_TRUE(fs::exists(binary())) << "build the budcore_cli target first: " << binary();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  static fs::path binary() { return budcore::test::detail::cli_binary(); }
+  CliQuotaTest() : CliFixture("budcore_cli_quota_") {}
   static fs::path kueue_yaml() { return fs::path(BUDCORE_SOURCE_DIR) / "tests/quota/data_kueue/source_design_cqs.yaml"; }
 
   fs::path write(const std::string& name, const std::string& text) {
@@ -85,7 +77,6 @@ class CliQuotaTest : public ::testing::Test {
     return e;
   }
 
-  fs::path dir_;
 };
 
 TEST_F(CliQuotaTest, SimulateWritesTheContractShape) {

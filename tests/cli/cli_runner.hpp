@@ -3,6 +3,9 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -52,5 +55,26 @@ inline CliRun run_cli(const std::string& args, const std::filesystem::path& err_
   if (!err_file.empty()) r.err = slurp(err_file);
   return r;
 }
+
+// A fixture giving each test a fresh directory (removed afterwards) and checking that the
+// CLI binary has been built.
+class CliFixture : public ::testing::Test {
+ protected:
+  explicit CliFixture(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           (prefix_ + std::to_string(::getpid()) + "_" + info->name());
+    std::filesystem::create_directories(dir_);
+    ASSERT_TRUE(std::filesystem::exists(binary())) << "build the budcore_cli target first: " << binary();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  static std::filesystem::path binary() { return cli_binary(); }
+
+  std::filesystem::path dir_;
+
+ private:
+  std::string prefix_;
+};
 
 }  // namespace budcore::test::detail

@@ -21,18 +21,13 @@ using budcore::test::detail::CliRun;
 using budcore::test::detail::quote;
 using budcore::test::detail::run_cli;
 
-class CliStoreTest : public ::testing::Test {
+class CliStoreTest : public budcore::test::detail::CliFixture {
  protected:
+  CliStoreTest() : CliFixture("budcore_cli_store_") {}
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("budcore_cli_store_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::create_directories(dir_);
+    CliFixture::SetUp();
     store_ = "sqlite://" + (dir_ / "jobs.db").string();
-    ASSERT_TRUE(fs::exists(binary())) << "build the budcore_cli target first: " << binary();
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  static fs::path binary() { return budcore::test::detail::cli_binary(); }
   static fs::path spec(const std::string& name) {
     return fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "jobs" / name;
   }
@@ -63,7 +58,6 @@ class CliStoreTest : public ::testing::Test {
     return j["error"];
   }
 
-  fs::path dir_;
   std::string store_;
   // The tenant the example job specs name (each test has a store file of its own).
   const std::string tenant_ = "3f6b2a1e-8c4d-4e5f-9a0b-1c2d3e4f5a6b";
