@@ -17,6 +17,7 @@
 #include "budcore/core/yaml.hpp"
 #include "budcore/pipeline/engine.hpp"
 #include "budcore/pipeline/planner.hpp"
+#include "budcore/pipeline/simulation.hpp"
 #include "pipeline/analyze.hpp"
 #include "cli/command.hpp"
 
@@ -76,39 +77,6 @@ core::Result<core::Value> parse_document(const std::string& text) {
   if (v) return v;
   return core::parse_yaml(text);
 }
-
-// Simulated API: 200 with every output key downstream templates read ("sim://step/key").
-class SimHttp final : public backend::HttpClient {
- public:
-  explicit SimHttp(std::map<std::string, std::vector<std::string>, std::less<>> keys) : keys_(std::move(keys)) {}
-  core::Result<backend::HttpResponse> send(const backend::HttpRequest& request) override {
-    std::string step;
-    for (const auto& [k, v] : request.headers) {
-      if (k == "Idempotency-Key") {
-        auto a = v.find('/');
-        auto b = v.rfind('/');
-        if (a != std::string::npos && b > a) step = v.substr(a + 1, b - a - 1);
-      }
-    }
-    core::Map body;
-    body.set("simulated", true);
-    if (auto it = keys_.find(step); it != keys_.end()) {
-      for (const auto& key : it->second) body.set(key, "sim://" + step + "/" + key);
-    }
-    backend::HttpResponse r;
-    r.status = 200;
-    r.body = core::to_json(core::Value(std::move(body)));
-    return r;
-  }
-
- private:
-  std::map<std::string, std::vector<std::string>, std::less<>> keys_;
-};
-
-class SimNotifier final : public backend::Notifier {
- public:
-  core::Status notify(const backend::Notification&) override { return {}; }
-};
 
 class PrintSink final : public pipeline::StateSink {
  public:
@@ -187,8 +155,8 @@ int run_file(const RunArgs& args) {
     options.faults[step].hang = true;
   }
   pipeline::SimJobRunner jobs(clock, sim);
-  SimHttp http(keys);
-  SimNotifier notifier;
+  pipeline::SimHttpClient http(keys);
+  pipeline::SimNotifier notifier;
   pipeline::FunctionRegistry functions;
   PrintSink sink(clock.now());
   pipeline::EngineDeps deps{&clock, &jobs, &http, &notifier, &functions, &sink};
