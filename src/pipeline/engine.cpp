@@ -317,7 +317,7 @@ bool Engine::Impl::start_attempt(int n) {
     const Value* items = resolved->find("items");
     r.items = items && items->is_list() ? *items : Value();
   }
-  if (timeout) r.timeout_at = now() + *timeout;
+  if (timeout) r.timeout_at = *r.attempt_started_at + *timeout;  // exact on a real clock too ("timed out after 1s")
   std::string msg = from == StepState::Retrying ? "retry" : "";
   r.state = StepState::Running;
   r.message.clear();
@@ -388,14 +388,28 @@ bool Engine::Impl::act(int n, const Value& resolved) {
           has_type |= lower == "content-type";
         }
       }
-      req.headers.emplace_back("Idempotency-Key", job_key(n));
+      // One key per logical request, not per attempt: a retry after a timeout or 5xx may repeat
+      // a request the server did carry out, and only an unchanged key lets it see that.
+      // retry_from_failed starts a new generation (attempt_base), hence a new key.
+      const StepRun& cur = state.steps[static_cast<std::size_t>(n)];
+      req.headers.emplace_back("Idempotency-Key",
+                               state.run_id + "/" + cur.id + "/" + std::to_string(cur.attempt_base + 1));
       if (ac.body.is_string()) {
         req.body = ac.body.as_string();
       } else if (!ac.body.is_null()) {
         req.body = core::to_json(ac.body);
         if (!has_type) req.headers.emplace_back("Content-Type", "application/json");
       }
+      // The call is synchronous, so the step's own per-attempt timeout must bound it here.
+      // Clients count whole milliseconds: round up, plus 1 ms, so the call never ends before the deadline.
+      if (r.timeout_at) {
+        std::int64_t ms = std::max<std::int64_t>((*r.timeout_at - now()).count_ns() / 1'000'000 + 2, 1);
+        req.timeout = std::min(req.timeout, core::Duration::milliseconds(ms));
+      }
       auto resp = deps.http->send(req);
+      if (r.timeout_at && now() >= *r.timeout_at) {
+        return fail_attempt(n, StepState::Failed, "timed out after " + (*r.timeout_at - *r.attempt_started_at).to_string());
+      }
       if (!resp) return fail_attempt(n, StepState::Errored, resp.error().message);
       if (resp->status < 200 || resp->status > 299) {
         bool transient = resp->status == 429 || resp->status >= 500;
