@@ -79,10 +79,19 @@ void collect_strings(const Value& v, std::vector<std::string>& out) {
 core::Result<StepExtras> parse_extras(const Value& raw, std::string_view path_view, StepType type) {
   std::string path(path_view);
   StepExtras e;
+  // Literal config values of the wrong type fail here, before the run starts, not as an
+  // errored (and retried) attempt later.
+  if (const Value* c = raw.find("config"); c && !c->is_null()) {
+    if (auto st = check_step_config_literals(type, *c); !st) return std::move(st).error().at(path);
+  }
   if (type == StepType::ApiCall) {  // API_CALL retries transport errors and 5xx/429 by default
     e.retry.limit = 3;
     if (const Value* c = raw.find("config")) {
-      if (const Value* rc = c->find("retry_count"); rc && rc->is_int() && rc->as_int() >= 0) e.retry.limit = static_cast<int>(rc->as_int());
+      if (const Value* rc = c->find("retry_count"); rc && !rc->is_null()) {
+        // The retry budget is fixed before the first attempt, so it cannot come from a template.
+        if (!rc->is_int()) return core::Error::invalid(path + ".config.retry_count", core::to_json(*rc), "must be a literal integer >= 0 (templates are not resolved for retry_count)");
+        e.retry.limit = static_cast<int>(rc->as_int());
+      }
     }
     e.retry.backoff.base = core::Duration::seconds(1);
     e.retry.backoff.cap = core::Duration::seconds(60);

@@ -50,14 +50,24 @@ using core::Value;
 // Field readers over a config map; each error names "config.<key>".
 class Reader {
  public:
-  explicit Reader(const Value& cfg) : cfg_(cfg) {}
+  // templates_ok: an unresolved config, where a template string stands for a value of any
+  // type (checked once resolved), so only literal values are type-checked.
+  explicit Reader(const Value& cfg, bool templates_ok = false) : cfg_(cfg), templates_ok_(templates_ok) {}
 
-  const Value* get(std::string_view key) const {
+  bool templates_ok() const noexcept { return templates_ok_; }
+  // The value as written, templates included.
+  const Value* raw(std::string_view key) const {
     const Value* v = cfg_.find(key);
     return v && !v->is_null() ? v : nullptr;
   }
+  // The value to type-check: null when absent, or a template in an unresolved config.
+  const Value* get(std::string_view key) const {
+    const Value* v = raw(key);
+    if (v && templates_ok_ && v->is_string() && is_template(v->as_string())) return nullptr;
+    return v;
+  }
   core::Status require(std::string_view key) const {
-    if (!get(key)) return Error::invalid(path(key), "", "required field is missing");
+    if (!raw(key)) return Error::invalid(path(key), "", "required field is missing");
     return {};
   }
   core::Status string(std::string_view key, std::string& out) const {
@@ -138,11 +148,17 @@ class Reader {
 
  private:
   static std::string path(std::string_view key) { return "config." + std::string(key); }
+  static bool is_template(const std::string& s) {
+    return s.find("{{") != std::string::npos || s.find("{%") != std::string::npos;
+  }
   static Error bad(std::string_view key, const Value& v, std::string why) {
     return Error::invalid(path(key), core::to_json(v), std::move(why));
   }
   const Value& cfg_;
+  bool templates_ok_ = false;
 };
+
+core::Result<StepConfig> parse_config(StepType type, const core::Value& config, bool templates_ok);
 
 core::Result<StepConfig> parse_job(const Reader& r) {
   JobStepConfig c;
@@ -242,7 +258,7 @@ core::Result<StepConfig> parse_loop(const Reader& r) {
   LoopStepConfig c;
   BUDCORE_TRY(r.require("items"));
   BUDCORE_TRY(r.require("body"));
-  c.items = *r.get("items");
+  c.items = *r.raw("items");
   if (!c.items.is_list() && !c.items.is_string())
     return Error::invalid("config.items", core::to_json(c.items), "must be a list or a template yielding one");
   BUDCORE_TRY(r.map("body", c.body));
@@ -251,7 +267,7 @@ core::Result<StepConfig> parse_loop(const Reader& r) {
   auto t = parse_step_type(bt->as_string());
   if (!t) return Error::invalid("config.body.step_type", bt->as_string(), t.error().message);
   const Value* bc = c.body.find("config");
-  auto inner = parse_step_config(*t, bc ? *bc : Value(core::Map{}));
+  auto inner = parse_config(*t, bc ? *bc : Value(core::Map{}), r.templates_ok());
   if (!inner) return std::move(inner.error().at("config.body"));
   BUDCORE_TRY(r.opt_integer("max_concurrency", c.max_concurrency, 1));
   BUDCORE_TRY(r.boolean("fail_fast", c.fail_fast));
@@ -291,9 +307,21 @@ std::vector<std::string_view> required_config_fields(StepType type) {
 }
 
 core::Result<StepConfig> parse_step_config(StepType type, const core::Value& config) {
+  return parse_config(type, config, false);
+}
+
+core::Status check_step_config_literals(StepType type, const core::Value& config) {
+  auto parsed = parse_config(type, config, true);
+  if (!parsed) return std::move(parsed).error();
+  return {};
+}
+
+namespace {
+
+core::Result<StepConfig> parse_config(StepType type, const core::Value& config, bool templates_ok) {
   if (!config.is_map() && !config.is_null()) return Error::invalid("config", core::to_json(config), "must be a map");
   const Value empty{core::Map{}};
-  Reader r(config.is_map() ? config : empty);
+  Reader r(config.is_map() ? config : empty, templates_ok);
   switch (type) {
     case StepType::Job: return parse_job(r);
     case StepType::ApiCall: return parse_api_call(r);
@@ -307,6 +335,8 @@ core::Result<StepConfig> parse_step_config(StepType type, const core::Value& con
   }
   return Error::make(core::ErrorCode::Internal, "unhandled step type");
 }
+
+}  // namespace
 
 double Step::planned_duration_seconds() const noexcept {
   const char* key = step_type == StepType::Job    ? "estimated_duration_seconds"

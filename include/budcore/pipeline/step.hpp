@@ -149,6 +149,9 @@ using StepConfig = std::variant<JobStepConfig, ApiCallStepConfig, FunctionStepCo
 
 // Typed view of a config whose templates are resolved. Errors name the config field.
 BUDCORE_API core::Result<StepConfig> parse_step_config(StepType type, const core::Value& config);
+// The same checks on a config as written: every literal value must have its field's type, while
+// a template string ("{{ ... }}", "{% ... %}") may stand for any field (checked once resolved).
+BUDCORE_API core::Status check_step_config_literals(StepType type, const core::Value& config);
 
 // The config keys a step type requires. WAIT requires one of duration_seconds / wait_for_event
 // (reported as duration_seconds).
