@@ -20,6 +20,7 @@
 #include "budcore/pipeline/simulation.hpp"
 #include "pipeline/analyze.hpp"
 #include "cli/command.hpp"
+#include "cli/pipeline_schedule.hpp"
 
 namespace budcore::cli {
 namespace {
@@ -210,6 +211,7 @@ const bool registered = register_commands([](CLI::App& root) {
   run->add_option("--timeout", args->timeout, "Make STEP hang until its timeout (or the pipeline's) ends it");
   run->add_option("--reject", args->reject, "Reject STEP's approval gate (others are approved)");
   run->callback([args] { exit_code() = run_file(*args); });
+  add_pipeline_schedule_command(*group);
 });
 
 }  // namespace

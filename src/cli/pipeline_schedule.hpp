@@ -1,0 +1,12 @@
+// `budcore pipeline schedule FILE... --until T`: rehearses triggers (cron, events, pipeline
+// completion) over a window of virtual time with simulated executors (docs/triggers.md).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace budcore::cli {
+
+// Adds the `schedule` subcommand to the `pipeline` command group.
+void add_pipeline_schedule_command(CLI::App& pipeline_group);
+
+}  // namespace budcore::cli
