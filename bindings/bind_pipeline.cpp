@@ -1,8 +1,12 @@
 // budcore.Pipeline over budcore::pipeline: a pipeline document ({"pipeline": {...}, "steps":
 // [...]}, JSON or YAML) with whole-document validation and contract-3 planning. Loading,
-// validation and planning release the GIL.
+// validation and planning release the GIL. Pipeline.run() rehearses a run with Python
+// callables for FUNCTION steps: the GIL is released while the engine runs and re-acquired
+// around each callable.
 #include <pybind11/stl.h>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +15,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/pipeline/planner.hpp"
+#include "budcore/pipeline/rehearsal.hpp"
 #include "budcore/pipeline/validation.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
@@ -68,6 +73,133 @@ std::string issue_repr(const Issue& i) {
 
 // str or os.PathLike.
 std::string path_of(const py::object& obj) { return py::module_::import("os").attr("fspath")(obj).cast<std::string>(); }
+
+// ---- Pipeline.run ----------------------------------------------------------------------
+
+// "ValueError: text" (just the type when the text is empty). A __str__ that raises itself
+// must not escape into the engine, so it falls back to the type name.
+std::string describe(const py::error_already_set& e) {
+  std::string type = "Exception";
+  try {
+    type = py::handle(e.type()).attr("__name__").cast<std::string>();
+    std::string text = py::str(e.value()).cast<std::string>();
+    return text.empty() ? type : type + ": " + text;
+  } catch (py::error_already_set&) {
+    return type;
+  }
+}
+
+// What a run shares with its callables: the first BaseException that is not an Exception
+// (KeyboardInterrupt, SystemExit) is re-raised once the engine returns; after it, no
+// further callable is called.
+struct RunInterrupt {
+  std::optional<py::error_already_set> error;
+};
+
+// A Python callable as a StepFunction. The callable and the interrupt are only touched with
+// the GIL held; the shared_ptrs let the engine copy the wrapper without touching refcounts.
+class PyStepFunction {
+ public:
+  PyStepFunction(std::string name, py::object fn, std::shared_ptr<RunInterrupt> interrupt)
+      : name_(std::move(name)), fn_(std::make_shared<py::object>(std::move(fn))), interrupt_(std::move(interrupt)) {
+    inspect_keywords();
+  }
+
+  core::Result<Value> operator()(const Value& args, const pipeline::FunctionCall& call) const {
+    py::gil_scoped_acquire gil;
+    if (interrupt_->error) return core::Error::make(core::ErrorCode::Internal, "run interrupted");
+    try {
+      py::dict kwargs;
+      if (pass_step_id_) kwargs["step_id"] = py::str(std::string(call.step_id));
+      if (pass_attempt_) kwargs["attempt"] = call.attempt;
+      py::object out = (*fn_)(to_python(args.is_null() ? Value(core::Map{}) : args), **kwargs);
+      return to_value(out, "result");
+    } catch (py::error_already_set& e) {
+      if (!e.matches(PyExc_Exception)) {
+        interrupt_->error = std::move(e);
+        return core::Error::make(core::ErrorCode::Internal, "run interrupted");
+      }
+      return core::Error::make(core::ErrorCode::Invalid, describe(e));
+    } catch (const PyError& e) {
+      return core::Error::make(e.error().code, "function '" + name_ + "' returned a value budcore cannot hold: " +
+                                                   e.error().describe());
+    }
+  }
+
+ private:
+  // step_id and attempt are passed as keywords only to callables that accept them.
+  void inspect_keywords() {
+    try {
+      py::module_ inspect = py::module_::import("inspect");
+      py::object params = inspect.attr("signature")(*fn_).attr("parameters");
+      py::object kind_var_kw = inspect.attr("Parameter").attr("VAR_KEYWORD");
+      py::object kind_pos = inspect.attr("Parameter").attr("POSITIONAL_ONLY");
+      for (auto item : params.attr("values")()) {
+        py::object kind = item.attr("kind");
+        std::string pname = item.attr("name").cast<std::string>();
+        if (kind.equal(kind_var_kw)) pass_step_id_ = pass_attempt_ = true;
+        if (kind.equal(kind_pos)) continue;
+        if (pname == "step_id") pass_step_id_ = true;
+        if (pname == "attempt") pass_attempt_ = true;
+      }
+    } catch (py::error_already_set&) {
+      // No signature (some builtins): call it with the args alone.
+    }
+  }
+
+  std::string name_;
+  std::shared_ptr<py::object> fn_;
+  std::shared_ptr<RunInterrupt> interrupt_;
+  bool pass_step_id_ = false;
+  bool pass_attempt_ = false;
+};
+
+// The options document of rehearsal_options_from_value, from Python keywords.
+Value run_options(const py::object& params, const py::object& fail, const py::object& slow, const py::object& timeout,
+                  const py::object& reject, const std::string& run_id) {
+  core::Map m;
+  m.set("run_id", run_id);
+  auto put = [&](const char* key, const py::object& obj) {
+    if (obj.is_none()) return;
+    // A set or other iterable of step ids reads as a list (sorted: sets have no order).
+    if (py::isinstance<py::set>(obj) || py::isinstance<py::frozenset>(obj)) {
+      m.set(key, to_value(py::module_::import("builtins").attr("sorted")(obj), key));
+    } else {
+      m.set(key, to_value(obj, key));
+    }
+  };
+  put("params", params);
+  put("fail", fail);
+  put("slow", slow);
+  put("timeout", timeout);
+  put("reject", reject);
+  return Value(std::move(m));
+}
+
+py::object run(const PyPipeline& p, const py::object& params, const py::object& functions, const py::object& fail,
+               const py::object& slow, const py::object& timeout, const py::object& reject, const std::string& run_id) {
+  auto options = unwrap(pipeline::rehearsal_options_from_value(run_options(params, fail, slow, timeout, reject, run_id), ""));
+  auto interrupt = std::make_shared<RunInterrupt>();
+  pipeline::FunctionRegistry registry;
+  if (!functions.is_none()) {
+    if (!py::isinstance<py::dict>(functions)) {
+      throw py::type_error("functions must be a dict mapping names to callables, not " +
+                           py::type::handle_of(functions).attr("__name__").cast<std::string>());
+    }
+    for (auto [key, fn] : functions.cast<py::dict>()) {
+      if (!py::isinstance<py::str>(key)) throw py::type_error("functions: names must be str");
+      std::string name = key.cast<std::string>();
+      if (!PyCallable_Check(fn.ptr())) throw py::type_error("functions['" + name + "'] is not callable");
+      unwrap(registry.add(name, PyStepFunction(name, py::reinterpret_borrow<py::object>(fn), interrupt)));
+    }
+  }
+  core::Result<pipeline::RehearsalResult> result = [&] {
+    py::gil_scoped_release release;
+    return pipeline::rehearse(p.document, options, &registry);
+  }();
+  if (interrupt->error) throw std::move(*interrupt->error);
+  return to_python(unwrap(std::move(result)).to_value());
+}
 
 }  // namespace
 
@@ -151,6 +283,13 @@ void bind_pipeline(py::module_& m) {
           },
           "The contract-3 plan dict: {'valid': True, 'order', 'levels', 'critical_path', "
           "'critical_path_seconds', 'job_steps'} or {'valid': False, 'errors': [...]}.")
+      .def("run", &run, py::arg("params") = py::none(), py::arg("functions") = py::none(),
+           py::arg("fail") = py::none(), py::arg("slow") = py::none(), py::arg("timeout") = py::none(),
+           py::arg("reject") = py::none(), py::arg("run_id") = "run",
+           "Rehearses a run on a virtual clock (as `budcore pipeline run`): JOB, API_CALL and "
+           "NOTIFICATION steps are simulated, FUNCTION steps call functions[name](args) (with "
+           "step_id= and attempt= when the callable accepts them). Returns {'status', 'done', "
+           "'elapsed_seconds', 'failure_reason', 'steps', 'outputs', 'messages', 'transitions'}.")
       .def("__repr__", [](const PyPipeline& p) {
         return "Pipeline(id=" + py::repr(py::str(field(p.document, "pipeline", "id"))).cast<std::string>() +
                ", steps=" + std::to_string(step_ids(p.document).size()) + ")";

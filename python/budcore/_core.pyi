@@ -1,5 +1,5 @@
 # Type stubs for the budcore._core extension (kept by hand, next to bindings/*.cpp).
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Union
 import os
 from decimal import Decimal
 
@@ -292,6 +292,21 @@ class Pipeline:
     def plan(self) -> dict[str, Any]:
         """The contract-3 plan: {'valid', 'order', 'levels', 'critical_path', 'critical_path_seconds', 'job_steps'}
         or {'valid': False, 'errors': [{'code', 'message', 'path'}, ...]}."""
+    def run(
+        self,
+        params: Optional[dict[str, Any]] = None,
+        functions: Optional[dict[str, Callable[..., Any]]] = None,
+        fail: Union[dict[str, Union[int, bool]], list[str], set[str], None] = None,
+        slow: Optional[dict[str, float]] = None,
+        timeout: Union[list[str], set[str], None] = None,
+        reject: Union[list[str], set[str], None] = None,
+        run_id: str = "run",
+    ) -> dict[str, Any]:
+        """Rehearses a run on a virtual clock (as `budcore pipeline run`). FUNCTION steps call
+        functions[name](args), adding step_id= and attempt= keywords when the callable accepts
+        them; an exception fails the attempt with "Type: message". Returns {'status', 'done',
+        'elapsed_seconds', 'failure_reason', 'steps', 'outputs', 'messages', 'transitions'}.
+        Bad options raise ValidationError naming the field ("fail.step-3")."""
 
 # ---- store -------------------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@
 #include "budcore/core/yaml.hpp"
 #include "budcore/pipeline/engine.hpp"
 #include "budcore/pipeline/planner.hpp"
-#include "budcore/pipeline/simulation.hpp"
+#include "budcore/pipeline/rehearsal.hpp"
 #include "pipeline/analyze.hpp"
 #include "cli/command.hpp"
 #include "cli/pipeline_schedule.hpp"
@@ -79,13 +79,12 @@ core::Result<core::Value> parse_document(const std::string& text) {
   return core::parse_yaml(text);
 }
 
+// Prints each transition as a JSON line the moment it happens.
 class PrintSink final : public pipeline::StateSink {
  public:
   explicit PrintSink(core::Timestamp start) : start_(start) {}
   core::Status save(const pipeline::Transition& t, const pipeline::RunState&) override {
-    core::Value v = t.to_value();
-    v.mutable_map().set("elapsed_seconds", static_cast<double>((t.at - start_).count_ns()) / 1e9);
-    std::string line = core::to_json(v);
+    std::string line = core::to_json(pipeline::RehearsalResult::transition_value(t, start_));
     line += '\n';
     std::fwrite(line.data(), 1, line.size(), stdout);
     return {};
@@ -103,6 +102,42 @@ core::Status split_flag(const std::string& flag, const std::string& text, std::s
   return {};
 }
 
+// The what-if flags as rehearsal options (--fail/--slow/--timeout/--reject).
+core::Result<pipeline::RehearsalOptions> flag_options(const RunArgs& args) {
+  pipeline::RehearsalOptions options;
+  options.approver = "cli";
+  options.reject_reason = "--reject";
+  options.reject = args.reject;
+  for (const auto& f : args.fail) {
+    std::string step, n;
+    BUDCORE_TRY(split_flag("--fail", f, step, n));
+    int count = INT_MAX;
+    if (!n.empty()) {
+      try {
+        count = std::stoi(n);
+      } catch (...) {
+        return core::Error::invalid("--fail", f, "STEP=N needs a whole number of attempts");
+      }
+    }
+    options.faults[step].fail_attempts = count;
+  }
+  for (const auto& s : args.slow) {
+    std::string step, factor;
+    BUDCORE_TRY(split_flag("--slow", s, step, factor));
+    if (!factor.empty() && factor.back() == 'x') factor.pop_back();
+    double x = 0;
+    try {
+      x = std::stod(factor);
+    } catch (...) {
+      x = -1;
+    }
+    if (!(x > 0)) return core::Error::invalid("--slow", s, "expects STEP=FACTORx, e.g. step-4=2x");
+    options.faults[step].slow_factor = x;
+  }
+  for (const auto& step : args.timeout) options.faults[step].hang = true;
+  return options;
+}
+
 int run_file(const RunArgs& args) {
   std::string text;
   if (!read_all(args.file, text)) return report_error(core::Error::invalid(args.file, args.file, "cannot read the pipeline file"));
@@ -118,75 +153,13 @@ int run_file(const RunArgs& args) {
     if (!p || !p->is_map()) return report_error(core::Error::invalid("--params", args.params, "must be a JSON or YAML map"));
     params = *p;
   }
-  core::VirtualClock clock;
-  auto keys = pipeline::referenced_output_keys(*doc);
-  pipeline::SimJobOptions sim;
-  sim.output_keys = keys;
-  pipeline::EngineOptions options;
-  options.params = params;
-  for (const auto& f : args.fail) {
-    std::string step, n;
-    if (auto st = split_flag("--fail", f, step, n); !st) return report_error(st.error());
-    int count = INT_MAX;
-    if (!n.empty()) {
-      try {
-        count = std::stoi(n);
-      } catch (...) {
-        return report_error(core::Error::invalid("--fail", f, "STEP=N needs a whole number of attempts"));
-      }
-    }
-    sim.faults[step].fail_attempts = count;
-    options.faults[step].fail_attempts = count;
-  }
-  for (const auto& s : args.slow) {
-    std::string step, factor;
-    if (auto st = split_flag("--slow", s, step, factor); !st) return report_error(st.error());
-    if (!factor.empty() && factor.back() == 'x') factor.pop_back();
-    double x = 0;
-    try {
-      x = std::stod(factor);
-    } catch (...) {
-      x = -1;
-    }
-    if (!(x > 0)) return report_error(core::Error::invalid("--slow", s, "expects STEP=FACTORx, e.g. step-4=2x"));
-    sim.faults[step].slow_factor = x;
-  }
-  for (const auto& step : args.timeout) {
-    sim.faults[step].hang = true;
-    options.faults[step].hang = true;
-  }
-  pipeline::SimJobRunner jobs(clock, sim);
-  pipeline::SimHttpClient http(keys);
-  pipeline::SimNotifier notifier;
-  pipeline::FunctionRegistry functions;
-  PrintSink sink(clock.now());
-  pipeline::EngineDeps deps{&clock, &jobs, &http, &notifier, &functions, &sink};
-  auto engine = pipeline::Engine::create(*doc, deps, options);
-  if (!engine) return report_error(engine.error());
-  for (int round = 0; round < 100000; ++round) {
-    auto status = engine->run_virtual(clock);
-    if (!status) return report_error(status.error());
-    if (engine->done()) break;
-    // Idle: answer approval gates (approve unless --reject), else nothing more can happen.
-    bool answered = false;
-    for (const auto& s : engine->state().steps) {
-      if (s.state != pipeline::StepState::AwaitingApproval) continue;
-      bool rejected = std::find(args.reject.begin(), args.reject.end(), s.id) != args.reject.end();
-      auto st = rejected ? engine->reject(s.id, "cli", "--reject") : engine->approve(s.id, "cli");
-      if (!st) return report_error(st.error());
-      answered = true;
-      break;
-    }
-    if (!answered) break;
-  }
-  core::Map steps;
-  for (const auto& s : engine->state().steps) steps.set(s.id, std::string(pipeline::to_string(s.state)));
-  core::Value summary = core::Value::map({{"status", std::string(pipeline::to_string(engine->status()))},
-                                          {"done", engine->done()},
-                                          {"elapsed_seconds", static_cast<double>((clock.now() - *engine->state().started_at).count_ns()) / 1e9},
-                                          {"failure_reason", engine->state().failure_reason},
-                                          {"steps", core::Value(std::move(steps))}});
-  std::string line = core::to_json(summary) + "\n";
+  auto options = flag_options(args);
+  if (!options) return report_error(options.error());
+  options->params = params;
+  PrintSink sink(core::VirtualClock().now());  // rehearsals start at the virtual clock's epoch
+  auto result = pipeline::rehearse(*doc, *options, nullptr, &sink);
+  if (!result) return report_error(result.error());
+  std::string line = core::to_json(result->summary()) + "\n";
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fflush(stdout);
   return kExitOk;
