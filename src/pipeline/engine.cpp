@@ -43,13 +43,16 @@ bool Engine::Impl::record(std::string step, std::string from, std::string to, in
   t.attempt = attempt;
   t.message = std::move(message);
   if (deps.sink) {
-    auto st = deps.sink->save(t, state);
+    std::sort(changed.begin(), changed.end());
+    auto st = deps.sink->save_changes(t, state, changed);
     if (!st) {
       halted = true;
       halt_error = st.error();
       return false;
     }
   }
+  for (std::size_t i : changed) changed_flag[i] = false;
+  changed.clear();
   return true;
 }
 
@@ -76,7 +79,7 @@ bool Engine::Impl::pipeline_transition(std::string from, std::string to, std::st
 void Engine::Impl::set_scope(int n) {
   const NodeDef& d = nodes[static_cast<std::size_t>(n)];
   if (d.kind != NodeKind::Iteration) return;
-  const Value& items = run(d.parent).items;
+  const Value& items = peek(d.parent).items;
   std::int64_t len = items.is_list() ? static_cast<std::int64_t>(items.as_list().size()) : 0;
   Value item = d.index < len ? items.as_list()[static_cast<std::size_t>(d.index)] : Value();
   auto& m = ctx.mutable_map();
@@ -126,7 +129,7 @@ core::Result<Value> Engine::Impl::resolve(int n, const Value& v) {
 
 // A terminal step becomes visible to templates as steps.<id>.{status, outputs}.
 void Engine::Impl::publish(int n) {
-  const StepRun& r = run(n);
+  const StepRun& r = peek(n);
   Value outputs = r.outputs.is_map() ? r.outputs : Value(core::Map{});
   ctx.mutable_map()["steps"].mutable_map().set(
       r.id, Value::map({{"status", std::string(to_string(r.state))}, {"outputs", std::move(outputs)}}));
@@ -169,14 +172,14 @@ bool Engine::Impl::concurrency_full(int n) const {
 // Decides a Pending main-phase step: wait, skip, omit, or start it.
 bool Engine::Impl::check(int n) {
   const NodeDef& d = nodes[static_cast<std::size_t>(n)];
-  StepRun& r = run(n);
+  const StepRun& r = peek(n);
   if (r.state != StepState::Pending || state.phase != RunPhase::Main) return false;
   if (state.cancel_requested || (state.failing && fail_fast)) return false;
   if (d.kind == NodeKind::Iteration) {
-    if (run(d.parent).state != StepState::Running) return false;
+    if (peek(d.parent).state != StepState::Running) return false;
   } else {
     for (int c : d.branch_sources) {
-      const StepRun& cr = run(c);
+      const StepRun& cr = peek(c);
       if (cr.state != StepState::Succeeded) continue;
       const Value* taken = cr.outputs.find("branch");
       const Value* list = nodes[static_cast<std::size_t>(c)].config.find(taken && taken->is_string() && taken->as_string() == "then" ? "then_steps" : "else_steps");
@@ -188,7 +191,7 @@ bool Engine::Impl::check(int n) {
     }
     int total = static_cast<int>(d.preds.size()), terminal = 0, succ = 0, failed = 0, skipped = 0, omitted = 0;
     for (int p : d.preds) {
-      StepState s = run(p).state;
+      StepState s = peek(p).state;
       if (!is_terminal(s)) continue;
       ++terminal;
       if (s == StepState::Succeeded) ++succ;
@@ -203,10 +206,10 @@ bool Engine::Impl::check(int n) {
         detail::UpstreamResult u;
         auto it = index.find(std::string(name));
         if (it == index.end()) return u;
-        u.state = run(it->second).state;
+        u.state = peek(it->second).state;
         for (int m : nodes[static_cast<std::size_t>(it->second)].members) {
           ++u.children;
-          StepState ms = run(m).state;
+          StepState ms = peek(m).state;
           if (ms == StepState::Succeeded) ++u.children_succeeded;
           else if (ms == StepState::Failed || ms == StepState::Errored) ++u.children_failed;
         }
@@ -253,13 +256,13 @@ bool Engine::Impl::check(int n) {
     auto c = resolve(n, Value(*d.condition));
     clear_scope(n);
     if (!c) {
-      ++r.attempts;
+      ++run(n).attempts;
       return finish(n, StepState::Errored, "condition: " + c.error().message);
     }
     if (!detail::truthy(*c)) return finish(n, StepState::Skipped, "condition is false");
   }
   if (d.extras.approval) {
-    if (d.extras.approval_timeout) r.timeout_at = now() + *d.extras.approval_timeout;
+    if (d.extras.approval_timeout) run(n).timeout_at = now() + *d.extras.approval_timeout;
     active.insert(n);
     return set_state(n, StepState::AwaitingApproval, "waiting for approval");
   }
@@ -321,19 +324,24 @@ bool Engine::Impl::start_attempt(int n) {
   std::string msg = from == StepState::Retrying ? "retry" : "";
   r.state = StepState::Running;
   r.message.clear();
-  if (!record(r.id, std::string(to_string(from)), "running", r.attempts, msg)) return true;
-  if (d.type == StepType::Loop && r.items.is_list()) {  // a new attempt reruns what did not succeed
+  // A new LOOP attempt reruns the iterations that did not succeed. They are reset before the
+  // first save, so a crash between the transitions below never leaves the retry half-applied.
+  std::vector<std::pair<int, std::string>> reset;
+  if (d.type == StepType::Loop && r.items.is_list()) {
     const auto& members = nodes[static_cast<std::size_t>(n)].members;
     for (std::size_t i = 0; i < members.size() && i < r.items.as_list().size(); ++i) {
+      if (!is_terminal(peek(members[i]).state) || peek(members[i]).state == StepState::Succeeded) continue;
       StepRun& ir = run(members[i]);
-      if (!is_terminal(ir.state) || ir.state == StepState::Succeeded) continue;
-      std::string was(to_string(ir.state));
+      reset.emplace_back(members[i], std::string(to_string(ir.state)));
       ir.state = StepState::Pending;
       ir.attempt_base = ir.attempts;
       ir.finished_at.reset();
       ++open_main;
-      if (!record(ir.id, was, "pending", ir.attempts, "loop retry")) return true;
     }
+  }
+  if (!record(r.id, std::string(to_string(from)), "running", r.attempts, msg)) return true;
+  for (const auto& [m, was] : reset) {
+    if (!record(peek(m).id, was, "pending", peek(m).attempts, "loop retry")) return true;
   }
   return act(n, *resolved);
 }
@@ -342,7 +350,7 @@ bool Engine::Impl::start_attempt(int n) {
 // Running step after a restore: JOB submits are idempotent, in-process steps run again).
 bool Engine::Impl::act(int n, const Value& resolved) {
   const NodeDef& d = nodes[static_cast<std::size_t>(n)];
-  StepRun& r = run(n);
+  const StepRun& r = peek(n);
   if (d.kind != NodeKind::Iteration && d.type != StepType::Job) {
     if (auto f = options.faults.find(d.id); f != options.faults.end()) {
       if (f->second.hang) return true;
@@ -468,6 +476,7 @@ bool Engine::Impl::act(int n, const Value& resolved) {
         StepRun ir;
         ir.id = nodes[static_cast<std::size_t>(it)].id;
         state.steps.push_back(std::move(ir));  // invalidates r
+        mark_changed(state.steps.size() - 1);
         ++open_main;
       }
       for (std::size_t i = 0; i < count; ++i) dirty.insert(members[i]);
@@ -506,8 +515,7 @@ bool Engine::Impl::fail_attempt(int n, StepState kind, std::string message) {
 }
 
 bool Engine::Impl::finish(int n, StepState to, std::string message) {
-  StepRun& r = run(n);
-  if (is_terminal(r.state)) return false;
+  if (is_terminal(peek(n).state)) return false;
   if (!set_state(n, to, std::move(message))) return true;
   active.erase(n);
   blocked.erase(n);
@@ -536,7 +544,7 @@ void Engine::Impl::after_terminal(int n) {
   for (int b : blocked) dirty.insert(b);
   blocked.clear();
   if (stopping) return;
-  StepState s = run(n).state;
+  StepState s = peek(n).state;
   if (d.kind == NodeKind::Iteration) {
     check_loop(d.parent);
     return;
@@ -544,13 +552,13 @@ void Engine::Impl::after_terminal(int n) {
   if (d.group >= 0) check_group(d.group);
   if (d.kind == NodeKind::Main && failed_like(s) && !state.failing && !handled(n)) {
     state.failing = true;
-    state.failure_reason = "step '" + d.id + "' " + std::string(to_string(s)) + ": " + run(n).message;
+    state.failure_reason = "step '" + d.id + "' " + std::string(to_string(s)) + ": " + peek(n).message;
     if (fail_fast) stop_main(state.failure_reason, false);
   }
 }
 
 bool Engine::Impl::stop_node(int n, const std::string& why) {
-  StepRun& r = run(n);
+  const StepRun& r = peek(n);
   if (is_terminal(r.state)) return false;
   if (r.state == StepState::Pending) return finish(n, StepState::Omitted, why);
   bool was_running = r.state == StepState::Running;
@@ -575,8 +583,7 @@ bool Engine::Impl::stop_main(const std::string& why, bool cancelled) {
 }
 
 bool Engine::Impl::check_group(int g) {
-  StepRun& gr = run(g);
-  if (gr.state != StepState::Running) return false;
+  if (peek(g).state != StepState::Running) return false;
   const NodeDef& d = nodes[static_cast<std::size_t>(g)];
   const Value* ff = d.config.find("fail_fast");
   bool fast = !ff || !ff->is_bool() || ff->as_bool();
@@ -585,7 +592,7 @@ bool Engine::Impl::check_group(int g) {
   int succ = 0, failed = 0, skipped = 0, open = 0;
   core::Map results;
   for (int m : d.members) {
-    const StepRun& mr = run(m);
+    const StepRun& mr = peek(m);
     if (!is_terminal(mr.state)) ++open;
     else if (mr.state == StepState::Succeeded) ++succ, results.set(mr.id, mr.outputs);
     else if (mr.state == StepState::Skipped) ++skipped;
@@ -609,7 +616,7 @@ bool Engine::Impl::check_group(int g) {
 }
 
 bool Engine::Impl::check_loop(int l) {
-  StepRun& lr = run(l);
+  const StepRun& lr = peek(l);
   if (lr.state != StepState::Running || !lr.items.is_list()) return false;
   const NodeDef& d = nodes[static_cast<std::size_t>(l)];
   std::size_t count = lr.items.as_list().size();
@@ -620,7 +627,7 @@ bool Engine::Impl::check_loop(int l) {
   int succ = 0, failed = 0, open = 0;
   core::List results;
   for (std::size_t i = 0; i < count; ++i) {
-    const StepRun& ir = run(d.members[i]);
+    const StepRun& ir = peek(d.members[i]);
     if (!is_terminal(ir.state)) ++open;
     else if (ir.state == StepState::Succeeded) ++succ;
     else if (ir.state != StepState::Skipped) ++failed;
@@ -638,7 +645,7 @@ bool Engine::Impl::check_loop(int l) {
   if (count == 0 || static_cast<double>(succ) >= ratio * static_cast<double>(count) - 1e-9) {
     return complete(l, std::move(out), std::to_string(succ) + " of " + std::to_string(count) + " iterations succeeded");
   }
-  lr.outputs = out;
+  run(l).outputs = out;
   return fail_attempt(l, StepState::Failed, "only " + std::to_string(succ) + " of " + std::to_string(count) + " iterations succeeded");
 }
 
@@ -659,7 +666,7 @@ bool Engine::Impl::fire_timers() {
   std::vector<int> due(active.begin(), active.end());
   for (int n : due) {
     if (halted) return any;
-    StepRun& r = run(n);
+    const StepRun& r = peek(n);
     const NodeDef& d = nodes[static_cast<std::size_t>(n)];
     if (r.state == StepState::Retrying && r.timer_at && *r.timer_at <= t) {
       if (state.paused) continue;
@@ -697,7 +704,7 @@ bool Engine::Impl::poll_jobs() {
   std::vector<int> running(active.begin(), active.end());
   for (int n : running) {
     if (halted) return any;
-    if (nodes[static_cast<std::size_t>(n)].type != StepType::Job || run(n).state != StepState::Running) continue;
+    if (nodes[static_cast<std::size_t>(n)].type != StepType::Job || peek(n).state != StepState::Running) continue;
     auto p = deps.jobs->poll(job_key(n));
     if (!p) {
       any |= fail_attempt(n, StepState::Errored, "poll: " + p.error().message);
@@ -730,8 +737,12 @@ bool Engine::Impl::resume_running() {
   for (int n : todo) {
     if (halted) break;
     const NodeDef& d = nodes[static_cast<std::size_t>(n)];
-    if (run(n).state != StepState::Running) continue;
-    if (d.type == StepType::Wait || d.type == StepType::Parallel) continue;  // timers and members carry on
+    if (peek(n).state != StepState::Running) continue;
+    if (d.type == StepType::Parallel) {  // its members carry on; all may have ended before the crash
+      any |= check_group(n);
+      continue;
+    }
+    if (d.type == StepType::Wait) continue;  // timers carry on
     set_scope(n);
     auto resolved = resolve(n, own_config(d));
     clear_scope(n);
@@ -745,12 +756,29 @@ bool Engine::Impl::resume_running() {
   return any;
 }
 
+// A crash right after a step's terminal transition was saved skips after_terminal(): its group
+// judgement (resume_running redoes that) and the run's failure marking, redone here.
+bool Engine::Impl::settle_after_restore() {
+  if (state.phase != RunPhase::Main || state.failing || state.cancel_requested) return false;
+  for (std::size_t i = 0; i < spec.steps.size() && !halted; ++i) {
+    int n = static_cast<int>(i);
+    const NodeDef& d = nodes[i];
+    StepState s = peek(n).state;
+    if (d.kind != NodeKind::Main || !failed_like(s) || handled(n)) continue;
+    state.failing = true;
+    state.failure_reason = "step '" + d.id + "' " + std::string(to_string(s)) + ": " + peek(n).message;
+    if (fail_fast) stop_main(state.failure_reason, false);
+    return true;
+  }
+  return false;
+}
+
 bool Engine::Impl::advance_phase() {
   if (halted) return false;
   auto run_hooks = [&](const std::vector<int>& hooks) -> int {  // 2: started one, 1: busy, 0: all done
     for (int h : hooks) {
       if (state.paused) return 1;
-      StepRun& r = run(h);
+      const StepRun& r = peek(h);
       if (is_terminal(r.state)) continue;
       if (r.state != StepState::Pending) return 1;
       const NodeDef& d = nodes[static_cast<std::size_t>(h)];
@@ -797,8 +825,8 @@ bool Engine::Impl::advance_phase() {
     case RunPhase::Compensating: {
       std::vector<std::pair<std::int64_t, int>> done;
       for (std::size_t i = 0; i < spec.steps.size(); ++i) {
-        if (nodes[i].compensation >= 0 && run(static_cast<int>(i)).state == StepState::Succeeded) {
-          done.emplace_back(run(static_cast<int>(i)).completion_seq, nodes[i].compensation);
+        if (nodes[i].compensation >= 0 && peek(static_cast<int>(i)).state == StepState::Succeeded) {
+          done.emplace_back(peek(static_cast<int>(i)).completion_seq, nodes[i].compensation);
         }
       }
       std::sort(done.rbegin(), done.rend());  // reverse order of completion
@@ -829,6 +857,10 @@ core::Status Engine::Impl::pump() {
   bool progress = true;
   while (progress && !halted && state.phase != RunPhase::Done) {
     progress = false;
+    if (settle_restored) {
+      settle_restored = false;
+      progress |= settle_after_restore();
+    }
     if (!resume.empty()) progress |= resume_running();
     progress |= fire_timers();
     progress |= poll_jobs();
@@ -848,6 +880,7 @@ Engine& Engine::operator=(Engine&&) noexcept = default;
 
 core::Result<Engine> Engine::create(const Value& document, EngineDeps deps, EngineOptions options) {
   BUDCORE_TRY_ASSIGN(auto impl, Impl::build(document, deps, std::move(options)));
+  impl->mark_all_changed();  // a sink's first save sees every record
   return Engine(std::move(impl));
 }
 
@@ -855,6 +888,16 @@ core::Result<Engine> Engine::restore(const Value& document, EngineDeps deps, con
   BUDCORE_TRY_ASSIGN(auto impl, Impl::build(document, deps, std::move(options)));
   BUDCORE_TRY_ASSIGN(RunState st, RunState::from_value(saved_state));
   BUDCORE_TRY(impl->load(std::move(st)));
+  impl->mark_all_changed();  // the restored records are new to this engine's sink
+  impl->settle_restored = true;
+  if (impl->state.phase != RunPhase::Main && impl->state.phase != RunPhase::NotStarted) {  // as advance_phase sets it
+    const RunState& s = impl->state;
+    impl->ctx.mutable_map()["pipeline"].mutable_map().set(
+        "status", s.phase == RunPhase::Done ? std::string(to_string(s.status))
+                  : s.cancel_requested      ? "cancelled"
+                  : s.failing               ? "failed"
+                                            : "succeeded");
+  }
   return Engine(std::move(impl));
 }
 
@@ -921,7 +964,7 @@ namespace {
 core::Result<int> awaiting(Engine::Impl& m, std::string_view step_id) {
   auto it = m.index.find(std::string(step_id));
   if (it == m.index.end()) return core::Error::make(core::ErrorCode::NotFound, "no step '" + std::string(step_id) + "'", "step");
-  if (m.run(it->second).state != StepState::AwaitingApproval) {
+  if (m.peek(it->second).state != StepState::AwaitingApproval) {
     return core::Error::make(core::ErrorCode::Conflict, "step '" + std::string(step_id) + "' is not awaiting approval", "step");
   }
   return it->second;
@@ -1015,11 +1058,14 @@ core::Status Engine::retry_from_failed(RetryFromFailedOptions options) {
   m.state.started_at = m.now();
   m.state.finished_at.reset();
   m.ctx.mutable_map()["pipeline"].mutable_map().set("status", "running");
-  if (!m.pipeline_transition("failed", "running", "retry from failed")) return m.halt_error;
+  // Every reset is applied before the first save, so a crash between the transitions below
+  // never leaves the retry half-applied.
+  std::vector<std::pair<int, std::string>> reset;
   for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-    StepRun& r = m.state.steps[i];
-    bool keep = r.state == StepState::Succeeded && !options.rerun_succeeded && main_like(m.nodes[i]);
-    if (keep || r.state == StepState::Pending) continue;
+    const StepState was = m.peek(static_cast<int>(i)).state;
+    bool keep = was == StepState::Succeeded && !options.rerun_succeeded && main_like(m.nodes[i]);
+    if (keep || was == StepState::Pending) continue;
+    StepRun& r = m.run(static_cast<int>(i));
     std::string from(to_string(r.state));
     r.state = StepState::Pending;
     r.attempt_base = r.attempts;
@@ -1034,7 +1080,11 @@ core::Status Engine::retry_from_failed(RetryFromFailedOptions options) {
       m.dirty.insert(static_cast<int>(i));
     }
     m.ctx.mutable_map()["steps"].mutable_map().erase(r.id);
-    if (!m.record(r.id, from, "pending", r.attempts, "retry from failed")) return m.halt_error;
+    reset.emplace_back(static_cast<int>(i), std::move(from));
+  }
+  if (!m.pipeline_transition("failed", "running", "retry from failed")) return m.halt_error;
+  for (const auto& [n, from] : reset) {
+    if (!m.record(m.peek(n).id, from, "pending", m.peek(n).attempts, "retry from failed")) return m.halt_error;
   }
   return {};
 }

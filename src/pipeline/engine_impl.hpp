@@ -1,6 +1,7 @@
 // Private: the engine's node table and Impl (engine_build.cpp builds it, engine.cpp runs it).
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
@@ -78,10 +79,16 @@ struct Engine::Impl {
   std::optional<core::Duration> timeout;    // pipeline.timeout_seconds
 
   RunState state;
+  // Indexes of state.steps changed since the last save (StateSink::save_changes). Every write
+  // to a step record goes through run(n) or mark_changed(); reads use peek(n), so a loop that
+  // only looks at many records does not make the next save O(steps).
+  std::vector<std::size_t> changed;
+  std::vector<bool> changed_flag;
   core::Value ctx;
   std::set<int> dirty, active, blocked, resume;
   std::int64_t open_main = 0;
   bool halted = false;
+  bool settle_restored = false;  // restore(): redo what the crashed engine did after its last save
   bool stopping = false;
   core::Error halt_error;
   std::unordered_map<std::string, templates::Template> compiled;
@@ -93,7 +100,20 @@ struct Engine::Impl {
 
   // engine.cpp
   core::Timestamp now() const { return deps.clock->now(); }
-  StepRun& run(int n) { return state.steps[static_cast<std::size_t>(n)]; }
+  StepRun& run(int n) {
+    mark_changed(static_cast<std::size_t>(n));
+    return state.steps[static_cast<std::size_t>(n)];
+  }
+  const StepRun& peek(int n) const { return state.steps[static_cast<std::size_t>(n)]; }
+  void mark_changed(std::size_t i) {
+    if (i >= changed_flag.size()) changed_flag.resize(std::max(i + 1, state.steps.size()), false);
+    if (changed_flag[i]) return;
+    changed_flag[i] = true;
+    changed.push_back(i);
+  }
+  void mark_all_changed() {
+    for (std::size_t i = 0; i < state.steps.size(); ++i) mark_changed(i);
+  }
   bool record(std::string step, std::string from, std::string to, int attempt, std::string message);
   bool set_state(int n, StepState to, std::string message);
   bool pipeline_transition(std::string from, std::string to, std::string message);
@@ -118,6 +138,7 @@ struct Engine::Impl {
   bool schedule();
   bool advance_phase();
   bool resume_running();
+  bool settle_after_restore();
   std::optional<core::Timestamp> pipeline_deadline() const;
   std::string job_key(int n) const;
   bool concurrency_full(int n) const;

@@ -67,7 +67,10 @@ bool get_bool(const Value& m, std::string_view key) {
   return v.is_bool() && v.as_bool();
 }
 
-Value step_to_value(const StepRun& s) {
+}  // namespace
+
+Value StepRun::to_value() const {
+  const StepRun& s = *this;
   Map m;
   m.set("id", s.id);
   m.set("state", std::string(to_string(s.state)));
@@ -88,7 +91,7 @@ Value step_to_value(const StepRun& s) {
   return Value(std::move(m));
 }
 
-core::Result<StepRun> step_from_value(const Value& v) {
+core::Result<StepRun> StepRun::from_value(const Value& v) {
   if (!v.is_map()) return core::Error::invalid("", "", "a step state must be a map");
   StepRun s;
   s.id = get_string(v, "id");
@@ -110,7 +113,8 @@ core::Result<StepRun> step_from_value(const Value& v) {
   return s;
 }
 
-}  // namespace
+Value RunState::Memo::to_value() const { return Value::map({{"hash", hash}, {"outputs", outputs}}); }
+RunState::Memo RunState::Memo::from_value(const Value& v) { return Memo{get_string(v, "hash"), get(v, "outputs")}; }
 
 std::string_view to_string(StepState s) noexcept { return name_of(kStepStates, s); }
 core::Result<StepState> parse_step_state(std::string_view text) { return parse_of(kStepStates, text, "state"); }
@@ -147,7 +151,7 @@ const StepRun* RunState::find(std::string_view id) const noexcept {
   return nullptr;
 }
 
-Value RunState::to_value() const {
+Value RunState::fields_to_value() const {
   Map m;
   m.set("version", version);
   m.set("run_id", run_id);
@@ -163,50 +167,62 @@ Value RunState::to_value() const {
   m.set("completions", completions);
   m.set("params", params);
   m.set("events", events);
+  return Value(std::move(m));
+}
+
+Value RunState::to_value() const {
+  Value v = fields_to_value();
+  Map& m = v.mutable_map();
   core::List list;
   list.reserve(steps.size());
-  for (const auto& s : steps) list.push_back(step_to_value(s));
+  for (const auto& s : steps) list.push_back(s.to_value());
   m.set("steps", Value(std::move(list)));
   Map memo_map;
-  for (const auto& [id, memo_entry] : memo) {
-    memo_map.set(id, Value::map({{"hash", memo_entry.hash}, {"outputs", memo_entry.outputs}}));
-  }
+  for (const auto& [id, memo_entry] : memo) memo_map.set(id, memo_entry.to_value());
   m.set("memo", Value(std::move(memo_map)));
-  return Value(std::move(m));
+  return v;
 }
 
 std::string RunState::to_json() const { return core::to_json(to_value()); }
 
-core::Result<RunState> RunState::from_value(const Value& v) {
+core::Status RunState::read_fields(const Value& v) {
   if (!v.is_map()) return core::Error::invalid("", "", "a run state must be a map");
+  version = static_cast<int>(get_int(v, "version"));
+  if (version != 1) return core::Error::invalid("version", std::to_string(version), "unsupported run state version");
+  run_id = get_string(v, "run_id");
+  auto parsed_status = parse_pipeline_status(get_string(v, "status"));
+  if (!parsed_status) return std::move(parsed_status).error().at("status");
+  status = *parsed_status;
+  BUDCORE_TRY_ASSIGN(phase, parse_of(kPhases, get_string(v, "phase"), "phase"));
+  paused = get_bool(v, "paused");
+  cancel_requested = get_bool(v, "cancel_requested");
+  failing = get_bool(v, "failing");
+  failure_reason = get_string(v, "failure_reason");
+  started_at.reset();
+  finished_at.reset();
+  BUDCORE_TRY(read_time(v, "started_at", started_at));
+  BUDCORE_TRY(read_time(v, "finished_at", finished_at));
+  seq = get_int(v, "seq");
+  completions = get_int(v, "completions");
+  params = get(v, "params").is_map() ? get(v, "params") : Value(Map{});
+  events = get(v, "events").is_map() ? get(v, "events") : Value(Map{});
+  return {};
+}
+
+core::Result<RunState> RunState::from_value(const Value& v) {
   RunState r;
-  r.version = static_cast<int>(get_int(v, "version"));
-  if (r.version != 1) return core::Error::invalid("version", std::to_string(r.version), "unsupported run state version");
-  r.run_id = get_string(v, "run_id");
-  auto status = parse_pipeline_status(get_string(v, "status"));
-  if (!status) return std::move(status).error().at("status");
-  r.status = *status;
-  BUDCORE_TRY_ASSIGN(r.phase, parse_of(kPhases, get_string(v, "phase"), "phase"));
-  r.paused = get_bool(v, "paused");
-  r.cancel_requested = get_bool(v, "cancel_requested");
-  r.failing = get_bool(v, "failing");
-  r.failure_reason = get_string(v, "failure_reason");
-  BUDCORE_TRY(read_time(v, "started_at", r.started_at));
-  BUDCORE_TRY(read_time(v, "finished_at", r.finished_at));
-  r.seq = get_int(v, "seq");
-  r.completions = get_int(v, "completions");
-  r.params = get(v, "params").is_map() ? get(v, "params") : Value(Map{});
-  r.events = get(v, "events").is_map() ? get(v, "events") : Value(Map{});
+  BUDCORE_TRY(r.read_fields(v));
   const Value& steps = get(v, "steps");
   if (!steps.is_list()) return core::Error::invalid("steps", "", "must be a list");
+  r.steps.reserve(steps.as_list().size());
   for (std::size_t i = 0; i < steps.as_list().size(); ++i) {
-    auto s = step_from_value(steps.as_list()[i]);
+    auto s = StepRun::from_value(steps.as_list()[i]);
     if (!s) return std::move(s).error().at("steps[" + std::to_string(i) + "]");
     r.steps.push_back(std::move(*s));
   }
   const Value& memo = get(v, "memo");
   if (memo.is_map()) {
-    for (const auto& [id, e] : memo.as_map()) r.memo[id] = Memo{get_string(e, "hash"), get(e, "outputs")};
+    for (const auto& [id, e] : memo.as_map()) r.memo[id] = Memo::from_value(e);
   }
   return r;
 }

@@ -3,9 +3,11 @@
 // JSON so a new engine can resume from the last saved state after a crash.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +66,10 @@ struct StepRun {
   std::int64_t completion_seq = 0;  // order of success (compensation runs in reverse)
   std::string approved_by;
   core::Value items;           // LOOP: the resolved items (a list) once started
+
+  // One element of RunState::to_value()'s "steps" (and of a journal record).
+  core::Value to_value() const;
+  static core::Result<StepRun> from_value(const core::Value& v);
 };
 
 struct RunState {
@@ -85,11 +91,20 @@ struct RunState {
   struct Memo {
     std::string hash;
     core::Value outputs;
+
+    core::Value to_value() const;  // {"hash", "outputs"}
+    static Memo from_value(const core::Value& v);
   };
-  std::map<std::string, Memo> memo;  // step id -> last successful result
+  std::map<std::string, Memo> memo;  // step id -> last successful result (set when it succeeds)
 
   const StepRun* find(std::string_view id) const noexcept;
   core::Value to_value() const;
+  // The run-level fields alone: to_value() without "steps" and "memo", in the same order (a
+  // journal record carries these plus only the step records that changed).
+  core::Value fields_to_value() const;
+  // Reads the run-level fields of a to_value() / fields_to_value() map into *this; steps and
+  // memo are left as they are.
+  core::Status read_fields(const core::Value& v);
   std::string to_json() const;
   static core::Result<RunState> from_value(const core::Value& v);
   static core::Result<RunState> from_json(std::string_view text);
@@ -115,6 +130,17 @@ class BUDCORE_API StateSink {
  public:
   virtual ~StateSink() = default;
   virtual core::Status save(const Transition& transition, const RunState& state) = 0;
+  // What the engine calls: save() plus the indexes into state.steps of the step records that
+  // changed since this engine's previous successful call (every record on the first call
+  // after create or restore; possibly more than changed, never fewer). Records appended since
+  // (LOOP iterations) are listed too. A sink that persists only what changed (JournalSink)
+  // overrides this; the default ignores the list. A sink that forwards to another sink should
+  // forward this call, or the inner sink loses the list.
+  virtual core::Status save_changes(const Transition& transition, const RunState& state,
+                                    std::span<const std::size_t> changed_steps) {
+    (void)changed_steps;
+    return save(transition, state);
+  }
 };
 
 }  // namespace budcore::pipeline
