@@ -64,14 +64,25 @@ Value RunRecord::to_value() const {
 
 
 core::Status detail::RunSink::save(const Transition& transition, const RunState& state) {
-  if (index_ >= owner_.records.size()) {  // not recorded yet: nothing to tag
-    return owner_.deps.sink != nullptr ? owner_.deps.sink->save(transition, state) : core::Status();
+  return forward(transition, state, nullptr);
+}
+
+core::Status detail::RunSink::save_changes(const Transition& transition, const RunState& state,
+                                           std::span<const std::size_t> changed_steps) {
+  return forward(transition, state, &changed_steps);
+}
+
+// Passes the change list on when the engine gave one, so a journaling sink stays incremental.
+core::Status detail::RunSink::forward(const Transition& transition, const RunState& state,
+                                      const std::span<const std::size_t>* changed_steps) {
+  if (index_ < owner_.records.size()) {  // not recorded yet: nothing to tag
+    RunRecord& rec = owner_.records[index_];
+    rec.status = state.status;
+    if (owner_.options.on_transition) owner_.options.on_transition(RunTransition{rec.pipeline, rec.run_id, &transition, &state});
   }
-  RunRecord& rec = owner_.records[index_];
-  rec.status = state.status;
-  if (owner_.options.on_transition) owner_.options.on_transition(RunTransition{rec.pipeline, rec.run_id, &transition, &state});
-  if (owner_.deps.sink != nullptr) return owner_.deps.sink->save(transition, state);
-  return {};
+  if (owner_.deps.sink == nullptr) return {};
+  return changed_steps != nullptr ? owner_.deps.sink->save_changes(transition, state, *changed_steps)
+                                  : owner_.deps.sink->save(transition, state);
 }
 
 Orchestrator::Orchestrator(EngineDeps shared_deps, OrchestratorOptions options) : impl_(std::make_unique<Impl>()) {

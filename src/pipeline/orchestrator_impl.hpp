@@ -45,8 +45,12 @@ class RunSink final : public StateSink {
  public:
   RunSink(Orchestrator::Impl& owner, std::size_t index) : owner_(owner), index_(index) {}
   core::Status save(const Transition& transition, const RunState& state) override;
+  core::Status save_changes(const Transition& transition, const RunState& state,
+                            std::span<const std::size_t> changed_steps) override;
 
  private:
+  core::Status forward(const Transition& transition, const RunState& state,
+                       const std::span<const std::size_t>* changed_steps);
   Orchestrator::Impl& owner_;
   std::size_t index_;
 };

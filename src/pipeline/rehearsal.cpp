@@ -95,16 +95,21 @@ core::Status parse_slow(const Value& v, const std::string& path, RehearsalOption
 class RecordingSink final : public StateSink {
  public:
   RecordingSink(std::vector<Transition>& out, StateSink* observer) : out_(out), observer_(observer) {}
-  core::Status save(const Transition& t, const RunState& state) override {
-    out_.push_back(t);
-    if (!observer_) return {};
-    auto st = observer_->save(t, state);
-    if (!st && !error_) error_ = st.error();
-    return st;
+  core::Status save(const Transition& t, const RunState& state) override { return forward(t, state, nullptr); }
+  // Passes the change list on, so a journaling observer stays incremental.
+  core::Status save_changes(const Transition& t, const RunState& state, std::span<const std::size_t> changed) override {
+    return forward(t, state, &changed);
   }
   const std::optional<core::Error>& error() const noexcept { return error_; }
 
  private:
+  core::Status forward(const Transition& t, const RunState& state, const std::span<const std::size_t>* changed) {
+    out_.push_back(t);
+    if (!observer_) return {};
+    auto st = changed ? observer_->save_changes(t, state, *changed) : observer_->save(t, state);
+    if (!st && !error_) error_ = st.error();
+    return st;
+  }
   std::vector<Transition>& out_;
   StateSink* observer_;
   std::optional<core::Error> error_;
