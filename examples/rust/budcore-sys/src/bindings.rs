@@ -1,5 +1,5 @@
 // Declarations of include/budcore/budcore.h (C ABI 0.1), written by hand from the headers
-// (common.h, error.h, version.h, job.h). Keep in the same order as the headers; the layout
+// (common.h, error.h, version.h, job.h, pipeline.h). Keep in the same order as the headers; the layout
 // tests in lib.rs check the structs.
 #![allow(non_camel_case_types)]
 
@@ -56,6 +56,25 @@ pub struct budcore_error {
     pub value: *const c_char,
 }
 
+// budcore/c/pipeline.h
+/// A FUNCTION step's callable (see `budcore_step_function` in pipeline.h). It must not unwind.
+pub type budcore_step_function = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        args_json: *const c_char,
+        args_len: usize,
+        attempt: c_int,
+        step_id: *const c_char,
+        out: *mut budcore_buf,
+    ) -> c_int,
+>;
+
+/// Opaque registry of named FUNCTION callables.
+#[repr(C)]
+pub struct budcore_function_registry {
+    _private: [u8; 0],
+}
+
 extern "C" {
     // common.h
     pub fn budcore_buf_dispose(buf: *mut budcore_buf);
@@ -75,5 +94,31 @@ extern "C" {
         out: *mut budcore_buf,
         json: *const c_char,
         json_len: usize,
+    ) -> c_int;
+
+    // pipeline.h
+    pub fn budcore_pipeline_plan(
+        out: *mut budcore_buf,
+        document: *const c_char,
+        document_len: usize,
+    ) -> c_int;
+    pub fn budcore_buf_set(buf: *mut budcore_buf, text: *const c_char, len: usize) -> c_int;
+    pub fn budcore_function_registry_new(out: *mut *mut budcore_function_registry) -> c_int;
+    pub fn budcore_function_registry_free(registry: *mut budcore_function_registry);
+    pub fn budcore_function_registry_add(
+        registry: *mut budcore_function_registry,
+        name: *const c_char,
+        name_len: usize,
+        callback: budcore_step_function,
+        user_data: *mut c_void,
+    ) -> c_int;
+    pub fn budcore_function_registry_size(registry: *const budcore_function_registry) -> usize;
+    pub fn budcore_pipeline_run(
+        out: *mut budcore_buf,
+        document: *const c_char,
+        document_len: usize,
+        options_json: *const c_char,
+        options_len: usize,
+        functions: *const budcore_function_registry,
     ) -> c_int;
 }

@@ -11,6 +11,9 @@ use std::os::raw::{c_char, c_int};
 
 pub use budcore_sys as sys;
 
+mod pipeline;
+pub use pipeline::{plan_pipeline, run_pipeline, FunctionResult, Functions, PlanError};
+
 /// The C ABI's status codes (`BUDCORE_E*`), as a Rust enum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -135,7 +138,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-fn check(rc: c_int) -> Result<(), Error> {
+pub(crate) fn check(rc: c_int) -> Result<(), Error> {
     if rc == sys::BUDCORE_OK {
         Ok(())
     } else {

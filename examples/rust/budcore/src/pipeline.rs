@@ -1,0 +1,177 @@
+//! Pipelines over the C ABI: planning (`budcore_pipeline_plan`) and rehearsed runs
+//! (`budcore_pipeline_run`) whose FUNCTION steps call Rust closures.
+
+use std::os::raw::{c_char, c_int, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::{check, sys, Buf, Error};
+
+/// A plan that did not come out: the error (its `field` is the first problem's path) and the
+/// library's full report, `{"valid": false, "errors": [...]}` listing every problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanError {
+    pub error: Error,
+    /// Empty when the call failed before validating (for instance out of memory).
+    pub report: String,
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+/// Validates and plans a pipeline document (JSON or YAML) and returns the plan of CONTRACTS.md
+/// section 3 as JSON: order, levels, critical path and its seconds, JOB steps.
+pub fn plan_pipeline(document: &str) -> Result<String, PlanError> {
+    let mut out = Buf::new();
+    // SAFETY: (ptr, len) describe a live slice; the library copies what it keeps.
+    let rc = unsafe {
+        sys::budcore_pipeline_plan(out.as_mut_ptr(), document.as_ptr().cast(), document.len())
+    };
+    match check(rc) {
+        Ok(()) => Ok(out.to_string_lossy()),
+        Err(error) => Err(PlanError {
+            error,
+            report: out.to_string_lossy(),
+        }),
+    }
+}
+
+/// What a FUNCTION closure returns: the step's outputs as JSON text (an object, or any value,
+/// which the library wraps as {"result": value}), or a failure message.
+pub type FunctionResult = Result<String, String>;
+
+/// A FUNCTION step's callable: (resolved `config.args` as JSON, attempt from 1, step id).
+type Callable = dyn Fn(&str, i32, &str) -> FunctionResult + Send + Sync;
+
+/// Named closures for FUNCTION steps. Add them, then lend the registry to any number of
+/// concurrent [`run_pipeline`] calls.
+pub struct Functions {
+    raw: *mut sys::budcore_function_registry,
+    // Boxed twice so each closure has a thin, stable address to hand the library as user_data
+    // (the outer Box's address survives the Vec growing; a fat dyn pointer cannot be void*).
+    #[allow(clippy::vec_box)]
+    closures: Vec<Box<Box<Callable>>>,
+}
+
+// SAFETY: the registry is only modified through &mut self; the library allows concurrent runs
+// over a registry nobody modifies, and every closure is Send + Sync.
+unsafe impl Send for Functions {}
+unsafe impl Sync for Functions {}
+
+impl Functions {
+    pub fn new() -> Result<Self, Error> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: raw is a valid out-pointer.
+        check(unsafe { sys::budcore_function_registry_new(&mut raw) })?;
+        Ok(Functions {
+            raw,
+            closures: Vec::new(),
+        })
+    }
+
+    /// Registers `f` as the function called `name` (a FUNCTION step's `config.function`).
+    /// A name already taken is an `ErrorCode::Exists` error.
+    pub fn add<F>(&mut self, name: &str, f: F) -> Result<(), Error>
+    where
+        F: Fn(&str, i32, &str) -> FunctionResult + Send + Sync + 'static,
+    {
+        let mut boxed: Box<Box<Callable>> = Box::new(Box::new(f));
+        let user_data: *mut Box<Callable> = &mut *boxed;
+        // SAFETY: the closure lives in self.closures until the registry is freed in drop.
+        check(unsafe {
+            sys::budcore_function_registry_add(
+                self.raw,
+                name.as_ptr().cast(),
+                name.len(),
+                Some(trampoline),
+                user_data.cast(),
+            )
+        })?;
+        self.closures.push(boxed);
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        // SAFETY: raw is a live registry.
+        unsafe { sys::budcore_function_registry_size(self.raw) }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Drop for Functions {
+    fn drop(&mut self) {
+        // SAFETY: raw came from budcore_function_registry_new; the closures outlive it.
+        unsafe { sys::budcore_function_registry_free(self.raw) }
+    }
+}
+
+/// Copies `text` into the library-owned `out`.
+unsafe fn set_buf(out: *mut sys::budcore_buf, text: &str) -> c_int {
+    sys::budcore_buf_set(out, text.as_ptr().cast(), text.len())
+}
+
+unsafe extern "C" fn trampoline(
+    user_data: *mut c_void,
+    args_json: *const c_char,
+    args_len: usize,
+    attempt: c_int,
+    step_id: *const c_char,
+    out: *mut sys::budcore_buf,
+) -> c_int {
+    let f = &*(user_data as *const Box<Callable>);
+    let args =
+        String::from_utf8_lossy(std::slice::from_raw_parts(args_json.cast::<u8>(), args_len));
+    let step = std::ffi::CStr::from_ptr(step_id).to_string_lossy();
+    // Unwinding into C is undefined: a panic fails the attempt with its message instead.
+    let result = catch_unwind(AssertUnwindSafe(|| f(&args, attempt, &step)));
+    let (text, rc) = match result {
+        Ok(Ok(outputs)) => (outputs, 0),
+        Ok(Err(message)) => (message, 1),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            (format!("function panicked: {what}"), 1)
+        }
+    };
+    if set_buf(out, &text) != sys::BUDCORE_OK {
+        return 1;
+    }
+    rc
+}
+
+/// Rehearses a run of a pipeline document on a virtual clock, as `budcore pipeline run` does
+/// (JOB steps, API calls and notifications simulated; FUNCTION steps call `functions`).
+/// `options_json` is "" or the options object of `budcore_pipeline_run` ("params", "fail",
+/// "slow", "timeout", "reject", "run_id"). Returns the run's report as JSON; a pipeline that
+/// failed is still `Ok` (its "status" says so).
+pub fn run_pipeline(
+    document: &str,
+    options_json: &str,
+    functions: Option<&Functions>,
+) -> Result<String, Error> {
+    let mut out = Buf::new();
+    let registry = functions.map_or(std::ptr::null(), |f| f.raw.cast_const());
+    // SAFETY: every slice is live for the call; the registry outlives it.
+    let rc = unsafe {
+        sys::budcore_pipeline_run(
+            out.as_mut_ptr(),
+            document.as_ptr().cast(),
+            document.len(),
+            options_json.as_ptr().cast(),
+            options_json.len(),
+            registry,
+        )
+    };
+    check(rc)?;
+    Ok(out.to_string_lossy())
+}
