@@ -306,6 +306,9 @@ bool Engine::Impl::start_attempt(int n) {
   if (d.type == StepType::Job && !timeout) {
     if (const Value* m = resolved->find("max_duration_seconds"); m && m->is_int() && m->as_int() > 0) timeout = core::Duration::seconds(m->as_int());
   }
+  if (d.type == StepType::Function && !timeout) {
+    if (const Value* t = resolved->find("timeout_seconds"); t && t->is_int() && t->as_int() > 0) timeout = core::Duration::seconds(t->as_int());
+  }
   if (d.type == StepType::Wait) {
     const Value* event = resolved->find("wait_for_event");
     if (event && event->is_string()) {
@@ -374,7 +377,8 @@ bool Engine::Impl::act(int n, const Value& resolved) {
       const auto& fc = std::get<FunctionStepConfig>(*cfg);
       const StepFunction* fn = deps.functions ? deps.functions->find(fc.function) : nullptr;
       if (!fn) return fail_attempt(n, StepState::Errored, "no function registered as '" + fc.function + "'");
-      auto out = (*fn)(fc.args, FunctionCall{r.id, r.attempts});
+      auto out = (*fn)(fc.args, FunctionCall{r.id, r.attempts, r.timeout_at});
+      if (attempt_timed_out(r)) return fail_attempt(n, StepState::Failed, timed_out_message(r));
       if (!out) return fail_attempt(n, StepState::Failed, out.error().message);
       return complete(n, out->is_map() ? *out : Value::map({{"result", *out}}));
     }
@@ -408,16 +412,9 @@ bool Engine::Impl::act(int n, const Value& resolved) {
         req.body = core::to_json(ac.body);
         if (!has_type) req.headers.emplace_back("Content-Type", "application/json");
       }
-      // The call is synchronous, so the step's own per-attempt timeout must bound it here.
-      // Clients count whole milliseconds: round up, plus 1 ms, so the call never ends before the deadline.
-      if (r.timeout_at) {
-        std::int64_t ms = std::max<std::int64_t>((*r.timeout_at - now()).count_ns() / 1'000'000 + 2, 1);
-        req.timeout = std::min(req.timeout, core::Duration::milliseconds(ms));
-      }
+      if (auto left = time_left_in_attempt(r)) req.timeout = std::min(req.timeout, *left);
       auto resp = deps.http->send(req);
-      if (r.timeout_at && now() >= *r.timeout_at) {
-        return fail_attempt(n, StepState::Failed, "timed out after " + (*r.timeout_at - *r.attempt_started_at).to_string());
-      }
+      if (attempt_timed_out(r)) return fail_attempt(n, StepState::Failed, timed_out_message(r));
       if (!resp) return fail_attempt(n, StepState::Errored, resp.error().message);
       if (resp->status < 200 || resp->status > 299) {
         bool transient = resp->status == 429 || resp->status >= 500;
@@ -439,7 +436,9 @@ bool Engine::Impl::act(int n, const Value& resolved) {
       note.message = nc.message;
       note.severity = nc.severity;
       note.context = Value::map({{"run_id", state.run_id}, {"step_id", r.id}, {"pipeline", spec.pipeline.name}});
+      note.timeout = time_left_in_attempt(r);
       auto st = deps.notifier->notify(note);
+      if (attempt_timed_out(r)) return fail_attempt(n, StepState::Failed, timed_out_message(r));
       if (!st) return fail_attempt(n, StepState::Failed, st.error().message);
       return complete(n, Value::map({{"delivered", true}, {"channel", nc.channel}}));
     }
@@ -494,6 +493,17 @@ bool Engine::Impl::complete(int n, Value outputs, std::string message) {
   r.completion_seq = ++state.completions;
   state.memo[r.id] = RunState::Memo{r.input_hash, r.outputs};
   return finish(n, StepState::Succeeded, std::move(message));
+}
+
+std::optional<core::Duration> Engine::Impl::time_left_in_attempt(const StepRun& r) const {
+  if (!r.timeout_at) return std::nullopt;
+  // Clients count whole milliseconds: round up, plus 1 ms, so a call never ends before the deadline.
+  std::int64_t ms = std::max<std::int64_t>((*r.timeout_at - now()).count_ns() / 1'000'000 + 2, 1);
+  return core::Duration::milliseconds(ms);
+}
+
+std::string Engine::Impl::timed_out_message(const StepRun& r) {
+  return "timed out after " + (*r.timeout_at - *r.attempt_started_at).to_string();
 }
 
 bool Engine::Impl::fail_attempt(int n, StepState kind, std::string message) {
@@ -680,7 +690,7 @@ bool Engine::Impl::fire_timers() {
       } else if (r.state == StepState::Running) {
         if (d.type == StepType::Job && deps.jobs) {
           std::string key = job_key(n);
-          any |= fail_attempt(n, StepState::Failed, "timed out after " + (*r.timeout_at - *r.attempt_started_at).to_string());
+          any |= fail_attempt(n, StepState::Failed, timed_out_message(r));
           (void)deps.jobs->cancel(key);
         } else {
           any |= fail_attempt(n, StepState::Failed, d.type == StepType::Wait ? "timed out waiting for event" : "timed out");

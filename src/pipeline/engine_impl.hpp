@@ -126,6 +126,11 @@ struct Engine::Impl {
   bool act(int n, const core::Value& resolved);
   bool complete(int n, core::Value outputs, std::string message = {});
   bool fail_attempt(int n, StepState kind, std::string message);
+  // Synchronous calls (API_CALL, NOTIFICATION) are bounded by what is left of the attempt's
+  // timeout; nullopt when the step has none.
+  std::optional<core::Duration> time_left_in_attempt(const StepRun& r) const;
+  bool attempt_timed_out(const StepRun& r) const { return r.timeout_at && now() >= *r.timeout_at; }
+  static std::string timed_out_message(const StepRun& r);
   bool finish(int n, StepState to, std::string message);
   void after_terminal(int n);
   bool handled(int n) const;

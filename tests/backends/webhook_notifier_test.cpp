@@ -122,6 +122,16 @@ TEST(WebhookNotifierTest, TransportAndInputErrors) {
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().code, ErrorCode::Io);
   EXPECT_NE(s.error().message.find("timed out"), std::string::npos);
+
+  // A notification's own timeout bounds the call when it is the shorter one.
+  server.enqueue({.delay = std::chrono::milliseconds(3000)});
+  auto patient = make_webhook_notifier(*http, {.url = server.url("/slow")});  // 10 s default
+  n.timeout = budcore::core::Duration::milliseconds(150);
+  auto t0 = std::chrono::steady_clock::now();
+  s = patient->notify(n);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("timed out"), std::string::npos) << s.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(2500));
 }
 
 }  // namespace

@@ -162,6 +162,36 @@ TEST(EngineTest, NotificationAndFunctionSteps) {
   EXPECT_EQ(Harness::state_of(e, "missing"), StepState::Errored);
 }
 
+// A callable cannot be interrupted, so it is told its deadline (config.timeout_seconds here,
+// the step's timeout_seconds first) and judged when it returns: late is a timeout, outputs dropped.
+TEST(EngineTest, FunctionTimeoutIsADeadlineTheCallableSees) {
+  Harness h;
+  std::vector<std::optional<core::Timestamp>> deadlines;
+  h.functions.add("slow", [&](const core::Value& args, const FunctionCall& call) -> core::Result<core::Value> {
+    deadlines.push_back(call.deadline);
+    h.clock.advance(core::Duration::seconds(args.find("takes")->as_int()));  // the work takes this long
+    return core::Value::map({{"done", true}});
+  }).value();
+  auto start = h.clock.now();
+  auto e = h.make(doc(R"({"pipeline": {"fail_fast": false}, "steps": [
+    {"id": "late", "step_type": "FUNCTION", "config": {"function": "slow", "args": {"takes": 90}, "timeout_seconds": 60}},
+    {"id": "step-limit", "step_type": "FUNCTION", "timeout_seconds": 5, "config": {"function": "slow", "args": {"takes": 10}, "timeout_seconds": 60}},
+    {"id": "in-time", "step_type": "FUNCTION", "config": {"function": "slow", "args": {"takes": 30}, "timeout_seconds": 60}},
+    {"id": "no-limit", "step_type": "FUNCTION", "config": {"function": "slow", "args": {"takes": 5000}}}]})"));
+  EXPECT_EQ(h.run(e), PipelineStatus::Failed);
+  const StepRun& late = *e.state().find("late");
+  EXPECT_EQ(late.state, StepState::Failed);
+  EXPECT_EQ(late.message, "timed out after 1m0s");
+  EXPECT_TRUE(late.outputs.is_null() || late.outputs.as_map().empty()) << core::to_json(late.outputs);
+  EXPECT_EQ(e.state().find("step-limit")->message, "timed out after 5s");  // the step's own limit wins
+  EXPECT_EQ(Harness::state_of(e, "in-time"), StepState::Succeeded);
+  EXPECT_EQ(Harness::state_of(e, "no-limit"), StepState::Succeeded);
+  ASSERT_EQ(deadlines.size(), 4u);
+  EXPECT_EQ(deadlines[0], start + core::Duration::seconds(60));
+  EXPECT_EQ(deadlines[1], start + core::Duration::seconds(90 + 5));  // started after late returned
+  EXPECT_FALSE(deadlines[3].has_value());
+}
+
 TEST(EngineTest, WaitForDurationAndForEventWithTimeout) {
   Harness h;
   auto e = h.make(doc(R"({"steps": [

@@ -545,6 +545,24 @@ TEST(EngineHttpTest, NotificationWithARetryPolicyRetriesAWebhookFailure) {
   for (const auto& r : requests) EXPECT_EQ(body_json(r)["text"], "attempt of deploy");
 }
 
+// Delivery is synchronous too: a hanging webhook is cut off by the step's timeout, not by the
+// notifier's own (longer) limit.
+TEST(EngineHttpTest, StepTimeoutBoundsAHangingWebhook) {
+  HttpHarness h;
+  ScriptedResponse slow = status_response(200, "ok");
+  slow.delay = std::chrono::milliseconds(6000);
+  h.server.set_handler([slow](const RecordedRequest&) { return slow; });
+  auto clock = core::system_clock();
+  auto e = h.make(doc(R"({"steps": [{"id": "tell", "step_type": "NOTIFICATION", "timeout_seconds": 1,
+      "config": {"channel": "slack", "recipients": ["#ops"], "message": "hello"}}]})"), *clock, h.options());
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(HttpHarness::run_real(e, *clock), PipelineStatus::Failed);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(5000));
+  EXPECT_EQ(step(e, "tell").state, StepState::Failed);
+  EXPECT_EQ(step(e, "tell").message, "timed out after 1s");
+  EXPECT_EQ(h.server.requests().size(), 1u);
+}
+
 TEST(EngineHttpTest, UnreachableWebhookFailsTheStepAndOnFailureHookStillRuns) {
   HttpHarness h;
   backend::WebhookNotifierOptions o;

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "budcore/backend/http_client.hpp"
 #include "budcore/core/result.hpp"
+#include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
 
 namespace budcore::backend {
@@ -17,6 +19,9 @@ struct Notification {
   std::string message;                  // already rendered
   std::string severity = "info";        // info | warning | error
   core::Value context;                  // extra fields (pipeline id, step id, ...)
+  // Bounds the delivery when set (a pipeline step's remaining per-attempt time); a notifier's
+  // own, shorter limit still applies.
+  std::optional<core::Duration> timeout;
 };
 
 // Thread-safety: implementations may be called from several threads at once.

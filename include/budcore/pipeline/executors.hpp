@@ -54,6 +54,10 @@ class BUDCORE_API JobRunner {
 struct FunctionCall {
   std::string_view step_id;
   int attempt = 1;
+  // When the attempt times out (the step's timeout_seconds, else config.timeout_seconds), on
+  // the engine's clock. The engine cannot interrupt a callable: one that returns after this is
+  // failed as timed out and its outputs dropped, so long work should check it and stop early.
+  std::optional<core::Timestamp> deadline;
 };
 using StepFunction = std::function<core::Result<core::Value>(const core::Value& args, const FunctionCall& call)>;
 

@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "budcore/backend/notifier.hpp"
+
+#include <algorithm>
 #include "budcore/core/json.hpp"
 
 namespace budcore::backend {
@@ -81,7 +83,7 @@ class WebhookNotifier final : public Notifier {
     HttpRequest req;
     req.method = "POST";
     req.url = options_.url;
-    req.timeout = options_.timeout;
+    req.timeout = n.timeout ? std::min(options_.timeout, *n.timeout) : options_.timeout;
     req.headers = options_.headers;
     req.headers.emplace_back("Content-Type", "application/json");
     req.body = core::to_json(payload(n));
