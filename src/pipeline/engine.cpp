@@ -292,7 +292,7 @@ bool Engine::Impl::start_attempt(int n) {
   clear_scope(n);
   if (!resolved) {
     if (!set_state(n, StepState::Running, "")) return true;
-    return fail_attempt(n, StepState::Errored, "inputs: " + resolved.error().message);
+    return error_for_good(n, "inputs: " + resolved.error().message);
   }
   r.input_hash = detail::hash_inputs(d.type, *resolved);
   if (auto memo = state.memo.find(r.id); memo != state.memo.end() && memo->second.hash == r.input_hash) {
@@ -373,10 +373,10 @@ bool Engine::Impl::act(int n, const Value& resolved) {
     }
     case StepType::Function: {
       auto cfg = parse_step_config(d.type, resolved);
-      if (!cfg) return fail_attempt(n, StepState::Errored, cfg.error().describe());
+      if (!cfg) return error_for_good(n, cfg.error().describe());
       const auto& fc = std::get<FunctionStepConfig>(*cfg);
       const StepFunction* fn = deps.functions ? deps.functions->find(fc.function) : nullptr;
-      if (!fn) return fail_attempt(n, StepState::Errored, "no function registered as '" + fc.function + "'");
+      if (!fn) return error_for_good(n, "no function registered as '" + fc.function + "'");
       auto out = (*fn)(fc.args, FunctionCall{r.id, r.attempts, r.timeout_at});
       if (attempt_timed_out(r)) return fail_attempt(n, StepState::Failed, timed_out_message(r));
       if (!out) return fail_attempt(n, StepState::Failed, out.error().message);
@@ -384,8 +384,8 @@ bool Engine::Impl::act(int n, const Value& resolved) {
     }
     case StepType::ApiCall: {
       auto cfg = parse_step_config(d.type, resolved);
-      if (!cfg) return fail_attempt(n, StepState::Errored, cfg.error().describe());
-      if (!deps.http) return fail_attempt(n, StepState::Errored, "no HTTP client");
+      if (!cfg) return error_for_good(n, cfg.error().describe());
+      if (!deps.http) return error_for_good(n, "no HTTP client");
       const auto& ac = std::get<ApiCallStepConfig>(*cfg);
       backend::HttpRequest req;
       req.method = ac.method;
@@ -427,8 +427,8 @@ bool Engine::Impl::act(int n, const Value& resolved) {
     }
     case StepType::Notification: {
       auto cfg = parse_step_config(d.type, resolved);
-      if (!cfg) return fail_attempt(n, StepState::Errored, cfg.error().describe());
-      if (!deps.notifier) return fail_attempt(n, StepState::Errored, "no notifier");
+      if (!cfg) return error_for_good(n, cfg.error().describe());
+      if (!deps.notifier) return error_for_good(n, "no notifier");
       const auto& nc = std::get<NotificationStepConfig>(*cfg);
       backend::Notification note;
       note.channel = nc.channel;
@@ -444,8 +444,8 @@ bool Engine::Impl::act(int n, const Value& resolved) {
     }
     case StepType::Job: {
       auto cfg = parse_step_config(d.type, resolved);
-      if (!cfg) return fail_attempt(n, StepState::Errored, cfg.error().describe());
-      if (!deps.jobs) return fail_attempt(n, StepState::Errored, "no job runner");
+      if (!cfg) return error_for_good(n, cfg.error().describe());
+      if (!deps.jobs) return error_for_good(n, "no job runner");
       JobRequest req;
       req.key = job_key(n);
       req.step_id = r.id;
@@ -467,7 +467,7 @@ bool Engine::Impl::act(int n, const Value& resolved) {
       return true;  // a timer or an event ends it
     }
     case StepType::Loop: {
-      if (!r.items.is_list()) return fail_attempt(n, StepState::Errored, "items: must resolve to a list");
+      if (!r.items.is_list()) return error_for_good(n, "items: must resolve to a list");
       std::size_t count = r.items.as_list().size();
       auto& members = nodes[static_cast<std::size_t>(n)].members;
       while (members.size() < count) {
@@ -504,6 +504,10 @@ std::optional<core::Duration> Engine::Impl::time_left_in_attempt(const StepRun& 
 
 std::string Engine::Impl::timed_out_message(const StepRun& r) {
   return "timed out after " + (*r.timeout_at - *r.attempt_started_at).to_string();
+}
+
+bool Engine::Impl::error_for_good(int n, std::string message) {
+  return finish(n, StepState::Errored, std::move(message));
 }
 
 bool Engine::Impl::fail_attempt(int n, StepState kind, std::string message) {
@@ -758,7 +762,7 @@ bool Engine::Impl::resume_running() {
     clear_scope(n);
     any = true;
     if (!resolved) {
-      fail_attempt(n, StepState::Errored, "inputs: " + resolved.error().message);
+      error_for_good(n, "inputs: " + resolved.error().message);
       continue;
     }
     act(n, *resolved);

@@ -126,6 +126,9 @@ struct Engine::Impl {
   bool act(int n, const core::Value& resolved);
   bool complete(int n, core::Value outputs, std::string message = {});
   bool fail_attempt(int n, StepState kind, std::string message);
+  // An error the same inputs would repeat (a template or config error, a missing executor):
+  // `errored` without the retries a policy grants to transient errors.
+  bool error_for_good(int n, std::string message);
   // Synchronous calls (API_CALL, NOTIFICATION) are bounded by what is left of the attempt's
   // timeout; nullopt when the step has none.
   std::optional<core::Duration> time_left_in_attempt(const StepRun& r) const;

@@ -56,6 +56,27 @@ TEST(EngineConfigTest, TemplatesMayStandForAnyFieldAndAreCheckedOnceResolved) {
   EXPECT_NE(e.state().find("late")->message.find("config.timeout_seconds"), std::string::npos) << e.state().find("late")->message;
 }
 
+// API_CALL retries `errored` attempts by default, but only transient ones: a config or template
+// error, an unknown function or a LOOP over a non-list would only repeat itself.
+TEST(EngineConfigTest, ErrorsTheSameInputsWouldRepeatAreNotRetried) {
+  Harness h;
+  auto e = h.make(doc(R"({"pipeline": {"fail_fast": false, "parameters": {"bad": "soon"}}, "steps": [
+      {"id": "typed", "step_type": "API_CALL", "config": {"url": "http://x", "timeout_seconds": "{{ params.bad }}"}},
+      {"id": "unknown-fn", "step_type": "FUNCTION", "retry": 3, "config": {"function": "nope"}},
+      {"id": "not-a-list", "step_type": "LOOP", "retry": 3, "config": {"items": "{{ params.bad }}",
+       "body": {"step_type": "TRANSFORM", "config": {"outputs": {}}}}},
+      {"id": "transport", "step_type": "API_CALL", "config": {"url": "http://x", "retry_count": 2}}]})"));
+  EXPECT_EQ(h.run(e), PipelineStatus::Failed);
+  for (const char* id : {"typed", "unknown-fn", "not-a-list"}) {
+    EXPECT_EQ(Harness::state_of(e, id), StepState::Errored) << id;
+    EXPECT_EQ(e.state().find(id)->attempts, 1) << id << ": " << e.state().find(id)->message;
+  }
+  // A transport error is transient: it is retried as the policy says.
+  EXPECT_EQ(Harness::state_of(e, "transport"), StepState::Errored);
+  EXPECT_EQ(e.state().find("transport")->attempts, 3);
+  EXPECT_EQ(h.http.requests.size(), 3u);  // none for "typed"
+}
+
 TEST(EngineConfigTest, RetryCountMustBeALiteralInteger) {
   auto err = create_error(R"({"pipeline": {"parameters": {"n": 2}}, "steps": [{"id": "a", "step_type": "API_CALL",
       "config": {"url": "http://x", "retry_count": "{{ params.n }}"}}]})");
