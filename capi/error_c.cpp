@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "budcore/core/utf8.hpp"
 #include "capi_internal.hpp"
 
 namespace budcore::capi {
@@ -19,30 +20,6 @@ ThreadError& tls() {
   return e;
 }
 
-bool valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t extra;
-    std::uint32_t cp;
-    if (c < 0x80) { ++i; continue; }
-    if ((c & 0xE0) == 0xC0) { extra = 1; cp = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { extra = 2; cp = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { extra = 3; cp = c & 0x07; }
-    else return false;
-    if (s.size() - i <= extra) return false;
-    for (std::size_t k = 1; k <= extra; ++k) {
-      auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    // Reject overlong forms, surrogates and values past U+10FFFF.
-    static constexpr std::uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += extra + 1;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -115,7 +92,7 @@ bool input_text(const char* s, std::size_t len, std::string_view field, std::str
     return false;
   }
   view = s == nullptr ? std::string_view{} : std::string_view(s, len);
-  if (!valid_utf8(view)) {
+  if (core::find_invalid_utf8(view)) {
     set_error(BUDCORE_EINVALID, "text is not valid UTF-8", "utf8");
     return false;
   }

@@ -15,6 +15,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -33,6 +34,7 @@
 #include <yaml-cpp/parser.h>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/utf8.hpp"
 
 namespace budcore::core {
 namespace {
@@ -362,6 +364,22 @@ class Builder : public YAML::EventHandler {
 };
 
 Result<std::vector<Value>> parse_stream(std::string_view text, bool skip_null_documents) {
+  // A YAML stream is Unicode text (YAML 1.2, 5.2); yaml-cpp passes bad bytes through into
+  // strings, where they would corrupt everything downstream that writes JSON.
+  if (auto bad = find_invalid_utf8(text)) {
+    YAML::Mark mark;
+    for (std::size_t i = 0; i < *bad; ++i) {
+      if (text[i] == '\n') {
+        ++mark.line;
+        mark.column = 0;
+      } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+        ++mark.column;  // count characters, not continuation bytes
+      }
+    }
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[*bad])));
+    return yaml_error(mark, std::string("text is not valid UTF-8 (byte ") + hex + ")", "utf8", hex);
+  }
   std::istringstream in{std::string(text)};
   Builder builder;
   try {
@@ -490,6 +508,19 @@ std::string literal_block(std::string_view s, std::size_t indent) {
   return out;
 }
 
+// YAML text must be Unicode: malformed UTF-8 (possible in strings built in code) is written as
+// U+FFFD, as to_json does, so the output always parses.
+std::string replace_invalid_utf8(std::string_view s) {
+  std::string out;
+  while (auto bad = find_invalid_utf8(s)) {
+    out.append(s.substr(0, *bad));
+    out += "\xEF\xBF\xBD";
+    s.remove_prefix(*bad + 1);
+  }
+  out.append(s);
+  return out;
+}
+
 std::string scalar_text(const Value& v, std::size_t block_indent) {
   switch (v.kind()) {
     case Value::Kind::Null: return "null";
@@ -502,6 +533,7 @@ std::string scalar_text(const Value& v, std::size_t block_indent) {
       return format_json_float(d);
     }
     case Value::Kind::String: {
+      if (find_invalid_utf8(v.as_string())) return scalar_text(Value(replace_invalid_utf8(v.as_string())), block_indent);
       const std::string& s = v.as_string();
       if (plain_safe(s)) return s;
       if (literal_safe(s)) return literal_block(s, block_indent);
@@ -513,7 +545,10 @@ std::string scalar_text(const Value& v, std::size_t block_indent) {
   return "null";
 }
 
-std::string key_text(const std::string& key) { return plain_safe(key) ? key : double_quoted(key); }
+std::string key_text(const std::string& key) {
+  if (find_invalid_utf8(key)) return double_quoted(replace_invalid_utf8(key));
+  return plain_safe(key) ? key : double_quoted(key);
+}
 
 bool is_block(const Value& v) { return (v.is_list() || v.is_map()) && v.size() > 0; }
 

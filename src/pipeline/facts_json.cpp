@@ -9,6 +9,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
+#include <vector>
 
 #include "budcore/pipeline/step.hpp"
 #include "pipeline/facts.hpp"
@@ -22,42 +24,65 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
-// Records every template string under v (path relative to the step).
-void collect(element v, std::string& path, StepFacts& s) {
+// JSON allows a key twice; the Value path keeps the last value (core/json.cpp). Rather than
+// replay that rule here, a repeated key sends the document down the Value path.
+bool unique_keys(simdjson::dom::object obj) {
+  std::array<std::string_view, 8> few;
+  std::size_t n = 0;
+  thread_local std::vector<std::string_view> many;
+  many.clear();
+  for (auto field : obj) {
+    if (n < few.size()) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (few[i] == field.key) return false;
+      few[n++] = field.key;
+    } else {
+      many.push_back(field.key);
+    }
+  }
+  if (many.empty()) return true;
+  many.insert(many.end(), few.begin(), few.end());
+  std::sort(many.begin(), many.end());
+  return std::adjacent_find(many.begin(), many.end()) == many.end();
+}
+
+// Records every template string under v (path relative to the step); false on a repeated key.
+bool collect(element v, std::string& path, StepFacts& s) {
   switch (v.type()) {
     case element_type::STRING: {
       std::string_view sv;
-      if (v.get(sv)) return;
+      if (v.get(sv)) return true;
       if (looks_like_template(sv)) s.templates.push_back({path, sv});
-      return;
+      return true;
     }
     case element_type::ARRAY: {
       std::size_t mark = path.size();
       std::size_t i = 0;
       simdjson::dom::array arr;
-      if (v.get(arr)) return;
+      if (v.get(arr)) return true;
       for (element item : arr) {
         path += '[';
         path += std::to_string(i++);
         path += ']';
-        collect(item, path, s);
+        if (!collect(item, path, s)) return false;
         path.resize(mark);
       }
-      return;
+      return true;
     }
     case element_type::OBJECT: {
       std::size_t mark = path.size();
       simdjson::dom::object obj;
-      if (v.get(obj)) return;
+      if (v.get(obj)) return true;
+      if (!unique_keys(obj)) return false;
       for (auto field : obj) {
         path += '.';
         path += field.key;
-        collect(field.value, path, s);
+        if (!collect(field.value, path, s)) return false;
         path.resize(mark);
       }
-      return;
+      return true;
     }
-    default: return;
+    default: return true;
   }
 }
 
@@ -109,6 +134,7 @@ bool read_ids(element v, DepKind kind, std::string& path, StepFacts& s) {
 }
 
 bool read_config(simdjson::dom::object cfg, StepFacts& s) {
+  if (!unique_keys(cfg)) return false;
   std::string path = "config";
   for (auto field : cfg) {
     element v = field.value;
@@ -124,7 +150,7 @@ bool read_config(simdjson::dom::object cfg, StepFacts& s) {
       case kElseSteps: ok = read_ids(v, DepKind::Else, path, s); break;
       case kSteps: ok = read_ids(v, DepKind::Parallel, path, s); break;
       case kBody: ok = v.is_null(); break;  // LOOP bodies take the Value path
-      default: collect(v, path, s); break;
+      default: ok = collect(v, path, s); break;
     }
     if (!ok) return false;
     path.resize(6);
@@ -133,6 +159,7 @@ bool read_config(simdjson::dom::object cfg, StepFacts& s) {
 }
 
 bool read_step(simdjson::dom::object obj, StepFacts& s) {
+  if (!unique_keys(obj)) return false;
   for (auto field : obj) {
     element v = field.value;
     std::string_view key = field.key;
@@ -177,14 +204,14 @@ bool extract_facts_json(std::string_view text, bool padded, JsonSource& source, 
   element root;
   if (source.impl_->parser.parse(text.data(), text.size(), !padded).get(root)) return false;
   simdjson::dom::object top;
-  if (root.get(top)) return false;
+  if (root.get(top) || !unique_keys(top)) return false;
   bool have_steps = false;
   for (auto field : top) {
     element v = field.value;
     if (field.key == "pipeline") {
       if (v.is_null()) continue;
       simdjson::dom::object p;
-      if (v.get(p)) return false;
+      if (v.get(p) || !unique_keys(p)) return false;
       element t;
       if (p.at_key("trigger_type").get(t)) continue;
       if (t.is_null()) continue;

@@ -95,7 +95,7 @@ std::string config_to_json(const QuotaConfig& config, int indent) {
   for (const auto& pc : config.priority_classes)
     pcs.push_back(Json{{"name", pc.name}, {"value", pc.value}, {"description", pc.description}});
   root["priority_classes"] = std::move(pcs);
-  return root.dump(indent);
+  return root.dump(indent, ' ', false, Json::error_handler_t::replace);  // names built in code may hold bad UTF-8
 }
 
 }  // namespace budcore::quota

@@ -432,7 +432,7 @@ std::string to_json(const SimulationResult& r, int indent) {
   j["pending"] = r.pending;
   j["usage"] = r.usage;
   j["cycles_run"] = r.cycles_run;
-  return j.dump(indent);
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);  // names built in code may hold bad UTF-8
 }
 
 }  // namespace budcore::quota

@@ -345,7 +345,7 @@ TEST(YamlTest, StringsThatNeedQuotesAreQuoted) {
       "a #b", "#c", "[x]", "{y}", "x, y", "&anchor", "*alias", "!tag", "|", ">", "'q'", "\"dq\"", "%p", "@at",
       "`bt", " lead", "trail ", "end:", "line1\nline2", "tab\there", "cr\rhere", std::string("nul\0x", 5),
       "\x01\x7f", "---", "...", "--- x", "<<", "=", "é", "unicode ✓ 😀", "\xC2\x85nel", "\xE2\x80\xA8ls",
-      "\xff\xfe", "a\xc3", "\xEF\xBB\xBF" "bom", "back\\slash", "a\"b", "+1", ".5", "multi\nline\n", "keep\n\n", "x\n\ny",
+      "\xEF\xBB\xBF" "bom", "back\\slash", "a\"b", "+1", ".5", "multi\nline\n", "keep\n\n", "x\n\ny",
   };
   for (const auto& s : tricky) {
     SCOPED_TRACE(s);
@@ -357,6 +357,22 @@ TEST(YamlTest, StringsThatNeedQuotesAreQuoted) {
   EXPECT_EQ(to_yaml(Value("true")), "\"true\"\n");
   EXPECT_EQ(to_yaml(Value("")), "\"\"\n");
   EXPECT_EQ(to_yaml(Value("plain text")), "plain text\n");
+}
+
+// Malformed UTF-8 built in code cannot be YAML: each bad byte is written as U+FFFD, as to_json
+// does, so the output always reads back.
+TEST(YamlTest, MalformedUtf8IsWrittenAsReplacementCharacters) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  for (const std::string& bad : {std::string("\xff\xfe"), std::string("a\xc3"), std::string("x\xc3\nline\n")}) {
+    SCOPED_TRACE(bad);
+    auto back = parse_yaml(to_yaml(Value::map({{bad, bad}})));
+    ASSERT_TRUE(back) << back.error().describe();
+    ASSERT_EQ(back->size(), 1u);
+    const auto& [key, value] = *back->as_map().begin();
+    EXPECT_EQ(key, value.as_string());
+    EXPECT_NE(key.find(fffd), std::string::npos) << key;
+  }
+  EXPECT_EQ(parse_yaml(to_yaml(Value("\xff\xfe")))->as_string(), fffd + fffd);
 }
 
 TEST(YamlTest, LongKeysUseExplicitForm) {

@@ -48,6 +48,18 @@ TEST(ValidationTest, UnknownDependency) {
   EXPECT_NE(e[0].message.find("'ghost'"), std::string::npos);
 }
 
+// A repeated key keeps its last value (as Python's json does) on both paths: the first
+// depends_on / url below are dead and must not be reported. Found by pipeline_fuzz.
+TEST(ValidationTest, RepeatedKeysKeepTheLastValue) {
+  EXPECT_TRUE(errors_of(steps_doc(job("a") + R"(, {"id": "b", "step_type": "JOB", "depends_on": ["ghost"],
+      "depends_on": ["a"], )" + kJob + "}")).empty());
+  EXPECT_TRUE(errors_of(steps_doc(R"({"id": "c", "step_type": "API_CALL",
+      "config": {"url": "{{ broken", "headers": {"x": "{{ bad", "x": "ok"}, "url": "http://x"}})")).empty());
+  auto e = errors_of(R"({"steps": [], "steps": [)" + job("a", R"("nope")") + "]}");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].code, "unknown_dependency");
+}
+
 TEST(ValidationTest, UnknownBranchAndParallelTargets) {
   auto e = errors_of(steps_doc(
       R"({"id": "c", "step_type": "CONDITION", "config": {"expression": "{{ true }}", "then_steps": ["x"], "else_steps": ["y"]}},
