@@ -2,6 +2,9 @@
 #include "pipeline/analyze.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <exception>
+#include <thread>
 #include <functional>
 #include <optional>
 #include <string>
@@ -62,26 +65,35 @@ std::string_view key_name(std::uint32_t bit) {
   }
 }
 
-std::vector<std::uint32_t> required_bits(StepType t) {
+// Required config keys of a step type as bits, in the order they are reported (low bit first).
+std::uint32_t required_mask(StepType t) {
   switch (t) {
-    case StepType::Job: return {kJobType, kDeploymentType};
-    case StepType::ApiCall: return {kUrl};
-    case StepType::Function: return {kFunction};
-    case StepType::Notification: return {kChannel, kRecipients, kMessage};
-    case StepType::Transform: return {kOutputs};
-    case StepType::Condition: return {kExpression, kThenSteps};
-    case StepType::Parallel: return {kSteps};
-    case StepType::Wait: return {};  // one of two, checked separately
-    case StepType::Loop: return {kItems, kBody};
+    case StepType::Job: return kJobType | kDeploymentType;
+    case StepType::ApiCall: return kUrl;
+    case StepType::Function: return kFunction;
+    case StepType::Notification: return kChannel | kRecipients | kMessage;
+    case StepType::Transform: return kOutputs;
+    case StepType::Condition: return kExpression | kThenSteps;
+    case StepType::Parallel: return kSteps;
+    case StepType::Wait: return 0;  // one of two, checked separately
+    case StepType::Loop: return kItems | kBody;
   }
-  return {};
+  return 0;
+}
+
+// Whether a step (or LOOP body) of type t lacks a required config key; cheap, so the messages
+// of check_required are only built for the steps that need them.
+bool lacks_required(StepType t, std::uint32_t keys) {
+  if (required_mask(t) & ~keys) return true;
+  return t == StepType::Wait && !(keys & (kDurationSeconds | kWaitForEvent));
 }
 
 // Missing required config fields of a step (or of a LOOP body) of type t.
 void check_required(Ctx& c, std::size_t i, StepType t, std::uint32_t keys, const std::string& config_path,
                     std::string_view who) {
-  for (std::uint32_t bit : required_bits(t)) {
-    if (keys & bit) continue;
+  std::uint32_t missing = required_mask(t) & ~keys;
+  for (std::uint32_t bit = 1; bit != 0 && bit <= missing; bit <<= 1) {
+    if (!(missing & bit)) continue;
     c.error(i, issue_code::kMissingField, config_path + "." + std::string(key_name(bit)),
             std::string(who) + " (" + std::string(to_string(t)) + ") needs config." + std::string(key_name(bit)));
   }
@@ -116,8 +128,8 @@ void check_types(Ctx& c) {
     }
     StepType t = *parsed;
     c.types[i] = t;
-    std::string who = "step " + quoted(s.id);
-    check_required(c, i, t, s.config_keys, step_path(i) + ".config", who);
+    auto who = [&] { return "step " + quoted(s.id); };
+    if (lacks_required(t, s.config_keys)) check_required(c, i, t, s.config_keys, step_path(i) + ".config", who());
     if (t == StepType::Job) check_duration(c, i, s.estimated_duration, "estimated_duration_seconds");
     if (t == StepType::Wait) check_duration(c, i, s.wait_duration, "duration_seconds");
     if (t == StepType::Loop && s.body_present) {
@@ -129,8 +141,8 @@ void check_types(Ctx& c) {
       } else if (auto bt = parse_step_type(s.body_type_text); !bt) {
         c.error(i, issue_code::kUnknownStepType, bp + ".step_type",
                 "unknown step type " + quoted(s.body_type_text) + "; expected one of " + type_list());
-      } else {
-        check_required(c, i, *bt, s.body_config_keys, bp + ".config", "the LOOP body of " + who);
+      } else if (lacks_required(*bt, s.body_config_keys)) {
+        check_required(c, i, *bt, s.body_config_keys, bp + ".config", "the LOOP body of " + who());
       }
     }
   }
@@ -148,13 +160,14 @@ std::string dep_path(std::size_t step, const DepRef& d) {
 }
 
 // Open-addressing id -> step index table (ids are looked up 4x per step at 100k scale). Each
-// slot keeps 32 bits of the hash, so a probe touches a step's id only when those match.
+// slot keeps 32 bits of the hash and the id's first bytes, so a probe reads the id's text in
+// the (large, cold) parser buffer only for ids longer than kInline.
 class IdIndex {
  public:
   explicit IdIndex(std::size_t n) {
     std::size_t cap = 16;
     while (cap < n * 2) cap <<= 1;
-    slots_.assign(cap, Slot{{}, kNoStep, 0});
+    slots_.assign(cap, Slot{});
     mask_ = cap - 1;
   }
   // Returns the existing step for id, or inserts `step` and returns kNoStep.
@@ -165,10 +178,14 @@ class IdIndex {
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& sl = slots_[i];
       if (sl.step == kNoStep) {
-        sl = Slot{id, step, tag};
+        sl.ptr = id.data();
+        sl.len = static_cast<std::uint32_t>(id.size());
+        sl.step = step;
+        sl.tag = tag;
+        std::memcpy(sl.head, id.data(), std::min(id.size(), kInline));
         return kNoStep;
       }
-      if (sl.tag == tag && sl.id == id) return sl.step;
+      if (sl.matches(tag, id)) return sl.step;
     }
   }
   std::uint32_t find(const std::vector<StepFacts>& /*steps*/, std::string_view id) const {
@@ -177,16 +194,26 @@ class IdIndex {
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& sl = slots_[i];
       if (sl.step == kNoStep) return kNoStep;
-      if (sl.tag == tag && sl.id == id) return sl.step;
+      if (sl.matches(tag, id)) return sl.step;
     }
   }
 
  private:
+  static constexpr std::size_t kInline = 12;
   struct Slot {
-    std::string_view id;  // here, not behind steps[step]: one cache miss less per probe
-    std::uint32_t step;
-    std::uint32_t tag;
+    const char* ptr = nullptr;
+    std::uint32_t len = 0;
+    std::uint32_t step = kNoStep;
+    std::uint32_t tag = 0;
+    char head[kInline] = {};
+    bool matches(std::uint32_t t, std::string_view id) const {
+      if (tag != t || len != id.size()) return false;
+      std::size_t n = std::min(id.size(), kInline);
+      if (std::memcmp(head, id.data(), n) != 0) return false;
+      return id.size() <= kInline || std::memcmp(ptr + kInline, id.data() + kInline, id.size() - kInline) == 0;
+    }
   };
+  static_assert(sizeof(Slot) == 32);
   static std::size_t hash(std::string_view s) noexcept { return std::hash<std::string_view>{}(s); }
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
@@ -234,17 +261,28 @@ std::uint32_t resolve_reference(const std::vector<StepFacts>& steps, const IdInd
   return found;
 }
 
-void check_templates(Ctx& c, const IdIndex& index, const Dag& dag) {
+// Every distinct template text, parsed once (100k-step documents repeat most of theirs).
+using TemplateCache = std::unordered_map<std::string_view, TemplateCheck>;
+
+TemplateCache compile_templates(const std::vector<StepFacts>& steps) {
+  TemplateCache cache;
+  for (const auto& s : steps) {
+    for (const auto& t : s.templates) {
+      if (!cache.contains(t.text)) cache.emplace(t.text, check_template(t.text));
+    }
+  }
+  return cache;
+}
+
+void check_templates(Ctx& c, const IdIndex& index, const Dag& dag, const TemplateCache& cache) {
   auto& steps = c.f.steps;
-  std::unordered_map<std::string_view, TemplateCheck> cache;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     for (const auto& t : steps[i].templates) {
-      auto it = cache.find(t.text);
-      if (it == cache.end()) it = cache.emplace(t.text, check_template(t.text)).first;
-      const TemplateCheck& tc = it->second;
-      std::string path = step_path(i) + "." + t.path;
+      const TemplateCheck& tc = cache.at(t.text);
+      if (tc.ok && tc.step_paths.empty()) continue;  // nothing to report, nothing to resolve
+      auto path = [&] { return step_path(i) + "." + t.path; };  // only errors need it
       if (!tc.ok) {
-        c.error(i, issue_code::kTemplateSyntax, path, tc.error);
+        c.error(i, issue_code::kTemplateSyntax, path(), tc.error);
         continue;
       }
       std::vector<std::uint32_t> seen;  // one finding per step named in this template
@@ -259,26 +297,26 @@ void check_templates(Ctx& c, const IdIndex& index, const Dag& dag) {
         for (const auto& h : tc.soft_heads) {
           if (x != kNoStep ? path_names_step(ref, h) && h.size() <= steps[x].id.size() : h == head) soft = true;
         }
-        std::string who = "step " + quoted(steps[i].id) + " reads steps." + ref;
+        auto who = [&] { return "step " + quoted(steps[i].id) + " reads steps." + ref; };
         if (x == kNoStep) {
-          c.error(i, issue_code::kReferenceNotUpstream, path, who + ", but there is no step " + quoted(head));
+          c.error(i, issue_code::kReferenceNotUpstream, path(), who() + ", but there is no step " + quoted(head));
           continue;
         }
         const auto self = static_cast<Dag::Node>(i);
         if (x == self) {
-          c.error(i, issue_code::kReferenceNotUpstream, path, who + ": a step cannot read its own outputs");
+          c.error(i, issue_code::kReferenceNotUpstream, path(), who() + ": a step cannot read its own outputs");
           continue;
         }
         if (dag.is_ancestor(x, self)) continue;
         if (soft && !dag.is_ancestor(self, x)) {
           c.warnings.push_back({std::string(issue_code::kSoftReference),
-                                who + " guarded by a default/defined test; " + quoted(steps[x].id) +
+                                who() + " guarded by a default/defined test; " + quoted(steps[x].id) +
                                     " is not upstream, so the value may be the default",
-                                path});
+                                path()});
           continue;
         }
-        c.error(i, issue_code::kReferenceNotUpstream, path,
-                who + ", but " + quoted(steps[x].id) + " is not upstream of it (add it to depends_on)");
+        c.error(i, issue_code::kReferenceNotUpstream, path(),
+                who() + ", but " + quoted(steps[x].id) + " is not upstream of it (add it to depends_on)");
       }
     }
   }
@@ -326,10 +364,31 @@ PlanResult analyze(Facts facts, bool want_plan) {
     result.report = finish_report(std::move(facts.issues), {});
     return result;
   }
+  auto& steps = facts.steps;
+  // Templates only need the steps, which nothing below modifies: big documents parse them on
+  // a second thread while this one checks types and builds the graph.
+  TemplateCache templates;
+  std::exception_ptr compile_error;
+  std::thread compiler;
+  if (steps.size() >= kTwoThreadsFrom && std::thread::hardware_concurrency() >= 2) {
+    compiler = std::thread([&] {
+      try {
+        templates = compile_templates(steps);
+      } catch (...) {
+        compile_error = std::current_exception();
+      }
+    });
+  }
+  struct Joiner {  // joins on every exit, exceptions included
+    std::thread& t;
+    ~Joiner() {
+      if (t.joinable()) t.join();
+    }
+  } joiner{compiler};
+
   Ctx c{facts, {}, {}};
   check_types(c);
 
-  auto& steps = facts.steps;
   IdIndex index(steps.size());
   for (std::uint32_t i = 0; i < steps.size(); ++i) {
     if (steps[i].id.empty()) continue;
@@ -359,7 +418,13 @@ PlanResult analyze(Facts facts, bool want_plan) {
   }
   Dag dag(steps.size(), std::move(edges));
   check_cycles(c, dag);
-  check_templates(c, index, dag);
+  if (compiler.joinable()) {
+    compiler.join();
+    if (compile_error) std::rethrow_exception(compile_error);
+  } else {
+    templates = compile_templates(steps);
+  }
+  check_templates(c, index, dag, templates);
 
   result.report = finish_report(std::move(facts.issues), std::move(c.warnings));
   if (want_plan && result.report.valid()) result.plan = make_plan(steps, c.types, dag);

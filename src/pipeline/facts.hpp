@@ -91,6 +91,9 @@ struct Facts {
   bool fatal = false;  // no steps list: nothing further to check
 };
 
+// From this many steps on, extraction and analysis split their work across two threads.
+inline constexpr std::size_t kTwoThreadsFrom = 8192;
+
 Facts extract_facts(const core::Value& document);
 // Owns the parsed JSON that Facts from extract_facts_json point into.
 class JsonSource {

@@ -1,6 +1,7 @@
 // Planning per CONTRACTS.md section 3: golden documents, the RAG example, and random DAGs
 // checked against an independent, deliberately naive computation.
 #include "budcore/pipeline/planner.hpp"
+#include "budcore/pipeline/validation.hpp"
 
 #include <gtest/gtest.h>
 
@@ -230,6 +231,29 @@ TEST(PlannerTest, RandomDagsMatchANaiveReference) {
     }
     EXPECT_EQ(sum, cp);
   }
+}
+
+// Long step lists are read on two threads; the result must not depend on it, for a valid
+// document and for one whose problems sit in both halves (errors keep document order).
+TEST(PlannerTest, LongDocumentsReadOnTwoThreadsAgreeWithTheValuePath) {
+  std::mt19937 rng(99);
+  RandomDoc rd = random_doc(rng, 20000);
+  std::string text = rd.doc.dump();
+  PlanResult fast = plan_text(text);
+  ASSERT_TRUE(fast.valid()) << to_json(fast).substr(0, 300);
+  EXPECT_EQ(fast.plan, plan_document(*core::parse_json(text)).plan);
+
+  auto& steps = rd.doc["steps"];
+  steps[10]["depends_on"].push_back("ghost-a");
+  steps[19990]["depends_on"].push_back("ghost-b");
+  steps[15000]["step_type"] = "TELEPORT";
+  text = rd.doc.dump();
+  PlanResult broken = plan_text(text);
+  ValidationReport slow = validate_document(*core::parse_json(text));
+  ASSERT_EQ(broken.report.errors.size(), 3u);
+  EXPECT_EQ(broken.report.errors, slow.errors);
+  EXPECT_NE(broken.report.errors[0].message.find("ghost-a"), std::string::npos);
+  EXPECT_EQ(broken.report.errors[2].path, "steps[19990].depends_on[" + std::to_string(steps[19990]["depends_on"].size() - 1) + "]");
 }
 
 TEST(PlannerTest, RandomCyclesAreAllFound) {

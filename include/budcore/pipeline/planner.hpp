@@ -39,6 +39,8 @@ struct PlanResult {
 BUDCORE_API PlanResult plan_document(const core::Value& document);
 // JSON or YAML text. JSON goes through a streaming simdjson reader that builds only what
 // validation and planning need (the 100k-step path); anything else is parsed to a Value.
+// Documents of 8192+ steps are read and checked on two threads (one started per call and
+// joined before it returns); the result is the same as on one.
 BUDCORE_API PlanResult plan_text(std::string_view text);
 
 // The contract-3 output: {"valid": true, "order": ..., "levels": ..., "critical_path": ...,
