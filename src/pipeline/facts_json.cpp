@@ -124,6 +124,7 @@ bool read_ids(element v, DepKind kind, std::string& path, StepFacts& s) {
   std::size_t mark = path.size();
   simdjson::dom::array arr;
   if (v.get(arr)) return false;
+  s.deps.reserve(s.deps.size() + arr.size());  // one allocation, not one per doubling
   for (element item : arr) {
     if (item.type() != element_type::STRING) return false;
     std::string_view id = item.get_string().value_unsafe();
