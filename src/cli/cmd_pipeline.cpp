@@ -26,30 +26,9 @@
 namespace budcore::cli {
 namespace {
 
-// Reads the whole file, leaving kJsonPadding readable bytes after the text (see plan_text).
-bool read_all(const std::string& file, std::string& out) {
-  if (file == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    out = std::move(ss).str();
-    out.reserve(out.size() + pipeline::detail::kJsonPadding);
-    return true;
-  }
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) return false;
-  std::fseek(f, 0, SEEK_END);
-  long size = std::ftell(f);
-  std::fseek(f, 0, SEEK_SET);
-  std::size_t want = size > 0 ? static_cast<std::size_t>(size) : 0;
-  out.resize(want + pipeline::detail::kJsonPadding);
-  std::size_t got = want == 0 ? 0 : std::fread(out.data(), 1, want, f);
-  std::fclose(f);
-  out.resize(got);  // shrinking keeps the capacity: the padding stays readable
-  return true;
-}
-
-// The file's bytes in a buffer with kJsonPadding readable bytes after them, left
-// uninitialised before the read: zero-filling 17 MB first cost a tenth of a 100k-step plan.
+// A whole file ("-": stdin) followed by kJsonPadding readable bytes, as plan_text's no-copy
+// path needs. The buffer is left uninitialised before the read: zero-filling 17 MB first cost a
+// tenth of a 100k-step plan.
 struct PaddedText {
   std::unique_ptr<char[]> bytes;
   std::string copy;  // stdin
@@ -58,7 +37,10 @@ struct PaddedText {
 
 bool read_padded(const std::string& file, PaddedText& out) {
   if (file == "-") {
-    if (!read_all(file, out.copy)) return false;
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    out.copy = std::move(ss).str();
+    out.copy.reserve(out.copy.size() + pipeline::detail::kJsonPadding);  // capacity past size() is readable
     out.text = out.copy;
     return true;
   }
@@ -75,6 +57,13 @@ bool read_padded(const std::string& file, PaddedText& out) {
   std::memset(out.bytes.get() + got, 0, pipeline::detail::kJsonPadding);
   out.text = std::string_view(out.bytes.get(), got);
   return ok;
+}
+
+bool read_all(const std::string& file, std::string& out) {
+  PaddedText padded;
+  if (!read_padded(file, padded)) return false;
+  out.assign(padded.text);
+  return true;
 }
 
 int plan_file(const std::string& file) {

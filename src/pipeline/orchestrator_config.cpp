@@ -65,6 +65,17 @@ core::Status derive_cron(const Value& p, OrchestratedPipeline& out) {
   return {};
 }
 
+// Keeps a compiled one-trigger set, or returns its error with the field the document spells.
+core::Status install(core::Result<TriggerSet> set, OrchestratedPipeline& out) {
+  if (!set) {
+    Error e = set.error();
+    e.field = document_field(e.field);
+    return e;
+  }
+  out.triggers = std::move(*set);
+  return {};
+}
+
 core::Status derive_event(const Value& p, OrchestratedPipeline& out, const TriggerSetOptions& options) {
   const Value* config = p.find("event_config");
   if (config == nullptr || config->is_null())
@@ -83,14 +94,7 @@ core::Status derive_event(const Value& p, OrchestratedPipeline& out, const Trigg
     spec.condition = c->as_string();
   }
   BUDCORE_TRY_ASSIGN(spec.parameters, optional_map(config->find("parameters"), "pipeline.event_config.parameters"));
-  auto set = TriggerSet::compile({std::move(spec)}, {}, options);
-  if (!set) {
-    Error e = set.error();
-    e.field = document_field(e.field);
-    return e;
-  }
-  out.triggers = std::move(*set);
-  return {};
+  return install(TriggerSet::compile({std::move(spec)}, {}, options), out);
 }
 
 core::Status derive_completion(const Value& p, OrchestratedPipeline& out, const TriggerSetOptions& options) {
@@ -117,14 +121,7 @@ core::Status derive_completion(const Value& p, OrchestratedPipeline& out, const 
   BUDCORE_TRY_ASSIGN(auto condition, optional_string(p, "trigger_condition"));
   spec.condition = condition.value_or("");
   BUDCORE_TRY_ASSIGN(spec.parameters, optional_map(p.find("trigger_parameters"), "pipeline.trigger_parameters"));
-  auto set = TriggerSet::compile({}, {std::move(spec)}, options);
-  if (!set) {
-    Error e = set.error();
-    e.field = document_field(e.field);
-    return e;
-  }
-  out.triggers = std::move(*set);
-  return {};
+  return install(TriggerSet::compile({}, {std::move(spec)}, options), out);
 }
 
 std::string replace_prefix(std::string_view field, std::string_view from, std::string_view to) {

@@ -30,6 +30,20 @@ std::vector<ActiveRun> Orchestrator::Impl::active_of(const std::string& pipeline
   return out;
 }
 
+// A firing record of a pipeline's cron schedule, stamped now.
+FiringRecord Orchestrator::Impl::cron_record(const OrchestratedPipeline& p, FiringAction action, std::string cause,
+                                             std::optional<Timestamp> scheduled_time, std::string message) const {
+  FiringRecord f;
+  f.time = now();
+  f.pipeline = p.id;
+  f.trigger = TriggerType::Scheduled;
+  f.action = action;
+  f.cause = std::move(cause);
+  f.scheduled_time = scheduled_time;
+  f.message = std::move(message);
+  return f;
+}
+
 // decide_cron_run() simply stops seeing schedule times older than the starting deadline;
 // the log still says that they were missed, once.
 void Orchestrator::Impl::log_missed_deadline(OrchestratedPipeline& p) {
@@ -44,17 +58,11 @@ void Orchestrator::Impl::log_missed_deadline(OrchestratedPipeline& p) {
   }
   if (count == 0) return;
   p.missed_until = count > 100 ? to : *latest;
-  FiringRecord f;
-  f.time = now();
-  f.pipeline = p.id;
-  f.trigger = TriggerType::Scheduled;
-  f.action = FiringAction::Skip;
-  if (count <= 100) f.scheduled_time = latest;
-  f.cause = "cron " + p.schedule->expression() + (latest ? " at " + latest->to_string() : "");
-  f.message = "missed the starting deadline of " + std::to_string(p.policy.starting_deadline->whole_seconds()) +
-              " s: " + (count > 100 ? "more than 100" : std::to_string(count)) + " schedule time(s) up to " +
-              p.missed_until->to_string() + " were not started";
-  log(std::move(f));
+  log(cron_record(p, FiringAction::Skip, "cron " + p.schedule->expression() + (latest ? " at " + latest->to_string() : ""),
+                 count <= 100 ? latest : std::nullopt,
+                 "missed the starting deadline of " + std::to_string(p.policy.starting_deadline->whole_seconds()) +
+                     " s: " + (count > 100 ? "more than 100" : std::to_string(count)) + " schedule time(s) up to " +
+                     p.missed_until->to_string() + " were not started"));
 }
 
 bool Orchestrator::Impl::fire_crons() {
@@ -71,30 +79,16 @@ bool Orchestrator::Impl::fire_crons() {
       std::string skip_key = d.scheduled_time->to_string() + " " + d.reason;
       if (p.last_logged_skip == skip_key) continue;
       p.last_logged_skip = skip_key;
-      FiringRecord f;
-      f.time = now();
-      f.pipeline = p.id;
-      f.trigger = TriggerType::Scheduled;
-      f.action = FiringAction::Skip;
-      f.cause = cause;
-      f.scheduled_time = d.scheduled_time;
-      f.message = d.reason;
-      log(std::move(f));
+      log(cron_record(p, FiringAction::Skip, cause, d.scheduled_time, d.reason));
       continue;
     }
     if (d.action != CronAction::Start) continue;
     for (const auto& victim : d.replace) {
       auto index = find_run(victim);
       if (!index) continue;
-      FiringRecord f;
-      f.time = now();
-      f.pipeline = p.id;
-      f.trigger = TriggerType::Scheduled;
-      f.action = FiringAction::Replace;
+      FiringRecord f = cron_record(p, FiringAction::Replace, cause, d.scheduled_time,
+                                   "concurrency policy Replace: cancelling the active run");
       f.run_id = victim;
-      f.cause = cause;
-      f.scheduled_time = d.scheduled_time;
-      f.message = "concurrency policy Replace: cancelling the active run";
       log(std::move(f));
       live[*index].cancel_requested = true;
       (void)live[*index].engine->cancel("replaced by the run scheduled for " + d.scheduled_time->to_string());

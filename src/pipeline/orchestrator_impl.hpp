@@ -121,6 +121,8 @@ struct Orchestrator::Impl {
   std::optional<Timestamp> next_wakeup(std::optional<Timestamp> after) const;
 
   // Cron (orchestrator_cron.cpp).
+  FiringRecord cron_record(const OrchestratedPipeline& p, FiringAction action, std::string cause,
+                           std::optional<Timestamp> scheduled_time, std::string message) const;
   std::vector<ActiveRun> active_of(const std::string& pipeline) const;
   void log_missed_deadline(OrchestratedPipeline& p);
   bool fire_crons();  // one decision per schedule; true when a run started
