@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -120,6 +121,25 @@ class BUDCORE_API Orchestrator {
   // (a catch-up/backfill dry run). Other pipelines are Invalid; unknown ones NotFound.
   core::Result<std::vector<core::Timestamp>> preview(std::string_view pipeline_id, core::Timestamp from,
                                                      core::Timestamp until, std::size_t limit = 10'000) const;
+
+  // Everything a restarted process needs to carry on, as a JSON-safe map:
+  //   {"version": 1,
+  //    "pipelines": {id: {"created", "last_schedule_time", "missed_until", "runs_started"}},
+  //    "runs": [RunRecord::to_value() plus "state" (the engine's RunState::to_value()),
+  //             "completion_fired", "cancel_requested"]}
+  // Save it where the embedding service keeps its state after pump() (or from on_firing /
+  // on_transition, to lose nothing between pumps). Like the orchestrator, it keeps every run.
+  core::Value checkpoint() const;
+  // Loads a checkpoint into an orchestrator that holds the same pipeline documents
+  // (add_pipeline first) and no runs yet. Cron bookkeeping comes back, so times missed while
+  // the process was down are judged against the last schedule time as a CronJob's
+  // status.lastScheduleTime is (starting deadline, concurrency policy); run ids continue where
+  // they stopped; each run's engine resumes from its saved state (Engine::restore), or from
+  // `newer_states[run_id]` when the caller kept a later one (a JournalSink per run).
+  // Errors name the field ("checkpoint.runs[2].status"): Invalid, NotFound for a pipeline
+  // that is not registered, Conflict when runs exist. Nothing is applied on error.
+  core::Status restore(const core::Value& checkpoint,
+                       const std::map<std::string, core::Value, std::less<>>& newer_states = {});
 
   // Runs in start order.
   const std::vector<RunRecord>& runs() const noexcept;
