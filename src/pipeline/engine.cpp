@@ -2,6 +2,7 @@
 // handling, hooks and compensation. Every state change goes through record() (the sink)
 // before the engine acts on it.
 #include <algorithm>
+#include <cstdlib>
 
 #include "budcore/core/json.hpp"
 #include "pipeline/engine_impl.hpp"
@@ -439,7 +440,17 @@ bool Engine::Impl::act(int n, const Value& resolved) {
       note.timeout = time_left_in_attempt(r);
       auto st = deps.notifier->notify(note);
       if (attempt_timed_out(r)) return fail_attempt(n, StepState::Failed, timed_out_message(r));
-      if (!st) return fail_attempt(n, StepState::Failed, st.error().message);
+      if (!st) {
+        // Classified as API_CALL's answers are (backend/notifier.hpp): a refused delivery by
+        // its HTTP status, transport trouble is transient, a bad notification repeats itself.
+        const core::Error& e = st.error();
+        if (e.code == core::ErrorCode::Invalid) return error_for_good(n, e.message);
+        if (e.field == "status") {
+          int status = std::atoi(e.value.c_str());
+          return fail_attempt(n, status == 429 || status >= 500 ? StepState::Errored : StepState::Failed, e.message);
+        }
+        return fail_attempt(n, StepState::Errored, e.message);
+      }
       return complete(n, Value::map({{"delivered", true}, {"channel", nc.channel}}));
     }
     case StepType::Job: {

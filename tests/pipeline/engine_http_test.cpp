@@ -512,21 +512,44 @@ TEST(EngineHttpTest, NotificationPostsASlackCompatiblePayloadWithTheRenderedMess
   EXPECT_EQ(step(e, "after").outputs, doc(R"({"delivered": true, "channel": "slack"})"));
 }
 
-// A NOTIFICATION has no default retries: a webhook answering 500 fails the step at once, with the
-// notifier's message (docs/pipelines.md, Step states).
-TEST(EngineHttpTest, WebhookServerErrorFailsTheNotificationStep) {
+// A NOTIFICATION has no default retries: a webhook answering 500 ends the step at once, with the
+// notifier's message. Its answers are classified as API_CALL's are (docs/pipelines.md, Step
+// states): 5xx/429 and transport trouble `errored`, other refusals `failed`.
+TEST(EngineHttpTest, WebhookServerErrorEndsTheNotificationStepErrored) {
   HttpHarness h;
-  h.server.set_handler([](const RecordedRequest&) { return status_response(500, "hook exploded"); });
+  h.server.set_handler([](const RecordedRequest& r) {
+    if (path_of(r) == "/hooks/slack") return status_response(500, "hook exploded");
+    return status_response(404, "no such hook");
+  });
+  backend::WebhookNotifierOptions o;
+  o.url = h.server.url("/hooks/gone");
+  auto gone = backend::make_webhook_notifier(*h.http, std::move(o));
   auto e = h.make(doc(R"({"steps": [{"id": "tell", "step_type": "NOTIFICATION",
       "config": {"channel": "slack", "recipients": ["#ops"], "message": "hello"}}]})"), h.virtual_clock, h.options());
   EXPECT_EQ(h.run_virtual(e), PipelineStatus::Failed);
   const StepRun& tell = step(e, "tell");
-  EXPECT_EQ(tell.state, StepState::Failed);
+  EXPECT_EQ(tell.state, StepState::Errored);
   EXPECT_EQ(tell.attempts, 1);
   EXPECT_NE(tell.message.find("HTTP status 500"), std::string::npos) << tell.message;
   EXPECT_NE(tell.message.find("hook exploded"), std::string::npos) << tell.message;
   EXPECT_NE(tell.message.find("/hooks/slack"), std::string::npos) << tell.message;
   EXPECT_EQ(h.server.requests().size(), 1u);
+
+  // A 404 is the receiver's refusal, `failed`; a notification with nothing to say can never be
+  // delivered, `errored` and not retried even under a retry policy.
+  auto refused = Engine::create(doc(R"({"pipeline": {"fail_fast": false}, "steps": [
+      {"id": "tell", "step_type": "NOTIFICATION", "config": {"channel": "slack", "recipients": ["#ops"], "message": "hi"}},
+      {"id": "empty", "step_type": "NOTIFICATION", "retry": 3,
+       "config": {"channel": "slack", "recipients": ["#ops"], "message": "{{ params.nothing }}"}}]})"),
+      EngineDeps{&h.virtual_clock, nullptr, h.http.get(), gone.get(), nullptr, &h.sink},
+      h.options(doc(R"({"nothing": ""})")));
+  ASSERT_TRUE(refused.has_value()) << refused.error().describe();
+  EXPECT_EQ(h.run_virtual(*refused), PipelineStatus::Failed);
+  EXPECT_EQ(step(*refused, "tell").state, StepState::Failed);
+  EXPECT_NE(step(*refused, "tell").message.find("HTTP status 404"), std::string::npos) << step(*refused, "tell").message;
+  EXPECT_EQ(step(*refused, "empty").state, StepState::Errored);
+  EXPECT_EQ(step(*refused, "empty").attempts, 1);
+  EXPECT_EQ(h.requests_to("/hooks/gone").size(), 1u);  // only "tell" reached the server
 }
 
 TEST(EngineHttpTest, NotificationWithARetryPolicyRetriesAWebhookFailure) {
@@ -563,7 +586,7 @@ TEST(EngineHttpTest, StepTimeoutBoundsAHangingWebhook) {
   EXPECT_EQ(h.server.requests().size(), 1u);
 }
 
-TEST(EngineHttpTest, UnreachableWebhookFailsTheStepAndOnFailureHookStillRuns) {
+TEST(EngineHttpTest, UnreachableWebhookErrorsTheStepAndOnFailureHookStillRuns) {
   HttpHarness h;
   backend::WebhookNotifierOptions o;
   o.url = "http://127.0.0.1:" + std::to_string(refused_port()) + "/hook";
@@ -577,7 +600,7 @@ TEST(EngineHttpTest, UnreachableWebhookFailsTheStepAndOnFailureHookStillRuns) {
   ASSERT_TRUE(e.has_value()) << e.error().describe();
   EXPECT_EQ(h.run_virtual(*e), PipelineStatus::Failed);
   const StepRun& tell = step(*e, "tell");
-  EXPECT_EQ(tell.state, StepState::Failed);
+  EXPECT_EQ(tell.state, StepState::Errored);  // transport trouble
   EXPECT_NE(tell.message.find("/hook"), std::string::npos) << tell.message;
   auto alerts = h.requests_to("/alert");
   ASSERT_EQ(alerts.size(), 1u);  // the failure was reported over real HTTP by the hook

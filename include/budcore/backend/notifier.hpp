@@ -24,6 +24,9 @@ struct Notification {
   std::optional<core::Duration> timeout;
 };
 
+// Errors, as pipeline NOTIFICATION steps read them: Invalid for a notification that can never
+// be delivered (bad fields), Io with field "status" and the HTTP status as value when the
+// receiver refused it, any other Io for transport trouble (unreachable, timed out).
 // Thread-safety: implementations may be called from several threads at once.
 class BUDCORE_API Notifier {
  public:
