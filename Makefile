@@ -79,7 +79,7 @@ fuzz:
 	for f in build/fuzz/tests/fuzz/*_fuzz; do \
 	  n=$$(basename $$f); mkdir -p build/fuzz/corpus/$$n; \
 	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
-	  seeds=$$(cat tests/fuzz/$$n.seeds 2>/dev/null); \
+	  seeds=$$(cat tests/fuzz/$$n.seeds 2>/dev/null || true); \
 	  rc=0; $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/$$n $$seeds > build/fuzz/$$n.log 2>&1 || rc=$$?; \
 	  grep -E "^(Done|stat::number_of_executed_units)" build/fuzz/$$n.log || true; \

@@ -224,6 +224,9 @@ class Builder : public YAML::EventHandler {
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& text) override {
+    // yaml-cpp decodes UTF-16/32 input itself (told by its NUL bytes) and can then hand over
+    // code points that are not Unicode as bytes that are not UTF-8; the text check cannot see those.
+    if (find_invalid_utf8(text)) throw Abort{yaml_error(mark, "text is not valid UTF-8", "utf8")};
     if (expecting_key()) {
       // Keys stay as written; resolving "1" to an Int only to print it again would not help.
       add(mark, Value(text), text, 1, 0, anchor);

@@ -35,6 +35,10 @@ TEST(Utf8Test, YamlRefusesBadBytesNamingWhere) {
   EXPECT_FALSE(parse_yaml_all("a: 1\n---\nb: \xC3\n"));
   EXPECT_FALSE(parse_document("x: \xE2\x9C\n"));
   EXPECT_EQ(parse_yaml("v: caf\xC3\xA9\n")->find("v")->as_string(), "caf\xC3\xA9");
+  // Leading NULs make yaml-cpp read UTF-32BE, where "S1Y1" is no code point at all (yaml_fuzz).
+  auto utf32 = parse_yaml(std::string("\0\0\0~S1Y1", 8));
+  ASSERT_FALSE(utf32);
+  EXPECT_EQ(utf32.error().field, "utf8");
 }
 
 }  // namespace
