@@ -159,7 +159,10 @@ core::Status Orchestrator::pump() {
       m.records[i].status = engine.status();
       if (engine.done()) m.finish(i);
     }
-    if (m.progress() == before) return {};
+    if (m.progress() == before) {
+      m.drop_old_runs();
+      return {};
+    }
   }
   return Error::make(ErrorCode::Conflict, "pump() did not settle after " + std::to_string(m.options.max_rounds_per_pump) +
                                               " rounds (runs keep starting each other at the same instant)");

@@ -44,6 +44,7 @@ std::string document_field(std::string_view trigger_field);
 class RunSink final : public StateSink {
  public:
   RunSink(Orchestrator::Impl& owner, std::size_t index) : owner_(owner), index_(index) {}
+  void move_to(std::size_t index) noexcept { index_ = index; }  // its run moved in the records
   core::Status save(const Transition& transition, const RunState& state) override;
   core::Status save_changes(const Transition& transition, const RunState& state,
                             std::span<const std::size_t> changed_steps) override;
@@ -117,6 +118,8 @@ struct Orchestrator::Impl {
                  std::vector<std::string>* started, const FireFn& fire);
   // Feeds a finished run to the completion triggers.
   void finish(std::size_t index);
+  // Drops the oldest finished runs beyond options.keep_finished_runs.
+  void drop_old_runs();
   std::int64_t progress() const;  // grows whenever anything happens
   std::optional<Timestamp> next_wakeup(std::optional<Timestamp> after) const;
 

@@ -121,6 +121,27 @@ void Orchestrator::Impl::finish(std::size_t index) {
             [&](const TriggerSet& set) { return set.on_pipeline_finished(done); });
 }
 
+void Orchestrator::Impl::drop_old_runs() {
+  if (options.keep_finished_runs == 0) return;
+  std::size_t finished = 0;
+  for (const auto& l : live) finished += l.finish_handled ? 1 : 0;
+  if (finished <= options.keep_finished_runs) return;
+  std::size_t to_drop = finished - options.keep_finished_runs;
+  std::vector<RunRecord> kept_records;
+  std::vector<Live> kept_live;
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    if (to_drop > 0 && live[i].finish_handled) {  // oldest first: start order
+      --to_drop;
+      continue;
+    }
+    live[i].sink->move_to(kept_live.size());
+    kept_records.push_back(std::move(records[i]));
+    kept_live.push_back(std::move(live[i]));
+  }
+  records = std::move(kept_records);
+  live = std::move(kept_live);
+}
+
 std::int64_t Orchestrator::Impl::progress() const {
   std::int64_t mark = static_cast<std::int64_t>(firings.size() + records.size());
   for (const auto& l : live) mark += l.engine->state().seq;

@@ -130,6 +130,45 @@ TEST(OrchestratorCheckpointTest, NewerStatesFromAJournalWin) {
   EXPECT_TRUE(second.log.empty());  // nothing was done twice
 }
 
+// A scheduler that runs for months keeps a bounded history: the newest finished runs, every
+// active one, and counters that go on; its checkpoints stay as small.
+TEST(OrchestratorCheckpointTest, RetentionKeepsTheNewestFinishedRuns) {
+  Cluster cluster;
+  OrchestratorOptions o;
+  o.keep_finished_runs = 2;
+  std::vector<std::string> finished_seen;
+  o.on_transition = [&](const RunTransition& t) {
+    if (t.transition->step.empty() && t.transition->to == "completed") finished_seen.push_back(t.run_id);
+  };
+  Orchestrator orch(EngineDeps{&cluster.clock, &cluster.jobs, nullptr, nullptr, nullptr, nullptr}, o);
+  for (const auto& d : Process::documents()) ASSERT_TRUE(orch.add_pipeline(d).has_value());
+  ASSERT_TRUE(orch.run_virtual(cluster.clock, at("2026-01-01T06:10:00Z")).has_value());
+  // Six hourly runs, 40 minutes each: nightly-1..5 finished, nightly-6 is training.
+  EXPECT_EQ(finished_seen.size(), 5u);
+  std::vector<std::string> kept;
+  for (const auto& r : orch.runs()) kept.push_back(r.run_id);
+  EXPECT_EQ(kept, (std::vector<std::string>{"nightly-4", "nightly-5", "nightly-6"}));
+  EXPECT_EQ(orch.engine("nightly-1"), nullptr);
+  ASSERT_NE(orch.engine("nightly-6"), nullptr);
+  EXPECT_FALSE(orch.engine("nightly-6")->done());
+  EXPECT_EQ(orch.active_runs(), 1u);
+
+  // The kept runs still report their transitions under the right ids after the move.
+  ASSERT_TRUE(orch.run_virtual(cluster.clock, at("2026-01-01T06:50:00Z")).has_value());
+  EXPECT_EQ(finished_seen.back(), "nightly-6");
+  kept.clear();
+  for (const auto& r : orch.runs()) kept.push_back(r.run_id);
+  EXPECT_EQ(kept, (std::vector<std::string>{"nightly-5", "nightly-6"}));
+  EXPECT_EQ(orch.find_run("nightly-6")->status, PipelineStatus::Completed);
+
+  Value saved = orch.checkpoint();
+  EXPECT_EQ(saved.find("runs")->as_list().size(), 2u);
+  Process next(cluster);
+  ASSERT_TRUE(next.orch->restore(saved).has_value());
+  ASSERT_TRUE(next.orch->run_virtual(cluster.clock, at("2026-01-01T07:05:00Z")).has_value());
+  EXPECT_EQ(next.orch->runs().back().run_id, "nightly-7");
+}
+
 TEST(OrchestratorCheckpointTest, BadCheckpointsNameTheFieldAndChangeNothing) {
   Cluster cluster;
   Value good;

@@ -81,6 +81,10 @@ struct OrchestratorOptions {
   std::function<void(const RunTransition&)> on_transition;
   // Safety net for pump(): rounds of "start runs, pump engines, feed completions" per call.
   int max_rounds_per_pump = 1000;
+  // Retention for long-lived schedulers: 0 keeps every run; N keeps the N most recently started
+  // finished runs (and every active one). Older finished runs are dropped at the end of pump(),
+  // after their completion triggers fired; run ids keep counting.
+  std::size_t keep_finished_runs = 0;
 };
 
 class BUDCORE_API Orchestrator {
@@ -144,7 +148,9 @@ class BUDCORE_API Orchestrator {
   // Runs in start order.
   const std::vector<RunRecord>& runs() const noexcept;
   const RunRecord* find_run(std::string_view run_id) const noexcept;
-  // The run's engine (null for unknown ids); valid until the orchestrator is destroyed.
+  // The run's engine (null for unknown ids); valid until the orchestrator is destroyed or the
+  // run is dropped (keep_finished_runs). Pointers from runs()/find_run() last until the next
+  // call that starts or drops runs.
   const Engine* engine(std::string_view run_id) const noexcept;
   const std::vector<FiringRecord>& firings() const noexcept;
   std::size_t active_runs() const noexcept;
