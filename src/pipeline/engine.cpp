@@ -16,6 +16,12 @@ using detail::TriggerRule;
 
 namespace {
 
+// An HTTP refusal: 429 and 5xx are transient (`errored`, retried by API_CALL's default
+// policy), any other status is the request's own failure.
+StepState refusal_state(int http_status) {
+  return http_status == 429 || http_status >= 500 ? StepState::Errored : StepState::Failed;
+}
+
 bool failed_like(StepState s) { return s == StepState::Failed || s == StepState::Errored || s == StepState::Cancelled; }
 bool main_like(const NodeDef& d) { return d.kind == NodeKind::Main || d.kind == NodeKind::Iteration; }
 
@@ -418,8 +424,7 @@ bool Engine::Impl::act(int n, const Value& resolved) {
       if (attempt_timed_out(r)) return fail_attempt(n, StepState::Failed, timed_out_message(r));
       if (!resp) return fail_attempt(n, StepState::Errored, resp.error().message);
       if (resp->status < 200 || resp->status > 299) {
-        bool transient = resp->status == 429 || resp->status >= 500;
-        return fail_attempt(n, transient ? StepState::Errored : StepState::Failed, "HTTP " + std::to_string(resp->status));
+        return fail_attempt(n, refusal_state(resp->status), "HTTP " + std::to_string(resp->status));
       }
       auto parsed = core::parse_json(resp->body);
       Value out = parsed && parsed->is_map() ? *parsed : Value::map({{"body", parsed ? *parsed : Value(resp->body)}});
@@ -445,10 +450,7 @@ bool Engine::Impl::act(int n, const Value& resolved) {
         // its HTTP status, transport trouble is transient, a bad notification repeats itself.
         const core::Error& e = st.error();
         if (e.code == core::ErrorCode::Invalid) return error_for_good(n, e.message);
-        if (e.field == "status") {
-          int status = std::atoi(e.value.c_str());
-          return fail_attempt(n, status == 429 || status >= 500 ? StepState::Errored : StepState::Failed, e.message);
-        }
+        if (e.field == "status") return fail_attempt(n, refusal_state(std::atoi(e.value.c_str())), e.message);
         return fail_attempt(n, StepState::Errored, e.message);
       }
       return complete(n, Value::map({{"delivered", true}, {"channel", nc.channel}}));
