@@ -52,30 +52,31 @@ inline constexpr std::uint32_t kEstimatedDuration = 1u << 16;
 std::uint32_t config_key_bit(std::string_view key) noexcept;
 
 // A duration field as found: absent, a number, a template string, or something else.
+// (Kept small: 100k steps hold two each.)
 struct Duration {
   enum class State : std::uint8_t { Absent, Number, Template, Invalid };
-  State state = State::Absent;
   double seconds = 0;
-  std::string raw;  // for Invalid: the value as written
+  const core::Value* invalid = nullptr;  // for Invalid: the value as written (the Value path only)
+  State state = State::Absent;
 };
 
+// Fields ordered by size: 100k steps keep one each, and every byte is page faults.
 struct StepFacts {
   std::string_view id;
-  bool has_id = false;
   std::string_view type_text;
-  bool has_type = false;
-  bool type_reported = false;  // step_type of the wrong JSON type (already an issue)
+  std::string_view body_type_text;  // LOOP body (config.body) step_type
   std::vector<DepRef> deps;  // depends_on, then_steps, else_steps, parallel steps
-  std::uint32_t config_keys = 0;
+  std::vector<TemplateText> templates;
   Duration estimated_duration;  // config.estimated_duration_seconds
   Duration wait_duration;       // config.duration_seconds
-  std::vector<TemplateText> templates;
-  // LOOP body (config.body).
+  std::uint32_t config_keys = 0;
+  std::uint32_t body_config_keys = 0;
+  bool has_id = false;
+  bool has_type = false;
+  bool type_reported = false;  // step_type of the wrong JSON type (already an issue)
   bool body_present = false;
   bool body_is_object = false;
   bool body_has_type = false;
-  std::string_view body_type_text;
-  std::uint32_t body_config_keys = 0;
 };
 
 // An issue found while extracting, ordered later by `step` (kDocument first).

@@ -61,7 +61,7 @@ void read_duration(const Value& v, Duration& d) {
     d.state = Duration::State::Template;
   } else {
     d.state = Duration::State::Invalid;
-    d.raw = show(v);
+    d.invalid = &v;  // the document outlives the facts
   }
 }
 
