@@ -235,6 +235,9 @@ TEST(ValidationTest, InvalidValuesAndDocuments) {
   EXPECT_EQ(e[3].path, "steps[2].depends_on[0]");
   EXPECT_EQ(e[4].path, "steps[2].config.duration_seconds");
   EXPECT_EQ(e[5].path, "steps[3]");
+  // The message quotes the value as written.
+  EXPECT_NE(e[2].message.find("got -5"), std::string::npos) << e[2].message;
+  EXPECT_NE(e[4].message.find("got \"soon\""), std::string::npos) << e[4].message;
 
   EXPECT_EQ(codes(errors_of(R"([1, 2])")), std::vector<std::string>{"invalid_document"});
   EXPECT_EQ(errors_of(R"({"pipeline": {}})")[0].path, "steps");
