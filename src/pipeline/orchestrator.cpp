@@ -30,7 +30,6 @@ std::string_view to_string(FiringAction a) noexcept {
 
 namespace {
 
-Value optional_time(const std::optional<Timestamp>& t) { return t ? Value(t->to_string()) : Value(); }
 Value optional_text(const std::optional<std::string>& s) { return s ? Value(*s) : Value(); }
 
 }  // namespace
@@ -42,7 +41,7 @@ Value FiringRecord::to_value() const {
                      {"action", std::string(pipeline::to_string(action))},
                      {"run_id", run_id},
                      {"cause", cause},
-                     {"scheduled_time", optional_time(scheduled_time)},
+                     {"scheduled_time", detail::optional_time(scheduled_time)},
                      {"triggered_by_run_id", optional_text(triggered_by_run_id)},
                      {"message", message},
                      {"field", field}});
@@ -54,12 +53,12 @@ Value RunRecord::to_value() const {
                      {"trigger", std::string(pipeline::to_string(trigger))},
                      {"cause", cause},
                      {"status", std::string(pipeline::to_string(status))},
-                     {"scheduled_time", optional_time(scheduled_time)},
+                     {"scheduled_time", detail::optional_time(scheduled_time)},
                      {"triggered_by_run_id", optional_text(triggered_by_run_id)},
                      {"chain_depth", chain_depth},
                      {"params", params},
                      {"created_at", created_at.to_string()},
-                     {"finished_at", optional_time(finished_at)}});
+                     {"finished_at", detail::optional_time(finished_at)}});
 }
 
 

@@ -20,8 +20,6 @@ namespace {
 
 constexpr std::int64_t kCheckpointVersion = 1;
 
-Value optional_time(const std::optional<Timestamp>& t) { return t ? Value(t->to_string()) : Value(); }
-
 // Reads one field of a checkpoint map, naming `path.key` in errors.
 class Fields {
  public:
@@ -138,8 +136,8 @@ Value Orchestrator::checkpoint() const {
   core::Map pipelines;
   for (const auto& p : m.pipelines) {
     pipelines.set(p.id, Value::map({{"created", p.cron.created.to_string()},
-                                    {"last_schedule_time", optional_time(p.cron.last_schedule_time)},
-                                    {"missed_until", optional_time(p.missed_until)},
+                                    {"last_schedule_time", detail::optional_time(p.cron.last_schedule_time)},
+                                    {"missed_until", detail::optional_time(p.missed_until)},
                                     {"runs_started", p.runs_started}}));
   }
   core::List runs;

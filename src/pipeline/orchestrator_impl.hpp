@@ -14,6 +14,11 @@
 namespace budcore::pipeline {
 namespace detail {
 
+// Optional fields as written in records and checkpoints: null when absent.
+inline core::Value optional_time(const std::optional<core::Timestamp>& t) {
+  return t ? core::Value(t->to_string()) : core::Value();
+}
+
 // A registered pipeline and the live state of its trigger.
 struct OrchestratedPipeline {
   std::string id;

@@ -1,8 +1,5 @@
 // make_curl_http_client against a real HTTP/1.1 server on loopback.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -21,6 +18,7 @@ using budcore::backend::HttpRequest;
 using budcore::backend::make_curl_http_client;
 using budcore::core::Duration;
 using budcore::core::ErrorCode;
+using budcore::testing::closed_port;
 using budcore::testing::LoopbackHttpServer;
 using budcore::testing::ScriptedResponse;
 
@@ -30,19 +28,6 @@ std::string header_of(const budcore::backend::HttpResponse& r, const std::string
   return "<absent>";
 }
 
-// A port on which nothing listens: bind an ephemeral port, then close it.
-int closed_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  int port = ntohs(addr.sin_port);
-  ::close(fd);
-  return port;
-}
 
 TEST(HttpClientTest, GetReturnsStatusBodyAndLowerCasedHeaders) {
   LoopbackHttpServer server;

@@ -258,4 +258,18 @@ class LoopbackHttpServer {
   std::atomic<std::size_t> connections_{0};
 };
 
+// A port on 127.0.0.1 that nothing listens on: bound, then closed again (connection refused).
+inline int closed_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  int port = ntohs(addr.sin_port);
+  ::close(fd);
+  return port;
+}
+
 }  // namespace budcore::testing

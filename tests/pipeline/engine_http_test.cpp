@@ -3,7 +3,6 @@
 // engine timers matter (retry backoff: HTTP calls are synchronous, so virtual time stands still
 // during a call); the system clock where waiting is real (timeouts).
 #include <gtest/gtest.h>
-#include <sys/socket.h>
 
 #include <chrono>
 #include <map>
@@ -22,6 +21,7 @@
 namespace budcore::pipeline {
 namespace {
 
+using budcore::testing::closed_port;
 using budcore::testing::LoopbackHttpServer;
 using budcore::testing::RecordedRequest;
 using budcore::testing::ScriptedResponse;
@@ -53,18 +53,6 @@ nlohmann::json body_json(const RecordedRequest& r) {
   return j;
 }
 
-// A port on 127.0.0.1 that nothing listens on: bound, then closed again.
-int refused_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 // Real HTTP executors over a loopback server; the clock is chosen per test.
 struct HttpHarness {
@@ -452,7 +440,7 @@ TEST(EngineHttpTest, StepTimeoutBoundsTheHttpCall) {
 
 TEST(EngineHttpTest, ConnectionRefusedIsAClearTransportError) {
   HttpHarness h;
-  int port = refused_port();
+  int port = closed_port();
   auto params = core::Value::map({{"dead", "http://127.0.0.1:" + std::to_string(port)}});
   auto e = h.make(doc(R"({"steps": [
       {"id": "api", "step_type": "API_CALL", "config": {"url": "{{ params.dead }}/v1/x", "retry_count": 1}},
@@ -589,7 +577,7 @@ TEST(EngineHttpTest, StepTimeoutBoundsAHangingWebhook) {
 TEST(EngineHttpTest, UnreachableWebhookErrorsTheStepAndOnFailureHookStillRuns) {
   HttpHarness h;
   backend::WebhookNotifierOptions o;
-  o.url = "http://127.0.0.1:" + std::to_string(refused_port()) + "/hook";
+  o.url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/hook";
   auto dead = backend::make_webhook_notifier(*h.http, std::move(o));
   h.server.set_handler([](const RecordedRequest&) { return json_response(200, "{}"); });
   auto e = Engine::create(doc(R"({"pipeline": {"on_failure": [{"step_type": "API_CALL",
