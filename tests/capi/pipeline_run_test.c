@@ -6,15 +6,7 @@
 #include <string.h>
 
 #include "budcore/budcore.h"
-
-static int failures = 0;
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                               \
-    }                                                                           \
-  } while (0)
+#include "check.h"
 
 /* prep (TRANSFORM) -> score (FUNCTION "score", one retry) -> report (TRANSFORM reading
  * steps.score.outputs.total). */
