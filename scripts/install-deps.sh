@@ -11,6 +11,7 @@ APT_PACKAGES=(
   nlohmann-json3-dev libcurl4-openssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev libcli11-dev libpq-dev postgresql libsimdjson-dev
   python3-dev
+  curl openssl  # scripts/k8s-testbed.sh (certificates, readiness probes); it also needs Go >= 1.24
 )
 PIP_PACKAGES=(
   "scikit-build-core>=0.10" "pybind11>=2.10" "pytest>=7" "jinja2>=3.1" "networkx>=3"

@@ -33,10 +33,12 @@ class ClientTestbedTest : public ::testing::Test {
  protected:
   void SetUp() override {
     BUDCORE_NEED_TESTBED();
+    this->tb = tb;
     client = tb->client();
     ns = Testbed::unique("client");
     ASSERT_TRUE(ensure_namespace(*client, ns));
   }
+  testing::Testbed* tb = nullptr;
   std::unique_ptr<Client> client;
   std::string ns;
 };
