@@ -4,6 +4,7 @@
 // WorkloadPriorityClasses, in the storage version of Kueue 0.19 (kueue.x-k8s.io/v1beta2).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ BUDCORE_API std::vector<core::Value> kueue_objects(const quota::QuotaConfig& con
 
 struct ApplyOptions {
   bool budcore_priorities = true;
+  // ClusterQueue name -> AdmissionChecks its workloads must pass (admissionChecksStrategy), e.g.
+  // the MultiKueue check of multikueue_objects() on a manager cluster.
+  std::map<std::string, std::vector<std::string>> admission_checks;
   bool force = true;   // take over fields another field manager owns (a hand edit) instead of failing
   bool prune = false;  // delete budcore-labelled Kueue objects the configuration no longer has
 };
@@ -37,6 +41,26 @@ struct ApplyReport {
 // priority classes). The first refusal stops it; the error names the object and field.
 BUDCORE_API core::Result<ApplyReport> apply_quota(Client& client, const quota::QuotaConfig& config,
                                                   const ApplyOptions& options = {});
+
+// MultiKueue on a manager cluster: each worker's kubeconfig goes into a Secret in Kueue's
+// namespace, a MultiKueueCluster points at it, one MultiKueueConfig lists the workers, and an
+// AdmissionCheck (controller kueue.x-k8s.io/multikueue) that ClusterQueues list makes Kueue
+// dispatch their admitted workloads to a worker with capacity. The kubeconfigs must be
+// self-contained (inline certificate data and token, no file paths).
+struct MultiKueueWorker {
+  std::string name;        // MultiKueueCluster name
+  std::string kubeconfig;  // the worker's kubeconfig YAML
+};
+struct MultiKueueSetup {
+  std::string name = "budcore-multikueue";  // of the AdmissionCheck and the MultiKueueConfig
+  std::vector<MultiKueueWorker> workers;
+  std::string kueue_namespace = "kueue-system";
+};
+// The objects, in apply order: Secrets, MultiKueueClusters, MultiKueueConfig, AdmissionCheck.
+BUDCORE_API core::Result<std::vector<core::Value>> multikueue_objects(const MultiKueueSetup& setup);
+// Server-side applies multikueue_objects(); returns the AdmissionCheck's name for
+// ApplyOptions::admission_checks.
+BUDCORE_API core::Result<std::string> apply_multikueue(Client& client, const MultiKueueSetup& setup);
 
 // The cluster's Kueue configuration (every Kueue quota object, not only budcore's).
 BUDCORE_API core::Result<quota::KueueImport> read_quota(Client& client);

@@ -2,6 +2,8 @@
 #include <set>
 
 #include "budcore/kubernetes/kueue.hpp"
+#include "backends/kubernetes/util.hpp"
+#include "budcore/core/yaml.hpp"
 #include "budcore/kubernetes/render.hpp"
 
 namespace budcore::kubernetes {
@@ -72,6 +74,17 @@ core::Result<ApplyReport> apply_quota(Client& client, const quota::QuotaConfig& 
   BUDCORE_TRY(quota::validate(config));
   ApplyReport report;
   std::vector<Value> objects = kueue_objects(config, options.budcore_priorities);
+  for (const auto& [cq, checks] : options.admission_checks) {
+    bool found = false;
+    for (auto& obj : objects) {
+      if (obj.find("kind")->as_string() != "ClusterQueue" || meta_str(obj, "name") != cq) continue;
+      core::List rules;
+      for (const auto& c : checks) rules.emplace_back(core::Map{{"name", c}});
+      obj.mutable_map()["spec"].mutable_map().set("admissionChecksStrategy", core::Map{{"admissionChecks", std::move(rules)}});
+      found = true;
+    }
+    if (!found) return Error::invalid("admission_checks", cq, "no ClusterQueue of that name in the configuration");
+  }
   std::set<std::string> wanted;
   std::set<std::string> namespaces_done;
   for (const auto& obj : objects) {
@@ -111,6 +124,67 @@ core::Result<ApplyReport> apply_quota(Client& client, const quota::QuotaConfig& 
     }
   }
   return report;
+}
+
+core::Result<std::vector<Value>> multikueue_objects(const MultiKueueSetup& setup) {
+  if (setup.workers.empty()) return Error::invalid("workers", {}, "MultiKueue needs at least one worker cluster");
+  std::vector<Value> secrets, clusters;
+  core::List names;
+  core::Map labels{{kLabelManagedBy, kManagedByValue}};
+  for (std::size_t i = 0; i < setup.workers.size(); ++i) {
+    const auto& w = setup.workers[i];
+    std::string path = "workers[" + std::to_string(i) + "]";
+    if (w.name.empty()) return Error::invalid(path + ".name", {}, "required field is missing");
+    // Kueue reads the kubeconfig itself; check now that it is self-contained.
+    auto parsed = core::parse_yaml(w.kubeconfig);
+    if (!parsed || !parsed->is_map()) return Error::invalid(path + ".kubeconfig", {}, "not a kubeconfig document");
+    for (const char* file_key : {"certificate-authority:", "client-certificate:", "client-key:", "tokenFile:"})
+      if (w.kubeconfig.find(file_key) != std::string::npos)
+        return Error::invalid(path + ".kubeconfig", file_key, "MultiKueue kubeconfigs must inline their data (no file paths)");
+    std::string secret = setup.name + "-" + w.name;
+    secrets.push_back(core::Map{{"apiVersion", "v1"},
+                                {"kind", "Secret"},
+                                {"metadata", core::Map{{"name", secret}, {"namespace", setup.kueue_namespace}, {"labels", labels}}},
+                                {"data", core::Map{{"kubeconfig", encode_base64(w.kubeconfig)}}}});
+    clusters.push_back(core::Map{
+        {"apiVersion", resources::multikueue_clusters().api_version()},
+        {"kind", "MultiKueueCluster"},
+        {"metadata", core::Map{{"name", w.name}, {"labels", labels}}},
+        {"spec", core::Map{{"clusterSource", core::Map{{"kubeConfig", core::Map{{"location", secret}, {"locationType", "Secret"}}}}}}}});
+    names.emplace_back(w.name);
+  }
+  std::vector<Value> out = std::move(secrets);
+  for (auto& c : clusters) out.push_back(std::move(c));
+  out.push_back(core::Map{{"apiVersion", resources::multikueue_configs().api_version()},
+                          {"kind", "MultiKueueConfig"},
+                          {"metadata", core::Map{{"name", setup.name}, {"labels", labels}}},
+                          {"spec", core::Map{{"clusters", std::move(names)}}}});
+  out.push_back(core::Map{
+      {"apiVersion", resources::admission_checks().api_version()},
+      {"kind", "AdmissionCheck"},
+      {"metadata", core::Map{{"name", setup.name}, {"labels", labels}}},
+      {"spec", core::Map{{"controllerName", "kueue.x-k8s.io/multikueue"},
+                         {"parameters", core::Map{{"apiGroup", "kueue.x-k8s.io"}, {"kind", "MultiKueueConfig"}, {"name", setup.name}}}}}});
+  return out;
+}
+
+core::Result<std::string> apply_multikueue(Client& client, const MultiKueueSetup& setup) {
+  std::vector<Value> objs;
+  BUDCORE_TRY_ASSIGN(objs, multikueue_objects(setup));
+  bool made;
+  BUDCORE_TRY_ASSIGN(made, ensure_namespace(client, setup.kueue_namespace));
+  (void)made;
+  for (const auto& obj : objs) {
+    const Resource* r = resource_of(obj);
+    if (r == nullptr) return Error::make(core::ErrorCode::Internal, "no API resource for " + label_of(obj));
+    auto a = client.apply(*r, meta_str(obj, "namespace"), obj, true);
+    if (!a) {
+      Error e = std::move(a).error();
+      e.message = "applying " + label_of(obj) + " failed: " + e.message;
+      return e;
+    }
+  }
+  return setup.name;
 }
 
 core::Result<quota::KueueImport> read_quota(Client& client) {

@@ -10,6 +10,9 @@
 #include "budcore/quota/kueue_yaml.hpp"
 #include "kubernetes/testbed/testbed.hpp"
 
+#include <fstream>
+#include <sstream>
+
 namespace budcore::kubernetes {
 namespace {
 
@@ -313,6 +316,53 @@ TEST_F(KueueTestbedTest, InvalidQuotaObjectsAreRefusedByKueuesSchema) {
   EXPECT_EQ(refused.error().code, ErrorCode::Invalid);
   EXPECT_EQ(refused.error().field, "spec.queueingStrategy");
   EXPECT_NE(refused.error().message.find("LIFO"), std::string::npos) << refused.error().message;
+}
+
+TEST_F(KueueTestbedTest, MultiKueueManagerObjectsAreAcceptedAndGateAdmission) {
+  // One machine has one control plane, so the worker here is unreachable: what is tested is
+  // that Kueue accepts budcore's manager-side objects, reports the worker's state, and holds
+  // admission on the MultiKueue check (see docs/kubernetes.md for a real manager + workers).
+  std::ifstream in(tb->kubeconfig());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string worker = ss.str();
+  worker.replace(worker.find("server: ") + 8, worker.find('\n', worker.find("server: ")) - worker.find("server: ") - 8,
+                 "https://127.0.0.1:1");
+  MultiKueueSetup mk;
+  mk.name = "mk-" + sfx;
+  mk.workers.push_back({"worker-" + sfx, worker});
+  auto check = apply_multikueue(*client, mk);
+  ASSERT_TRUE(check) << check.error().describe();
+  ApplyOptions ao;
+  ao.admission_checks["batch-" + sfx] = {*check};
+  auto applied = apply_quota(*client, config(), ao);
+  ASSERT_TRUE(applied) << applied.error().describe();
+  std::optional<Condition> active;
+  EXPECT_TRUE(Testbed::wait_until([&] {
+    auto c = client->get(resources::multikueue_clusters(), {}, "worker-" + sfx);
+    if (c) active = find_condition(*c, "Active");
+    return active.has_value();
+  }));
+  ASSERT_TRUE(active);
+  EXPECT_EQ(active->status, "False");
+  EXPECT_FALSE(active->message.empty());
+  auto rj = submit(gpu_job("dispatched", 1));
+  ObservedJob o;
+  ASSERT_TRUE(Testbed::wait_until([&] {
+    auto r = observe(*client, rj);
+    if (r) o = *r;
+    return r && r->reason == "QuotaReserved";
+  })) << o.message;
+  EXPECT_EQ(o.status, JobStatus::Queued);
+  EXPECT_NE(o.message.find("waiting for admission checks"), std::string::npos) << o.message;
+  auto j = client->get(resources::jobs(), rj.namespace_, rj.name);
+  EXPECT_TRUE(j->find_path("spec.suspend")->as_bool());  // the manager never runs it locally
+  // Bad setups are refused before anything is applied.
+  MultiKueueSetup bad = mk;
+  bad.workers[0].kubeconfig = "apiVersion: v1\nclusters:\n- name: c\n  cluster: {server: https://a, certificate-authority: /etc/ca.crt}\n";
+  auto refused = multikueue_objects(bad);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().field, "workers[0].kubeconfig");
 }
 
 }  // namespace
