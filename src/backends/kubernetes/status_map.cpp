@@ -136,7 +136,7 @@ ObservedJob observe_job(const Value* job_object, const Value* workload) {
     out.reason = reserved->reason;
     out.message = reserved->message.empty() ? "waiting for quota" : reserved->message;
   } else {
-    out.reason = "Pending";
+    out.reason = "Created";
     out.message = "queued; Kueue has not evaluated the workload yet";
   }
   return out;
