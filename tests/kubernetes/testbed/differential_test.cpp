@@ -72,6 +72,14 @@ class Renamer {
     back_[out] = name;
     return out;
   }
+  // Resource names: scenario-only names ("gpu") become extended resources a Pod may request.
+  static std::string resource(const std::string& r) {
+    static const std::set<std::string> standard = {"cpu", "memory", "ephemeral-storage", "pods"};
+    return standard.count(r) || r.find('/') != std::string::npos ? r : "example.com/" + r;
+  }
+  static std::string original_resource(const std::string& r) {
+    return r.rfind("example.com/", 0) == 0 ? r.substr(12) : r;
+  }
   std::string original(const std::string& k8s) const {
     auto it = back_.find(k8s);
     return it == back_.end() ? k8s : it->second;
@@ -85,8 +93,13 @@ class Renamer {
 quota::Scenario renamed(const quota::Scenario& in, Renamer& rn) {
   quota::Scenario s = in;
   auto groups = [&](std::vector<quota::ResourceGroup>& gs) {
-    for (auto& g : gs)
-      for (auto& f : g.flavors) f.name = rn(f.name);
+    for (auto& g : gs) {
+      for (auto& r : g.covered_resources) r = Renamer::resource(r);
+      for (auto& f : g.flavors) {
+        f.name = rn(f.name);
+        for (auto& r : f.resources) r.name = Renamer::resource(r.name);
+      }
+    }
   };
   for (auto& f : s.config.resource_flavors) f.name = rn(f.name);
   for (auto& c : s.config.cohorts) {
@@ -108,49 +121,79 @@ quota::Scenario renamed(const quota::Scenario& in, Renamer& rn) {
     w.name = rn(w.name);
     w.namespace_ = rn(w.namespace_);
     w.queue = rn(w.queue);
+    for (auto& ps : w.pod_sets) {
+      core::ResourceList req;
+      for (const auto& [name, q] : ps.requests.items()) (void)req.set(Renamer::resource(name), q);
+      ps.requests = req;
+    }
     if (w.admitted) {
       w.admitted->cluster_queue = rn(w.admitted->cluster_queue);
-      for (auto& [ps, res] : w.admitted->flavors)
-        for (auto& [r, f] : res) f = rn(f);
+      for (auto& [ps, res] : w.admitted->flavors) {
+        std::map<std::string, std::string> renamed_res;
+        for (auto& [r, f] : res) renamed_res[Renamer::resource(r)] = rn(f);
+        res = renamed_res;
+      }
     }
   }
   return s;
 }
 
-Value workload_object(const quota::Workload& w, const quota::QuotaConfig& cfg) {
-  List pod_sets;
-  for (const auto& ps : w.pod_sets) {
-    Map requests;
-    for (const auto& [name, q] : ps.requests.items()) requests.set(name, q.to_string());
-    Map pod{{"restartPolicy", "Never"},
-            {"containers", List{Map{{"name", "c"}, {"image", "busybox"}, {"resources", Map{{"requests", requests}}}}}}};
-    Map selector;
-    for (const auto& [k, v] : ps.node_selector) selector.set(k, v);
-    // A workload the scenario says is admitted on given flavors is pinned to them when they
-    // have node labels (Kueue might otherwise choose differently on its own).
-    if (w.admitted)
-      if (auto it = w.admitted->flavors.find(ps.name); it != w.admitted->flavors.end())
-        for (const auto& [res, flavor] : it->second)
-          for (const auto& f : cfg.resource_flavors)
-            if (f.name == flavor)
-              for (const auto& [k, v] : f.node_labels) selector.set(k, v);
-    if (!selector.empty()) pod.set("nodeSelector", selector);
-    List tolerations;
-    for (const auto& t : ps.tolerations) {
-      Map tm{{"key", t.key}, {"operator", t.value.empty() ? "Exists" : "Equal"}};
-      if (!t.value.empty()) tm.set("value", t.value);
-      if (!t.effect.empty()) tm.set("effect", t.effect);
-      tolerations.emplace_back(std::move(tm));
-    }
-    if (!tolerations.empty()) pod.set("tolerations", tolerations);
-    Map m{{"name", ps.name}, {"count", ps.count}, {"template", Map{{"spec", pod}}}};
-    if (ps.min_count) m.set("minCount", *ps.min_count);
-    pod_sets.emplace_back(std::move(m));
+std::string priority_class(std::int32_t p, const std::string& sfx) {
+  return (p < 0 ? "pm" + std::to_string(-static_cast<std::int64_t>(p)) : "p" + std::to_string(p)) + "-" + sfx;
+}
+
+// A workload as a suspended batch/v1 Job Kueue manages: Kueue's job integration is what carries
+// out evictions (it suspends the Job and releases the quota), so preemption completes as it
+// would in a cluster. One pod set ("main"), count = parallelism = completions, minCount through
+// kueue.x-k8s.io/job-min-parallelism, priority through a WorkloadPriorityClass.
+Value job_object(const quota::Workload& w, const quota::QuotaConfig& cfg, const std::string& sfx) {
+  const quota::PodSet& ps = w.pod_sets.at(0);
+  Map requests, limits;  // extended resources need limits equal to requests
+  for (const auto& [name, q] : ps.requests.items()) {
+    requests.set(name, q.to_string());
+    if (name.find('/') != std::string::npos) limits.set(name, q.to_string());
   }
-  return Map{{"apiVersion", "kueue.x-k8s.io/v1beta2"},
-             {"kind", "Workload"},
-             {"metadata", Map{{"name", w.name}, {"namespace", w.namespace_}}},
-             {"spec", Map{{"queueName", w.queue}, {"priority", w.priority}, {"podSets", pod_sets}}}};
+  Map resources{{"requests", requests}};
+  if (!limits.empty()) resources.set("limits", limits);
+  Map pod{{"restartPolicy", "Never"},
+          {"containers", List{Map{{"name", "c"}, {"image", "busybox"}, {"resources", resources}}}}};
+  Map selector;
+  for (const auto& [k, v] : ps.node_selector) selector.set(k, v);
+  // A workload the scenario says is admitted on given flavors is pinned to them when they
+  // have node labels (Kueue might otherwise choose differently on its own).
+  if (w.admitted)
+    if (auto it = w.admitted->flavors.find(ps.name); it != w.admitted->flavors.end())
+      for (const auto& [res, flavor] : it->second)
+        for (const auto& f : cfg.resource_flavors)
+          if (f.name == flavor)
+            for (const auto& [k, v] : f.node_labels) selector.set(k, v);
+  if (!selector.empty()) pod.set("nodeSelector", selector);
+  List tolerations;
+  for (const auto& t : ps.tolerations) {
+    Map tm{{"key", t.key}, {"operator", t.value.empty() ? "Exists" : "Equal"}};
+    if (!t.value.empty()) tm.set("value", t.value);
+    if (!t.effect.empty()) tm.set("effect", t.effect);
+    tolerations.emplace_back(std::move(tm));
+  }
+  if (!tolerations.empty()) pod.set("tolerations", tolerations);
+  Map labels{{"kueue.x-k8s.io/queue-name", w.queue}};
+  if (w.priority != 0) labels.set("kueue.x-k8s.io/priority-class", priority_class(w.priority, sfx));
+  Map meta{{"name", w.name}, {"namespace", w.namespace_}, {"labels", labels}};
+  if (ps.min_count) meta.set("annotations", Map{{"kueue.x-k8s.io/job-min-parallelism", std::to_string(*ps.min_count)}});
+  return Map{{"apiVersion", "batch/v1"},
+             {"kind", "Job"},
+             {"metadata", meta},
+             {"spec", Map{{"suspend", true},
+                          {"parallelism", ps.count},
+                          {"completions", ps.count},
+                          {"backoffLimit", 0},
+                          {"template", Map{{"spec", pod}}}}}};
+}
+
+// The Job a Workload belongs to.
+std::string owner(const Value& wl) {
+  const Value* o = wl.find_path("metadata.ownerReferences");
+  return o && o->is_list() && o->size() > 0 ? o->as_list()[0].find("name")->as_string() : std::string();
 }
 
 bool reserved(const Value& wl) {
@@ -161,7 +204,7 @@ bool reserved(const Value& wl) {
 std::string fingerprint(const std::vector<Value>& wls) {
   std::string s;
   for (const auto& w : wls) {
-    s += w.find_path("metadata.name")->as_string() + ":" + (reserved(w) ? "R" : "-");
+    s += owner(w) + ":" + (reserved(w) ? "R" : "-");
     if (const Value* a = w.find_path("status.admission")) s += core::to_json(*a);
     if (auto e = find_condition(w, "Evicted"); e && e->status == "True") s += "E" + e->reason;
     s += ";";
@@ -188,11 +231,22 @@ TEST_P(DifferentialTest, BudcoreAndKueueAgree) {
   // budcore, under the scenario's own names.
   auto sim = quota::simulate(*scenario);
   ASSERT_TRUE(sim) << sim.error().describe();
+  // Outcomes are keyed namespace/name on both sides (the simulator's output uses the bare name
+  // unless two namespaces share it).
+  auto key_of = [&](const std::string& out_name) {
+    if (out_name.find('/') != std::string::npos) return out_name;
+    for (const auto& w : scenario->workloads)
+      if (w.name == out_name) return w.key();
+    return out_name;
+  };
   Outcome want;
-  std::set<std::string> victims(sim->preempted.begin(), sim->preempted.end());
-  for (const auto& w : scenario->workloads)
-    if (w.admitted && !victims.count(w.name)) want.admitted[w.name] = admission_text(w.admitted->cluster_queue, w.admitted->flavors, {});
-  for (const auto& [name, a] : sim->admitted) want.admitted[name] = admission_text(a.cluster_queue, a.flavors, a.count);
+  std::set<std::string> victims;
+  for (const auto& v : sim->preempted) victims.insert(key_of(v));
+  for (const auto& w : scenario->workloads) {
+    ASSERT_EQ(w.pod_sets.size(), 1u) << "the harness submits batch/v1 Jobs: one pod set per workload";
+    if (w.admitted && !victims.count(w.key())) want.admitted[w.key()] = admission_text(w.admitted->cluster_queue, w.admitted->flavors, {});
+  }
+  for (const auto& [name, a] : sim->admitted) want.admitted[key_of(name)] = admission_text(a.cluster_queue, a.flavors, a.count);
   want.preempted = victims;
 
   // Kueue, under suffixed Kubernetes names.
@@ -215,6 +269,22 @@ TEST_P(DifferentialTest, BudcoreAndKueueAgree) {
     }
   };
   apply_all(objects);
+  std::set<std::int32_t> priorities;
+  for (const auto& w : k8s.workloads)
+    if (w.priority != 0) priorities.insert(w.priority);
+  for (auto p : priorities) {
+    Value pc = Map{{"apiVersion", "kueue.x-k8s.io/v1beta2"}, {"kind", "WorkloadPriorityClass"},
+                   {"metadata", Map{{"name", priority_class(p, sfx)}}}, {"value", p}};
+    apply_all({pc});
+  }
+  // The Workload Kueue made for a Job.
+  auto workload_of = [&](const quota::Workload& w) -> std::optional<Value> {
+    auto l = client->list(resources::workloads(), w.namespace_);
+    if (l)
+      for (auto& wl : l->items)
+        if (owner(wl) == w.name) return wl;
+    return std::nullopt;
+  };
 
   // 1. The workloads already admitted, in reservation order.
   std::vector<const quota::Workload*> setup, pending;
@@ -226,18 +296,20 @@ TEST_P(DifferentialTest, BudcoreAndKueueAgree) {
   };
   std::sort(setup.begin(), setup.end(), order);
   for (const auto* w : setup) {
-    ASSERT_TRUE(client->create(resources::workloads(), w->namespace_, workload_object(*w, k8s.config)));
+    auto made = client->create(resources::jobs(), w->namespace_, job_object(*w, k8s.config, sfx));
+    ASSERT_TRUE(made) << made.error().describe();
     Value got;
     bool ok = Testbed::wait_until([&] {
-      auto g = client->get(resources::workloads(), w->namespace_, w->name);
+      auto g = workload_of(*w);
       if (g) got = *g;
       return g && reserved(*g);
     });
     ASSERT_TRUE(ok) << "setup workload " << rn.original(w->name) << " was not admitted: " << core::to_json(got);
     ASSERT_EQ(got.find_path("status.admission.clusterQueue")->as_string(), w->admitted->cluster_queue);
     for (const auto& psa : got.find_path("status.admission.podSetAssignments")->as_list()) {
-      auto it = w->admitted->flavors.find(psa.find("name")->as_string());
+      auto it = w->admitted->flavors.find(w->pod_sets[0].name);  // the Job's pod set is "main"
       if (it == w->admitted->flavors.end()) continue;
+      (void)psa;
       for (const auto& [res, flavor] : it->second)
         ASSERT_EQ(psa.find("flavors")->find(res)->as_string(), flavor)
             << "setup workload " << rn.original(w->name) << " landed on another flavor; the scenario cannot be reproduced";
@@ -262,7 +334,8 @@ TEST_P(DifferentialTest, BudcoreAndKueueAgree) {
   });
   for (std::size_t i = 0; i < pending.size(); ++i) {
     if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1100));
-    ASSERT_TRUE(client->create(resources::workloads(), pending[i]->namespace_, workload_object(*pending[i], k8s.config)));
+    auto made = client->create(resources::jobs(), pending[i]->namespace_, job_object(*pending[i], k8s.config, sfx));
+    ASSERT_TRUE(made) << made.error().describe();
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let Kueue see the last one
   ASSERT_TRUE(client->create(resources::resource_flavors(), {},
@@ -291,11 +364,12 @@ TEST_P(DifferentialTest, BudcoreAndKueueAgree) {
   }
 
   Outcome got;
-  std::map<std::string, const quota::Workload*> by_name;
-  for (const auto& w : k8s.workloads) by_name[w.name] = &w;
+  std::map<std::string, const quota::Workload*> by_key;
+  for (const auto& w : k8s.workloads) by_key[w.key()] = &w;
   for (const auto& wl : wls) {
-    std::string name = wl.find_path("metadata.name")->as_string();
-    std::string orig = rn.original(name);
+    const quota::Workload* w = by_key[wl.find_path("metadata.namespace")->as_string() + "/" + owner(wl)];
+    ASSERT_NE(w, nullptr) << core::to_json(wl);
+    std::string orig = rn.original(w->namespace_) + "/" + rn.original(w->name);
     auto pre = find_condition(wl, "Preempted");
     auto ev = find_condition(wl, "Evicted");
     if ((pre && pre->status == "True") || (ev && ev->status == "True" && ev->reason == "Preempted")) got.preempted.insert(orig);
@@ -303,12 +377,11 @@ TEST_P(DifferentialTest, BudcoreAndKueueAgree) {
     std::map<std::string, std::map<std::string, std::string>> flavors;
     std::map<std::string, std::int32_t> counts;
     for (const auto& psa : wl.find_path("status.admission.podSetAssignments")->as_list()) {
-      std::string ps = psa.find("name")->as_string();
+      std::string ps = w->pod_sets[0].name;  // Kueue names the Job's pod set "main"
       if (const Value* fl = psa.find("flavors"); fl && fl->is_map())
         for (const auto& [res, f] : fl->as_map())
-          if (res != kGateResource) flavors[ps][res] = rn.original(f.as_string());
+          if (res != kGateResource) flavors[ps][Renamer::original_resource(res)] = rn.original(f.as_string());
       const Value* c = psa.find("count");
-      const quota::Workload* w = by_name[name];
       for (const auto& p : w->pod_sets)
         if (p.name == ps && c && c->is_int() && c->as_int() != p.count && !w->admitted) counts[ps] = static_cast<std::int32_t>(c->as_int());
     }
@@ -318,14 +391,17 @@ TEST_P(DifferentialTest, BudcoreAndKueueAgree) {
 }
 
 // Scenarios from tests/quota/data (taken from Kueue's own scheduler and preemption tests):
-// admission across flavors and cohorts, borrowing and lending limits, partial admission,
-// preemption within a queue and reclaim across a cohort.
+// admission across flavors (taints, limits) and cohorts, borrowing and lending limits, partial
+// admission, preemption within a queue, reclaim across a cohort, borrowWithinCohort.
+// Each workload becomes a batch/v1 Job, so scenarios have one pod set per workload.
 INSTANTIATE_TEST_SUITE_P(
     Scenarios, DifferentialTest,
     ::testing::Values("cohort_borrowing", "preempt_lower_priority_two_cycles",
                       "kueue_sched_admit_in_same_cohort_with_no_borrowing",
-                      "kueue_sched_assign_multiple_resources_and_flavors", "kueue_sched_not_enough_resources",
-                      "kueue_sched_no_overadmission_while_borrowing",
+                      "kueue_sched_flavors_with_mixed_taint_mismatch_and_exceeding_limits", "kueue_sched_not_enough_resources",
+                      "kueue_sched_capacity_blocked_or_not_when_lending_clusterqueue_reclaim_policy_is_ne",
+                      "kueue_sched_multiple_preemptions_without_borrowing", "kueue_hpreempt_preempt_in_cohort_and_own_cq",
+                      "kueue_preempt_use_borrowwithincohort_allow_preempting_a_lower_priority_workload_from",
                       "kueue_sched_partial_admission_single_variable_pod_set",
                       "kueue_sched_hierarchical_cohort_allows_borrowing_up_to_lending_limit",
                       "kueue_preempt_preempt_lowest_priority", "kueue_preempt_reclaim_quota_from_borrower",
