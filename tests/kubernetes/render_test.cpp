@@ -76,6 +76,12 @@ TEST(RenderTest, BatchJobIsASuspendedKueueJob) {
   EXPECT_NE(env.find(R"({"name":"WORKERS","value":"4"})"), std::string::npos) << env;
   EXPECT_NE(env.find(R"("secretKeyRef":{"name":"hf","key":"token"})"), std::string::npos) << env;
   EXPECT_EQ(c.find("envFrom")->as_list()[0].find_path("secretRef.name")->as_string(), "common-env");
+  EXPECT_EQ(labels->find(kLabelRun)->as_string(), "1");
+  auto retry = render_job(base_job(), options(), 2);
+  ASSERT_TRUE(retry);
+  EXPECT_EQ(retry->name, r->name + "-r2");
+  EXPECT_EQ(retry->objects[0].find_path("metadata.labels")->find(kLabelRun)->as_string(), "2");
+  EXPECT_EQ(render_job(base_job(), options(), 0).error().field, "run");
   // Idempotent: the same job renders the same objects.
   EXPECT_EQ(core::to_json(render_job(base_job(), options())->objects[0]), core::to_json(j));
 }

@@ -24,7 +24,8 @@ struct SubmitResult {
 // when they carry this job's id label and match what budcore renders; otherwise Conflict, naming
 // the object and the field someone changed ("Job tenant-x/bc-...: metadata.labels.kueue.x-k8s.io/
 // queue-name is 'other', budcore set 'batch-jobs'"). The first refusal stops it.
-BUDCORE_API core::Result<SubmitResult> submit_job(Client& client, const job::Job& job, const RenderOptions& options = {});
+BUDCORE_API core::Result<SubmitResult> submit_job(Client& client, const job::Job& job, const RenderOptions& options = {},
+                                                  std::int64_t run = 1);
 
 struct JobObjects {
   std::optional<core::Value> job_object;  // batch/v1 Job or apps/v1 Deployment

@@ -51,6 +51,7 @@ inline constexpr const char* kLabelPipeline = "budcore.io/pipeline-id";
 inline constexpr const char* kLabelStep = "budcore.io/pipeline-step-id";
 inline constexpr const char* kLabelUsecase = "budcore.io/usecase-deployment-id";
 inline constexpr const char* kLabelJobType = "budcore.io/job-type";
+inline constexpr const char* kLabelRun = "budcore.io/run";
 inline constexpr const char* kLabelManagedBy = "app.kubernetes.io/managed-by";
 inline constexpr const char* kManagedByValue = "budcore";
 inline constexpr const char* kLabelQueueName = "kueue.x-k8s.io/queue-name";
@@ -76,11 +77,14 @@ struct RenderedJob {
   std::vector<core::Value> objects;  // in creation order: [Job] or [Workload, Deployment, Service]
 };
 
-// The objects of a job (its id must be set: names derive from it).
-BUDCORE_API core::Result<RenderedJob> render_job(const job::Job& job, const RenderOptions& options = {});
+// The objects of one run of a job (its id must be set: names derive from it). Run 1 is
+// "bc-<uuid>", a retry's run n "bc-<uuid>-r<n>", so a new run never collides with an old one
+// still being deleted; every object is labelled budcore.io/run.
+BUDCORE_API core::Result<RenderedJob> render_job(const job::Job& job, const RenderOptions& options = {},
+                                                 std::int64_t run = 1);
 
-// "bc-<uuid>": the name of every object of the job.
-BUDCORE_API std::string object_name_for(const core::Id& job_id);
+// The name of every object of a job's run.
+BUDCORE_API std::string object_name_for(const core::Id& job_id, std::int64_t run = 1);
 // "budcore-critical", ..., "budcore-spot".
 BUDCORE_API std::string priority_class_name(job::JobPriority p);
 // The five WorkloadPriorityClasses budcore's priorities map to (values kueue_priority_value()).

@@ -34,9 +34,9 @@ std::string label(const Value& v, std::string_view key) {
 
 }  // namespace
 
-core::Result<SubmitResult> submit_job(Client& client, const job::Job& job, const RenderOptions& options) {
+core::Result<SubmitResult> submit_job(Client& client, const job::Job& job, const RenderOptions& options, std::int64_t run) {
   SubmitResult out;
-  BUDCORE_TRY_ASSIGN(out.rendered, render_job(job, options));
+  BUDCORE_TRY_ASSIGN(out.rendered, render_job(job, options, run));
   const std::string& ns = out.rendered.namespace_;
   bool made_ns;
   BUDCORE_TRY_ASSIGN(made_ns, ensure_namespace(client, ns));

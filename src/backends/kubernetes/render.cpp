@@ -269,7 +269,9 @@ Value meta(const std::string& name, const std::string& ns, Map labels, Map annot
 
 }  // namespace
 
-std::string object_name_for(const core::Id& job_id) { return "bc-" + job_id.to_string(); }
+std::string object_name_for(const core::Id& job_id, std::int64_t run) {
+  return "bc-" + job_id.to_string() + (run > 1 ? "-r" + std::to_string(run) : std::string());
+}
 
 std::string priority_class_name(job::JobPriority p) { return "budcore-" + std::string(job::to_string(p)); }
 
@@ -285,7 +287,8 @@ std::vector<quota::WorkloadPriorityClass> budcore_priority_classes() {
   return out;
 }
 
-core::Result<RenderedJob> render_job(const job::Job& job, const RenderOptions& o) {
+core::Result<RenderedJob> render_job(const job::Job& job, const RenderOptions& o, std::int64_t run) {
+  if (run < 1 || run > 1'000'000) return Error::invalid("run", std::to_string(run), "must be between 1 and 1000000");
   if (job.id.is_nil()) return Error::invalid("id", {}, "a job needs an id before it is rendered (object names derive from it)");
   if (job.tenant_id.is_nil()) return Error::invalid("tenant_id", {}, "a job needs a tenant (its namespace derives from it)");
   Container c;
@@ -301,9 +304,10 @@ core::Result<RenderedJob> render_job(const job::Job& job, const RenderOptions& o
   quota::LocalQueue lq = quota::local_queue_for(job, o.layout);
   out.namespace_ = lq.namespace_;
   out.local_queue = lq.name;
-  out.name = object_name_for(job.id);
+  out.name = object_name_for(job.id, run);
   out.priority_class = priority_class_name(job.priority);
   Map labels = owner_labels(job);
+  labels.set(kLabelRun, std::to_string(run));
   Map pod_labels = labels;
   Map annotations{{kAnnotationJobName, job.name}};
 
