@@ -6,6 +6,7 @@
 #   k8s-testbed.sh start STATE_DIR    build if needed, start all three, write STATE_DIR/kubeconfig
 #   k8s-testbed.sh stop STATE_DIR     stop what start started and delete its data
 #   k8s-testbed.sh status STATE_DIR   exit 0 when the test bed of STATE_DIR answers
+#   k8s-testbed.sh kubectl            build kubectl of the same release (for benchmarks); prints its path
 #
 # Binaries are cached by version under ${XDG_CACHE_HOME:-$HOME/.cache}/budcore/k8s-testbed, with
 # the Go module and build caches beside them (CI caches that one directory), so only the first
@@ -125,6 +126,26 @@ build() {
   log "cold build took $((SECONDS - t0)) s"
   echo "$(date -u +%FT%TZ) cold build $((SECONDS - t0)) s on $(nproc) cores" >>"$cache/build-times.log"
   exec 9>&-
+}
+
+# kubectl at the apiserver's version, from the same wrapper module (mostly cached packages).
+build_kubectl() {
+  local out=$cp_dir/kubectl
+  [[ -x $out ]] && { echo "$out"; return 0; }
+  build || return 1
+  local w=$cache/src/apiserver-$K8S_VERSION-kueue-$KUEUE_VERSION
+  (
+    set -e
+    cd "$w"
+    go get -tool "k8s.io/kubernetes/cmd/kubectl@$K8S_VERSION" >/dev/null 2>&1 || true
+    minor=${K8S_VERSION#v1.}
+    minor=${minor%%.*}
+    go build -trimpath -tags=selinux,notest -pgo=off \
+      -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor" \
+      -o "$out.tmp" k8s.io/kubernetes/cmd/kubectl
+    mv "$out.tmp" "$out"
+  ) >&2 || return 1
+  echo "$out"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -398,8 +419,11 @@ case "${1:-}" in
     state_arg "$@"
     status "$2"
     ;;
+  kubectl)
+    build_kubectl
+    ;;
   *)
-    echo "usage: $0 build | start STATE_DIR | stop STATE_DIR | status STATE_DIR" >&2
+    echo "usage: $0 build | start STATE_DIR | stop STATE_DIR | status STATE_DIR | kubectl" >&2
     exit 2
     ;;
 esac
