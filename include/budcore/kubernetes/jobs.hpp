@@ -48,4 +48,21 @@ BUDCORE_API core::Status start_admitted_service(Client& client, const RenderedJo
 // Workloads; objects already gone are fine.
 BUDCORE_API core::Status cancel_job(Client& client, const RenderedJob& rendered);
 
+// A job run the cluster holds, found by budcore's labels (what a reopened platform adopts).
+struct ClusterJob {
+  core::Id job_id;
+  std::int64_t run = 1;
+  std::string tenant;      // budcore.io/tenant-id ("" when absent)
+  std::string kind;        // "Job" or "Deployment"
+  std::string namespace_;
+  std::string name;
+  core::Value object;      // the live object
+};
+
+// Every budcore Job and Deployment (label app.kubernetes.io/managed-by=budcore) in `ns` ("" =
+// all namespaces), sorted by job id then run. Objects whose budcore.io/job-id label is not a
+// UUID (edited by hand) are skipped and named in `skipped`.
+BUDCORE_API core::Result<std::vector<ClusterJob>> list_budcore_jobs(Client& client, std::string_view ns = {},
+                                                                   std::vector<std::string>* skipped = nullptr);
+
 }  // namespace budcore::kubernetes

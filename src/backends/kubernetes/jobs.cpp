@@ -1,5 +1,7 @@
 #include "budcore/kubernetes/jobs.hpp"
 
+#include <algorithm>
+
 #include "budcore/kubernetes/kueue.hpp"
 
 namespace budcore::kubernetes {
@@ -155,6 +157,47 @@ core::Status cancel_job(Client& client, const RenderedJob& rendered) {
     if (!st && st.error().code != ErrorCode::NotFound) return st;
   }
   return {};
+}
+
+core::Result<std::vector<ClusterJob>> list_budcore_jobs(Client& client, std::string_view ns, std::vector<std::string>* skipped) {
+  std::vector<ClusterJob> out;
+  ListOptions lo;
+  lo.label_selector = std::string(kLabelManagedBy) + "=" + kManagedByValue;
+  for (const Resource* r : {&resources::jobs(), &resources::deployments()}) {
+    ObjectList l;
+    BUDCORE_TRY_ASSIGN(l, client.list(*r, ns, lo));
+    for (auto& obj : l.items) {
+      ClusterJob cj;
+      cj.kind = r->kind;
+      cj.namespace_ = meta_str(obj, "namespace");
+      cj.name = meta_str(obj, "name");
+      auto id = core::Id::parse(label(obj, kLabelJobId));
+      std::string run = label(obj, kLabelRun);
+      std::int64_t n = 1;
+      bool run_ok = true;
+      if (!run.empty()) {
+        n = 0;
+        for (char c : run) {
+          if (c < '0' || c > '9' || n > 1'000'000) run_ok = false;
+          n = n * 10 + (c - '0');
+        }
+      }
+      if (!id || !run_ok || n < 1) {
+        if (skipped) skipped->push_back(cj.kind + " " + cj.namespace_ + "/" + cj.name + ": labels " + kLabelJobId + "/" + kLabelRun +
+                                        " are not a job id and run");
+        continue;
+      }
+      cj.job_id = *id;
+      cj.run = n;
+      cj.tenant = label(obj, kLabelTenant);
+      cj.object = std::move(obj);
+      out.push_back(std::move(cj));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const ClusterJob& a, const ClusterJob& b) {
+    return std::make_pair(a.job_id.to_string(), a.run) < std::make_pair(b.job_id.to_string(), b.run);
+  });
+  return out;
 }
 
 }  // namespace budcore::kubernetes

@@ -11,6 +11,7 @@
 #include "kubernetes/testbed/testbed.hpp"
 
 #include <fstream>
+#include <set>
 #include <iostream>
 #include <sstream>
 
@@ -383,6 +384,56 @@ TEST_F(KueueTestbedTest, MultiKueueManagerObjectsAreAcceptedAndHoldAdmission) {
   auto refused = multikueue_objects(bad);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().field, "workers[0].kubeconfig");
+}
+
+TEST_F(KueueTestbedTest, AReopenedClientFindsItsJobsByLabel) {
+  // What a platform reopened against the cluster starts from: its objects, by label, with
+  // what happened while it was down (one admitted and completed, one deleted behind its back).
+  apply(config());
+  auto a = gpu_job("a", 1);
+  auto b = gpu_job("b", 1);
+  auto c = gpu_job("c", 1);
+  auto ra = submit(a);
+  auto rb = submit(b);
+  auto rc = submit(c);
+  ASSERT_EQ(wait_status(ra, JobStatus::Scheduled).status, JobStatus::Scheduled);
+  client.reset();  // "crash"
+  {
+    auto other = tb->client();
+    complete(*other, ra.namespace_, ra.name);
+    ASSERT_TRUE(other->remove(resources::jobs(), rb.namespace_, rb.name));
+  }
+  client = tb->client();  // "restart"
+  std::vector<std::string> skipped;
+  auto found = list_budcore_jobs(*client, ra.namespace_, &skipped);
+  ASSERT_TRUE(found) << found.error().describe();
+  ASSERT_EQ(found->size(), 2u);
+  std::set<std::string> ids;
+  for (const auto& j : *found) {
+    ids.insert(j.job_id.to_string());
+    EXPECT_EQ(j.run, 1);
+    EXPECT_EQ(j.tenant, tenant.to_string());
+    EXPECT_EQ(j.kind, "Job");
+  }
+  EXPECT_TRUE(ids.count(a.id.to_string()) && ids.count(c.id.to_string()));
+  EXPECT_TRUE(skipped.empty());
+  EXPECT_EQ(wait_status(ra, JobStatus::Completed).status, JobStatus::Completed);  // caught up
+  EXPECT_EQ(observe(*client, rb)->status, JobStatus::Pending);                    // gone: "no objects"
+  EXPECT_EQ(observe(*client, rb)->message, "no objects in the cluster");
+  // Resubmitting what is there changes nothing; the deleted one comes back once.
+  auto again = submit_job(*client, c, opts);
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->created);
+  auto back = submit_job(*client, b, opts);
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->created);
+  EXPECT_EQ(list_budcore_jobs(*client, ra.namespace_)->size(), 3u);
+  // A label edited by hand is reported, not adopted.
+  ASSERT_TRUE(client->patch(resources::jobs(), rc.namespace_, rc.name, Map{{"metadata", Map{{"labels", Map{{kLabelJobId, "not-a-uuid"}}}}}}));
+  skipped.clear();
+  EXPECT_EQ(list_budcore_jobs(*client, ra.namespace_, &skipped)->size(), 2u);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("Job " + rc.namespace_ + "/" + rc.name), std::string::npos) << skipped[0];
 }
 
 }  // namespace
