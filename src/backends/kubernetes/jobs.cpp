@@ -34,6 +34,19 @@ std::string label(const Value& v, std::string_view key) {
   return f != nullptr && f->is_string() ? f->as_string() : std::string();
 }
 
+// A decimal count 1..max (labels and annotations are text a person may have edited).
+bool parse_count(const std::string& text, std::int64_t max, std::int64_t& out) {
+  if (text.empty() || text.size() > 9) return false;
+  std::int64_t n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + (c - '0');
+  }
+  if (n < 1 || n > max) return false;
+  out = n;
+  return true;
+}
+
 }  // namespace
 
 core::Result<SubmitResult> submit_job(Client& client, const job::Job& job, const RenderOptions& options, std::int64_t run) {
@@ -110,7 +123,9 @@ core::Status start_admitted_service(Client& client, const RenderedJob& rendered,
   std::int64_t want = 1;
   const Value* ann = objects.job_object->find_path("metadata.annotations");
   if (ann != nullptr && ann->is_map())
-    if (const Value* r = ann->find(kAnnotationReplicas); r != nullptr && r->is_string()) want = std::stoll("0" + r->as_string());
+    if (const Value* r = ann->find(kAnnotationReplicas); r != nullptr && r->is_string() && !parse_count(r->as_string(), 10000, want))
+      return Error::invalid("metadata.annotations." + std::string(kAnnotationReplicas), r->as_string(),
+                            "Deployment " + rendered.namespace_ + "/" + rendered.name + ": not a replica count 1-10000 (edited by hand?)");
   if (want < 1) want = 1;
   // The admitted flavors' node labels, as Kueue would inject them into a Job it unsuspends.
   core::Map selector;
@@ -175,13 +190,7 @@ core::Result<std::vector<ClusterJob>> list_budcore_jobs(Client& client, std::str
       std::string run = label(obj, kLabelRun);
       std::int64_t n = 1;
       bool run_ok = true;
-      if (!run.empty()) {
-        n = 0;
-        for (char c : run) {
-          if (c < '0' || c > '9' || n > 1'000'000) run_ok = false;
-          n = n * 10 + (c - '0');
-        }
-      }
+      if (!run.empty()) run_ok = parse_count(run, 1'000'000, n);
       if (!id || !run_ok || n < 1) {
         if (skipped) skipped->push_back(cj.kind + " " + cj.namespace_ + "/" + cj.name + ": labels " + kLabelJobId + "/" + kLabelRun +
                                         " are not a job id and run");
