@@ -522,6 +522,27 @@ core::Status AdmissionEngine::finish(std::string_view key) {
   return {};
 }
 
+core::Status AdmissionEngine::withdraw(std::string_view key) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  auto it = m.wl_id.find(std::string(key));
+  if (it == m.wl_id.end()) return Error::make(core::ErrorCode::NotFound, "unknown workload " + std::string(key), "key");
+  int w = it->second;
+  Wl& wl = m.wls[w];
+  if (wl.state != WorkloadState::Pending)
+    return Error::make(core::ErrorCode::Conflict, "workload " + std::string(key) + " holds quota; finish it instead", "key");
+  if (wl.in_heap) m.cqs[wl.cq].heap.erase(w);
+  if (wl.cq >= 0 && m.cqs[wl.cq].sticky == w) m.cqs[wl.cq].sticky = -1;
+  // Its slot stays (indices are stable) but no queue or lookup reaches it any more.
+  wl.in_heap = false;
+  wl.inadmissible = false;
+  wl.withdrawn = true;
+  wl.cq = -1;
+  wl.reason = "withdrawn";
+  m.wl_id.erase(it);
+  return {};
+}
+
 CycleReport AdmissionEngine::run_cycle() {
   std::lock_guard lock(impl_->mu);
   return impl_->run_cycle();
@@ -607,7 +628,8 @@ std::vector<WorkloadStatus> AdmissionEngine::statuses() const {
   std::lock_guard lock(impl_->mu);
   std::vector<WorkloadStatus> out;
   out.reserve(impl_->wls.size());
-  for (const auto& wl : impl_->wls) out.push_back(status_of(*impl_, wl));
+  for (const auto& wl : impl_->wls)
+    if (!wl.withdrawn) out.push_back(status_of(*impl_, wl));
   return out;
 }
 
@@ -692,6 +714,17 @@ UsageView AdmissionEngine::local_queue_usage() const {
 UsageView AdmissionEngine::cohort_usage() const {
   std::lock_guard lock(impl_->mu);
   return usage_of(*impl_, false);
+}
+
+std::optional<std::int64_t> AdmissionEngine::max_capacity(std::string_view cluster_queue, std::string_view flavor,
+                                                          std::string_view resource) const {
+  std::lock_guard lock(impl_->mu);
+  const Impl& m = *impl_;
+  auto cq = m.cq_id.find(std::string(cluster_queue));
+  auto fl = m.flavor_id.find(std::string(flavor));
+  auto r = m.resource_id.find(std::string(resource));
+  if (cq == m.cq_id.end() || fl == m.flavor_id.end() || r == m.resource_id.end()) return std::nullopt;
+  return m.potential_available(m.cqs[cq->second].node, m.fr_of(fl->second, r->second));
 }
 
 core::QuantityFormat AdmissionEngine::format_of(std::string_view resource) const {

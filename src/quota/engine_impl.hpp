@@ -101,6 +101,7 @@ struct Wl {
   bool admitted_by_engine = false;
   bool preempted = false;
   bool in_heap = false, inadmissible = false;
+  bool withdrawn = false;  // left its queue by withdraw(); the key may be added again
   std::string reason;
 };
 
