@@ -43,7 +43,7 @@ core::Result<schedule::Timeline> timeline_of(const std::string& file) {
   core::Value doc;
   BUDCORE_TRY_ASSIGN(doc, read_document(file));
   schedule::TimelineInput in;
-  BUDCORE_TRY_ASSIGN(in, schedule::parse_estimate(doc));
+  BUDCORE_TRY_ASSIGN(in, schedule::parse_estimate_document(doc));
   return schedule::Timeline::create(std::move(in));
 }
 

@@ -379,7 +379,7 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
     BUDCORE_TRY(load_groups(static_cast<int>(i), spec.resource_groups, "cluster_queues[" + std::to_string(i) + "]"));
     CqState q{spec, static_cast<int>(i), {}, {}, std::set<int, std::function<bool(int, int)>>(
                                                      [p = impl.get()](int a, int b) { return p->heap_less(a, b); }),
-              {}, -1, {}};
+              {}, -1, std::set<int, ByCandidateOrder>(ByCandidateOrder{impl.get()})};
     for (const auto& g : spec.resource_groups) {
       CqState::Group grp;
       for (const auto& r : g.covered_resources) {

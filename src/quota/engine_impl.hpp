@@ -108,6 +108,14 @@ struct Wl {
 // SatisfiesPreemptionPolicy (preemption/common).
 bool satisfies_policy(const Wl& preemptor, const Wl& cand, PreemptionPolicy policy);
 
+// Preemption candidates of one queue in Kueue's CandidatesOrdering (lower priority first, then
+// the most recently reserved), so a preemptor reads them in order and stops at the first set
+// of victims that makes room instead of sorting every admitted workload on every decision.
+struct ByCandidateOrder {
+  const AdmissionEngine::Impl* m = nullptr;
+  bool operator()(int a, int b) const;
+};
+
 struct CqState {
   ClusterQueue spec;
   int node = -1;
@@ -120,7 +128,7 @@ struct CqState {
   std::set<int, std::function<bool(int, int)>> heap;
   std::vector<int> inadmissible;
   int sticky = -1;                 // preemptor workload kept first (BestEffortFIFO)
-  std::set<int> workloads;         // admitted + evicting workloads holding quota here
+  std::set<int, ByCandidateOrder> workloads;  // admitted + evicting workloads holding quota here
 };
 
 struct Entry {

@@ -90,7 +90,7 @@ core::Status take_job_fields(core::Map& m, const std::string& path, JobInput& jo
 
 }  // namespace
 
-core::Result<TimelineInput> parse_estimate(const Value& document) {
+core::Result<TimelineInput> parse_estimate_document(const Value& document) {
   if (!document.is_map()) return Error::invalid("", "", "a schedule scenario must be a JSON object");
   Value doc = document;
   core::Map& root = doc.mutable_map();
@@ -134,7 +134,7 @@ core::Result<TimelineInput> parse_estimate(const Value& document) {
 core::Result<TimelineInput> parse_estimate(std::string_view json) {
   Value doc;
   BUDCORE_TRY_ASSIGN(doc, core::parse_json(json));
-  return parse_estimate(doc);
+  return parse_estimate_document(doc);
 }
 
 Value seconds_value(core::Duration d) {

@@ -330,10 +330,39 @@ class Simulation {
       if (!why.empty()) return why;
       auto s = engine(ji).status(j.key);
       std::string pending = s ? s->pending_reason : "";
+      if (std::string head = strict_fifo_blocker(ji); !head.empty())
+        return "blocked behind " + head + " in StrictFIFO ClusterQueue " + queue_of(ji) + " (" + head + " can never be admitted)";
       if (!events_.empty()) return "not admitted before " + horizon + (pending.empty() ? "" : ": " + pending);
       return pending.empty() ? "never admitted" : pending;
     }
     return "not admitted before " + horizon;
+  }
+
+  std::string queue_of(int ji) const {
+    const Job& j = m_.jobs[ji];
+    for (const auto& lq : m_.trees[j.tree].config.local_queues)
+      if (lq.namespace_ == j.in.workload.namespace_ && lq.name == j.in.workload.queue) return lq.cluster_queue;
+    return {};
+  }
+
+  // In a StrictFIFO queue, the job ahead of `ji` that can never be admitted (it blocks the rest).
+  std::string strict_fifo_blocker(int ji) {
+    const Job& j = m_.jobs[ji];
+    std::string cq = queue_of(ji);
+    bool strict = false;
+    for (const auto& q : m_.trees[j.tree].config.cluster_queues)
+      if (q.name == cq) strict = q.queueing_strategy == quota::QueueingStrategy::StrictFIFO;
+    if (!strict) return {};
+    const auto& me = j.in.workload;
+    for (int other : m_.trees[j.tree].jobs) {
+      const Job& o = m_.jobs[other];
+      const auto& w = o.in.workload;
+      bool ahead = w.priority != me.priority ? w.priority > me.priority
+                                             : (w.creation_seq != me.creation_seq ? w.creation_seq < me.creation_seq : o.key < j.key);
+      if (other == ji || o.state != State::Queued || !ahead || queue_of(other) != cq) continue;
+      if (!impossible(other).empty()) return o.name;
+    }
+    return {};
   }
 
   // A job its queue could not admit even alone on an empty cluster: the reason, else "".
@@ -375,14 +404,19 @@ class Simulation {
   }
 
   void finish_never() {
+    // Reasons first (they look at other jobs' final states), then mark.
+    std::vector<std::pair<int, std::string>> never;
     for (int t : trees_)
       for (int ji : m_.trees[t].jobs) {
         Job& j = m_.jobs[ji];
         if (j.state == State::Running || j.state == State::Done) continue;
         std::set<int> seen;
-        j.never_reason = never_reason(ji, seen);
-        j.state = State::Never;
+        never.emplace_back(ji, never_reason(ji, seen));
       }
+    for (auto& [ji, why] : never) {
+      m_.jobs[ji].never_reason = std::move(why);
+      m_.jobs[ji].state = State::Never;
+    }
   }
 
   Timeline::Impl& m_;

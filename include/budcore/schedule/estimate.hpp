@@ -20,7 +20,7 @@ namespace budcore::schedule {
 // Errors are Invalid with the JSON path ("workloads[2].duration_seconds").
 BUDCORE_API core::Result<TimelineInput> parse_estimate(std::string_view json);
 // The same from a document already parsed (a JSON or YAML map).
-BUDCORE_API core::Result<TimelineInput> parse_estimate(const core::Value& document);
+BUDCORE_API core::Result<TimelineInput> parse_estimate_document(const core::Value& document);
 
 struct EstimateJsonOptions {
   int indent = -1;
