@@ -33,6 +33,12 @@ struct EstimateJsonOptions {
 BUDCORE_API core::Value to_value(const TimelineResult& result, const EstimateJsonOptions& options = {});
 BUDCORE_API std::string to_json(const TimelineResult& result, const EstimateJsonOptions& options = {});
 
+// Applies one live event to a timeline (the JSON face of Timeline's event calls):
+// {"type": "started" | "finished" | "failed" | "preempted" | "cancelled" | "submitted" | "advance",
+//  "name": "w1", "at": seconds, "admission": {"cluster_queue", "flavors", "count"} (started),
+//  "job": {a contract-6 workload} (submitted)}. Errors name the field ("event.at").
+BUDCORE_API core::Status apply_event(Timeline& timeline, const core::Value& event);
+
 // Seconds since the epoch as a JSON number: an integer when whole, else a decimal.
 BUDCORE_API core::Value seconds_value(core::Timestamp t);
 BUDCORE_API core::Value seconds_value(core::Duration d);
