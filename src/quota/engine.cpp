@@ -104,6 +104,7 @@ void Impl::admit(int w, const Assignment& a) {
     wl.adm_ps_flavor.push_back(std::move(m));
   }
   add_wl_usage(w);
+  ++state_version;
   for (const auto& [fr, v] : wl.usage)
     if (nodes[cqs[cq].node].usage[fr] > nodes[cqs[cq].node].nominal[fr]) wl.borrowing = true;
   wl.borrowing = wl.borrowing || a.borrowing > 0;
@@ -124,6 +125,7 @@ CycleReport Impl::run_cycle() {
     Wl& wl = wls[v];
     int cq = wl.adm_cq;
     remove_wl_usage(v);
+    ++state_version;
     cqs[cq].workloads.erase(v);
     wl.state = WorkloadState::Pending;
     wl.adm_cq = -1;
@@ -153,7 +155,7 @@ CycleReport Impl::run_cycle() {
   }
   // 2-3. Nominate against the start-of-cycle state.
   for (auto& e : entries) {
-    auto [a, t] = initial_assignment(e.wl);
+    auto [a, t] = nominate(e.wl);
     e.assignment = std::move(a);
     e.targets = std::move(t);
   }
@@ -247,6 +249,7 @@ CycleReport Impl::run_cycle() {
       for (int t : e.targets) {
         claimed.insert(t);
         wls[t].state = WorkloadState::Evicting;
+        ++state_version;
         wls[t].preempted = true;
         evicting.push_back(t);
         report.preempted.push_back(wls[t].key);
@@ -292,6 +295,38 @@ CycleReport Impl::run_cycle() {
     }
   }
   return report;
+}
+
+// Everything a nomination reads of the workload itself: its queue, priority (and creation order
+// where a policy compares it), and every pod set's name, counts, per-pod requests and
+// scheduling constraints.
+int Impl::shape_of(const Wl& wl) {
+  std::string k = std::to_string(wl.cq) + "|" + std::to_string(wl.spec.priority);
+  const auto& pol = cqs[wl.cq].spec.preemption;
+  if (options.fair_sharing || pol.within_cluster_queue == PreemptionPolicy::LowerOrNewerEqualPriority ||
+      pol.reclaim_within_cohort == PreemptionPolicy::LowerOrNewerEqualPriority)
+    k += "|" + std::to_string(wl.spec.creation_seq);
+  for (std::size_t p = 0; p < wl.spec.pod_sets.size(); ++p) {
+    const PodSet& ps = wl.spec.pod_sets[p];
+    k += "|" + ps.name + "#" + std::to_string(ps.count) + "#" + (ps.min_count ? std::to_string(*ps.min_count) : "-");
+    for (const auto& [r, v] : wl.per_pod[p]) k += ":" + std::to_string(r) + "=" + std::to_string(v);
+    for (const auto& [a, b] : ps.node_selector) k += "@" + a + "=" + b;
+    for (const auto& t : ps.tolerations) k += "~" + t.key + "=" + t.value + "/" + t.effect;
+  }
+  auto [it, inserted] = shape_ids.emplace(std::move(k), static_cast<int>(shape_ids.size()));
+  return it->second;
+}
+
+std::pair<Assignment, std::vector<int>> Impl::nominate(int w) {
+  const int shape = options.memoize_nominations ? wls[w].shape : -1;
+  if (shape >= 0) {
+    auto it = failed_nominations.find(shape);
+    if (it != failed_nominations.end() && it->second.version == state_version) return {it->second.assignment, {}};
+  }
+  auto result = initial_assignment(w);
+  bool failed = result.second.empty() && (result.first.mode == AMode::NoFit || result.first.mode == AMode::Preempt);
+  if (shape >= 0 && failed) failed_nominations[shape] = Nomination{state_version, result.first};
+  return result;
 }
 
 // --- public surface
@@ -475,11 +510,13 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue) {
     wl.reservation_seq = w.reservation_seq.value_or(w.creation_seq);
     if (wl.cq < 0) wl.cq = wl.adm_cq;
   }
+  if (wl.queue_error.empty() && wl.cq >= 0) wl.shape = m.shape_of(wl);
   m.wls.push_back(std::move(wl));
   m.wl_id[m.wls.back().key] = id;
   Wl& stored = m.wls.back();
   if (stored.state == WorkloadState::Admitted) {
     m.add_wl_usage(id);
+    ++m.state_version;
     m.cqs[stored.adm_cq].workloads.insert(id);
     const Node& n = m.nodes[m.cqs[stored.adm_cq].node];
     for (const auto& [fr, v] : stored.usage) stored.borrowing = stored.borrowing || n.usage[fr] > n.nominal[fr];
@@ -512,6 +549,7 @@ core::Status AdmissionEngine::finish(std::string_view key) {
   }
   int cq = wl.adm_cq;
   m.remove_wl_usage(w);
+  ++m.state_version;
   m.cqs[cq].workloads.erase(w);
   m.evicting.erase(std::remove(m.evicting.begin(), m.evicting.end(), w), m.evicting.end());
   wl.state = WorkloadState::Pending;

@@ -102,6 +102,7 @@ struct Wl {
   bool preempted = false;
   bool in_heap = false, inadmissible = false;
   bool withdrawn = false;  // left its queue by withdraw(); the key may be added again
+  int shape = -1;          // workloads of one shape get the same nomination in the same state
   std::string reason;
 };
 
@@ -156,6 +157,20 @@ struct AdmissionEngine::Impl {
   std::vector<int> evicting;  // victims to release at the next cycle start
   std::int64_t cycle = 0;
   std::int64_t reservation_clock = 0;
+  // Nomination memo: a queue re-nominates every inadmissible workload after each finish in its
+  // cohort tree (Kueue's requeue), and most of them fail again against the same state. A
+  // failed nomination (no fit, no preemption candidates) is kept per workload shape and reused
+  // while the quota state has not changed. `state_version` moves on every lasting change:
+  // admission, eviction, release, finish, an admitted workload added.
+  struct Nomination {
+    std::uint64_t version = 0;
+    Assignment assignment;
+  };
+  std::uint64_t state_version = 1;
+  std::unordered_map<std::string, int> shape_ids;
+  std::unordered_map<int, Nomination> failed_nominations;
+  int shape_of(const Wl& wl);
+  std::pair<Assignment, std::vector<int>> nominate(int w);
 
   // --- setup (engine.cpp)
   core::Status build(const QuotaConfig& config);

@@ -118,8 +118,10 @@ class Simulation {
   }
 
   core::Status start() {
-    for (int t : trees_)
+    for (int t : trees_) {
+      m_.trees[t].warnings.clear();
       for (int j : m_.trees[t].jobs) reset(m_.jobs[j]);
+    }
     // Facts first: finished jobs are done, running ones hold quota from the start.
     for (int t : trees_)
       for (int ji : m_.trees[t].jobs) {
@@ -269,6 +271,7 @@ class Simulation {
   }
 
   core::Status settle(Timestamp t) {
+    preemptions_now_.clear();
     for (int round = 0; !touched_.empty(); ++round) {
       std::set<int> trees = std::move(touched_);
       touched_.clear();
@@ -283,8 +286,21 @@ class Simulation {
                                "workloads");
           quota::CycleReport rep = eng.run_cycle();
           for (const auto& k : rep.admitted) admitted(m_.by_name.at(k), t);
-          for (const auto& k : rep.preempted) preempted(m_.by_name.at(k), t);
-          if (!rep.changed) break;
+          bool livelock = false;
+          for (const auto& k : rep.preempted) {
+            int ji = m_.by_name.at(k);
+            preempted(ji, t);
+            // Re-admitted and preempted again within one instant, over and over: Kueue's order
+            // can do that (the victim sorts before its preemptor once its quota is free). Stop
+            // cycling this instant rather than spin; the next event resumes from here.
+            if (++preemptions_now_[ji] == kMaxPreemptionsPerInstant) {
+              livelock = true;
+              m_.trees[tree].warnings.push_back(m_.jobs[ji].name + ": preempted " + std::to_string(kMaxPreemptionsPerInstant) +
+                                                " times at " + seconds_text(t) +
+                                                " s (re-admitted and preempted again each cycle); estimates after it are approximate");
+            }
+          }
+          if (!rep.changed || livelock) break;
         }
       }
       // Preempted jobs whose window has closed leave the queue until it opens again.
@@ -427,6 +443,8 @@ class Simulation {
   Timestamp horizon_end_;
   std::set<int> touched_;
   std::vector<int> entered_, requeued_;
+  std::map<int, int> preemptions_now_;  // job -> preemptions at the current instant
+  static constexpr int kMaxPreemptionsPerInstant = 3;
 };
 
 }  // namespace

@@ -248,6 +248,7 @@ void Timeline::Impl::collect() {
     return a.start != b.start ? a.start < b.start : a.name < b.name;
   });
   r.makespan = r.jobs.empty() ? core::Duration() : last - now;
+  for (const auto& t : trees) r.warnings.insert(r.warnings.end(), t.warnings.begin(), t.warnings.end());
   std::map<UsageKey, std::int64_t> level;
   for (const auto& [t, changes] : deltas)
     for (const auto& [k, v] : changes) {

@@ -74,6 +74,7 @@ struct Tree {
   quota::QuotaConfig config;   // only this tree's cohorts, queues and local queues
   std::vector<int> jobs;
   std::set<int> dependent_trees;  // trees with jobs that depend on jobs here
+  std::vector<std::string> warnings;  // from its last simulation
 };
 
 struct Timeline::Impl {

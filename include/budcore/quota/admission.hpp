@@ -27,6 +27,9 @@ struct EngineOptions {
   bool fair_sharing = false;
   // Empty: Kueue's default [LessThanOrEqualToFinalShare, LessThanInitialShare].
   std::vector<FairSharingStrategy> fair_sharing_strategies;
+  // Reuse a failed nomination for a workload of the same shape while the quota state has not
+  // changed (same decisions, fewer flavor searches). Off only to check that it changes nothing.
+  bool memoize_nominations = true;
 };
 
 enum class WorkloadState {
