@@ -150,7 +150,7 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
     core::Timestamp t = t0 + core::Duration::nanoseconds(static_cast<std::int64_t>(span * i / 8.0));
     h += "<line x1=\"" + fmt(x) + "\" y1=\"" + std::to_string(top - 8) + "\" x2=\"" + fmt(x) + "\" y2=\"" +
          std::to_string(height - 24) + "\" stroke=\"#ddd\"/>";
-    h += "<text class=\"axis\" x=\"" + fmt(x) + "\" y=\"" + std::to_string(top - 12) + "\" text-anchor=\"middle\">+" +
+    h += "<text class=\"axis\" x=\"" + fmt(x) + "\" y=\"" + std::to_string(top - 12) + "\" text-anchor=\"" + (i == 8 ? "end" : i == 0 ? "start" : "middle") + "\">+" +
          escape(seconds_text(t - r.now)) + "</text>\n";
   }
   if (r.now > t0) {

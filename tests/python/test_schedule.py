@@ -92,7 +92,7 @@ def test_to_pandas():
     assert list(df.columns) == list(schedule.JOB_COLUMNS)
     assert len(df) == 5
     row = df.set_index("name").loc["batch"]
-    assert row["pipeline"] is None and row["gpus"] == 2 and row["wait"] == "quota"
+    assert row.isna()["pipeline"] and row["gpus"] == 2 and row["wait"] == "quota"
     assert str(row["start"]) == "1970-01-01 00:08:00+00:00"
 
 
