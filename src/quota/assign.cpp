@@ -101,6 +101,7 @@ bool Impl::uses_any(int w, const std::vector<int>& frs) const {
 }
 
 bool ByCandidateOrder::operator()(int x, int y) const {
+  if (x == y) return false;
   const Wl& a = m->wls[x];
   const Wl& b = m->wls[y];
   if (a.spec.priority != b.spec.priority) return a.spec.priority < b.spec.priority;

@@ -46,12 +46,15 @@ core::Status Impl::build(const QuotaConfig& config) {
 }
 
 bool Impl::heap_less(int a, int b) const {
+  if (a == b) return false;  // set lookups compare an element with itself: skip the key compare
   const Wl& x = wls[a];
   const Wl& y = wls[b];
   if (x.spec.priority != y.spec.priority) return x.spec.priority > y.spec.priority;
   if (x.spec.creation_seq != y.spec.creation_seq) return x.spec.creation_seq < y.spec.creation_seq;
   return x.key < y.key;
 }
+
+bool HeapOrder::operator()(int a, int b) const { return m->heap_less(a, b); }
 
 void Impl::push_heap(int w) {
   Wl& wl = wls[w];
@@ -136,6 +139,7 @@ CycleReport Impl::run_cycle() {
     push_heap(v);
     report.changed = true;
   }
+  if (victims.empty() && trivial_cycle(report)) return report;
   // 1. Heads: one per ClusterQueue (the sticky preemptor first).
   std::vector<Entry> entries;
   for (auto& q : cqs) {
@@ -329,6 +333,48 @@ std::pair<Assignment, std::vector<int>> Impl::nominate(int w) {
   return result;
 }
 
+// A cycle in which every queue's head is a known failure at this state version (memo) that
+// leaves nothing behind -- no fit, or no preemption candidates where no quota is held for it
+// (reclaimWithinCohort Any) -- changes nothing but those heads' reasons and places. It is done
+// here without building, sorting and processing entries; the outcome is the full cycle's.
+bool Impl::trivial_cycle(CycleReport& report) {
+  if (!options.memoize_nominations) return false;
+  std::vector<std::pair<int, const Nomination*>> heads;
+  for (auto& q : cqs) {
+    if (q.spec.stop_policy != StopPolicy::None) continue;
+    int head = -1;
+    if (q.sticky >= 0 && wls[q.sticky].in_heap && wls[q.sticky].state == WorkloadState::Pending) head = q.sticky;
+    else if (!q.heap.empty()) head = *q.heap.begin();
+    if (head < 0) continue;
+    const int shape = wls[head].shape;
+    auto it = shape < 0 ? failed_nominations.end() : failed_nominations.find(shape);
+    if (it == failed_nominations.end() || it->second.version != state_version) return false;
+    const Assignment& a = it->second.assignment;
+    bool no_fit = a.mode == AMode::NoFit;
+    bool no_candidates = a.mode == AMode::Preempt && q.spec.preemption.reclaim_within_cohort == PreemptionPolicy::Any;
+    if (!no_fit && !no_candidates) return false;
+    heads.emplace_back(head, &it->second);
+  }
+  if (heads.empty()) return false;
+  for (auto [w, n] : heads) {
+    Wl& wl = wls[w];
+    auto& q = cqs[wl.cq];
+    q.heap.erase(w);
+    wl.in_heap = false;
+    std::string reasons;
+    for (const auto& r : n->assignment.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+    if (n->assignment.mode == AMode::NoFit) wl.reason = reasons.empty() ? "couldn't assign flavors" : reasons;
+    else wl.reason = reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
+    if (q.spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
+      push_heap(w);
+    } else {
+      make_inadmissible(w);
+      report.changed = true;
+    }
+  }
+  return true;
+}
+
 // --- public surface
 
 AdmissionEngine::AdmissionEngine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -412,8 +458,7 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
   for (std::size_t i = 0; i < config.cluster_queues.size(); ++i) {
     const auto& spec = config.cluster_queues[i];
     BUDCORE_TRY(load_groups(static_cast<int>(i), spec.resource_groups, "cluster_queues[" + std::to_string(i) + "]"));
-    CqState q{spec, static_cast<int>(i), {}, {}, std::set<int, std::function<bool(int, int)>>(
-                                                     [p = impl.get()](int a, int b) { return p->heap_less(a, b); }),
+    CqState q{spec, static_cast<int>(i), {}, {}, std::set<int, HeapOrder>(HeapOrder{impl.get()}),
               {}, -1, std::set<int, ByCandidateOrder>(ByCandidateOrder{impl.get()})};
     for (const auto& g : spec.resource_groups) {
       CqState::Group grp;

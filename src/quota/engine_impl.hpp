@@ -117,6 +117,12 @@ struct ByCandidateOrder {
   bool operator()(int a, int b) const;
 };
 
+// Queue order: higher priority, earlier creation, then key.
+struct HeapOrder {
+  const AdmissionEngine::Impl* m = nullptr;
+  bool operator()(int a, int b) const;
+};
+
 struct CqState {
   ClusterQueue spec;
   int node = -1;
@@ -126,7 +132,7 @@ struct CqState {
   };
   std::vector<Group> groups;
   std::unordered_map<int, int> group_of;  // resource -> group index
-  std::set<int, std::function<bool(int, int)>> heap;
+  std::set<int, HeapOrder> heap;
   std::vector<int> inadmissible;
   int sticky = -1;                 // preemptor workload kept first (BestEffortFIFO)
   std::set<int, ByCandidateOrder> workloads;  // admitted + evicting workloads holding quota here
@@ -171,6 +177,7 @@ struct AdmissionEngine::Impl {
   std::unordered_map<int, Nomination> failed_nominations;
   int shape_of(const Wl& wl);
   std::pair<Assignment, std::vector<int>> nominate(int w);
+  bool trivial_cycle(CycleReport& report);
 
   // --- setup (engine.cpp)
   core::Status build(const QuotaConfig& config);
