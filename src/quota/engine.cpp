@@ -165,7 +165,7 @@ CycleReport Impl::run_cycle() {
   }
   // 4. Order: lower borrowing level, higher priority, earlier creation.
   std::stable_sort(entries.begin(), entries.end(), [&](const Entry& x, const Entry& y) {
-    if (x.assignment.borrowing != y.assignment.borrowing) return x.assignment.borrowing < y.assignment.borrowing;
+    if (x.assignment->borrowing != y.assignment->borrowing) return x.assignment->borrowing < y.assignment->borrowing;
     const Wl& a = wls[x.wl];
     const Wl& b = wls[y.wl];
     if (a.spec.priority != b.spec.priority) return a.spec.priority > b.spec.priority;
@@ -196,24 +196,24 @@ CycleReport Impl::run_cycle() {
     Wl& wl = wls[e.wl];
     int cq = wl.cq;
     std::string reasons;
-    for (const auto& r : e.assignment.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+    for (const auto& r : e.assignment->reasons) reasons += (reasons.empty() ? "" : "; ") + r;
     bool overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
     bool fit_now;
     if (overlap) {
       // RecomputeAssignmentUponPreemptionTargetsOverlap: with other victims gone, same flavors.
       for (int v : claimed) remove_wl_usage(v);
-      Assignment pinned = e.assignment;
+      Assignment pinned = *e.assignment;
       Assignment na = assign(e.wl, pinned.counts, &pinned);
       std::vector<int> nt;
       if (na.mode == AMode::Preempt) nt = get_targets(e.wl, frs_of(na), na.usage);
       for (int v : claimed) add_wl_usage(v);
       if (na.mode == AMode::Fit) na.mode = AMode::DeferredFit;
-      e.assignment = std::move(na);
+      e.assignment = std::make_shared<const Assignment>(std::move(na));
       e.targets = std::move(nt);
       overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
     }
-    fit_now = fits_without(cq, e.assignment.usage, e.targets);
-    AMode mode = e.assignment.mode;
+    fit_now = fits_without(cq, e.assignment->usage, e.targets);
+    AMode mode = e.assignment->mode;
     if (mode == AMode::NoFit) {
       e.outcome = Entry::Outcome::NoFit;
       wl.reason = reasons.empty() ? "couldn't assign flavors" : reasons;
@@ -223,9 +223,9 @@ CycleReport Impl::run_cycle() {
       if (cqs[cq].spec.preemption.reclaim_within_cohort != PreemptionPolicy::Any) {
         std::vector<std::pair<int, Amount>> reserve;
         const Node& n = nodes[cqs[cq].node];
-        for (const auto& [fr, v] : e.assignment.usage) {
+        for (const auto& [fr, v] : e.assignment->usage) {
           Amount r;
-          if (e.assignment.borrowing > 0) {
+          if (e.assignment->borrowing > 0) {
             r = n.borrowing_limit[fr] == kNoLimit ? v : std::min(v, sat_sub(sat_add(n.nominal[fr], n.borrowing_limit[fr]), n.usage[fr]));
           } else {
             r = std::max<Amount>(0, std::min(v, sat_sub(n.nominal[fr], n.usage[fr])));
@@ -238,8 +238,8 @@ CycleReport Impl::run_cycle() {
     } else if (mode == AMode::DeferredFit) {
       e.outcome = Entry::Outcome::Deferred;
       wl.reason = "waiting for preempted workloads to release quota";
-      add_usage_list(cq, e.assignment.usage);
-      temp_usage.emplace_back(cq, e.assignment.usage);
+      add_usage_list(cq, e.assignment->usage);
+      temp_usage.emplace_back(cq, e.assignment->usage);
     } else if (overlap || !fit_now) {
       e.outcome = Entry::Outcome::Skipped;
       wl.reason = overlap ? "has overlapping preemption targets with another workload"
@@ -247,8 +247,8 @@ CycleReport Impl::run_cycle() {
       if (!reasons.empty()) wl.reason += "; " + reasons;
     } else if (mode == AMode::Preempt) {
       e.outcome = Entry::Outcome::Preempting;
-      add_usage_list(cq, e.assignment.usage);
-      temp_usage.emplace_back(cq, e.assignment.usage);
+      add_usage_list(cq, e.assignment->usage);
+      temp_usage.emplace_back(cq, e.assignment->usage);
       std::string names;
       for (int t : e.targets) {
         claimed.insert(t);
@@ -264,7 +264,7 @@ CycleReport Impl::run_cycle() {
     } else {
       // Fit: reserve quota.
       e.outcome = Entry::Outcome::Admitted;
-      admit(e.wl, e.assignment);
+      admit(e.wl, *e.assignment);
       report.admitted.push_back(wl.key);
       report.changed = true;
     }
@@ -321,16 +321,17 @@ int Impl::shape_of(const Wl& wl) {
   return it->second;
 }
 
-std::pair<Assignment, std::vector<int>> Impl::nominate(int w) {
+std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(int w) {
   const int shape = options.memoize_nominations ? wls[w].shape : -1;
   if (shape >= 0) {
     auto it = failed_nominations.find(shape);
     if (it != failed_nominations.end() && it->second.version == state_version) return {it->second.assignment, {}};
   }
-  auto result = initial_assignment(w);
-  bool failed = result.second.empty() && (result.first.mode == AMode::NoFit || result.first.mode == AMode::Preempt);
-  if (shape >= 0 && failed) failed_nominations[shape] = Nomination{state_version, result.first};
-  return result;
+  auto [a, targets] = initial_assignment(w);
+  bool failed = targets.empty() && (a.mode == AMode::NoFit || a.mode == AMode::Preempt);
+  auto shared = std::make_shared<const Assignment>(std::move(a));
+  if (shape >= 0 && failed) failed_nominations[shape] = Nomination{state_version, shared};
+  return {std::move(shared), std::move(targets)};
 }
 
 // A cycle in which every queue's head is a known failure at this state version (memo) that
@@ -349,7 +350,7 @@ bool Impl::trivial_cycle(CycleReport& report) {
     const int shape = wls[head].shape;
     auto it = shape < 0 ? failed_nominations.end() : failed_nominations.find(shape);
     if (it == failed_nominations.end() || it->second.version != state_version) return false;
-    const Assignment& a = it->second.assignment;
+    const Assignment& a = *it->second.assignment;
     bool no_fit = a.mode == AMode::NoFit;
     bool no_candidates = a.mode == AMode::Preempt && q.spec.preemption.reclaim_within_cohort == PreemptionPolicy::Any;
     if (!no_fit && !no_candidates) return false;
@@ -362,8 +363,8 @@ bool Impl::trivial_cycle(CycleReport& report) {
     q.heap.erase(w);
     wl.in_heap = false;
     std::string reasons;
-    for (const auto& r : n->assignment.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
-    if (n->assignment.mode == AMode::NoFit) wl.reason = reasons.empty() ? "couldn't assign flavors" : reasons;
+    for (const auto& r : n->assignment->reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+    if (n->assignment->mode == AMode::NoFit) wl.reason = reasons.empty() ? "couldn't assign flavors" : reasons;
     else wl.reason = reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
     if (q.spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
       push_heap(w);

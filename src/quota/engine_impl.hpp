@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -140,7 +141,7 @@ struct CqState {
 
 struct Entry {
   int wl = -1;
-  Assignment assignment;
+  std::shared_ptr<const Assignment> assignment;  // shared with the nomination memo
   std::vector<int> targets;
   enum class Outcome { None, Admitted, Preempting, Deferred, NoFit, NoCandidates, Skipped } outcome = Outcome::None;
 };
@@ -170,13 +171,13 @@ struct AdmissionEngine::Impl {
   // admission, eviction, release, finish, an admitted workload added.
   struct Nomination {
     std::uint64_t version = 0;
-    Assignment assignment;
+    std::shared_ptr<const Assignment> assignment;
   };
   std::uint64_t state_version = 1;
   std::unordered_map<std::string, int> shape_ids;
   std::unordered_map<int, Nomination> failed_nominations;
   int shape_of(const Wl& wl);
-  std::pair<Assignment, std::vector<int>> nominate(int w);
+  std::pair<std::shared_ptr<const Assignment>, std::vector<int>> nominate(int w);
   bool trivial_cycle(CycleReport& report);
 
   // --- setup (engine.cpp)
