@@ -577,12 +577,19 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue) {
   return {};
 }
 
+namespace {
+core::Result<int> workload_index(const Impl& m, std::string_view key) {
+  auto it = m.wl_id.find(std::string(key));
+  if (it == m.wl_id.end()) return Error::make(core::ErrorCode::NotFound, "unknown workload " + std::string(key), "key");
+  return it->second;
+}
+}  // namespace
+
 core::Status AdmissionEngine::finish(std::string_view key) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
-  auto it = m.wl_id.find(std::string(key));
-  if (it == m.wl_id.end()) return Error::make(core::ErrorCode::NotFound, "unknown workload " + std::string(key), "key");
-  int w = it->second;
+  int w;
+  BUDCORE_TRY_ASSIGN(w, workload_index(m, key));
   Wl& wl = m.wls[w];
   if (wl.state == WorkloadState::Pending) {
     if (wl.in_heap) m.cqs[wl.cq].heap.erase(w);
@@ -609,9 +616,8 @@ core::Status AdmissionEngine::finish(std::string_view key) {
 core::Status AdmissionEngine::withdraw(std::string_view key) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
-  auto it = m.wl_id.find(std::string(key));
-  if (it == m.wl_id.end()) return Error::make(core::ErrorCode::NotFound, "unknown workload " + std::string(key), "key");
-  int w = it->second;
+  int w;
+  BUDCORE_TRY_ASSIGN(w, workload_index(m, key));
   Wl& wl = m.wls[w];
   if (wl.state != WorkloadState::Pending)
     return Error::make(core::ErrorCode::Conflict, "workload " + std::string(key) + " holds quota; finish it instead", "key");
@@ -623,7 +629,7 @@ core::Status AdmissionEngine::withdraw(std::string_view key) {
   wl.withdrawn = true;
   wl.cq = -1;
   wl.reason = "withdrawn";
-  m.wl_id.erase(it);
+  m.wl_id.erase(wl.key);
   return {};
 }
 

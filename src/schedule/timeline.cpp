@@ -296,70 +296,64 @@ const JobEstimate* Timeline::find(std::string_view name) const {
   return nullptr;
 }
 
-namespace {
-Error conflict(const Job& j, const char* what) {
-  return Error::make(core::ErrorCode::Conflict, "job " + j.name + " " + what, "name");
+// One live fact about an existing job: checks that the job is in one of `allowed` states (else
+// Conflict, changing nothing), moves `now`, applies the fact and re-simulates what it reaches.
+core::Status Timeline::Impl::fact(std::string_view name, Timestamp at, std::initializer_list<Fact> allowed,
+                                  const char* conflict, const std::function<core::Status(Job&)>& apply) {
+  int ji;
+  BUDCORE_TRY_ASSIGN(ji, job_of(name));
+  Job& j = jobs[ji];
+  if (std::find(allowed.begin(), allowed.end(), j.fact) == allowed.end())
+    return Error::make(core::ErrorCode::Conflict, "job " + j.name + " " + conflict, "name");
+  if (at < now) return move_now(at);
+  BUDCORE_TRY(apply(j));
+  now = at;
+  return simulate(affected(ji));
 }
-}  // namespace
 
 core::Status Timeline::started(std::string_view name, Timestamp at, const quota::Admission& admission) {
-  int ji;
-  BUDCORE_TRY_ASSIGN(ji, impl_->job_of(name));
-  Job& j = impl_->jobs[ji];
-  if (j.fact != Fact::Pending) return conflict(j, "is not pending");
-  auto tree = impl_->tree_of_cq.find(admission.cluster_queue);
-  if (tree == impl_->tree_of_cq.end() || tree->second != j.tree)
-    return Error::invalid("admission.cluster_queue", admission.cluster_queue, "not the cluster queue of the job's local queue");
-  BUDCORE_TRY(impl_->move_now(at));
-  j.fact = Fact::Running;
-  j.in.workload.admitted = admission;
-  j.in.started_at = at;
-  return impl_->simulate(impl_->affected(ji));
+  return impl_->fact(name, at, {Fact::Pending}, "is not pending", [&](Job& j) -> core::Status {
+    auto tree = impl_->tree_of_cq.find(admission.cluster_queue);
+    if (tree == impl_->tree_of_cq.end() || tree->second != j.tree)
+      return Error::invalid("admission.cluster_queue", admission.cluster_queue, "not the cluster queue of the job's local queue");
+    j.fact = Fact::Running;
+    j.in.workload.admitted = admission;
+    j.in.started_at = at;
+    return {};
+  });
 }
 
 core::Status Timeline::finished(std::string_view name, Timestamp at) {
-  int ji;
-  BUDCORE_TRY_ASSIGN(ji, impl_->job_of(name));
-  Job& j = impl_->jobs[ji];
-  if (j.fact != Fact::Running) return conflict(j, "is not running");
-  BUDCORE_TRY(impl_->move_now(at));
-  j.fact = Fact::Finished;
-  j.actual_end = at;
-  return impl_->simulate(impl_->affected(ji));
+  return impl_->fact(name, at, {Fact::Running}, "is not running", [&](Job& j) -> core::Status {
+    j.fact = Fact::Finished;
+    j.actual_end = at;
+    return {};
+  });
 }
 
 core::Status Timeline::failed(std::string_view name, Timestamp at) {
-  int ji;
-  BUDCORE_TRY_ASSIGN(ji, impl_->job_of(name));
-  Job& j = impl_->jobs[ji];
-  if (j.fact != Fact::Running && j.fact != Fact::Pending) return conflict(j, "has already ended");
-  BUDCORE_TRY(impl_->move_now(at));
-  j.fact = Fact::Failed;
-  j.actual_end = at;
-  return impl_->simulate(impl_->affected(ji));
+  return impl_->fact(name, at, {Fact::Running, Fact::Pending}, "has already ended", [&](Job& j) -> core::Status {
+    j.fact = Fact::Failed;
+    j.actual_end = at;
+    return {};
+  });
 }
 
 core::Status Timeline::preempted(std::string_view name, Timestamp at) {
-  int ji;
-  BUDCORE_TRY_ASSIGN(ji, impl_->job_of(name));
-  Job& j = impl_->jobs[ji];
-  if (j.fact != Fact::Running) return conflict(j, "is not running");
-  BUDCORE_TRY(impl_->move_now(at));
-  j.fact = Fact::Pending;
-  j.in.workload.admitted.reset();
-  j.actual_preemptions.push_back(at);
-  return impl_->simulate(impl_->affected(ji));
+  return impl_->fact(name, at, {Fact::Running}, "is not running", [&](Job& j) -> core::Status {
+    j.fact = Fact::Pending;
+    j.in.workload.admitted.reset();
+    j.actual_preemptions.push_back(at);
+    return {};
+  });
 }
 
 core::Status Timeline::cancelled(std::string_view name, Timestamp at) {
-  int ji;
-  BUDCORE_TRY_ASSIGN(ji, impl_->job_of(name));
-  Job& j = impl_->jobs[ji];
-  if (j.fact != Fact::Running && j.fact != Fact::Pending) return conflict(j, "has already ended");
-  BUDCORE_TRY(impl_->move_now(at));
-  j.fact = Fact::Cancelled;
-  j.actual_end = at;
-  return impl_->simulate(impl_->affected(ji));
+  return impl_->fact(name, at, {Fact::Running, Fact::Pending}, "has already ended", [&](Job& j) -> core::Status {
+    j.fact = Fact::Cancelled;
+    j.actual_end = at;
+    return {};
+  });
 }
 
 core::Status Timeline::submitted(JobInput job, Timestamp at) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -99,6 +101,8 @@ struct Timeline::Impl {
   void collect();                          // jobs -> result
   core::Result<int> job_of(std::string_view name) const;
   core::Status move_now(core::Timestamp at);
+  core::Status fact(std::string_view name, core::Timestamp at, std::initializer_list<Fact> allowed, const char* conflict,
+                    const std::function<core::Status(Job&)>& apply);
 };
 
 }  // namespace budcore::schedule
