@@ -409,8 +409,9 @@ class Simulation {
           for (const auto& g : q.resource_groups)
             for (const auto& f : g.flavors)
               if (auto cap = empty->max_capacity(cq, f.name, res); cap && (!best || *cap > *best)) best = cap;
-          auto text = [&](std::int64_t m) {
-            return core::Quantity::from_nano(static_cast<core::int128>(m) * 1'000'000, empty->format_of(res)).to_string();
+          // Captures a copy: clang before 16 rejects capturing a structured binding.
+          auto text = [&, format = empty->format_of(res)](std::int64_t m) {
+            return core::Quantity::from_nano(static_cast<core::int128>(m) * 1'000'000, format).to_string();
           };
           if (!best) return "requests " + text(need) + " " + res + " but " + cq + " provides no " + res;
           if (need > *best) return "requests " + text(need) + " " + res + " but " + cq + " can never provide more than " + text(*best);
