@@ -653,8 +653,8 @@ Result<Value> parse_document(std::string_view text) {
   return parse_yaml(text);
 }
 
-Result<Value> load_document_file(const std::string& path) {
-  auto text = read_input(path);
+Result<Value> load_document_file(const std::string& path, std::size_t max_bytes) {
+  auto text = read_input(path, max_bytes != 0 ? max_bytes : max_input_bytes());
   if (!text) return std::move(text).error();
   auto doc = parse_document(*text);
   if (!doc) {
