@@ -12,7 +12,7 @@ DEV := build/dev
 PREFIX := $(CURDIR)/$(DEV)/prefix
 CONSUMER_ENV := PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig LD_LIBRARY_PATH=$(PREFIX)/lib
 
-.PHONY: deps demo test build-dev cpp-tests install-dev consumers python-tests rust-tests go-tests asan tsan release bench fuzz clean
+.PHONY: deps demo test build-dev cpp-tests install-dev consumers python-tests rust-tests go-tests asan tsan release bench fuzz clean k8s-test k8s-testbed
 
 deps:
 	@bash scripts/install-deps.sh
@@ -91,6 +91,20 @@ fuzz:
 	  grep -E "^(Done|stat::number_of_executed_units)" build/fuzz/$$n.log || true; \
 	  if [ $$rc -ne 0 ]; then tail -n 40 build/fuzz/$$n.log; echo "$$n found a failure"; exit 1; fi; \
 	done
+
+# The Kubernetes backend against a real kube-apiserver + etcd + Kueue controller
+# (scripts/k8s-testbed.sh; the first run on a machine builds them from their Go modules,
+# ~15-25 min, cached under ~/.cache/budcore/k8s-testbed; later runs start in seconds).
+# `make test` runs these too; BUDCORE_K8S_TESTS=0 skips them there.
+k8s-test: deps
+	cmake --preset dev >/dev/null
+	cmake --build --preset dev -j $(JOBS) --target budcore_kubernetes_tests budcore_k8s_testbed_tests
+	$(DEV)/tests/budcore_kubernetes_tests --gtest_brief=1
+	ctest --preset dev -j $(JOBS) -L k8s
+
+# Build the test bed's binaries only (CI can warm its cache with this).
+k8s-testbed:
+	bash scripts/k8s-testbed.sh build
 
 bench: release
 	for b in build/release/benchmarks/*_bench; do $$b --benchmark_min_time=0.2; done

@@ -11,10 +11,12 @@ APT_PACKAGES=(
   nlohmann-json3-dev libcurl4-openssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev libcli11-dev libpq-dev postgresql libsimdjson-dev
   python3-dev
+  curl openssl  # scripts/k8s-testbed.sh (certificates, readiness probes); it also needs Go >= 1.24
+  chromium  # the schedule view's page is checked in a real headless browser (tests/python)
 )
 PIP_PACKAGES=(
   "scikit-build-core>=0.10" "pybind11>=2.10" "pytest>=7" "jinja2>=3.1" "networkx>=3"
-  "numpy>=1.23" "pandas>=1.5"
+  "numpy>=1.23" "pandas>=1.5" "matplotlib>=3.6"
 )
 
 missing=()
@@ -31,7 +33,7 @@ fi
 py=$(command -v python3)
 if ! "$py" - <<'PY' 2>/dev/null
 import importlib.metadata as m
-for n in ("scikit-build-core", "pybind11", "pytest", "jinja2", "networkx", "numpy", "pandas"):
+for n in ("scikit-build-core", "pybind11", "pytest", "jinja2", "networkx", "numpy", "pandas", "matplotlib"):
     m.version(n)
 PY
 then

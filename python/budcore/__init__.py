@@ -24,6 +24,7 @@ from ._core import (
     Quantity,
     QuotaConfig,
     QuotaExceededError,
+    ScheduleTimeline,
     SecurityError,
     Store,
     StoredJob,
@@ -50,6 +51,7 @@ from ._core import (
     version_info,
 )
 from . import quota
+from . import schedule
 
 __all__ = [
     "AdmissionEngine",
@@ -68,6 +70,7 @@ __all__ = [
     "Quantity",
     "QuotaConfig",
     "QuotaExceededError",
+    "ScheduleTimeline",
     "SecurityError",
     "Store",
     "StoredJob",
@@ -91,6 +94,7 @@ __all__ = [
     "parse_json",
     "quota",
     "render",
+    "schedule",
     "to_json",
     "version_info",
 ]

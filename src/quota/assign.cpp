@@ -1,6 +1,7 @@
 // Flavor assignment (Kueue pkg/scheduler/flavorassigner), classical preemption
 // (pkg/scheduler/preemption, .../classical) and partial admission (podset_reducer.go).
 #include <algorithm>
+#include <array>
 
 #include "quota/engine_impl.hpp"
 
@@ -97,6 +98,15 @@ bool Impl::uses_any(int w, const std::vector<int>& frs) const {
   for (const auto& [fr, v] : wls[w].usage)
     if (v > 0 && std::find(frs.begin(), frs.end(), fr) != frs.end()) return true;
   return false;
+}
+
+bool ByCandidateOrder::operator()(int x, int y) const {
+  if (x == y) return false;
+  const Wl& a = m->wls[x];
+  const Wl& b = m->wls[y];
+  if (a.spec.priority != b.spec.priority) return a.spec.priority < b.spec.priority;
+  if (a.reservation_seq != b.reservation_seq) return a.reservation_seq > b.reservation_seq;
+  return a.key < b.key;
 }
 
 // CandidatesOrdering: other queues' workloads first, lower priority, most recently reserved.
@@ -321,15 +331,15 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
       return ReclaimWithoutBorrowing;
     return ReclaimWhileBorrowing;
   };
-  std::vector<Cand> same_q, hier, prio;
-  auto from_cq = [&](int other_cq, int lca, bool adv, std::vector<Cand>& out) {
-    for (int c : cqs[other_cq].workloads) {
-      if (wls[c].state != WorkloadState::Admitted) continue;
-      Variant v = classify(c, adv);
-      if (v != Never) out.push_back({c, lca, v});
-    }
+  // Where candidates come from: the own queue, and other queues of the tree found by walking
+  // up from the preemptor's queue (each queue under the lowest ancestor it shares with it).
+  struct Source {
+    int cq;
+    int lca;
+    bool adv;
   };
-  if (pol.within_cluster_queue != PreemptionPolicy::Never) from_cq(cqi, -1, false, same_q);
+  std::vector<Source> same_src, hier_src, prio_src;
+  if (pol.within_cluster_queue != PreemptionPolicy::Never) same_src.push_back({cqi, -1, false});
   if (nodes[cq.node].parent >= 0 && pol.reclaim_within_cohort != PreemptionPolicy::Never) {
     // QuantitiesFitInQuota on the queue, then on each ancestor with the remaining requests.
     auto fit_in_quota = [&](int n, std::vector<std::pair<int, Amount>>& rem) {
@@ -343,40 +353,69 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
     std::vector<std::pair<int, Amount>> remaining = requests;
     bool adv = fit_in_quota(cq.node, remaining);
     int prev = -1;
-    std::function<void(int, int, int, bool, std::vector<Cand>&)> collect = [&](int cur, int root, int skip, bool a,
-                                                                               std::vector<Cand>& out) {
+    std::function<void(int, int, int, bool, std::vector<Source>&)> collect = [&](int cur, int root, int skip, bool a,
+                                                                                 std::vector<Source>& out) {
       for (int ch : nodes[cur].child_cohorts) {
         if (ch == skip || within_nominal(ch, frs_need)) continue;
         collect(ch, root, skip, a, out);
       }
       for (int ch : nodes[cur].child_cqs) {
         if (ch == cq.node) continue;
-        if (!within_nominal(ch, frs_need)) from_cq(ch, root, a, out);  // CQ nodes are indexed like cqs
+        if (!within_nominal(ch, frs_need)) out.push_back({ch, root, a});  // CQ nodes are indexed like cqs
       }
     };
     for (int cur = nodes[cq.node].parent; cur >= 0; cur = nodes[cur].parent) {
-      collect(cur, cur, prev, adv, adv ? hier : prio);
+      collect(cur, cur, prev, adv, adv ? hier_src : prio_src);
       bool f = fit_in_quota(cur, remaining);
       adv = adv || f;
       prev = cur;
     }
   }
-  auto order = [&](const Cand& x, const Cand& y) {
-    const Wl& a = wls[x.wl];
-    const Wl& b = wls[y.wl];
-    bool a_own = a.adm_cq == cqi, b_own = b.adm_cq == cqi;
-    if (a_own != b_own) return !a_own;
-    if (a.spec.priority != b.spec.priority) return a.spec.priority < b.spec.priority;
-    if (a.reservation_seq != b.reservation_seq) return a.reservation_seq > b.reservation_seq;
-    return a.key < b.key;
+  // A merged, filtered stream over sources, in candidate order. Each queue's admitted workloads
+  // are kept in that order, so the stream reads only as far as the preemptor needs; a queue whose
+  // next candidate has too high a priority for the policy has none left.
+  const ByCandidateOrder by_order{this};
+  struct Stream {
+    std::vector<Source> const* sources;
+    std::vector<std::set<int, ByCandidateOrder>::const_iterator> pos;
   };
-  std::sort(same_q.begin(), same_q.end(), order);
-  std::sort(hier.begin(), hier.end(), order);
-  std::sort(prio.begin(), prio.end(), order);
-  std::vector<Cand> all;
-  all.insert(all.end(), hier.begin(), hier.end());
-  all.insert(all.end(), prio.begin(), prio.end());
-  all.insert(all.end(), same_q.begin(), same_q.end());
+  auto policy_ends = [&](int c, bool same) {
+    PreemptionPolicy p = same ? pol.within_cluster_queue : pol.reclaim_within_cohort;
+    int cp = wls[c].spec.priority;
+    if (p == PreemptionPolicy::LowerPriority) return cp >= pre.spec.priority;
+    if (p == PreemptionPolicy::LowerOrNewerEqualPriority) return cp > pre.spec.priority;
+    return false;
+  };
+  auto open = [&](const std::vector<Source>& src) {
+    Stream st{&src, {}};
+    for (const Source& s : src) st.pos.push_back(cqs[s.cq].workloads.begin());
+    return st;
+  };
+  // The next candidate of the stream (or nullopt), advancing past it.
+  auto next = [&](Stream& st) -> std::optional<Cand> {
+    for (;;) {
+      int best = -1;
+      for (std::size_t i = 0; i < st.pos.size(); ++i) {
+        const Source& s = (*st.sources)[i];
+        auto& it = st.pos[i];
+        const auto& set = cqs[s.cq].workloads;
+        if (it != set.end() && policy_ends(*it, s.cq == cqi)) it = set.end();
+        if (it == set.end()) continue;
+        if (best < 0 || by_order(*it, *st.pos[static_cast<std::size_t>(best)])) best = static_cast<int>(i);
+      }
+      if (best < 0) return std::nullopt;
+      const Source& s = (*st.sources)[static_cast<std::size_t>(best)];
+      int c = *st.pos[static_cast<std::size_t>(best)]++;
+      if (wls[c].state != WorkloadState::Admitted) continue;
+      Variant v = classify(c, s.adv);
+      if (v != Never) return Cand{c, s.lca, v};
+    }
+  };
+  auto has_any = [&](const std::vector<Source>& src) {
+    Stream st = open(src);
+    return next(st).has_value();
+  };
+  const bool hier_empty = !has_any(hier_src), prio_empty = !has_any(prio_src);
 
   auto under_nominal = [&]() {
     for (int fr : frs_need)
@@ -384,9 +423,9 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
     return true;
   };
   std::vector<bool> attempts;
-  if ((hier.empty() && prio.empty()) || (bwc_forbidden && !under_nominal()))
+  if ((hier_empty && prio_empty) || (bwc_forbidden && !under_nominal()))
     attempts = {true};
-  else if (bwc_forbidden && hier.empty())
+  else if (bwc_forbidden && hier_empty)
     attempts = {false, true};
   else
     attempts = {true, false};
@@ -409,22 +448,27 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
   };
   for (bool borrow : attempts) {
     std::vector<int> targets;
-    for (const Cand& c : all) {
-      if (!valid(c, borrow)) continue;
-      remove_wl_usage(c.wl);
-      targets.push_back(c.wl);
-      if (workload_fits(borrow)) {
-        for (int i = static_cast<int>(targets.size()) - 2; i >= 0; --i) {
-          add_wl_usage(targets[i]);
-          if (workload_fits(borrow)) {
-            targets[i] = targets.back();
-            targets.pop_back();
-          } else {
-            remove_wl_usage(targets[i]);
+    // Kueue's order: hierarchical reclaim, then priority-based reclaim, then the own queue.
+    // (Removing a victim changes no workload's order, so the streams stay valid.)
+    std::array<Stream, 3> streams{open(hier_src), open(prio_src), open(same_src)};
+    for (Stream& st : streams) {
+      while (auto c = next(st)) {
+        if (!valid(*c, borrow)) continue;
+        remove_wl_usage(c->wl);
+        targets.push_back(c->wl);
+        if (workload_fits(borrow)) {
+          for (int i = static_cast<int>(targets.size()) - 2; i >= 0; --i) {
+            add_wl_usage(targets[i]);
+            if (workload_fits(borrow)) {
+              targets[i] = targets.back();
+              targets.pop_back();
+            } else {
+              remove_wl_usage(targets[i]);
+            }
           }
+          for (int t : targets) add_wl_usage(t);
+          return targets;
         }
-        for (int t : targets) add_wl_usage(t);
-        return targets;
       }
     }
     for (int t : targets) add_wl_usage(t);

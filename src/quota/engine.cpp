@@ -46,12 +46,15 @@ core::Status Impl::build(const QuotaConfig& config) {
 }
 
 bool Impl::heap_less(int a, int b) const {
+  if (a == b) return false;  // set lookups compare an element with itself: skip the key compare
   const Wl& x = wls[a];
   const Wl& y = wls[b];
   if (x.spec.priority != y.spec.priority) return x.spec.priority > y.spec.priority;
   if (x.spec.creation_seq != y.spec.creation_seq) return x.spec.creation_seq < y.spec.creation_seq;
   return x.key < y.key;
 }
+
+bool HeapOrder::operator()(int a, int b) const { return m->heap_less(a, b); }
 
 void Impl::push_heap(int w) {
   Wl& wl = wls[w];
@@ -104,6 +107,7 @@ void Impl::admit(int w, const Assignment& a) {
     wl.adm_ps_flavor.push_back(std::move(m));
   }
   add_wl_usage(w);
+  ++state_version;
   for (const auto& [fr, v] : wl.usage)
     if (nodes[cqs[cq].node].usage[fr] > nodes[cqs[cq].node].nominal[fr]) wl.borrowing = true;
   wl.borrowing = wl.borrowing || a.borrowing > 0;
@@ -124,6 +128,7 @@ CycleReport Impl::run_cycle() {
     Wl& wl = wls[v];
     int cq = wl.adm_cq;
     remove_wl_usage(v);
+    ++state_version;
     cqs[cq].workloads.erase(v);
     wl.state = WorkloadState::Pending;
     wl.adm_cq = -1;
@@ -134,6 +139,7 @@ CycleReport Impl::run_cycle() {
     push_heap(v);
     report.changed = true;
   }
+  if (victims.empty() && trivial_cycle(report)) return report;
   // 1. Heads: one per ClusterQueue (the sticky preemptor first).
   std::vector<Entry> entries;
   for (auto& q : cqs) {
@@ -153,13 +159,13 @@ CycleReport Impl::run_cycle() {
   }
   // 2-3. Nominate against the start-of-cycle state.
   for (auto& e : entries) {
-    auto [a, t] = initial_assignment(e.wl);
+    auto [a, t] = nominate(e.wl);
     e.assignment = std::move(a);
     e.targets = std::move(t);
   }
   // 4. Order: lower borrowing level, higher priority, earlier creation.
   std::stable_sort(entries.begin(), entries.end(), [&](const Entry& x, const Entry& y) {
-    if (x.assignment.borrowing != y.assignment.borrowing) return x.assignment.borrowing < y.assignment.borrowing;
+    if (x.assignment->borrowing != y.assignment->borrowing) return x.assignment->borrowing < y.assignment->borrowing;
     const Wl& a = wls[x.wl];
     const Wl& b = wls[y.wl];
     if (a.spec.priority != b.spec.priority) return a.spec.priority > b.spec.priority;
@@ -190,24 +196,24 @@ CycleReport Impl::run_cycle() {
     Wl& wl = wls[e.wl];
     int cq = wl.cq;
     std::string reasons;
-    for (const auto& r : e.assignment.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+    for (const auto& r : e.assignment->reasons) reasons += (reasons.empty() ? "" : "; ") + r;
     bool overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
     bool fit_now;
     if (overlap) {
       // RecomputeAssignmentUponPreemptionTargetsOverlap: with other victims gone, same flavors.
       for (int v : claimed) remove_wl_usage(v);
-      Assignment pinned = e.assignment;
+      Assignment pinned = *e.assignment;
       Assignment na = assign(e.wl, pinned.counts, &pinned);
       std::vector<int> nt;
       if (na.mode == AMode::Preempt) nt = get_targets(e.wl, frs_of(na), na.usage);
       for (int v : claimed) add_wl_usage(v);
       if (na.mode == AMode::Fit) na.mode = AMode::DeferredFit;
-      e.assignment = std::move(na);
+      e.assignment = std::make_shared<const Assignment>(std::move(na));
       e.targets = std::move(nt);
       overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
     }
-    fit_now = fits_without(cq, e.assignment.usage, e.targets);
-    AMode mode = e.assignment.mode;
+    fit_now = fits_without(cq, e.assignment->usage, e.targets);
+    AMode mode = e.assignment->mode;
     if (mode == AMode::NoFit) {
       e.outcome = Entry::Outcome::NoFit;
       wl.reason = reasons.empty() ? "couldn't assign flavors" : reasons;
@@ -217,9 +223,9 @@ CycleReport Impl::run_cycle() {
       if (cqs[cq].spec.preemption.reclaim_within_cohort != PreemptionPolicy::Any) {
         std::vector<std::pair<int, Amount>> reserve;
         const Node& n = nodes[cqs[cq].node];
-        for (const auto& [fr, v] : e.assignment.usage) {
+        for (const auto& [fr, v] : e.assignment->usage) {
           Amount r;
-          if (e.assignment.borrowing > 0) {
+          if (e.assignment->borrowing > 0) {
             r = n.borrowing_limit[fr] == kNoLimit ? v : std::min(v, sat_sub(sat_add(n.nominal[fr], n.borrowing_limit[fr]), n.usage[fr]));
           } else {
             r = std::max<Amount>(0, std::min(v, sat_sub(n.nominal[fr], n.usage[fr])));
@@ -232,8 +238,8 @@ CycleReport Impl::run_cycle() {
     } else if (mode == AMode::DeferredFit) {
       e.outcome = Entry::Outcome::Deferred;
       wl.reason = "waiting for preempted workloads to release quota";
-      add_usage_list(cq, e.assignment.usage);
-      temp_usage.emplace_back(cq, e.assignment.usage);
+      add_usage_list(cq, e.assignment->usage);
+      temp_usage.emplace_back(cq, e.assignment->usage);
     } else if (overlap || !fit_now) {
       e.outcome = Entry::Outcome::Skipped;
       wl.reason = overlap ? "has overlapping preemption targets with another workload"
@@ -241,12 +247,13 @@ CycleReport Impl::run_cycle() {
       if (!reasons.empty()) wl.reason += "; " + reasons;
     } else if (mode == AMode::Preempt) {
       e.outcome = Entry::Outcome::Preempting;
-      add_usage_list(cq, e.assignment.usage);
-      temp_usage.emplace_back(cq, e.assignment.usage);
+      add_usage_list(cq, e.assignment->usage);
+      temp_usage.emplace_back(cq, e.assignment->usage);
       std::string names;
       for (int t : e.targets) {
         claimed.insert(t);
         wls[t].state = WorkloadState::Evicting;
+        ++state_version;
         wls[t].preempted = true;
         evicting.push_back(t);
         report.preempted.push_back(wls[t].key);
@@ -257,7 +264,7 @@ CycleReport Impl::run_cycle() {
     } else {
       // Fit: reserve quota.
       e.outcome = Entry::Outcome::Admitted;
-      admit(e.wl, e.assignment);
+      admit(e.wl, *e.assignment);
       report.admitted.push_back(wl.key);
       report.changed = true;
     }
@@ -292,6 +299,81 @@ CycleReport Impl::run_cycle() {
     }
   }
   return report;
+}
+
+// Everything a nomination reads of the workload itself: its queue, priority (and creation order
+// where a policy compares it), and every pod set's name, counts, per-pod requests and
+// scheduling constraints.
+int Impl::shape_of(const Wl& wl) {
+  std::string k = std::to_string(wl.cq) + "|" + std::to_string(wl.spec.priority);
+  const auto& pol = cqs[wl.cq].spec.preemption;
+  if (options.fair_sharing || pol.within_cluster_queue == PreemptionPolicy::LowerOrNewerEqualPriority ||
+      pol.reclaim_within_cohort == PreemptionPolicy::LowerOrNewerEqualPriority)
+    k += "|" + std::to_string(wl.spec.creation_seq);
+  for (std::size_t p = 0; p < wl.spec.pod_sets.size(); ++p) {
+    const PodSet& ps = wl.spec.pod_sets[p];
+    k += "|" + ps.name + "#" + std::to_string(ps.count) + "#" + (ps.min_count ? std::to_string(*ps.min_count) : "-");
+    for (const auto& [r, v] : wl.per_pod[p]) k += ":" + std::to_string(r) + "=" + std::to_string(v);
+    for (const auto& [a, b] : ps.node_selector) k += "@" + a + "=" + b;
+    for (const auto& t : ps.tolerations) k += "~" + t.key + "=" + t.value + "/" + t.effect;
+  }
+  auto [it, inserted] = shape_ids.emplace(std::move(k), static_cast<int>(shape_ids.size()));
+  return it->second;
+}
+
+std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(int w) {
+  const int shape = options.memoize_nominations ? wls[w].shape : -1;
+  if (shape >= 0) {
+    auto it = failed_nominations.find(shape);
+    if (it != failed_nominations.end() && it->second.version == state_version) return {it->second.assignment, {}};
+  }
+  auto [a, targets] = initial_assignment(w);
+  bool failed = targets.empty() && (a.mode == AMode::NoFit || a.mode == AMode::Preempt);
+  auto shared = std::make_shared<const Assignment>(std::move(a));
+  if (shape >= 0 && failed) failed_nominations[shape] = Nomination{state_version, shared};
+  return {std::move(shared), std::move(targets)};
+}
+
+// A cycle in which every queue's head is a known failure at this state version (memo) that
+// leaves nothing behind -- no fit, or no preemption candidates where no quota is held for it
+// (reclaimWithinCohort Any) -- changes nothing but those heads' reasons and places. It is done
+// here without building, sorting and processing entries; the outcome is the full cycle's.
+bool Impl::trivial_cycle(CycleReport& report) {
+  if (!options.memoize_nominations) return false;
+  std::vector<std::pair<int, const Nomination*>> heads;
+  for (auto& q : cqs) {
+    if (q.spec.stop_policy != StopPolicy::None) continue;
+    int head = -1;
+    if (q.sticky >= 0 && wls[q.sticky].in_heap && wls[q.sticky].state == WorkloadState::Pending) head = q.sticky;
+    else if (!q.heap.empty()) head = *q.heap.begin();
+    if (head < 0) continue;
+    const int shape = wls[head].shape;
+    auto it = shape < 0 ? failed_nominations.end() : failed_nominations.find(shape);
+    if (it == failed_nominations.end() || it->second.version != state_version) return false;
+    const Assignment& a = *it->second.assignment;
+    bool no_fit = a.mode == AMode::NoFit;
+    bool no_candidates = a.mode == AMode::Preempt && q.spec.preemption.reclaim_within_cohort == PreemptionPolicy::Any;
+    if (!no_fit && !no_candidates) return false;
+    heads.emplace_back(head, &it->second);
+  }
+  if (heads.empty()) return false;
+  for (auto [w, n] : heads) {
+    Wl& wl = wls[w];
+    auto& q = cqs[wl.cq];
+    q.heap.erase(w);
+    wl.in_heap = false;
+    std::string reasons;
+    for (const auto& r : n->assignment->reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+    if (n->assignment->mode == AMode::NoFit) wl.reason = reasons.empty() ? "couldn't assign flavors" : reasons;
+    else wl.reason = reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
+    if (q.spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
+      push_heap(w);
+    } else {
+      make_inadmissible(w);
+      report.changed = true;
+    }
+  }
+  return true;
 }
 
 // --- public surface
@@ -377,9 +459,8 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
   for (std::size_t i = 0; i < config.cluster_queues.size(); ++i) {
     const auto& spec = config.cluster_queues[i];
     BUDCORE_TRY(load_groups(static_cast<int>(i), spec.resource_groups, "cluster_queues[" + std::to_string(i) + "]"));
-    CqState q{spec, static_cast<int>(i), {}, {}, std::set<int, std::function<bool(int, int)>>(
-                                                     [p = impl.get()](int a, int b) { return p->heap_less(a, b); }),
-              {}, -1, {}};
+    CqState q{spec, static_cast<int>(i), {}, {}, std::set<int, HeapOrder>(HeapOrder{impl.get()}),
+              {}, -1, std::set<int, ByCandidateOrder>(ByCandidateOrder{impl.get()})};
     for (const auto& g : spec.resource_groups) {
       CqState::Group grp;
       for (const auto& r : g.covered_resources) {
@@ -477,11 +558,13 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue) {
     wl.reservation_seq = w.reservation_seq.value_or(w.creation_seq);
     if (wl.cq < 0) wl.cq = wl.adm_cq;
   }
+  if (wl.queue_error.empty() && wl.cq >= 0) wl.shape = m.shape_of(wl);
   m.wls.push_back(std::move(wl));
   m.wl_id[m.wls.back().key] = id;
   Wl& stored = m.wls.back();
   if (stored.state == WorkloadState::Admitted) {
     m.add_wl_usage(id);
+    ++m.state_version;
     m.cqs[stored.adm_cq].workloads.insert(id);
     const Node& n = m.nodes[m.cqs[stored.adm_cq].node];
     for (const auto& [fr, v] : stored.usage) stored.borrowing = stored.borrowing || n.usage[fr] > n.nominal[fr];
@@ -496,12 +579,19 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue) {
   return {};
 }
 
+namespace {
+core::Result<int> workload_index(const Impl& m, std::string_view key) {
+  auto it = m.wl_id.find(std::string(key));
+  if (it == m.wl_id.end()) return Error::make(core::ErrorCode::NotFound, "unknown workload " + std::string(key), "key");
+  return it->second;
+}
+}  // namespace
+
 core::Status AdmissionEngine::finish(std::string_view key) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
-  auto it = m.wl_id.find(std::string(key));
-  if (it == m.wl_id.end()) return Error::make(core::ErrorCode::NotFound, "unknown workload " + std::string(key), "key");
-  int w = it->second;
+  int w;
+  BUDCORE_TRY_ASSIGN(w, workload_index(m, key));
   Wl& wl = m.wls[w];
   if (wl.state == WorkloadState::Pending) {
     if (wl.in_heap) m.cqs[wl.cq].heap.erase(w);
@@ -514,6 +604,7 @@ core::Status AdmissionEngine::finish(std::string_view key) {
   }
   int cq = wl.adm_cq;
   m.remove_wl_usage(w);
+  ++m.state_version;
   m.cqs[cq].workloads.erase(w);
   m.evicting.erase(std::remove(m.evicting.begin(), m.evicting.end(), w), m.evicting.end());
   wl.state = WorkloadState::Pending;
@@ -521,6 +612,26 @@ core::Status AdmissionEngine::finish(std::string_view key) {
   wl.queue_error = "finished";
   wl.reason = "finished";
   m.requeue_tree(m.cqs[cq].node);
+  return {};
+}
+
+core::Status AdmissionEngine::withdraw(std::string_view key) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  int w;
+  BUDCORE_TRY_ASSIGN(w, workload_index(m, key));
+  Wl& wl = m.wls[w];
+  if (wl.state != WorkloadState::Pending)
+    return Error::make(core::ErrorCode::Conflict, "workload " + std::string(key) + " holds quota; finish it instead", "key");
+  if (wl.in_heap) m.cqs[wl.cq].heap.erase(w);
+  if (wl.cq >= 0 && m.cqs[wl.cq].sticky == w) m.cqs[wl.cq].sticky = -1;
+  // Its slot stays (indices are stable) but no queue or lookup reaches it any more.
+  wl.in_heap = false;
+  wl.inadmissible = false;
+  wl.withdrawn = true;
+  wl.cq = -1;
+  wl.reason = "withdrawn";
+  m.wl_id.erase(wl.key);
   return {};
 }
 
@@ -609,7 +720,8 @@ std::vector<WorkloadStatus> AdmissionEngine::statuses() const {
   std::lock_guard lock(impl_->mu);
   std::vector<WorkloadStatus> out;
   out.reserve(impl_->wls.size());
-  for (const auto& wl : impl_->wls) out.push_back(status_of(*impl_, wl));
+  for (const auto& wl : impl_->wls)
+    if (!wl.withdrawn) out.push_back(status_of(*impl_, wl));
   return out;
 }
 
@@ -694,6 +806,17 @@ UsageView AdmissionEngine::local_queue_usage() const {
 UsageView AdmissionEngine::cohort_usage() const {
   std::lock_guard lock(impl_->mu);
   return usage_of(*impl_, false);
+}
+
+std::optional<std::int64_t> AdmissionEngine::max_capacity(std::string_view cluster_queue, std::string_view flavor,
+                                                          std::string_view resource) const {
+  std::lock_guard lock(impl_->mu);
+  const Impl& m = *impl_;
+  auto cq = m.cq_id.find(std::string(cluster_queue));
+  auto fl = m.flavor_id.find(std::string(flavor));
+  auto r = m.resource_id.find(std::string(resource));
+  if (cq == m.cq_id.end() || fl == m.flavor_id.end() || r == m.resource_id.end()) return std::nullopt;
+  return m.potential_available(m.cqs[cq->second].node, m.fr_of(fl->second, r->second));
 }
 
 core::QuantityFormat AdmissionEngine::format_of(std::string_view resource) const {

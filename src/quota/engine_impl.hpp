@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -101,11 +102,27 @@ struct Wl {
   bool admitted_by_engine = false;
   bool preempted = false;
   bool in_heap = false, inadmissible = false;
+  bool withdrawn = false;  // left its queue by withdraw(); the key may be added again
+  int shape = -1;          // workloads of one shape get the same nomination in the same state
   std::string reason;
 };
 
 // SatisfiesPreemptionPolicy (preemption/common).
 bool satisfies_policy(const Wl& preemptor, const Wl& cand, PreemptionPolicy policy);
+
+// Preemption candidates of one queue in Kueue's CandidatesOrdering (lower priority first, then
+// the most recently reserved), so a preemptor reads them in order and stops at the first set
+// of victims that makes room instead of sorting every admitted workload on every decision.
+struct ByCandidateOrder {
+  const AdmissionEngine::Impl* m = nullptr;
+  bool operator()(int a, int b) const;
+};
+
+// Queue order: higher priority, earlier creation, then key.
+struct HeapOrder {
+  const AdmissionEngine::Impl* m = nullptr;
+  bool operator()(int a, int b) const;
+};
 
 struct CqState {
   ClusterQueue spec;
@@ -116,15 +133,15 @@ struct CqState {
   };
   std::vector<Group> groups;
   std::unordered_map<int, int> group_of;  // resource -> group index
-  std::set<int, std::function<bool(int, int)>> heap;
+  std::set<int, HeapOrder> heap;
   std::vector<int> inadmissible;
   int sticky = -1;                 // preemptor workload kept first (BestEffortFIFO)
-  std::set<int> workloads;         // admitted + evicting workloads holding quota here
+  std::set<int, ByCandidateOrder> workloads;  // admitted + evicting workloads holding quota here
 };
 
 struct Entry {
   int wl = -1;
-  Assignment assignment;
+  std::shared_ptr<const Assignment> assignment;  // shared with the nomination memo
   std::vector<int> targets;
   enum class Outcome { None, Admitted, Preempting, Deferred, NoFit, NoCandidates, Skipped } outcome = Outcome::None;
 };
@@ -147,6 +164,21 @@ struct AdmissionEngine::Impl {
   std::vector<int> evicting;  // victims to release at the next cycle start
   std::int64_t cycle = 0;
   std::int64_t reservation_clock = 0;
+  // Nomination memo: a queue re-nominates every inadmissible workload after each finish in its
+  // cohort tree (Kueue's requeue), and most of them fail again against the same state. A
+  // failed nomination (no fit, no preemption candidates) is kept per workload shape and reused
+  // while the quota state has not changed. `state_version` moves on every lasting change:
+  // admission, eviction, release, finish, an admitted workload added.
+  struct Nomination {
+    std::uint64_t version = 0;
+    std::shared_ptr<const Assignment> assignment;
+  };
+  std::uint64_t state_version = 1;
+  std::unordered_map<std::string, int> shape_ids;
+  std::unordered_map<int, Nomination> failed_nominations;
+  int shape_of(const Wl& wl);
+  std::pair<std::shared_ptr<const Assignment>, std::vector<int>> nominate(int w);
+  bool trivial_cycle(CycleReport& report);
 
   // --- setup (engine.cpp)
   core::Status build(const QuotaConfig& config);

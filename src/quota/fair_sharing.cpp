@@ -88,7 +88,7 @@ std::size_t Impl::fair_next(const std::vector<Entry>& entries, const std::vector
   std::map<std::pair<int, std::size_t>, Drs> drs_at;
   std::vector<std::vector<int>> requested(entries.size());
   for (const auto& [n, i] : entry_of_cq) {
-    const auto& usage = entries[i].assignment.usage;
+    const auto& usage = entries[i].assignment->usage;
     for (const auto& [fr, v] : usage)
       if (v > 0) requested[i].push_back(fr);
     add_usage_list(n, usage);

@@ -455,6 +455,9 @@ std::vector<Value> export_kueue(const QuotaConfig& config, KueueApiVersion versi
     core::Map spec;
     if (q.cohort) spec.set(version == KueueApiVersion::V1beta1 ? "cohort" : "cohortName", *q.cohort);
     spec.set("queueingStrategy", q.queueing_strategy == QueueingStrategy::StrictFIFO ? "StrictFIFO" : "BestEffortFIFO");
+    // Kueue reads a missing selector as "no namespace may submit"; budcore admits from every
+    // namespace, so say so.
+    spec.set("namespaceSelector", core::Map{});
     spec.set("resourceGroups", groups_value(q.resource_groups));
     const auto& p = q.preemption;
     core::Map pre{{"withinClusterQueue", name_of(p.within_cluster_queue)}, {"reclaimWithinCohort", name_of(p.reclaim_within_cohort)}};

@@ -156,6 +156,10 @@ TEST(KueueExportTest, UsesEachVersionsSpelling) {
   EXPECT_EQ(cq2.find("kind")->as_string(), "ClusterQueue");
   EXPECT_EQ(cq2.find_path("spec.cohortName")->as_string(), "platform-gpu-pool");
   EXPECT_EQ(cq2.find_path("spec.cohort"), nullptr);
+  // Kueue reads a missing namespaceSelector as "no namespace"; budcore admits from all.
+  ASSERT_NE(cq2.find_path("spec.namespaceSelector"), nullptr);
+  EXPECT_TRUE(cq2.find_path("spec.namespaceSelector")->is_map());
+  EXPECT_EQ(cq2.find_path("spec.namespaceSelector")->size(), 0u);
   EXPECT_EQ(v1[2].find("apiVersion")->as_string(), "kueue.x-k8s.io/v1beta1");
   EXPECT_EQ(v1[2].find_path("spec.cohort")->as_string(), "platform-gpu-pool");
   const auto* res = cq2.find_path("spec.resourceGroups")->as_list()[0].find("flavors")->as_list()[0].find("resources");

@@ -27,6 +27,9 @@ struct EngineOptions {
   bool fair_sharing = false;
   // Empty: Kueue's default [LessThanOrEqualToFinalShare, LessThanInitialShare].
   std::vector<FairSharingStrategy> fair_sharing_strategies;
+  // Reuse a failed nomination for a workload of the same shape while the quota state has not
+  // changed (same decisions, fewer flavor searches). Off only to check that it changes nothing.
+  bool memoize_nominations = true;
 };
 
 enum class WorkloadState {
@@ -81,6 +84,10 @@ class BUDCORE_API AdmissionEngine {
   // The workload finished or was deleted: releases its quota and requeues what waits in its
   // cohort tree. NotFound for an unknown key.
   core::Status finish(std::string_view key);
+  // A pending workload leaves its queue and is forgotten, so the same key may be added again
+  // later (a schedule window closed; a job was cancelled before admission). NotFound for an
+  // unknown key, Conflict for a workload that holds quota (finish() releases those).
+  core::Status withdraw(std::string_view key);
 
   // Reserves quota for `workload` at once when it fits now without preemption (flavor assignment
   // as in a cycle, borrowing allowed). Atomic with respect to every other call on this engine:
@@ -102,6 +109,11 @@ class BUDCORE_API AdmissionEngine {
   // part of it admitted while the queue's ClusterQueue was above nominal); nominal, lent and
   // available stay 0.
   UsageView local_queue_usage() const;
+  // The most of `resource` in `flavor` that a workload of `cluster_queue` could ever hold with
+  // nothing else admitted: nominal quota plus everything it may borrow up the cohort tree
+  // (milli-units). nullopt for an unknown queue, flavor or resource.
+  std::optional<std::int64_t> max_capacity(std::string_view cluster_queue, std::string_view flavor,
+                                           std::string_view resource) const;
   // A resource's quantity format as the configuration wrote it (for printing).
   core::QuantityFormat format_of(std::string_view resource) const;
 

@@ -1,5 +1,5 @@
-// The libcurl HttpClient: one easy handle per call, taken from a small pool of idle handles so
-// keep-alive connections are reused between calls. curl_global_init runs once per process.
+// The libcurl HttpClient: one easy handle per call, from curl::HandlePool so keep-alive
+// connections are reused between calls.
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -13,35 +13,19 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/http/curl_common.hpp"
 #include "budcore/backend/http_client.hpp"
 
 namespace budcore::backend {
+namespace curl = backends::curl;
 namespace {
 
 using core::Error;
 using core::ErrorCode;
+using curl::lower;
+using curl::to_ms;
 
-constexpr std::size_t kMaxIdleHandles = 8;
 constexpr std::array<std::string_view, 6> kMethods = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"};
-
-void global_init_once() {
-  static std::once_flag once;
-  // curl_global_init is not thread-safe in every libcurl build; call_once makes it so.
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
-    s.remove_suffix(1);
-  return s;
-}
 
 bool has_ctl(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c == '\r' || c == '\n' || c == '\0'; });
@@ -100,40 +84,17 @@ std::size_t on_body(char* data, std::size_t size, std::size_t nmemb, void* user)
   return n;
 }
 
-std::size_t on_header(char* data, std::size_t size, std::size_t nmemb, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  std::size_t n = size * nmemb;
-  std::string_view line(data, n);
-  if (line.rfind("HTTP/", 0) == 0) {
-    t->response.headers.clear();  // a new response (1xx, or a followed redirect) starts
-    return n;
-  }
-  auto colon = line.find(':');
-  if (colon == std::string_view::npos) return n;  // the blank line ending the head
-  t->response.headers.emplace_back(lower(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1))));
-  return n;
-}
-
-long to_ms(core::Duration d) {
-  auto ms = d.count_ns() / 1'000'000;
-  if (ms <= 0 && d.count_ns() > 0) ms = 1;
-  return static_cast<long>(std::min<std::int64_t>(ms, INT32_MAX));
-}
-
 class CurlHttpClient final : public HttpClient {
  public:
-  explicit CurlHttpClient(CurlHttpOptions options) : options_(std::move(options)) { global_init_once(); }
-  ~CurlHttpClient() override {
-    for (CURL* h : idle_) curl_easy_cleanup(h);
-  }
+  explicit CurlHttpClient(CurlHttpOptions options) : options_(std::move(options)) { curl::global_init_once(); }
 
   core::Result<HttpResponse> send(const HttpRequest& req) override {
     BUDCORE_TRY(validate(req));
-    CURL* h = acquire();
+    CURL* h = pool_.acquire();
     Transfer t;
     t.max_bytes = options_.max_response_bytes;
     auto result = perform(h, req, t);
-    release(h);
+    pool_.release(h);
     return result;
   }
 
@@ -166,8 +127,8 @@ class CurlHttpClient final : public HttpClient {
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, curl::collect_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &t.response.headers);
     if (req.method == "HEAD") {
       curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else if (req.method == "GET" && req.body.empty()) {
@@ -203,33 +164,8 @@ class CurlHttpClient final : public HttpClient {
     return e;
   }
 
-  CURL* acquire() {
-    {
-      std::lock_guard lock(mu_);
-      if (!idle_.empty()) {
-        CURL* h = idle_.back();
-        idle_.pop_back();
-        return h;
-      }
-    }
-    CURL* h = curl_easy_init();
-    if (h == nullptr) throw std::bad_alloc();
-    return h;
-  }
-
-  void release(CURL* h) {
-    curl_easy_reset(h);  // clears options, keeps the connection cache
-    std::lock_guard lock(mu_);
-    if (idle_.size() < kMaxIdleHandles) {
-      idle_.push_back(h);
-      return;
-    }
-    curl_easy_cleanup(h);
-  }
-
   CurlHttpOptions options_;
-  std::mutex mu_;
-  std::vector<CURL*> idle_;
+  curl::HandlePool pool_;
 };
 
 }  // namespace

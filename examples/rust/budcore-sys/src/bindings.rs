@@ -75,6 +75,15 @@ pub struct budcore_function_registry {
     _private: [u8; 0],
 }
 
+/// Opaque live schedule timeline (schedule.h).
+#[repr(C)]
+pub struct budcore_timeline {
+    _private: [u8; 0],
+}
+
+/// `BUDCORE_SCHEDULE_DETAILS`: wait reasons, warnings and utilization in timeline output.
+pub const BUDCORE_SCHEDULE_DETAILS: u32 = 1;
+
 extern "C" {
     // common.h
     pub fn budcore_buf_dispose(buf: *mut budcore_buf);
@@ -120,5 +129,39 @@ extern "C" {
         options_json: *const c_char,
         options_len: usize,
         functions: *const budcore_function_registry,
+    ) -> c_int;
+
+    // schedule.h
+    pub fn budcore_schedule_estimate(
+        out: *mut budcore_buf,
+        scenario_json: *const c_char,
+        len: usize,
+        flags: u32,
+    ) -> c_int;
+    pub fn budcore_schedule_replay(
+        out: *mut budcore_buf,
+        config_json: *const c_char,
+        len: usize,
+    ) -> c_int;
+    pub fn budcore_schedule_render_html(
+        out: *mut budcore_buf,
+        scenario_json: *const c_char,
+        len: usize,
+    ) -> c_int;
+    pub fn budcore_timeline_new(
+        out: *mut *mut budcore_timeline,
+        scenario_json: *const c_char,
+        len: usize,
+    ) -> c_int;
+    pub fn budcore_timeline_free(timeline: *mut budcore_timeline);
+    pub fn budcore_timeline_result(
+        out: *mut budcore_buf,
+        timeline: *const budcore_timeline,
+        flags: u32,
+    ) -> c_int;
+    pub fn budcore_timeline_apply(
+        timeline: *mut budcore_timeline,
+        event_json: *const c_char,
+        len: usize,
     ) -> c_int;
 }

@@ -1,0 +1,22 @@
+// Small helpers of the Kubernetes backend: base64 (kubeconfig data, Secrets), URL query
+// encoding, and a stable hash for rendered objects.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace budcore::kubernetes {
+
+// Standard base64 with padding; whitespace is skipped. nullopt on any other bad character.
+std::optional<std::string> decode_base64(std::string_view in);
+std::string encode_base64(std::string_view in);
+
+// Percent-encodes everything but RFC 3986 unreserved characters.
+std::string url_encode(std::string_view s);
+
+// FNV-1a 64, as 16 hex digits.
+std::string fnv1a_hex(std::string_view s);
+
+}  // namespace budcore::kubernetes

@@ -1,0 +1,114 @@
+// `budcore schedule estimate FILE` (CONTRACTS.md section 6), `schedule replay`, `schedule view`.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
+#include "budcore/schedule/estimate.hpp"
+#include "budcore/schedule/replay.hpp"
+#include "budcore/schedule/view.hpp"
+#include "cli/command.hpp"
+
+namespace budcore::cli {
+namespace {
+
+constexpr std::size_t kMaxInputBytes = 64u << 20;
+
+// FILE or "-" (stdin), at most kMaxInputBytes, JSON or YAML.
+core::Result<core::Value> read_document(const std::string& file) {
+  std::string text;
+  auto slurp = [&](std::istream& in) -> core::Status {
+    char buf[1 << 16];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+      text.append(buf, static_cast<std::size_t>(in.gcount()));
+      if (text.size() > kMaxInputBytes)
+        return core::Error::invalid("FILE", file, "input larger than " + std::to_string(kMaxInputBytes >> 20) + " MiB");
+    }
+    return {};
+  };
+  if (file == "-") {
+    BUDCORE_TRY(slurp(std::cin));
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return core::Error::invalid("FILE", file, "cannot open file");
+    BUDCORE_TRY(slurp(in));
+  }
+  auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') return core::parse_json(text);
+  return core::parse_document(text);
+}
+
+core::Result<schedule::Timeline> timeline_of(const std::string& file) {
+  core::Value doc;
+  BUDCORE_TRY_ASSIGN(doc, read_document(file));
+  schedule::TimelineInput in;
+  BUDCORE_TRY_ASSIGN(in, schedule::parse_estimate_document(doc));
+  return schedule::Timeline::create(std::move(in));
+}
+
+int run_estimate(const std::string& file, bool details) {
+  auto tl = timeline_of(file);
+  if (!tl) return report_error(tl.error());
+  for (const auto& w : tl->result().warnings) std::cerr << "warning: " << w << "\n";
+  std::cout << schedule::to_json(tl->result(), {-1, details}) << "\n";
+  return kExitOk;
+}
+
+int run_view(const std::string& file, const std::string& html) {
+  auto tl = timeline_of(file);
+  if (!tl) return report_error(tl.error());
+  std::string page = schedule::render_html(tl->result(), {});
+  std::ofstream out(html, std::ios::binary);
+  if (!out || !out.write(page.data(), static_cast<std::streamsize>(page.size())))
+    return report_error(core::Error::make(core::ErrorCode::Io, "cannot write " + html, "--html"));
+  std::cout << core::to_json(core::Value(core::Map{{"html", core::Value(html)},
+                                                   {"jobs", core::Value(static_cast<std::int64_t>(tl->result().jobs.size()))},
+                                                   {"never", core::Value(static_cast<std::int64_t>(tl->result().never.size()))}}))
+            << "\n";
+  return kExitOk;
+}
+
+int run_replay(const std::string& source) {
+  schedule::ReplayConfig config;
+  if (source == "baseline") {
+    config = schedule::kueue_baseline();
+  } else {
+    auto doc = read_document(source);
+    if (!doc) return report_error(doc.error());
+    auto parsed = schedule::parse_replay_config(*doc);
+    if (!parsed) return report_error(parsed.error());
+    config = std::move(*parsed);
+  }
+  auto report = schedule::replay(config);
+  if (!report) return report_error(report.error());
+  std::cout << core::to_json(schedule::to_value(*report), {2, false}) << "\n";
+  return kExitOk;
+}
+
+const bool registered = register_commands([](CLI::App& root) {
+  auto* sched = root.add_subcommand("schedule", "Schedule timeline: estimated start and end of every job");
+  sched->require_subcommand(1);
+
+  auto* est = sched->add_subcommand("estimate", "Estimate every job's start and end (CONTRACTS.md section 6)");
+  auto file = std::make_shared<std::string>();
+  auto details = std::make_shared<bool>(false);
+  est->add_option("FILE", *file, "scenario (JSON or YAML; - for stdin)")->required();
+  est->add_flag("--details", *details, "add wait reasons, warnings and per-queue utilization");
+  est->callback([file, details] { exit_code() = run_estimate(*file, *details); });
+
+  auto* view = sched->add_subcommand("view", "Write the timeline as one self-contained HTML page");
+  auto vfile = std::make_shared<std::string>();
+  auto html = std::make_shared<std::string>();
+  view->add_option("FILE", *vfile, "scenario (JSON or YAML; - for stdin)")->required();
+  view->add_option("--html", *html, "the page to write")->required();
+  view->callback([vfile, html] { exit_code() = run_view(*vfile, *html); });
+
+  auto* rep = sched->add_subcommand("replay", "Replay a Kueue scheduler-performance configuration in virtual time");
+  auto src = std::make_shared<std::string>();
+  rep->add_option("CONFIG", *src, "\"baseline\" (Kueue's baseline) or a generator file (JSON or YAML)")->required();
+  rep->callback([src] { exit_code() = run_replay(*src); });
+});
+
+}  // namespace
+}  // namespace budcore::cli

@@ -1,0 +1,108 @@
+// Private state of schedule::Timeline: jobs with their live facts, the cohort-tree partition,
+// and the discrete-event simulation (simulate.cpp) that fills the estimates.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "budcore/pipeline/cron.hpp"
+#include "budcore/schedule/timeline.hpp"
+
+namespace budcore::schedule {
+
+// A window in its zone: open now? when does it next open / close?
+class WindowClock {
+ public:
+  WindowClock(Window w, pipeline::TimeZone zone) : window_(std::move(w)), zone_(std::move(zone)) {}
+  bool open(core::Timestamp t) const;
+  core::Timestamp next_open(core::Timestamp t) const;
+  std::optional<core::Timestamp> next_close(core::Timestamp t) const;  // nullopt: open all day
+  const Window& window() const { return window_; }
+
+ private:
+  Window window_;
+  pipeline::TimeZone zone_;
+};
+
+// What the platform reported about a job (the simulation starts from these at `now`).
+enum class Fact { Pending, Running, Finished, Failed, Cancelled };
+
+// Quota one admitted job holds: (cluster queue, flavor, resource) -> milli-units.
+using UsageKey = std::tuple<std::string, std::string, std::string>;
+
+struct Job {
+  JobInput in;
+  std::string name, key;
+  int tree = -1;                 // cohort tree, -1 when its LocalQueue does not exist
+  std::string no_tree_reason;
+  std::vector<int> deps, dependents;
+  std::optional<WindowClock> clock;
+  Fact fact = Fact::Pending;
+  core::Timestamp actual_end;                 // Finished / Failed / Cancelled
+  std::vector<core::Timestamp> actual_preemptions;
+
+  // ---- simulation output (kept between simulations of other trees)
+  enum class State { Waiting, Queued, Running, Done, Never } state = State::Waiting;
+  core::Timestamp start, end;
+  struct Run {
+    core::Timestamp start, end;
+    std::vector<std::pair<UsageKey, std::int64_t>> usage;
+  };
+  std::vector<Run> runs;  // each admission until its end or preemption
+  std::vector<core::Timestamp> preempted_at;
+  std::string cluster_queue;
+  std::map<std::string, std::map<std::string, std::string>> flavors;
+  WaitReason wait = WaitReason::None;
+  std::string wait_detail;
+  std::string never_reason;
+
+  // ---- scratch of one simulation
+  bool submitted = false;
+  int deps_left = 0;
+  WaitReason enter_cause = WaitReason::None;
+  std::string enter_detail;
+  bool needs_reason = false;  // entered the engine at this instant: read its pending reason
+  std::uint64_t end_gen = 0, close_gen = 0, open_gen = 0;
+};
+
+struct Tree {
+  quota::QuotaConfig config;   // only this tree's cohorts, queues and local queues
+  std::vector<int> jobs;
+  std::set<int> dependent_trees;  // trees with jobs that depend on jobs here
+  std::vector<std::string> warnings;  // from its last simulation
+};
+
+struct Timeline::Impl {
+  quota::QuotaConfig config;
+  quota::EngineOptions options;
+  core::Timestamp now;
+  core::Duration horizon;
+  std::vector<Job> jobs;
+  std::unordered_map<std::string, int> by_name;  // output name and namespace/name -> job
+  std::vector<Tree> trees;
+  std::unordered_map<std::string, int> tree_of_cq;
+  TimelineResult result;
+  int last_trees = 0;
+  std::map<int, quota::AdmissionEngine> probes;  // per tree: checks a workload before it is kept
+
+  core::Status build(TimelineInput input);
+  core::Status add_job(JobInput in, const std::string& path);
+  core::Status link(const std::vector<int>& new_jobs, const std::vector<std::string>& paths);
+  // Re-simulates these trees from `now`; other trees' estimates stay as they are.
+  core::Status simulate(const std::set<int>& trees);
+  std::set<int> affected(int job) const;  // its tree plus every tree depending on it
+  void collect();                          // jobs -> result
+  core::Result<int> job_of(std::string_view name) const;
+  core::Status move_now(core::Timestamp at);
+  core::Status fact(std::string_view name, core::Timestamp at, std::initializer_list<Fact> allowed, const char* conflict,
+                    const std::function<core::Status(Job&)>& apply);
+};
+
+}  // namespace budcore::schedule

@@ -1,0 +1,91 @@
+// Access to the ctest fixture's test bed (tests/kubernetes/k8s_fixture.sh): its kubeconfig and
+// env file, a Client, unique names, and helpers that stand in for the missing controllers.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "budcore/core/json.hpp"
+#include "budcore/kubernetes/client.hpp"
+#include "budcore/kubernetes/config.hpp"
+
+namespace budcore::testing {
+
+class Testbed {
+ public:
+  // nullptr (and the test skips) when no test bed runs.
+  static Testbed* get() {
+    static Testbed* tb = [] {
+      const char* dir = std::getenv("BUDCORE_K8S_STATE_DIR");
+      if (dir == nullptr) return static_cast<Testbed*>(nullptr);
+      auto* t = new Testbed(dir);
+      return t->ok_ ? t : static_cast<Testbed*>(nullptr);
+    }();
+    return tb;
+  }
+
+  const std::string& kubeconfig() const { return kubeconfig_; }
+  std::string env(const std::string& key) const {
+    auto it = env_.find(key);
+    return it == env_.end() ? std::string() : it->second;
+  }
+  kubernetes::ClusterConfig config() const { return *kubernetes::load_kubeconfig(kubeconfig_); }
+
+  std::unique_ptr<kubernetes::Client> client(kubernetes::ClientOptions o = {}) const {
+    auto c = kubernetes::Client::open(config(), o);
+    if (!c) throw std::runtime_error(c.error().describe());
+    return std::move(*c);
+  }
+
+  // A name no other test (or earlier run against the same test bed) uses: prefix-<8 hex>.
+  static std::string unique(const std::string& prefix) {
+    static std::atomic<unsigned> counter{0};
+    static const unsigned seed = std::random_device{}();
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%08x", seed * 2654435761u + counter.fetch_add(1) * 40503u);
+    return prefix + "-" + buf;
+  }
+
+  // Polls until pred() or the timeout; returns pred()'s last answer.
+  static bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return pred();
+  }
+
+ private:
+  explicit Testbed(const std::string& dir) {
+    kubeconfig_ = dir + "/kubeconfig";
+    std::ifstream envf(dir + "/env");
+    if (!envf || !std::ifstream(kubeconfig_)) return;
+    std::string line;
+    while (std::getline(envf, line)) {
+      auto eq = line.find('=');
+      if (eq != std::string::npos) env_[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+    ok_ = true;
+  }
+  bool ok_ = false;
+  std::string kubeconfig_;
+  std::map<std::string, std::string> env_;
+};
+
+#define BUDCORE_NEED_TESTBED()                                                               \
+  auto* tb = ::budcore::testing::Testbed::get();                                             \
+  if (tb == nullptr) GTEST_SKIP() << "no Kubernetes test bed (BUDCORE_K8S_TESTS=0 or not started by ctest)"
+
+}  // namespace budcore::testing
