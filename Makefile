@@ -71,17 +71,23 @@ release:
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS)
 
-# libFuzzer targets (clang, ASan + UBSan), each run for FUZZ_SECONDS on a fresh corpus.
+# libFuzzer targets (clang, ASan + UBSan), each run for FUZZ_SECONDS on a fresh corpus, on a
+# 1 MiB stack (FUZZ_STACK_KB) with a memory cap (FUZZ_RSS_MB resident, FUZZ_MALLOC_MB per
+# allocation): the limits must hold on a service thread's stack, not only on main's 8 MiB.
 FUZZ_SECONDS ?= 30
+FUZZ_STACK_KB ?= 1024
+FUZZ_RSS_MB ?= 1024
+FUZZ_MALLOC_MB ?= 512
 fuzz:
 	cmake --preset fuzz >/dev/null
 	cmake --build --preset fuzz -j $(JOBS)
 	for f in build/fuzz/tests/fuzz/*_fuzz; do \
 	  n=$$(basename $$f); mkdir -p build/fuzz/corpus/$$n; \
-	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
+	  echo "== $$n ($(FUZZ_SECONDS) s, $(FUZZ_STACK_KB) KiB stack, $(FUZZ_RSS_MB) MB)"; \
 	  seeds=$$(cat tests/fuzz/$$n.seeds 2>/dev/null || true); \
-	  rc=0; $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
-	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/$$n $$seeds > build/fuzz/$$n.log 2>&1 || rc=$$?; \
+	  rc=0; (ulimit -s $(FUZZ_STACK_KB); exec $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=$(FUZZ_RSS_MB) \
+	    -malloc_limit_mb=$(FUZZ_MALLOC_MB) -timeout=10 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/$$n $$seeds) > build/fuzz/$$n.log 2>&1 || rc=$$?; \
 	  grep -E "^(Done|stat::number_of_executed_units)" build/fuzz/$$n.log || true; \
 	  if [ $$rc -ne 0 ]; then tail -n 40 build/fuzz/$$n.log; echo "$$n found a failure"; exit 1; fi; \
 	done

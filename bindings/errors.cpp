@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "budcore/core/limits.hpp"
 #include "errors.hpp"
 
 namespace budcore::bindings {
@@ -46,7 +47,9 @@ void raise(const core::Error& e) {
 
 }  // namespace
 
-py::object make_exception(const core::Error& e) {
+py::object make_exception(const core::Error& full) {
+  // A 48 MB offending value is quoted by its first bytes and its length.
+  const core::Error e = core::clamp_for_display(full);
   py::object exc = py::reinterpret_borrow<py::object>(class_for(e.code))(e.describe());
   exc.attr("code") = py::str(std::string(core::to_string(e.code)));
   exc.attr("message") = py::str(e.message);

@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "budcore/core/limits.hpp"
 #include "budcore/core/utf8.hpp"
 #include "capi_internal.hpp"
 
@@ -41,8 +42,10 @@ int status_of(core::ErrorCode code) noexcept {
   return BUDCORE_ERROR;
 }
 
-int set_error(const core::Error& e) noexcept {
+int set_error(const core::Error& full) noexcept {
   try {
+    // A 48 MB offending value is quoted by its first bytes and its length.
+    const core::Error e = core::clamp_for_display(full);
     auto& t = tls();
     t.message = e.message;
     t.field = e.field;
@@ -58,8 +61,8 @@ int set_error(const core::Error& e) noexcept {
 int set_error(int status, std::string_view message, std::string_view field) noexcept {
   try {
     auto& t = tls();
-    t.message.assign(message);
-    t.field.assign(field);
+    t.message.assign(message.substr(0, core::kMaxMessageBytes));
+    t.field.assign(field.substr(0, core::kMaxMessageBytes));
     t.value.clear();
     t.publish(status);
   } catch (...) {
@@ -92,6 +95,14 @@ bool input_text(const char* s, std::size_t len, std::string_view field, std::str
     return false;
   }
   view = s == nullptr ? std::string_view{} : std::string_view(s, len);
+  // Refused before it is even scanned: no C input is larger than a document may be.
+  if (len > core::max_input_bytes()) {
+    set_error(BUDCORE_EINVALID,
+              "input is " + std::to_string(len) + " bytes, over the limit of " + std::to_string(core::max_input_bytes()) +
+                  " bytes (BUDCORE_MAX_INPUT_BYTES raises it)",
+              field);
+    return false;
+  }
   if (core::find_invalid_utf8(view)) {
     set_error(BUDCORE_EINVALID, "text is not valid UTF-8", "utf8");
     return false;

@@ -4,6 +4,8 @@
 #include <string>
 
 #include "backends/store_common.hpp"
+#include "budcore/core/limits.hpp"
+#include "budcore/core/utf8.hpp"
 
 namespace budcore::backend {
 
@@ -56,6 +58,7 @@ core::Result<std::unique_ptr<Store>> open_store(std::string_view uri, const Stor
 }
 
 core::Result<StoreCheckReport> check_store(std::string_view uri) {
+  BUDCORE_TRY(backends::check_uri(uri));
   StoreCheckReport report;
   report.library_schema_version = backends::kLatestSchemaVersion;
   // Checking must not create the file it was asked to check.
@@ -81,7 +84,7 @@ core::Result<StoreCheckReport> check_store(std::string_view uri) {
                                 " is older than this library's " +
                                 std::to_string(report.library_schema_version) + " (run `budcore store migrate URI`)");
     }
-    BUDCORE_TRY_ASSIGN(report.rows_checked, backends::check_documents(*conn, report.problems));
+    BUDCORE_TRY_ASSIGN(report.rows_checked, backends::check_documents(*conn, report.problems, report.schema_version));
   }
   report.ok = report.problems.empty();
   return report;
@@ -91,9 +94,22 @@ core::Result<StoreCheckReport> check_store(std::string_view uri) {
 
 namespace budcore::backends {
 
+core::Status check_uri(std::string_view uri) {
+  // The drivers take C strings: "sqlite:///a.db\0/b.db" would silently open /a.db.
+  if (auto nul = uri.find('\0'); nul != std::string_view::npos) {
+    return core::Error::invalid("uri", core::truncate_text(uri.substr(0, nul)),
+                                "contains a NUL byte at offset " + std::to_string(nul));
+  }
+  if (auto bad = core::find_invalid_utf8(uri)) {
+    return core::Error::invalid("uri", {}, "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
+  }
+  return {};
+}
+
 core::Result<std::unique_ptr<SqlConnection>> open_connection(std::string_view uri,
                                                              const backend::StoreOptions& options) {
   using backend::starts_with;
+  BUDCORE_TRY(check_uri(uri));
   if (starts_with(uri, "sqlite:")) {
     std::string_view rest = uri.substr(7);
     if (rest == ":memory:") return open_sqlite_connection(":memory:", options);

@@ -11,6 +11,8 @@
 
 #include "backends/store_common.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
+#include "budcore/core/utf8.hpp"
 #include "budcore/job/state_machine.hpp"
 
 namespace budcore::backends {
@@ -56,14 +58,21 @@ Result<core::Value> load_json(std::string_view text, std::string field) {
 }
 
 // The stored job document: Job::to_value without its null members (every one is optional on
-// input), which halves the text and the time to load it back in lists.
-std::string job_document(const job::Job& job) {
+// input), which halves the text and the time to load it back in lists. Refused past
+// job::kMaxDocumentBytes however the job was built (a C++ or Python caller need not go
+// through Job::from_json).
+Result<std::string> job_document(const job::Job& job) {
   core::Value v = job.to_value();
   core::Map compact;
   for (const auto& [key, member] : v.as_map()) {
     if (!member.is_null()) compact.set(key, member);
   }
-  return core::to_json(core::Value(std::move(compact)));
+  std::string doc = core::to_json(core::Value(std::move(compact)));
+  if (doc.size() > job::kMaxDocumentBytes) {
+    return Error::invalid("job", {}, "the job document is " + std::to_string(doc.size()) + " bytes, over the limit of " +
+                                         std::to_string(job::kMaxDocumentBytes) + " bytes");
+  }
+  return doc;
 }
 
 Result<core::Id> load_id(std::string_view text, std::string field) {
@@ -78,28 +87,45 @@ Status check_key(std::string_view field, std::string_view value) {
     return Error::invalid(std::string(field), std::string(value.substr(0, 32)) + "...",
                           "is longer than " + std::to_string(kMaxKeyLength) + " bytes");
   }
+  // Keys come back to every surface as text: bytes that are not UTF-8 would break the Python
+  // list of the whole tenant, and a NUL would be cut by C callers.
+  if (auto bad = core::find_invalid_utf8(value)) {
+    return Error::invalid(std::string(field), {}, "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
+  }
+  if (value.find('\0') != std::string_view::npos) return Error::invalid(std::string(field), {}, "contains a NUL byte");
   return {};
 }
 
 std::size_t page_limit(const PageRequest& p) { return std::clamp<std::size_t>(p.limit, 1, PageRequest::kMaxPageSize); }
 
 Error bad_cursor(const PageRequest& p) {
-  return Error::invalid("page.after", p.after, "is not a cursor this list returned");
+  return Error::invalid("page.after", core::truncate_text(p.after), "is not a cursor this list returned");
 }
 
+// Cursors are accepted only in the exact form the lists write them ("007" or "+7" for 7, an
+// upper-case id, trailing junk are forged), as docs/store.md promises.
 Result<std::int64_t> parse_int(std::string_view s, const PageRequest& p) {
   std::int64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return bad_cursor(p);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty() || std::to_string(v) != s) return bad_cursor(p);
   return v;
 }
 
-// Cursor "<ns>_<key>" for lists ordered by (time, key).
-Result<std::pair<std::int64_t, std::string>> parse_pair_cursor(const PageRequest& p) {
+enum class CursorKey { Id, Seq };
+
+// Cursor "<ns>_<key>" for lists ordered by (time, key); key is an id or a sequence number.
+Result<std::pair<std::int64_t, std::string>> parse_pair_cursor(const PageRequest& p, CursorKey kind = CursorKey::Id) {
   auto sep = p.after.find('_');
   if (sep == std::string::npos || sep + 1 == p.after.size()) return bad_cursor(p);
   BUDCORE_TRY_ASSIGN(std::int64_t ns, parse_int(std::string_view(p.after).substr(0, sep), p));
-  return std::pair{ns, p.after.substr(sep + 1)};
+  std::string key = p.after.substr(sep + 1);
+  if (kind == CursorKey::Id) {
+    auto id = core::Id::parse(key);
+    if (!id || id->to_string() != key) return bad_cursor(p);
+  } else {
+    BUDCORE_TRY(parse_int(key, p));
+  }
+  return std::pair{ns, std::move(key)};
 }
 
 // Accumulates a WHERE clause and its parameters; the strings the parameters point at live in
@@ -191,7 +217,7 @@ class SqlStore final : public backend::Store {
         BUDCORE_TRY_ASSIGN(auto existing, find_job_by_key(tenant, key));
         if (existing) return CreateJobResult{std::move(*existing), false};
       }
-      std::string doc = job_document(job);
+      BUDCORE_TRY_ASSIGN(std::string doc, job_document(job));
       std::string tid = tenant.to_string(), id = job.id.to_string(), project = job.project_id.to_string(),
                   cluster = job.cluster_id.to_string();
       std::string pipeline = job.pipeline_id ? job.pipeline_id->to_string() : std::string();
@@ -587,7 +613,7 @@ class SqlStore final : public backend::Store {
     if (uq.from) q.where("start_ns >= ?").bind(uq.from->unix_nanos());
     if (uq.to) q.where("start_ns < ?").bind(uq.to->unix_nanos());
     if (!page.after.empty()) {
-      BUDCORE_TRY_ASSIGN(auto cur, parse_pair_cursor(page));
+      BUDCORE_TRY_ASSIGN(auto cur, parse_pair_cursor(page, CursorKey::Seq));
       BUDCORE_TRY_ASSIGN(std::int64_t seq, parse_int(cur.second, page));
       q.where("(start_ns, seq) > (?, ?)").bind(cur.first).bind(seq);
     }
@@ -851,7 +877,7 @@ class SqlStore final : public backend::Store {
 
   // Writes a changed job as a compare-and-set on expected_version.
   Result<JobRecord> save_job(const core::Id& tenant, job::Job job, std::int64_t expected_version, std::string key) {
-    std::string doc = job_document(job);
+    BUDCORE_TRY_ASSIGN(std::string doc, job_document(job));
     std::string tid = tenant.to_string(), id = job.id.to_string(), project = job.project_id.to_string(),
                 cluster = job.cluster_id.to_string();
     std::string pipeline = job.pipeline_id ? job.pipeline_id->to_string() : std::string();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/job/job.hpp"
 
 namespace budcore::backends {
@@ -276,18 +277,61 @@ core::Result<MigrationOutcome> migrate_schema(SqlConnection& conn, bool migrate,
   return out;
 }
 
-core::Result<std::int64_t> check_documents(SqlConnection& conn, std::vector<std::string>& problems) {
+namespace {
+
+// The indexed columns lists and filters read must say what the document says; a row edited by
+// hand (or by a buggy writer) would otherwise list a job under the wrong tenant or status.
+core::Status check_job_columns(const SqlRow& row, const job::Job& j, const std::string& at, bool summary_columns) {
+  auto differs = [&](std::string_view column, std::string_view stored, std::string_view in_doc) -> core::Status {
+    if (stored == in_doc) return {};
+    return core::Error::make(core::ErrorCode::Io,
+                             "indexed column " + std::string(column) + " is '" + core::truncate_text(stored) +
+                                 "' but the document says '" + core::truncate_text(in_doc) + "'",
+                             at + "." + std::string(column));
+  };
+  auto text_or = [&](int col) { return row.is_null(col) ? std::string_view() : row.text(col); };
+  BUDCORE_TRY(differs("tenant_id", row.text(0), j.tenant_id.to_string()));
+  BUDCORE_TRY(differs("id", row.text(1), j.id.to_string()));
+  BUDCORE_TRY(differs("status", row.text(3), job::to_string(j.status)));
+  if (summary_columns && !row.is_null(4) && row.int64(4) != j.gpu_count) {
+    return core::Error::make(core::ErrorCode::Io,
+                             "indexed column gpu_count is " + std::to_string(row.int64(4)) + " but the document says " +
+                                 std::to_string(j.gpu_count),
+                             at + ".gpu_count");
+  }
+  if (!row.is_null(5)) BUDCORE_TRY(differs("name", row.text(5), j.name));  // NULL: written before schema 3
+  if (!row.is_null(6)) BUDCORE_TRY(differs("priority", row.text(6), job::to_string(j.priority)));
+  if (!row.is_null(5)) BUDCORE_TRY(differs("gpu_type", text_or(7), j.gpu_type.value_or("")));
+  BUDCORE_TRY(differs("job_type", row.text(8), job::to_string(j.job_type)));
+  BUDCORE_TRY(differs("source", row.text(9), job::to_string(j.source)));
+  BUDCORE_TRY(differs("project_id", row.text(10), j.project_id.to_string()));
+  BUDCORE_TRY(differs("cluster_id", row.text(11), j.cluster_id.to_string()));
+  BUDCORE_TRY(differs("pipeline_id", text_or(12), j.pipeline_id ? j.pipeline_id->to_string() : std::string()));
+  if (j.created_at && row.int64(13) != j.created_at->unix_nanos()) {
+    return core::Error::make(core::ErrorCode::Io, "indexed column created_ns does not match the document's created_at",
+                             at + ".created_ns");
+  }
+  return {};
+}
+
+}  // namespace
+
+core::Result<std::int64_t> check_documents(SqlConnection& conn, std::vector<std::string>& problems, int schema_version) {
   std::int64_t count = 0;
-  BUDCORE_TRY(collect_rows(conn, "SELECT tenant_id, id, doc FROM jobs", problems, count,
-                           [](const SqlRow& row) -> core::Status {
+  // Schema 3 added the summary columns (name, priority, gpu_type, gpu_count).
+  std::string columns = schema_version >= 3 ? "gpu_count, name, priority, gpu_type" : "0, NULL, NULL, NULL";
+  BUDCORE_TRY(collect_rows(conn,
+                           "SELECT tenant_id, id, doc, status, " + columns +
+                               ", job_type, source, project_id, cluster_id, pipeline_id, created_ns FROM jobs",
+                           problems, count, [schema_version](const SqlRow& row) -> core::Status {
+                             std::string at = "jobs[" + std::string(row.text(1)) + "]";
                              auto job = job::Job::from_json(row.text(2));
                              if (!job) {
-                               return core::Error::make(
-                                   core::ErrorCode::Io,
-                                   "stored job document does not load: " + job.error().describe(),
-                                   "jobs[" + std::string(row.text(1)) + "].doc");
+                               return core::Error::make(core::ErrorCode::Io,
+                                                        "stored job document does not load: " + job.error().describe(),
+                                                        at + ".doc");
                              }
-                             return {};
+                             return check_job_columns(row, *job, at, schema_version >= 3);
                            }));
   BUDCORE_TRY(collect_rows(conn, "SELECT id, definition, state FROM pipelines", problems, count,
                            [](const SqlRow& row) -> core::Status {

@@ -88,11 +88,15 @@ struct MigrationOutcome {
 core::Result<MigrationOutcome> migrate_schema(SqlConnection& conn, bool migrate,
                                               int target_version = kLatestSchemaVersion);
 
+// Invalid when a store URI holds a NUL byte or bytes that are not UTF-8.
+core::Status check_uri(std::string_view uri);
+
 // The stored schema version without changing anything (0: none).
 core::Result<int> read_schema_version(SqlConnection& conn);
 
-// Parses every stored document back; appends problems. Returns the number of rows checked.
-core::Result<std::int64_t> check_documents(SqlConnection& conn, std::vector<std::string>& problems);
+// Parses every stored document back and checks the jobs' indexed columns (tenant, status, GPU
+// count, ...) against their documents; appends problems. Returns the number of rows checked.
+core::Result<std::int64_t> check_documents(SqlConnection& conn, std::vector<std::string>& problems, int schema_version);
 
 // ---- the store over a connection ---------------------------------------------------------------
 

@@ -2,7 +2,10 @@
 #include "budcore/backend/store_json.hpp"
 
 #include <string>
+#include <string_view>
 #include <utility>
+
+#include "budcore/core/keys.hpp"
 
 namespace budcore::backend {
 namespace {
@@ -133,8 +136,9 @@ core::Result<JobQuery> parse_job_query(const Value& query) {
         return Error::invalid("view", v.is_string() ? v.as_string() : std::string(), "must be \"summary\" or \"full\"");
       }
     } else {
-      return Error::invalid(key, "", "is not a job query key (status, project_id, cluster_id, pipeline_id, "
-                                     "job_type, source, created_from, created_to, limit, after, view)");
+      static constexpr std::string_view kKeys[] = {"status", "project_id", "cluster_id", "pipeline_id", "job_type", "source",
+                                                   "created_from", "created_to", "limit", "after", "view"};
+      return core::unknown_key({}, key, kKeys);
     }
   }
   return q;

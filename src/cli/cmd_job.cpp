@@ -4,6 +4,7 @@
 // --store URI --tenant T` and `budcore job list --store URI --tenant T [--status S]... [--limit N]
 // [--after CURSOR] [--full]` persist and read jobs through a Store; their JSON is
 // budcore/backend/store_json.hpp's (the C ABI prints the same).
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "budcore/backend/store.hpp"
 #include "budcore/backend/store_json.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/job/job.hpp"
 #include "cli/command.hpp"
@@ -20,7 +22,7 @@ namespace budcore::cli {
 namespace {
 
 int validate_job_file(const std::string& file) {
-  auto doc = core::load_document_file(file);
+  auto doc = core::load_document_file(file, std::min(core::max_input_bytes(), job::kMaxDocumentBytes));
   if (!doc) {
     core::Error e = doc.error();
     if (e.field.empty()) e.field = file;
@@ -73,7 +75,7 @@ int open_for(const StoreArgs& args, std::unique_ptr<backend::Store>& store, core
 void print(const core::Value& v) { std::cout << core::to_json(v) << "\n"; }
 
 int submit_job_file(const StoreArgs& args, const std::string& file, const std::string& key) {
-  auto doc = core::load_document_file(file);
+  auto doc = core::load_document_file(file, std::min(core::max_input_bytes(), job::kMaxDocumentBytes));
   if (!doc) {
     core::Error e = doc.error();
     if (e.field.empty()) e.field = file;

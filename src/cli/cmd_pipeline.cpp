@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/pipeline/engine.hpp"
 #include "budcore/pipeline/planner.hpp"
@@ -35,42 +37,42 @@ struct PaddedText {
   std::string_view text;
 };
 
-bool read_padded(const std::string& file, PaddedText& out) {
-  if (file == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    out.copy = std::move(ss).str();
+// Regular files take the fast path; standard input, pipes and devices go through read_input.
+// Either way no more than max_input_bytes() is read.
+core::Status read_padded(const std::string& file, PaddedText& out) {
+  std::error_code ec;
+  bool regular = file != "-" && std::filesystem::is_regular_file(file, ec);
+  if (!regular) {
+    core::Result<std::string> text = read_file_arg(file);
+    if (!text) return std::move(text).error();
+    out.copy = std::move(*text);
     out.copy.reserve(out.copy.size() + pipeline::detail::kJsonPadding);  // capacity past size() is readable
     out.text = out.copy;
-    return true;
+    return {};
   }
   std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) return false;
+  if (!f) return core::Error{core::ErrorCode::Invalid, "cannot open file '" + core::truncate_text(file) + "'", {}, core::truncate_text(file)};
   std::fseek(f, 0, SEEK_END);
   long size = std::ftell(f);
   std::fseek(f, 0, SEEK_SET);
   std::size_t want = size > 0 ? static_cast<std::size_t>(size) : 0;
+  if (auto st = core::check_input_size(want, "input"); !st) {
+    std::fclose(f);
+    return st;
+  }
   out.bytes.reset(new char[want + pipeline::detail::kJsonPadding]);
   std::size_t got = want == 0 ? 0 : std::fread(out.bytes.get(), 1, want, f);
   bool ok = std::ferror(f) == 0;
   std::fclose(f);
   std::memset(out.bytes.get() + got, 0, pipeline::detail::kJsonPadding);
   out.text = std::string_view(out.bytes.get(), got);
-  return ok;
-}
-
-bool read_all(const std::string& file, std::string& out) {
-  PaddedText padded;
-  if (!read_padded(file, padded)) return false;
-  out.assign(padded.text);
-  return true;
+  if (!ok) return core::Error{core::ErrorCode::Invalid, "cannot read file '" + core::truncate_text(file) + "'", {}, core::truncate_text(file)};
+  return {};
 }
 
 int plan_file(const std::string& file) {
   PaddedText input;
-  if (!read_padded(file, input)) {
-    return report_error(core::Error::invalid(file, file, "cannot read the pipeline file"));
-  }
+  if (auto st = read_padded(file, input); !st) return report_error(st.error());
   pipeline::PlanResult result = pipeline::detail::plan_text(input.text, true);
   std::string out = pipeline::to_json(result);
   out += '\n';
@@ -158,15 +160,21 @@ core::Result<pipeline::RehearsalOptions> flag_options(const RunArgs& args) {
 }
 
 int run_file(const RunArgs& args) {
-  std::string text;
-  if (!read_all(args.file, text)) return report_error(core::Error::invalid(args.file, args.file, "cannot read the pipeline file"));
-  auto doc = parse_document(text);
+  core::Result<std::string> text = read_file_arg(args.file);
+  if (!text) return report_error(text.error());
+  auto doc = parse_document(*text);
   if (!doc) return report_error(doc.error());
   core::Value params;
   if (!args.params.empty()) {
     std::string ptext = args.params;
     if (ptext.front() != '{') {
-      if (!read_all(args.params, ptext)) return report_error(core::Error::invalid("--params", args.params, "cannot read the file"));
+      core::Result<std::string> read = read_file_arg(args.params);
+      if (!read) {
+        core::Error e = read.error();
+        e.field = "--params";
+        return report_error(e);
+      }
+      ptext = std::move(*read);
     }
     auto p = parse_document(ptext);
     if (!p || !p->is_map()) return report_error(core::Error::invalid("--params", args.params, "must be a JSON or YAML map"));

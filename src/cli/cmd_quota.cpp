@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/quota/kueue_yaml.hpp"
 #include "budcore/quota/scenario.hpp"
@@ -13,15 +14,6 @@
 
 namespace budcore::cli {
 namespace {
-
-core::Result<std::string> read_input(const std::string& file) {
-  if (file == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return core::Error::invalid("FILE", file, "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 bool looks_like_json(const std::string& text) {
   auto p = text.find_first_not_of(" \t\r\n");
@@ -56,7 +48,7 @@ int run_simulate(const std::string& file, const std::string& workloads) {
   if (std::filesystem::is_directory(file) || !workloads.empty()) {
     text = kueue_scenario(file, workloads);
   } else {
-    text = read_input(file);
+    text = read_file_arg(file);
     if (text && !looks_like_json(*text)) {
       auto imported = quota::import_kueue_yaml(*text);
       if (!imported) return report_error(imported.error());
@@ -86,7 +78,7 @@ int run_export(const std::string& file, const std::string& api_version) {
   if (api_version == "v1beta2" || api_version == "kueue.x-k8s.io/v1beta2") version = quota::KueueApiVersion::V1beta2;
   else if (api_version == "v1beta1" || api_version == "kueue.x-k8s.io/v1beta1") version = quota::KueueApiVersion::V1beta1;
   else return report_error(core::Error::invalid("--api-version", api_version, "expected v1beta1 or v1beta2"));
-  auto text = read_input(file);
+  auto text = read_file_arg(file);
   if (!text) return report_error(text.error());
   quota::QuotaConfig config;
   if (looks_like_json(*text)) {

@@ -9,22 +9,12 @@
 #include <unordered_map>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/templates/template.hpp"
 #include "cli/command.hpp"
 
 namespace budcore::cli {
 namespace {
-
-bool read_all(const std::string& file, std::string& out) {
-  std::FILE* f = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
-  if (!f) return false;
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  bool ok = !std::ferror(f);
-  if (f != stdin) std::fclose(f);
-  return ok;
-}
 
 struct Compiled {
   templates::Template tmpl;
@@ -177,10 +167,9 @@ void append_failure(std::string& out, std::string_view id_json, const templates:
 }
 
 int eval_batch(const std::string& file) {
-  std::string input;
-  if (!read_all(file, input)) {
-    return report_error(core::Error::make(core::ErrorCode::Invalid, "cannot read batch file", file));
-  }
+  core::Result<std::string> read = read_file_arg(file);
+  if (!read) return report_error(read.error());
+  std::string input = std::move(*read);
   std::string_view rest = input;
   auto next_line = [&](std::string_view& line) {
     while (!rest.empty()) {

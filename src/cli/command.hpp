@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "budcore/core/error.hpp"
+#include "budcore/core/result.hpp"
 
 namespace budcore::cli {
 
@@ -25,6 +26,10 @@ const std::vector<Registrar>& registrars();
 // Writes {"error": {"code": ..., "message": ..., "path": ...}} to stderr and returns the exit
 // code for the error (2 for invalid input, 1 otherwise).
 int report_error(const core::Error& error);
+
+// The whole input file named on the command line ("-": stdin), capped at max_input_bytes()
+// (or `max`). A file that cannot be read is the caller's input being wrong: Invalid, exit 2.
+core::Result<std::string> read_file_arg(const std::string& file, std::size_t max = 0);
 
 // A subcommand's callback stores its exit code here; main returns it.
 int& exit_code();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/pipeline/orchestrator.hpp"
 #include "budcore/pipeline/simulation.hpp"
@@ -52,13 +53,7 @@ void print(const Value& v) {
 
 core::Result<Value> read_document(const std::string& file) {
   std::string text;
-  if (file == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return Error::invalid(file, file, "cannot read the pipeline file");
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  BUDCORE_TRY_ASSIGN(text, read_file_arg(file));
   auto v = core::parse_json(text);
   if (v) return v;
   auto y = core::parse_document(text);

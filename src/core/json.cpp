@@ -19,12 +19,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "budcore/core/limits.hpp"
+
 namespace budcore::core {
 namespace {
 
 // Nesting deeper than this is refused. nlohmann's parser is iterative, and so is our builder,
 // but Values are destroyed and written recursively, so depth must stay bounded.
-constexpr std::size_t kMaxJsonDepth = 512;
+constexpr std::size_t kMaxJsonDepth = kMaxValueDepth;
 
 // "line L, column C" for the byte at `offset` (0-based; offset == text.size() means end of input).
 std::string line_column(std::string_view text, std::size_t offset) {
@@ -351,6 +353,9 @@ class Writer {
   explicit Writer(const JsonOptions& options) : options_(options) {}
 
   void write(const Value& v, int depth) {
+    if ((v.is_list() || v.is_map()) && (depth >= kMaxValueDepth || stack_exhausted(floor_))) {
+      throw DepthExceeded("to_json: value nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
+    }
     switch (v.kind()) {
       case Value::Kind::Null: out_ += "null"; break;
       case Value::Kind::Bool: out_ += v.as_bool() ? "true" : "false"; break;
@@ -412,11 +417,13 @@ class Writer {
 
   const JsonOptions& options_;
   std::string out_;
+  std::uintptr_t floor_ = stack_floor();
 };
 
 }  // namespace
 
 Result<Value> parse_json(std::string_view text) {
+  BUDCORE_TRY(check_input_size(text.size(), {}));
   const char* read_pos = text.data();
   ValueBuilder builder(text, &read_pos);
   TrackingIterator first(text.data(), &read_pos);

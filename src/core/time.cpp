@@ -2,8 +2,12 @@
 #include "budcore/core/time.hpp"
 
 #include <array>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
+
+#include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 
 namespace budcore::core {
 namespace {
@@ -319,6 +323,15 @@ std::string two_digits(int v) {
 }  // namespace
 
 // ---- Duration ------------------------------------------------------------------------------
+
+Result<Duration> Duration::from_seconds(double seconds) {
+  auto ns = checked_cast<std::int64_t>(seconds * 1e9);
+  if (!std::isfinite(seconds) || !ns) {
+    return Error::invalid({}, format_json_float(seconds),
+                          "is not a duration budcore can represent (at most 9223372036 seconds, about 292 years)");
+  }
+  return Duration(*ns);
+}
 
 Result<Duration> Duration::parse(std::string_view text) {
   std::string_view s = text;

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "budcore/core/limits.hpp"
+
 namespace budcore::core {
 
 // ---------------------------------------------------------------------------------------------
@@ -257,6 +259,13 @@ bool operator==(const Value& a, const Value& b) {
       return x == y || (std::isnan(x) && std::isnan(y));
     }
     case Value::Kind::String: return std::get<std::string>(a.v_) == std::get<std::string>(b.v_);
+    default: break;
+  }
+  // Containers recurse (through Map's operator== too): one nesting budget per thread.
+  thread_local int depth = 0;
+  DepthGuard guard(depth, kMaxValueDepth);
+  if (!guard.ok()) throw DepthExceeded("values compared are nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
+  switch (a.kind()) {
     case Value::Kind::List: {
       const auto& pa = std::get<std::shared_ptr<List>>(a.v_);
       const auto& pb = std::get<std::shared_ptr<List>>(b.v_);
@@ -267,6 +276,7 @@ bool operator==(const Value& a, const Value& b) {
       const auto& pb = std::get<std::shared_ptr<Map>>(b.v_);
       return pa == pb || *pa == *pb;
     }
+    default: break;
   }
   return false;
 }

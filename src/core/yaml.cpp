@@ -2,9 +2,10 @@
 // plain scalars with the YAML 1.2 core schema; writing is our own block-style emitter.
 //
 // Choices worth knowing:
-// - Aliases share the anchored Value (an O(1) copy), so "billion laughs" documents cost no
-//   memory while parsing; their expanded size is still capped (kMaxAliasExpansion) because
-//   anything that walks the result (to_json, templates) would pay for every expansion.
+// - Aliases share the anchored collection (an O(1) copy), so "billion laughs" documents cost
+//   little memory while parsing; an aliased scalar is a copy of its text. Both are charged to
+//   the expanded size, capped in values (kMaxAliasExpansion) and in bytes (the input limit),
+//   because anything that walks the result (to_json, templates) pays for every expansion.
 // - Mapping keys must be scalars and are kept as written ("1: a" has key "1"; a null key is
 //   "null"). Duplicate keys: the last value wins at the first key's position, as in JSON.
 // - "<<" merge keys are YAML 1.1; under 1.2 "<<" is an ordinary key.
@@ -16,10 +17,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -34,12 +31,13 @@
 #include <yaml-cpp/parser.h>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/core/utf8.hpp"
 
 namespace budcore::core {
 namespace {
 
-constexpr std::size_t kMaxYamlDepth = 512;  // yaml-cpp itself stops at 500 nested nodes
+constexpr std::size_t kMaxYamlDepth = kMaxValueDepth;  // yaml-cpp itself stops at 500 nested nodes
 constexpr std::size_t kMaxAliasExpansion = 1'000'000;
 constexpr std::size_t kMaxImplicitKey = 1000;
 constexpr std::string_view kCoreTagPrefix = "tag:yaml.org,2002:";
@@ -200,26 +198,33 @@ class Builder : public YAML::EventHandler {
   }
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    add(mark, Value(), std::string("null"), 1, 0, anchor);
+    add(mark, Value(), std::string("null"), 1, 0, anchor, 0);
   }
 
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto it = anchors_.find(anchor);
     if (it == anchors_.end()) throw Abort{yaml_error(mark, "alias refers to a node that contains it", path())};
-    alias_expansion_ += it->second.nodes;
+    const Anchored& a = it->second;
+    alias_expansion_ += a.nodes;
+    alias_bytes_ += a.bytes;
     if (alias_expansion_ > kMaxAliasExpansion) {
       throw Abort{yaml_error(mark,
                              "aliases expand to more than " + std::to_string(kMaxAliasExpansion) + " values",
                              path())};
     }
-    const Anchored& a = it->second;
+    if (alias_bytes_ > max_expanded_bytes_) {
+      throw Abort{yaml_error(mark,
+                             "aliases expand to more than " + std::to_string(max_expanded_bytes_) +
+                                 " bytes of text (the input limit)",
+                             path())};
+    }
     // An alias can carry a deep value into a deep place; keep the result within the limit so
     // walking or destroying it stays bounded too.
     if (frames_.size() + a.height > kMaxYamlDepth) {
       throw Abort{yaml_error(mark, "alias nests values deeper than " + std::to_string(kMaxYamlDepth) + " levels",
                              path())};
     }
-    add(mark, a.value, a.key_text, a.nodes, a.height, YAML::NullAnchor);
+    add(mark, a.value, a.key_text, a.nodes, a.height, YAML::NullAnchor, a.bytes);
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
@@ -229,10 +234,10 @@ class Builder : public YAML::EventHandler {
     if (find_invalid_utf8(text)) throw Abort{yaml_error(mark, "text is not valid UTF-8", "utf8")};
     if (expecting_key()) {
       // Keys stay as written; resolving "1" to an Int only to print it again would not help.
-      add(mark, Value(text), text, 1, 0, anchor);
+      add(mark, Value(text), text, 1, 0, anchor, text.size());
       return;
     }
-    add(mark, resolve(mark, tag, text), text, 1, 0, anchor);
+    add(mark, resolve(mark, tag, text), text, 1, 0, anchor, text.size());
   }
 
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
@@ -254,6 +259,7 @@ class Builder : public YAML::EventHandler {
     bool have_key = false;
     std::string key;
     std::size_t nodes = 1;
+    std::size_t bytes = 0;   // text of the scalars inside, keys included
     std::size_t height = 1;  // nesting levels of this collection, itself included
     YAML::anchor_t anchor = YAML::NullAnchor;
     YAML::Mark mark;
@@ -263,6 +269,7 @@ class Builder : public YAML::EventHandler {
     std::optional<std::string> key_text;  // set for scalars, which may serve as keys
     std::size_t nodes = 1;
     std::size_t height = 0;
+    std::size_t bytes = 0;
   };
 
   bool expecting_key() const { return !frames_.empty() && frames_.back().is_map && !frames_.back().have_key; }
@@ -333,18 +340,19 @@ class Builder : public YAML::EventHandler {
     Frame f = std::move(frames_.back());
     frames_.pop_back();
     Value v = f.is_map ? Value(std::move(f.map)) : Value(std::move(f.list));
-    add(f.mark, std::move(v), std::nullopt, f.nodes, f.height, f.anchor);
+    add(f.mark, std::move(v), std::nullopt, f.nodes, f.height, f.anchor, f.bytes);
   }
 
   void add(const YAML::Mark& mark, Value v, const std::optional<std::string>& key_text, std::size_t nodes,
-           std::size_t height, YAML::anchor_t anchor) {
-    if (anchor != YAML::NullAnchor) anchors_[anchor] = Anchored{v, key_text, nodes, height};
+           std::size_t height, YAML::anchor_t anchor, std::size_t bytes) {
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = Anchored{v, key_text, nodes, height, bytes};
     if (frames_.empty()) {
       root_ = std::move(v);
       return;
     }
     Frame& top = frames_.back();
     top.nodes += nodes;
+    top.bytes += bytes;
     top.height = std::max(top.height, height + 1);
     if (!top.is_map) {
       top.list.push_back(std::move(v));
@@ -363,10 +371,13 @@ class Builder : public YAML::EventHandler {
   Value root_;
   std::unordered_map<YAML::anchor_t, Anchored> anchors_;
   std::size_t alias_expansion_ = 0;
+  std::size_t alias_bytes_ = 0;
+  std::size_t max_expanded_bytes_ = max_input_bytes();
   int last_document_pos_ = -1;
 };
 
 Result<std::vector<Value>> parse_stream(std::string_view text, bool skip_null_documents) {
+  BUDCORE_TRY(check_input_size(text.size(), {}));
   // A YAML stream is Unicode text (YAML 1.2, 5.2); yaml-cpp passes bad bytes through into
   // strings, where they would corrupt everything downstream that writes JSON.
   if (auto bad = find_invalid_utf8(text)) {
@@ -572,6 +583,10 @@ void emit_item(const Value& item, std::size_t indent, std::string& out) {
 }
 
 void emit_block(const Value& v, std::size_t indent, std::string& out) {
+  // Each nesting level indents by two more spaces.
+  if (indent / 2 >= static_cast<std::size_t>(kMaxValueDepth) || stack_exhausted()) {
+    throw DepthExceeded("to_yaml: value nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
+  }
   if (v.is_list()) {
     for (const Value& item : v.as_list()) emit_item(item, indent, out);
     return;
@@ -598,24 +613,6 @@ void emit_block(const Value& v, std::size_t indent, std::string& out) {
       out += '\n';
     }
   }
-}
-
-Result<std::string> read_all(const std::string& path) {
-  if (path == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    if (std::cin.bad()) return Error{ErrorCode::Io, "cannot read standard input", {}, path};
-    return text;
-  }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Error{ErrorCode::Io, "cannot read '" + path + "': it is a directory", {}, path};
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::Io, "cannot open file '" + path + "'", {}, path};
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Error{ErrorCode::Io, "cannot read file '" + path + "'", {}, path};
-  return buf.str();
 }
 
 }  // namespace
@@ -656,8 +653,8 @@ Result<Value> parse_document(std::string_view text) {
   return parse_yaml(text);
 }
 
-Result<Value> load_document_file(const std::string& path) {
-  auto text = read_all(path);
+Result<Value> load_document_file(const std::string& path, std::size_t max_bytes) {
+  auto text = read_input(path, max_bytes != 0 ? max_bytes : max_input_bytes());
   if (!text) return std::move(text).error();
   auto doc = parse_document(*text);
   if (!doc) {

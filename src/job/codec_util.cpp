@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/keys.hpp"
 
 namespace budcore::job::detail {
 namespace {
@@ -20,21 +21,6 @@ std::string uint128_text(core::uint128 v) {
   }
   std::reverse(out.begin(), out.end());
   return out;
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 Error wrong_type(std::string_view key, const core::Value& v, std::string_view expected) {
@@ -90,36 +76,13 @@ core::Value quantity_value(const core::Quantity& q) {
   return core::Value(decimal_string(q));
 }
 
-std::string_view suggest(std::string_view key, std::span<const std::string_view> candidates) {
-  std::string_view best;
-  std::size_t best_d = std::max<std::size_t>(2, key.size() / 3) + 1;
-  for (auto c : candidates) {
-    std::size_t d = edit_distance(key, c);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  return best;
-}
-
 const core::Value* Reader::get(std::string_view key) const {
   const core::Value* v = m_.find(key);
   return (v == nullptr || v->is_null()) ? nullptr : v;
 }
 
 core::Status Reader::reject_unknown(std::span<const std::string_view> known) const {
-  for (const auto& [key, value] : m_) {
-    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string why = "unknown field";
-    if (auto s = suggest(key, known); !s.empty()) {
-      why += "; did you mean '";
-      why += s;
-      why += "'?";
-    }
-    return Error::invalid(key, {}, std::move(why));
-  }
-  return {};
+  return core::check_keys(m_, known);
 }
 
 core::Result<std::optional<std::int64_t>> Reader::integer(std::string_view key) const {

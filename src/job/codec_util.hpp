@@ -24,9 +24,6 @@ core::Value quantity_value(const core::Quantity& q);
 // Exact decimal text of a quantity's amount, no suffix: "1.5", "-0.001", "8".
 std::string decimal_string(const core::Quantity& q);
 
-// The closest of `candidates` to `key` within a small edit distance, or empty.
-std::string_view suggest(std::string_view key, std::span<const std::string_view> candidates);
-
 // Reads fields of one JSON object. Every reader treats an absent key and null alike (nullopt)
 // and reports a wrong type or a bad value as Invalid with the key as field.
 class Reader {

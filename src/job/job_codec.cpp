@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/job/job.hpp"
 #include "job/codec_util.hpp"
 
@@ -177,6 +178,7 @@ Result<Job> Job::from_value(const Value& value) {
 }
 
 Result<Job> Job::from_json(std::string_view json) {
+  BUDCORE_TRY(core::check_input_size(json.size(), {}, kMaxDocumentBytes));
   BUDCORE_TRY_ASSIGN(auto value, core::parse_json(json));
   return from_value(value);
 }

@@ -109,6 +109,10 @@ void check_duration(Ctx& c, std::size_t i, const Duration& d, std::string_view f
     c.error(i, issue_code::kInvalidValue, step_path(i) + ".config." + std::string(field),
             "must be a non-negative number of seconds (or a template), got " +
                 (d.invalid != nullptr ? core::to_json(*d.invalid) : std::string("?")));
+  // A run converts it to a core::Duration (range-checked): refuse here what it would refuse.
+  if (d.state == Duration::State::Number && !core::Duration::from_seconds(d.seconds))
+    c.error(i, issue_code::kInvalidValue, step_path(i) + ".config." + std::string(field),
+            "must be at most 9223372036 seconds (about 292 years), got " + core::format_json_float(d.seconds));
 }
 
 void check_types(Ctx& c) {

@@ -68,6 +68,9 @@ bool Engine::Impl::set_state(int n, StepState to, std::string message) {
   StepState from = r.state;
   r.state = to;
   r.message = message;
+  if (!is_terminal(to) && nodes[static_cast<std::size_t>(n)].kind == NodeKind::Iteration) {
+    loop_scan.erase(nodes[static_cast<std::size_t>(n)].parent);
+  }
   if (is_terminal(to)) {
     r.finished_at = now();
     r.timer = TimerKind::None;
@@ -322,8 +325,15 @@ bool Engine::Impl::start_attempt(int n) {
       const Value* t = resolved->find("timeout_seconds");
       timeout = core::Duration::seconds(t && t->is_int() ? t->as_int() : 3600);
     } else if (const Value* ds = resolved->find("duration_seconds"); ds && ds->is_number()) {
+      // 1e18 seconds overflowed the conversion to milliseconds and finished at once.
+      auto wait = core::Duration::from_seconds(ds->as_float());
+      if (!wait || wait->count_ns() < 0) {
+        if (!set_state(n, StepState::Running, "")) return true;
+        return error_for_good(n, "inputs: config.duration_seconds " + core::format_json_float(ds->as_float()) +
+                                     " is not a duration budcore can wait (0 to 9223372036 seconds)");
+      }
       r.timer = TimerKind::WaitDuration;
-      r.timer_at = now() + core::Duration::milliseconds(static_cast<std::int64_t>(ds->as_float() * 1000));
+      r.timer_at = now() + *wait;
     }
   }
   if (d.type == StepType::Loop) {
@@ -573,7 +583,7 @@ void Engine::Impl::after_terminal(int n) {
   if (stopping) return;
   StepState s = peek(n).state;
   if (d.kind == NodeKind::Iteration) {
-    check_loop(d.parent);
+    iteration_ended(n);
     return;
   }
   if (d.group >= 0) check_group(d.group);
@@ -640,6 +650,24 @@ bool Engine::Impl::check_group(int g) {
   }
   run(g).outputs = out;
   return finish(g, StepState::Failed, "only " + std::to_string(succ) + " of " + std::to_string(counted) + " members succeeded");
+}
+
+void Engine::Impl::iteration_ended(int n) {
+  const NodeDef& d = nodes[static_cast<std::size_t>(n)];
+  const int l = d.parent;
+  const NodeDef& ld = nodes[static_cast<std::size_t>(l)];
+  StepState s = peek(n).state;
+  if (s != StepState::Succeeded && s != StepState::Skipped) {
+    const Value* ff = ld.config.find("fail_fast");
+    if (!ff || !ff->is_bool() || ff->as_bool()) {  // fail fast: this failure decides now
+      check_loop(l);
+      return;
+    }
+  }
+  // Otherwise only the end of the last open iteration decides.
+  std::size_t& next = loop_scan[l];
+  while (next < ld.members.size() && is_terminal(peek(ld.members[next]).state)) ++next;
+  if (next >= ld.members.size()) check_loop(l);
 }
 
 bool Engine::Impl::check_loop(int l) {

@@ -1,9 +1,12 @@
 // Building the engine's node table from a pipeline document, and loading a saved RunState.
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/pipeline/validation.hpp"
 #include "pipeline/engine_impl.hpp"
 #include "pipeline/template_check.hpp"
@@ -26,25 +29,30 @@ core::Result<double> read_number(const Value& v, const std::string& path) {
 
 core::Status parse_retry(const Value& v, const std::string& path, RetrySpec& out) {
   if (v.is_int()) {
-    if (v.as_int() < 0) return core::Error::invalid(path, core::to_json(v), "must be >= 0");
+    BUDCORE_TRY(core::check_range(v.as_int(), 0, INT32_MAX, path));
     out.limit = static_cast<int>(v.as_int());
     return {};
   }
   if (!v.is_map()) return core::Error::invalid(path, core::to_json(v), "must be a number of retries or a map");
   if (const Value* l = v.find("limit")) {
-    if (!l->is_int() || l->as_int() < 0) return core::Error::invalid(path + ".limit", core::to_json(*l), "must be an integer >= 0");
+    if (!l->is_int() || l->as_int() < 0 || l->as_int() > INT32_MAX)
+      return core::Error::invalid(path + ".limit", core::to_json(*l), "must be an integer from 0 to 2147483647");
     out.limit = static_cast<int>(l->as_int());
   }
   if (const Value* b = v.find("backoff")) {
     if (!b->is_map()) return core::Error::invalid(path + ".backoff", core::to_json(*b), "must be a map");
     if (const Value* x = b->find("base_seconds")) {
       BUDCORE_TRY_ASSIGN(double s, read_number(*x, path + ".backoff.base_seconds"));
-      out.backoff.base = core::Duration::milliseconds(static_cast<std::int64_t>(s * 1000));
+      auto d = core::Duration::from_seconds(s);
+      if (!d) return std::move(d.error().at(path + ".backoff.base_seconds"));
+      out.backoff.base = *d;
     }
     if (const Value* x = b->find("factor")) { BUDCORE_TRY_ASSIGN(out.backoff.factor, read_number(*x, path + ".backoff.factor")); }
     if (const Value* x = b->find("cap_seconds")) {
       BUDCORE_TRY_ASSIGN(double s, read_number(*x, path + ".backoff.cap_seconds"));
-      out.backoff.cap = core::Duration::milliseconds(static_cast<std::int64_t>(s * 1000));
+      auto d = core::Duration::from_seconds(s);
+      if (!d) return std::move(d.error().at(path + ".backoff.cap_seconds"));
+      out.backoff.cap = *d;
     }
     if (const Value* x = b->find("jitter")) { BUDCORE_TRY_ASSIGN(out.backoff.jitter, read_number(*x, path + ".backoff.jitter")); }
     if (out.backoff.cap < out.backoff.base) out.backoff.cap = out.backoff.base;
@@ -90,6 +98,7 @@ core::Result<StepExtras> parse_extras(const Value& raw, std::string_view path_vi
       if (const Value* rc = c->find("retry_count"); rc && !rc->is_null()) {
         // The retry budget is fixed before the first attempt, so it cannot come from a template.
         if (!rc->is_int()) return core::Error::invalid(path + ".config.retry_count", core::to_json(*rc), "must be a literal integer >= 0 (templates are not resolved for retry_count)");
+        BUDCORE_TRY(core::check_range(rc->as_int(), 0, INT32_MAX, path + ".config.retry_count"));
         e.retry.limit = static_cast<int>(rc->as_int());
       }
     }
@@ -408,7 +417,15 @@ core::Status Engine::Impl::load(RunState saved) {
     if (loop < 0 || nodes[static_cast<std::size_t>(loop)].type != StepType::Loop) {
       return core::Error::invalid("steps[" + std::to_string(i) + "].id", id, "is not a LOOP iteration of the document");
     }
-    add_iteration(loop, std::stoi(id.substr(bracket + 1)));
+    // "l[7]": exactly the next index, as add_iteration made them (std::stoi threw on "l[x]").
+    int at = -1;
+    std::string_view digits = std::string_view(id).substr(bracket + 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), at);
+    if (ec != std::errc() || end + 1 != digits.data() + digits.size() || *end != ']' ||
+        at != static_cast<int>(nodes[static_cast<std::size_t>(loop)].members.size())) {
+      return core::Error::invalid("steps[" + std::to_string(i) + "].id", core::truncate_text(id), "is not the next iteration of its LOOP");
+    }
+    add_iteration(loop, at);
   }
   state = std::move(saved);
   ctx.mutable_map().set("params", state.params);

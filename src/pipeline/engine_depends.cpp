@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "budcore/core/limits.hpp"
+
 namespace budcore::pipeline::detail {
 
 enum class ResultKind : std::uint8_t { Bare, Succeeded, Failed, Errored, Skipped, Omitted, AnySucceeded, AllFailed };
@@ -12,6 +14,7 @@ struct DependsExpr::Node {
   enum class Op : std::uint8_t { Leaf, Not, And, Or } op = Op::Leaf;
   std::string name;
   ResultKind result = ResultKind::Bare;
+  int height = 1;  // longest path to a leaf, this node included
   std::shared_ptr<const Node> left, right;
 };
 
@@ -32,6 +35,10 @@ bool parse_result(std::string_view s, ResultKind& out) {
   }
   return false;
 }
+
+// An expression over a step's direct upstream steps needs no deep nesting; parsing, evaluating
+// and freeing recurse over it, so it is bounded (`a || b || ...` chains and `((((` included).
+constexpr int kMaxDependsDepth = 100;
 
 class Parser {
  public:
@@ -63,11 +70,17 @@ class Parser {
     }
     return false;
   }
+  core::Error too_deep() const {
+    return fail("expression nested deeper than " + std::to_string(kMaxDependsDepth) + " levels");
+  }
   core::Result<NodePtr> parse_or() {
+    core::DepthGuard guard(depth_, kMaxDependsDepth);
+    if (!guard.ok()) return too_deep();
     BUDCORE_TRY_ASSIGN(NodePtr left, parse_and());
     while (eat("||")) {
       BUDCORE_TRY_ASSIGN(NodePtr right, parse_and());
       left = binary(DependsExpr::Node::Op::Or, left, right);
+      if (left->height > kMaxDependsDepth) return too_deep();
     }
     return left;
   }
@@ -76,14 +89,19 @@ class Parser {
     while (eat("&&")) {
       BUDCORE_TRY_ASSIGN(NodePtr right, parse_not());
       left = binary(DependsExpr::Node::Op::And, left, right);
+      if (left->height > kMaxDependsDepth) return too_deep();
     }
     return left;
   }
   core::Result<NodePtr> parse_not() {
+    core::DepthGuard guard(depth_, kMaxDependsDepth);
+    if (!guard.ok()) return too_deep();
     if (eat("!")) {
       BUDCORE_TRY_ASSIGN(NodePtr inner, parse_not());
       auto n = std::make_shared<DependsExpr::Node>();
       n->op = DependsExpr::Node::Op::Not;
+      n->height = inner->height + 1;
+      if (n->height > kMaxDependsDepth) return too_deep();
       n->left = inner;
       return NodePtr(n);
     }
@@ -121,6 +139,7 @@ class Parser {
   static NodePtr binary(DependsExpr::Node::Op op, NodePtr l, NodePtr r) {
     auto n = std::make_shared<DependsExpr::Node>();
     n->op = op;
+    n->height = std::max(l->height, r->height) + 1;
     n->left = std::move(l);
     n->right = std::move(r);
     return n;
@@ -128,6 +147,7 @@ class Parser {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
   std::vector<std::string>* names_ = nullptr;
   std::vector<std::string>* failure_names_ = nullptr;
 };

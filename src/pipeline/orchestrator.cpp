@@ -151,12 +151,17 @@ core::Status Orchestrator::pump() {
     std::int64_t before = m.progress();
     m.fire_crons();
     // Runs started below (by completions) are pumped in the same pass.
-    for (std::size_t i = 0; i < m.live.size(); ++i) {
-      if (m.live[i].finish_handled) continue;
+    // finish() removes the run from m.open and may append runs it starts: walk by position.
+    for (std::size_t k = 0; k < m.open.size();) {
+      std::size_t i = m.open[k];
       Engine& engine = *m.live[i].engine;
       if (!engine.halted()) BUDCORE_TRY(engine.pump());
       m.records[i].status = engine.status();
-      if (engine.done()) m.finish(i);
+      if (engine.done()) {
+        m.finish(i);
+      } else {
+        ++k;
+      }
     }
     if (m.progress() == before) {
       m.drop_old_runs();

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string_view>
 #include <system_error>
+#include <unordered_set>
 #include <utility>
 
 #include "budcore/core/json.hpp"
@@ -198,12 +199,11 @@ core::Status Orchestrator::restore(const Value& checkpoint, const std::map<std::
   }
 
   // Run ids must stay unique: no id twice, and every "<pipeline>-<n>" within its counter.
+  std::unordered_set<std::string_view> seen_ids;  // a set: the pairwise check was quadratic
   for (std::size_t i = 0; i < records.size(); ++i) {
     const RunRecord& r = records[i];
-    for (std::size_t j = 0; j < i; ++j) {
-      if (records[j].run_id == r.run_id)
-        return Error::invalid("checkpoint.runs[" + std::to_string(i) + "].run_id", r.run_id, "is used by an earlier run");
-    }
+    if (!seen_ids.insert(r.run_id).second)
+      return Error::invalid("checkpoint.runs[" + std::to_string(i) + "].run_id", r.run_id, "is used by an earlier run");
     std::string_view id = r.run_id;
     if (!id.starts_with(r.pipeline + "-")) continue;
     id.remove_prefix(r.pipeline.size() + 1);
@@ -231,6 +231,10 @@ core::Status Orchestrator::restore(const Value& checkpoint, const std::map<std::
   }
   m.records = std::move(records);
   m.live = std::move(live);
+  m.reindex_open();
+  m.finished_seq = 0;
+  for (const auto& l : m.live)
+    if (l.finish_handled) m.finished_seq += l.engine->state().seq;
   return {};
 }
 

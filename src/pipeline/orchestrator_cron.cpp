@@ -21,7 +21,7 @@ constexpr Timestamp kNotScheduled = Timestamp::from_unix_nanos(std::numeric_limi
 
 std::vector<ActiveRun> Orchestrator::Impl::active_of(const std::string& pipeline) const {
   std::vector<ActiveRun> out;
-  for (std::size_t i = 0; i < records.size(); ++i) {
+  for (std::size_t i : open) {
     if (records[i].pipeline != pipeline || live[i].finish_handled || live[i].cancel_requested) continue;
     if (live[i].engine->done()) continue;
     bool cron = records[i].trigger == TriggerType::Scheduled && records[i].scheduled_time;

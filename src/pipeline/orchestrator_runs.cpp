@@ -50,6 +50,7 @@ core::Result<std::string> Orchestrator::Impl::start(OrchestratedPipeline& p, Sta
   record.created_at = now();
   records.push_back(std::move(record));
   live.push_back(Live{std::move(sink), std::make_unique<Engine>(std::move(*engine))});
+  open.push_back(index);
 
   FiringRecord f;
   f.time = now();
@@ -100,6 +101,8 @@ void Orchestrator::Impl::fire_sets(TriggerType type, const std::string& cause, s
 
 void Orchestrator::Impl::finish(std::size_t index) {
   live[index].finish_handled = true;
+  if (auto at = std::lower_bound(open.begin(), open.end(), index); at != open.end() && *at == index) open.erase(at);
+  finished_seq += live[index].engine->state().seq;
   const Engine& engine = *live[index].engine;
   RunRecord& rec = records[index];
   rec.status = engine.status();
@@ -140,11 +143,18 @@ void Orchestrator::Impl::drop_old_runs() {
   }
   records = std::move(kept_records);
   live = std::move(kept_live);
+  reindex_open();
+}
+
+void Orchestrator::Impl::reindex_open() {
+  open.clear();
+  for (std::size_t i = 0; i < live.size(); ++i)
+    if (!live[i].finish_handled) open.push_back(i);
 }
 
 std::int64_t Orchestrator::Impl::progress() const {
-  std::int64_t mark = static_cast<std::int64_t>(firings.size() + records.size());
-  for (const auto& l : live) mark += l.engine->state().seq;
+  std::int64_t mark = static_cast<std::int64_t>(firings.size() + records.size()) + finished_seq;
+  for (std::size_t i : open) mark += live[i].engine->state().seq;
   return mark;
 }
 
@@ -155,8 +165,7 @@ std::optional<Timestamp> Orchestrator::Impl::next_wakeup(std::optional<Timestamp
     if (!best || *t < *best) best = t;
   };
   for (const auto& p : pipelines) consider(p.next_cron);
-  for (std::size_t i = 0; i < live.size(); ++i)
-    if (!live[i].finish_handled) consider(live[i].engine->next_wakeup());
+  for (std::size_t i : open) consider(live[i].engine->next_wakeup());
   return best;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "pipeline/analyze.hpp"
 
@@ -101,6 +102,7 @@ PlanResult plan_text(std::string_view text) { return detail::plan_text(text, fal
 namespace detail {
 
 PlanResult plan_text(std::string_view text, bool padded) {
+  if (auto st = core::check_input_size(text.size(), {}); !st) return parse_failure(st.error());
   if (starts_like_json(text)) {
     Facts facts;
     JsonSource source;

@@ -530,6 +530,8 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue) {
       const auto& ps = w.pod_sets[p];
       std::int32_t count = ps.count;
       if (auto c = w.admitted->count.find(ps.name); c != w.admitted->count.end()) count = c->second;
+      if (count < 0 || count > ps.count)
+        return Error::invalid("admitted.count." + ps.name, std::to_string(count), "must be between 0 and the pod set's count");
       wl.adm_counts.push_back(count);
       std::map<int, int> psf;
       auto fl = w.admitted->flavors.find(ps.name);

@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include "budcore/core/keys.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 
 namespace budcore::quota {
@@ -89,6 +91,12 @@ const Value* list_at(const Value& obj, std::string_view key, const std::string& 
   return v;
 }
 
+// The quota part of a ClusterQueue/Cohort spec is closed (Kueue's strict decoding refuses
+// anything else): a typo like "borowingLimit" is an error with a hint, never a dropped limit.
+constexpr std::string_view kGroupKeys[] = {"coveredResources", "flavors"};
+constexpr std::string_view kFlavorQuotaKeys[] = {"name", "resources"};
+constexpr std::string_view kResourceKeys[] = {"name", "nominalQuota", "borrowingLimit", "lendingLimit"};
+
 R<std::vector<ResourceGroup>> groups(const Value& spec, const std::string& path) {
   std::vector<ResourceGroup> out;
   core::Status st;
@@ -99,6 +107,7 @@ R<std::vector<ResourceGroup>> groups(const Value& spec, const std::string& path)
     const Value& gv = rgs->as_list()[g];
     std::string gp = at(at(path, "resourceGroups"), g);
     if (!gv.is_map()) return Error::invalid(gp, "", "expected a resource group");
+    BUDCORE_TRY(core::check_keys(gv.as_map(), kGroupKeys, gp));
     ResourceGroup group;
     const Value* cov = list_at(gv, "coveredResources", gp, st);
     BUDCORE_TRY(st);
@@ -115,6 +124,7 @@ R<std::vector<ResourceGroup>> groups(const Value& spec, const std::string& path)
       const Value& fv = fls->as_list()[f];
       std::string fp = at(at(gp, "flavors"), f);
       if (!fv.is_map()) return Error::invalid(fp, "", "expected a flavor quota");
+      BUDCORE_TRY(core::check_keys(fv.as_map(), kFlavorQuotaKeys, fp));
       FlavorQuotas fq;
       BUDCORE_TRY_ASSIGN(fq.name, str(fv, "name", fp, true));
       const Value* res = list_at(fv, "resources", fp, st);
@@ -124,6 +134,7 @@ R<std::vector<ResourceGroup>> groups(const Value& spec, const std::string& path)
         const Value& rv = res->as_list()[r];
         std::string rp = at(at(fp, "resources"), r);
         if (!rv.is_map()) return Error::invalid(rp, "", "expected a resource quota");
+        BUDCORE_TRY(core::check_keys(rv.as_map(), kResourceKeys, rp));
         ResourceQuota rq;
         BUDCORE_TRY_ASSIGN(rq.name, str(rv, "name", rp, true));
         const Value* nominal = rv.find("nominalQuota");
@@ -180,7 +191,9 @@ R<ClusterQueue> cluster_queue(const Value& doc, const std::string& name, const s
                                      {{"Never", BorrowWithinCohortPolicy::Never}, {"LowerPriority", BorrowWithinCohortPolicy::LowerPriority}}));
       if (const Value* t = bwc->find("maxPriorityThreshold"); t && !t->is_null()) {
         if (!t->is_int()) return Error::invalid(at(bp, "maxPriorityThreshold"), "", "expected an integer");
-        cq.preemption.borrow_within_cohort.max_priority_threshold = static_cast<int>(t->as_int());
+        auto v = core::checked_cast<std::int32_t>(t->as_int());
+        if (!v) return Error::invalid(at(bp, "maxPriorityThreshold"), std::to_string(t->as_int()), "must fit in 32 bits (Kueue's int32)");
+        cq.preemption.borrow_within_cohort.max_priority_threshold = *v;
       }
     }
   }

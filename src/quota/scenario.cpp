@@ -1,8 +1,13 @@
 // The `quota simulate` contract (CONTRACTS.md section 2): JSON in, engine run, JSON out.
 #include "budcore/quota/scenario.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <span>
+
+#include "budcore/core/keys.hpp"
+#include "budcore/core/limits.hpp"
 
 namespace budcore::quota {
 namespace {
@@ -20,6 +25,49 @@ const Json* member(const Json& obj, const char* key) {
   return it == obj.end() || it->is_null() ? nullptr : &*it;
 }
 
+// The keys each object of the contract may hold (CONTRACTS.md sections 2 and 6, plus the
+// aliases Kueue's field names give). Anything else is a typo or a setting budcore would
+// silently drop ("reqests" admitted a workload requesting nothing): an error with a hint.
+constexpr std::string_view kRootKeys[] = {"cycles", "fair_sharing", "resource_flavors", "cohorts", "cluster_queues",
+                                          "local_queues", "priority_classes", "workloads", "now", "horizon_seconds",
+                                          "source", "description"};  // the last two: free text about the scenario
+constexpr std::string_view kFairSharingKeys[] = {"enable", "preemption_strategies"};
+constexpr std::string_view kFlavorKeys[] = {"name", "node_labels", "node_taints"};
+constexpr std::string_view kTaintKeys[] = {"key", "value", "effect", "operator"};
+constexpr std::string_view kCohortKeys[] = {"name", "parent", "fair_weight", "fair_sharing", "resource_groups"};
+constexpr std::string_view kWeightKeys[] = {"weight"};
+constexpr std::string_view kQueueKeys[] = {"name", "cohort", "queueing_strategy", "preemption", "flavor_fungibility",
+                                           "fair_weight", "fair_sharing", "stop_policy", "resource_groups"};
+constexpr std::string_view kPreemptionKeys[] = {"within_cluster_queue", "reclaim_within_cohort", "borrow_within_cohort"};
+constexpr std::string_view kBorrowKeys[] = {"policy", "max_priority_threshold"};
+constexpr std::string_view kFungibilityKeys[] = {"when_can_borrow", "when_can_preempt", "preference"};
+constexpr std::string_view kGroupKeys[] = {"covered_resources", "flavors"};
+constexpr std::string_view kFlavorQuotaKeys[] = {"name", "resources"};
+constexpr std::string_view kResourceKeys[] = {"name", "nominal", "nominal_quota", "borrowing_limit", "lending_limit"};
+constexpr std::string_view kLocalQueueKeys[] = {"namespace", "name", "cluster_queue"};
+constexpr std::string_view kPriorityClassKeys[] = {"name", "value", "description"};
+constexpr std::string_view kWorkloadKeys[] = {"name", "namespace", "queue", "priority", "priority_class", "creation_seq",
+                                              "pod_sets", "admitted",
+                                              // contract 6 (schedule estimate) reads these from the same document
+                                              "duration_seconds", "submit_at", "depends_on", "started_at", "window",
+                                              "deadline"};
+constexpr std::string_view kPodSetKeys[] = {"name", "count", "min_count", "requests", "node_selector", "tolerations"};
+constexpr std::string_view kAdmittedKeys[] = {"cluster_queue", "flavors", "count", "reservation_seq"};
+
+// An object with only known keys; the first unknown one is the error.
+core::Status known_keys(const Json& obj, const std::string& path, std::span<const std::string_view> keys) {
+  if (!obj.is_object()) return Error::invalid(path, core::truncate_text(obj.dump()), "expected an object");
+  for (const auto& [k, v] : obj.items()) {
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) return core::unknown_key(path, k, keys);
+  }
+  return {};
+}
+
+// A JSON integer within [lo, hi]: counts, priorities and sequence numbers are narrower than the
+// JSON number that carries them, and a value that does not fit is an error, never wrapped.
+R<std::int64_t> get_int_in(const Json& obj, const char* key, const std::string& path, std::int64_t fallback,
+                           std::int64_t lo, std::int64_t hi);
+
 R<std::string> get_string(const Json& obj, const char* key, const std::string& path, bool required = true,
                           std::string fallback = {}) {
   const Json* v = member(obj, key);
@@ -34,9 +82,22 @@ R<std::string> get_string(const Json& obj, const char* key, const std::string& p
 R<std::int64_t> get_int(const Json& obj, const char* key, const std::string& path, std::int64_t fallback) {
   const Json* v = member(obj, key);
   if (!v) return fallback;
-  if (!v->is_number_integer()) return Error::invalid(at(path, key), v->dump(), "expected an integer");
+  if (!v->is_number_integer()) return Error::invalid(at(path, key), core::truncate_text(v->dump()), "expected an integer");
+  if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    return Error::invalid(at(path, key), v->dump(), "is outside the 64-bit signed range");
   return v->get<std::int64_t>();
 }
+
+R<std::int64_t> get_int_in(const Json& obj, const char* key, const std::string& path, std::int64_t fallback,
+                           std::int64_t lo, std::int64_t hi) {
+  std::int64_t v;
+  BUDCORE_TRY_ASSIGN(v, get_int(obj, key, path, fallback));
+  BUDCORE_TRY(core::check_range(v, lo, hi, at(path, key)));
+  return v;
+}
+
+constexpr std::int64_t kInt32Max = INT32_MAX;
+constexpr std::int64_t kInt32Min = INT32_MIN;
 
 R<core::Quantity> get_quantity(const Json& v, const std::string& path) {
   if (v.is_number_integer()) return core::Quantity::from_int(v.get<std::int64_t>());
@@ -52,7 +113,10 @@ R<core::Quantity> get_quantity(const Json& v, const std::string& path) {
 R<double> get_weight(const Json& obj, const std::string& path) {
   const Json* v = member(obj, "fair_weight");
   if (!v) {
-    if (const Json* fs = member(obj, "fair_sharing")) v = member(*fs, "weight");
+    if (const Json* fs = member(obj, "fair_sharing")) {
+      BUDCORE_TRY(known_keys(*fs, at(path, "fair_sharing"), kWeightKeys));
+      v = member(*fs, "weight");
+    }
   }
   if (!v) return 1.0;
   core::Quantity q;
@@ -73,6 +137,22 @@ R<E> get_enum(const Json& obj, const char* key, const std::string& path, E fallb
   return Error::invalid(at(path, key), v->is_string() ? v->get<std::string>() : v->dump(), "expected one of " + allowed);
 }
 
+R<std::vector<Taint>> taints_of(const Json& list, const std::string& path) {
+  if (!list.is_array()) return Error::invalid(path, "", "expected a list");
+  std::vector<Taint> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Json& t = list[i];
+    BUDCORE_TRY(known_keys(t, at(path, i), kTaintKeys));
+    auto text = [&](const char* k) -> R<std::string> { return get_string(t, k, at(path, i), false); };
+    Taint taint;
+    BUDCORE_TRY_ASSIGN(taint.key, text("key"));
+    BUDCORE_TRY_ASSIGN(taint.value, text("value"));
+    BUDCORE_TRY_ASSIGN(taint.effect, text("effect"));
+    out.push_back(std::move(taint));
+  }
+  return out;
+}
+
 R<std::vector<ResourceGroup>> parse_groups(const Json& obj, const std::string& path) {
   std::vector<ResourceGroup> out;
   const Json* groups = member(obj, "resource_groups");
@@ -83,6 +163,7 @@ R<std::vector<ResourceGroup>> parse_groups(const Json& obj, const std::string& p
     const Json& gj = (*groups)[g];
     std::string p = at(gpath, g);
     if (!gj.is_object()) return Error::invalid(p, "", "expected an object");
+    BUDCORE_TRY(known_keys(gj, p, kGroupKeys));
     ResourceGroup rg;
     if (const Json* cr = member(gj, "covered_resources")) {
       if (!cr->is_array()) return Error::invalid(at(p, "covered_resources"), "", "expected a list of resource names");
@@ -96,12 +177,15 @@ R<std::vector<ResourceGroup>> parse_groups(const Json& obj, const std::string& p
       for (std::size_t f = 0; f < fl->size(); ++f) {
         const Json& fj = (*fl)[f];
         std::string fp = at(at(p, "flavors"), f);
+        BUDCORE_TRY(known_keys(fj, fp, kFlavorQuotaKeys));
         FlavorQuotas fq;
         BUDCORE_TRY_ASSIGN(fq.name, get_string(fj, "name", fp));
         if (const Json* rs = member(fj, "resources")) {
+          if (!rs->is_array()) return Error::invalid(at(fp, "resources"), "", "expected a list");
           for (std::size_t r = 0; r < rs->size(); ++r) {
             const Json& rj = (*rs)[r];
             std::string rp = at(at(fp, "resources"), r);
+            BUDCORE_TRY(known_keys(rj, rp, kResourceKeys));
             ResourceQuota rq;
             BUDCORE_TRY_ASSIGN(rq.name, get_string(rj, "name", rp));
             const Json* nominal = member(rj, "nominal");
@@ -132,6 +216,7 @@ const Json* list_of(const Json& root, const char* key, const std::string& path, 
 }
 
 R<ClusterQueue> parse_cq(const Json& j, const std::string& p) {
+  BUDCORE_TRY(known_keys(j, p, kQueueKeys));
   ClusterQueue cq;
   BUDCORE_TRY_ASSIGN(cq.name, get_string(j, "name", p));
   if (const Json* c = member(j, "cohort")) {
@@ -143,6 +228,7 @@ R<ClusterQueue> parse_cq(const Json& j, const std::string& p) {
                                                      {"StrictFIFO", QueueingStrategy::StrictFIFO}}));
   if (const Json* pr = member(j, "preemption")) {
     std::string pp = at(p, "preemption");
+    BUDCORE_TRY(known_keys(*pr, pp, kPreemptionKeys));
     BUDCORE_TRY_ASSIGN(cq.preemption.within_cluster_queue,
                        get_enum(*pr, "within_cluster_queue", pp, PreemptionPolicy::Never,
                                 {{"Never", PreemptionPolicy::Never}, {"LowerPriority", PreemptionPolicy::LowerPriority},
@@ -153,17 +239,20 @@ R<ClusterQueue> parse_cq(const Json& j, const std::string& p) {
                                  {"Any", PreemptionPolicy::Any}}));
     if (const Json* b = member(*pr, "borrow_within_cohort")) {
       std::string bp = at(pp, "borrow_within_cohort");
+      BUDCORE_TRY(known_keys(*b, bp, kBorrowKeys));
       BUDCORE_TRY_ASSIGN(cq.preemption.borrow_within_cohort.policy,
                          get_enum(*b, "policy", bp, BorrowWithinCohortPolicy::Never,
                                   {{"Never", BorrowWithinCohortPolicy::Never}, {"LowerPriority", BorrowWithinCohortPolicy::LowerPriority}}));
-      if (const Json* t = member(*b, "max_priority_threshold")) {
-        if (!t->is_number_integer()) return Error::invalid(at(bp, "max_priority_threshold"), t->dump(), "expected an integer");
-        cq.preemption.borrow_within_cohort.max_priority_threshold = t->get<int>();
+      if (member(*b, "max_priority_threshold")) {
+        std::int64_t t;
+        BUDCORE_TRY_ASSIGN(t, get_int_in(*b, "max_priority_threshold", bp, 0, kInt32Min, kInt32Max));
+        cq.preemption.borrow_within_cohort.max_priority_threshold = static_cast<std::int32_t>(t);
       }
     }
   }
   if (const Json* ff = member(j, "flavor_fungibility")) {
     std::string fp = at(p, "flavor_fungibility");
+    BUDCORE_TRY(known_keys(*ff, fp, kFungibilityKeys));
     BUDCORE_TRY_ASSIGN(cq.flavor_fungibility.when_can_borrow,
                        get_enum(*ff, "when_can_borrow", fp, FungibilityPolicy::MayStopSearch,
                                 {{"MayStopSearch", FungibilityPolicy::MayStopSearch}, {"Borrow", FungibilityPolicy::MayStopSearch},
@@ -188,12 +277,13 @@ R<ClusterQueue> parse_cq(const Json& j, const std::string& p) {
 }
 
 R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfig& config) {
+  BUDCORE_TRY(known_keys(j, p, kWorkloadKeys));
   Workload w;
   BUDCORE_TRY_ASSIGN(w.name, get_string(j, "name", p));
   BUDCORE_TRY_ASSIGN(w.namespace_, get_string(j, "namespace", p, false, "default"));
   BUDCORE_TRY_ASSIGN(w.queue, get_string(j, "queue", p, false));
   std::int64_t prio;
-  BUDCORE_TRY_ASSIGN(prio, get_int(j, "priority", p, 0));
+  BUDCORE_TRY_ASSIGN(prio, get_int_in(j, "priority", p, 0, kInt32Min, kInt32Max));
   if (const Json* pc = member(j, "priority_class")) {
     bool found = false;
     for (const auto& c : config.priority_classes)
@@ -201,7 +291,7 @@ R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfi
         prio = c.value;
         found = true;
       }
-    if (!found) return Error::invalid(at(p, "priority_class"), pc->dump(), "unknown workload priority class");
+    if (!found) return Error::invalid(at(p, "priority_class"), core::truncate_text(pc->dump()), "unknown workload priority class");
   }
   w.priority = static_cast<std::int32_t>(prio);
   BUDCORE_TRY_ASSIGN(w.creation_seq, get_int(j, "creation_seq", p, 0));
@@ -210,15 +300,17 @@ R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfi
   for (std::size_t i = 0; i < ps->size(); ++i) {
     const Json& pj = (*ps)[i];
     std::string pp = at(at(p, "pod_sets"), i);
+    BUDCORE_TRY(known_keys(pj, pp, kPodSetKeys));
     PodSet s;
     BUDCORE_TRY_ASSIGN(s.name, get_string(pj, "name", pp, false, "main"));
     std::int64_t count;
-    BUDCORE_TRY_ASSIGN(count, get_int(pj, "count", pp, 1));
-    if (count < 0) return Error::invalid(at(pp, "count"), std::to_string(count), "count must not be negative");
+    // 4,294,967,297 pods were admitted as 1 pod and 2^31 was rejected as negative: the engine
+    // counts pods in 32 bits, so that is the range.
+    BUDCORE_TRY_ASSIGN(count, get_int_in(pj, "count", pp, 1, 0, kInt32Max));
     s.count = static_cast<std::int32_t>(count);
     if (member(pj, "min_count")) {
       std::int64_t mc;
-      BUDCORE_TRY_ASSIGN(mc, get_int(pj, "min_count", pp, 0));
+      BUDCORE_TRY_ASSIGN(mc, get_int_in(pj, "min_count", pp, 0, kInt32Min, kInt32Max));
       if (mc < 1 || mc > count) return Error::invalid(at(pp, "min_count"), std::to_string(mc), "min_count must be between 1 and count");
       s.min_count = static_cast<std::int32_t>(mc);
     }
@@ -231,27 +323,34 @@ R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfi
         if (auto st = s.requests.set(name, q); !st) return Error::invalid(at(at(pp, "requests"), name), name, st.error().message);
       }
     }
-    if (const Json* ns = member(pj, "node_selector"))
+    if (const Json* ns = member(pj, "node_selector")) {
+      if (!ns->is_object()) return Error::invalid(at(pp, "node_selector"), "", "expected a map of label to value");
       for (const auto& [k, v] : ns->items()) s.node_selector[k] = v.is_string() ? v.get<std::string>() : v.dump();
-    if (const Json* tl = member(pj, "tolerations"))
-      for (const auto& t : *tl) s.tolerations.push_back({t.value("key", ""), t.value("value", ""), t.value("effect", "")});
+    }
+    if (const Json* tl = member(pj, "tolerations")) {
+      BUDCORE_TRY_ASSIGN(s.tolerations, taints_of(*tl, at(pp, "tolerations")));
+    }
     w.pod_sets.push_back(std::move(s));
   }
   if (const Json* a = member(j, "admitted")) {
     std::string ap = at(p, "admitted");
     if (!a->is_object()) return Error::invalid(ap, "", "expected an object or null");
+    BUDCORE_TRY(known_keys(*a, ap, kAdmittedKeys));
     Admission adm;
     BUDCORE_TRY_ASSIGN(adm.cluster_queue, get_string(*a, "cluster_queue", ap));
     if (const Json* f = member(*a, "flavors"))
-      for (const auto& [psn, m] : f->items())
+      for (const auto& [psn, m] : f->items()) {
+        if (!m.is_object()) return Error::invalid(at(at(ap, "flavors"), psn), "", "expected a map of resource to flavor");
         for (const auto& [res, fl] : m.items()) {
           if (!fl.is_string()) return Error::invalid(at(at(at(ap, "flavors"), psn), res), fl.dump(), "expected a flavor name");
           adm.flavors[psn][res] = fl.get<std::string>();
         }
+      }
     if (const Json* c = member(*a, "count"))
       for (const auto& [psn, n] : c->items()) {
-        if (!n.is_number_integer()) return Error::invalid(at(at(ap, "count"), psn), n.dump(), "expected an integer");
-        adm.count[psn] = n.get<std::int32_t>();
+        std::int64_t v;
+        BUDCORE_TRY_ASSIGN(v, get_int_in(*c, psn.c_str(), at(ap, "count"), 0, 0, kInt32Max));
+        adm.count[psn] = static_cast<std::int32_t>(v);
       }
     if (const Json* rs = member(*a, "reservation_seq")) {
       if (!rs->is_number_integer()) return Error::invalid(at(ap, "reservation_seq"), rs->dump(), "expected an integer");
@@ -265,13 +364,24 @@ R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfi
 }  // namespace
 
 core::Result<Scenario> parse_scenario(std::string_view text) {
+  BUDCORE_TRY(core::check_input_size(text.size(), {}));
   Json root;
+  // nlohmann's parser is iterative but dump() and the readers below recurse: nesting is
+  // bounded as in core::parse_json.
+  struct TooDeep {};
+  auto depth_limit = [](int depth, Json::parse_event_t, Json&) {
+    if (depth > core::kMaxValueDepth) throw TooDeep{};
+    return true;
+  };
   try {
-    root = Json::parse(text.begin(), text.end());
+    root = Json::parse(text.begin(), text.end(), depth_limit);
   } catch (const Json::parse_error& e) {
     return Error::invalid("", "", std::string("invalid JSON: ") + e.what());
+  } catch (const TooDeep&) {
+    return Error::invalid("", "", "invalid JSON: nesting deeper than " + std::to_string(core::kMaxValueDepth) + " levels");
   }
   if (!root.is_object()) return Error::invalid("", "", "a scenario must be a JSON object");
+  BUDCORE_TRY(known_keys(root, "", kRootKeys));
   Scenario s;
   if (const Json* c = member(root, "cycles")) {
     if (c->is_string() && c->get<std::string>() == "until_quiescent") s.cycles = std::nullopt;
@@ -280,7 +390,12 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   }
   if (const Json* f = member(root, "fair_sharing")) {
     if (f->is_boolean()) s.fair_sharing = f->get<bool>();
-    else if (f->is_object()) s.fair_sharing = f->value("enable", true);
+    else if (f->is_object()) {
+      BUDCORE_TRY(known_keys(*f, "fair_sharing", kFairSharingKeys));
+      const Json* enable = member(*f, "enable");
+      if (enable && !enable->is_boolean()) return Error::invalid("fair_sharing.enable", enable->dump(), "expected true or false");
+      s.fair_sharing = enable ? enable->get<bool>() : true;
+    }
     else return Error::invalid("fair_sharing", f->dump(), "expected true or false");
     if (const Json* ps = f->is_object() ? member(*f, "preemption_strategies") : nullptr) {
       if (!ps->is_array()) return Error::invalid("fair_sharing.preemption_strategies", ps->dump(), "expected a list");
@@ -298,12 +413,16 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "resource_flavors", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       std::string p = at(std::string("resource_flavors"), i);
+      BUDCORE_TRY(known_keys((*l)[i], p, kFlavorKeys));
       ResourceFlavor f;
       BUDCORE_TRY_ASSIGN(f.name, get_string((*l)[i], "name", p));
-      if (const Json* nl = member((*l)[i], "node_labels"))
+      if (const Json* nl = member((*l)[i], "node_labels")) {
+        if (!nl->is_object()) return Error::invalid(at(p, "node_labels"), "", "expected a map of label to value");
         for (const auto& [k, v] : nl->items()) f.node_labels[k] = v.is_string() ? v.get<std::string>() : v.dump();
-      if (const Json* nt = member((*l)[i], "node_taints"))
-        for (const auto& t : *nt) f.node_taints.push_back({t.value("key", ""), t.value("value", ""), t.value("effect", "")});
+      }
+      if (const Json* nt = member((*l)[i], "node_taints")) {
+        BUDCORE_TRY_ASSIGN(f.node_taints, taints_of(*nt, at(p, "node_taints")));
+      }
       s.config.resource_flavors.push_back(std::move(f));
     }
   }
@@ -311,6 +430,7 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "cohorts", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       std::string p = at(std::string("cohorts"), i);
+      BUDCORE_TRY(known_keys((*l)[i], p, kCohortKeys));
       Cohort c;
       BUDCORE_TRY_ASSIGN(c.name, get_string((*l)[i], "name", p));
       if (const Json* par = member((*l)[i], "parent")) {
@@ -334,6 +454,7 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "local_queues", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       std::string p = at(std::string("local_queues"), i);
+      BUDCORE_TRY(known_keys((*l)[i], p, kLocalQueueKeys));
       LocalQueue lq;
       BUDCORE_TRY_ASSIGN(lq.namespace_, get_string((*l)[i], "namespace", p, false, "default"));
       BUDCORE_TRY_ASSIGN(lq.name, get_string((*l)[i], "name", p));
@@ -345,10 +466,11 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "priority_classes", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       std::string p = at(std::string("priority_classes"), i);
+      BUDCORE_TRY(known_keys((*l)[i], p, kPriorityClassKeys));
       WorkloadPriorityClass pc;
       BUDCORE_TRY_ASSIGN(pc.name, get_string((*l)[i], "name", p));
       std::int64_t v;
-      BUDCORE_TRY_ASSIGN(v, get_int((*l)[i], "value", p, 0));
+      BUDCORE_TRY_ASSIGN(v, get_int_in((*l)[i], "value", p, 0, kInt32Min, kInt32Max));
       pc.value = static_cast<std::int32_t>(v);
       s.config.priority_classes.push_back(std::move(pc));
     }

@@ -33,6 +33,12 @@ enum class ExprKind : std::uint8_t {
 enum class CmpOp : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge, In, NotIn };
 
 struct Expr {
+  Expr() = default;
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
+  // Iterative: a tree as deep as the parser refuses is still freed without deep recursion.
+  ~Expr();
+
   ExprKind kind = ExprKind::Const;
   int line = 0;
   int column = 0;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "budcore/core/limits.hpp"
 #include "templates/evaluator.hpp"
 #include "templates/pyformat.hpp"
 #include "templates/text.hpp"
@@ -26,7 +27,11 @@ std::int64_t int_arg(Evaluator& ev, const CallArgs& a, std::size_t i, std::strin
   const RValue* v = arg(a, i, name);
   if (!v) return dflt;
   ev.require_defined(*v, &at);
-  if (v->kind() == T::Float) return static_cast<std::int64_t>(v->f());
+  if (v->kind() == T::Float) {
+    auto i = core::checked_cast<std::int64_t>(v->f());
+    if (!i) raise(ErrorKind::TemplateRuntime, "integer overflow (budcore integers are 64-bit)", &at);
+    return *i;
+  }
   if (v->kind() != T::Int && v->kind() != T::Bool)
     raise(ErrorKind::Type, "'" + std::string(type_name(*v)) + "' object cannot be interpreted as an integer", &at);
   return v->i();
@@ -48,12 +53,12 @@ std::shared_ptr<Seq> new_seq(SeqFlavor f = SeqFlavor::List) {
   return s;
 }
 
-RValue list_of(std::vector<RValue> items, SeqFlavor flavor = SeqFlavor::List) {
+RValue list_of(Items items, SeqFlavor flavor = SeqFlavor::List) {
   auto s = new_seq(flavor);
   s->items = std::move(items);
   return RValue(std::move(s));
 }
-RValue gen_of(std::vector<RValue> items) { return list_of(std::move(items), SeqFlavor::Generator); }
+RValue gen_of(Items items) { return list_of(std::move(items), SeqFlavor::Generator); }
 
 // Jinja2's make_attrgetter plus ignore_case postprocessing for sort/unique/min/max.
 RValue sort_key(Evaluator& ev, const RValue& item, const RValue* attribute, bool case_sensitive, const Expr& at) {
@@ -138,7 +143,7 @@ RValue f_join(Evaluator& ev, const Expr& at, RValue v, const CallArgs& a) {
   }
   return RValue(std::move(out));
 }
-std::vector<RValue> sorted(Evaluator& ev, std::vector<RValue> items, bool reverse, bool case_sensitive,
+Items sorted(Evaluator& ev, Items items, bool reverse, bool case_sensitive,
                            const RValue* attribute, const Expr& at) {
   std::vector<std::pair<RValue, RValue>> keyed;
   keyed.reserve(items.size());
@@ -146,7 +151,7 @@ std::vector<RValue> sorted(Evaluator& ev, std::vector<RValue> items, bool revers
   std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
     return reverse ? ev.less(y.first, x.first, &at) : ev.less(x.first, y.first, &at);
   });
-  std::vector<RValue> out;
+  Items out;
   out.reserve(keyed.size());
   for (auto& k : keyed) out.push_back(std::move(k.second));
   return out;
@@ -169,7 +174,7 @@ RValue f_list(Evaluator& ev, const Expr& at, RValue v, const CallArgs&) { return
 RValue f_unique(Evaluator& ev, const Expr& at, RValue v, const CallArgs& a) {
   bool cs = bool_arg(ev, a, 0, "case_sensitive", false, at);
   const RValue* attribute = arg(a, 1, "attribute");
-  std::vector<RValue> seen, out;
+  Items seen, out;
   for (auto& it : ev.iterate(v, &at)) {
     RValue k = sort_key(ev, it, attribute, cs, at);
     bool dup = false;
@@ -276,7 +281,7 @@ double py_round(double x, std::int64_t nd) {
   if (nd < -308) return 0.0 * x;
   if (nd >= 0) {
     // printf rounds the exact binary value half-to-even, which is what Python's round does.
-    char buf[512];
+    char buf[1024];  // "%.300f" of 1e308 needs 610
     std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(nd), x);
     return std::strtod(buf, nullptr);
   }
@@ -297,8 +302,9 @@ RValue f_round(Evaluator& ev, const Expr& at, RValue v, const CallArgs& a) {
   if (method == "common") {
     if (v.kind() != T::Float) {
       if (precision >= 0) return RValue(v.i());
-      double r = py_round(static_cast<double>(v.i()), precision);
-      return RValue(static_cast<std::int64_t>(r));
+      auto r = core::checked_cast<std::int64_t>(py_round(static_cast<double>(v.i()), precision));
+      if (!r) raise(ErrorKind::TemplateRuntime, "integer overflow (budcore integers are 64-bit)", &at);
+      return RValue(*r);
     }
     return RValue(py_round(v.f(), precision));
   }
@@ -334,7 +340,7 @@ RValue f_dictsort(Evaluator& ev, const Expr& at, RValue v, const CallArgs& a) {
   bool reverse = bool_arg(ev, a, 2, "reverse", false, at);
   ev.require_defined(v, &at);
   if (v.kind() != T::Dict) raise(ErrorKind::TemplateRuntime, "'" + std::string(type_name(v)) + "' object has no attribute 'items'", &at);
-  std::vector<RValue> pairs;
+  Items pairs;
   for (std::size_t i = 0; i < dict_size(v); ++i) {
     auto p = new_seq(SeqFlavor::Tuple);
     p->items = {dict_key(v, i), dict_value(v, i)};
@@ -353,7 +359,7 @@ CallArgs tail_args(const CallArgs& a, std::size_t from) {
 }
 RValue f_map(Evaluator& ev, const Expr& at, RValue v, const CallArgs& a) {
   auto items = ev.iterate(v, &at);
-  std::vector<RValue> out;
+  Items out;
   out.reserve(items.size());
   if (a.pos.empty()) {
     const RValue* attribute = arg(a, SIZE_MAX, "attribute");
@@ -390,7 +396,7 @@ RValue select_impl(Evaluator& ev, const Expr& at, const RValue& v, const CallArg
     if (!test) raise(ErrorKind::TemplateRuntime, "No test named '" + name + "' found.", &at);
     rest = tail_args(a, first + 1);
   }
-  std::vector<RValue> out;
+  Items out;
   for (auto& it : items) {
     RValue x = by_attr ? ev.get_path(it, attribute, &at) : it;
     bool r = test ? test(ev, at, x, rest) : ev.truthy(x, &at);
@@ -435,7 +441,7 @@ RValue f_batch(Evaluator& ev, const Expr& at, RValue v, const CallArgs& a) {
   if (n <= 0) raise(ErrorKind::TemplateRuntime, "batch size must be positive", &at);
   const RValue* fill = arg(a, 1, "fill_with");
   auto items = ev.iterate(v, &at);
-  std::vector<RValue> out;
+  Items out;
   std::shared_ptr<Seq> cur;
   for (auto& it : items) {
     if (!cur) cur = new_seq();
@@ -463,7 +469,7 @@ RValue f_truncate(Evaluator& ev, const Expr& at, RValue v, const CallArgs& a) {
   if (length < end_len) raise(ErrorKind::TemplateRuntime, "expected length >= " + std::to_string(end_len) + ", got " + std::to_string(length), &at);
   if (leeway < 0) raise(ErrorKind::TemplateRuntime, "expected leeway >= 0, got " + std::to_string(leeway), &at);
   auto chars = ev.iterate(RValue(s), &at);
-  if (static_cast<std::int64_t>(chars.size()) <= length + leeway) return RValue(std::move(s));
+  if (static_cast<std::int64_t>(chars.size()) - leeway <= length) return RValue(std::move(s));  // no overflow at INT64_MAX
   std::string head;
   for (std::int64_t i = 0; i < length - end_len; ++i) head += chars[static_cast<std::size_t>(i)].s();
   if (killwords) return RValue(head + end);
@@ -519,6 +525,7 @@ RValue f_indent(Evaluator& ev, const Expr& at, RValue v, const CallArgs& a) {
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (i) rv += "\n" + ind;
       rv += lines[i];
+      ev.check_size(rv.size(), &at);
     }
   } else {
     rv = lines.empty() ? std::string() : lines[0];
@@ -565,7 +572,7 @@ RValue f_safe(Evaluator& ev, const Expr& at, RValue v, const CallArgs&) {
 RValue f_items(Evaluator&, const Expr& at, RValue v, const CallArgs&) {
   if (v.is_undefined()) return list_of({});
   if (v.kind() != T::Dict) raise(ErrorKind::TemplateRuntime, "Can only get item pairs from a mapping.", &at);
-  std::vector<RValue> out;
+  Items out;
   for (std::size_t i = 0; i < dict_size(v); ++i) {
     auto p = new_seq(SeqFlavor::Tuple);
     p->items = {dict_key(v, i), dict_value(v, i)};

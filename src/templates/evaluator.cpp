@@ -1,10 +1,12 @@
 #include "templates/evaluator.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "templates/builtins.hpp"
 #include "templates/pyformat.hpp"
+#include "templates/text.hpp"
 
 namespace budcore::templates::detail {
 
@@ -19,6 +21,15 @@ void raise(ErrorKind kind, std::string message, const Expr* at) {
     f.error.column = at->column;
   }
   throw f;
+}
+
+Evaluator::~Evaluator() {
+  for (auto& weak : namespaces) {
+    if (auto ns = weak.lock()) {
+      DictItems attrs;
+      attrs.swap(ns->items);  // a cycle through ns ends here; attrs is freed below, iteratively
+    }
+  }
 }
 
 std::string_view type_name(const RValue& v) noexcept {
@@ -79,9 +90,18 @@ bool Evaluator::equal(const RValue& a, const RValue& b, const Expr* at) {
     return a.f() == b.f();
   }
   if (ka != kb) return false;
+  if (ka == T::Seq || ka == T::Dict) return equal_nested(a, b, at);
   switch (ka) {
     case T::None: return true;
     case T::Str: return a.s() == b.s();
+    default: return false;
+  }
+}
+
+bool Evaluator::equal_nested(const RValue& a, const RValue& b, const Expr* at) {
+  core::DepthGuard guard(value_depth, core::kMaxValueDepth);
+  if (!guard.ok()) raise(ErrorKind::Security, "values compared are nested too deeply (or contain themselves)", at);
+  switch (a.kind()) {
     case T::Seq: {
       SeqFlavor fa = seq_flavor(a), fb = seq_flavor(b);
       if (fa == SeqFlavor::Generator || fb == SeqFlavor::Generator) return a.seq() == b.seq();
@@ -116,6 +136,8 @@ bool Evaluator::less(const RValue& a, const RValue& b, const Expr* at) {
   }
   if (ka == T::Str && kb == T::Str) return a.s() < b.s();
   if (ka == T::Seq && kb == T::Seq && seq_flavor(a) == seq_flavor(b) && is_listlike(seq_flavor(a))) {
+    core::DepthGuard guard(value_depth, core::kMaxValueDepth);
+    if (!guard.ok()) raise(ErrorKind::Security, "values compared are nested too deeply", at);
     std::size_t n = seq_size(a), m = seq_size(b);
     for (std::size_t i = 0; i < n && i < m; ++i) {
       RValue x = seq_at(a, i), y = seq_at(b, i);
@@ -152,8 +174,8 @@ bool Evaluator::contains(const RValue& container, const RValue& item, const Expr
   }
 }
 
-std::vector<RValue> Evaluator::iterate(const RValue& v, const Expr* at) {
-  std::vector<RValue> out;
+Items Evaluator::iterate(const RValue& v, const Expr* at) {
+  Items out;
   switch (v.kind()) {
     case T::Undef: require_defined(v, at); break;
     case T::Seq: {
@@ -233,10 +255,19 @@ RValue Evaluator::getitem(const RValue& obj, const RValue& key, const Expr* at) 
   } else if ((k == T::Seq || k == T::Str) && (key.kind() == T::Int || key.kind() == T::Bool)) {
     std::int64_t i = key.i();
     if (k == T::Str) {
-      auto chars = iterate(obj, at);
-      std::int64_t n = static_cast<std::int64_t>(chars.size());
+      // One code point, found by walking the text (no list of all of them).
+      std::string_view s = obj.s();
+      std::int64_t n = i < 0 ? static_cast<std::int64_t>(utf8_length(s)) : 0;
       if (i < 0) i += n;
-      if (i >= 0 && i < n) return chars[static_cast<std::size_t>(i)];
+      if (i >= 0) {
+        std::size_t pos = 0;
+        for (std::int64_t c = 0; pos < s.size(); ++c) {
+          std::size_t len = 1;
+          while (pos + len < s.size() && (static_cast<unsigned char>(s[pos + len]) & 0xC0) == 0x80) ++len;
+          if (c == i) return RValue(std::string(s.substr(pos, len)));
+          pos += len;
+        }
+      }
     } else {
       std::int64_t n = static_cast<std::int64_t>(seq_size(obj));
       if (i < 0) i += n;
@@ -261,8 +292,11 @@ RValue Evaluator::get_path(const RValue& obj, std::string_view path, const Expr*
     auto dot = path.find('.');
     std::string_view part = path.substr(0, dot);
     bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (digits) cur = getitem(cur, RValue(static_cast<std::int64_t>(std::stoll(std::string(part)))), at);
-    else cur = getitem(cur, RValue(std::string(part)), at);
+    std::int64_t index = 0;
+    if (digits && std::from_chars(part.data(), part.data() + part.size(), index).ec == std::errc())
+      cur = getitem(cur, RValue(index), at);
+    else
+      cur = getitem(cur, RValue(std::string(part)), at);
     if (dot == std::string_view::npos) return cur;
     path.remove_prefix(dot + 1);
   }
@@ -341,7 +375,7 @@ RValue Evaluator::slice(const Expr& e) {
   std::int64_t step = has[2] ? bounds[2] : 1;
   if (step == 0) raise(ErrorKind::Value, "slice step cannot be zero", &e);
   bool is_str = obj.kind() == T::Str;
-  std::vector<RValue> items;
+  Items items;
   if (is_str) items = iterate(obj, &e);
   else if (obj.kind() != T::Seq || (seq_flavor(obj) != SeqFlavor::List && seq_flavor(obj) != SeqFlavor::Tuple)) raise(ErrorKind::Type, "'" + std::string(type_name(obj)) + "' object is not subscriptable", &e);
   std::int64_t n = is_str ? static_cast<std::int64_t>(items.size()) : static_cast<std::int64_t>(seq_size(obj));
@@ -388,6 +422,7 @@ RValue Evaluator::compare(const Expr& e) {
 
 RValue Evaluator::eval(const Expr& e) {
   tick(&e);
+  if (core::stack_exhausted(stack_floor)) raise(ErrorKind::Security, "template nesting exceeds the thread's stack", &e);
   switch (e.kind) {
     case ExprKind::Const: return RValue::ref(&e.constant);
     case ExprKind::Name: return lookup(e);
@@ -523,7 +558,7 @@ void Evaluator::assign_targets(const std::vector<std::string>& targets, RValue v
     return;
   }
   require_defined(v, at);
-  std::vector<RValue> parts = iterate(v, at);
+  Items parts = iterate(v, at);
   if (parts.size() != targets.size()) {
     raise(ErrorKind::Value, parts.size() > targets.size()
                                 ? "too many values to unpack (expected " + std::to_string(targets.size()) + ")"
@@ -548,11 +583,11 @@ bool Evaluator::emit(const RValue& v, std::string& out, const Expr* at) {
 bool Evaluator::exec_for(const Stmt& s, std::string& out) {
   const Expr* at = s.expr.get();
   RValue iterable = eval(*s.expr);
-  std::vector<RValue> items = iterate(iterable, at);
+  Items items = iterate(iterable, at);
   if (++depth > limits.max_nesting_depth) raise(ErrorKind::Security, "loop nesting too deep", at);
   frames.push_back(locals.size());
   if (s.loop_filter) {
-    std::vector<RValue> kept;
+    Items kept;
     for (auto& it : items) {
       assign_targets(s.targets, it, at);
       if (truthy(eval(*s.loop_filter), s.loop_filter.get())) kept.push_back(std::move(it));
@@ -582,6 +617,7 @@ bool Evaluator::exec_for(const Stmt& s, std::string& out) {
 }
 
 bool Evaluator::exec(const Body& body, std::string& out) {
+  if (core::stack_exhausted(stack_floor)) raise(ErrorKind::Security, "template nesting exceeds the thread's stack");
   for (const Stmt& s : body) {
     switch (s.kind) {
       case StmtKind::Text:

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "budcore/core/limits.hpp"
 #include "budcore/templates/template.hpp"
 #include "templates/ast.hpp"
 #include "templates/rvalue.hpp"
@@ -22,9 +23,9 @@ struct RenderFailure {
 [[noreturn]] void raise(ErrorKind kind, std::string message, const Expr* at = nullptr);
 
 struct CallArgs {
-  std::vector<RValue> pos;
+  Items pos;
   std::vector<std::string_view> kw_names;
-  std::vector<RValue> kw;
+  Items kw;
   // Positional i, else keyword `name`; nullptr when neither was given.
   const RValue* get(std::size_t i, std::string_view name) const {
     if (i < pos.size()) return &pos[i];
@@ -38,13 +39,23 @@ struct CallArgs {
 std::string_view type_name(const RValue& v) noexcept;
 
 struct Evaluator {
-  Evaluator(const core::Value& ctx, const Limits& lim) : context(ctx), limits(lim) {}
+  Evaluator(const core::Value& ctx, const Limits& lim) : context(ctx), limits(lim), budget(lim.max_alloc_bytes, lim.max_output_bytes) {}
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+  // Breaks reference cycles through namespaces (`{% set ns.a = ns %}`) so they are freed.
+  ~Evaluator();
 
   const core::Value& context;
   const Limits& limits;
+  AllocBudget budget;  // this render's allocation budget, installed for the thread
   std::uint64_t steps = 0;
   std::uint64_t loop_iterations = 0;
   int depth = 0;
+  int value_depth = 0;  // nesting of the values equal()/less() are comparing
+  // Recursion stops with SecurityError before the thread's stack runs out.
+  std::uintptr_t stack_floor = core::stack_floor();
+  // Every namespace() made by this render: the only mutable values, so the only way to a cycle.
+  std::vector<std::weak_ptr<Dict>> namespaces;
   // Set by a Dashed node whose key is absent; the enclosing Choice then evaluates the plain
   // Jinja2 reading.
   bool dash_missed = false;
@@ -70,7 +81,7 @@ struct Evaluator {
   // a < b; TypeError for unorderable types.
   bool less(const RValue& a, const RValue& b, const Expr* at);
   bool contains(const RValue& container, const RValue& item, const Expr* at);
-  std::vector<RValue> iterate(const RValue& v, const Expr* at);
+  Items iterate(const RValue& v, const Expr* at);
   RValue getattr(const RValue& obj, std::string_view name, const Expr* at);
   RValue getitem(const RValue& obj, const RValue& key, const Expr* at);
   // Jinja2's attribute getter for filter arguments: "a.b.0".
@@ -82,6 +93,7 @@ struct Evaluator {
   }
 
  private:
+  bool equal_nested(const RValue& a, const RValue& b, const Expr* at);
   RValue lookup(const Expr& e);
   RValue binary(const Expr& e);
   RValue compare(const Expr& e);

@@ -2,7 +2,9 @@
 // (range, dict, namespace). Nothing else is reachable: no attribute walks into internals.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
+#include "budcore/core/int128.hpp"
 #include "templates/evaluator.hpp"
 #include "templates/pyformat.hpp"
 #include "templates/text.hpp"
@@ -56,13 +58,17 @@ RValue range_fn(Evaluator& ev, const CallArgs& a, const Expr* at) {
     if (n == 3) r[2] = a.pos[2].i();
   }
   if (r[2] == 0) raise(ErrorKind::Value, "range() arg 3 must not be zero", at);
-  long double len = r[2] > 0 ? (static_cast<long double>(r[1]) - r[0] + r[2] - 1) / r[2]
-                             : (static_cast<long double>(r[0]) - r[1] - r[2] - 1) / -r[2];
-  if (len > static_cast<long double>(ev.limits.max_range_length))
+  // Exact length in 128 bits, and items computed from it: stepping an int64 past its end
+  // near INT64_MAX would overflow and never stop.
+  core::int128 span = r[2] > 0 ? static_cast<core::int128>(r[1]) - r[0] : static_cast<core::int128>(r[0]) - r[1];
+  core::int128 step = r[2] > 0 ? r[2] : -static_cast<core::int128>(r[2]);
+  core::int128 len = span <= 0 ? 0 : (span + step - 1) / step;
+  if (len > ev.limits.max_range_length)
     raise(ErrorKind::Security, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (" +
                                    std::to_string(ev.limits.max_range_length) + ").", at);
   auto s = new_seq();
-  for (std::int64_t i = r[0]; r[2] > 0 ? i < r[1] : i > r[1]; i += r[2]) s->items.emplace_back(i);
+  s->items.reserve(static_cast<std::size_t>(len));
+  for (core::int128 k = 0; k < len; ++k) s->items.emplace_back(static_cast<std::int64_t>(r[0] + k * r[2]));
   return RValue(std::move(s));
 }
 
@@ -152,8 +158,10 @@ RValue str_format(Evaluator& ev, std::string_view f, const CallArgs& a, const Ex
       if (auto_index >= a.pos.size()) raise(ErrorKind::TemplateRuntime, "IndexError: Replacement index out of range", at);
       v = a.pos[auto_index++];
     } else if (std::all_of(field.begin(), field.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
-      std::size_t k = static_cast<std::size_t>(std::stoul(std::string(field)));
-      if (k >= a.pos.size()) raise(ErrorKind::TemplateRuntime, "IndexError: Replacement index out of range", at);
+      std::size_t k = 0;
+      auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), k);
+      if (ec != std::errc() || k >= a.pos.size())  // a number too long for size_t is out of range too
+        raise(ErrorKind::TemplateRuntime, "IndexError: Replacement index out of range", at);
       v = a.pos[k];
     } else {
       const RValue* kv = a.get(SIZE_MAX, field);
@@ -184,7 +192,7 @@ RValue str_method(Evaluator& ev, const RValue& self, std::string_view name, cons
   if (name == "startswith" || name == "endswith") {
     const RValue* p = a.get(0, "prefix");
     if (!p) raise(ErrorKind::Type, std::string(name) + "() takes at least 1 argument (0 given)", at);
-    std::vector<RValue> cands;
+    Items cands;
     if (p->kind() == T::Seq && seq_flavor(*p) == SeqFlavor::Tuple) cands = ev.iterate(*p, at);
     else cands.push_back(*p);
     for (auto& c : cands) {
@@ -261,6 +269,8 @@ RValue str_method(Evaluator& ev, const RValue& self, std::string_view name, cons
     ev.check_size(static_cast<std::size_t>(std::max<std::int64_t>(width, 0)), at);
     const RValue* f = a.get(1, "fillchar");
     std::string fill = f ? std::string(f->s()) : " ";
+    if (name != "zfill" && utf8_length(fill) != 1)
+      raise(ErrorKind::Type, "The fill character must be exactly one character long", at);
     return RValue(py_pad(s, width, name, fill));
   }
   if (name == "splitlines") {
@@ -346,6 +356,7 @@ RValue call_method(Evaluator& ev, const RValue& self, std::string_view name, con
       if (name == "dict") return kwargs_dict(a, false);
       if (name == "namespace") {
         RValue d = kwargs_dict(a, true);
+        if (auto p = d.dict_ptr()) ev.namespaces.push_back(*p);
         if (!a.pos.empty()) {
           RValue init = a.pos[0];
           for (std::size_t i = 0; i < dict_size(init); ++i)

@@ -1,7 +1,9 @@
 // Python's arithmetic and printf-style formatting for template values.
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
+#include "budcore/core/limits.hpp"
 #include "templates/evaluator.hpp"
 #include "templates/pyformat.hpp"
 
@@ -27,6 +29,8 @@ RValue repeat(Evaluator& ev, const RValue& seq, std::int64_t n, const Expr* at) 
   if (n < 0) n = 0;
   if (seq.kind() == T::Str) {
     std::string_view s = seq.s();
+    if (!s.empty() && static_cast<std::uint64_t>(n) > ev.limits.max_output_bytes / s.size())
+      ev.check_size(ev.limits.max_output_bytes + 1, at);  // the product would not even fit
     ev.check_size(s.size() * static_cast<std::size_t>(n), at);
     std::string out;
     out.reserve(s.size() * static_cast<std::size_t>(n));
@@ -162,7 +166,7 @@ RValue py_binary(Evaluator& ev, ExprKind op, const RValue& a, const RValue& b, c
 }
 
 std::string py_percent_format(Evaluator& ev, std::string_view fmt, const RValue& args, const Expr* at) {
-  std::vector<RValue> values;
+  Items values;
   bool mapping = args.kind() == T::Dict;
   if (args.kind() == T::Seq && seq_flavor(args) == SeqFlavor::Tuple) {
     for (std::size_t i = 0; i < seq_size(args); ++i) values.push_back(seq_at(args, i));
@@ -189,13 +193,19 @@ std::string py_percent_format(Evaluator& ev, std::string_view fmt, const RValue&
     std::string spec = "%";
     while (i < fmt.size() && std::string_view("-+ #0").find(fmt[i]) != std::string_view::npos) spec += fmt[i++];
     int width = 0, prec = -1;
-    while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') width = width * 10 + (fmt[i++] - '0');
+    // Digits past the caps are refused as they are read, so the numbers never overflow.
+    auto number = [&](int& v, int cap) {
+      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
+        v = v * 10 + (fmt[i++] - '0');
+        if (v > cap) raise(ErrorKind::Security, "format width too large", at);
+      }
+    };
+    number(width, 100000);
     if (i < fmt.size() && fmt[i] == '.') {
       prec = 0;
       ++i;
-      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') prec = prec * 10 + (fmt[i++] - '0');
+      number(prec, 1000);
     }
-    if (width > 100000 || prec > 1000) raise(ErrorKind::Security, "format width too large", at);
     if (i >= fmt.size()) raise(ErrorKind::Value, "incomplete format", at);
     char conv = fmt[i];
     if (conv == '%') { out += '%'; continue; }
@@ -225,7 +235,9 @@ std::string py_percent_format(Evaluator& ev, std::string_view fmt, const RValue&
       }
       case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': {
         if (!v.is_number()) raise(ErrorKind::Type, std::string("%") + conv + " format: a real number is required, not " + std::string(type_name(v)), at);
-        long long n = v.kind() == T::Float ? static_cast<long long>(std::trunc(v.f())) : static_cast<long long>(v.i());
+        std::optional<long long> whole = v.kind() == T::Float ? core::checked_cast<long long>(v.f()) : v.i();
+        if (!whole) raise(ErrorKind::TemplateRuntime, "integer overflow (budcore integers are 64-bit)", at);
+        long long n = *whole;
         std::string f = flags + std::to_string(width);
         if (prec >= 0) {
           f += '.';
@@ -235,7 +247,7 @@ std::string py_percent_format(Evaluator& ev, std::string_view fmt, const RValue&
         f += conv == 'i' || conv == 'u' ? 'd' : conv;
         if ((conv == 'x' || conv == 'X' || conv == 'o') && n < 0) {
           f = flags + std::to_string(width) + "ll" + conv;
-          std::snprintf(buf, sizeof buf, f.c_str(), -n);
+          std::snprintf(buf, sizeof buf, f.c_str(), 0ULL - static_cast<unsigned long long>(n));  // no overflow at LLONG_MIN
           std::string s = buf;
           auto p = s.find_first_not_of(' ');
           s.insert(p == std::string::npos ? 0 : p, "-");

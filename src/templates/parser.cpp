@@ -1,12 +1,57 @@
 #include "templates/parser.hpp"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
+#include "budcore/core/limits.hpp"
 #include "templates/builtins.hpp"
 #include "templates/lexer.hpp"
 
 namespace budcore::templates::detail {
+
+Expr::~Expr() {
+  if (kids.empty() && kw_values.empty()) return;
+  // Children whose subtrees still hold children go to a work list and are emptied there, so
+  // no destructor below this one recurses.
+  std::vector<ExprPtr> work;
+  auto adopt = [&](Expr& e) {
+    for (auto* list : {&e.kids, &e.kw_values}) {
+      for (auto& k : *list)
+        if (k && (!k->kids.empty() || !k->kw_values.empty())) work.push_back(std::move(k));
+      list->clear();
+    }
+  };
+  try {
+    adopt(*this);
+    while (!work.empty()) {
+      ExprPtr e = std::move(work.back());
+      work.pop_back();
+      adopt(*e);
+    }
+  } catch (...) {
+    // Out of memory for the work list: what is left is freed recursively, as before.
+  }
+}
+
 namespace {
+
+// Height of the expression tree (a lone node is 1), counted without recursion; stops counting
+// once `limit` is passed.
+int tree_height(const Expr& root, int limit) {
+  std::vector<std::pair<const Expr*, int>> stack{{&root, 1}};
+  int best = 0;
+  while (!stack.empty()) {
+    auto [e, h] = stack.back();
+    stack.pop_back();
+    best = std::max(best, h);
+    if (best > limit) return best;
+    for (const auto* list : {&e->kids, &e->kw_values})
+      for (const auto& k : *list)
+        if (k) stack.emplace_back(k.get(), h + 1);
+  }
+  return best;
+}
 
 // Unwinds the recursive descent to parse_template once `error` is filled in.
 struct SyntaxFailure {};
@@ -24,6 +69,7 @@ class Parser {
   ExprPtr parse_literal_expression() {
     auto e = parse_tuple(true, false, false);
     if (cur().type != Tok::Eof) fail_here("unexpected token");
+    check_height(*e, t_[0]);
     return e;
   }
 
@@ -83,10 +129,20 @@ class Parser {
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& parser) : p(parser) {
-      if (++p.depth_ > p.limits_.max_parse_depth) p.fail_here("template nesting too deep");
+      if (++p.depth_ > p.limits_.max_parse_depth || core::stack_exhausted(p.stack_floor_)) {
+        p.fail_here("template nesting too deep");
+      }
     }
     ~DepthGuard() { --p.depth_; }
   };
+  // Chains built by loops (`1+1+1...`, `x|upper|upper...`, `a.b.c...`) nest without recursion,
+  // so the depth guard does not see them; every walker of the tree (evaluator, resolver,
+  // analysis) recurses over it, so its height is bounded here, once per expression.
+  void check_height(const Expr& e, const Token& at) {
+    if (tree_height(e, limits_.max_parse_depth) > limits_.max_parse_depth) {
+      fail_at(at, "expression nested too deep (more than " + std::to_string(limits_.max_parse_depth) + " levels)");
+    }
+  }
 
   // ---- statements
   Body subparse(std::initializer_list<std::string_view> end_tags) {
@@ -227,6 +283,12 @@ class Parser {
   template <class F>
   ExprPtr parse_top(F&& parse) {
     std::size_t start = p_;
+    ExprPtr e = parse_both(parse, start);
+    check_height(*e, t_[start]);
+    return e;
+  }
+  template <class F>
+  ExprPtr parse_both(F&& parse, std::size_t start) {
     int dashes_before = dashed_count_;
     ExprPtr dashed = parse();
     if (dashed_count_ == dashes_before) return dashed;
@@ -661,6 +723,7 @@ class Parser {
   bool dashed_mode_ = true;
   int dashed_count_ = 0;
   int depth_ = 0;
+  std::uintptr_t stack_floor_ = core::stack_floor();
 };
 
 // Resolves filters and tests. An unknown one is a TemplateAssertionError, except inside an

@@ -4,9 +4,50 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
+#include "budcore/core/limits.hpp"
+#include "templates/evaluator.hpp"
+
 namespace budcore::templates::detail {
+
+namespace {
+
+// Printing nested values: one nesting budget per thread (the printers take no Evaluator), the
+// namespaces being printed (a namespace can contain itself; Python prints the repeat as
+// `{...}`), and the output limit checked as the text grows, so a value shared many times over
+// (`[x, x]` nested 30 deep) stops at the limit instead of filling memory first.
+struct PrintState {
+  int depth = 0;
+  std::vector<const Dict*> open;
+};
+thread_local PrintState t_print;
+
+class Nested {
+ public:
+  explicit Nested(std::string_view what) : guard_(t_print.depth, core::kMaxValueDepth) {
+    if (!guard_.ok()) raise(ErrorKind::Security, std::string(what) + ": value nested too deeply");
+  }
+
+ private:
+  core::DepthGuard guard_;
+};
+
+void check_text(const std::string& out) {
+  const AllocBudget* b = AllocBudget::current();
+  if (b && out.size() > b->text_limit())
+    raise(ErrorKind::Security, "output exceeds the limit of " + std::to_string(b->text_limit()) + " bytes");
+}
+
+bool printing(const Dict* d) { return std::find(t_print.open.begin(), t_print.open.end(), d) != t_print.open.end(); }
+
+struct Opened {
+  explicit Opened(const Dict* d) { t_print.open.push_back(d); }
+  ~Opened() { t_print.open.pop_back(); }
+};
+
+}  // namespace
 
 void append_float_repr(std::string& out, double d) {
   if (std::isnan(d)) { out += "nan"; return; }
@@ -97,15 +138,25 @@ void append_seq(std::string& out, const RValue& v) {
     case SeqFlavor::Generator: out += "<generator object>"; return;
     default: break;
   }
+  Nested nested("repr");
   out += open;
   for (std::size_t i = 0; i < n; ++i) {
     if (i) out += ", ";
     append_repr(out, seq_at(v, i));
+    check_text(out);
   }
   out += close;
 }
 
 void append_dict(std::string& out, const RValue& v) {
+  const Dict* self = v.dict();
+  if (self && printing(self)) {
+    out += "{...}";
+    return;
+  }
+  Nested nested("repr");
+  std::optional<Opened> opened;
+  if (self) opened.emplace(self);
   out += '{';
   std::size_t n = dict_size(v);
   for (std::size_t i = 0; i < n; ++i) {
@@ -114,6 +165,7 @@ void append_dict(std::string& out, const RValue& v) {
     else append_repr(out, dict_key(v, i));
     out += ": ";
     append_repr(out, dict_value(v, i));
+    check_text(out);
   }
   out += '}';
 }
@@ -220,11 +272,13 @@ bool append_tojson(std::string& out, const RValue& v, int indent, int level) {
       if (seq_flavor(v) == SeqFlavor::Generator) return false;
       std::size_t n = seq_size(v);
       if (n == 0) { out += "[]"; return true; }
+      Nested nested("tojson");
       out += '[';
       for (std::size_t i = 0; i < n; ++i) {
         if (i) out += indent >= 0 ? "," : ", ";
         if (indent >= 0) newline(out, indent, level + 1);
         if (!append_tojson(out, seq_at(v, i), indent, level + 1)) return false;
+        check_text(out);
       }
       if (indent >= 0) newline(out, indent, level);
       out += ']';
@@ -233,6 +287,11 @@ bool append_tojson(std::string& out, const RValue& v, int indent, int level) {
     case RValue::T::Dict: {
       std::size_t n = dict_size(v);
       if (n == 0) { out += "{}"; return true; }
+      const Dict* self = v.dict();
+      if (self && printing(self)) raise(ErrorKind::Value, "Circular reference detected");  // as json.dumps
+      Nested nested("tojson");
+      std::optional<Opened> opened;
+      if (self) opened.emplace(self);
       std::vector<std::pair<std::string, RValue>> entries;
       entries.reserve(n);
       for (std::size_t i = 0; i < n; ++i) {
@@ -255,6 +314,7 @@ bool append_tojson(std::string& out, const RValue& v, int indent, int level) {
         json_string(out, k);
         out += ": ";
         if (!append_tojson(out, val, indent, level + 1)) return false;
+        check_text(out);
       }
       if (indent >= 0) newline(out, indent, level);
       out += '}';

@@ -1,6 +1,82 @@
 #include "templates/rvalue.hpp"
 
+#include <type_traits>
+
+#include "templates/evaluator.hpp"
+
 namespace budcore::templates::detail {
+
+thread_local AllocBudget* AllocBudget::current_ = nullptr;
+
+AllocBudget::AllocBudget(std::size_t limit, std::size_t text_limit) noexcept
+    : limit_(limit), text_limit_(text_limit), previous_(current_) {
+  current_ = this;
+}
+
+AllocBudget::~AllocBudget() { current_ = previous_; }
+
+void AllocBudget::over() {
+  // The budget stays exhausted for the rest of the render: any later charge raises again.
+  raise(ErrorKind::Security, "the template allocates more than its memory limit of " + std::to_string(limit_) + " bytes");
+}
+
+namespace {
+
+bool holds_values(const RValue& v) noexcept {
+  auto t = v.tag();
+  return t == RValue::T::Seq || t == RValue::T::Dict || t == RValue::T::Loop || t == RValue::T::Method;
+}
+
+// Moves the values of `from` that hold values themselves to `out`; scalars stay and are freed
+// with their container.
+void adopt(Items& from, std::vector<RValue>& out) {
+  for (auto& it : from)
+    if (holds_values(it)) out.push_back(std::move(it));
+}
+void adopt(DictItems& from, std::vector<RValue>& out) {
+  for (auto& [k, v] : from) {
+    if (holds_values(k)) out.push_back(std::move(k));
+    if (holds_values(v)) out.push_back(std::move(v));
+  }
+}
+
+// Frees the values nested in `items` one container at a time, so a list nested 100,000 deep is
+// freed without 100,000 nested destructor calls: a container's destructor only ever sees
+// children that are scalars, shared with someone else, or already emptied. The work list is
+// not charged to the budget.
+template <class Vec>
+void release_nested(Vec& items) noexcept {
+  try {
+    std::vector<RValue> work;
+    adopt(items, work);
+    while (!work.empty()) {
+      RValue v = std::move(work.back());
+      work.pop_back();
+      v.give_nested(work);
+    }  // v, now empty of nested values, is freed here
+  } catch (...) {
+    // No memory for the work list: what is left is freed recursively, as before.
+  }
+}
+
+}  // namespace
+
+Seq::~Seq() { release_nested(items); }
+Dict::~Dict() { release_nested(items); }
+LoopState::~LoopState() { release_nested(items); }
+
+void RValue::give_nested(std::vector<RValue>& out) {
+  auto sole = [](const auto& p) { return p && p.use_count() == 1; };
+  if (auto* s = std::get_if<std::shared_ptr<Seq>>(&v_); s && sole(*s)) {
+    adopt((*s)->items, out);
+  } else if (auto* d = std::get_if<std::shared_ptr<Dict>>(&v_); d && sole(*d)) {
+    adopt((*d)->items, out);
+  } else if (auto* l = std::get_if<std::shared_ptr<LoopState>>(&v_); l && sole(*l)) {
+    adopt((*l)->items, out);
+  } else if (auto* m = std::get_if<std::shared_ptr<Method>>(&v_); m && sole(*m) && holds_values((*m)->self)) {
+    out.push_back(std::move((*m)->self));
+  }
+}
 
 RValue::T RValue::kind() const noexcept {
   auto t = tag();

@@ -18,13 +18,71 @@ namespace budcore::templates::detail {
 
 class RValue;
 
+// The allocation budget of the render running on this thread (Limits::max_alloc_bytes). Lists,
+// tuples, dicts and loops charge it through their allocator before they grow, and strings when
+// they become values or are copied as values, so a template cannot build more than the budget
+// however it combines operations (`[[1]*n]*n`, padding, `l + [x]` in a loop). Going over raises
+// SecurityError. Nothing is charged outside a render. One budget per render; a render on
+// another thread has its own.
+class AllocBudget {
+ public:
+  // Becomes this thread's budget. text_limit is Limits::max_output_bytes, which printers of
+  // nested values (which have no Evaluator at hand) check as they go.
+  AllocBudget(std::size_t limit, std::size_t text_limit) noexcept;
+  AllocBudget(const AllocBudget&) = delete;
+  AllocBudget& operator=(const AllocBudget&) = delete;
+  ~AllocBudget();  // restores the previous one
+  void add(std::size_t bytes) {
+    used_ += bytes;
+    if (used_ > limit_) over();
+  }
+  static AllocBudget* current() noexcept { return current_; }
+  std::size_t text_limit() const noexcept { return text_limit_; }
+
+ private:
+  [[noreturn]] void over();
+  std::size_t limit_;
+  std::size_t text_limit_;
+  std::size_t used_ = 0;
+  AllocBudget* previous_;
+  static thread_local AllocBudget* current_;
+};
+
+inline void charge_alloc(std::size_t bytes) {
+  if (AllocBudget* b = AllocBudget::current()) b->add(bytes);
+}
+
+// std::allocator that charges the render's budget first.
+template <class T>
+struct Charged {
+  using value_type = T;
+  Charged() noexcept = default;
+  template <class U>
+  Charged(const Charged<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    charge_alloc(n * sizeof(T));
+    return std::allocator<T>().allocate(n);
+  }
+  void deallocate(T* p, std::size_t n) noexcept { std::allocator<T>().deallocate(p, n); }
+  template <class U>
+  friend bool operator==(const Charged&, const Charged<U>&) noexcept { return true; }
+};
+
+using Items = std::vector<RValue, Charged<RValue>>;
+using DictItems = std::vector<std::pair<RValue, RValue>, Charged<std::pair<RValue, RValue>>>;
+
 // How a sequence prints: [..], (..), dict_keys([..]) ...
 // Generator: what Jinja2's map/select/unique/batch/reverse return; it has no len(), cannot be
 // indexed and is always true.
 enum class SeqFlavor : std::uint8_t { List, Tuple, DictKeys, DictValues, DictItems, Generator };
 
+// Seq, Dict and LoopState free nested values without deep recursion (release_nested).
 struct Seq {
-  std::vector<RValue> items;
+  Seq() = default;
+  Seq(const Seq&) = delete;
+  Seq& operator=(const Seq&) = delete;
+  ~Seq();
+  Items items;
   SeqFlavor flavor = SeqFlavor::List;
 };
 
@@ -37,6 +95,10 @@ struct Undefined {
 };
 
 class RValue {
+  using Variant = std::variant<Undefined, std::monostate, bool, std::int64_t, double, std::string,
+                               const core::Value*, std::shared_ptr<Seq>, std::shared_ptr<Dict>,
+                               std::shared_ptr<LoopState>, std::shared_ptr<Method>>;
+
  public:
   enum class T : std::uint8_t { Undef, None, Bool, Int, Float, Str, Ref, Seq, Dict, Loop, Method };
 
@@ -47,7 +109,16 @@ class RValue {
   RValue(std::int64_t i) noexcept : v_(i) {}
   RValue(int i) noexcept : v_(std::int64_t{i}) {}
   RValue(double d) noexcept : v_(d) {}
-  RValue(std::string s) noexcept : v_(std::move(s)) {}
+  RValue(std::string s) : v_((charge_alloc(s.size()), std::move(s))) {}
+  // Copying a string value copies its text: charged like any allocation.
+  RValue(const RValue& o) : v_(charged(o)) {}
+  RValue(RValue&&) noexcept = default;
+  RValue& operator=(const RValue& o) {
+    if (this != &o) v_ = charged(o);
+    return *this;
+  }
+  RValue& operator=(RValue&&) noexcept = default;
+  ~RValue() = default;
   RValue(std::shared_ptr<Seq> s) noexcept : v_(std::move(s)) {}
   RValue(std::shared_ptr<Dict> d) noexcept : v_(std::move(d)) {}
   RValue(std::shared_ptr<LoopState> l) noexcept : v_(std::move(l)) {}
@@ -80,28 +151,41 @@ class RValue {
   const Seq* seq() const noexcept { auto p = std::get_if<std::shared_ptr<Seq>>(&v_); return p ? p->get() : nullptr; }
   const std::shared_ptr<Seq>* seq_ptr() const noexcept { return std::get_if<std::shared_ptr<Seq>>(&v_); }
   const Dict* dict() const noexcept { auto p = std::get_if<std::shared_ptr<Dict>>(&v_); return p ? p->get() : nullptr; }
+  const std::shared_ptr<Dict>* dict_ptr() const noexcept { return std::get_if<std::shared_ptr<Dict>>(&v_); }
   // The runtime dict itself, for `{% set ns.attr = v %}` on a namespace().
   Dict* mutable_dict() const noexcept { auto p = std::get_if<std::shared_ptr<Dict>>(&v_); return p ? p->get() : nullptr; }
   const LoopState* loop() const noexcept { auto p = std::get_if<std::shared_ptr<LoopState>>(&v_); return p ? p->get() : nullptr; }
   const Method* method() const noexcept { auto p = std::get_if<std::shared_ptr<Method>>(&v_); return p ? p->get() : nullptr; }
   // Moves a string out when owned, copies when borrowed.
   std::string take_string() &&;
+  // When this is the last owner of a list, dict, loop or method, moves the values inside it
+  // that hold values themselves to `out`, so they can be freed one by one (rvalue.cpp).
+  void give_nested(std::vector<RValue>& out);
 
  private:
-  std::variant<Undefined, std::monostate, bool, std::int64_t, double, std::string,
-               const core::Value*, std::shared_ptr<Seq>, std::shared_ptr<Dict>,
-               std::shared_ptr<LoopState>, std::shared_ptr<Method>>
-      v_;
+  static const Variant& charged(const RValue& o) {
+    if (auto p = std::get_if<std::string>(&o.v_)) charge_alloc(p->size());
+    return o.v_;
+  }
+  Variant v_;
 };
 
 // A dict built while rendering (dict literals, dict()); keys may be any hashable scalar.
 struct Dict {
-  std::vector<std::pair<RValue, RValue>> items;
+  Dict() = default;
+  Dict(const Dict&) = delete;
+  Dict& operator=(const Dict&) = delete;
+  ~Dict();
+  DictItems items;
   bool is_namespace = false;  // made by namespace(): attributes are assignable
 };
 
 struct LoopState {
-  std::vector<RValue> items;
+  LoopState() = default;
+  LoopState(const LoopState&) = delete;
+  LoopState& operator=(const LoopState&) = delete;
+  ~LoopState();
+  Items items;
   std::size_t index0 = 0;
   int depth = 1;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "templates/ast.hpp"
 #include "templates/evaluator.hpp"
@@ -36,10 +37,34 @@ core::Error TemplateError::to_error() const {
                            std::move(msg), "template");
 }
 
+namespace {
+
+// Runs fn, turning the evaluator's unwinding failures into a TemplateError. Running out of
+// memory, or any other exception, fails this template only (one case of a batch, never the
+// batch): MemoryError-like failures are reported as SecurityError, the sandbox's limit kind.
+template <class Fn>
+bool guarded(TemplateError& error, Fn&& fn) {
+  try {
+    fn();
+    return true;
+  } catch (const detail::RenderFailure& f) {
+    error = f.error;
+  } catch (const std::bad_alloc&) {
+    error = TemplateError{ErrorKind::Security, "out of memory", 0, 0};
+  } catch (const std::exception& e) {
+    error = TemplateError{ErrorKind::TemplateRuntime, std::string("internal error: ") + e.what(), 0, 0};
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Template::compile(std::string_view text, Template& out, TemplateError& error, const Limits& limits) {
   auto impl = std::make_shared<Impl>();
   impl->limits = limits;
-  if (!detail::parse_template(text, limits, impl->body, error)) return false;
+  bool parsed = false;
+  if (!guarded(error, [&] { parsed = detail::parse_template(text, limits, impl->body, error); })) return false;
+  if (!parsed) return false;
   out = Template(std::move(impl));
   return true;
 }
@@ -55,21 +80,17 @@ namespace {
 
 using detail::RValue;
 
-// Runs fn, turning the evaluator's unwinding failures into a TemplateError.
-template <class Fn>
-bool guarded(TemplateError& error, Fn&& fn) {
-  try {
-    fn();
-    return true;
-  } catch (const detail::RenderFailure& f) {
-    error = f.error;
-  }
-  return false;
-}
-
-core::Value to_core(detail::Evaluator& ev, const RValue& v) {
+// The native result as a core::Value: at most core::kMaxValueDepth deep (a namespace that
+// contains itself is refused here too), so whatever the caller does with it (to_json, compare,
+// store) stays within the limits every parsed document has.
+core::Value to_core(detail::Evaluator& ev, const RValue& v, int depth = 0) {
   using T = RValue::T;
   if (const core::Value* r = v.core_ref()) return *r;
+  if ((v.kind() == T::Seq || v.kind() == T::Dict) &&
+      (depth >= core::kMaxValueDepth || core::stack_exhausted(ev.stack_floor))) {
+    detail::raise(ErrorKind::Security, "the result is nested deeper than " + std::to_string(core::kMaxValueDepth) +
+                                           " levels (or contains itself)");
+  }
   switch (v.kind()) {
     case T::Undef: ev.require_defined(v, nullptr); return {};
     case T::None: return {};
@@ -81,13 +102,13 @@ core::Value to_core(detail::Evaluator& ev, const RValue& v) {
       core::List l;
       std::size_t n = detail::seq_size(v);
       l.reserve(n);
-      for (std::size_t i = 0; i < n; ++i) l.push_back(to_core(ev, detail::seq_at(v, i)));
+      for (std::size_t i = 0; i < n; ++i) l.push_back(to_core(ev, detail::seq_at(v, i), depth + 1));
       return core::Value(std::move(l));
     }
     case T::Dict: {
       core::Map m;
       for (std::size_t i = 0; i < detail::dict_size(v); ++i)
-        m.set(detail::py_str(detail::dict_key(v, i)), to_core(ev, detail::dict_value(v, i)));
+        m.set(detail::py_str(detail::dict_key(v, i)), to_core(ev, detail::dict_value(v, i), depth + 1));
       return core::Value(std::move(m));
     }
     default: return core::Value(detail::py_str(v));
@@ -227,7 +248,7 @@ class References {
     }
   }
   void add(std::string p) {
-    if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(std::move(p));
+    if (seen_.insert(p).second) paths.push_back(std::move(p));  // a set: a 4 MB template has ~10^5 paths
   }
   void expr(const Expr* e) {
     if (!e) return;
@@ -252,6 +273,7 @@ class References {
     for (auto& k : e->kw_values) expr(k.get());
   }
   std::vector<std::string> bound_;
+  std::unordered_set<std::string> seen_;
 };
 
 }  // namespace

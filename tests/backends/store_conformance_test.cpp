@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -11,6 +12,7 @@
 #include "backends/store_fixture.hpp"
 #include "budcore/backend/store.hpp"
 #include "budcore/core/clock.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/job/job.hpp"
 
 namespace budcore::backend {
@@ -162,6 +164,59 @@ TEST_P(StoreConformance, OverlongIdempotencyKeyIsInvalid) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::Invalid);
   EXPECT_EQ(r.error().field, "idempotency_key");
+}
+
+TEST_P(StoreConformance, IdempotencyKeysMustBeUtf8WithoutNul) {
+  for (std::string key : {std::string("k\xff\xfe"), std::string("k\0x", 3), std::string("\xc3")}) {
+    auto r = store().create_job(tenant_a_, make_job("a"), key);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ErrorCode::Invalid);
+    EXPECT_EQ(r.error().field, "idempotency_key");
+  }
+  // Nothing was stored, and the tenant's list still reads (it broke Python's list_jobs).
+  EXPECT_TRUE(all_jobs(tenant_a_).empty());
+  EXPECT_TRUE(store().create_job(tenant_a_, make_job("a"), "clé-été"));
+}
+
+TEST_P(StoreConformance, JobDocumentsOverTheSizeLimitAreRefused) {
+  job::Job j = make_job("big");
+  j.spec = Value::map({{"blob", std::string(job::kMaxDocumentBytes, 'x')}});
+  auto r = store().create_job(tenant_a_, j);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::Invalid);
+  EXPECT_NE(r.error().message.find("over the limit of 1572864 bytes"), std::string::npos) << r.error().message;
+  EXPECT_TRUE(all_jobs(tenant_a_).empty());
+}
+
+TEST_P(StoreConformance, ForgedCursorsAreInvalid) {
+  for (int i = 0; i < 3; ++i) {
+    clock_->advance(Duration::seconds(1));
+    create(tenant_a_, make_job("j" + std::to_string(i)));
+  }
+  auto first = store().list_jobs(tenant_a_, {}, PageRequest{1, ""});
+  ASSERT_TRUE(first);
+  const std::string real = first->next_cursor;
+  ASSERT_FALSE(real.empty());
+  ASSERT_TRUE(store().list_jobs(tenant_a_, {}, PageRequest{1, real}));
+  const std::string ns = real.substr(0, real.find('_')), id = real.substr(real.find('_') + 1);
+  std::string upper = id;
+  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const std::string& forged : {std::string("1_x"), std::string("-5_zz"), "0" + real, "+" + real, ns + "_" + upper,
+                                    real + "x", ns + "_" + id.substr(0, 8), "99999999999999999999_" + id,
+                                    std::string(100000, '7') + "_" + id}) {
+    auto jobs = store().list_jobs(tenant_a_, {}, PageRequest{1, forged});
+    ASSERT_FALSE(jobs) << forged.substr(0, 60);
+    EXPECT_EQ(jobs.error().code, ErrorCode::Invalid);
+    EXPECT_EQ(jobs.error().field, "page.after");
+    EXPECT_LE(jobs.error().value.size(), core::kMaxQuotedBytes + 32);
+    auto summaries = store().list_job_summaries(tenant_a_, {}, PageRequest{1, forged});
+    EXPECT_FALSE(summaries) << forged.substr(0, 60);
+    EXPECT_FALSE(store().list_pipelines(tenant_a_, PageRequest{1, forged})) << forged.substr(0, 60);
+  }
+  EXPECT_FALSE(store().list_usage(tenant_a_, {}, PageRequest{1, "1_x"}));
+  EXPECT_FALSE(store().list_usage(tenant_a_, {}, PageRequest{1, "1_07"}));
+  EXPECT_FALSE(store().list_audit(tenant_a_, {}, PageRequest{1, "007"}));
+  EXPECT_TRUE(store().list_audit(tenant_a_, {}, PageRequest{1, "7"}));
 }
 
 TEST_P(StoreConformance, TransitionIsACompareAndSetOnTheVersion) {

@@ -246,6 +246,38 @@ TEST_F(StoreSqliteTest, CheckReportsAHealthyStore) {
   EXPECT_EQ(check->rows_checked, 1);
 }
 
+TEST_F(StoreSqliteTest, CheckFindsIndexedColumnsThatDisagreeWithTheDocument) {
+  {
+    auto s = open_store(uri());
+    ASSERT_TRUE(s);
+    job::Job j;
+    j.name = "job";
+    j.gpu_count = 2;
+    j.gpu_type = "nvidia-t4";
+    ASSERT_TRUE((*s)->create_job(tenant_, j));
+  }
+  ASSERT_TRUE(check_store(uri())->ok);
+  const std::string other_tenant = Id::generate().to_string();
+  struct Case {
+    std::string set, column;
+  };
+  for (const Case& c : {Case{"tenant_id = '" + other_tenant + "'", "tenant_id"}, Case{"status = 'running'", "status"},
+                        Case{"gpu_count = 8", "gpu_count"}, Case{"name = 'other'", "name"},
+                        Case{"gpu_type = 'nvidia-h100-80gb'", "gpu_type"}, Case{"priority = 'critical'", "priority"}}) {
+    raw_exec("UPDATE jobs SET " + c.set);
+    auto check = check_store(uri());
+    ASSERT_TRUE(check) << check.error().describe();
+    EXPECT_FALSE(check->ok) << c.set;
+    ASSERT_EQ(check->problems.size(), 1u) << c.set;
+    EXPECT_NE(check->problems[0].find("." + c.column), std::string::npos) << check->problems[0];
+    EXPECT_NE(check->problems[0].find("indexed column " + c.column), std::string::npos) << check->problems[0];
+    // Put the row back the way the library wrote it.
+    raw_exec("UPDATE jobs SET tenant_id = '" + tenant_.to_string() +
+             "', status = 'pending', gpu_count = 2, name = 'job', gpu_type = 'nvidia-t4', priority = 'normal'");
+    ASSERT_TRUE(check_store(uri())->ok) << check_store(uri())->problems[0];
+  }
+}
+
 TEST(StoreUriTest, SchemesAndErrors) {
   EXPECT_TRUE(open_store("sqlite::memory:"));
   auto unknown = open_store("mysql://localhost/db");
@@ -256,6 +288,17 @@ TEST(StoreUriTest, SchemesAndErrors) {
   auto missing_dir = open_store("sqlite:///nonexistent-dir-budcore/x.db");
   ASSERT_FALSE(missing_dir);
   EXPECT_EQ(missing_dir.error().code, ErrorCode::Io);
+  // A NUL inside the URI used to open the file named by the part before it.
+  testing::TempDir dir;
+  std::string with_nul = "sqlite://" + (dir.path / "a.db").string() + std::string(1, '\0') + "/b.db";
+  auto nul = open_store(with_nul);
+  ASSERT_FALSE(nul);
+  EXPECT_EQ(nul.error().code, ErrorCode::Invalid);
+  EXPECT_EQ(nul.error().field, "uri");
+  EXPECT_NE(nul.error().message.find("NUL"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir.path / "a.db"));
+  EXPECT_EQ(check_store(with_nul).error().field, "uri");
+  EXPECT_EQ(open_store("sqlite:///tmp/\xff.db").error().field, "uri");
   auto pg = open_store("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2");
   ASSERT_FALSE(pg);
   EXPECT_EQ(pg.error().code, ErrorCode::Io);

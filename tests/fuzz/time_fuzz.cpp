@@ -1,5 +1,6 @@
-// libFuzzer target: Duration, Timestamp, TimeOfDay and Id parsers must never crash, and whatever
-// they accept must survive a format/parse round trip unchanged.
+// libFuzzer target: Duration, Timestamp, TimeOfDay, Id and cron parsers must never crash, and
+// whatever they accept must survive a format/parse round trip unchanged (a cron schedule must
+// give increasing fire times).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 
 #include "budcore/core/id.hpp"
 #include "budcore/core/time.hpp"
+#include "budcore/pipeline/cron.hpp"
 
 namespace {
 
@@ -71,6 +73,21 @@ void fuzz_id(std::string_view text) {
   (void)id->timestamp();
 }
 
+void fuzz_cron(std::string_view text) {
+  auto s = budcore::pipeline::CronSchedule::parse(text);
+  if (!s) {
+    check(!s.error().message.empty());
+    return;
+  }
+  Timestamp t = Timestamp::from_unix_seconds(1'767'225'600);  // 2026-01-01
+  for (int i = 0; i < 4; ++i) {
+    auto next = s->next(t);
+    if (!next) return;
+    check(*next > t && s->matches(*next));
+    t = *next;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -79,5 +96,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz_timestamp(text);
   fuzz_time_of_day(text);
   fuzz_id(text);
+  fuzz_cron(text);
   return 0;
 }

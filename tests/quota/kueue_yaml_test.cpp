@@ -182,6 +182,13 @@ TEST(KueueImportTest, ErrorsNameTheField) {
       {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q}\nspec: {}\n", "documents[0].spec.clusterQueue"},
       {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: p}\nvalue: high\n", "documents[0].value"},
       {"kind: ResourceFlavor\nmetadata: {name: a}\n---\nkind: List\napiVersion: v1\nitems: 3\n", "documents[0].apiVersion"},
+      // A typo in the quota part is an error, not a dropped limit (issue #19).
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\nspec:\n  resourceGroups:\n"
+       "  - coveredResources: [cpu]\n    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 1, borowingLimit: 2}]}]\n",
+       "documents[0].spec.resourceGroups[0].flavors[0].resources[0].borowingLimit"},
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\nspec:\n  preemption:\n"
+       "    borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 4294967297}\n",
+       "documents[0].spec.preemption.borrowWithinCohort.maxPriorityThreshold"},
   };
   for (const auto& c : cases) {
     auto r = import_kueue_yaml(c.yaml);

@@ -17,11 +17,13 @@ struct JsonOptions {
 
 // Errors: ErrorCode::Invalid with line and column in the message ("invalid JSON at line 3,
 // column 7: ..."); integers outside int64 are rejected (field is the JSON pointer of the
-// number, value its text); nesting deeper than 512 arrays/objects is rejected. Duplicate keys:
-// the last value wins, at the position of the first occurrence.
+// number, value its text); nesting deeper than 512 arrays/objects (kMaxValueDepth) and text
+// longer than max_input_bytes() (core/limits.hpp) are rejected. Duplicate keys: the last value
+// wins, at the position of the first occurrence.
 BUDCORE_API Result<Value> parse_json(std::string_view text);
 // Non-finite floats (NaN, inf) have no JSON form and are written as null. Malformed UTF-8 in
-// strings is written as U+FFFD so the output is always valid JSON.
+// strings is written as U+FFFD so the output is always valid JSON. A Value built in code that
+// nests deeper than kMaxValueDepth throws core::DepthExceeded (parsed values never do).
 BUDCORE_API std::string to_json(const Value& value, const JsonOptions& options = {});
 
 // Shortest round-trip decimal form of a double with a '.0' or exponent so it reads back as a

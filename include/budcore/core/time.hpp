@@ -57,6 +57,11 @@ class BUDCORE_API Duration {
   // Out-of-range values are ErrorCode::Overflow, malformed text ErrorCode::Invalid; the error's
   // value is the text and its field is empty (callers add the path with Error::at).
   static Result<Duration> parse(std::string_view text);
+  // A number of seconds (fractions kept to the nanosecond) as a Duration; the one checked
+  // conversion every double -> duration goes through. NaN, infinities and magnitudes beyond
+  // the range (about 292 years, 9223372036 s) are ErrorCode::Invalid naming the value (field
+  // empty: callers add it with Error::at). Never wraps, never saturates silently.
+  static Result<Duration> from_seconds(double seconds);
 
   constexpr std::int64_t count_ns() const noexcept { return ns_; }
   constexpr std::int64_t whole_seconds() const noexcept { return ns_ / 1'000'000'000; }

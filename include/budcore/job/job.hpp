@@ -73,6 +73,11 @@ struct BUDCORE_API StatusTransition {
   friend bool operator==(const StatusTransition&, const StatusTransition&) = default;
 };
 
+// Largest job document accepted (JSON text): 1.5 MiB, the object size Kubernetes stores in
+// etcd, so every job budcore accepts can also run on a cluster. Job::from_json, the CLI and the
+// stores enforce it (docs/limits.md).
+inline constexpr std::size_t kMaxDocumentBytes = 1536 * 1024;
+
 struct BUDCORE_API Job {
   static constexpr int kSchemaVersion = 1;
   // status_history keeps the most recent transitions only; older ones are dropped first.
@@ -147,6 +152,7 @@ struct BUDCORE_API Job {
   // path, offending value and reason). Structural errors (wrong JSON type, unknown key, bad
   // UUID, bad enum value) come first, then the rules of validate().
   static core::Result<Job> from_value(const core::Value& value);
+  // Also refuses text longer than kMaxDocumentBytes.
   static core::Result<Job> from_json(std::string_view json);
   core::Value to_value() const;
   std::string to_json() const;  // compact JSON of to_value()

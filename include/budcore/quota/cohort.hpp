@@ -11,6 +11,10 @@
 
 namespace budcore::quota {
 
+// Deepest cohort tree accepted (a root cohort is level 1). Organisation trees are a few levels
+// deep; the engine walks the chain for every admission, so it is bounded (docs/limits.md).
+inline constexpr int kMaxCohortDepth = 100;
+
 struct Cohort {
   std::string name;
   std::optional<std::string> parent;

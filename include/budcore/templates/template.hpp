@@ -48,7 +48,9 @@ struct BUDCORE_API TemplateError {
   core::Error to_error() const;
 };
 
-// Sandbox limits; exceeding one raises SecurityError.
+// Sandbox limits; exceeding one raises SecurityError (docs/limits.md). Besides these, values
+// nest at most core::kMaxValueDepth (512) levels when printed, compared or returned natively,
+// and no recursion goes deeper than the thread's stack allows (a 1 MiB thread is enough).
 struct Limits {
   std::size_t max_output_bytes = 16u << 20;        // rendered text and any built string
   std::uint64_t max_loop_iterations = 1'000'000;   // total for-loop iterations per render
@@ -56,7 +58,8 @@ struct Limits {
   std::int64_t max_range_length = 100'000;         // range() length (Jinja's sandbox MAX_RANGE)
   std::uint64_t max_steps = 50'000'000;            // evaluation steps per render
   std::size_t max_template_bytes = 4u << 20;       // compile input size
-  int max_parse_depth = 200;                       // expression/statement nesting at compile
+  int max_parse_depth = 200;                       // statement nesting and expression tree height at compile
+  std::size_t max_alloc_bytes = 64u << 20;         // values built per render (lists, dicts, strings), charged before allocating
 };
 
 struct RenderOptions {
