@@ -81,6 +81,15 @@ class BUDCORE_API AdmissionEngine {
   // The workload finished or was deleted: releases its quota and requeues what waits in its
   // cohort tree. NotFound for an unknown key.
   core::Status finish(std::string_view key);
+  // Forgets the workload entirely, whatever its state: a pending one leaves its queue, an
+  // admitted or evicting one releases its quota (as finish() does); its key may be added again
+  // and its memory is reused. A long-lived engine (the simulated cluster) removes every
+  // workload that ended, so its size follows the live workloads. NotFound for an unknown key.
+  core::Status remove(std::string_view key);
+  // Adds a LocalQueue ("namespace/name" -> cluster queue) to a running engine (idempotent);
+  // Invalid for an unknown cluster queue or a queue that points elsewhere.
+  core::Status add_local_queue(const LocalQueue& queue);
+  bool has_local_queue(std::string_view key) const;
 
   // Reserves quota for `workload` at once when it fits now without preemption (flavor assignment
   // as in a cycle, borrowing allowed). Atomic with respect to every other call on this engine:
