@@ -19,14 +19,6 @@
 
 namespace budcore::backend {
 
-struct IdHash {
-  std::size_t operator()(const core::Id& id) const noexcept {
-    std::uint64_t h = 1469598103934665603ull;
-    for (auto b : id.bytes()) h = (h ^ b) * 1099511628211ull;
-    return static_cast<std::size_t>(h);
-  }
-};
-
 namespace sim {
 
 enum class Phase : std::uint8_t {
@@ -125,7 +117,7 @@ struct SimCluster::Impl {
 
   std::vector<sim::Run> runs;
   std::vector<std::uint32_t> free_runs;
-  std::unordered_map<core::Id, std::uint32_t, IdHash> by_job;
+  std::unordered_map<core::Id, std::uint32_t> by_job;
 
   std::vector<quota::PodSet> shapes;
   std::map<std::string, std::uint32_t> shape_ids;
