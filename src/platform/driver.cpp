@@ -145,6 +145,11 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
           BUDCORE_TRY(reach(lj, *w->job, JobStatus::Running, e.at, "running" + where));
           if (e.placement) lj.placement = std::make_unique<backend::Placement>(*e.placement);
           lj.started_ns = e.at.unix_nanos();
+          if (e.outputs.is_map()) {
+            core::Map out = w->job->outputs.is_map() ? w->job->outputs.as_map() : core::Map{};
+            for (const auto& [k, v] : e.outputs.as_map()) out.set(k, v);
+            w->job->outputs = core::Value(std::move(out));
+          }
           break;
         }
         case ClusterEventKind::Succeeded: {

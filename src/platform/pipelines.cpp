@@ -70,7 +70,14 @@ class RunJobs final : public pipeline::JobRunner {
   core::Result<pipeline::JobPoll> poll(const std::string& key) override {
     pipeline::JobPoll out;
     if (auto it = p_.pipeline_keys.find(key); it != p_.pipeline_keys.end()) {
-      if (p_.live.count(it->second)) return out;  // queued, running, or failed with a retry to come
+      if (auto l = p_.live.find(it->second); l != p_.live.end()) {
+        // A service's step is done once it serves: a deployment, not a run to completion.
+        if (l->second.type == job::JobType::Service && l->second.status == JobStatus::Running && l->second.doc) {
+          out.outcome = pipeline::JobOutcome::Succeeded;
+          out.outputs = l->second.doc->outputs;
+        }
+        return out;  // otherwise queued, running, or failed with a retry to come
+      }
       p_.pipeline_keys.erase(it);
     }
     BUDCORE_TRY_ASSIGN(auto rec, p_.store->get_job_by_key(run_.tenant, key));

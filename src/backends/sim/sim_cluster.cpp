@@ -271,6 +271,9 @@ core::Result<std::uint32_t> Impl::add_run(const WorkloadRequest& req) {
                         : static_cast<double>(m.default_duration.count_ns()) / 1e9;
   double factor = 1.0 + m.duration_spread * (2.0 * draw(m.seed, r.job_id, r.run, 1) - 1.0);
   r.duration_ns = spec.duration_seconds ? seconds_to_ns(*spec.duration_seconds) : seconds_to_ns(estimate * factor);
+  // A service without an estimate serves until it is cancelled (a model endpoint, a database).
+  if (!spec.duration_seconds && !req.job.estimated_duration_seconds && req.job.job_type == job::JobType::Service)
+    r.duration_ns = std::numeric_limits<std::int64_t>::max();
   if (spec.fail_attempts >= r.run) {
     r.fail_after_ns = seconds_to_ns(spec.fail_after_seconds);
   } else if (m.failure_rate > 0 && draw(m.seed, r.job_id, r.run, 2) < m.failure_rate) {
@@ -459,8 +462,22 @@ void Impl::start(std::uint32_t slot, std::int64_t now) {
   }
   set_phase(slot, Phase::Running);
   r.started_ns = now;
-  emit(ClusterEventKind::Started, slot, now).placement = *r.placement;
-  schedule(slot, TimerKind::End, core::detail::saturating_add(r.started_ns, ending(r).after));
+  ClusterEvent& e = emit(ClusterEventKind::Started, slot, now);
+  e.placement = *r.placement;
+  e.outputs = outputs(slot);  // where it serves, known once it runs
+  const std::int64_t after = ending(r).after;
+  if (after != std::numeric_limits<std::int64_t>::max()) schedule(slot, TimerKind::End, core::detail::saturating_add(r.started_ns, after));
+}
+
+core::Value Impl::outputs(std::uint32_t slot) const {
+  const sim::Run& r = runs[slot];
+  core::Map out;
+  out.set("job_id", r.job_id.to_string());
+  out.set("url", "http://" + (r.name.empty() ? r.job_id.to_string() : r.name) + "." + lqs[r.lq].ns + ".svc.sim.local");
+  out.set("node", r.placement && !r.placement->nodes.empty() ? core::Value(r.placement->nodes[0]) : core::Value());
+  if (r.extras && r.extras->outputs.is_map())
+    for (const auto& [k, v] : r.extras->outputs.as_map()) out.set(k, v);
+  return core::Value(std::move(out));
 }
 
 void Impl::end_run(std::uint32_t slot, std::int64_t now) {
@@ -479,14 +496,7 @@ void Impl::end_run(std::uint32_t slot, std::int64_t now) {
     e.reason = "Error";
     e.message = r.extras && !r.extras->fail_message.empty() ? r.extras->fail_message : "simulated failure";
   } else {
-    ClusterEvent& e = emit(ClusterEventKind::Succeeded, slot, now);
-    core::Map out;
-    out.set("job_id", r.job_id.to_string());
-    out.set("url", "http://" + (r.name.empty() ? r.job_id.to_string() : r.name) + "." + lqs[r.lq].ns + ".svc.sim.local");
-    out.set("node", r.placement && !r.placement->nodes.empty() ? core::Value(r.placement->nodes[0]) : core::Value());
-    if (r.extras && r.extras->outputs.is_map())
-      for (const auto& [k, v] : r.extras->outputs.as_map()) out.set(k, v);
-    e.outputs = core::Value(std::move(out));
+    emit(ClusterEventKind::Succeeded, slot, now).outputs = outputs(slot);
   }
   free_run(slot);
 }
@@ -781,7 +791,9 @@ core::Status SimCluster::adopt(std::span<const AdoptedRun> batch) {
       }
       m.set_phase(slot, Phase::Running);
       r.started_ns = a.started_at ? a.started_at->unix_nanos() : now;
-      m.schedule(slot, TimerKind::End, core::detail::saturating_add(r.started_ns, Impl::ending(r).after));
+      const std::int64_t after = Impl::ending(r).after;
+      if (after != std::numeric_limits<std::int64_t>::max())
+        m.schedule(slot, TimerKind::End, core::detail::saturating_add(r.started_ns, after));
     } else if (m.place(slot)) {
       m.start(slot, now);
     } else {

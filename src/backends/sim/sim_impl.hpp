@@ -162,6 +162,7 @@ struct SimCluster::Impl {
   void on_admitted(std::uint32_t slot, std::int64_t now);
   void start(std::uint32_t slot, std::int64_t now);
   void end_run(std::uint32_t slot, std::int64_t now);
+  core::Value outputs(std::uint32_t slot) const;  // job_id, url, node, spec.sim.outputs
   void fire(const sim::Timer& t);
   void usage(std::uint32_t slot, std::int64_t end);
   void schedule(std::uint32_t slot, sim::TimerKind kind, std::int64_t at);
