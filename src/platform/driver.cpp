@@ -248,9 +248,18 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
     for (auto& [tenant, e] : log) BUDCORE_TRY(tx.append_event(tenant, e));
     return save_clock(tx);
   };
-  auto st = store->transact(body);
-  if (!st) return fail_halted(st.error());
-  metrics.count("budcore_commits_total", {});
+  // Only the events that change something cost a transaction (Queued echoes of a submit do not).
+  bool needed = std::any_of(events.begin(), events.end(), [&](const ClusterEvent& e) {
+    if (e.kind == ClusterEventKind::Usage) return false;
+    auto it = live.find(e.job_id);
+    if (it == live.end() || it->second.run != e.run || !it->second.in_cluster) return false;
+    return !(e.kind == ClusterEventKind::Queued && it->second.status == JobStatus::Queued);
+  });
+  if (needed) {
+    auto st = store->transact(body);
+    if (!st) return fail_halted(st.error());
+  }
+  metrics.count("budcore_commits_total", {}, needed ? 1 : 0);
   metrics.count("budcore_events_applied_total", {}, static_cast<double>(events.size()));
   for (const core::Id& id : order) {
     auto it = live.find(id);

@@ -85,6 +85,9 @@ core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, st
   job.actual_end.reset();
   if (auto st = job.validate(); !st) return fail(st.error());
   if (auto w = quota::workload_for(job, 0, config.cluster.layout); !w) return fail(w.error());
+  if (sim) {
+    if (auto st = backend::SimCluster::check_spec(job.spec); !st) return fail(st.error());
+  }
   return job;
 }
 

@@ -95,6 +95,9 @@ struct SimClusterOptions {
 
 class BUDCORE_API SimCluster final : public ClusterBackend {
  public:
+  // Checks a job spec's `sim` map (the keys above, their types and ranges); Invalid naming
+  // "spec.sim.<key>". The platform asks before it stores a job bound for this cluster.
+  static core::Status check_spec(const core::Value& job_spec);
   // The clock must outlive the cluster. Errors: the options' validate().
   static core::Result<std::unique_ptr<SimCluster>> create(const core::Clock& clock, SimClusterOptions options);
   ~SimCluster() override;

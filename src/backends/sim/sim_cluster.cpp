@@ -604,6 +604,11 @@ void Impl::advance(std::int64_t now) {
 // ---- the backend -------------------------------------------------------------------------------
 
 SimCluster::SimCluster(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+core::Status SimCluster::check_spec(const core::Value& job_spec) {
+  BUDCORE_TRY(read_sim_spec(job_spec));
+  return {};
+}
 SimCluster::~SimCluster() = default;
 
 core::Result<std::unique_ptr<SimCluster>> SimCluster::create(const core::Clock& clock, SimClusterOptions options) {
