@@ -12,6 +12,7 @@
 #include "backends/store_common.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
+#include "job/job_json.hpp"
 
 namespace budcore::backends {
 namespace {
@@ -57,14 +58,7 @@ Result<core::Value> load_json(std::string_view text, std::string field) {
 
 // The stored job document: Job::to_value without its null members (every one is optional on
 // input), which halves the text and the time to load it back in lists.
-std::string job_document(const job::Job& job) {
-  core::Value v = job.to_value();
-  core::Map compact;
-  for (const auto& [key, member] : v.as_map()) {
-    if (!member.is_null()) compact.set(key, member);
-  }
-  return core::to_json(core::Value(std::move(compact)));
-}
+std::string job_document(const job::Job& job) { return job::detail::compact_json(job); }
 
 Result<core::Id> load_id(std::string_view text, std::string field) {
   auto id = core::Id::parse(text);

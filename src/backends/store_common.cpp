@@ -157,7 +157,7 @@ ALTER TABLE jobs ADD COLUMN gpu_count BIGINT;
 // pipeline runs it drives (rebuilt from these on open; docs/platform.md "Crash safety").
 constexpr std::string_view kSchemaV4 = R"sql(
 CREATE TABLE platform_events (
-  seq {SERIAL},
+  seq {SEQ},
   tenant_id {ID} NOT NULL,
   at_ns BIGINT NOT NULL,
   type TEXT NOT NULL,
@@ -187,9 +187,13 @@ std::string apply_dialect(Dialect d, std::string_view sql) {
   if (d == Dialect::Sqlite) {
     out = replace_all(std::move(out), "{ID}", "TEXT");
     out = replace_all(std::move(out), "{SERIAL}", "INTEGER PRIMARY KEY AUTOINCREMENT");
+    // An increasing rowid without AUTOINCREMENT's sqlite_sequence write per insert: rows of an
+    // append-only log are never deleted, so max(rowid) + 1 never reuses a seq.
+    out = replace_all(std::move(out), "{SEQ}", "INTEGER PRIMARY KEY");
   } else {
     out = replace_all(std::move(out), "{ID}", "TEXT COLLATE \"C\"");
     out = replace_all(std::move(out), "{SERIAL}", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
+    out = replace_all(std::move(out), "{SEQ}", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
   }
   return out;
 }

@@ -117,19 +117,13 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
       if (!created) return at_index(created.error(), batch, i);
       results[i] = SubmitResult{std::move(created->record), created->created};
       if (!created->created) continue;
-      backend::EventRecord submitted;
-      submitted.at = now;
-      submitted.type = "job.submitted";
-      submitted.object_id = job.id;
-      submitted.data = core::Value::map(
-          {{"job", job.id.to_string()},
-           {"name", job.name},
-           {"job_type", std::string(job::to_string(job.job_type))},
-           {"source", std::string(job::to_string(job.source))},
-           {"idempotency_key", jobs[i].idempotency_key.empty() ? core::Value() : core::Value(jobs[i].idempotency_key)},
-           {"request_id", caller.request_id.empty() ? core::Value() : core::Value(caller.request_id)},
-           {"principal", caller.principal.empty() ? core::Value() : core::Value(caller.principal)}});
-      BUDCORE_TRY(tx.append_event(caller.tenant, submitted));
+      // The PENDING -> QUEUED transition is the submission's event: it carries who asked and how.
+      core::Map& data = log.front().second.data.mutable_map();
+      data.set("job_type", std::string(job::to_string(job.job_type)));
+      data.set("source", std::string(job::to_string(job.source)));
+      data.set("idempotency_key", jobs[i].idempotency_key.empty() ? core::Value() : core::Value(jobs[i].idempotency_key));
+      data.set("request_id", caller.request_id.empty() ? core::Value() : core::Value(caller.request_id));
+      data.set("principal", caller.principal.empty() ? core::Value() : core::Value(caller.principal));
       BUDCORE_TRY_ASSIGN(std::int64_t seq, tx.append_event(caller.tenant, log.front().second));
       LiveJob lj;
       lj.id = job.id;

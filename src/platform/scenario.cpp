@@ -363,6 +363,7 @@ core::Result<ScenarioOutcome> simulate(const Scenario& s, const std::function<vo
       since = page.last_seq;
     }
   }
+  out.metrics = p.metrics();
   std::sort(lines.begin(), lines.end());
   for (auto& [seq, line] : lines) out.log.push_back(std::move(line));
   return out;

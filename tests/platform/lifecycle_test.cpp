@@ -56,7 +56,8 @@ TEST(PlatformLifecycleTest, AJobGoesFromSubmissionToCompletion) {
     if (e.type == "job.transition") tos.push_back(e.data.find("to")->as_string());
   }
   EXPECT_EQ(tos, (std::vector<std::string>{"queued", "scheduled", "running", "completed"}));
-  EXPECT_EQ(page->events.front().type, "job.submitted");
+  EXPECT_EQ(page->events.front().data.find("idempotency_key")->as_string(), "key-1");
+  EXPECT_EQ(page->events.front().data.find("principal")->as_string(), "user:alice");
   auto rest = p->watch(ctx_a(), page->events[1].seq, 1000);
   ASSERT_TRUE(rest);
   EXPECT_EQ(rest->events.size(), page->events.size() - 2);

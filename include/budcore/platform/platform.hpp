@@ -131,9 +131,11 @@ class BUDCORE_API Platform {
   // the queue. Conflict when it holds no quota.
   core::Result<backend::JobRecord> preempt_job(const CallContext& caller, const core::Id& id, std::string_view reason = {});
   // The caller's events with seq > since, oldest first (at most `limit`, 1..10000): every job
-  // transition ("job.transition": {"job", "name", "from", "to", "message", "run"}), submissions
-  // ("job.submitted"), deadline misses ("job.deadline_missed") and pipeline run changes
-  // ("pipeline.transition"). Resumable: pass the last seq seen.
+  // transition ("job.transition": {"job", "name", "from", "to", "message", "run"}; a
+  // submission's PENDING -> QUEUED also has "job_type", "source", "idempotency_key",
+  // "request_id", "principal"), priority changes ("job.priority_changed"), deadline misses
+  // ("job.deadline_missed") and pipeline runs ("pipeline.started", "pipeline.transition").
+  // Resumable: pass the last seq seen.
   core::Result<EventPage> watch(const CallContext& caller, std::int64_t since, std::size_t limit = 1000);
 
   // ---- pipelines -----------------------------------------------------------------------------

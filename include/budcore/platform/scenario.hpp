@@ -104,6 +104,7 @@ struct BUDCORE_API ScenarioOutcome {
   core::Value pipelines;                 // [{"name", "tenant", "status", "steps": {id: state}}]
   std::vector<std::string> log;          // what happened, in order: admissions, waits, preemptions
   std::int64_t events = 0;               // transitions recorded
+  std::string metrics;                   // the platform's metrics at the end (Prometheus text)
 
   core::Value to_value() const;  // {"start", "end", "elapsed_seconds", "jobs": [...], "pipelines", "log"}
   std::string table() const;     // the job table a person reads
