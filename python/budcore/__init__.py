@@ -50,6 +50,8 @@ from ._core import (
     version_info,
 )
 from . import quota
+from . import platform
+from .platform import Platform, simulate
 
 __all__ = [
     "AdmissionEngine",
@@ -65,6 +67,7 @@ __all__ = [
     "NotFoundError",
     "Pipeline",
     "PipelineIssue",
+    "Platform",
     "Quantity",
     "QuotaConfig",
     "QuotaExceededError",
@@ -89,8 +92,10 @@ __all__ = [
     "load_document",
     "open_store",
     "parse_json",
+    "platform",
     "quota",
     "render",
+    "simulate",
     "to_json",
     "version_info",
 ]
