@@ -16,18 +16,13 @@
 #include "budcore/job/job_status.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "stored_job.hpp"
 
 namespace budcore::bindings {
 namespace {
 
 using backend::JobRecord;
 using core::Id;
-
-// A job as stored: the job, its version, idempotency key, and whether the submit created it.
-struct StoredJob {
-  JobRecord record;
-  bool created = false;
-};
 
 class PyStore {
  public:

@@ -16,5 +16,6 @@ void bind_quota(py::module_& m);      // QuotaConfig, AdmissionEngine, quota_sim
 void bind_pipeline(py::module_& m);   // Pipeline, PipelineIssue
 void bind_store(py::module_& m);      // Store, StoredJob, open_store
 void bind_schedule(py::module_& m);   // ScheduleTimeline, schedule_replay
+void bind_platform(py::module_& m);   // PlatformHandle, platform_open, platform_simulate
 
 }  // namespace budcore::bindings

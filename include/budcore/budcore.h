@@ -14,5 +14,6 @@
 #include "budcore/c/template.h"
 #include "budcore/c/store.h"
 #include "budcore/c/schedule.h"
+#include "budcore/c/platform.h"
 
 #endif

@@ -52,6 +52,8 @@ from ._core import (
 )
 from . import quota
 from . import schedule
+from . import platform
+from .platform import Platform, simulate
 
 __all__ = [
     "AdmissionEngine",
@@ -67,6 +69,7 @@ __all__ = [
     "NotFoundError",
     "Pipeline",
     "PipelineIssue",
+    "Platform",
     "Quantity",
     "QuotaConfig",
     "QuotaExceededError",
@@ -92,9 +95,11 @@ __all__ = [
     "load_document",
     "open_store",
     "parse_json",
+    "platform",
     "quota",
     "render",
     "schedule",
+    "simulate",
     "to_json",
     "version_info",
 ]

@@ -14,6 +14,7 @@
 #include "budcore/core/limits.hpp"
 #include "budcore/core/utf8.hpp"
 #include "budcore/job/state_machine.hpp"
+#include "job/job_json.hpp"
 
 namespace budcore::backends {
 namespace {
@@ -62,12 +63,7 @@ Result<core::Value> load_json(std::string_view text, std::string field) {
 // job::kMaxDocumentBytes however the job was built (a C++ or Python caller need not go
 // through Job::from_json).
 Result<std::string> job_document(const job::Job& job) {
-  core::Value v = job.to_value();
-  core::Map compact;
-  for (const auto& [key, member] : v.as_map()) {
-    if (!member.is_null()) compact.set(key, member);
-  }
-  std::string doc = core::to_json(core::Value(std::move(compact)));
+  std::string doc = job::detail::compact_json(job);
   if (doc.size() > job::kMaxDocumentBytes) {
     return Error::invalid("job", {}, "the job document is " + std::to_string(doc.size()) + " bytes, over the limit of " +
                                          std::to_string(job::kMaxDocumentBytes) + " bytes");
@@ -260,6 +256,11 @@ class SqlStore final : public backend::Store {
       BUDCORE_TRY_ASSIGN(StoredJob j, load_job(tenant, id));
       return std::move(j.record);
     });
+  }
+
+  Result<std::optional<JobRecord>> get_job_by_key(const core::Id& tenant, std::string_view key) override {
+    BUDCORE_TRY(check_key("idempotency_key", key));
+    return read([&] { return find_job_by_key(tenant, key); });
   }
 
   Result<Page<JobRecord>> list_jobs(const core::Id& tenant, const JobFilter& f, const PageRequest& page) override {
@@ -696,6 +697,113 @@ class SqlStore final : public backend::Store {
     });
   }
 
+  // ---- platform bookkeeping ----
+
+  Result<JobRecord> write_job(const core::Id& tenant, job::Job job, std::int64_t expected_version) override {
+    BUDCORE_TRY(claim_for_tenant(job.tenant_id, tenant));
+    if (job.id.is_nil()) return Error::invalid("id", "", "a write needs the job's id");
+    BUDCORE_TRY(job.validate());
+    return write([&]() -> Result<JobRecord> { return save_job(tenant, std::move(job), expected_version, {}); });
+  }
+
+  Result<std::int64_t> append_event(const core::Id& tenant, const backend::EventRecord& e) override {
+    BUDCORE_TRY(check_key("type", e.type));
+    return write([&]() -> Result<std::int64_t> {
+      std::string tid = tenant.to_string(), oid = e.object_id.to_string(), doc = core::to_json(e.data);
+      SqlParam p[] = {tid, e.at.unix_nanos(), std::string_view(e.type), oid, doc};
+      std::int64_t seq = 0;
+      BUDCORE_TRY(db().query("INSERT INTO platform_events (tenant_id, at_ns, type, object_id, doc) "
+                             "VALUES (?, ?, ?, ?, ?) RETURNING seq",
+                             p, [&](const SqlRow& row) -> Status {
+                               seq = row.int64(0);
+                               return {};
+                             }));
+      return seq;
+    });
+  }
+
+  Result<std::vector<backend::EventRecord>> list_events(const core::Id& tenant, std::int64_t after_seq,
+                                                        std::size_t limit) override {
+    limit = std::clamp<std::size_t>(limit, 1, 10'000);
+    std::string tid = tenant.to_string();
+    SqlParam p[] = {tid, after_seq, static_cast<std::int64_t>(limit)};
+    return read([&]() -> Result<std::vector<backend::EventRecord>> {
+      std::vector<backend::EventRecord> out;
+      BUDCORE_TRY(db().query("SELECT seq, at_ns, type, object_id, doc FROM platform_events "
+                             "WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                             p, [&](const SqlRow& row) -> Status {
+                               backend::EventRecord e;
+                               e.seq = row.int64(0);
+                               e.at = ts(row.int64(1));
+                               e.type = row.text(2);
+                               BUDCORE_TRY_ASSIGN(e.object_id, load_id(row.text(3), "platform_events.object_id"));
+                               BUDCORE_TRY_ASSIGN(e.data, load_json(row.text(4), "platform_events[" + std::to_string(e.seq) + "].doc"));
+                               out.push_back(std::move(e));
+                               return {};
+                             }));
+      return out;
+    });
+  }
+
+  Status put_platform_record(std::string_view kind, std::string_view key, const core::Value& doc) override {
+    BUDCORE_TRY(check_key("kind", kind));
+    BUDCORE_TRY(check_key("key", key));
+    std::string text = core::to_json(doc);
+    std::int64_t now = s_->clock->now().unix_nanos();
+    SqlParam p[] = {kind, key, text, now};
+    return write([&]() -> Status {
+      BUDCORE_TRY(db().execute("INSERT INTO platform_records (kind, record_key, doc, updated_ns) VALUES (?, ?, ?, ?) "
+                               "ON CONFLICT (kind, record_key) DO UPDATE SET doc = excluded.doc, "
+                               "updated_ns = excluded.updated_ns",
+                               p));
+      return {};
+    });
+  }
+
+  Status delete_platform_record(std::string_view kind, std::string_view key) override {
+    SqlParam p[] = {kind, key};
+    return write([&]() -> Status {
+      BUDCORE_TRY(db().execute("DELETE FROM platform_records WHERE kind = ? AND record_key = ?", p));
+      return {};
+    });
+  }
+
+  Result<std::optional<backend::PlatformRecord>> get_platform_record(std::string_view kind,
+                                                                     std::string_view key) override {
+    SqlParam p[] = {kind, key};
+    return read([&]() -> Result<std::optional<backend::PlatformRecord>> {
+      std::optional<backend::PlatformRecord> out;
+      BUDCORE_TRY(db().query("SELECT kind, record_key, doc, updated_ns FROM platform_records "
+                             "WHERE kind = ? AND record_key = ?",
+                             p, [&](const SqlRow& row) -> Status {
+                               BUDCORE_TRY_ASSIGN(out, platform_record_from_row(row));
+                               return {};
+                             }));
+      return out;
+    });
+  }
+
+  Result<Page<backend::PlatformRecord>> list_platform_records(std::string_view kind, const PageRequest& page) override {
+    Query q;
+    q.sql("SELECT kind, record_key, doc, updated_ns FROM platform_records").where("kind = ?").bind(std::string(kind));
+    if (!page.after.empty()) q.where("record_key > ?").bind(page.after);
+    const std::size_t limit = page_limit(page);
+    q.sql(" ORDER BY record_key LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
+    return read([&]() -> Result<Page<backend::PlatformRecord>> {
+      Page<backend::PlatformRecord> out;
+      BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {
+        if (out.items.size() == limit) {
+          out.next_cursor = out.items.back().key;
+          return {};
+        }
+        BUDCORE_TRY_ASSIGN(auto r, platform_record_from_row(row));
+        out.items.push_back(std::move(r));
+        return {};
+      }));
+      return out;
+    });
+  }
+
  private:
   SqlConnection& db() { return *s_->conn; }
 
@@ -727,6 +835,15 @@ class SqlStore final : public backend::Store {
     if (in_tx_) return f();
     std::lock_guard lock(s_->mu);
     return f();
+  }
+
+  static Result<backend::PlatformRecord> platform_record_from_row(const SqlRow& row) {
+    backend::PlatformRecord r;
+    r.kind = row.text(0);
+    r.key = row.text(1);
+    BUDCORE_TRY_ASSIGN(r.doc, load_json(row.text(2), "platform_records[" + r.kind + "/" + r.key + "].doc"));
+    r.updated_at = ts(row.int64(3));
+    return r;
   }
 
   static Status check_tenant(const core::Id& tenant) {

@@ -154,6 +154,28 @@ ALTER TABLE jobs ADD COLUMN gpu_type TEXT;
 ALTER TABLE jobs ADD COLUMN gpu_count BIGINT;
 )sql";
 
+// v4: the platform's event log (Platform::watch) and its bookkeeping of the live jobs and
+// pipeline runs it drives (rebuilt from these on open; docs/platform.md "Crash safety").
+constexpr std::string_view kSchemaV4 = R"sql(
+CREATE TABLE platform_events (
+  seq {SEQ},
+  tenant_id {ID} NOT NULL,
+  at_ns BIGINT NOT NULL,
+  type TEXT NOT NULL,
+  object_id {ID} NOT NULL,
+  doc TEXT NOT NULL
+);
+CREATE INDEX platform_events_tenant_seq ON platform_events (tenant_id, seq);
+
+CREATE TABLE platform_records (
+  kind {ID} NOT NULL,
+  record_key {ID} NOT NULL,
+  doc TEXT NOT NULL,
+  updated_ns BIGINT NOT NULL,
+  PRIMARY KEY (kind, record_key)
+);
+)sql";
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -166,9 +188,13 @@ std::string apply_dialect(Dialect d, std::string_view sql) {
   if (d == Dialect::Sqlite) {
     out = replace_all(std::move(out), "{ID}", "TEXT");
     out = replace_all(std::move(out), "{SERIAL}", "INTEGER PRIMARY KEY AUTOINCREMENT");
+    // An increasing rowid without AUTOINCREMENT's sqlite_sequence write per insert: rows of an
+    // append-only log are never deleted, so max(rowid) + 1 never reuses a seq.
+    out = replace_all(std::move(out), "{SEQ}", "INTEGER PRIMARY KEY");
   } else {
     out = replace_all(std::move(out), "{ID}", "TEXT COLLATE \"C\"");
     out = replace_all(std::move(out), "{SERIAL}", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
+    out = replace_all(std::move(out), "{SEQ}", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
   }
   return out;
 }
@@ -202,6 +228,7 @@ std::string migration_sql(Dialect dialect, int version) {
     case 1: return apply_dialect(dialect, kSchemaV1);
     case 2: return std::string(dialect == Dialect::Sqlite ? kSchemaV2Sqlite : kSchemaV2Postgres);
     case 3: return std::string(kSchemaV3);
+    case 4: return apply_dialect(dialect, kSchemaV4);
     default: return {};
   }
 }
@@ -362,6 +389,15 @@ core::Result<std::int64_t> check_documents(SqlConnection& conn, std::vector<std:
   BUDCORE_TRY(collect_rows(conn, "SELECT seq, detail FROM audit_log", problems, count,
                            [](const SqlRow& row) -> core::Status {
                              return check_json(row, 1, "audit_log[" + std::to_string(row.int64(0)) + "].detail");
+                           }));
+  BUDCORE_TRY(collect_rows(conn, "SELECT seq, doc FROM platform_events", problems, count,
+                           [](const SqlRow& row) -> core::Status {
+                             return check_json(row, 1, "platform_events[" + std::to_string(row.int64(0)) + "].doc");
+                           }));
+  BUDCORE_TRY(collect_rows(conn, "SELECT kind, record_key, doc FROM platform_records", problems, count,
+                           [](const SqlRow& row) -> core::Status {
+                             return check_json(row, 2, "platform_records[" + std::string(row.text(0)) + "/" +
+                                                           std::string(row.text(1)) + "].doc");
                            }));
   return count;
 }

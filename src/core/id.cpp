@@ -5,6 +5,8 @@
 #include <mutex>
 #include <random>
 
+#include <unistd.h>
+
 #include "budcore/core/clock.hpp"
 
 namespace budcore::core {
@@ -20,11 +22,7 @@ constexpr std::uint64_t kMaxUnixMillis = (std::uint64_t{1} << 48) - 1;
 // Process-wide v7 state: the last millisecond used and the counter within it.
 class V7Generator {
  public:
-  V7Generator() {
-    std::random_device device;
-    std::seed_seq seed{device(), device(), device(), device(), device(), device(), device(), device()};
-    rng_.seed(seed);
-  }
+  V7Generator() { reseed(); }
 
   std::array<std::uint8_t, 16> next(std::int64_t unix_nanos) {
     const std::uint64_t now_ms =
@@ -34,6 +32,9 @@ class V7Generator {
     std::uint64_t tail = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      // A forked child inherits the generator's state: without a new seed it would repeat the
+      // parent's ids (and every sibling's).
+      if (::getpid() != pid_) reseed();
       if (!started_ || now_ms > last_ms_) {
         started_ = true;
         last_ms_ = now_ms;
@@ -61,7 +62,16 @@ class V7Generator {
   }
 
  private:
+  void reseed() {
+    std::random_device device;
+    std::seed_seq seed{device(), device(), device(), device(), device(), device(), device(), device()};
+    rng_.seed(seed);
+    pid_ = ::getpid();
+    started_ = false;
+  }
+
   std::mutex mu_;
+  pid_t pid_ = 0;
   std::mt19937_64 rng_;
   bool started_ = false;
   std::uint64_t last_ms_ = 0;

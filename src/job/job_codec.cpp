@@ -9,6 +9,7 @@
 #include "budcore/core/limits.hpp"
 #include "budcore/job/job.hpp"
 #include "job/codec_util.hpp"
+#include "job/job_json.hpp"
 
 namespace budcore::job {
 namespace {
@@ -270,3 +271,134 @@ bool operator==(const Job& a, const Job& b) {
 }
 
 }  // namespace budcore::job
+
+namespace budcore::job::detail {
+namespace {
+
+// Appends a JSON string; text that needs no escaping (printable ASCII without quotes or
+// backslashes) is copied, anything else goes through the JSON writer (escapes, U+FFFD).
+void put_string(std::string& out, std::string_view s) {
+  bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
+  });
+  if (plain) {
+    out += '"';
+    out += s;
+    out += '"';
+  } else {
+    out += core::to_json(Value(std::string(s)));
+  }
+}
+
+class CompactWriter {
+ public:
+  void key(std::string_view k) {
+    out_ += first_ ? "{\"" : ",\"";
+    first_ = false;
+    out_ += k;
+    out_ += "\":";
+  }
+  void str(std::string_view k, std::string_view v) { key(k), put_string(out_, v); }
+  void raw(std::string_view k, std::string_view v) { key(k), out_ += v; }
+  void num(std::string_view k, std::int64_t v) { key(k), out_ += std::to_string(v); }
+  void boolean(std::string_view k, bool v) { key(k), out_ += v ? "true" : "false"; }
+  void value(std::string_view k, const Value& v) {
+    if (!v.is_null()) key(k), out_ += core::to_json(v);
+  }
+  void id(std::string_view k, const core::Id& v) {
+    if (!v.is_nil()) key(k), out_ += '"' + v.to_string() + '"';
+  }
+  void id(std::string_view k, const std::optional<core::Id>& v) {
+    if (v) key(k), out_ += '"' + v->to_string() + '"';
+  }
+  void ts(std::string_view k, const std::optional<core::Timestamp>& v) {
+    if (v) key(k), out_ += '"' + v->to_string() + '"';
+  }
+  void num(std::string_view k, const std::optional<std::int64_t>& v) {
+    if (v) num(k, *v);
+  }
+  void money(std::string_view k, const std::optional<core::Money>& v) {
+    if (v) str(k, v->amount_string(2));
+  }
+  std::string& out() { return out_; }
+  std::string finish() {
+    out_ += first_ ? "{}" : "}";
+    return std::move(out_);
+  }
+
+ private:
+  std::string out_;
+  bool first_ = true;
+};
+
+}  // namespace
+
+std::string compact_json(const Job& j) {
+  CompactWriter w;
+  w.out().reserve(1024);
+  w.num("schema_version", j.schema_version);
+  w.id("id", j.id);
+  w.str("name", j.name);
+  w.id("tenant_id", j.tenant_id);
+  w.id("project_id", j.project_id);
+  w.id("cluster_id", j.cluster_id);
+  w.id("pipeline_id", j.pipeline_id);
+  w.id("pipeline_step_id", j.pipeline_step_id);
+  w.id("usecase_deployment_id", j.usecase_deployment_id);
+  w.str("source", to_string(j.source));
+  w.id("source_id", j.source_id);
+  w.str("job_type", to_string(j.job_type));
+  w.str("deployment_type", to_string(j.deployment_type));
+  w.value("spec", j.spec);
+  if (j.gpu_type) w.str("gpu_type", *j.gpu_type);
+  w.num("gpu_count", j.gpu_count);
+  w.value("cpu_cores", quantity_value(j.cpu_cores));
+  w.value("memory_gb", quantity_value(j.memory_gb));
+  w.num("storage_gb", j.storage_gb);
+  w.num("estimated_duration_seconds", j.estimated_duration_seconds);
+  w.num("max_duration_seconds", j.max_duration_seconds);
+  w.ts("deadline", j.deadline);
+  if (j.time_window) {
+    w.str("time_window_start", j.time_window->start.to_string());
+    w.str("time_window_end", j.time_window->end.to_string());
+  }
+  w.str("priority", to_string(j.priority));
+  w.boolean("preemptible", j.preemptible);
+  w.boolean("preempts_others", j.preempts_others);
+  w.ts("estimated_start", j.estimated_start);
+  w.ts("estimated_end", j.estimated_end);
+  w.ts("actual_start", j.actual_start);
+  w.ts("actual_end", j.actual_end);
+  w.str("status", to_string(j.status));
+  if (j.status_message) w.str("status_message", *j.status_message);
+  w.num("retry_count", j.retry_count);
+  w.num("max_retries", j.max_retries);
+  w.key("status_history");
+  std::string& out = w.out();
+  out += '[';
+  for (std::size_t i = 0; i < j.status_history.size(); ++i) {
+    const auto& t = j.status_history[i];
+    if (i) out += ',';
+    out += "{\"from\":\"";
+    out += to_string(t.from);
+    out += "\",\"to\":\"";
+    out += to_string(t.to);
+    out += "\",\"at\":\"";
+    out += t.at.to_string();
+    out += "\",\"message\":";
+    put_string(out, t.message);
+    out += '}';
+  }
+  out += ']';
+  w.str("currency", j.currency);
+  w.money("estimated_cost", j.estimated_cost);
+  w.money("actual_cost", j.actual_cost);
+  w.money("budget_limit", j.budget_limit);
+  w.value("outputs", j.outputs);
+  w.ts("created_at", j.created_at);
+  w.ts("updated_at", j.updated_at);
+  return w.finish();
+}
+
+}  // namespace budcore::job::detail

@@ -482,7 +482,7 @@ core::Status AdmissionEngine::add_workload(const Workload& w) {
   return impl_->add_workload(w, true);
 }
 
-core::Status Impl::add_workload(const Workload& w, bool enqueue) {
+core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
   Impl& m = *this;
   Wl wl;
   wl.spec = w;
@@ -521,7 +521,7 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue) {
   } else if (!w.admitted) {
     wl.queue_error = "LocalQueue " + w.namespace_ + "/" + w.queue + " doesn't exist";
   }
-  int id = static_cast<int>(m.wls.size());
+  int id = m.free_slots.empty() ? static_cast<int>(m.wls.size()) : m.free_slots.back();
   if (w.admitted) {
     auto cq = m.cq_id.find(w.admitted->cluster_queue);
     if (cq == m.cq_id.end()) return Error::invalid("admitted.cluster_queue", w.admitted->cluster_queue, "unknown cluster queue");
@@ -559,9 +559,15 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue) {
     if (wl.cq < 0) wl.cq = wl.adm_cq;
   }
   if (wl.queue_error.empty() && wl.cq >= 0) wl.shape = m.shape_of(wl);
-  m.wls.push_back(std::move(wl));
-  m.wl_id[m.wls.back().key] = id;
-  Wl& stored = m.wls.back();
+  if (id == static_cast<int>(m.wls.size())) {
+    m.wls.push_back(std::move(wl));
+  } else {
+    m.free_slots.pop_back();
+    m.wls[id] = std::move(wl);
+  }
+  m.wl_id[m.wls[id].key] = id;
+  if (index != nullptr) *index = id;
+  Wl& stored = m.wls[id];
   if (stored.state == WorkloadState::Admitted) {
     m.add_wl_usage(id);
     ++m.state_version;
@@ -635,6 +641,56 @@ core::Status AdmissionEngine::withdraw(std::string_view key) {
   return {};
 }
 
+void Impl::remove_slot(int w) {
+  wl_id.erase(wls[w].key);
+  wls[w] = Wl{};
+  wls[w].removed = true;
+  free_slots.push_back(w);
+}
+
+core::Status AdmissionEngine::remove(std::string_view key) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  auto it = m.wl_id.find(std::string(key));
+  if (it == m.wl_id.end()) return Error::make(core::ErrorCode::NotFound, "unknown workload " + std::string(key), "key");
+  int w = it->second;
+  Wl& wl = m.wls[w];
+  if (wl.state == WorkloadState::Pending) {
+    if (wl.cq >= 0) {
+      auto& q = m.cqs[wl.cq];
+      if (wl.in_heap) q.heap.erase(w);
+      if (wl.inadmissible) q.inadmissible.erase(std::remove(q.inadmissible.begin(), q.inadmissible.end(), w), q.inadmissible.end());
+      if (q.sticky == w) q.sticky = -1;
+    }
+  } else {
+    int cq = wl.adm_cq;
+    m.remove_wl_usage(w);
+    m.cqs[cq].workloads.erase(w);
+    m.evicting.erase(std::remove(m.evicting.begin(), m.evicting.end(), w), m.evicting.end());
+    if (wl.cq >= 0 && m.cqs[wl.cq].sticky == w) m.cqs[wl.cq].sticky = -1;
+    m.requeue_tree(m.cqs[cq].node);
+    ++m.state_version;  // quota came back: memoized failed nominations are stale
+  }
+  m.remove_slot(w);
+  return {};
+}
+
+core::Status AdmissionEngine::add_local_queue(const LocalQueue& queue) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  auto cq = m.cq_id.find(queue.cluster_queue);
+  if (cq == m.cq_id.end()) return Error::invalid("cluster_queue", queue.cluster_queue, "unknown cluster queue");
+  auto [it, inserted] = m.lq_to_cq.emplace(queue.key(), cq->second);
+  if (!inserted && it->second != cq->second)
+    return Error::invalid("name", queue.key(), "the local queue exists and points at another cluster queue");
+  return {};
+}
+
+bool AdmissionEngine::has_local_queue(std::string_view key) const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->lq_to_cq.count(std::string(key)) > 0;
+}
+
 CycleReport AdmissionEngine::run_cycle() {
   std::lock_guard lock(impl_->mu);
   return impl_->run_cycle();
@@ -644,12 +700,9 @@ core::Result<Admission> AdmissionEngine::try_reserve(const Workload& workload) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
   if (workload.admitted) return Error::invalid("admitted", workload.admitted->cluster_queue, "try_reserve takes a workload that holds no quota");
-  BUDCORE_TRY(m.add_workload(workload, false));
-  int w = static_cast<int>(m.wls.size()) - 1;
-  auto forget = [&] {
-    m.wl_id.erase(m.wls[w].key);
-    m.wls.pop_back();
-  };
+  int w = -1;
+  BUDCORE_TRY(m.add_workload(workload, false, &w));
+  auto forget = [&] { m.remove_slot(w); };
   if (m.wls[w].cq < 0 || !m.wls[w].queue_error.empty()) {
     std::string why = m.wls[w].queue_error;
     forget();
@@ -721,7 +774,7 @@ std::vector<WorkloadStatus> AdmissionEngine::statuses() const {
   std::vector<WorkloadStatus> out;
   out.reserve(impl_->wls.size());
   for (const auto& wl : impl_->wls)
-    if (!wl.withdrawn) out.push_back(status_of(*impl_, wl));
+    if (!wl.withdrawn && !wl.removed) out.push_back(status_of(*impl_, wl));
   return out;
 }
 

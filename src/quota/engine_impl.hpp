@@ -104,6 +104,7 @@ struct Wl {
   bool in_heap = false, inadmissible = false;
   bool withdrawn = false;  // left its queue by withdraw(); the key may be added again
   int shape = -1;          // workloads of one shape get the same nomination in the same state
+  bool removed = false;    // a free slot (AdmissionEngine::remove); reused by the next add
   std::string reason;
 };
 
@@ -161,6 +162,7 @@ struct AdmissionEngine::Impl {
   std::unordered_map<std::string, std::int32_t> priority_class;
   std::vector<Wl> wls;
   std::unordered_map<std::string, int> wl_id;
+  std::vector<int> free_slots;  // removed workloads' slots, reused so that wls stays bounded
   std::vector<int> evicting;  // victims to release at the next cycle start
   std::int64_t cycle = 0;
   std::int64_t reservation_clock = 0;
@@ -228,7 +230,8 @@ struct AdmissionEngine::Impl {
   void requeue_tree(int node);
   CycleReport run_cycle();
   void admit(int w, const Assignment& a);
-  core::Status add_workload(const Workload& w, bool enqueue);
+  core::Status add_workload(const Workload& w, bool enqueue, int* index = nullptr);
+  void remove_slot(int w);  // forgets workload w (its quota already released) and frees its slot
 };
 
 }  // namespace budcore::quota

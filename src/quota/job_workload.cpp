@@ -28,6 +28,10 @@ core::Result<Workload> workload_for(const job::Job& job, std::int64_t creation_s
   w.creation_seq = creation_seq;
   PodSet ps;
   ps.requests = std::move(requests);
+  // A GPU model requested as the generic GPU resource is told apart by its flavor's node labels.
+  if (job.gpu_count > 0 && job.gpu_type && !layout.gpu_type_label.empty() &&
+      !layout.gpu_resource_names.count(*job.gpu_type) && job.gpu_resource_name() == core::kResourceNvidiaGpu)
+    ps.node_selector[layout.gpu_type_label] = *job.gpu_type;
   w.pod_sets.push_back(std::move(ps));
   return w;
 }

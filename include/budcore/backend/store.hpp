@@ -193,6 +193,29 @@ struct AuditQuery {
   std::optional<core::Timestamp> to;
 };
 
+// ---- platform bookkeeping (schema version 4) ------------------------------------------------
+
+// One entry of a tenant's event log (Platform::watch): job transitions and what the cluster
+// reported, in commit order. `seq` is global and increasing, so a reader resumes after the last
+// seq it saw.
+struct EventRecord {
+  std::int64_t seq = 0;  // assigned by append_event
+  core::Timestamp at;
+  std::string type;      // "job.transition", "job.deadline_missed", "pipeline.transition", ...
+  core::Id object_id;    // the job or pipeline run it is about
+  core::Value data = core::Value(core::Map{});
+};
+
+// What the platform keeps about the live jobs and pipeline runs it drives, so that a reopened
+// platform rebuilds its state from these rows instead of scanning every tenant's jobs. The
+// rows are the platform's own (the documents carry the tenant); no tenant-scoped call reads them.
+struct PlatformRecord {
+  std::string kind;  // "job", "run", "state"
+  std::string key;   // unique within the kind (a job id, "clock")
+  core::Value doc = core::Value(core::Map{});
+  core::Timestamp updated_at;
+};
+
 // ---- the store -----------------------------------------------------------------------------
 
 class BUDCORE_API Store {
@@ -217,6 +240,8 @@ class BUDCORE_API Store {
   virtual core::Result<CreateJobResult> create_job(const core::Id& tenant, job::Job job,
                                                    std::string_view idempotency_key = {}) = 0;
   virtual core::Result<JobRecord> get_job(const core::Id& tenant, const core::Id& id) = 0;
+  // The job a create_job with this idempotency key created (nullopt: none).
+  virtual core::Result<std::optional<JobRecord>> get_job_by_key(const core::Id& tenant, std::string_view key) = 0;
   virtual core::Result<Page<JobRecord>> list_jobs(const core::Id& tenant, const JobFilter& filter,
                                                   const PageRequest& page = {}) = 0;
   // The same rows, order and cursors as list_jobs (a cursor of one works in the other), as
@@ -232,6 +257,12 @@ class BUDCORE_API Store {
   virtual core::Result<JobRecord> transition_job(const core::Id& tenant, const core::Id& id,
                                                  std::int64_t expected_version, job::JobStatus to,
                                                  std::string_view message = {}) = 0;
+  // Replaces the stored job at expected_version with `job` without reading the row first: for a
+  // caller that holds the job as it read or created it at that version and changed it in memory
+  // (the platform applies job::transition and writes the result). Conflict when the stored
+  // version moved on (or the row is gone); Invalid when `job` does not validate. id, tenant,
+  // created_at and the idempotency key are not changed by this call.
+  virtual core::Result<JobRecord> write_job(const core::Id& tenant, job::Job job, std::int64_t expected_version) = 0;
 
   // Pipelines and steps. save_pipeline_state is a compare-and-set on the pipeline version.
   virtual core::Result<PipelineRecord> create_pipeline(const core::Id& tenant, PipelineRecord p) = 0;
@@ -276,6 +307,20 @@ class BUDCORE_API Store {
   virtual core::Result<AuditEntry> append_audit(const core::Id& tenant, AuditEntry entry) = 0;
   virtual core::Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& query,
                                                     const PageRequest& page = {}) = 0;
+
+  // The event log (append-only): append_event assigns seq; list_events returns the tenant's
+  // events with seq > after_seq, oldest first, at most `limit` (clamped to [1, 10000]).
+  virtual core::Result<std::int64_t> append_event(const core::Id& tenant, const EventRecord& event) = 0;
+  virtual core::Result<std::vector<EventRecord>> list_events(const core::Id& tenant, std::int64_t after_seq,
+                                                             std::size_t limit) = 0;
+  // Platform bookkeeping: insert or replace, delete (absent: not an error), read, and list a
+  // kind in key order (keyset-paged; the cursor is the last key).
+  virtual core::Status put_platform_record(std::string_view kind, std::string_view key, const core::Value& doc) = 0;
+  virtual core::Status delete_platform_record(std::string_view kind, std::string_view key) = 0;
+  virtual core::Result<std::optional<PlatformRecord>> get_platform_record(std::string_view kind,
+                                                                          std::string_view key) = 0;
+  virtual core::Result<Page<PlatformRecord>> list_platform_records(std::string_view kind,
+                                                                   const PageRequest& page = {}) = 0;
 };
 
 struct StoreOptions {

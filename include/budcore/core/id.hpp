@@ -5,6 +5,7 @@
 #include <array>
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -45,3 +46,13 @@ class BUDCORE_API Id {
 };
 
 }  // namespace budcore::core
+
+// Ids as keys of unordered containers.
+template <>
+struct std::hash<budcore::core::Id> {
+  std::size_t operator()(const budcore::core::Id& id) const noexcept {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the 16 bytes
+    for (auto b : id.bytes()) h = (h ^ b) * 1099511628211ull;
+    return static_cast<std::size_t>(h);
+  }
+};

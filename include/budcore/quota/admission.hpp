@@ -88,6 +88,15 @@ class BUDCORE_API AdmissionEngine {
   // later (a schedule window closed; a job was cancelled before admission). NotFound for an
   // unknown key, Conflict for a workload that holds quota (finish() releases those).
   core::Status withdraw(std::string_view key);
+  // Forgets the workload entirely, whatever its state: a pending one leaves its queue, an
+  // admitted or evicting one releases its quota (as finish() does); its key may be added again
+  // and its memory is reused. A long-lived engine (the simulated cluster) removes every
+  // workload that ended, so its size follows the live workloads. NotFound for an unknown key.
+  core::Status remove(std::string_view key);
+  // Adds a LocalQueue ("namespace/name" -> cluster queue) to a running engine (idempotent);
+  // Invalid for an unknown cluster queue or a queue that points elsewhere.
+  core::Status add_local_queue(const LocalQueue& queue);
+  bool has_local_queue(std::string_view key) const;
 
   // Reserves quota for `workload` at once when it fits now without preemption (flavor assignment
   // as in a cycle, borrowing allowed). Atomic with respect to every other call on this engine:

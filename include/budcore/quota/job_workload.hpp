@@ -24,6 +24,11 @@ struct JobQueueLayout {
   std::string tenant_namespace_prefix = "tenant-";  // + tenant id
   // gpu_type -> resource name, as Job::resources(table) takes it.
   std::map<std::string, std::string, std::less<>> gpu_resource_names;
+  // A job whose gpu_type is a GPU model ("nvidia-a100-80gb", requested as nvidia.com/gpu) gets
+  // the node selector {gpu_type_label: gpu_type}, so that only the flavors whose node labels
+  // name that model can admit it (a flavor without the label key is not restricted by it).
+  // Empty: no selector.
+  std::string gpu_type_label = "budcore.io/gpu-type";
 };
 
 // The ClusterQueue a job is admitted by.
@@ -32,7 +37,8 @@ BUDCORE_API std::string cluster_queue_for(const job::Job& job, const JobQueueLay
 // cluster_queue}.
 BUDCORE_API LocalQueue local_queue_for(const job::Job& job, const JobQueueLayout& layout = {});
 // The Workload: named after the job, in the tenant LocalQueue, priority kueue_priority_value(),
-// one pod set "main" of one pod with Job::resources(). Invalid when the job's resources are.
+// one pod set "main" of one pod with Job::resources() (and the gpu_type node selector, see
+// JobQueueLayout::gpu_type_label). Invalid when the job's resources are.
 BUDCORE_API core::Result<Workload> workload_for(const job::Job& job, std::int64_t creation_seq = 0,
                                                 const JobQueueLayout& layout = {});
 // Adds the tenant's LocalQueue for every job-type ClusterQueue of `config` (idempotent).

@@ -1,5 +1,5 @@
 // Declarations of include/budcore/budcore.h (C ABI 0.1), written by hand from the headers
-// (common.h, error.h, version.h, job.h, pipeline.h). Keep in the same order as the headers; the layout
+// (common.h, error.h, version.h, job.h, pipeline.h, platform.h). Keep in the same order as the headers; the layout
 // tests in lib.rs check the structs.
 #![allow(non_camel_case_types)]
 
@@ -83,6 +83,28 @@ pub struct budcore_timeline {
 
 /// `BUDCORE_SCHEDULE_DETAILS`: wait reasons, warnings and utilization in timeline output.
 pub const BUDCORE_SCHEDULE_DETAILS: u32 = 1;
+// budcore/c/platform.h
+/// Opaque platform handle (thread-safe).
+#[repr(C)]
+pub struct budcore_platform {
+    _private: [u8; 0],
+}
+
+/// Who calls: tenant (a UUID), principal and request id, each (pointer, length).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct budcore_caller {
+    pub tenant: *const c_char,
+    pub tenant_len: usize,
+    pub principal: *const c_char,
+    pub principal_len: usize,
+    pub request_id: *const c_char,
+    pub request_id_len: usize,
+}
+
+/// One event's JSON; a non-zero return stops the watch (BUDCORE_EUSER). It must not unwind.
+pub type budcore_platform_event_cb =
+    Option<unsafe extern "C" fn(event_json: *const c_char, event_len: usize, payload: *mut c_void) -> c_int>;
 
 extern "C" {
     // common.h
@@ -164,4 +186,112 @@ extern "C" {
         event_json: *const c_char,
         len: usize,
     ) -> c_int;
+    // platform.h
+    pub fn budcore_platform_open(out: *mut *mut budcore_platform, config: *const c_char, config_len: usize) -> c_int;
+    pub fn budcore_platform_open_embedded(out: *mut *mut budcore_platform, dir: *const c_char, dir_len: usize) -> c_int;
+    pub fn budcore_platform_free(platform: *mut budcore_platform);
+    pub fn budcore_platform_submit(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        job_json: *const c_char,
+        job_len: usize,
+        idempotency_key: *const c_char,
+        key_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_get(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+        id: *const c_char,
+        id_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_list(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+        query_json: *const c_char,
+        query_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_cancel(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        id: *const c_char,
+        id_len: usize,
+        reason: *const c_char,
+        reason_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_retry(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        id: *const c_char,
+        id_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_set_priority(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        id: *const c_char,
+        id_len: usize,
+        priority: *const c_char,
+        priority_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_preempt(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        id: *const c_char,
+        id_len: usize,
+        reason: *const c_char,
+        reason_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_events(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+        since: i64,
+        limit: usize,
+    ) -> c_int;
+    pub fn budcore_platform_watch(
+        out_last_seq: *mut i64,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+        since: i64,
+        limit: usize,
+        callback: budcore_platform_event_cb,
+        payload: *mut c_void,
+    ) -> c_int;
+    pub fn budcore_platform_run_pipeline(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        document_json: *const c_char,
+        document_len: usize,
+        params_json: *const c_char,
+        params_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_pipeline_run(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+        id: *const c_char,
+        id_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_cancel_pipeline_run(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        id: *const c_char,
+        id_len: usize,
+        reason: *const c_char,
+        reason_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_pump(platform: *mut budcore_platform) -> c_int;
+    pub fn budcore_platform_run(out: *mut budcore_buf, platform: *mut budcore_platform, seconds: f64) -> c_int;
+    pub fn budcore_platform_metrics(out: *mut budcore_buf, platform: *const budcore_platform) -> c_int;
+    pub fn budcore_platform_cluster(out: *mut budcore_buf, platform: *const budcore_platform) -> c_int;
+    pub fn budcore_platform_check(platform: *mut budcore_platform) -> c_int;
+    pub fn budcore_platform_simulate(out: *mut budcore_buf, scenario: *const c_char, scenario_len: usize) -> c_int;
 }

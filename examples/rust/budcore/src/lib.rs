@@ -15,6 +15,8 @@ mod pipeline;
 pub use pipeline::{plan_pipeline, run_pipeline, FunctionResult, Functions, PlanError};
 mod schedule;
 pub use schedule::{schedule_estimate, schedule_html, schedule_replay, Timeline};
+mod platform;
+pub use platform::{simulate, Caller, Platform};
 
 /// The C ABI's status codes (`BUDCORE_E*`), as a Rust enum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

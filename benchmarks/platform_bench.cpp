@@ -1,0 +1,206 @@
+// Platform benchmarks on a durable SQLite file (WAL, synchronous=FULL) in $BUDCORE_BENCH_DIR
+// (default /tmp), simulated cluster, virtual clock:
+// - end_to_end: BUDCORE_BENCH_PLATFORM_JOBS (default 100,000) jobs submitted in batches of 1,000,
+//   admitted, run (60 s of virtual time each, 1,000 at a time) and completed, every transition
+//   persisted; jobs per second of wall time;
+// - batch_submit: 10,000 jobs per submit_batch call (validated, stored QUEUED with their
+//   events and records in one transaction, handed to the cluster);
+// - store_batch_create: the raw store rate for the same rows, Store::create_job x 1,000 per
+//   transaction, the ceiling batch_submit is compared against;
+// - queued_memory: resident memory per queued job with BUDCORE_BENCH_QUEUED (default
+//   1,000,000) jobs waiting in a cluster with no free quota.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <ctime>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "budcore/core/json.hpp"
+#include "budcore/platform/platform.hpp"
+
+namespace {
+
+using namespace budcore;
+
+std::filesystem::path bench_dir() {
+  const char* d = std::getenv("BUDCORE_BENCH_DIR");
+  return d != nullptr ? std::filesystem::path(d) : std::filesystem::temp_directory_path();
+}
+
+// CPU seconds of this process: on a shared machine the wall rate depends on the neighbours, the
+// CPU rate does not (the disk's fsyncs are in the wall figure only).
+double cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+std::int64_t env_int(const char* name, std::int64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::atoll(v) : fallback;
+}
+
+const core::Id kTenant = core::Id::parse("00000000-0000-4000-8000-0000000000be").value();
+
+// One ClusterQueue of `cpu` cores; jobs of 1 core and 1 GiB.
+platform::PlatformConfig bench_config(const std::string& db, std::int64_t cpu) {
+  platform::PlatformConfig c;
+  c.store_uri = "sqlite://" + db;
+  c.store_durable = true;
+  std::string quota = R"({"resource_flavors": [{"name": "default"}],
+    "cluster_queues": [{"name": "batch-jobs", "resource_groups": [{"covered_resources": ["cpu", "memory"],
+      "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominal": ")" + std::to_string(cpu) + R"("},
+                                                   {"name": "memory", "nominal": "100Ti"}]}]}]}]})";
+  c.cluster.quota = platform::quota_config_from_value(core::parse_json(quota).value(), "quota").value();
+  return c;
+}
+
+job::Job bench_job(std::int64_t i) {
+  job::Job j;
+  j.name = "bench-" + std::to_string(i % 1000);
+  j.job_type = job::JobType::Batch;
+  j.deployment_type = job::DeploymentType::Docker;
+  j.memory_gb = core::Quantity::from_int(1);
+  j.estimated_duration_seconds = 60;
+  j.spec = core::Value::map({{"image", "ghcr.io/example/worker:1.0"}, {"args", core::Value::list({"--shard", i})}});
+  return j;
+}
+
+std::unique_ptr<platform::Platform> must_open(const platform::PlatformConfig& c) {
+  auto p = platform::Platform::open(c);
+  if (!p) {
+    std::fprintf(stderr, "open: %s\n", p.error().describe().c_str());
+    std::abort();
+  }
+  return std::move(*p);
+}
+
+std::string fresh_db(const char* name) {
+  auto path = bench_dir() / (std::string(name) + "-" + std::to_string(::getpid()) + ".db");
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+  return path.string();
+}
+
+void drop_db(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
+void submit_all(platform::Platform& p, std::int64_t n, std::int64_t batch) {
+  auto ctx = platform::CallContext::for_tenant(kTenant, "bench");
+  for (std::int64_t base = 0; base < n; base += batch) {
+    std::vector<platform::SubmitRequest> jobs;
+    for (std::int64_t i = base; i < std::min(n, base + batch); ++i) jobs.push_back({bench_job(i), ""});
+    auto r = p.submit_batch(ctx, std::move(jobs));
+    if (!r) {
+      std::fprintf(stderr, "submit: %s\n", r.error().describe().c_str());
+      std::abort();
+    }
+    if (!p.pump()) std::abort();  // as a service's driver would, between requests
+  }
+}
+
+void end_to_end(benchmark::State& state) {
+  const std::int64_t n = env_int("BUDCORE_BENCH_PLATFORM_JOBS", 100'000);
+  for (auto _ : state) {
+    std::string db = fresh_db("platform-e2e");
+    auto p = must_open(bench_config(db, 1000));
+    auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_seconds();
+    submit_all(*p, n, 1000);
+    auto end = p->run_until_idle();
+    if (!end) std::abort();
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.counters["cpu_jobs_per_s"] = static_cast<double>(n) / (cpu_seconds() - c0);
+    state.SetIterationTime(secs);
+    state.counters["jobs_per_s"] = static_cast<double>(n) / secs;
+    state.counters["virtual_hours"] = static_cast<double>((*end - p->config().virtual_start).whole_seconds()) / 3600.0;
+    auto list = p->list_jobs(platform::CallContext::for_tenant(kTenant), {.statuses = {job::JobStatus::Completed}}, {.limit = 1});
+    if (!list || list->items.empty()) std::abort();
+    p.reset();
+    drop_db(db);
+  }
+}
+BENCHMARK(end_to_end)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+
+void batch_submit(benchmark::State& state) {
+  const std::int64_t n = 10'000;
+  for (auto _ : state) {
+    std::string db = fresh_db("platform-submit");
+    auto p = must_open(bench_config(db, 0));
+    auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_seconds();
+    submit_all(*p, n, n);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.counters["cpu_jobs_per_s"] = static_cast<double>(n) / (cpu_seconds() - c0);
+    state.SetIterationTime(secs);
+    state.counters["jobs_per_s"] = static_cast<double>(n) / secs;
+    p.reset();
+    drop_db(db);
+  }
+}
+BENCHMARK(batch_submit)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void store_batch_create(benchmark::State& state) {
+  const std::int64_t n = 10'000;
+  for (auto _ : state) {
+    std::string db = fresh_db("platform-raw");
+    backend::StoreOptions o;
+    o.durable = true;
+    auto store = backend::open_store("sqlite://" + db, o).value();
+    auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_seconds();
+    for (std::int64_t base = 0; base < n; base += 1000) {
+      auto st = store->transact([&](backend::Store& tx) -> core::Status {
+        for (std::int64_t i = base; i < base + 1000; ++i) {
+          auto r = tx.create_job(kTenant, bench_job(i));
+          if (!r) return r.error();
+        }
+        return {};
+      });
+      if (!st) std::abort();
+    }
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.counters["cpu_jobs_per_s"] = static_cast<double>(n) / (cpu_seconds() - c0);
+    state.SetIterationTime(secs);
+    state.counters["jobs_per_s"] = static_cast<double>(n) / secs;
+    store.reset();
+    drop_db(db);
+  }
+}
+BENCHMARK(store_batch_create)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+std::int64_t rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * ::sysconf(_SC_PAGESIZE);
+}
+
+void queued_memory(benchmark::State& state) {
+  const std::int64_t n = env_int("BUDCORE_BENCH_QUEUED", 1'000'000);
+  for (auto _ : state) {
+    std::string db = fresh_db("platform-queued");
+    auto config = bench_config(db, 0);  // nothing fits: every job stays queued
+    config.store_durable = false;
+    auto p = must_open(config);
+    const std::int64_t before = rss_bytes();
+    auto t0 = std::chrono::steady_clock::now();
+    submit_all(*p, n, 10'000);
+    if (!p->pump()) std::abort();
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(secs);
+    const std::int64_t after = rss_bytes();
+    state.counters["queued"] = static_cast<double>(n);
+    state.counters["rss_bytes_per_queued_job"] = static_cast<double>(after - before) / static_cast<double>(n);
+    state.counters["rss_mib"] = static_cast<double>(after) / (1 << 20);
+    p.reset();
+    drop_db(db);
+  }
+}
+BENCHMARK(queued_memory)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+
+}  // namespace

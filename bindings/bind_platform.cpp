@@ -1,0 +1,264 @@
+// budcore._core.PlatformHandle over budcore::platform::Platform (python/budcore/platform.py
+// wraps it in budcore.Platform with typed results). Every call names its caller (tenant UUID,
+// principal, request id), releases the GIL while the platform works, and raises the
+// budcore.Error subclass of a failure.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "bindings.hpp"
+#include "budcore/backend/store_json.hpp"
+#include "budcore/core/json.hpp"
+#include "budcore/platform/platform.hpp"
+#include "budcore/platform/platform_json.hpp"
+#include "budcore/platform/scenario.hpp"
+#include "casters.hpp"
+#include "errors.hpp"
+#include "stored_job.hpp"
+
+namespace budcore::bindings {
+namespace {
+
+class PyPlatform {
+ public:
+  explicit PyPlatform(std::unique_ptr<platform::Platform> p) : p_(std::move(p)) {}
+  std::shared_ptr<platform::Platform> get() const {
+    if (!p_) throw PyError(core::Error::make(core::ErrorCode::Invalid, "the platform is closed", "platform"));
+    return p_;
+  }
+  void close() { p_.reset(); }
+  bool closed() const { return !p_; }
+
+ private:
+  std::shared_ptr<platform::Platform> p_;
+};
+
+core::Id id_of(const py::handle& obj, const char* what) {
+  std::string text = py::str(obj).cast<std::string>();
+  auto id = core::Id::parse(text);
+  if (!id) throw PyError(core::Error::invalid(what, text, "expected a UUID"));
+  return *id;
+}
+
+platform::CallContext caller(const py::object& tenant, const std::string& principal, const std::string& request_id) {
+  return platform::CallContext::for_tenant(id_of(tenant, "tenant"), principal, request_id);
+}
+
+template <class F>
+auto call(PyPlatform& h, F&& f) {
+  std::shared_ptr<platform::Platform> p = h.get();
+  auto r = [&] {
+    py::gil_scoped_release release;
+    return f(*p);
+  }();
+  return unwrap(std::move(r));
+}
+
+// A budcore.Job or a dict; errors of an item of a batch are named "jobs[i].<field>".
+job::Job job_of(const py::handle& obj, const std::string& path = {}) {
+  if (py::isinstance<job::Job>(obj)) return obj.cast<job::Job>();
+  core::Value v = to_value(obj, path.empty() ? "job" : path);
+  auto j = job::Job::from_value(v);
+  if (!j && !path.empty()) throw PyError(core::Error(j.error()).at(path));
+  return unwrap(std::move(j));
+}
+
+PyPlatform open(const py::object& config) {
+  core::Result<platform::PlatformConfig> c = core::Error{};
+  if (py::isinstance<py::dict>(config)) {
+    c = platform::PlatformConfig::from_value(to_value(config, "config"));
+  } else {
+    std::string text = config.cast<std::string>();
+    py::gil_scoped_release release;
+    c = platform::PlatformConfig::parse(text);
+  }
+  platform::PlatformConfig cfg = unwrap(std::move(c));
+  core::Result<std::unique_ptr<platform::Platform>> p = [&] {
+    py::gil_scoped_release release;
+    return platform::Platform::open(std::move(cfg));
+  }();
+  return PyPlatform(unwrap(std::move(p)));
+}
+
+PyPlatform open_embedded(const std::string& dir) {
+  core::Result<std::unique_ptr<platform::Platform>> p = [&] {
+    py::gil_scoped_release release;
+    return platform::Platform::open_embedded(dir);
+  }();
+  return PyPlatform(unwrap(std::move(p)));
+}
+
+}  // namespace
+
+void bind_platform(py::module_& m) {
+  using Ctx = const std::string&;
+  py::class_<PyPlatform>(m, "PlatformHandle", "The C++ Platform; use budcore.Platform.")
+      .def_property_readonly("closed", &PyPlatform::closed)
+      .def("close", &PyPlatform::close)
+      .def("now", [](PyPlatform& h) { return h.get()->now().to_string(); })
+      .def(
+          "submit",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& job,
+             const std::optional<std::string>& key) {
+            auto ctx = caller(tenant, principal, request);
+            job::Job j = job_of(job);
+            auto r = call(h, [&](platform::Platform& p) { return p.submit(ctx, std::move(j), key.value_or("")); });
+            return StoredJob{std::move(r.record), r.created};
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("job"), py::arg("idempotency_key"))
+      .def(
+          "submit_batch",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::list& jobs) {
+            auto ctx = caller(tenant, principal, request);
+            std::vector<platform::SubmitRequest> reqs;
+            for (std::size_t i = 0; i < jobs.size(); ++i) {
+              py::handle item = jobs[i];
+              platform::SubmitRequest r;
+              const std::string path = "jobs[" + std::to_string(i) + "]";
+              if (py::isinstance<py::tuple>(item)) {
+                auto t = item.cast<py::tuple>();
+                r.job = job_of(t[0], path);
+                if (!t[1].is_none()) r.idempotency_key = t[1].cast<std::string>();
+              } else {
+                r.job = job_of(item, path);
+              }
+              reqs.push_back(std::move(r));
+            }
+            auto results = call(h, [&](platform::Platform& p) { return p.submit_batch(ctx, std::move(reqs)); });
+            std::vector<StoredJob> out;
+            for (auto& r : results) out.push_back(StoredJob{std::move(r.record), r.created});
+            return out;
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("jobs"))
+      .def(
+          "get",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id) {
+            auto ctx = caller(tenant, principal, request);
+            core::Id i = id_of(id, "id");
+            return StoredJob{call(h, [&](platform::Platform& p) { return p.get_job(ctx, i); }), false};
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"))
+      .def(
+          "list",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::dict& query) {
+            auto ctx = caller(tenant, principal, request);
+            auto q = unwrap(backend::parse_job_query(to_value(query, "query")));
+            auto page = call(h, [&](platform::Platform& p) { return p.list_jobs(ctx, q.filter, q.page); });
+            return to_python(backend::to_value(page));
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("query"))
+      .def(
+          "act",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const std::string& verb,
+             const py::object& id, const std::string& arg) {
+            auto ctx = caller(tenant, principal, request);
+            core::Id i = id_of(id, "id");
+            auto rec = call(h, [&](platform::Platform& p) -> core::Result<backend::JobRecord> {
+              if (verb == "cancel") return p.cancel_job(ctx, i, arg);
+              if (verb == "retry") return p.retry_job(ctx, i);
+              if (verb == "preempt") return p.preempt_job(ctx, i, arg);
+              if (verb == "priority") {
+                auto pr = job::parse_job_priority(arg);
+                if (!pr) return core::Error(pr.error()).at("priority");
+                return p.set_priority(ctx, i, *pr);
+              }
+              return core::Error::invalid("verb", verb, "unknown operation");
+            });
+            return StoredJob{std::move(rec), false};
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("verb"), py::arg("id"), py::arg("arg"))
+      .def(
+          "events",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, std::int64_t since, std::size_t limit) {
+            auto ctx = caller(tenant, principal, request);
+            auto page = call(h, [&](platform::Platform& p) { return p.watch(ctx, since, limit); });
+            return to_python(platform::to_value(page));
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("since"), py::arg("limit"))
+      .def(
+          "run_pipeline",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& doc,
+             const py::object& params) {
+            auto ctx = caller(tenant, principal, request);
+            core::Value d = to_value(doc, "document");
+            core::Value pa = params.is_none() ? core::Value() : to_value(params, "params");
+            auto run = call(h, [&](platform::Platform& p) { return p.run_pipeline(ctx, d, pa); });
+            return to_python(run.to_value());
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("document"), py::arg("params"))
+      .def(
+          "pipeline_run",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id, bool cancel,
+             const std::string& reason) {
+            auto ctx = caller(tenant, principal, request);
+            core::Id i = id_of(id, "id");
+            auto run = call(h, [&](platform::Platform& p) {
+              return cancel ? p.cancel_pipeline_run(ctx, i, reason.empty() ? "cancelled" : reason) : p.get_pipeline_run(ctx, i);
+            });
+            return to_python(run.to_value());
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("cancel"), py::arg("reason"))
+      .def("pump", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.pump(); }); })
+      .def(
+          "run",
+          [](PyPlatform& h, std::optional<double> seconds) {
+            if (seconds && (*seconds < 0 || *seconds > 366.0 * 86400))
+              throw PyError(core::Error::invalid("seconds", std::to_string(*seconds), "must be between 0 and a year"));
+            call(h, [&](platform::Platform& p) -> core::Status {
+              if (!seconds) {
+                auto r = p.run_until_idle();
+                if (!r) return r.error();
+                return {};
+              }
+              return p.run_until(p.now() + core::Duration::nanoseconds(static_cast<std::int64_t>(*seconds * 1e9)));
+            });
+            return h.get()->now().to_string();
+          },
+          py::arg("seconds"))
+      .def("metrics", [](PyPlatform& h) {
+        auto p = h.get();
+        py::gil_scoped_release release;
+        return p->metrics();
+      })
+      .def("cluster", [](PyPlatform& h) {
+        auto p = h.get();
+        platform::ClusterSnapshot s;
+        {
+          py::gil_scoped_release release;
+          s = p->cluster();
+        }
+        return to_python(platform::to_value(s));
+      })
+      .def("check", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.check_invariants(); }); });
+
+  m.def("platform_open", &open, py::arg("config"), "Open a platform from a config (dict, YAML or JSON text).");
+  m.def("platform_open_embedded", &open_embedded, py::arg("dir"), "Open the embedded platform in a directory.");
+  m.def(
+      "platform_simulate",
+      [](const py::object& scenario, const std::string& base_dir) {
+        core::Result<platform::Scenario> s = core::Error{};
+        if (py::isinstance<py::dict>(scenario)) {
+          s = platform::Scenario::from_value(to_value(scenario, "scenario"), base_dir);
+        } else {
+          std::string text = scenario.cast<std::string>();
+          s = platform::Scenario::parse(text, base_dir);
+        }
+        platform::Scenario sc = unwrap(std::move(s));
+        core::Result<platform::ScenarioOutcome> out = [&] {
+          py::gil_scoped_release release;
+          return platform::simulate(sc);
+        }();
+        platform::ScenarioOutcome o = unwrap(std::move(out));
+        py::dict d = to_python(o.to_value());
+        d["table"] = o.table();
+        d["metrics"] = o.metrics;
+        return d;
+      },
+      py::arg("scenario"), py::arg("base_dir") = "",
+      "Run a what-if scenario (dict or YAML/JSON text); returns the outcome as a dict.");
+}
+
+}  // namespace budcore::bindings

@@ -1,0 +1,380 @@
+// C ABI over budcore::platform::Platform: an opaque, thread-safe handle; JSON in and out.
+#include <cmath>
+#include <memory>
+
+#include "budcore/backend/store_json.hpp"
+#include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
+#include "budcore/platform/platform.hpp"
+#include "budcore/platform/platform_json.hpp"
+#include "budcore/platform/scenario.hpp"
+#include "capi_internal.hpp"
+
+struct budcore_platform {
+  std::unique_ptr<budcore::platform::Platform> platform;
+};
+
+namespace {
+
+namespace capi = budcore::capi;
+namespace core = budcore::core;
+namespace platform = budcore::platform;
+using core::Id;
+
+// The handle's Platform (const handles still lock inside: every member is thread-safe).
+platform::Platform* handle(const budcore_platform* p) {
+  if (p == nullptr || !p->platform) {
+    capi::set_error(BUDCORE_EINVALID, "platform handle is NULL", "platform");
+    return nullptr;
+  }
+  return p->platform.get();
+}
+
+// `out` must be an empty buf: a failed call leaves it untouched, and text still in it would leak.
+bool empty_out(const budcore_buf* out) {
+  if (out == nullptr) {
+    capi::set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
+    return false;
+  }
+  if (out->ptr != nullptr) {
+    capi::set_error(BUDCORE_EINVALID, "output buffer still holds text: dispose of it first", "out");
+    return false;
+  }
+  return true;
+}
+
+bool text(const char* s, std::size_t len, std::string_view field, std::string_view& view) {
+  return capi::input_text(s, len, field, view);
+}
+
+bool caller_of(const budcore_caller* c, platform::CallContext& ctx) {
+  if (c == nullptr) {
+    capi::set_error(BUDCORE_EINVALID, "caller is NULL", "caller");
+    return false;
+  }
+  std::string_view tenant, principal, request;
+  if (!text(c->tenant, c->tenant_len, "caller.tenant", tenant) ||
+      !text(c->principal, c->principal_len, "caller.principal", principal) ||
+      !text(c->request_id, c->request_id_len, "caller.request_id", request))
+    return false;
+  auto id = Id::parse(tenant);
+  if (!id) {
+    capi::set_error(core::Error::invalid("caller.tenant", std::string(tenant), "is not a UUID"));
+    return false;
+  }
+  ctx = platform::CallContext::for_tenant(*id, std::string(principal), std::string(request));
+  return true;
+}
+
+bool uuid(const char* s, std::size_t len, std::string_view field, Id& out) {
+  std::string_view v;
+  if (!text(s, len, field, v)) return false;
+  auto id = Id::parse(v);
+  if (!id) {
+    capi::set_error(core::Error::invalid(std::string(field), std::string(v), "is not a UUID"));
+    return false;
+  }
+  out = *id;
+  return true;
+}
+
+bool document(const char* s, std::size_t len, std::string_view field, core::Value& out, bool optional = false) {
+  std::string_view v;
+  if (!text(s, len, field, v)) return false;
+  if (v.empty() && optional) return true;
+  auto doc = core::parse_document(v);
+  if (!doc) {
+    core::Error e = doc.error();
+    if (e.field.empty()) e.field = std::string(field);
+    capi::set_error(e);
+    return false;
+  }
+  out = std::move(*doc);
+  return true;
+}
+
+int last_code() { return budcore_error_last()->code; }
+
+int put(budcore_buf* out, const core::Result<core::Value>& r) {
+  if (!r) return capi::set_error(r.error());
+  return capi::fill_buf(out, core::to_json(*r));
+}
+
+// The common prologue of a call on a job: out, handle, caller, job id.
+template <class Fn>
+int on_job(budcore_buf* out, const budcore_platform* p, const budcore_caller* c, const char* id, std::size_t id_len,
+           Fn&& fn) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    Id job;
+    if (!caller_of(c, ctx) || !uuid(id, id_len, "id", job)) return last_code();
+    return put(out, fn(*pl, ctx, job));
+  });
+}
+
+core::Result<core::Value> record(const core::Result<budcore::backend::JobRecord>& r) {
+  if (!r) return r.error();
+  return budcore::backend::to_value(*r);
+}
+
+}  // namespace
+
+extern "C" int budcore_platform_open(budcore_platform** out, const char* config, size_t config_len) {
+  return capi::guard([&]() -> int {
+    if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "output handle pointer is NULL", "out");
+    std::string_view v;
+    if (!text(config, config_len, "config", v)) return last_code();
+    auto cfg = platform::PlatformConfig::parse(v);
+    if (!cfg) return capi::set_error(cfg.error());
+    auto p = platform::Platform::open(std::move(*cfg));
+    if (!p) return capi::set_error(p.error());
+    *out = new budcore_platform{std::move(*p)};
+    return BUDCORE_OK;
+  });
+}
+
+extern "C" int budcore_platform_open_embedded(budcore_platform** out, const char* dir, size_t dir_len) {
+  return capi::guard([&]() -> int {
+    if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "output handle pointer is NULL", "out");
+    std::string_view v;
+    if (!text(dir, dir_len, "dir", v)) return last_code();
+    if (v.empty()) return capi::set_error(BUDCORE_EINVALID, "a directory is needed", "dir");
+    auto p = platform::Platform::open_embedded(std::string(v));
+    if (!p) return capi::set_error(p.error());
+    *out = new budcore_platform{std::move(*p)};
+    return BUDCORE_OK;
+  });
+}
+
+extern "C" void budcore_platform_free(budcore_platform* p) { delete p; }
+
+extern "C" int budcore_platform_submit(budcore_buf* out, budcore_platform* p, const budcore_caller* c, const char* job_json,
+                                       size_t job_len, const char* key, size_t key_len) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    core::Value doc;
+    std::string_view k;
+    if (!caller_of(c, ctx) || !document(job_json, job_len, "job_json", doc) || !text(key, key_len, "idempotency_key", k))
+      return last_code();
+    if (doc.is_list() || (doc.is_map() && doc.find("jobs"))) {
+      auto batch = platform::parse_submit_batch(doc);
+      if (!batch) return capi::set_error(batch.error());
+      auto r = pl->submit_batch(ctx, std::move(*batch));
+      if (!r) return capi::set_error(r.error());
+      return capi::fill_buf(out, core::to_json(platform::to_value(*r)));
+    }
+    auto req = platform::parse_submit_request(doc);
+    if (!req) return capi::set_error(req.error());
+    if (!k.empty()) req->idempotency_key = std::string(k);
+    auto r = pl->submit(ctx, std::move(req->job), req->idempotency_key);
+    if (!r) return capi::set_error(r.error());
+    return capi::fill_buf(out, core::to_json(platform::to_value(*r)));
+  });
+}
+
+extern "C" int budcore_platform_get(budcore_buf* out, const budcore_platform* p, const budcore_caller* c, const char* id,
+                                    size_t id_len) {
+  return on_job(out, p, c, id, id_len, [](auto& pl, auto& ctx, auto& job) { return record(pl.get_job(ctx, job)); });
+}
+
+extern "C" int budcore_platform_list(budcore_buf* out, const budcore_platform* p, const budcore_caller* c,
+                                     const char* query_json, size_t query_len) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    core::Value doc;
+    if (!caller_of(c, ctx) || !document(query_json, query_len, "query_json", doc, true)) return last_code();
+    auto q = budcore::backend::parse_job_query(doc);
+    if (!q) return capi::set_error(q.error());
+    auto page = pl->list_jobs(ctx, q->filter, q->page);
+    if (!page) return capi::set_error(page.error());
+    return capi::fill_buf(out, core::to_json(budcore::backend::to_value(*page)));
+  });
+}
+
+extern "C" int budcore_platform_cancel(budcore_buf* out, budcore_platform* p, const budcore_caller* c, const char* id,
+                                       size_t id_len, const char* reason, size_t reason_len) {
+  std::string_view why;
+  return on_job(out, p, c, id, id_len, [&](auto& pl, auto& ctx, auto& job) -> core::Result<core::Value> {
+    if (!text(reason, reason_len, "reason", why)) return core::Error::invalid("reason", "", budcore_error_last()->message);
+    return record(pl.cancel_job(ctx, job, why));
+  });
+}
+
+extern "C" int budcore_platform_retry(budcore_buf* out, budcore_platform* p, const budcore_caller* c, const char* id,
+                                      size_t id_len) {
+  return on_job(out, p, c, id, id_len, [](auto& pl, auto& ctx, auto& job) { return record(pl.retry_job(ctx, job)); });
+}
+
+extern "C" int budcore_platform_set_priority(budcore_buf* out, budcore_platform* p, const budcore_caller* c,
+                                             const char* id, size_t id_len, const char* priority, size_t priority_len) {
+  return on_job(out, p, c, id, id_len, [&](auto& pl, auto& ctx, auto& job) -> core::Result<core::Value> {
+    std::string_view v;
+    if (!text(priority, priority_len, "priority", v)) return core::Error::invalid("priority", "", "is not valid UTF-8");
+    auto pr = budcore::job::parse_job_priority(v);
+    if (!pr) return core::Error(pr.error()).at("priority");
+    return record(pl.set_priority(ctx, job, *pr));
+  });
+}
+
+extern "C" int budcore_platform_preempt(budcore_buf* out, budcore_platform* p, const budcore_caller* c, const char* id,
+                                        size_t id_len, const char* reason, size_t reason_len) {
+  return on_job(out, p, c, id, id_len, [&](auto& pl, auto& ctx, auto& job) -> core::Result<core::Value> {
+    std::string_view why;
+    if (!text(reason, reason_len, "reason", why)) return core::Error::invalid("reason", "", "is not valid UTF-8");
+    return record(pl.preempt_job(ctx, job, why));
+  });
+}
+
+extern "C" int budcore_platform_events(budcore_buf* out, const budcore_platform* p, const budcore_caller* c,
+                                       int64_t since, size_t limit) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    if (!caller_of(c, ctx)) return last_code();
+    auto page = pl->watch(ctx, since, limit);
+    if (!page) return capi::set_error(page.error());
+    return capi::fill_buf(out, core::to_json(platform::to_value(*page)));
+  });
+}
+
+extern "C" int budcore_platform_watch(int64_t* out_last_seq, const budcore_platform* p, const budcore_caller* c,
+                                      int64_t since, size_t limit, budcore_platform_event_cb callback, void* payload) {
+  return capi::guard([&]() -> int {
+    if (out_last_seq == nullptr) return capi::set_error(BUDCORE_EINVALID, "last-seq pointer is NULL", "out_last_seq");
+    if (callback == nullptr) return capi::set_error(BUDCORE_EINVALID, "callback is NULL", "callback");
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    if (!caller_of(c, ctx)) return last_code();
+    auto page = pl->watch(ctx, since, limit);
+    if (!page) return capi::set_error(page.error());
+    std::int64_t last = since;
+    for (const auto& e : page->events) {
+      std::string json = core::to_json(platform::to_value(e));
+      if (callback(json.c_str(), json.size(), payload) != 0) {
+        *out_last_seq = last;
+        return capi::set_error(BUDCORE_EUSER, "the event callback stopped the watch at seq " + std::to_string(e.seq),
+                               "callback");
+      }
+      last = e.seq;
+    }
+    *out_last_seq = last;
+    return BUDCORE_OK;
+  });
+}
+
+extern "C" int budcore_platform_run_pipeline(budcore_buf* out, budcore_platform* p, const budcore_caller* c,
+                                             const char* document_json, size_t document_len, const char* params_json,
+                                             size_t params_len) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    core::Value doc, params;
+    if (!caller_of(c, ctx) || !document(document_json, document_len, "document_json", doc) ||
+        !document(params_json, params_len, "params_json", params, true))
+      return last_code();
+    auto run = pl->run_pipeline(ctx, doc, params);
+    if (!run) return capi::set_error(run.error());
+    return capi::fill_buf(out, core::to_json(run->to_value()));
+  });
+}
+
+extern "C" int budcore_platform_pipeline_run(budcore_buf* out, const budcore_platform* p, const budcore_caller* c,
+                                             const char* id, size_t id_len) {
+  return on_job(out, p, c, id, id_len, [](auto& pl, auto& ctx, auto& run) -> core::Result<core::Value> {
+    auto r = pl.get_pipeline_run(ctx, run);
+    if (!r) return r.error();
+    return r->to_value();
+  });
+}
+
+extern "C" int budcore_platform_cancel_pipeline_run(budcore_buf* out, budcore_platform* p, const budcore_caller* c,
+                                                    const char* id, size_t id_len, const char* reason, size_t reason_len) {
+  return on_job(out, p, c, id, id_len, [&](auto& pl, auto& ctx, auto& run) -> core::Result<core::Value> {
+    std::string_view why;
+    if (!text(reason, reason_len, "reason", why)) return core::Error::invalid("reason", "", "is not valid UTF-8");
+    auto r = pl.cancel_pipeline_run(ctx, run, why.empty() ? "cancelled" : why);
+    if (!r) return r.error();
+    return r->to_value();
+  });
+}
+
+extern "C" int budcore_platform_pump(budcore_platform* p) {
+  return capi::guard([&]() -> int {
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    auto st = pl->pump();
+    return st ? BUDCORE_OK : capi::set_error(st.error());
+  });
+}
+
+extern "C" int budcore_platform_run(budcore_buf* out, budcore_platform* p, double seconds) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    if (std::isnan(seconds) || seconds > 366.0 * 86400)
+      return capi::set_error(core::Error::invalid("seconds", std::to_string(seconds), "must be at most a year (31622400)"));
+    if (seconds < 0) {
+      auto r = pl->run_until_idle();
+      if (!r) return capi::set_error(r.error());
+    } else {
+      auto st = pl->run_until(pl->now() + core::Duration::nanoseconds(static_cast<std::int64_t>(seconds * 1e9)));
+      if (!st) return capi::set_error(st.error());
+    }
+    return capi::fill_buf(out, core::to_json(core::Value::map({{"now", pl->now().to_string()}})));
+  });
+}
+
+extern "C" int budcore_platform_metrics(budcore_buf* out, const budcore_platform* p) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    return capi::fill_buf(out, pl->metrics());
+  });
+}
+
+extern "C" int budcore_platform_cluster(budcore_buf* out, const budcore_platform* p) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    return capi::fill_buf(out, core::to_json(platform::to_value(pl->cluster())));
+  });
+}
+
+extern "C" int budcore_platform_check(budcore_platform* p) {
+  return capi::guard([&]() -> int {
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    auto st = pl->check_invariants();
+    return st ? BUDCORE_OK : capi::set_error(st.error());
+  });
+}
+
+extern "C" int budcore_platform_simulate(budcore_buf* out, const char* scenario, size_t scenario_len) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    std::string_view v;
+    if (!text(scenario, scenario_len, "scenario", v)) return last_code();
+    auto s = platform::Scenario::parse(v);
+    if (!s) return capi::set_error(s.error());
+    auto outcome = platform::simulate(*s);
+    if (!outcome) return capi::set_error(outcome.error());
+    return capi::fill_buf(out, core::to_json(outcome->to_value()));
+  });
+}

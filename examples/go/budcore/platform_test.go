@@ -1,0 +1,125 @@
+package budcore
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const goTenant = "00000000-0000-4000-8000-0000000000f1"
+
+const goJob = `{"name": "go-train", "job_type": "BATCH", "deployment_type": "DOCKER",
+  "gpu_type": "nvidia-a100-80gb", "gpu_count": 2, "estimated_duration_seconds": 600}`
+
+func jobID(t *testing.T, record string) string {
+	t.Helper()
+	var doc struct {
+		Job struct {
+			ID string `json:"id"`
+		} `json:"job"`
+	}
+	if err := json.Unmarshal([]byte(record), &doc); err != nil || doc.Job.ID == "" {
+		t.Fatalf("not a job record: %v\n%s", err, record)
+	}
+	return doc.Job.ID
+}
+
+func TestPlatformRunsAJob(t *testing.T) {
+	p, err := OpenEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	me := Caller{Tenant: goTenant, Principal: "user:go"}
+	rec, err := p.Submit(me, goJob, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := jobID(t, rec)
+	if now, err := p.Run(-1); err != nil || !strings.Contains(now, "2026-01-01T00:10:00Z") {
+		t.Fatalf("run: %v %s", err, now)
+	}
+	got, err := p.Get(me, id)
+	if err != nil || !strings.Contains(got, `"status":"completed"`) {
+		t.Fatalf("get: %v %s", err, got)
+	}
+	var seen []string
+	last, err := p.Watch(me, 0, 100, func(e string) bool { seen = append(seen, e); return true })
+	if err != nil || last <= 0 || len(seen) < 4 {
+		t.Fatalf("watch: %v last=%d seen=%d", err, last, len(seen))
+	}
+	if _, err := p.Watch(me, 0, 100, func(string) bool { return false }); !errors.Is(err, ErrUser) {
+		t.Errorf("a stopped watch: %v", err)
+	}
+	if _, err := p.Cancel(me, id, "late"); !errors.Is(err, ErrConflict) {
+		t.Errorf("cancel of a completed job: %v", err)
+	}
+	if _, err := p.Get(Caller{Tenant: "00000000-0000-4000-8000-0000000000f2"}, id); !errors.Is(err, ErrNotFound) {
+		t.Errorf("another tenant's job: %v", err)
+	}
+	_, err = p.Submit(me, `{"name": "x", "job_type": "BATCH", "deployment_type": "DOCKER", "gpu_count": -1}`, "")
+	var be *Error
+	if !errors.As(err, &be) || be.Field != "gpu_count" {
+		t.Errorf("bad job: %v", err)
+	}
+	if m, err := p.Metrics(); err != nil || !strings.Contains(m, "job_state_transitions_total") {
+		t.Errorf("metrics: %v", err)
+	}
+	if err := p.Check(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestPlatformPipelinesScenariosAndGoroutines(t *testing.T) {
+	dir := t.TempDir()
+	p, err := OpenEmbedded(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	me := Caller{Tenant: goTenant}
+	run, err := p.RunPipeline(me, `{"pipeline": {"id": "p", "name": "go-pipe"}, "steps": [{"id": "a", "name": "a",
+	  "step_type": "JOB", "depends_on": [], "config": {"job_type": "BATCH", "deployment_type": "DOCKER",
+	  "estimated_duration_seconds": 30}}]}`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal([]byte(run), &r)
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if _, err := p.Submit(me, `{"name": "g`+string(rune('a'+i))+`", "job_type": "BATCH", "deployment_type": "DOCKER"}`, ""); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if _, err := p.Run(7200); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := p.PipelineRun(me, r.ID); err != nil || !strings.Contains(out, `"status":"completed"`) {
+		t.Fatalf("pipeline run: %v %s", err, out)
+	}
+	if list, err := p.List(me, `{"status": "completed"}`); err != nil || strings.Count(list, `"status":"completed"`) != 5 {
+		t.Fatalf("list: %v %s", err, list)
+	}
+	out, err := Simulate("jobs: [{at: 10, job: {name: w, job_type: BATCH, deployment_type: DOCKER, estimated_duration_seconds: 60}}]")
+	if err != nil || !strings.Contains(out, `"ended_at":70`) {
+		t.Fatalf("simulate: %v %s", err, out)
+	}
+	if _, err := Simulate("jobs: [{at: -1}]"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("bad scenario: %v", err)
+	}
+	if _, err := OpenPlatform("store: x\nclock: sundial\n"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("bad config: %v", err)
+	}
+	_ = os.RemoveAll(dir)
+}

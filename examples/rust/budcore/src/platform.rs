@@ -1,0 +1,249 @@
+//! The platform over the C ABI (`budcore_platform_*`): jobs from submission to completion,
+//! the event stream, pipeline runs, metrics and what-if scenarios. Results are the library's
+//! JSON (docs/platform.md); the handle is thread-safe, so `Platform` is `Send + Sync`.
+
+use std::os::raw::{c_char, c_int, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
+
+use crate::{check, sys, Buf, Error};
+
+/// Who calls: the tenant (a UUID) and, optionally, the principal and a request id.
+#[derive(Debug, Clone, Copy)]
+pub struct Caller<'a> {
+    pub tenant: &'a str,
+    pub principal: &'a str,
+    pub request_id: &'a str,
+}
+
+impl<'a> Caller<'a> {
+    pub fn tenant(tenant: &'a str) -> Self {
+        Caller { tenant, principal: "", request_id: "" }
+    }
+    fn raw(&self) -> sys::budcore_caller {
+        sys::budcore_caller {
+            tenant: self.tenant.as_ptr().cast(),
+            tenant_len: self.tenant.len(),
+            principal: self.principal.as_ptr().cast(),
+            principal_len: self.principal.len(),
+            request_id: self.request_id.as_ptr().cast(),
+            request_id_len: self.request_id.len(),
+        }
+    }
+}
+
+/// An open platform (`budcore_platform`); closed on drop.
+pub struct Platform {
+    raw: NonNull<sys::budcore_platform>,
+}
+
+// SAFETY: platform.h documents the handle as thread-safe (the library locks inside).
+unsafe impl Send for Platform {}
+unsafe impl Sync for Platform {}
+
+fn text(s: &str) -> (*const c_char, usize) {
+    (s.as_ptr().cast(), s.len())
+}
+
+fn json_out(f: impl FnOnce(*mut sys::budcore_buf) -> c_int) -> Result<String, Error> {
+    let mut out = Buf::new();
+    check(f(out.as_mut_ptr()))?;
+    Ok(out.to_string_lossy())
+}
+
+impl Platform {
+    /// Opens a platform from a config document (YAML or JSON).
+    pub fn open(config: &str) -> Result<Self, Error> {
+        let mut raw = std::ptr::null_mut();
+        let (p, n) = text(config);
+        // SAFETY: out pointer and a live slice; the library copies what it keeps.
+        check(unsafe { sys::budcore_platform_open(&mut raw, p, n) })?;
+        Ok(Platform { raw: NonNull::new(raw).expect("open returned OK without a handle") })
+    }
+
+    /// Opens the embedded platform (SQLite, simulated cluster, virtual clock) in `dir`.
+    pub fn open_embedded(dir: &str) -> Result<Self, Error> {
+        let mut raw = std::ptr::null_mut();
+        let (p, n) = text(dir);
+        // SAFETY: as open.
+        check(unsafe { sys::budcore_platform_open_embedded(&mut raw, p, n) })?;
+        Ok(Platform { raw: NonNull::new(raw).expect("open returned OK without a handle") })
+    }
+
+    fn ptr(&self) -> *mut sys::budcore_platform {
+        self.raw.as_ptr()
+    }
+
+    /// Submits a job document or a batch `{"jobs": [...]}`; returns the stored record(s).
+    pub fn submit(&self, caller: &Caller, job_json: &str, idempotency_key: Option<&str>) -> Result<String, Error> {
+        let c = caller.raw();
+        let (j, jn) = text(job_json);
+        let (k, kn) = text(idempotency_key.unwrap_or(""));
+        // SAFETY: every pointer is live for the call.
+        json_out(|out| unsafe { sys::budcore_platform_submit(out, self.ptr(), &c, j, jn, k, kn) })
+    }
+
+    pub fn get(&self, caller: &Caller, id: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_get(out, self.ptr(), &c, i, n) })
+    }
+
+    /// Lists jobs; `query` is the store's query JSON (`{"status": "queued", "limit": 10}`).
+    pub fn list(&self, caller: &Caller, query: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (q, n) = text(query);
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_list(out, self.ptr(), &c, q, n) })
+    }
+
+    pub fn cancel(&self, caller: &Caller, id: &str, reason: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        let (r, rn) = text(reason);
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_cancel(out, self.ptr(), &c, i, n, r, rn) })
+    }
+
+    pub fn retry(&self, caller: &Caller, id: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_retry(out, self.ptr(), &c, i, n) })
+    }
+
+    pub fn set_priority(&self, caller: &Caller, id: &str, priority: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        let (p, pn) = text(priority);
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_set_priority(out, self.ptr(), &c, i, n, p, pn) })
+    }
+
+    pub fn preempt(&self, caller: &Caller, id: &str, reason: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        let (r, rn) = text(reason);
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_preempt(out, self.ptr(), &c, i, n, r, rn) })
+    }
+
+    /// The caller's events after `since`: `{"events": [...], "last_seq"}`.
+    pub fn events(&self, caller: &Caller, since: i64, limit: usize) -> Result<String, Error> {
+        let c = caller.raw();
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_events(out, self.ptr(), &c, since, limit) })
+    }
+
+    /// Calls `f` with each event's JSON after `since`; `f` returning false stops the watch
+    /// (an `ErrorCode::User` error). Returns the last seq delivered.
+    pub fn watch<F: FnMut(&str) -> bool>(&self, caller: &Caller, since: i64, limit: usize, mut f: F) -> Result<i64, Error> {
+        struct Payload<'f> {
+            f: &'f mut dyn FnMut(&str) -> bool,
+            panicked: bool,
+        }
+        unsafe extern "C" fn trampoline(json: *const c_char, len: usize, payload: *mut c_void) -> c_int {
+            // SAFETY: payload is the Payload below, alive for the call; json is len bytes.
+            let p = &mut *(payload as *mut Payload);
+            let bytes = std::slice::from_raw_parts(json.cast::<u8>(), len);
+            let s = String::from_utf8_lossy(bytes);
+            match catch_unwind(AssertUnwindSafe(|| (p.f)(&s))) {
+                Ok(true) => 0,
+                Ok(false) => 1,
+                Err(_) => {
+                    p.panicked = true;
+                    1
+                }
+            }
+        }
+        let c = caller.raw();
+        let mut payload = Payload { f: &mut f, panicked: false };
+        let mut last = since;
+        // SAFETY: the trampoline's payload outlives the call.
+        let rc = unsafe {
+            sys::budcore_platform_watch(
+                &mut last,
+                self.ptr(),
+                &c,
+                since,
+                limit,
+                Some(trampoline),
+                (&mut payload as *mut Payload).cast(),
+            )
+        };
+        if payload.panicked {
+            panic!("the watch callback panicked");
+        }
+        check(rc)?;
+        Ok(last)
+    }
+
+    /// Starts a pipeline run; returns the run's JSON.
+    pub fn run_pipeline(&self, caller: &Caller, document: &str, params: Option<&str>) -> Result<String, Error> {
+        let c = caller.raw();
+        let (d, dn) = text(document);
+        let (p, pn) = text(params.unwrap_or(""));
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_run_pipeline(out, self.ptr(), &c, d, dn, p, pn) })
+    }
+
+    pub fn pipeline_run(&self, caller: &Caller, id: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_pipeline_run(out, self.ptr(), &c, i, n) })
+    }
+
+    pub fn cancel_pipeline_run(&self, caller: &Caller, id: &str, reason: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        let (r, rn) = text(reason);
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_cancel_pipeline_run(out, self.ptr(), &c, i, n, r, rn) })
+    }
+
+    pub fn pump(&self) -> Result<(), Error> {
+        // SAFETY: a live handle.
+        check(unsafe { sys::budcore_platform_pump(self.ptr()) })
+    }
+
+    /// Runs a virtual clock `seconds` forward, or (None) until nothing is scheduled; returns
+    /// `{"now": ...}`.
+    pub fn run(&self, seconds: Option<f64>) -> Result<String, Error> {
+        let s = seconds.unwrap_or(-1.0);
+        // SAFETY: a live handle.
+        json_out(|out| unsafe { sys::budcore_platform_run(out, self.ptr(), s) })
+    }
+
+    /// Prometheus text exposition.
+    pub fn metrics(&self) -> Result<String, Error> {
+        // SAFETY: a live handle.
+        json_out(|out| unsafe { sys::budcore_platform_metrics(out, self.ptr()) })
+    }
+
+    pub fn cluster(&self) -> Result<String, Error> {
+        // SAFETY: a live handle.
+        json_out(|out| unsafe { sys::budcore_platform_cluster(out, self.ptr()) })
+    }
+
+    /// Checks the crash-safety invariants.
+    pub fn check(&self) -> Result<(), Error> {
+        // SAFETY: a live handle.
+        check(unsafe { sys::budcore_platform_check(self.ptr()) })
+    }
+}
+
+impl Drop for Platform {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from open and is freed once.
+        unsafe { sys::budcore_platform_free(self.raw.as_ptr()) }
+    }
+}
+
+/// Runs a what-if scenario (YAML/JSON) on an in-memory platform; returns the outcome JSON.
+pub fn simulate(scenario: &str) -> Result<String, Error> {
+    let (s, n) = text(scenario);
+    // SAFETY: a live slice.
+    json_out(|out| unsafe { sys::budcore_platform_simulate(out, s, n) })
+}

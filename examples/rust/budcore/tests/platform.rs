@@ -1,0 +1,86 @@
+//! The platform from Rust: submit, run the virtual clock, read back, events by callback,
+//! errors with their field, a pipeline run, a scenario, and a handle shared by threads.
+
+use std::sync::Arc;
+
+use budcore::{simulate, Caller, ErrorCode, Platform};
+
+const TENANT: &str = "00000000-0000-4000-8000-0000000000e1";
+const JOB: &str = r#"{"name": "rust-train", "job_type": "BATCH", "deployment_type": "DOCKER",
+  "gpu_type": "nvidia-a100-80gb", "gpu_count": 2, "estimated_duration_seconds": 600}"#;
+
+fn temp_dir(tag: &str) -> String {
+    let d = std::env::temp_dir().join(format!("budcore-rust-{}-{}", tag, std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d.to_string_lossy().into_owned()
+}
+
+fn id_of(json: &str) -> String {
+    let at = json.find("\"id\":\"").expect("an id") + 6;
+    json[at..at + 36].to_string()
+}
+
+#[test]
+fn a_job_runs_to_completion() {
+    let dir = temp_dir("job");
+    let p = Platform::open_embedded(&dir).unwrap();
+    let me = Caller { tenant: TENANT, principal: "user:rust", request_id: "r-1" };
+    let stored = p.submit(&me, JOB, Some("k1")).unwrap();
+    assert!(stored.contains("\"created\":true"));
+    let id = id_of(&stored);
+    assert!(p.run(None).unwrap().contains("2026-01-01T00:10:00Z"));
+    assert!(p.get(&me, &id).unwrap().contains("\"status\":\"completed\""));
+    let mut seen = Vec::new();
+    let last = p.watch(&me, 0, 100, |e| { seen.push(e.to_string()); true }).unwrap();
+    assert!(last > 0 && seen.len() >= 4);
+    let stop = p.watch(&me, 0, 100, |_| false).unwrap_err();
+    assert_eq!(stop.code, ErrorCode::User);
+    let err = p.cancel(&me, &id, "late").unwrap_err();
+    assert_eq!(err.code, ErrorCode::Conflict);
+    let other = Caller::tenant("00000000-0000-4000-8000-0000000000e2");
+    assert_eq!(p.get(&other, &id).unwrap_err().code, ErrorCode::NotFound);
+    let bad = p.submit(&me, r#"{"name": "x", "job_type": "BATCH", "deployment_type": "DOCKER", "gpu_count": -1}"#, None);
+    assert_eq!(bad.unwrap_err().field, "gpu_count");
+    assert!(p.metrics().unwrap().contains("job_state_transitions_total"));
+    p.check().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pipelines_scenarios_and_threads() {
+    let dir = temp_dir("pipe");
+    let p = Arc::new(Platform::open_embedded(&dir).unwrap());
+    let me = Caller::tenant(TENANT);
+    let run = p
+        .run_pipeline(
+            &me,
+            r#"{"pipeline": {"id": "p", "name": "rust-pipe"}, "steps": [{"id": "a", "name": "a",
+               "step_type": "JOB", "depends_on": [], "config": {"job_type": "BATCH",
+               "deployment_type": "DOCKER", "estimated_duration_seconds": 30}}]}"#,
+            None,
+        )
+        .unwrap();
+    let run_id = id_of(&run);
+    let workers: Vec<_> = (0..4)
+        .map(|i| {
+            let p = Arc::clone(&p);
+            std::thread::spawn(move || {
+                let me = Caller::tenant(TENANT);
+                let doc = format!(r#"{{"name": "t{}", "job_type": "BATCH", "deployment_type": "DOCKER"}}"#, i);
+                p.submit(&me, &doc, None).unwrap();
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    p.run(Some(7200.0)).unwrap();
+    assert!(p.pipeline_run(&me, &run_id).unwrap().contains("\"status\":\"completed\""));
+    let list = p.list(&me, r#"{"status": "completed"}"#).unwrap();
+    assert_eq!(list.matches("\"status\":\"completed\"").count(), 5);
+    let out = simulate("jobs: [{at: 10, job: {name: w, job_type: BATCH, deployment_type: DOCKER, estimated_duration_seconds: 60}}]").unwrap();
+    assert!(out.contains("\"ended_at\":70"));
+    assert_eq!(simulate("jobs: [{at: -1}]").unwrap_err().field, "jobs[0].at");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,150 @@
+/* budcore C ABI — the platform: jobs from submission to completion on a store and a cluster,
+ * pipeline runs, the event stream, metrics and what-if scenarios. JSON in, JSON out; the JSON
+ * forms are those of budcore/platform/platform_json.hpp and budcore/backend/store_json.hpp.
+ * Conventions: 0 or a negative BUDCORE_E* code; outputs first; every text input is UTF-8 as
+ * (pointer, length); `out` must be an empty budcore_buf (BUDCORE_BUF_INIT) and is filled only
+ * on success. The handle is thread-safe. */
+#ifndef BUDCORE_C_PLATFORM_H
+#define BUDCORE_C_PLATFORM_H
+
+#include <stdint.h>
+
+#include "budcore/c/common.h"
+
+BUDCORE_BEGIN_DECL
+
+/* An open platform. Opaque; release with budcore_platform_free(). */
+typedef struct budcore_platform budcore_platform;
+
+/* Who calls: the tenant (a UUID, required), the principal and the request id (optional; empty
+ * when the pointer is NULL and the length 0). */
+typedef struct budcore_caller {
+  const char *tenant;
+  size_t tenant_len;
+  const char *principal;
+  size_t principal_len;
+  const char *request_id;
+  size_t request_id_len;
+} budcore_caller;
+
+/* Called once per event with its JSON ({"seq", "at", "type", "object_id", "data"}); a non-zero
+ * return stops the watch, which then returns BUDCORE_EUSER. */
+typedef int (*budcore_platform_event_cb)(const char *event_json, size_t event_len, void *payload);
+
+/* Opens a platform from a config document (YAML or JSON; docs/platform.md "Configuration"):
+ * opens and migrates its store, rebuilds its live jobs and pipeline runs. Errors:
+ * BUDCORE_EINVALID naming the config field, BUDCORE_EIO, BUDCORE_EUNSUPPORTED.
+ * Thread-safety: the returned handle may be shared by threads. */
+BUDCORE_API int budcore_platform_open(budcore_platform **out, const char *config, size_t config_len);
+
+/* Opens the embedded default: SQLite in directory `dir` (created by the caller), the simulated
+ * cluster, a virtual clock.
+ * Thread-safety: the returned handle may be shared by threads. */
+BUDCORE_API int budcore_platform_open_embedded(budcore_platform **out, const char *dir, size_t dir_len);
+
+/* Closes the platform. NULL is a no-op.
+ * Thread-safety: no other call may use the handle meanwhile. */
+BUDCORE_API void budcore_platform_free(budcore_platform *platform);
+
+/* Submits a job document, or a batch {"jobs": [<job> | {"job", "idempotency_key"}...]} in one
+ * transaction. Writes {"created", "version", "idempotency_key", "job"} (a batch:
+ * {"results": [...]}). idempotency_key applies to a single job (NULL/0: none).
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_submit(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
+                                        const char *job_json, size_t job_len, const char *idempotency_key,
+                                        size_t key_len);
+
+/* Writes the job record {"version", "idempotency_key", "job"}; another tenant's job is
+ * BUDCORE_ENOTFOUND.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_get(budcore_buf *out, const budcore_platform *platform, const budcore_caller *caller,
+                                     const char *id, size_t id_len);
+
+/* Lists the caller's jobs (the query of budcore_store_job_list; NULL/0: defaults). Writes
+ * {"items": [...], "next_cursor"}.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_list(budcore_buf *out, const budcore_platform *platform, const budcore_caller *caller,
+                                      const char *query_json, size_t query_len);
+
+/* Cancels a job that has not ended (BUDCORE_ECONFLICT otherwise). Writes the job record.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_cancel(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
+                                        const char *id, size_t id_len, const char *reason, size_t reason_len);
+
+/* Starts another run of a FAILED job (BUDCORE_ECONFLICT when it is not failed or its retry
+ * budget is spent). Writes the job record.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_retry(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
+                                       const char *id, size_t id_len);
+
+/* Sets a job's priority ("critical", "high", "normal", "low", "spot"). Writes the job record.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_set_priority(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
+                                              const char *id, size_t id_len, const char *priority, size_t priority_len);
+
+/* Preempts a scheduled or running job (it goes back to the queue). Writes the job record.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_preempt(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
+                                         const char *id, size_t id_len, const char *reason, size_t reason_len);
+
+/* Writes the caller's events with seq > since, at most `limit` (1..10000):
+ * {"events": [...], "last_seq"}. Pass last_seq as `since` to resume.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_events(budcore_buf *out, const budcore_platform *platform, const budcore_caller *caller,
+                                        int64_t since, size_t limit);
+
+/* Calls `callback` for each of the caller's events with seq > since (at most `limit`), in
+ * order, and writes the seq of the last one delivered to *out_last_seq (since when none).
+ * Thread-safety: safe; the callback runs on the calling thread and must not free the handle. */
+BUDCORE_API int budcore_platform_watch(int64_t *out_last_seq, const budcore_platform *platform,
+                                       const budcore_caller *caller, int64_t since, size_t limit,
+                                       budcore_platform_event_cb callback, void *payload);
+
+/* Starts a pipeline run (a pipeline document; params a JSON map or NULL/0). Writes the run
+ * {"id", "pipeline", "status", "created_at", "updated_at", "version", "state"}.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_run_pipeline(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
+                                              const char *document_json, size_t document_len, const char *params_json,
+                                              size_t params_len);
+
+/* Writes a pipeline run (as budcore_platform_run_pipeline).
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_pipeline_run(budcore_buf *out, const budcore_platform *platform,
+                                              const budcore_caller *caller, const char *id, size_t id_len);
+
+/* Cancels a pipeline run and its running jobs (BUDCORE_ECONFLICT for an ended run).
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_cancel_pipeline_run(budcore_buf *out, budcore_platform *platform,
+                                                     const budcore_caller *caller, const char *id, size_t id_len,
+                                                     const char *reason, size_t reason_len);
+
+/* Acts on everything due now (cluster events, retries, pipeline steps).
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_pump(budcore_platform *platform);
+
+/* Virtual clock only (BUDCORE_EUNSUPPORTED otherwise): runs `seconds` of virtual time
+ * (seconds < 0: until nothing is scheduled, at most a year). Writes {"now": RFC 3339}.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_run(budcore_buf *out, budcore_platform *platform, double seconds);
+
+/* Writes the metrics in Prometheus text exposition format.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_metrics(budcore_buf *out, const budcore_platform *platform);
+
+/* Writes what the cluster holds and the quota it uses ({"workloads", "usage"}).
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_cluster(budcore_buf *out, const budcore_platform *platform);
+
+/* Checks the crash-safety invariants; BUDCORE_ERROR naming what differs when one is broken.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_check(budcore_platform *platform);
+
+/* Runs a what-if scenario (YAML/JSON; docs/platform.md "Scenarios") on an in-memory platform
+ * and writes its outcome {"start", "end", "elapsed_seconds", "events", "jobs", "pipelines",
+ * "log"}. `file:` references in the scenario are refused (no base directory).
+ * Thread-safety: safe (each call has its own platform). */
+BUDCORE_API int budcore_platform_simulate(budcore_buf *out, const char *scenario, size_t scenario_len);
+
+BUDCORE_END_DECL
+
+#endif

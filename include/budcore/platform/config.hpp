@@ -1,0 +1,91 @@
+// budcore::platform::PlatformConfig — everything a Platform is opened from, as one YAML/JSON
+// document (docs/platform.md "Configuration"):
+//
+//   schema_version: 1
+//   store: "sqlite:///var/lib/budcore/platform.db"   # or {uri: ..., durable: true}
+//   clock: virtual                                    # or system, or {kind: virtual, start: RFC 3339}
+//   cluster:                                          # the simulated cluster (backend: sim)
+//     backend: sim
+//     admission_window: 64
+//     start_latency_seconds: 0
+//     default_duration_seconds: 3600
+//     duration_spread: 0.0
+//     failure_rate: 0.0
+//     seed: 1
+//     inventory: [{name, flavor, nodes, gpu_type, gpus_per_node, sharing: full|mig|time_slice,
+//                  mig_profile, mig_instances_per_gpu, time_slice_replicas, cpu_per_node, memory_per_node}]
+//   quota: {resource_flavors, cohorts, cluster_queues, local_queues, fair_sharing}   # CONTRACTS.md section 2
+//   queues: {service, batch, training, usecase, tenant_namespace_prefix, gpu_type_label}
+//   retry: {base_seconds, factor, cap_seconds, jitter, failure_threshold,
+//           immediate_failure_window_seconds, cool_down_seconds}
+//   pipelines: {http: sim|curl, notifier: sim|none}
+//
+// Every key is optional; an absent `quota` / `cluster.inventory` gives the embedded defaults
+// (embedded_quota(), embedded_inventory()). Unknown keys are Invalid with a "did you mean" hint;
+// errors name the path ("cluster.inventory[2].gpus_per_node").
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "budcore/backend/sim_cluster.hpp"
+#include "budcore/core/result.hpp"
+#include "budcore/core/time.hpp"
+#include "budcore/core/value.hpp"
+#include "budcore/export.h"
+#include "budcore/job/retry_policy.hpp"
+#include "budcore/quota/config.hpp"
+
+namespace budcore::platform {
+
+enum class ClockKind : std::uint8_t {
+  Virtual,  // time moves only when the Platform is driven (run_until / run_until_idle); persisted
+  System,   // wall-clock time; a background thread drives the Platform
+};
+
+enum class HttpKind : std::uint8_t { Sim, Curl };
+enum class NotifierKind : std::uint8_t { Sim, None };
+
+struct BUDCORE_API PlatformConfig {
+  static constexpr int kSchemaVersion = 1;
+  static constexpr std::size_t kMaxDocumentBytes = 4u << 20;
+
+  std::string store_uri;  // required ("sqlite:///...", "postgresql://...")
+  bool store_durable = true;
+  ClockKind clock = ClockKind::Virtual;
+  core::Timestamp virtual_start = core::Timestamp::from_unix_seconds(1'767'225'600);  // 2026-01-01T00:00:00Z
+  std::string cluster_backend = "sim";
+  backend::SimClusterOptions cluster;  // quota, layout, inventory, outcomes, window, latency
+  job::RetryPolicy retry;
+  HttpKind http = HttpKind::Sim;
+  NotifierKind notifier = NotifierKind::Sim;
+  // Cluster events applied per store transaction (group commit); bounds a commit's size.
+  std::size_t max_events_per_commit = 4096;
+
+  // Parses a config document (a map). Relative sqlite paths stay as written.
+  static core::Result<PlatformConfig> from_value(const core::Value& document);
+  // YAML or JSON text (at most kMaxDocumentBytes).
+  static core::Result<PlatformConfig> parse(std::string_view text);
+  // The embedded default: SQLite file `dir`/budcore.db, simulated cluster with
+  // embedded_inventory() and embedded_quota(), virtual clock.
+  static PlatformConfig embedded(const std::string& dir);
+
+  core::Status validate() const;
+};
+
+// The source design's job-type quotas (4.4) over the embedded inventory: ClusterQueues
+// model-endpoints, batch-jobs, training-jobs and usecase-deployments in cohort
+// platform-gpu-pool, flavors a100-80gb, h100-sxm, t4 (nvidia.com/gpu, told apart by the
+// budcore.io/gpu-type node label), a100-mig-1g10gb (nvidia.com/mig-1g.10gb) and default-cpu.
+BUDCORE_API quota::QuotaConfig embedded_quota();
+// 2 nodes x 8 A100-80GB, 1 x 8 H100-SXM, 1 x 4 T4 time-sliced x 2, 1 x 4 A100 in MIG
+// 1g.10gb x 7; 96 cpu / 1Ti per GPU node.
+BUDCORE_API std::vector<backend::NodePool> embedded_inventory();
+
+// Reads a quota configuration in the contract-2 shape (CONTRACTS.md section 2, without
+// workloads): errors name the path under `path`.
+BUDCORE_API core::Result<quota::QuotaConfig> quota_config_from_value(const core::Value& doc, std::string_view path,
+                                                                     quota::EngineOptions* engine = nullptr);
+
+}  // namespace budcore::platform

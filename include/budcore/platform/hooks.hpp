@@ -1,0 +1,57 @@
+// Extension points of the Platform (docs/platform.md "Hooks"): what budgets, tenant policy,
+// RBAC, rate limits and metering plug in without changing the Platform's API.
+#pragma once
+
+#include <string_view>
+
+#include "budcore/backend/cluster_backend.hpp"
+#include "budcore/core/id.hpp"
+#include "budcore/core/result.hpp"
+#include "budcore/export.h"
+#include "budcore/job/job.hpp"
+#include "budcore/platform/context.hpp"
+
+namespace budcore::platform {
+
+// Why a gate is asked.
+enum class GateStage : std::uint8_t {
+  Submit,  // a new job (submit, submit_batch, a pipeline's JOB step)
+  Retry,   // a failed job about to start another run (automatic or retry_job)
+};
+
+// Consulted before a job is handed to the cluster, in the order added. A denial is the error
+// the gate returns (BudgetExceeded, QuotaExceeded, Security, ... naming the reason); the
+// Platform prefixes the gate's name. On Submit nothing is created; on an automatic Retry the
+// job stays FAILED with the denial as its message. Called with the Platform's lock held, from
+// the calling thread: a gate must not call back into the Platform.
+class BUDCORE_API AdmissionGate {
+ public:
+  virtual ~AdmissionGate();
+  virtual std::string_view name() const noexcept = 0;
+  virtual core::Status admit(const CallContext& caller, const job::Job& job, GateStage stage) = 0;
+};
+
+// Asked at the top of every Platform call, before anything is read or written: verb ("create",
+// "get", "list", "cancel", "retry", "update", "preempt", "watch", "run", "metrics"), resource
+// ("jobs", "pipeline_runs", "events", "metrics") and the object's id when there is one. An error
+// refuses the call (Security, naming what is missing). The default allows everything within
+// the caller's tenant.
+class BUDCORE_API Authorizer {
+ public:
+  virtual ~Authorizer();
+  virtual core::Status authorize(const CallContext& caller, std::string_view verb, std::string_view resource,
+                                 const core::Id* object) = 0;
+};
+
+// Sees every metered interval the cluster reports (one per run segment: start to completion,
+// failure, preemption or cancel), after the batch that recorded the run's transitions has
+// committed, in the cluster's order. Metering (cost layer) turns them into usage records.
+// Called with the Platform's lock held: an observer must not call back into the Platform.
+class BUDCORE_API UsageObserver {
+ public:
+  virtual ~UsageObserver();
+  virtual void on_usage(const core::Id& tenant, const core::Id& job_id, std::int64_t run,
+                        const backend::UsageInterval& usage) = 0;
+};
+
+}  // namespace budcore::platform

@@ -1,0 +1,198 @@
+// budcore::platform::Platform — the facade the library exists for: it owns a Store, a
+// ClusterBackend, the quota admission engine (inside the simulated cluster), pipeline engines
+// and a Clock, and carries a job from submission to completion:
+//
+//   submit -> PENDING -> QUEUED -> SCHEDULED -> RUNNING -> COMPLETED | FAILED | CANCELLED | PREEMPTED
+//
+// Rules (docs/platform.md):
+// - Persist before acting: a job is committed (QUEUED, with its PENDING -> QUEUED transition)
+//   before the cluster hears of it; every transition the cluster reports is committed before
+//   anything acts on it. A reopened Platform rebuilds everything from the Store (jobs, queue
+//   order, admitted workloads with their flavors, pipeline runs) and hands the live runs back to
+//   the cluster (ClusterBackend::adopt). Cluster events are applied in batches, one store
+//   transaction per batch (group commit).
+// - Every call takes a CallContext. Another tenant's job or run is NotFound. Illegal moves
+//   (cancel a completed job, retry a running one) are Conflict naming the status; bad documents
+//   are Invalid naming the field. Nothing is half-applied.
+// - Failed runs are retried by job::RetryPolicy (backoff, jitter, circuit breaker) while
+//   retry_count < max_retries; a preempted run is requeued by the cluster.
+// - Time: a virtual clock moves only when the Platform is driven (run_until, run_until_idle)
+//   and is persisted, so a reopened Platform resumes at the time it stopped; a system clock
+//   is driven by a background thread.
+//
+// Where the other layers plug in: admission gates (budgets, tenant policy, rate limits), an
+// Authorizer (RBAC), usage observers (metering) — hooks.hpp. Use-case deployment
+// (deploy_usecase) and the schedule timeline (schedule()) are to be added here as members
+// over the same Store and cluster.
+//
+// Thread-safety: every member may be called from any thread; calls are serialized by one lock.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "budcore/backend/cluster_backend.hpp"
+#include "budcore/backend/store.hpp"
+#include "budcore/core/clock.hpp"
+#include "budcore/core/result.hpp"
+#include "budcore/core/time.hpp"
+#include "budcore/core/value.hpp"
+#include "budcore/export.h"
+#include "budcore/job/job.hpp"
+#include "budcore/pipeline/executors.hpp"
+#include "budcore/pipeline/step.hpp"
+#include "budcore/platform/config.hpp"
+#include "budcore/platform/context.hpp"
+#include "budcore/platform/hooks.hpp"
+
+namespace budcore::platform {
+
+struct SubmitRequest {
+  job::Job job;
+  std::string idempotency_key;  // empty: none
+};
+
+struct SubmitResult {
+  backend::JobRecord record;
+  bool created = false;  // false: the idempotency key named an existing job, returned as is
+};
+
+// One page of a tenant's event log. Resume with `since = last_seq`.
+struct EventPage {
+  std::vector<backend::EventRecord> events;
+  std::int64_t last_seq = 0;  // the seq of the last event returned (or `since` when none)
+};
+
+// A pipeline run driven by the Platform (its record lives in the Store's pipelines table).
+struct BUDCORE_API PipelineRun {
+  core::Id id;
+  std::string pipeline;  // the document's pipeline.name
+  pipeline::PipelineStatus status = pipeline::PipelineStatus::Pending;
+  core::Value state;     // pipeline::RunState::to_value(): every step's state, message and outputs
+  std::int64_t version = 0;
+  core::Timestamp created_at;
+  core::Timestamp updated_at;
+  // {"id", "pipeline", "status", "created_at", "updated_at", "version", "state"}
+  core::Value to_value() const;
+};
+
+// What the cluster holds and the quota it uses (for views and tests).
+struct ClusterSnapshot {
+  std::vector<backend::WorkloadInfo> workloads;
+  // cluster queue -> flavor -> resource -> {used, nominal} (milli-units)
+  struct Cell {
+    std::int64_t used = 0;
+    std::int64_t nominal = 0;
+  };
+  std::map<std::string, std::map<std::string, std::map<std::string, Cell>>> usage;
+};
+
+class BUDCORE_API Platform {
+ public:
+  // Opens the Store (migrating it), builds the cluster, restores the virtual clock, rebuilds
+  // the live jobs and pipeline runs from the Store and hands them to the cluster. Errors: the
+  // config's (Invalid, naming the field), the Store's (Io, Unsupported).
+  static core::Result<std::unique_ptr<Platform>> open(PlatformConfig config);
+  // The embedded default (PlatformConfig::embedded): SQLite in `dir`, simulated cluster, virtual clock.
+  static core::Result<std::unique_ptr<Platform>> open_embedded(const std::string& dir);
+  ~Platform();
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  const PlatformConfig& config() const noexcept;
+  core::Timestamp now() const;
+
+  // ---- jobs ----------------------------------------------------------------------------------
+  // Validates the job (Invalid naming the field), fills tenant (from the caller), id, created_at;
+  // builds its Kueue workload (Invalid when its resources are); asks the admission gates; then
+  // commits it QUEUED and hands it to the cluster. With an idempotency key a retried submit
+  // returns the first job (created = false) and hands nothing to the cluster.
+  core::Result<SubmitResult> submit(const CallContext& caller, job::Job job, std::string_view idempotency_key = {});
+  // Many jobs in one store transaction: all are checked first (the first bad one is an error
+  // naming "jobs[i].<field>", and nothing is created), then created together.
+  core::Result<std::vector<SubmitResult>> submit_batch(const CallContext& caller, std::vector<SubmitRequest> jobs);
+  core::Result<backend::JobRecord> get_job(const CallContext& caller, const core::Id& id);
+  core::Result<backend::Page<backend::JobSummary>> list_jobs(const CallContext& caller, const backend::JobFilter& filter,
+                                                             const backend::PageRequest& page = {});
+  // Cancels a job that has not ended (Conflict for a completed or cancelled one); its run is
+  // removed from the cluster.
+  core::Result<backend::JobRecord> cancel_job(const CallContext& caller, const core::Id& id, std::string_view reason = {});
+  // Starts another run of a FAILED job now (Conflict when it is not FAILED or its retry budget
+  // is spent; the admission gates are asked with GateStage::Retry).
+  core::Result<backend::JobRecord> retry_job(const CallContext& caller, const core::Id& id);
+  // Changes a job's priority (queue order and preemption); Conflict for an ended job.
+  core::Result<backend::JobRecord> set_priority(const CallContext& caller, const core::Id& id, job::JobPriority priority);
+  // An administrator's preemption of an admitted or running job: it goes PREEMPTED and back to
+  // the queue. Conflict when it holds no quota.
+  core::Result<backend::JobRecord> preempt_job(const CallContext& caller, const core::Id& id, std::string_view reason = {});
+  // The caller's events with seq > since, oldest first (at most `limit`, 1..10000): every job
+  // transition ("job.transition": {"job", "name", "from", "to", "message", "run"}; a
+  // submission's PENDING -> QUEUED also has "job_type", "source", "idempotency_key",
+  // "request_id", "principal"), priority changes ("job.priority_changed"), deadline misses
+  // ("job.deadline_missed") and pipeline runs ("pipeline.started", "pipeline.transition").
+  // Resumable: pass the last seq seen.
+  core::Result<EventPage> watch(const CallContext& caller, std::int64_t since, std::size_t limit = 1000);
+
+  // ---- pipelines -----------------------------------------------------------------------------
+  // Validates the pipeline document (Invalid naming the field), stores the run and starts it.
+  // Its JOB steps submit platform jobs (source PIPELINE, pipeline_id = the run's id,
+  // pipeline_step_id derived from the step) with the idempotency key "<run>/<step>/<attempt>";
+  // step outputs are the jobs' outputs. API_CALL / NOTIFICATION go to the configured executors.
+  core::Result<PipelineRun> run_pipeline(const CallContext& caller, const core::Value& document,
+                                         core::Value params = {});
+  core::Result<PipelineRun> get_pipeline_run(const CallContext& caller, const core::Id& id);
+  // Cancels the run; its running jobs are cancelled. Conflict for a run that has ended.
+  core::Result<PipelineRun> cancel_pipeline_run(const CallContext& caller, const core::Id& id,
+                                                std::string_view reason = "cancelled");
+  // FUNCTION steps of runs call these (registered before runs that use them are started or
+  // restored). AlreadyExists for a name registered twice.
+  core::Status register_function(std::string name, pipeline::StepFunction function);
+
+  // ---- driving -------------------------------------------------------------------------------
+  // Acts on everything due now: retries, cluster events (applied and committed in batches),
+  // pipeline steps. A system-clock Platform does this on its own thread; call it to hurry.
+  core::Status pump();
+  // The earliest time something is due (none: only outside input can change anything).
+  std::optional<core::Timestamp> next_wakeup();
+  // Virtual clock only (Unsupported otherwise): pump, move the clock to the next wakeup, repeat,
+  // until nothing is due before `until`; ends with the clock at `until`.
+  core::Status run_until(core::Timestamp until);
+  // Virtual clock only: runs until nothing more is scheduled (every job ended or waits for
+  // outside input), at most `max_span` of virtual time. Returns the time reached.
+  core::Result<core::Timestamp> run_until_idle(core::Duration max_span = core::Duration::hours(24 * 365));
+
+  // ---- observability -------------------------------------------------------------------------
+  // Prometheus text exposition (version 0.0.4): the source design's job lifecycle, pipeline
+  // and scheduling metrics (docs/platform.md "Metrics").
+  std::string metrics();
+  ClusterSnapshot cluster();
+  // The crash-safety invariants, checked against the Store and the cluster: every live job in
+  // memory matches its stored status; the cluster holds exactly the live queued/admitted runs;
+  // the quota the cluster charges equals the sum of what its admitted runs request. Internal
+  // (naming what differs) when one does not hold.
+  core::Status check_invariants();
+
+  // ---- hooks ---------------------------------------------------------------------------------
+  void add_admission_gate(std::shared_ptr<AdmissionGate> gate);
+  void set_authorizer(std::shared_ptr<Authorizer> authorizer);
+  void add_usage_observer(std::shared_ptr<UsageObserver> observer);
+
+  struct Impl;
+
+ private:
+  explicit Platform(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// A JOB step's resolved config as a job document: the Job schema's keys as they are, the rest
+// (component_ref, optimize_with_budsim, ...) moved into spec; the step's name (or id) names
+// the job. Invalid naming "config.<field>" when the result is not a valid job.
+BUDCORE_API core::Result<job::Job> job_from_step_config(std::string_view step_id, std::string_view step_name,
+                                                        const core::Value& config);
+
+}  // namespace budcore::platform

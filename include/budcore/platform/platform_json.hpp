@@ -1,0 +1,32 @@
+// The JSON forms of the Platform's results, shared by the C ABI (budcore_platform_*), the CLI
+// (`budcore platform ...`) and Python, so they cannot drift apart. Job records, summaries and
+// pages are budcore/backend/store_json.hpp's.
+//
+// Event:    {"seq", "at" (RFC 3339), "type", "object_id", "data": {...}}
+// Events:   {"events": [<event>...], "last_seq"}
+// Submit:   {"created", "version", "idempotency_key", "job"}   (as store_json's submit)
+// Batch:    {"results": [<submit>...]}
+// Cluster:  {"workloads": [{"job_id", "tenant", "run", "phase", "cluster_queue", "flavors",
+//            "nodes", "devices", "started_at", "message"}], "usage": {cq: {flavor: {resource:
+//            {"used", "nominal"}}}}}   (usage in the resource's units, as decimal strings)
+// Pipeline run: PipelineRun::to_value()
+#pragma once
+
+#include "budcore/core/value.hpp"
+#include "budcore/export.h"
+#include "budcore/platform/platform.hpp"
+
+namespace budcore::platform {
+
+BUDCORE_API core::Value to_value(const backend::EventRecord& event);
+BUDCORE_API core::Value to_value(const EventPage& page);
+BUDCORE_API core::Value to_value(const SubmitResult& result);
+BUDCORE_API core::Value to_value(const std::vector<SubmitResult>& results);
+BUDCORE_API core::Value to_value(const ClusterSnapshot& snapshot);
+
+// Parses a submit request document: a job document, or {"job": {...}, "idempotency_key": "..."}.
+BUDCORE_API core::Result<SubmitRequest> parse_submit_request(const core::Value& doc);
+// A batch: {"jobs": [<submit request>...]} or a list of them. Errors name "jobs[i].<field>".
+BUDCORE_API core::Result<std::vector<SubmitRequest>> parse_submit_batch(const core::Value& doc);
+
+}  // namespace budcore::platform

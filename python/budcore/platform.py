@@ -1,0 +1,293 @@
+"""budcore.platform: jobs from submission to completion, pipelines and what-if runs.
+
+:class:`Platform` is the C++ Platform (a store, a simulated cluster admitted by budcore's
+Kueue engine, a virtual or system clock) with Python results: :meth:`Platform.jobs` gives a
+:class:`JobTable` (``.to_pandas()``), :meth:`Platform.watch` iterates :class:`Event` objects,
+:meth:`Platform.run_pipeline` returns a :class:`PipelineRun`, and :func:`simulate` runs a
+scenario into a :class:`SimulationResult`. pandas is imported only by ``to_pandas()``.
+
+    with budcore.Platform.embedded("/tmp/bud", tenant=TENANT) as p:
+        job = p.submit({"name": "train", "job_type": "training", "deployment_type": "docker",
+                        "gpu_type": "nvidia-a100-80gb", "gpu_count": 8,
+                        "estimated_duration_seconds": 3600})
+        p.run()                       # the virtual clock runs until nothing is left to do
+        print(p.get(job.id).job.status)
+        frame = p.jobs().to_pandas()
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Optional, Sequence, Union
+
+from ._core import StoredJob, platform_open, platform_open_embedded, platform_simulate
+
+__all__ = [
+    "Event",
+    "JobTable",
+    "PipelineRun",
+    "Platform",
+    "SimulationResult",
+    "simulate",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+JOB_COLUMNS = (
+    "id", "name", "status", "job_type", "source", "priority", "project_id", "cluster_id",
+    "pipeline_id", "gpu_type", "gpu_count", "created_at", "updated_at", "version", "idempotency_key",
+)
+
+
+class JobTable(Sequence[dict]):
+    """Job summaries (newest first), as rows; ``to_pandas()`` gives a DataFrame."""
+
+    def __init__(self, rows: list[dict]):
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._rows[i]
+
+    def to_pandas(self):
+        import pandas as pd
+
+        frame = pd.DataFrame(self._rows, columns=list(JOB_COLUMNS))
+        for col in ("created_at", "updated_at"):
+            frame[col] = pd.to_datetime(frame[col], utc=True)
+        return frame
+
+    def __repr__(self) -> str:
+        return f"JobTable({len(self._rows)} jobs)"
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of a tenant's event log: a job transition, a submission, a pipeline change."""
+
+    seq: int
+    at: str
+    type: str
+    object_id: str
+    data: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Event":
+        return cls(d["seq"], d["at"], d["type"], d["object_id"], dict(d.get("data") or {}))
+
+
+@dataclass(frozen=True)
+class PipelineRun:
+    """A pipeline run the platform drives; ``steps`` maps step id to its state."""
+
+    id: str
+    pipeline: str
+    status: str
+    created_at: str
+    updated_at: str
+    version: int
+    state: dict
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "PipelineRun":
+        return cls(d["id"], d["pipeline"], d["status"], d["created_at"], d["updated_at"], d["version"], d["state"])
+
+    @property
+    def steps(self) -> dict[str, str]:
+        return {s["id"]: s["state"] for s in self.state.get("steps", [])}
+
+    def to_pandas(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.state.get("steps", []))
+
+
+class Platform:
+    """The budcore Platform. Open it from a config (a dict, YAML/JSON text or a file path) or
+    with :meth:`embedded`; every call acts for ``tenant`` (a UUID) unless one is passed. A context
+    manager: ``with Platform.embedded(dir, tenant=t) as p: ...``. Thread-safe."""
+
+    def __init__(self, handle, *, tenant: Any = None, principal: str = "", request_id: str = ""):
+        self._h = handle
+        self.tenant = None if tenant is None else str(tenant)
+        self.principal = principal
+        self.request_id = request_id
+
+    @classmethod
+    def open(cls, config: Union[Mapping[str, Any], str, PathLike], **caller: Any) -> "Platform":
+        if isinstance(config, Mapping):
+            return cls(platform_open(dict(config)), **caller)
+        text = os.fspath(config)
+        if os.path.exists(text):
+            with open(text, encoding="utf-8") as f:
+                text = f.read()
+        return cls(platform_open(text), **caller)
+
+    @classmethod
+    def embedded(cls, directory: PathLike, **caller: Any) -> "Platform":
+        os.makedirs(directory, exist_ok=True)
+        return cls(platform_open_embedded(os.fspath(directory)), **caller)
+
+    # -- context -------------------------------------------------------------------------------
+    def __enter__(self) -> "Platform":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._h.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._h.closed
+
+    def _who(self, tenant: Any) -> tuple:
+        t = tenant if tenant is not None else self.tenant
+        if t is None:
+            raise ValueError("no tenant: pass tenant=... to the call or to the Platform")
+        return (str(t), self.principal, self.request_id)
+
+    @property
+    def now(self) -> str:
+        """The platform's clock (RFC 3339)."""
+        return self._h.now()
+
+    # -- jobs ----------------------------------------------------------------------------------
+    def submit(self, job: Any, *, idempotency_key: Optional[str] = None, tenant: Any = None) -> StoredJob:
+        """Validate, store (QUEUED) and hand a job (budcore.Job or dict) to the cluster."""
+        return self._h.submit(*self._who(tenant), job, idempotency_key)
+
+    def submit_batch(self, jobs: Sequence[Any], *, tenant: Any = None) -> list[StoredJob]:
+        """Many jobs in one transaction: each a job or a (job, idempotency_key) tuple."""
+        return self._h.submit_batch(*self._who(tenant), list(jobs))
+
+    def get(self, id: Any, *, tenant: Any = None) -> StoredJob:
+        return self._h.get(*self._who(tenant), id)
+
+    def cancel(self, id: Any, reason: str = "", *, tenant: Any = None) -> StoredJob:
+        return self._h.act(*self._who(tenant), "cancel", id, reason)
+
+    def retry(self, id: Any, *, tenant: Any = None) -> StoredJob:
+        return self._h.act(*self._who(tenant), "retry", id, "")
+
+    def set_priority(self, id: Any, priority: str, *, tenant: Any = None) -> StoredJob:
+        return self._h.act(*self._who(tenant), "priority", id, priority)
+
+    def preempt(self, id: Any, reason: str = "", *, tenant: Any = None) -> StoredJob:
+        return self._h.act(*self._who(tenant), "preempt", id, reason)
+
+    def jobs(self, *, tenant: Any = None, limit: Optional[int] = None, **filters: Any) -> JobTable:
+        """Every job matching the filters (status, project_id, pipeline_id, job_type, source,
+        created_from, created_to), newest first, as a :class:`JobTable`."""
+        rows: list[dict] = []
+        after = ""
+        while True:
+            query = {k: v for k, v in filters.items() if v is not None}
+            query["limit"] = 1000
+            if after:
+                query["after"] = after
+            page = self._h.list(*self._who(tenant), query)
+            rows.extend(page["items"])
+            after = page["next_cursor"]
+            if not after or (limit is not None and len(rows) >= limit):
+                break
+        return JobTable(rows if limit is None else rows[:limit])
+
+    def watch(self, since: int = 0, *, follow: bool = False, poll_seconds: float = 0.5,
+              tenant: Any = None) -> Iterator[Event]:
+        """The tenant's events after ``since``, in order. With ``follow`` the iterator waits for
+        new events (a system-clock platform); otherwise it ends at the last one."""
+        who = self._who(tenant)
+        while True:
+            page = self._h.events(*who, since, 1000)
+            for e in page["events"]:
+                yield Event.from_dict(e)
+            since = page["last_seq"]
+            if page["events"]:
+                continue
+            if not follow:
+                return
+            time.sleep(poll_seconds)
+
+    # -- pipelines -----------------------------------------------------------------------------
+    def run_pipeline(self, document: Mapping[str, Any], params: Optional[Mapping[str, Any]] = None, *,
+                     tenant: Any = None) -> PipelineRun:
+        return PipelineRun.from_dict(self._h.run_pipeline(*self._who(tenant), dict(document),
+                                                          None if params is None else dict(params)))
+
+    def pipeline_run(self, id: Any, *, tenant: Any = None) -> PipelineRun:
+        return PipelineRun.from_dict(self._h.pipeline_run(*self._who(tenant), id, False, ""))
+
+    def cancel_pipeline_run(self, id: Any, reason: str = "", *, tenant: Any = None) -> PipelineRun:
+        return PipelineRun.from_dict(self._h.pipeline_run(*self._who(tenant), id, True, reason))
+
+    # -- time and views ------------------------------------------------------------------------
+    def run(self, seconds: Optional[float] = None) -> str:
+        """Moves a virtual clock ``seconds`` forward, or (None) until nothing is scheduled.
+        Returns the new time."""
+        return self._h.run(seconds)
+
+    def pump(self) -> None:
+        self._h.pump()
+
+    def metrics(self) -> str:
+        """Prometheus text exposition of the platform's metrics."""
+        return self._h.metrics()
+
+    def cluster(self) -> dict:
+        """What the cluster holds ({'workloads', 'usage'})."""
+        return self._h.cluster()
+
+    def check(self) -> None:
+        """Raises budcore.InternalError naming what differs when a crash-safety invariant fails."""
+        self._h.check()
+
+    def __repr__(self) -> str:
+        return f"Platform(tenant={self.tenant!r}, closed={self.closed})"
+
+
+class SimulationResult:
+    """A what-if scenario's outcome: ``jobs`` (rows), ``log`` (what happened), ``table`` (the
+    text table), ``pipelines``, ``metrics``; ``to_pandas()`` gives the jobs as a DataFrame."""
+
+    def __init__(self, d: Mapping[str, Any]):
+        self._d = dict(d)
+        self.jobs: list[dict] = self._d["jobs"]
+        self.log: list[str] = self._d["log"]
+        self.table: str = self._d["table"]
+        self.pipelines: list[dict] = self._d["pipelines"]
+        self.metrics: str = self._d["metrics"]
+        self.start: str = self._d["start"]
+        self.end: str = self._d["end"]
+
+    def to_dict(self) -> dict:
+        return dict(self._d)
+
+    def to_pandas(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.jobs)
+
+    def __repr__(self) -> str:
+        return f"SimulationResult({len(self.jobs)} jobs, {self.start} .. {self.end})"
+
+
+def simulate(scenario: Union[Mapping[str, Any], str, PathLike]) -> SimulationResult:
+    """Runs a scenario (a dict, YAML/JSON text or a file; docs/platform.md "Scenarios") to
+    completion on a virtual clock."""
+    base = ""
+    if not isinstance(scenario, Mapping):
+        text = os.fspath(scenario)
+        if os.path.exists(text):
+            base = os.path.dirname(os.path.abspath(text))
+            with open(text, encoding="utf-8") as f:
+                text = f.read()
+        scenario = text
+    else:
+        scenario = dict(scenario)
+    return SimulationResult(platform_simulate(scenario, base))

@@ -1,0 +1,348 @@
+// `budcore platform ...`: the Platform from the command line.
+//
+//   budcore platform simulate SCENARIO [--json] [--metrics]   what-if run on a virtual clock
+//   budcore platform submit FILE  [--key K]                    FILE: a job, or {"jobs": [...]}
+//   budcore platform get ID | cancel ID [--reason R] | retry ID | preempt ID [--reason R]
+//   budcore platform priority ID PRIORITY
+//   budcore platform list [--status S]... [--limit N] [--after CURSOR]
+//   budcore platform watch [--since SEQ] [--limit N]
+//   budcore platform pipeline FILE [--params FILE]             start a pipeline run
+//   budcore platform run-status ID                             a pipeline run
+//   budcore platform run (--for SECONDS | --idle)              move a virtual clock
+//   budcore platform cluster | metrics | check
+//
+// Every command but simulate opens the platform from --config FILE or, by default, the embedded
+// one in --dir DIR (default .budcore); job commands need --tenant UUID. JSON on stdout (metrics:
+// Prometheus text); errors as {"error": {...}} on stderr, exit 2 for bad input or unknown ids,
+// 1 when the platform cannot be opened.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "budcore/backend/store_json.hpp"
+#include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
+#include "budcore/platform/platform.hpp"
+#include "budcore/platform/platform_json.hpp"
+#include "budcore/platform/scenario.hpp"
+#include "cli/command.hpp"
+
+namespace budcore::cli {
+namespace {
+
+struct Common {
+  std::string config;
+  std::string dir = ".budcore";
+  std::string tenant;
+  std::string principal;
+};
+
+void print(const core::Value& v) { std::cout << core::to_json(v) << "\n"; }
+
+// A missing file, a bad document or an unknown id is the caller's input (2); a store that
+// cannot be opened or fails is budcore's (1).
+int fail(const core::Error& e) {
+  int rc = report_error(e);
+  return e.code == core::ErrorCode::NotFound || e.code == core::ErrorCode::Conflict ? kExitInvalid : rc;
+}
+
+core::Result<core::Value> read_doc(const std::string& file) {
+  auto doc = core::load_document_file(file);
+  if (!doc) {
+    core::Error e = doc.error();
+    if (e.field.empty()) e.field = file;
+    if (e.code == core::ErrorCode::Io) e.code = core::ErrorCode::Invalid;
+    return e;
+  }
+  return doc;
+}
+
+core::Result<std::unique_ptr<platform::Platform>> open(const Common& c) {
+  platform::PlatformConfig config;
+  if (!c.config.empty()) {
+    BUDCORE_TRY_ASSIGN(auto doc, read_doc(c.config));
+    BUDCORE_TRY_ASSIGN(config, platform::PlatformConfig::from_value(doc));
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(c.dir, ec);
+    config = platform::PlatformConfig::embedded(c.dir);
+  }
+  return platform::Platform::open(std::move(config));
+}
+
+core::Result<platform::CallContext> caller(const Common& c) {
+  auto id = core::Id::parse(c.tenant);
+  if (!id) return core::Error::invalid("tenant", c.tenant, "is not a UUID (--tenant)");
+  return platform::CallContext::for_tenant(*id, c.principal.empty() ? "cli" : c.principal);
+}
+
+core::Result<core::Id> uuid(const std::string& text, const char* field) {
+  auto id = core::Id::parse(text);
+  if (!id) return core::Error::invalid(field, text, "is not a UUID");
+  return *id;
+}
+
+// Runs fn(platform, caller) and prints what it returns.
+template <class Fn>
+int with_platform(const Common& c, bool needs_tenant, Fn&& fn) {
+  platform::CallContext ctx;
+  if (needs_tenant) {
+    auto t = caller(c);
+    if (!t) return report_error(t.error());
+    ctx = *t;
+  }
+  auto p = open(c);
+  if (!p) {
+    int rc = report_error(p.error());
+    return p.error().code == core::ErrorCode::Invalid ? kExitInvalid : rc;
+  }
+  auto out = fn(**p, ctx);
+  if (!out) return fail(out.error());
+  print(*out);
+  return kExitOk;
+}
+
+void draw_progress(double fraction) {
+  static int last = -1;
+  int pct = static_cast<int>(fraction * 100);
+  if (pct == last) return;
+  last = pct;
+  int bars = pct / 5;
+  std::fprintf(stderr, "\r[%s%s] %3d%% of jobs ended", std::string(static_cast<std::size_t>(bars), '#').c_str(),
+               std::string(static_cast<std::size_t>(20 - bars), '.').c_str(), pct);
+  if (pct >= 100) std::fprintf(stderr, "\n");
+}
+
+int simulate(const std::string& file, bool json, bool metrics) {
+  auto doc = read_doc(file);
+  if (!doc) return report_error(doc.error());
+  std::string base = file == "-" ? std::string() : std::filesystem::path(file).parent_path().string();
+  if (base.empty() && file != "-") base = ".";
+  auto scenario = platform::Scenario::from_value(*doc, base);
+  if (!scenario) return report_error(scenario.error());
+  std::function<void(double)> progress;
+  if (::isatty(STDERR_FILENO) && !json) progress = draw_progress;
+  auto out = platform::simulate(*scenario, progress);
+  if (!out) return fail(out.error());
+  if (metrics) {
+    std::cout << out->metrics;
+  } else if (json) {
+    print(out->to_value());
+  } else {
+    for (const auto& line : out->log) std::cout << line << "\n";
+    std::cout << "\n" << out->table();
+  }
+  return kExitOk;
+}
+
+const bool registered = register_commands([](CLI::App& root) {
+  auto* group = root.add_subcommand("platform", "The platform: jobs through admission to completion, pipelines, what-if runs");
+  group->require_subcommand(1);
+  auto common = std::make_shared<Common>();
+  auto add_common = [&](CLI::App* cmd, bool tenant) {
+    cmd->add_option("--config", common->config, "Platform config file (YAML/JSON)");
+    cmd->add_option("--dir", common->dir, "Embedded platform directory (default .budcore)");
+    if (tenant) {
+      cmd->add_option("--tenant", common->tenant, "Tenant id (UUID)")->required();
+      cmd->add_option("--principal", common->principal, "Who calls (recorded with events)");
+    }
+  };
+
+  auto* sim = group->add_subcommand("simulate", "Run a what-if scenario on a virtual clock");
+  auto sim_file = std::make_shared<std::string>();
+  auto sim_json = std::make_shared<bool>(false);
+  auto sim_metrics = std::make_shared<bool>(false);
+  sim->add_option("SCENARIO", *sim_file, "Scenario file (YAML/JSON, - for stdin)")->required();
+  sim->add_flag("--json", *sim_json, "Print the outcome as JSON");
+  sim->add_flag("--metrics", *sim_metrics, "Print the platform's metrics at the end (Prometheus text)");
+  sim->callback([=] { exit_code() = simulate(*sim_file, *sim_json, *sim_metrics); });
+
+  auto* submit = group->add_subcommand("submit", "Submit a job (or {\"jobs\": [...]} as one batch)");
+  add_common(submit, true);
+  auto submit_file = std::make_shared<std::string>();
+  auto submit_key = std::make_shared<std::string>();
+  submit->add_option("FILE", *submit_file, "Job document (- for stdin)")->required();
+  submit->add_option("--key", *submit_key, "Idempotency key");
+  submit->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      BUDCORE_TRY_ASSIGN(auto doc, read_doc(*submit_file));
+      if (doc.is_list() || (doc.is_map() && doc.find("jobs"))) {
+        BUDCORE_TRY_ASSIGN(auto batch, platform::parse_submit_batch(doc));
+        BUDCORE_TRY_ASSIGN(auto results, p.submit_batch(ctx, std::move(batch)));
+        return platform::to_value(results);
+      }
+      BUDCORE_TRY_ASSIGN(auto req, platform::parse_submit_request(doc));
+      if (!submit_key->empty()) req.idempotency_key = *submit_key;
+      BUDCORE_TRY_ASSIGN(auto r, p.submit(ctx, std::move(req.job), req.idempotency_key));
+      return platform::to_value(r);
+    });
+  });
+
+  auto add_id_command = [&](const char* name, const char* help, bool with_reason,
+                            std::function<core::Result<core::Value>(platform::Platform&, const platform::CallContext&,
+                                                                    const core::Id&, const std::string&)> act) {
+    auto* cmd = group->add_subcommand(name, help);
+    add_common(cmd, true);
+    auto id = std::make_shared<std::string>();
+    auto reason = std::make_shared<std::string>();
+    cmd->add_option("ID", *id, "Job id")->required();
+    if (with_reason) cmd->add_option("--reason", *reason, "Why (recorded on the job)");
+    cmd->callback([=] {
+      exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+        BUDCORE_TRY_ASSIGN(core::Id job, uuid(*id, "id"));
+        return act(p, ctx, job, *reason);
+      });
+    });
+  };
+  add_id_command("get", "Show a job", false, [](auto& p, auto& ctx, auto& id, auto&) -> core::Result<core::Value> {
+    BUDCORE_TRY_ASSIGN(auto r, p.get_job(ctx, id));
+    return backend::to_value(r);
+  });
+  add_id_command("cancel", "Cancel a job", true, [](auto& p, auto& ctx, auto& id, auto& reason) -> core::Result<core::Value> {
+    BUDCORE_TRY_ASSIGN(auto r, p.cancel_job(ctx, id, reason));
+    return backend::to_value(r);
+  });
+  add_id_command("retry", "Start another run of a failed job", false, [](auto& p, auto& ctx, auto& id, auto&) -> core::Result<core::Value> {
+    BUDCORE_TRY_ASSIGN(auto r, p.retry_job(ctx, id));
+    return backend::to_value(r);
+  });
+  add_id_command("preempt", "Preempt a scheduled or running job (administrators)", true,
+                 [](auto& p, auto& ctx, auto& id, auto& reason) -> core::Result<core::Value> {
+                   BUDCORE_TRY_ASSIGN(auto r, p.preempt_job(ctx, id, reason));
+                   return backend::to_value(r);
+                 });
+  add_id_command("run-status", "Show a pipeline run", false, [](auto& p, auto& ctx, auto& id, auto&) -> core::Result<core::Value> {
+    BUDCORE_TRY_ASSIGN(auto r, p.get_pipeline_run(ctx, id));
+    return r.to_value();
+  });
+
+  auto* prio = group->add_subcommand("priority", "Change a job's priority");
+  add_common(prio, true);
+  auto prio_id = std::make_shared<std::string>();
+  auto prio_value = std::make_shared<std::string>();
+  prio->add_option("ID", *prio_id, "Job id")->required();
+  prio->add_option("PRIORITY", *prio_value, "critical, high, normal, low or spot")->required();
+  prio->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      BUDCORE_TRY_ASSIGN(core::Id job, uuid(*prio_id, "id"));
+      auto pr = job::parse_job_priority(*prio_value);
+      if (!pr) return core::Error(pr.error()).at("priority");
+      BUDCORE_TRY_ASSIGN(auto r, p.set_priority(ctx, job, *pr));
+      return backend::to_value(r);
+    });
+  });
+
+  auto* list = group->add_subcommand("list", "List a tenant's jobs, newest first");
+  add_common(list, true);
+  auto statuses = std::make_shared<std::vector<std::string>>();
+  auto limit = std::make_shared<int>(100);
+  auto after = std::make_shared<std::string>();
+  list->add_option("--status", *statuses, "Only jobs in this status (repeatable)");
+  list->add_option("--limit", *limit, "Page size (1..1000)");
+  list->add_option("--after", *after, "Cursor of the previous page");
+  list->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      core::List st(statuses->begin(), statuses->end());
+      core::Map q{{"limit", *limit}};
+      if (!st.empty()) q.set("status", core::Value(std::move(st)));
+      if (!after->empty()) q.set("after", *after);
+      BUDCORE_TRY_ASSIGN(auto query, backend::parse_job_query(core::Value(std::move(q))));
+      BUDCORE_TRY_ASSIGN(auto page, p.list_jobs(ctx, query.filter, query.page));
+      return backend::to_value(page);
+    });
+  });
+
+  auto* watch = group->add_subcommand("watch", "The tenant's events after a sequence number");
+  add_common(watch, true);
+  auto since = std::make_shared<std::int64_t>(0);
+  auto wlimit = std::make_shared<int>(1000);
+  watch->add_option("--since", *since, "Last sequence number seen (0: from the start)");
+  watch->add_option("--limit", *wlimit, "At most this many events (1..10000)");
+  watch->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      if (*wlimit < 1) return core::Error::invalid("limit", std::to_string(*wlimit), "must be between 1 and 10000");
+      BUDCORE_TRY_ASSIGN(auto page, p.watch(ctx, *since, static_cast<std::size_t>(*wlimit)));
+      return platform::to_value(page);
+    });
+  });
+
+  auto* pipe = group->add_subcommand("pipeline", "Start a pipeline run");
+  add_common(pipe, true);
+  auto pipe_file = std::make_shared<std::string>();
+  auto params_file = std::make_shared<std::string>();
+  pipe->add_option("FILE", *pipe_file, "Pipeline document (- for stdin)")->required();
+  pipe->add_option("--params", *params_file, "Parameters (YAML/JSON map)");
+  pipe->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      BUDCORE_TRY_ASSIGN(auto doc, read_doc(*pipe_file));
+      core::Value params;
+      if (!params_file->empty()) {
+        BUDCORE_TRY_ASSIGN(params, read_doc(*params_file));
+      }
+      BUDCORE_TRY_ASSIGN(auto run, p.run_pipeline(ctx, doc, params));
+      return run.to_value();
+    });
+  });
+
+  auto* run = group->add_subcommand("run", "Move the platform's virtual clock forward");
+  add_common(run, false);
+  auto seconds = std::make_shared<double>(-1);
+  auto idle = std::make_shared<bool>(false);
+  run->add_option("--for", *seconds, "Seconds of virtual time");
+  run->add_flag("--idle", *idle, "Until nothing is scheduled (at most a year)");
+  run->callback([=] {
+    exit_code() = with_platform(*common, false, [&](platform::Platform& p, const platform::CallContext&) -> core::Result<core::Value> {
+      if (*idle == (*seconds >= 0)) return core::Error::invalid("for", "", "give either --for SECONDS or --idle");
+      if (*seconds > 366.0 * 86400) return core::Error::invalid("for", std::to_string(*seconds), "at most a year");
+      if (*idle) {
+        BUDCORE_TRY(p.run_until_idle());
+      } else {
+        BUDCORE_TRY(p.run_until(p.now() + core::Duration::nanoseconds(static_cast<std::int64_t>(*seconds * 1e9))));
+      }
+      return core::Value::map({{"now", p.now().to_string()}});
+    });
+  });
+
+  auto* cluster = group->add_subcommand("cluster", "What the cluster holds and the quota it uses");
+  add_common(cluster, false);
+  cluster->callback([=] {
+    exit_code() = with_platform(*common, false, [&](platform::Platform& p, const platform::CallContext&) -> core::Result<core::Value> {
+      BUDCORE_TRY(p.pump());
+      return platform::to_value(p.cluster());
+    });
+  });
+
+  auto* check = group->add_subcommand("check", "Check the platform's invariants against its store and cluster");
+  add_common(check, false);
+  check->callback([=] {
+    exit_code() = with_platform(*common, false, [&](platform::Platform& p, const platform::CallContext&) -> core::Result<core::Value> {
+      auto st = p.check_invariants();
+      if (!st) return core::Value::map({{"ok", false}, {"problem", st.error().message}});
+      return core::Value::map({{"ok", true}});
+    });
+  });
+
+  auto* metrics = group->add_subcommand("metrics", "Prometheus text exposition of the platform's metrics");
+  add_common(metrics, false);
+  metrics->callback([=] {
+    auto p = open(*common);
+    if (!p) {
+      exit_code() = report_error(p.error());
+      return;
+    }
+    if (auto st = (*p)->pump(); !st) {
+      exit_code() = report_error(st.error());
+      return;
+    }
+    std::cout << (*p)->metrics();
+    exit_code() = kExitOk;
+  });
+});
+
+}  // namespace
+}  // namespace budcore::cli

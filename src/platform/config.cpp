@@ -1,0 +1,415 @@
+// PlatformConfig: the config document (YAML/JSON) and the embedded defaults (source design
+// 4.4 quotas over a small GPU inventory).
+#include "budcore/platform/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
+#include "budcore/quota/scenario.hpp"
+#include "job/codec_util.hpp"
+
+namespace budcore::platform {
+
+using core::Error;
+using core::Value;
+
+namespace {
+
+constexpr std::int64_t kMaxSeconds = std::int64_t{100} * 365 * 86'400;
+
+// Field readers over one map of the document; every error is prefixed with the map's path.
+class Section {
+ public:
+  Section(const Value& v, std::string path) : path_(std::move(path)) {
+    static const core::Map kEmpty;
+    map_ = v.is_map() ? &v.as_map() : &kEmpty;
+  }
+  static core::Result<Section> of(const Value& v, std::string path) {
+    if (!v.is_map() && !v.is_null())
+      return Error::invalid(path, core::to_json(v), "must be a map, not " + std::string(core::to_string(v.kind())));
+    return Section(v, std::move(path));
+  }
+  core::Status known(std::initializer_list<std::string_view> keys) const {
+    std::vector<std::string_view> k(keys);
+    return at(job::detail::Reader(*map_).reject_unknown(k));
+  }
+  const Value* get(std::string_view key) const {
+    const Value* v = map_->find(key);
+    return v == nullptr || v->is_null() ? nullptr : v;
+  }
+  std::string path(std::string_view key) const { return core::join_path(path_, key); }
+  core::Status at(core::Status st) const {
+    if (!st) {
+      core::Error e = st.error();
+      if (!path_.empty()) e.at(path_);
+      return e;
+    }
+    return {};
+  }
+  template <class T>
+  core::Result<T> at(core::Result<T> r) const {
+    if (!r) {
+      core::Error e = r.error();
+      if (!path_.empty()) e.at(path_);
+      return e;
+    }
+    return r;
+  }
+  core::Status string(std::string_view key, std::string& out) const {
+    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).string(key)));
+    if (v) out = *v;
+    return {};
+  }
+  core::Status boolean(std::string_view key, bool& out) const {
+    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).boolean(key)));
+    if (v) out = *v;
+    return {};
+  }
+  core::Status integer(std::string_view key, std::int64_t& out, std::int64_t lo, std::int64_t hi) const {
+    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).integer(key)));
+    if (!v) return {};
+    if (*v < lo || *v > hi)
+      return Error::invalid(path(key), std::to_string(*v),
+                            "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+    out = *v;
+    return {};
+  }
+  core::Status number(std::string_view key, double& out, double lo, double hi) const {
+    const Value* v = get(key);
+    if (v == nullptr) return {};
+    if (!v->is_number()) return Error::invalid(path(key), core::to_json(*v), "must be a number");
+    double d = v->as_float();
+    if (!std::isfinite(d) || d < lo || d > hi)
+      return Error::invalid(path(key), core::to_json(*v),
+                            "must be between " + core::format_json_float(lo) + " and " + core::format_json_float(hi));
+    out = d;
+    return {};
+  }
+  core::Status seconds(std::string_view key, core::Duration& out, std::int64_t lo) const {
+    double s = -1;
+    BUDCORE_TRY(number(key, s, static_cast<double>(lo), static_cast<double>(kMaxSeconds)));
+    if (s >= 0) out = core::Duration::nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9)));
+    return {};
+  }
+  core::Status quantity(std::string_view key, std::optional<core::Quantity>& out) const {
+    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).quantity(key, false)));
+    if (v) out = *v;
+    return {};
+  }
+
+ private:
+  const core::Map* map_;
+  std::string path_;
+};
+
+core::Status read_pool(const Value& v, const std::string& path, backend::NodePool& p) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(v, path));
+  BUDCORE_TRY(s.known({"name", "flavor", "nodes", "gpu_type", "gpus_per_node", "sharing", "mig_profile",
+                       "mig_instances_per_gpu", "time_slice_replicas", "cpu_per_node", "memory_per_node"}));
+  BUDCORE_TRY(s.string("name", p.name));
+  BUDCORE_TRY(s.string("flavor", p.flavor));
+  BUDCORE_TRY(s.integer("nodes", p.nodes, 0, 100'000));
+  BUDCORE_TRY(s.string("gpu_type", p.gpu_type));
+  BUDCORE_TRY(s.integer("gpus_per_node", p.gpus_per_node, 0, 1024));
+  std::string sharing = "full";
+  BUDCORE_TRY(s.string("sharing", sharing));
+  if (sharing == "full") p.sharing = backend::GpuSharing::Full;
+  else if (sharing == "mig") p.sharing = backend::GpuSharing::Mig;
+  else if (sharing == "time_slice") p.sharing = backend::GpuSharing::TimeSlice;
+  else return Error::invalid(s.path("sharing"), sharing, "must be full, mig or time_slice");
+  BUDCORE_TRY(s.string("mig_profile", p.mig_profile));
+  BUDCORE_TRY(s.integer("mig_instances_per_gpu", p.mig_instances_per_gpu, 0, 7));
+  BUDCORE_TRY(s.integer("time_slice_replicas", p.time_slice_replicas, 1, 64));
+  BUDCORE_TRY(s.quantity("cpu_per_node", p.cpu_per_node));
+  BUDCORE_TRY(s.quantity("memory_per_node", p.memory_per_node));
+  return {};
+}
+
+core::Status read_cluster(const Value& v, PlatformConfig& c) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "cluster"));
+  BUDCORE_TRY(s.known({"backend", "admission_window", "start_latency_seconds", "default_duration_seconds",
+                       "duration_spread", "failure_rate", "seed", "inventory"}));
+  BUDCORE_TRY(s.string("backend", c.cluster_backend));
+  if (c.cluster_backend != "sim")
+    return Error::invalid("cluster.backend", c.cluster_backend,
+                          "this build has the simulated cluster only (\"sim\"); the Kubernetes backend is separate");
+  std::int64_t window = static_cast<std::int64_t>(c.cluster.admission_window);
+  BUDCORE_TRY(s.integer("admission_window", window, 1, 1'000'000));
+  c.cluster.admission_window = static_cast<std::size_t>(window);
+  BUDCORE_TRY(s.seconds("start_latency_seconds", c.cluster.start_latency, 0));
+  BUDCORE_TRY(s.seconds("default_duration_seconds", c.cluster.outcomes.default_duration, 0));
+  if (c.cluster.outcomes.default_duration.count_ns() <= 0)
+    return Error::invalid("cluster.default_duration_seconds", "0", "must be positive");
+  BUDCORE_TRY(s.number("duration_spread", c.cluster.outcomes.duration_spread, 0, 1));
+  BUDCORE_TRY(s.number("failure_rate", c.cluster.outcomes.failure_rate, 0, 1));
+  std::int64_t seed = static_cast<std::int64_t>(c.cluster.outcomes.seed);
+  BUDCORE_TRY(s.integer("seed", seed, 0, INT64_MAX));
+  c.cluster.outcomes.seed = static_cast<std::uint64_t>(seed);
+  if (const Value* inv = s.get("inventory")) {
+    if (!inv->is_list()) return Error::invalid("cluster.inventory", core::to_json(*inv), "must be a list of node pools");
+    if (inv->as_list().size() > 1000) return Error::invalid("cluster.inventory", "", "at most 1000 node pools");
+    c.cluster.inventory.clear();
+    for (std::size_t i = 0; i < inv->as_list().size(); ++i) {
+      backend::NodePool p;
+      BUDCORE_TRY(read_pool(inv->as_list()[i], "cluster.inventory[" + std::to_string(i) + "]", p));
+      c.cluster.inventory.push_back(std::move(p));
+    }
+  }
+  return {};
+}
+
+core::Status read_queues(const Value& v, quota::JobQueueLayout& layout) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "queues"));
+  BUDCORE_TRY(s.known({"service", "batch", "training", "usecase", "tenant_namespace_prefix", "gpu_type_label"}));
+  BUDCORE_TRY(s.string("service", layout.cluster_queue_by_type[job::JobType::Service]));
+  BUDCORE_TRY(s.string("batch", layout.cluster_queue_by_type[job::JobType::Batch]));
+  BUDCORE_TRY(s.string("training", layout.cluster_queue_by_type[job::JobType::Training]));
+  BUDCORE_TRY(s.string("usecase", layout.usecase_cluster_queue));
+  BUDCORE_TRY(s.string("tenant_namespace_prefix", layout.tenant_namespace_prefix));
+  BUDCORE_TRY(s.string("gpu_type_label", layout.gpu_type_label));
+  return {};
+}
+
+core::Status read_retry(const Value& v, job::RetryPolicy& r) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "retry"));
+  BUDCORE_TRY(s.known({"base_seconds", "factor", "cap_seconds", "jitter", "failure_threshold",
+                       "immediate_failure_window_seconds", "cool_down_seconds"}));
+  BUDCORE_TRY(s.seconds("base_seconds", r.backoff.base, 0));
+  BUDCORE_TRY(s.number("factor", r.backoff.factor, 1, 1000));
+  BUDCORE_TRY(s.seconds("cap_seconds", r.backoff.cap, 0));
+  BUDCORE_TRY(s.number("jitter", r.backoff.jitter, 0, 1));
+  std::int64_t threshold = r.breaker.failure_threshold;
+  BUDCORE_TRY(s.integer("failure_threshold", threshold, 1, 1'000'000));
+  r.breaker.failure_threshold = static_cast<int>(threshold);
+  BUDCORE_TRY(s.seconds("immediate_failure_window_seconds", r.breaker.immediate_failure_window, 0));
+  BUDCORE_TRY(s.seconds("cool_down_seconds", r.breaker.cool_down, 0));
+  if (auto st = r.validate(); !st) return Error(st.error()).at("retry");
+  return {};
+}
+
+core::Status read_pipelines(const Value& v, PlatformConfig& c) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "pipelines"));
+  BUDCORE_TRY(s.known({"http", "notifier"}));
+  std::string http = "sim", notifier = "sim";
+  BUDCORE_TRY(s.string("http", http));
+  BUDCORE_TRY(s.string("notifier", notifier));
+  if (http == "sim") c.http = HttpKind::Sim;
+  else if (http == "curl") c.http = HttpKind::Curl;
+  else return Error::invalid("pipelines.http", http, "must be sim or curl");
+  if (notifier == "sim") c.notifier = NotifierKind::Sim;
+  else if (notifier == "none") c.notifier = NotifierKind::None;
+  else return Error::invalid("pipelines.notifier", notifier, "must be sim or none");
+  return {};
+}
+
+// The embedded quota (source design 4.4: job-type ClusterQueues sharing one cohort) in the
+// contract-2 shape.
+constexpr std::string_view kEmbeddedQuota = R"json({
+  "resource_flavors": [
+    {"name": "a100-80gb", "node_labels": {"budcore.io/gpu-type": "nvidia-a100-80gb"}},
+    {"name": "h100-sxm", "node_labels": {"budcore.io/gpu-type": "nvidia-h100-sxm"}},
+    {"name": "t4", "node_labels": {"budcore.io/gpu-type": "nvidia-t4"}},
+    {"name": "a100-mig-1g10gb", "node_labels": {}},
+    {"name": "default-cpu", "node_labels": {}}
+  ],
+  "cluster_queues": [
+    {"name": "model-endpoints", "cohort": "platform-gpu-pool",
+     "GROUPS": [["a100-80gb", "8", "4"], ["h100-sxm", "4", "2"], ["t4", "4", "2"], ["a100-mig-1g10gb", "14", "7"], ["default-cpu", "128", "1Ti"]]},
+    {"name": "batch-jobs", "cohort": "platform-gpu-pool",
+     "GROUPS": [["a100-80gb", "4", "4"], ["h100-sxm", "2", "2"], ["t4", "4", "2"], ["a100-mig-1g10gb", "14", "7"], ["default-cpu", "96", "512Gi"]]},
+    {"name": "training-jobs", "cohort": "platform-gpu-pool",
+     "GROUPS": [["a100-80gb", "4", "4"], ["h100-sxm", "2", "2"], ["t4", "0", "0"], ["a100-mig-1g10gb", "0", "0"], ["default-cpu", "64", "512Gi"]]},
+    {"name": "usecase-deployments", "cohort": "platform-gpu-pool",
+     "GROUPS": [["a100-80gb", "0", "4"], ["h100-sxm", "0", "2"], ["t4", "0", "2"], ["a100-mig-1g10gb", "0", "7"], ["default-cpu", "32", "256Gi"]]}
+  ]
+})json";
+
+Value cluster_queue(const Value& short_form) {
+  // Expands the compact rows above: [flavor, nominal, borrowing limit] per GPU flavor, and
+  // [default-cpu, cpu, memory] for cpu and memory.
+  core::Map cq;
+  cq.set("name", *short_form.find("name"));
+  cq.set("cohort", *short_form.find("cohort"));
+  cq.set("queueing_strategy", "BestEffortFIFO");
+  cq.set("preemption", Value::map({{"within_cluster_queue", "LowerPriority"},
+                                   {"reclaim_within_cohort", "Any"},
+                                   {"borrow_within_cohort", Value::map({{"policy", "Never"}})}}));
+  core::List gpu_flavors, mig_flavors, cpu_flavors;
+  for (const auto& row : short_form.find("GROUPS")->as_list()) {
+    const auto& r = row.as_list();
+    const std::string& flavor = r[0].as_string();
+    if (flavor == "default-cpu") {
+      cpu_flavors.push_back(Value::map({{"name", flavor},
+                                        {"resources", Value::list({Value::map({{"name", "cpu"}, {"nominal", r[1]}}),
+                                                                   Value::map({{"name", "memory"}, {"nominal", r[2]}})})}}));
+      continue;
+    }
+    std::string resource = flavor == "a100-mig-1g10gb" ? "nvidia.com/mig-1g.10gb" : "nvidia.com/gpu";
+    Value entry = Value::map(
+        {{"name", flavor},
+         {"resources", Value::list({Value::map({{"name", resource}, {"nominal", r[1]}, {"borrowing_limit", r[2]}})})}});
+    (flavor == "a100-mig-1g10gb" ? mig_flavors : gpu_flavors).push_back(std::move(entry));
+  }
+  cq.set("resource_groups",
+         Value::list({Value::map({{"covered_resources", Value::list({"cpu", "memory"})}, {"flavors", Value(cpu_flavors)}}),
+                      Value::map({{"covered_resources", Value::list({"nvidia.com/gpu"})}, {"flavors", Value(gpu_flavors)}}),
+                      Value::map({{"covered_resources", Value::list({"nvidia.com/mig-1g.10gb"})},
+                                  {"flavors", Value(mig_flavors)}})}));
+  return Value(std::move(cq));
+}
+
+}  // namespace
+
+core::Result<quota::QuotaConfig> quota_config_from_value(const Value& doc, std::string_view path,
+                                                         quota::EngineOptions* engine) {
+  if (!doc.is_map()) return Error::invalid(std::string(path), core::to_json(doc), "must be a map");
+  static constexpr std::string_view kKeys[] = {"resource_flavors", "cohorts", "cluster_queues", "local_queues",
+                                               "fair_sharing", "priority_classes"};
+  if (auto st = job::detail::Reader(doc.as_map()).reject_unknown(kKeys); !st) return Error(st.error()).at(path);
+  core::Map scenario = doc.as_map();
+  scenario.set("workloads", Value(core::List{}));
+  auto parsed = quota::parse_scenario(core::to_json(Value(std::move(scenario))));
+  if (!parsed) return Error(parsed.error()).at(path);
+  if (engine) {
+    engine->fair_sharing = parsed->fair_sharing;
+    engine->fair_sharing_strategies = parsed->fair_sharing_strategies;
+  }
+  if (auto st = quota::validate(parsed->config); !st) return Error(st.error()).at(path);
+  return std::move(parsed->config);
+}
+
+quota::QuotaConfig embedded_quota() {
+  Value compact = core::parse_json(kEmbeddedQuota).value();
+  core::Map doc;
+  doc.set("resource_flavors", *compact.find("resource_flavors"));
+  core::List cqs;
+  for (const auto& cq : compact.find("cluster_queues")->as_list()) cqs.push_back(cluster_queue(cq));
+  doc.set("cluster_queues", Value(std::move(cqs)));
+  doc.set("cohorts", Value::list({Value::map({{"name", "platform-gpu-pool"}})}));
+  return quota_config_from_value(Value(std::move(doc)), "quota").value();
+}
+
+std::vector<backend::NodePool> embedded_inventory() {
+  auto gpu_pool = [](std::string name, std::string flavor, std::int64_t nodes, std::string type, std::int64_t gpus) {
+    backend::NodePool p;
+    p.name = std::move(name);
+    p.flavor = std::move(flavor);
+    p.nodes = nodes;
+    p.gpu_type = std::move(type);
+    p.gpus_per_node = gpus;
+    p.cpu_per_node = core::Quantity::from_int(96);
+    p.memory_per_node = core::Quantity::parse("1Ti").value();
+    return p;
+  };
+  std::vector<backend::NodePool> out;
+  out.push_back(gpu_pool("a100", "a100-80gb", 2, "nvidia-a100-80gb", 8));
+  out.push_back(gpu_pool("h100", "h100-sxm", 1, "nvidia-h100-sxm", 8));
+  auto t4 = gpu_pool("t4", "t4", 1, "nvidia-t4", 4);
+  t4.sharing = backend::GpuSharing::TimeSlice;
+  t4.time_slice_replicas = 2;
+  out.push_back(std::move(t4));
+  auto mig = gpu_pool("a100-mig", "a100-mig-1g10gb", 1, "nvidia-a100-80gb", 4);
+  mig.sharing = backend::GpuSharing::Mig;
+  mig.mig_profile = "1g.10gb";
+  mig.mig_instances_per_gpu = 7;
+  out.push_back(std::move(mig));
+  backend::NodePool cpu;
+  cpu.name = "cpu";
+  cpu.flavor = "default-cpu";
+  cpu.nodes = 4;
+  cpu.cpu_per_node = core::Quantity::from_int(64);
+  cpu.memory_per_node = core::Quantity::parse("256Gi").value();
+  out.push_back(std::move(cpu));
+  return out;
+}
+
+PlatformConfig PlatformConfig::embedded(const std::string& dir) {
+  PlatformConfig c;
+  std::string d = dir.empty() ? "." : dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  c.store_uri = (d.front() == '/' ? "sqlite://" : "sqlite:") + d + "/budcore.db";
+  c.cluster.quota = embedded_quota();
+  c.cluster.inventory = embedded_inventory();
+  return c;
+}
+
+core::Result<PlatformConfig> PlatformConfig::from_value(const Value& document) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(document, ""));
+  if (!document.is_map()) return Error::invalid("", core::to_json(document), "a platform config is a map");
+  BUDCORE_TRY(s.known({"schema_version", "store", "clock", "cluster", "quota", "queues", "retry", "pipelines",
+                       "max_events_per_commit"}));
+  std::int64_t version = kSchemaVersion;
+  BUDCORE_TRY(s.integer("schema_version", version, 1, 1'000'000));
+  if (version != kSchemaVersion)
+    return Error::make(core::ErrorCode::Unsupported,
+                       "config schema_version " + std::to_string(version) + " is not supported (this library reads 1)",
+                       "schema_version");
+  PlatformConfig c;
+  c.cluster.quota = embedded_quota();
+  c.cluster.inventory = embedded_inventory();
+  if (const Value* store = s.get("store")) {
+    if (store->is_string()) {
+      c.store_uri = store->as_string();
+    } else {
+      BUDCORE_TRY_ASSIGN(Section st, Section::of(*store, "store"));
+      BUDCORE_TRY(st.known({"uri", "durable"}));
+      BUDCORE_TRY(st.string("uri", c.store_uri));
+      BUDCORE_TRY(st.boolean("durable", c.store_durable));
+    }
+  }
+  if (const Value* clock = s.get("clock")) {
+    std::string kind;
+    if (clock->is_string()) {
+      kind = clock->as_string();
+    } else {
+      BUDCORE_TRY_ASSIGN(Section cs, Section::of(*clock, "clock"));
+      BUDCORE_TRY(cs.known({"kind", "start"}));
+      BUDCORE_TRY(cs.string("kind", kind));
+      if (const Value* start = cs.get("start")) {
+        if (!start->is_string()) return Error::invalid("clock.start", core::to_json(*start), "must be an RFC 3339 time");
+        auto t = core::Timestamp::parse(start->as_string());
+        if (!t) return Error(t.error()).at("clock.start");
+        c.virtual_start = *t;
+      }
+    }
+    if (kind == "virtual" || kind.empty()) c.clock = ClockKind::Virtual;
+    else if (kind == "system") c.clock = ClockKind::System;
+    else return Error::invalid("clock", kind, "must be virtual or system");
+  }
+  if (const Value* v = s.get("cluster")) BUDCORE_TRY(read_cluster(*v, c));
+  if (const Value* v = s.get("quota")) {
+    BUDCORE_TRY_ASSIGN(c.cluster.quota, quota_config_from_value(*v, "quota", &c.cluster.engine));
+    if (!s.get("cluster") || !s.get("cluster")->find("inventory")) c.cluster.inventory.clear();
+  }
+  if (const Value* v = s.get("queues")) BUDCORE_TRY(read_queues(*v, c.cluster.layout));
+  if (const Value* v = s.get("retry")) BUDCORE_TRY(read_retry(*v, c.retry));
+  if (const Value* v = s.get("pipelines")) BUDCORE_TRY(read_pipelines(*v, c));
+  std::int64_t per_commit = static_cast<std::int64_t>(c.max_events_per_commit);
+  BUDCORE_TRY(s.integer("max_events_per_commit", per_commit, 1, 1'000'000));
+  c.max_events_per_commit = static_cast<std::size_t>(per_commit);
+  BUDCORE_TRY(c.validate());
+  return c;
+}
+
+core::Result<PlatformConfig> PlatformConfig::parse(std::string_view text) {
+  if (text.size() > kMaxDocumentBytes)
+    return Error::invalid("", std::to_string(text.size()) + " bytes", "a platform config is at most 4 MiB");
+  BUDCORE_TRY_ASSIGN(Value doc, core::parse_document(text));
+  return from_value(doc);
+}
+
+core::Status PlatformConfig::validate() const {
+  if (store_uri.empty()) return Error::invalid("store", "", "a platform needs a store URI (sqlite:///path.db, postgresql://...)");
+  if (auto st = cluster.validate(); !st) {
+    core::Error e = st.error();
+    if (e.field.rfind("inventory", 0) == 0) e.at("cluster");
+    else if (e.field.rfind("admission_window", 0) != 0 && e.field.rfind("outcomes", 0) != 0) e.at("quota");
+    return e;
+  }
+  if (auto st = retry.validate(); !st) return Error(st.error()).at("retry");
+  return {};
+}
+
+}  // namespace budcore::platform

@@ -1,0 +1,348 @@
+// The job operations of the Platform: submit (one or a batch, one transaction), cancel, retry,
+// priority, preemption — each persisted before the cluster is told.
+#include <algorithm>
+
+#include "budcore/core/json.hpp"
+#include "budcore/job/state_machine.hpp"
+#include "budcore/quota/job_workload.hpp"
+#include "platform/platform_impl.hpp"
+
+namespace budcore::platform {
+
+using core::Error;
+using core::ErrorCode;
+using job::JobStatus;
+using Impl = Platform::Impl;
+
+namespace {
+
+Error at_index(Error e, bool batch, std::size_t i) {
+  if (batch) e.at("jobs[" + std::to_string(i) + "]");
+  return e;
+}
+
+core::Value transition_data(const job::Job& job, JobStatus from, JobStatus to, std::string_view message) {
+  return core::Value::map({{"job", job.id.to_string()},
+                           {"name", job.name},
+                           {"from", std::string(job::to_string(from))},
+                           {"to", std::string(job::to_string(to))},
+                           {"message", std::string(message)},
+                           {"run", job.retry_count + 1}});
+}
+
+}  // namespace
+
+core::Status Impl::move(LiveJob* lj, job::Job& job, JobStatus to, core::Timestamp at, std::string_view message,
+                        std::vector<std::pair<core::Id, backend::EventRecord>>& log) {
+  const JobStatus from = job.status;
+  if (job.updated_at && at < *job.updated_at) at = *job.updated_at;  // never backwards
+  AtClock c(at);
+  BUDCORE_TRY(job::transition(job, to, c, message));
+  backend::EventRecord e;
+  e.at = at;
+  e.type = "job.transition";
+  e.object_id = job.id;
+  e.data = transition_data(job, from, to, message);
+  log.emplace_back(job.tenant_id, std::move(e));
+  metrics.count("job_state_transitions_total", {{"job_type", std::string(job::to_string(job.job_type))},
+                                                {"from_state", std::string(job::to_string(from))},
+                                                {"to_state", std::string(job::to_string(to))}});
+  if (lj) lj->status = to;
+  return {};
+}
+
+core::Value Impl::record_doc(const LiveJob& lj) const {
+  core::Map m;
+  m.set("tenant", lj.tenant.to_string());
+  m.set("queue_seq", lj.queue_seq);
+  m.set("queued_ns", lj.queued_ns);
+  if (lj.admitted_ns) m.set("admitted_ns", lj.admitted_ns);
+  if (lj.started_ns) m.set("started_ns", lj.started_ns);
+  if (lj.retry_at_ns) m.set("retry_at_ns", lj.retry_at_ns);
+  if (lj.placement) m.set("placement", placement_value(*lj.placement));
+  return core::Value(std::move(m));
+}
+
+core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, std::string_view path) {
+  auto fail = [&](Error e) {
+    if (!path.empty()) e.at(path);
+    return e;
+  };
+  if (!job.tenant_id.is_nil() && job.tenant_id != caller.tenant)
+    return fail(Error::invalid("tenant_id", job.tenant_id.to_string(), "belongs to another tenant than the caller's"));
+  if (job.status != JobStatus::Pending)
+    return fail(Error::invalid("status", std::string(job::to_string(job.status)), "a submitted job starts pending"));
+  if (!job.status_history.empty())
+    return fail(Error::invalid("status_history", "", "a submitted job has no history yet"));
+  if (job.retry_count != 0)
+    return fail(Error::invalid("retry_count", std::to_string(job.retry_count), "a submitted job has not been retried"));
+  job.tenant_id = caller.tenant;
+  if (job.id.is_nil()) job.id = core::Id::generate(*clock);
+  const core::Timestamp now = clock->now();
+  job.created_at = now;
+  job.updated_at = now;
+  job.actual_start.reset();
+  job.actual_end.reset();
+  if (auto st = job.validate(); !st) return fail(st.error());
+  if (auto w = quota::workload_for(job, 0, config.cluster.layout); !w) return fail(w.error());
+  if (sim) {
+    if (auto st = backend::SimCluster::check_spec(job.spec); !st) return fail(st.error());
+  }
+  return job;
+}
+
+core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& caller, std::vector<SubmitRequest> jobs,
+                                                          bool batch) {
+  if (jobs.empty()) return std::vector<SubmitResult>{};
+  if (jobs.size() > 100'000) return Error::invalid("jobs", std::to_string(jobs.size()), "at most 100000 jobs per batch");
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    auto prepared = prepare(caller, std::move(jobs[i].job), batch ? "jobs[" + std::to_string(i) + "]" : "");
+    if (!prepared) return prepared.error();
+    jobs[i].job = std::move(*prepared);
+    if (auto st = check_gates(caller, jobs[i].job, GateStage::Submit); !st) return at_index(st.error(), batch, i);
+  }
+  const core::Timestamp now = clock->now();
+  std::vector<SubmitResult> results(jobs.size());
+  std::vector<LiveJob> staged;
+  std::vector<std::shared_ptr<job::Job>> staged_docs;
+  staged.reserve(jobs.size());
+  auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    std::vector<std::pair<core::Id, backend::EventRecord>> log;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      job::Job& job = jobs[i].job;
+      const std::string cq = quota::cluster_queue_for(job, config.cluster.layout);
+      log.clear();
+      BUDCORE_TRY(move(nullptr, job, JobStatus::Queued, now, "submitted; waiting for admission by ClusterQueue " + cq, log));
+      auto created = tx.create_job(caller.tenant, job, jobs[i].idempotency_key);
+      if (!created) return at_index(created.error(), batch, i);
+      results[i] = SubmitResult{std::move(created->record), created->created};
+      if (!created->created) continue;
+      // The PENDING -> QUEUED transition is the submission's event: it carries who asked and how.
+      core::Map& data = log.front().second.data.mutable_map();
+      data.set("job_type", std::string(job::to_string(job.job_type)));
+      data.set("source", std::string(job::to_string(job.source)));
+      data.set("idempotency_key", jobs[i].idempotency_key.empty() ? core::Value() : core::Value(jobs[i].idempotency_key));
+      data.set("request_id", caller.request_id.empty() ? core::Value() : core::Value(caller.request_id));
+      data.set("principal", caller.principal.empty() ? core::Value() : core::Value(caller.principal));
+      BUDCORE_TRY_ASSIGN(std::int64_t seq, tx.append_event(caller.tenant, log.front().second));
+      LiveJob lj;
+      lj.id = job.id;
+      lj.tenant = caller.tenant;
+      lj.version = results[i].record.version;
+      lj.run = 1;
+      lj.queue_seq = seq;
+      lj.queued_ns = now.unix_nanos();
+      lj.status = JobStatus::Queued;
+      lj.type = job.job_type;
+      lj.source = job.source;
+      lj.priority = job.priority;
+      BUDCORE_TRY(tx.put_platform_record("job", job.id.to_string(), record_doc(lj)));
+      staged.push_back(std::move(lj));
+      staged_docs.push_back(std::make_shared<job::Job>(job));
+    }
+    return save_clock(tx);
+  });
+  if (!st) {
+    // The transaction rolled back: nothing was created; the metrics counted transitions of it.
+    return st.error();
+  }
+  std::vector<backend::ClusterEvent> rejected;
+  for (std::size_t k = 0; k < staged.size(); ++k) {
+    LiveJob& lj = live.emplace(staged[k].id, std::move(staged[k])).first->second;
+    const job::Job& job = *staged_docs[k];
+    metrics.count("jobs_total", {{"source_type", std::string(job::to_string(job.source))},
+                                 {"job_type", std::string(job::to_string(job.job_type))},
+                                 {"status", "submitted"}});
+    if (job.source == job::JobSource::Pipeline)
+      for (std::size_t i = 0; i < jobs.size(); ++i)
+        if (jobs[i].job.id == lj.id && !jobs[i].idempotency_key.empty()) pipeline_keys[jobs[i].idempotency_key] = lj.id;
+    hand_to_cluster(lj, job);
+  }
+  return results;
+}
+
+// Hands the job's current run to the cluster. A refusal fails the job (through the same path
+// as a failure the cluster reports); an unreachable cluster is tried again at the next pump.
+void Impl::hand_to_cluster(LiveJob& lj, const job::Job& job) {
+  auto req = request_for(lj, job);
+  core::Status st = req ? cluster->submit(*req) : core::Status(req.error());
+  if (st) {
+    lj.in_cluster = true;
+    return;
+  }
+  if (st.error().code == ErrorCode::Io) {
+    resubmit.push_back(lj.id);
+    return;
+  }
+  backend::ClusterEvent e;
+  e.kind = backend::ClusterEventKind::Failed;
+  e.tenant = lj.tenant;
+  e.job_id = lj.id;
+  e.run = lj.run;
+  e.at = clock->now();
+  e.reason = "Rejected";
+  e.message = "the cluster refused the job: " + st.error().describe();
+  std::vector<backend::ClusterEvent> one{std::move(e)};
+  (void)apply_events(one);
+}
+
+core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const core::Id& id, std::string_view reason) {
+  BUDCORE_TRY_ASSIGN(backend::JobRecord rec, store->get_job(caller.tenant, id));
+  if (job::is_final(rec.job.status) || rec.job.status == JobStatus::Failed) {
+    auto it = live.find(id);
+    bool retry_pending = it != live.end() && it->second.retry_at_ns > 0;
+    if (!retry_pending)
+      return Error::make(ErrorCode::Conflict,
+                         "job " + id.to_string() + " is " + std::string(job::to_string(rec.job.status)) +
+                             ": only a job that has not ended can be cancelled",
+                         "status");
+    // A failed job waiting for its retry: cancelling it stops the retries (FAILED is final then).
+    backend::EventRecord e;
+    e.at = clock->now();
+    e.type = "job.retries_cancelled";
+    e.object_id = id;
+    e.data = core::Value::map({{"job", id.to_string()}, {"reason", std::string(reason)}});
+    rec.job.status_message = "retries cancelled" + (reason.empty() ? std::string() : ": " + std::string(reason));
+    auto st = store->transact([&](backend::Store& tx) -> core::Status {
+      BUDCORE_TRY_ASSIGN(rec, tx.write_job(caller.tenant, rec.job, rec.version));
+      BUDCORE_TRY(tx.append_event(caller.tenant, e));
+      return tx.delete_platform_record("job", id.to_string());
+    });
+    if (!st) return st.error();
+    live.erase(it);
+    return store->get_job(caller.tenant, id);
+  }
+  std::string message = reason.empty() ? "cancelled" : "cancelled: " + std::string(reason);
+  if (!caller.principal.empty()) message += " (by " + caller.principal + ")";
+  std::vector<std::pair<core::Id, backend::EventRecord>> log;
+  job::Job job = rec.job;
+  BUDCORE_TRY(move(nullptr, job, JobStatus::Cancelled, clock->now(), message, log));
+  backend::JobRecord out;
+  auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY_ASSIGN(out, tx.write_job(caller.tenant, job, rec.version));
+    for (auto& [tenant, e] : log) BUDCORE_TRY(tx.append_event(tenant, e));
+    BUDCORE_TRY(tx.delete_platform_record("job", id.to_string()));
+    return save_clock(tx);
+  });
+  if (!st) return st.error();
+  metrics.count("jobs_total", {{"source_type", std::string(job::to_string(job.source))},
+                               {"job_type", std::string(job::to_string(job.job_type))},
+                               {"status", "cancelled"}});
+  if (auto it = live.find(id); it != live.end()) {
+    bool in_cluster = it->second.in_cluster;
+    live.erase(it);
+    if (in_cluster) (void)cluster->cancel(id, message);
+  }
+  out.idempotency_key = rec.idempotency_key;
+  return out;
+}
+
+core::Result<backend::JobRecord> Impl::retry(const CallContext& caller, const core::Id& id, bool automatic) {
+  BUDCORE_TRY_ASSIGN(backend::JobRecord rec, store->get_job(caller.tenant, id));
+  if (rec.job.status != JobStatus::Failed)
+    return Error::make(ErrorCode::Conflict,
+                       "job " + id.to_string() + " is " + std::string(job::to_string(rec.job.status)) +
+                           ": only a failed job can be retried",
+                       "status");
+  if (rec.job.retry_count >= rec.job.max_retries)
+    return Error::make(ErrorCode::Conflict,
+                       "job " + id.to_string() + " has used its retry budget (" + std::to_string(rec.job.retry_count) +
+                           " of max_retries " + std::to_string(rec.job.max_retries) + ")",
+                       "retry_count");
+  BUDCORE_TRY(check_gates(caller, rec.job, GateStage::Retry));
+  job::Job job = rec.job;
+  std::vector<std::pair<core::Id, backend::EventRecord>> log;
+  const core::Timestamp now = clock->now();
+  std::string message = "retry " + std::to_string(job.retry_count + 1) + " of " + std::to_string(job.max_retries) +
+                        (automatic ? "" : " (requested)");
+  BUDCORE_TRY(move(nullptr, job, JobStatus::Queued, now, message, log));
+  LiveJob fresh;
+  auto it = live.find(id);
+  LiveJob& lj = it != live.end() ? it->second : fresh;
+  backend::JobRecord out;
+  auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY_ASSIGN(out, tx.write_job(caller.tenant, job, rec.version));
+    BUDCORE_TRY_ASSIGN(std::int64_t seq, tx.append_event(caller.tenant, log.front().second));
+    lj.id = id;
+    lj.tenant = caller.tenant;
+    lj.version = out.version;
+    lj.run = job.retry_count + 1;
+    lj.queue_seq = seq;
+    lj.queued_ns = now.unix_nanos();
+    lj.admitted_ns = lj.started_ns = lj.retry_at_ns = 0;
+    lj.status = JobStatus::Queued;
+    lj.type = job.job_type;
+    lj.source = job.source;
+    lj.priority = job.priority;
+    lj.placement.reset();
+    lj.doc.reset();
+    BUDCORE_TRY(tx.put_platform_record("job", id.to_string(), record_doc(lj)));
+    return save_clock(tx);
+  });
+  if (!st) return automatic ? fail_halted(st.error()) : st.error();
+  metrics.count("job_retries_total", {{"job_type", std::string(job::to_string(job.job_type))}});
+  LiveJob& placed = it != live.end() ? it->second : live.emplace(id, std::move(fresh)).first->second;
+  placed.in_cluster = false;
+  hand_to_cluster(placed, job);
+  out.idempotency_key = rec.idempotency_key;
+  return out;
+}
+
+core::Result<backend::JobRecord> Platform::set_priority(const CallContext& caller, const core::Id& id,
+                                                        job::JobPriority priority) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  BUDCORE_TRY(m.guard(caller, "update", "jobs", &id));
+  BUDCORE_TRY_ASSIGN(backend::JobRecord rec, m.store->get_job(caller.tenant, id));
+  auto it = m.live.find(id);
+  if (it == m.live.end())
+    return Error::make(ErrorCode::Conflict,
+                       "job " + id.to_string() + " is " + std::string(job::to_string(rec.job.status)) +
+                           ": the priority of an ended job cannot change",
+                       "status");
+  job::Job job = rec.job;
+  const job::JobPriority before = job.priority;
+  job.priority = priority;
+  if (auto st = job.validate(); !st) return Error(st.error()).at("");
+  backend::EventRecord e;
+  e.at = m.clock->now();
+  e.type = "job.priority_changed";
+  e.object_id = id;
+  e.data = core::Value::map({{"job", id.to_string()},
+                             {"from", std::string(job::to_string(before))},
+                             {"to", std::string(job::to_string(priority))}});
+  backend::JobRecord out;
+  auto st = m.store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY_ASSIGN(out, tx.write_job(caller.tenant, job, rec.version));
+    BUDCORE_TRY(tx.append_event(caller.tenant, e));
+    return {};
+  });
+  if (!st) return st.error();
+  LiveJob& lj = it->second;
+  lj.version = out.version;
+  lj.priority = priority;
+  if (lj.doc) lj.doc->priority = priority, lj.doc->updated_at = out.job.updated_at;
+  if (lj.in_cluster) (void)m.cluster->set_priority(id, job::kueue_priority_value(priority));
+  out.idempotency_key = rec.idempotency_key;
+  return out;
+}
+
+core::Result<backend::JobRecord> Platform::preempt_job(const CallContext& caller, const core::Id& id, std::string_view reason) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  BUDCORE_TRY(m.guard(caller, "preempt", "jobs", &id));
+  BUDCORE_TRY_ASSIGN(backend::JobRecord rec, m.store->get_job(caller.tenant, id));
+  auto it = m.live.find(id);
+  if (it == m.live.end() || !job::holds_resources(it->second.status))
+    return Error::make(ErrorCode::Conflict,
+                       "job " + id.to_string() + " is " + std::string(job::to_string(rec.job.status)) +
+                           ": only a scheduled or running job can be preempted",
+                       "status");
+  std::string why = reason.empty() ? "preempted by an administrator" : std::string(reason);
+  if (!caller.principal.empty()) why += " (by " + caller.principal + ")";
+  BUDCORE_TRY(m.cluster->evict(id, why));
+  BUDCORE_TRY(m.pump_locked());
+  return m.store->get_job(caller.tenant, id);
+}
+
+}  // namespace budcore::platform

@@ -1,0 +1,39 @@
+// The Platform's metrics: counters and histograms named as the source design names them (Part
+// 12: job lifecycle 12.4.3, pipelines 12.4.2, scheduling 12.2.4), rendered in Prometheus text
+// exposition format. Gauges (queue usage, pending workloads) are computed at render time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace budcore::platform {
+
+class Metrics {
+ public:
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+
+  void count(std::string_view name, const Labels& labels, double by = 1);
+  void observe(std::string_view name, const Labels& labels, double value);
+  // A gauge sample for this render only.
+  void gauge(std::string_view name, const Labels& labels, double value);
+  void clear_gauges();
+
+  // HELP/TYPE lines come from the built-in table of metric descriptions.
+  std::string render() const;
+
+ private:
+  struct Histogram {
+    std::vector<std::uint64_t> buckets;  // cumulative at render, per bound here
+    double sum = 0;
+    std::uint64_t count = 0;
+  };
+  static std::string key(const Labels& labels);
+  std::map<std::string, std::map<std::string, double>> counters_;      // name -> labels -> value
+  std::map<std::string, std::map<std::string, Histogram>> histograms_;
+  std::map<std::string, std::map<std::string, double>> gauges_;
+};
+
+}  // namespace budcore::platform

@@ -1,0 +1,333 @@
+// Pipelines through the Platform: each run is a pipeline::Engine whose JOB steps submit
+// platform jobs (RunJobs, a JobRunner over the Platform) and whose transitions are saved to the
+// Store before they are acted on (RunSink), so a reopened Platform resumes the run.
+#include <algorithm>
+
+#include "budcore/core/json.hpp"
+#include "budcore/job/state_machine.hpp"
+#include "budcore/pipeline/run_state.hpp"
+#include "platform/platform_impl.hpp"
+
+namespace budcore::platform {
+
+using core::Error;
+using core::ErrorCode;
+using job::JobStatus;
+using Impl = Platform::Impl;
+
+namespace {
+
+std::string base_step(std::string_view step_id) {
+  auto bracket = step_id.find('[');
+  return std::string(bracket == std::string_view::npos ? step_id : step_id.substr(0, bracket));
+}
+
+bool terminal_step(std::string_view state) {
+  return state == "succeeded" || state == "failed" || state == "errored" || state == "skipped" || state == "omitted" ||
+         state == "cancelled";
+}
+
+bool terminal_run(std::string_view status) { return status == "completed" || status == "failed" || status == "cancelled"; }
+
+}  // namespace
+
+// JOB steps of one run as platform jobs, keyed by the engine's idempotency key.
+class RunJobs final : public pipeline::JobRunner {
+ public:
+  RunJobs(Impl& p, LiveRun& run) : p_(p), run_(run) {
+    if (p.sim) outputs_ = pipeline::referenced_output_keys(run.document);
+  }
+
+  core::Status submit(const pipeline::JobRequest& req) override {
+    if (p_.pipeline_keys.count(req.key)) return {};
+    BUDCORE_TRY_ASSIGN(job::Job job, job_from_step_config(req.step_id, {}, req.config));
+    job.source = job::JobSource::Pipeline;
+    job.pipeline_id = run_.id;
+    job.source_id = run_.id;
+    job.pipeline_step_id = derived_id(run_.id.to_string() + "/" + req.step_id);
+    // Templates downstream read outputs of this step the simulated cluster does not produce
+    // by itself: it returns them as "sim://<step>/<key>", as a rehearsal does.
+    if (auto keys = outputs_.find(base_step(req.step_id)); keys != outputs_.end()) {
+      core::Map spec = job.spec.is_map() ? job.spec.as_map() : core::Map{};
+      core::Map sim = spec.find("sim") && spec.find("sim")->is_map() ? spec.find("sim")->as_map() : core::Map{};
+      core::Map outs = sim.find("outputs") && sim.find("outputs")->is_map() ? sim.find("outputs")->as_map() : core::Map{};
+      for (const auto& k : keys->second)
+        if (k != "job_id" && k != "url" && k != "node" && !outs.contains(k)) outs.set(k, "sim://" + base_step(req.step_id) + "/" + k);
+      if (!outs.empty()) {
+        sim.set("outputs", core::Value(std::move(outs)));
+        spec.set("sim", core::Value(std::move(sim)));
+        job.spec = core::Value(std::move(spec));
+      }
+    }
+    CallContext ctx = CallContext::for_tenant(run_.tenant, run_.principal, "pipeline:" + run_.id.to_string());
+    std::vector<SubmitRequest> one;
+    one.push_back(SubmitRequest{std::move(job), req.key});
+    BUDCORE_TRY_ASSIGN(auto results, p_.submit_jobs(ctx, std::move(one), false));
+    if (results.front().created) p_.metrics.count("jobs_created_from_steps_total", {{"step_type", "job"}});
+    return {};
+  }
+
+  core::Result<pipeline::JobPoll> poll(const std::string& key) override {
+    pipeline::JobPoll out;
+    if (auto it = p_.pipeline_keys.find(key); it != p_.pipeline_keys.end()) {
+      if (auto l = p_.live.find(it->second); l != p_.live.end()) {
+        // A service's step is done once it serves: a deployment, not a run to completion.
+        if (l->second.type == job::JobType::Service && l->second.status == JobStatus::Running && l->second.doc) {
+          out.outcome = pipeline::JobOutcome::Succeeded;
+          out.outputs = l->second.doc->outputs;
+        }
+        return out;  // otherwise queued, running, or failed with a retry to come
+      }
+      p_.pipeline_keys.erase(it);
+    }
+    BUDCORE_TRY_ASSIGN(auto rec, p_.store->get_job_by_key(run_.tenant, key));
+    if (!rec) return Error::make(ErrorCode::NotFound, "no job was submitted for step key '" + key + "'", "key");
+    switch (rec->job.status) {
+      case JobStatus::Completed:
+        out.outcome = pipeline::JobOutcome::Succeeded;
+        out.outputs = rec->job.outputs;
+        break;
+      case JobStatus::Failed:
+        out.outcome = pipeline::JobOutcome::Failed;
+        out.message = rec->job.status_message.value_or("job failed");
+        break;
+      case JobStatus::Cancelled:
+        out.outcome = pipeline::JobOutcome::Cancelled;
+        out.message = rec->job.status_message.value_or("cancelled");
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  core::Status cancel(const std::string& key) override {
+    auto it = p_.pipeline_keys.find(key);
+    if (it == p_.pipeline_keys.end()) return {};
+    core::Id id = it->second;
+    CallContext ctx = CallContext::for_tenant(run_.tenant, run_.principal, "pipeline:" + run_.id.to_string());
+    auto r = p_.cancel(ctx, id, "pipeline run " + run_.id.to_string() + " cancelled it");
+    if (!r && r.error().code != ErrorCode::Conflict) return r.error();
+    return {};
+  }
+
+ private:
+  Impl& p_;
+  LiveRun& run_;
+  std::map<std::string, std::vector<std::string>, std::less<>> outputs_;
+};
+
+// Saves every transition of the run (its whole RunState) and logs it, in one transaction,
+// before the engine acts on it.
+class RunSink final : public pipeline::StateSink {
+ public:
+  RunSink(Impl& p, LiveRun& run) : p_(p), run_(run) {}
+
+  core::Status save(const pipeline::Transition& t, const pipeline::RunState& state) override {
+    backend::EventRecord e;
+    e.at = t.at;
+    e.type = "pipeline.transition";
+    e.object_id = run_.id;
+    core::Value data = t.to_value();
+    data.mutable_map().set("run", run_.id.to_string());
+    data.mutable_map().set("pipeline", run_.pipeline);
+    e.data = std::move(data);
+    core::Value saved = state.to_value();
+    auto st = p_.store->transact([&](backend::Store& tx) -> core::Status {
+      BUDCORE_TRY_ASSIGN(auto rec, tx.save_pipeline_state(run_.tenant, run_.id, run_.version, std::move(saved)));
+      run_.version = rec.version;
+      BUDCORE_TRY(tx.append_event(run_.tenant, e));
+      return p_.save_clock(tx);
+    });
+    if (!st) return p_.fail_halted(st.error());
+    count(t, state);
+    return {};
+  }
+
+ private:
+  void count(const pipeline::Transition& t, const pipeline::RunState& state) {
+    if (!t.step.empty()) {
+      if (!terminal_step(t.to)) return;
+      auto type = run_.step_types.find(base_step(t.step));
+      std::string step_type = type == run_.step_types.end() ? "unknown" : type->second;
+      p_.metrics.count("step_executions_total", {{"step_type", step_type}, {"status", t.to}});
+      if (const pipeline::StepRun* r = state.find(t.step); r != nullptr && r->started_at && r->finished_at)
+        p_.metrics.observe("step_duration_seconds", {{"step_type", step_type}, {"status", t.to}},
+                           static_cast<double>((*r->finished_at - *r->started_at).count_ns()) / 1e9);
+      return;
+    }
+    if (!terminal_run(t.to)) return;
+    p_.metrics.count("pipeline_executions_total", {{"status", t.to}});
+    if (state.started_at && state.finished_at)
+      p_.metrics.observe("pipeline_duration_seconds", {{"pipeline_id", run_.pipeline}, {"status", t.to}},
+                         static_cast<double>((*state.finished_at - *state.started_at).count_ns()) / 1e9);
+  }
+
+  Impl& p_;
+  LiveRun& run_;
+};
+
+LiveRun::LiveRun() = default;
+LiveRun::~LiveRun() = default;
+
+core::Status Impl::start_engine(LiveRun& run, const core::Value* saved_state) {
+  run.jobs = std::make_unique<RunJobs>(*this, run);
+  run.sink = std::make_unique<RunSink>(*this, run);
+  run.step_types.clear();
+  if (const core::Value* steps = run.document.find("steps"); steps != nullptr && steps->is_list())
+    for (const auto& s : steps->as_list()) {
+      const core::Value* id = s.find("id");
+      const core::Value* type = s.find("step_type");
+      if (id && id->is_string() && type && type->is_string()) {
+        std::string t = type->as_string();
+        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        run.step_types[id->as_string()] = t;
+      }
+    }
+  pipeline::EngineDeps deps;
+  deps.clock = clock.get();
+  deps.jobs = run.jobs.get();
+  deps.functions = &functions;
+  deps.sink = run.sink.get();
+  if (config.http == HttpKind::Curl) {
+    deps.http = http.get();
+  } else {
+    run.sim_http = std::make_unique<pipeline::SimHttpClient>(pipeline::referenced_output_keys(run.document));
+    deps.http = run.sim_http.get();
+  }
+  if (config.notifier == NotifierKind::Sim) {
+    run.sim_notifier = std::make_unique<pipeline::SimNotifier>();
+    deps.notifier = run.sim_notifier.get();
+  }
+  pipeline::EngineOptions opts;
+  opts.run_id = run.id.to_string();
+  auto engine = saved_state ? pipeline::Engine::restore(run.document, deps, *saved_state, opts)
+                            : pipeline::Engine::create(run.document, deps, opts);
+  if (!engine) return engine.error();
+  run.engine.emplace(std::move(*engine));
+  return {};
+}
+
+core::Status Impl::finish_run(LiveRun& run) {
+  if (run.finished) return {};
+  run.finished = true;
+  auto st = store->delete_platform_record("run", run.id.to_string());
+  if (!st) return fail_halted(st.error());
+  return {};
+}
+
+core::Status Impl::pump_runs(bool& progressed) {
+  for (auto& [id, run] : runs) {
+    if (run->finished || !run->engine) continue;
+    const std::int64_t before = run->engine->state().seq;
+    auto st = run->engine->pump();
+    if (halted) return *halted;
+    if (!st) return fail_halted(st.error());
+    if (run->engine->state().seq != before) progressed = true;
+    if (run->engine->done()) BUDCORE_TRY(finish_run(*run));
+  }
+  for (auto it = runs.begin(); it != runs.end();) {
+    if (it->second->finished) it = runs.erase(it);
+    else ++it;
+  }
+  return {};
+}
+
+// ---- public members ----------------------------------------------------------------------------
+
+namespace {
+
+core::Result<PipelineRun> run_of(const backend::PipelineRecord& rec) {
+  PipelineRun out;
+  out.id = rec.id;
+  out.pipeline = rec.name;
+  out.state = rec.state;
+  out.version = rec.version;
+  out.created_at = rec.created_at;
+  out.updated_at = rec.updated_at;
+  if (const core::Value* s = rec.state.find("status"); s != nullptr && s->is_string()) {
+    auto status = pipeline::parse_pipeline_status(s->as_string());
+    if (status) out.status = *status;
+  }
+  return out;
+}
+
+}  // namespace
+
+core::Result<PipelineRun> Platform::run_pipeline(const CallContext& caller, const core::Value& document, core::Value params) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  BUDCORE_TRY(m.guard(caller, "run", "pipeline_runs"));
+  if (!params.is_null() && !params.is_map()) return Error::invalid("params", core::to_json(params), "must be a map");
+  const core::Value* meta = document.is_map() ? document.find("pipeline") : nullptr;
+  const core::Value* name = meta && meta->is_map() ? meta->find("name") : nullptr;
+  auto run = std::make_unique<LiveRun>();
+  run->id = core::Id::generate(*m.clock);
+  run->tenant = caller.tenant;
+  run->principal = caller.principal;
+  run->pipeline = name && name->is_string() ? name->as_string() : "pipeline";
+  run->document = document;
+  run->started_ns = m.clock->now().unix_nanos();
+  if (!params.is_null()) {
+    // The run's parameters are merged into the document's, so a restored run sees them too.
+    core::Map doc = document.as_map();
+    core::Map p = meta && meta->is_map() ? meta->as_map() : core::Map{};
+    core::Map merged = p.find("parameters") && p.find("parameters")->is_map() ? p.find("parameters")->as_map() : core::Map{};
+    for (const auto& [k, v] : params.as_map()) merged.set(k, v);
+    p.set("parameters", core::Value(std::move(merged)));
+    doc.set("pipeline", core::Value(std::move(p)));
+    run->document = core::Value(std::move(doc));
+  }
+  BUDCORE_TRY(m.start_engine(*run, nullptr));  // validates the document; nothing is stored on error
+  backend::PipelineRecord rec;
+  rec.id = run->id;
+  rec.name = run->pipeline;
+  rec.definition = run->document;
+  backend::EventRecord e;
+  e.at = m.clock->now();
+  e.type = "pipeline.started";
+  e.object_id = run->id;
+  e.data = core::Value::map({{"run", run->id.to_string()}, {"pipeline", run->pipeline}});
+  auto st = m.store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY_ASSIGN(auto created, tx.create_pipeline(caller.tenant, rec));
+    run->version = created.version;
+    BUDCORE_TRY(tx.put_platform_record("run", run->id.to_string(),
+                                       core::Value::map({{"tenant", caller.tenant.to_string()},
+                                                         {"principal", caller.principal},
+                                                         {"started_ns", run->started_ns}})));
+    BUDCORE_TRY(tx.append_event(caller.tenant, e));
+    return {};
+  });
+  if (!st) return st.error();
+  LiveRun& ref = *run;
+  core::Id id = run->id;
+  m.runs.emplace(id, std::move(run));
+  BUDCORE_TRY(ref.engine->start());
+  BUDCORE_TRY(m.pump_locked());
+  BUDCORE_TRY_ASSIGN(auto stored, m.store->get_pipeline(caller.tenant, id));
+  return run_of(stored);
+}
+
+core::Result<PipelineRun> Platform::get_pipeline_run(const CallContext& caller, const core::Id& id) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "get", "pipeline_runs", &id));
+  BUDCORE_TRY_ASSIGN(auto rec, impl_->store->get_pipeline(caller.tenant, id));
+  return run_of(rec);
+}
+
+core::Result<PipelineRun> Platform::cancel_pipeline_run(const CallContext& caller, const core::Id& id, std::string_view reason) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  BUDCORE_TRY(m.guard(caller, "cancel", "pipeline_runs", &id));
+  BUDCORE_TRY_ASSIGN(auto rec, m.store->get_pipeline(caller.tenant, id));
+  auto it = m.runs.find(id);
+  if (it == m.runs.end() || it->second->finished || it->second->tenant != caller.tenant)
+    return Error::make(ErrorCode::Conflict, "pipeline run " + id.to_string() + " has ended: only a running run can be cancelled",
+                       "status");
+  BUDCORE_TRY(it->second->engine->cancel(reason.empty() ? "cancelled" : reason));
+  BUDCORE_TRY(m.pump_locked());
+  BUDCORE_TRY_ASSIGN(rec, m.store->get_pipeline(caller.tenant, id));
+  return run_of(rec);
+}
+
+}  // namespace budcore::platform

@@ -1,0 +1,197 @@
+// Platform: open/close, the public members (each takes the lock and forwards to Impl), the
+// hooks, and the hand-over of runs to the cluster.
+#include "budcore/platform/platform.hpp"
+
+#include "budcore/core/json.hpp"
+#include "budcore/quota/job_workload.hpp"
+#include "platform/platform_impl.hpp"
+
+namespace budcore::platform {
+
+using core::Error;
+using core::ErrorCode;
+
+AdmissionGate::~AdmissionGate() = default;
+Authorizer::~Authorizer() = default;
+UsageObserver::~UsageObserver() = default;
+
+Platform::Platform(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Platform::~Platform() {
+  if (impl_ && impl_->driver.joinable()) {
+    {
+      std::lock_guard lock(impl_->mu);
+      impl_->stopping = true;
+    }
+    impl_->wake.notify_all();
+    impl_->driver.join();
+  }
+}
+
+core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config) {
+  BUDCORE_TRY(config.validate());
+  auto impl = std::make_unique<Impl>();
+  Impl& m = *impl;
+  m.config = std::move(config);
+  if (m.config.clock == ClockKind::Virtual) {
+    auto v = std::make_shared<core::VirtualClock>(m.config.virtual_start);
+    m.vclock = v.get();
+    m.clock = std::move(v);
+  } else {
+    m.clock = core::system_clock();
+  }
+  backend::StoreOptions so;
+  so.clock = m.clock;
+  so.durable = m.config.store_durable;
+  BUDCORE_TRY_ASSIGN(m.store, backend::open_store(m.config.store_uri, so));
+  BUDCORE_TRY_ASSIGN(auto sim, backend::SimCluster::create(*m.clock, m.config.cluster));
+  m.sim = sim.get();
+  m.cluster = std::move(sim);
+  if (m.config.http == HttpKind::Curl) m.http = backend::make_curl_http_client();
+  BUDCORE_TRY(m.recover());
+  std::unique_ptr<Platform> p(new Platform(std::move(impl)));
+  if (p->impl_->config.clock == ClockKind::System) {
+    Impl* raw = p->impl_.get();
+    raw->driver = std::thread([raw] { raw->background_loop(); });
+  }
+  return p;
+}
+
+core::Result<std::unique_ptr<Platform>> Platform::open_embedded(const std::string& dir) {
+  return open(PlatformConfig::embedded(dir));
+}
+
+const PlatformConfig& Platform::config() const noexcept { return impl_->config; }
+core::Timestamp Platform::now() const { return impl_->clock->now(); }
+
+// ---- Impl helpers -------------------------------------------------------------------------------
+
+core::Status Platform::Impl::guard(const CallContext& caller, std::string_view verb, std::string_view resource,
+                                   const core::Id* object) {
+  if (halted) return *halted;
+  if (caller.tenant.is_nil())
+    return Error::invalid("tenant", caller.tenant.to_string(), "a call needs a tenant (the nil id is the system tenant)");
+  if (authorizer) BUDCORE_TRY(authorizer->authorize(caller, verb, resource, object));
+  return {};
+}
+
+core::Status Platform::Impl::check_gates(const CallContext& caller, const job::Job& job, GateStage stage) {
+  for (const auto& g : gates) {
+    auto st = g->admit(caller, job, stage);
+    if (!st) {
+      core::Error e = st.error();
+      e.message = "admission gate '" + std::string(g->name()) + "' denied the job: " + e.message;
+      return e;
+    }
+  }
+  return {};
+}
+
+core::Result<backend::WorkloadRequest> Platform::Impl::request_for(const LiveJob& lj, const job::Job& job) const {
+  backend::WorkloadRequest r;
+  r.tenant = lj.tenant;
+  r.run = lj.run;
+  r.queue_seq = lj.queue_seq;
+  r.job = job;
+  BUDCORE_TRY_ASSIGN(r.workload, quota::workload_for(job, lj.queue_seq, config.cluster.layout));
+  return r;
+}
+
+core::Error Platform::Impl::fail_halted(core::Error e) {
+  if (!halted) {
+    core::Error h = e;
+    h.message = "the platform stopped after a store failure (reopen it to continue): " + e.message;
+    halted = h;
+  }
+  return e;
+}
+
+// ---- public members ----------------------------------------------------------------------------
+
+core::Result<SubmitResult> Platform::submit(const CallContext& caller, job::Job job, std::string_view key) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "create", "jobs"));
+  std::vector<SubmitRequest> one;
+  one.push_back(SubmitRequest{std::move(job), std::string(key)});
+  BUDCORE_TRY_ASSIGN(auto results, impl_->submit_jobs(caller, std::move(one), false));
+  impl_->wake.notify_all();
+  return std::move(results.front());
+}
+
+core::Result<std::vector<SubmitResult>> Platform::submit_batch(const CallContext& caller, std::vector<SubmitRequest> jobs) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "create", "jobs"));
+  auto r = impl_->submit_jobs(caller, std::move(jobs), true);
+  impl_->wake.notify_all();
+  return r;
+}
+
+core::Result<backend::JobRecord> Platform::get_job(const CallContext& caller, const core::Id& id) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "get", "jobs", &id));
+  return impl_->store->get_job(caller.tenant, id);
+}
+
+core::Result<backend::Page<backend::JobSummary>> Platform::list_jobs(const CallContext& caller,
+                                                                     const backend::JobFilter& filter,
+                                                                     const backend::PageRequest& page) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "list", "jobs"));
+  return impl_->store->list_job_summaries(caller.tenant, filter, page);
+}
+
+core::Result<backend::JobRecord> Platform::cancel_job(const CallContext& caller, const core::Id& id, std::string_view reason) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "cancel", "jobs", &id));
+  return impl_->cancel(caller, id, reason);
+}
+
+core::Result<backend::JobRecord> Platform::retry_job(const CallContext& caller, const core::Id& id) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "retry", "jobs", &id));
+  return impl_->retry(caller, id, false);
+}
+
+core::Result<EventPage> Platform::watch(const CallContext& caller, std::int64_t since, std::size_t limit) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "watch", "events"));
+  if (since < 0) return Error::invalid("since", std::to_string(since), "must not be negative");
+  if (limit < 1 || limit > 10'000) return Error::invalid("limit", std::to_string(limit), "must be between 1 and 10000");
+  BUDCORE_TRY_ASSIGN(auto events, impl_->store->list_events(caller.tenant, since, limit));
+  EventPage page;
+  page.last_seq = events.empty() ? since : events.back().seq;
+  page.events = std::move(events);
+  return page;
+}
+
+core::Status Platform::register_function(std::string name, pipeline::StepFunction function) {
+  std::lock_guard lock(impl_->mu);
+  return impl_->functions.add(std::move(name), std::move(function));
+}
+
+core::Status Platform::pump() {
+  std::lock_guard lock(impl_->mu);
+  return impl_->pump_locked();
+}
+
+std::optional<core::Timestamp> Platform::next_wakeup() {
+  std::lock_guard lock(impl_->mu);
+  return impl_->next_wakeup_locked();
+}
+
+void Platform::add_admission_gate(std::shared_ptr<AdmissionGate> gate) {
+  std::lock_guard lock(impl_->mu);
+  if (gate) impl_->gates.push_back(std::move(gate));
+}
+
+void Platform::set_authorizer(std::shared_ptr<Authorizer> authorizer) {
+  std::lock_guard lock(impl_->mu);
+  impl_->authorizer = std::move(authorizer);
+}
+
+void Platform::add_usage_observer(std::shared_ptr<UsageObserver> observer) {
+  std::lock_guard lock(impl_->mu);
+  if (observer) impl_->usage_observers.push_back(std::move(observer));
+}
+
+}  // namespace budcore::platform

@@ -1,0 +1,162 @@
+// Private state of the Platform: the compact record of every live job (queued, admitted,
+// running, or failed with a retry pending), the live pipeline runs with their engines, the
+// metrics, and the helpers every platform source shares. Ended jobs live only in the Store.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <queue>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "budcore/backend/notifier.hpp"
+#include "budcore/backend/sim_cluster.hpp"
+#include "budcore/pipeline/engine.hpp"
+#include "budcore/pipeline/simulation.hpp"
+#include "budcore/platform/platform.hpp"
+#include "platform/metrics.hpp"
+
+namespace budcore::platform {
+
+// A Clock fixed at one instant: transitions are stamped with the time the cluster reports.
+class AtClock final : public core::Clock {
+ public:
+  explicit AtClock(core::Timestamp t) : t_(t) {}
+  core::Timestamp now() const override { return t_; }
+
+ private:
+  core::Timestamp t_;
+};
+
+struct LiveJob {
+  core::Id id;
+  core::Id tenant;
+  std::int64_t version = 0;      // the stored version (write_job's compare-and-set)
+  std::int64_t run = 1;          // retry_count + 1
+  std::int64_t queue_seq = 0;
+  std::int64_t queued_ns = 0;    // last time it entered QUEUED (queue wait)
+  std::int64_t admitted_ns = 0;
+  std::int64_t started_ns = 0;
+  std::int64_t retry_at_ns = 0;  // > 0: FAILED, the platform starts another run then
+  job::JobStatus status = job::JobStatus::Pending;
+  job::JobType type = job::JobType::Batch;
+  job::JobSource source = job::JobSource::Direct;
+  job::JobPriority priority = job::JobPriority::Normal;
+  bool in_cluster = false;                // the cluster holds its current run
+  std::shared_ptr<job::Job> doc;          // cached while it holds quota (bounded by the cluster's size)
+  std::unique_ptr<backend::Placement> placement;  // while admitted or running
+};
+
+class RunJobs;
+class RunSink;
+
+struct LiveRun {
+  LiveRun();
+  ~LiveRun();  // in pipelines.cpp, where RunJobs and RunSink are complete
+  core::Id id;
+  core::Id tenant;
+  std::string principal;
+  std::string pipeline;  // pipeline.name
+  core::Value document;
+  std::int64_t version = 0;
+  std::int64_t started_ns = 0;
+  std::map<std::string, std::string, std::less<>> step_types;  // step id -> "job", "api_call", ...
+  std::unique_ptr<RunJobs> jobs;
+  std::unique_ptr<RunSink> sink;
+  std::unique_ptr<pipeline::SimHttpClient> sim_http;
+  std::unique_ptr<pipeline::SimNotifier> sim_notifier;
+  std::optional<pipeline::Engine> engine;
+  bool finished = false;
+};
+
+// One job write of a commit: the job as changed in memory and the version it was read at.
+struct PendingWrite {
+  LiveJob* live = nullptr;     // null for a job that is no longer live in memory
+  core::Id tenant;
+  std::shared_ptr<job::Job> job;
+  std::int64_t expected_version = 0;
+  bool ended = false;          // its platform record goes
+};
+
+struct Platform::Impl {
+  PlatformConfig config;
+  std::shared_ptr<core::Clock> clock;
+  core::VirtualClock* vclock = nullptr;  // when the clock is virtual
+  std::unique_ptr<backend::Store> store;
+  std::unique_ptr<backend::ClusterBackend> cluster;
+  backend::SimCluster* sim = nullptr;  // when the cluster is the simulated one
+  std::unique_ptr<backend::HttpClient> http;
+  pipeline::FunctionRegistry functions;
+
+  std::recursive_mutex mu;
+  std::unordered_map<core::Id, LiveJob> live;
+  std::priority_queue<std::pair<std::int64_t, core::Id>, std::vector<std::pair<std::int64_t, core::Id>>, std::greater<>>
+      retries;  // (retry_at_ns, job): stale entries skipped
+  std::vector<core::Id> resubmit;  // live jobs whose hand-over to the cluster failed (Io): tried again
+  std::map<core::Id, std::unique_ptr<LiveRun>> runs;
+  std::unordered_map<std::string, core::Id> pipeline_keys;  // idempotency key -> job, for pipeline jobs
+
+  std::vector<std::shared_ptr<AdmissionGate>> gates;
+  std::shared_ptr<Authorizer> authorizer;
+  std::vector<std::shared_ptr<UsageObserver>> usage_observers;
+  Metrics metrics;
+
+  std::optional<core::Error> halted;  // a store failure mid-commit: reopen to continue
+
+  // System clock: the background driver.
+  std::thread driver;
+  std::condition_variable_any wake;
+  bool stopping = false;
+
+  // --- platform.cpp
+  core::Status guard(const CallContext& caller, std::string_view verb, std::string_view resource,
+                     const core::Id* object = nullptr);
+  core::Status check_gates(const CallContext& caller, const job::Job& job, GateStage stage);
+  core::Result<backend::WorkloadRequest> request_for(const LiveJob& lj, const job::Job& job) const;
+  void hand_to_cluster(LiveJob& lj, const job::Job& job);
+  core::Error fail_halted(core::Error e);  // records the halt, returns e
+
+  // --- jobs.cpp
+  core::Result<job::Job> prepare(const CallContext& caller, job::Job job, std::string_view path);
+  core::Result<std::vector<SubmitResult>> submit_jobs(const CallContext& caller, std::vector<SubmitRequest> jobs,
+                                                      bool batch);
+  core::Result<backend::JobRecord> cancel(const CallContext& caller, const core::Id& id, std::string_view reason);
+  core::Result<backend::JobRecord> retry(const CallContext& caller, const core::Id& id, bool automatic);
+
+  // --- driver.cpp
+  core::Status pump_locked();
+  std::optional<core::Timestamp> next_wakeup_locked();
+  core::Status apply_events(std::vector<backend::ClusterEvent>& events);
+  core::Status fire_retries();
+  core::Status pump_runs(bool& progressed);
+  core::Status save_clock(backend::Store& tx);
+  // Moves `job` to `to` at `at`, recording the transition for the event log and metrics.
+  core::Status move(LiveJob* lj, job::Job& job, job::JobStatus to, core::Timestamp at, std::string_view message,
+                    std::vector<std::pair<core::Id, backend::EventRecord>>& log);
+  core::Value record_doc(const LiveJob& lj) const;
+  void background_loop();
+
+  // --- recovery.cpp
+  core::Status recover();
+  core::Status recover_runs();
+
+  // --- pipelines.cpp
+  core::Status start_engine(LiveRun& run, const core::Value* saved_state);
+  core::Status finish_run(LiveRun& run);
+};
+
+// Placement <-> the JSON kept in a job's platform record.
+core::Value placement_value(const backend::Placement& p);
+core::Result<backend::Placement> placement_from(const core::Value& v);
+
+// A deterministic UUID (version 8) from a text: pipeline_step_id of a run's step.
+core::Id derived_id(std::string_view text);
+
+}  // namespace budcore::platform

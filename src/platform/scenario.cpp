@@ -1,0 +1,425 @@
+// What-if scenarios: parsed into a platform config plus timed submissions and actions, then
+// run through a real Platform on an in-memory store and a virtual clock.
+#include "budcore/platform/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "budcore/backend/sim_cluster.hpp"
+#include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
+#include "budcore/platform/platform.hpp"
+#include "job/codec_util.hpp"
+#include "platform/platform_impl.hpp"
+
+namespace budcore::platform {
+
+using core::Error;
+using core::Value;
+
+namespace {
+
+constexpr double kMaxOffset = 366.0 * 86'400;  // a year of virtual time
+
+core::Status known(const Value& v, std::string_view path, std::initializer_list<std::string_view> keys) {
+  std::vector<std::string_view> k(keys);
+  auto st = job::detail::Reader(v.as_map()).reject_unknown(k);
+  if (!st) return Error(st.error()).at(path);
+  return {};
+}
+
+core::Result<const Value*> map_at(const Value& v, const std::string& path) {
+  if (!v.is_map()) return Error::invalid(path, core::to_json(v), "must be a map");
+  return &v;
+}
+
+core::Result<double> seconds(const Value* v, const std::string& path, double fallback = 0) {
+  if (v == nullptr || v->is_null()) return fallback;
+  if (!v->is_number() || !std::isfinite(v->as_float()) || v->as_float() < 0 || v->as_float() > kMaxOffset)
+    return Error::invalid(path, core::to_json(*v), "must be a number of seconds between 0 and a year (31622400)");
+  return v->as_float();
+}
+
+core::Result<std::string> text(const Value* v, const std::string& path, std::string fallback) {
+  if (v == nullptr || v->is_null()) return fallback;
+  if (!v->is_string() || v->as_string().empty() || v->as_string().size() > 253)
+    return Error::invalid(path, core::to_json(*v), "must be a non-empty string of at most 253 bytes");
+  return v->as_string();
+}
+
+// An inline document or `file:` relative to the scenario.
+core::Result<Value> document(const Value& entry, std::string_view key, const std::string& path, const std::string& base) {
+  const Value* inline_doc = entry.find(key);
+  const Value* file = entry.find("file");
+  if ((inline_doc == nullptr || inline_doc->is_null()) == (file == nullptr || file->is_null()))
+    return Error::invalid(path, "", "give either `" + std::string(key) + "` or `file`");
+  if (inline_doc != nullptr && !inline_doc->is_null()) return *inline_doc;
+  if (!file->is_string()) return Error::invalid(path + ".file", core::to_json(*file), "must be a path");
+  if (base.empty()) return Error::invalid(path + ".file", file->as_string(), "file references need a scenario file");
+  std::filesystem::path p(file->as_string());
+  if (p.is_relative()) p = std::filesystem::path(base) / p;
+  auto loaded = core::load_document_file(p.string());
+  if (!loaded) return Error(loaded.error()).at(path + ".file");
+  return std::move(*loaded);
+}
+
+core::Id tenant_id(const std::string& name) {
+  if (auto id = core::Id::parse(name)) return *id;
+  return derived_id("tenant:" + name);
+}
+
+std::string offset_text(std::optional<double> s) {
+  if (!s) return "-";
+  auto total = static_cast<long long>(std::llround(*s));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "+%02lld:%02lld:%02lld", total / 3600, total / 60 % 60, total % 60);
+  return buf;
+}
+
+}  // namespace
+
+core::Result<Scenario> Scenario::from_value(const Value& doc, const std::string& base_dir) {
+  if (!doc.is_map()) return Error::invalid("", core::to_json(doc), "a scenario is a map");
+  BUDCORE_TRY(known(doc, "", {"schema_version", "start", "until_seconds", "cluster", "quota", "queues", "retry", "jobs",
+                              "pipelines", "actions"}));
+  core::Map cdoc;
+  cdoc.set("store", "sqlite::memory:");
+  core::Map clock{{"kind", "virtual"}};
+  if (const Value* start = doc.find("start"); start != nullptr && !start->is_null()) clock.set("start", *start);
+  cdoc.set("clock", Value(std::move(clock)));
+  for (const char* k : {"schema_version", "cluster", "quota", "queues", "retry"})
+    if (const Value* v = doc.find(k)) cdoc.set(k, *v);
+  Scenario s;
+  auto config = PlatformConfig::from_value(Value(std::move(cdoc)));
+  if (!config) {
+    Error e = config.error();
+    if (e.field == "clock.start") e.field = "start";
+    return e;
+  }
+  s.config = std::move(*config);
+  s.config.store_durable = false;
+  if (const Value* u = doc.find("until_seconds"); u != nullptr && !u->is_null()) {
+    BUDCORE_TRY_ASSIGN(double until, seconds(u, "until_seconds"));
+    s.until_seconds = until;
+  }
+  auto list_of = [&](std::string_view key) -> core::Result<const core::List*> {
+    static const core::List kEmpty;
+    const Value* v = doc.find(key);
+    if (v == nullptr || v->is_null()) return &kEmpty;
+    if (!v->is_list()) return Error::invalid(std::string(key), core::to_json(*v), "must be a list");
+    return &v->as_list();
+  };
+  std::int64_t expanded = 0;
+  BUDCORE_TRY_ASSIGN(const core::List* jobs, list_of("jobs"));
+  for (std::size_t i = 0; i < jobs->size(); ++i) {
+    const std::string path = "jobs[" + std::to_string(i) + "]";
+    BUDCORE_TRY_ASSIGN(const Value* e, map_at((*jobs)[i], path));
+    BUDCORE_TRY(known(*e, path, {"at", "tenant", "key", "count", "every_seconds", "sim", "job", "file"}));
+    ScenarioJob j;
+    BUDCORE_TRY_ASSIGN(j.at_seconds, seconds(e->find("at"), path + ".at"));
+    BUDCORE_TRY_ASSIGN(j.tenant, text(e->find("tenant"), path + ".tenant", "default"));
+    BUDCORE_TRY_ASSIGN(j.key, text(e->find("key"), path + ".key", ""));
+    BUDCORE_TRY_ASSIGN(j.every_seconds, seconds(e->find("every_seconds"), path + ".every_seconds"));
+    if (const Value* c = e->find("count"); c != nullptr && !c->is_null()) {
+      if (!c->is_int() || c->as_int() < 1 || c->as_int() > kMaxJobs)
+        return Error::invalid(path + ".count", core::to_json(*c), "must be an integer between 1 and 1000000");
+      j.count = c->as_int();
+    }
+    expanded += j.count;
+    if (expanded > kMaxJobs) return Error::invalid(path + ".count", std::to_string(j.count), "a scenario submits at most 1000000 jobs");
+    BUDCORE_TRY_ASSIGN(Value jd, document(*e, "job", path, base_dir));
+    auto parsed = job::Job::from_value(jd);
+    if (!parsed) return Error(parsed.error()).at(path + (e->find("file") ? ".file" : ".job"));
+    j.job = std::move(*parsed);
+    if (const Value* sim = e->find("sim"); sim != nullptr && !sim->is_null()) {
+      core::Map spec = j.job.spec.is_map() ? j.job.spec.as_map() : core::Map{};
+      spec.set("sim", *sim);
+      j.job.spec = Value(std::move(spec));
+      if (auto st = backend::SimCluster::check_spec(j.job.spec); !st) {
+        Error err = st.error();
+        err.field = path + "." + err.field.substr(std::string("spec.").size());
+        return err;
+      }
+    }
+    s.jobs.push_back(std::move(j));
+  }
+  BUDCORE_TRY_ASSIGN(const core::List* pipes, list_of("pipelines"));
+  for (std::size_t i = 0; i < pipes->size(); ++i) {
+    const std::string path = "pipelines[" + std::to_string(i) + "]";
+    BUDCORE_TRY_ASSIGN(const Value* e, map_at((*pipes)[i], path));
+    BUDCORE_TRY(known(*e, path, {"at", "tenant", "params", "document", "file"}));
+    ScenarioPipeline p;
+    BUDCORE_TRY_ASSIGN(p.at_seconds, seconds(e->find("at"), path + ".at"));
+    BUDCORE_TRY_ASSIGN(p.tenant, text(e->find("tenant"), path + ".tenant", "default"));
+    if (const Value* params = e->find("params"); params != nullptr && !params->is_null()) {
+      if (!params->is_map()) return Error::invalid(path + ".params", core::to_json(*params), "must be a map");
+      p.params = *params;
+    }
+    BUDCORE_TRY_ASSIGN(p.document, document(*e, "document", path, base_dir));
+    if (!p.document.is_map()) return Error::invalid(path + ".document", "", "a pipeline document is a map");
+    s.pipelines.push_back(std::move(p));
+  }
+  BUDCORE_TRY_ASSIGN(const core::List* acts, list_of("actions"));
+  for (std::size_t i = 0; i < acts->size(); ++i) {
+    const std::string path = "actions[" + std::to_string(i) + "]";
+    BUDCORE_TRY_ASSIGN(const Value* e, map_at((*acts)[i], path));
+    BUDCORE_TRY(known(*e, path, {"at", "cancel", "preempt", "priority", "job"}));
+    ScenarioAction a;
+    BUDCORE_TRY_ASSIGN(a.at_seconds, seconds(e->find("at"), path + ".at"));
+    const Value* cancel = e->find("cancel");
+    const Value* preempt = e->find("preempt");
+    const Value* priority = e->find("priority");
+    int kinds = (cancel != nullptr) + (preempt != nullptr) + (priority != nullptr);
+    if (kinds != 1) return Error::invalid(path, "", "an action is one of cancel, preempt or priority");
+    if (cancel) {
+      a.kind = ScenarioAction::Kind::Cancel;
+      BUDCORE_TRY_ASSIGN(a.job, text(cancel, path + ".cancel", ""));
+    } else if (preempt) {
+      a.kind = ScenarioAction::Kind::Preempt;
+      BUDCORE_TRY_ASSIGN(a.job, text(preempt, path + ".preempt", ""));
+    } else {
+      a.kind = ScenarioAction::Kind::Priority;
+      BUDCORE_TRY_ASSIGN(std::string pr, text(priority, path + ".priority", ""));
+      auto parsed = job::parse_job_priority(pr);
+      if (!parsed) return Error(parsed.error()).at(path + ".priority");
+      a.priority = *parsed;
+      BUDCORE_TRY_ASSIGN(a.job, text(e->find("job"), path + ".job", ""));
+    }
+    if (a.job.empty()) return Error::invalid(path, "", "an action names its job");
+    s.actions.push_back(std::move(a));
+  }
+  return s;
+}
+
+core::Result<Scenario> Scenario::parse(std::string_view text, const std::string& base_dir) {
+  if (text.size() > kMaxDocumentBytes)
+    return Error::invalid("", std::to_string(text.size()) + " bytes", "a scenario is at most 16 MiB");
+  BUDCORE_TRY_ASSIGN(Value doc, core::parse_document(text));
+  return from_value(doc, base_dir);
+}
+
+core::Result<ScenarioOutcome> simulate(const Scenario& s, const std::function<void(double)>& progress) {
+  BUDCORE_TRY_ASSIGN(auto platform, Platform::open(s.config));
+  Platform& p = *platform;
+  const core::Timestamp start = p.now();
+  auto at = [&](double offset) { return start + core::Duration::nanoseconds(static_cast<std::int64_t>(offset * 1e9)); };
+
+  // Every submission and action, in time order (jobs first at equal times, then pipelines, actions).
+  struct Entry {
+    double at;
+    int kind;  // 0 job copy, 1 pipeline, 2 action
+    std::size_t index;
+    std::int64_t copy;
+  };
+  std::vector<Entry> entries;
+  for (std::size_t i = 0; i < s.jobs.size(); ++i)
+    for (std::int64_t c = 0; c < s.jobs[i].count; ++c)
+      entries.push_back({s.jobs[i].at_seconds + s.jobs[i].every_seconds * static_cast<double>(c), 0, i, c});
+  for (std::size_t i = 0; i < s.pipelines.size(); ++i) entries.push_back({s.pipelines[i].at_seconds, 1, i, 0});
+  for (std::size_t i = 0; i < s.actions.size(); ++i) entries.push_back({s.actions[i].at_seconds, 2, i, 0});
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.at != b.at ? a.at < b.at : a.kind < b.kind;
+  });
+
+  struct Submitted {
+    core::Id id;
+    core::Id tenant;
+    std::string tenant_name;
+    double at;
+  };
+  std::vector<Submitted> submitted;
+  std::map<std::string, std::size_t> by_name;
+  std::vector<std::pair<core::Id, std::string>> runs;
+  std::map<std::string, core::Id> tenants;
+  std::vector<std::string> log;
+  auto report = [&](std::size_t done, std::size_t total) {
+    if (progress && total > 0) progress(static_cast<double>(done) / static_cast<double>(total));
+  };
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    const Entry& e = entries[k];
+    BUDCORE_TRY(p.run_until(at(e.at)));
+    if (e.kind == 0) {
+      const ScenarioJob& sj = s.jobs[e.index];
+      job::Job job = sj.job;
+      if (sj.count > 1) job.name = job.name + "-" + std::to_string(e.copy);
+      std::string key = sj.key.empty() ? "" : (sj.count > 1 ? sj.key + "-" + std::to_string(e.copy) : sj.key);
+      core::Id tenant = tenant_id(sj.tenant);
+      tenants[sj.tenant] = tenant;
+      auto r = p.submit(CallContext::for_tenant(tenant, "scenario"), std::move(job), key);
+      if (!r) return Error(r.error()).at("jobs[" + std::to_string(e.index) + "]");
+      by_name.emplace(r->record.job.name, submitted.size());
+      submitted.push_back({r->record.job.id, tenant, sj.tenant, e.at});
+    } else if (e.kind == 1) {
+      const ScenarioPipeline& sp = s.pipelines[e.index];
+      core::Id tenant = tenant_id(sp.tenant);
+      tenants[sp.tenant] = tenant;
+      auto r = p.run_pipeline(CallContext::for_tenant(tenant, "scenario"), sp.document, sp.params);
+      if (!r) return Error(r.error()).at("pipelines[" + std::to_string(e.index) + "]");
+      runs.emplace_back(r->id, sp.tenant);
+    } else {
+      const ScenarioAction& a = s.actions[e.index];
+      const std::string path = "actions[" + std::to_string(e.index) + "]";
+      auto it = by_name.find(a.job);
+      if (it == by_name.end())
+        return Error::invalid(path + ".job", a.job, "no job of that name was submitted before the action");
+      const Submitted& target = submitted[it->second];
+      auto ctx = CallContext::for_tenant(target.tenant, "scenario");
+      core::Result<backend::JobRecord> r = core::Error{};
+      if (a.kind == ScenarioAction::Kind::Cancel) r = p.cancel_job(ctx, target.id, "scenario action");
+      else if (a.kind == ScenarioAction::Kind::Preempt) r = p.preempt_job(ctx, target.id, "scenario action");
+      else r = p.set_priority(ctx, target.id, a.priority);
+      log.push_back(offset_text(e.at) + "  action " + path + " on " + a.job + ": " + (r ? "done" : r.error().message));
+    }
+    report(0, submitted.size());
+  }
+  // Run to the horizon, an hour of virtual time at a time so progress can be shown.
+  const core::Timestamp horizon = s.until_seconds ? at(*s.until_seconds) : start + core::Duration::hours(24 * 366);
+  for (;;) {
+    auto next = p.next_wakeup();
+    if (!next || *next > horizon) break;
+    core::Timestamp step = std::min(horizon, *next + core::Duration::hours(1));
+    BUDCORE_TRY(p.run_until(step));
+    auto held = p.cluster().workloads.size();
+    report(submitted.size() - std::min(submitted.size(), held), submitted.size());
+  }
+  if (s.until_seconds) BUDCORE_TRY(p.run_until(horizon));
+  report(1, 1);
+
+  ScenarioOutcome out;
+  out.start = start;
+  out.end = p.now();
+  auto offset = [&](core::Timestamp t) { return static_cast<double>((t - start).count_ns()) / 1e9; };
+  for (const Submitted& sub : submitted) {
+    BUDCORE_TRY_ASSIGN(auto rec, p.get_job(CallContext::for_tenant(sub.tenant), sub.id));
+    const job::Job& j = rec.job;
+    ScenarioJobOutcome o;
+    o.name = j.name;
+    o.tenant = sub.tenant_name;
+    o.job_type = std::string(job::to_string(j.job_type));
+    o.priority = std::string(job::to_string(j.priority));
+    o.status = std::string(job::to_string(j.status));
+    o.submitted_at = sub.at;
+    o.retries = j.retry_count;
+    o.message = j.status_message.value_or("");
+    std::optional<core::Timestamp> queued_since;
+    for (const auto& t : j.status_history) {
+      if (t.to == job::JobStatus::Queued) {
+        if (!o.queued_at) o.queued_at = offset(t.at);
+        queued_since = t.at;
+      }
+      if (t.to == job::JobStatus::Scheduled) {
+        o.admitted_at = offset(t.at);
+        if (queued_since) o.wait_seconds += static_cast<double>((t.at - *queued_since).count_ns()) / 1e9;
+        queued_since.reset();
+        auto q = t.message.find("ClusterQueue ");
+        if (q != std::string::npos) {
+          std::string rest = t.message.substr(q + 13);
+          o.cluster_queue = rest.substr(0, rest.find(' '));
+          auto eq = rest.find("nvidia.com/");
+          if (eq == std::string::npos) eq = rest.find('=');
+          else eq = rest.find('=', eq);
+          if (eq != std::string::npos) o.flavor = rest.substr(eq + 1, rest.find_first_of(",)", eq) - eq - 1);
+        }
+      }
+      if (t.to == job::JobStatus::Preempted) ++o.preemptions;
+    }
+    if (j.actual_start) o.started_at = offset(*j.actual_start);
+    if (j.actual_end && job::is_terminal(j.status)) o.ended_at = offset(*j.actual_end);
+    out.jobs.push_back(std::move(o));
+  }
+  core::List pipes;
+  for (const auto& [id, tenant] : runs) {
+    BUDCORE_TRY_ASSIGN(auto run, p.get_pipeline_run(CallContext::for_tenant(tenant_id(tenant)), id));
+    core::Map steps;
+    if (const Value* list = run.state.find("steps"); list != nullptr && list->is_list())
+      for (const auto& st : list->as_list()) steps.set(st.find("id")->as_string(), *st.find("state"));
+    pipes.push_back(Value::map({{"name", run.pipeline},
+                                {"tenant", tenant},
+                                {"status", std::string(pipeline::to_string(run.status))},
+                                {"steps", Value(std::move(steps))}}));
+  }
+  out.pipelines = Value(std::move(pipes));
+  // The story, from every tenant's event log merged in commit order.
+  std::vector<std::pair<std::int64_t, std::string>> lines;
+  for (const auto& [name, tenant] : tenants) {
+    std::int64_t since = 0;
+    for (;;) {
+      BUDCORE_TRY_ASSIGN(auto page, p.watch(CallContext::for_tenant(tenant), since, 10'000));
+      if (page.events.empty()) break;
+      for (const auto& ev : page.events) {
+        ++out.events;
+        if (ev.type != "job.transition" && ev.type != "job.deadline_missed") continue;
+        const Value* to = ev.data.find("to");
+        std::string what = ev.type == "job.deadline_missed"
+                               ? "deadline missed"
+                               : ev.data.find("from")->as_string() + " -> " + (to ? to->as_string() : "");
+        std::string msg = ev.data.find("message") && ev.data.find("message")->is_string() ? ev.data.find("message")->as_string() : "";
+        lines.emplace_back(ev.seq, offset_text(offset(ev.at)) + "  " + ev.data.find("name")->as_string() + " [" + name +
+                                       "] " + what + (msg.empty() ? "" : ": " + msg));
+      }
+      since = page.last_seq;
+    }
+  }
+  out.metrics = p.metrics();
+  std::sort(lines.begin(), lines.end());
+  for (auto& [seq, line] : lines) out.log.push_back(std::move(line));
+  return out;
+}
+
+core::Value ScenarioOutcome::to_value() const {
+  auto opt = [](const std::optional<double>& v) { return v ? Value(*v) : Value(); };
+  core::List jl;
+  for (const auto& j : jobs)
+    jl.push_back(Value::map({{"name", j.name},
+                             {"tenant", j.tenant},
+                             {"job_type", j.job_type},
+                             {"priority", j.priority},
+                             {"status", j.status},
+                             {"cluster_queue", j.cluster_queue.empty() ? Value() : Value(j.cluster_queue)},
+                             {"flavor", j.flavor.empty() ? Value() : Value(j.flavor)},
+                             {"submitted_at", opt(j.submitted_at)},
+                             {"queued_at", opt(j.queued_at)},
+                             {"admitted_at", opt(j.admitted_at)},
+                             {"started_at", opt(j.started_at)},
+                             {"ended_at", opt(j.ended_at)},
+                             {"wait_seconds", j.wait_seconds},
+                             {"preemptions", j.preemptions},
+                             {"retries", j.retries},
+                             {"message", j.message}}));
+  core::List lg(log.begin(), log.end());
+  return Value::map({{"start", start.to_string()},
+                     {"end", end.to_string()},
+                     {"elapsed_seconds", static_cast<double>((end - start).count_ns()) / 1e9},
+                     {"events", events},
+                     {"jobs", Value(std::move(jl))},
+                     {"pipelines", pipelines},
+                     {"log", Value(std::move(lg))}});
+}
+
+std::string ScenarioOutcome::table() const {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"NAME", "TENANT", "TYPE", "PRIORITY", "STATUS", "QUEUE", "FLAVOR", "SUBMITTED", "ADMITTED", "STARTED",
+                  "ENDED", "WAIT", "PREEMPT", "RETRY"});
+  for (const auto& j : jobs)
+    rows.push_back({j.name, j.tenant, j.job_type, j.priority, j.status, j.cluster_queue.empty() ? "-" : j.cluster_queue,
+                    j.flavor.empty() ? "-" : j.flavor, offset_text(j.submitted_at), offset_text(j.admitted_at),
+                    offset_text(j.started_at), offset_text(j.ended_at), offset_text(j.wait_seconds),
+                    std::to_string(j.preemptions), std::to_string(j.retries)});
+  std::vector<std::size_t> width(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  std::string out;
+  for (const auto& r : rows) {
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      out += r[c];
+      if (c + 1 < r.size()) out += std::string(width[c] - r[c].size() + 2, ' ');
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace budcore::platform

@@ -1,0 +1,152 @@
+/* The platform from C: open the embedded platform in a temp dir, submit (one and a batch),
+ * run the virtual clock, get/list/cancel/retry, the event stream by poll and by callback,
+ * a pipeline run, metrics, a what-if scenario, and the error rules (out untouched on failure,
+ * a full out refused, NULL handles, bad UTF-8, unknown ids, illegal moves). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "budcore/budcore.h"
+#include "check.h"
+
+#define S(x) x, strlen(x)
+
+static const char kJob[] =
+    "{\"name\": \"c-train\", \"job_type\": \"BATCH\", \"deployment_type\": \"DOCKER\","
+    " \"gpu_type\": \"nvidia-a100-80gb\", \"gpu_count\": 2, \"estimated_duration_seconds\": 600}";
+
+static const char kPipeline[] =
+    "{\"pipeline\": {\"id\": \"p\", \"name\": \"c-pipe\"}, \"steps\": ["
+    " {\"id\": \"a\", \"name\": \"a\", \"step_type\": \"JOB\", \"depends_on\": [],"
+    "  \"config\": {\"job_type\": \"BATCH\", \"deployment_type\": \"DOCKER\", \"estimated_duration_seconds\": 30}}]}";
+
+struct seen {
+  int count;
+  int stop_after;
+};
+
+static int on_event(const char *json, size_t len, void *payload) {
+  struct seen *s = (struct seen *)payload;
+  CHECK(len > 0 && json[0] == '{' && json[len] == '\0');
+  ++s->count;
+  return s->stop_after > 0 && s->count >= s->stop_after;
+}
+
+/* Copies the value of "key":"<uuid>" after `after` in json into out (37 bytes). */
+static int find_id(const char *json, const char *key, char out[37]) {
+  const char *p = strstr(json, key);
+  if (p == NULL) return 0;
+  p = strchr(p + strlen(key), '"');
+  if (p == NULL) return 0;
+  memcpy(out, p + 1, 36);
+  out[36] = '\0';
+  return 1;
+}
+
+int main(void) {
+  char dir[] = "/tmp/budcore-capi-platform-XXXXXX";
+  budcore_platform *p = NULL;
+  budcore_buf out = BUDCORE_BUF_INIT;
+  budcore_caller caller = {S("00000000-0000-4000-8000-0000000000c1"), S("user:c"), S("req-c")};
+  budcore_caller other = {S("00000000-0000-4000-8000-0000000000c2"), NULL, 0, NULL, 0};
+  char id[37];
+  int64_t last = -1;
+  struct seen seen = {0, 0};
+
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(budcore_platform_open_embedded(NULL, S(dir)) == BUDCORE_EINVALID);
+  CHECK(budcore_platform_open(&p, S("store: {uri: x}\nclock: sundial\n")) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "clock") == 0);
+  CHECK(budcore_platform_open_embedded(&p, S(dir)) == BUDCORE_OK);
+
+  /* Submit, run, read back. */
+  CHECK(budcore_platform_submit(&out, p, &caller, S(kJob), S("k-1")) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"created\":true") != NULL);
+  CHECK(find_id(out.ptr, "\"id\":", id));
+  /* A full buffer is refused and left as it was. */
+  CHECK(budcore_platform_get(&out, p, &caller, S(id)) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "out") == 0);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_run(&out, p, -1) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"now\":\"2026-01-01T00:10:00Z\"") != NULL);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_get(&out, p, &caller, S(id)) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"status\":\"completed\"") != NULL);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_get(&out, p, &other, S(id)) == BUDCORE_ENOTFOUND);
+  CHECK(out.ptr == NULL);
+  CHECK(budcore_platform_cancel(&out, p, &caller, S(id), S("too late")) == BUDCORE_ECONFLICT);
+  CHECK(budcore_platform_retry(&out, p, &caller, S(id)) == BUDCORE_ECONFLICT);
+  CHECK(out.ptr == NULL);
+
+  /* A batch, listed by status. */
+  CHECK(budcore_platform_submit(&out, p, &caller, S("{\"jobs\": [{\"name\": \"b1\", \"job_type\": \"BATCH\","
+                                                   " \"deployment_type\": \"DOCKER\"}, {\"job\": {\"name\": \"b2\","
+                                                   " \"job_type\": \"BATCH\", \"deployment_type\": \"DOCKER\"},"
+                                                   " \"idempotency_key\": \"b2\"}]}"),
+                                NULL, 0) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"results\":[") != NULL);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_list(&out, p, &caller, S("{\"status\": \"queued\"}")) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"b1\"") != NULL && strstr(out.ptr, "\"b2\"") != NULL && strstr(out.ptr, "c-train") == NULL);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_submit(&out, p, &caller, S("{\"jobs\": [{\"name\": \"Bad Name\"}]}"), NULL, 0) == BUDCORE_EINVALID);
+  CHECK(strncmp(budcore_error_last()->field, "jobs[0]", 7) == 0);
+
+  /* Events: poll, then a callback that stops early. */
+  CHECK(budcore_platform_events(&out, p, &caller, 0, 1000) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"to\":\"completed\"") != NULL);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_watch(&last, p, &caller, 0, 1000, on_event, &seen) == BUDCORE_OK);
+  CHECK(seen.count >= 6 && last > 0);
+  seen.count = 0;
+  seen.stop_after = 2;
+  CHECK(budcore_platform_watch(&last, p, &caller, 0, 1000, on_event, &seen) == BUDCORE_EUSER);
+  CHECK(seen.count == 2);
+  CHECK(budcore_platform_events(&out, p, &caller, 0, 0) == BUDCORE_EINVALID);
+
+  /* A pipeline run through platform jobs. */
+  CHECK(budcore_platform_run_pipeline(&out, p, &caller, S(kPipeline), NULL, 0) == BUDCORE_OK);
+  CHECK(find_id(out.ptr, "\"id\":", id));
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_run(&out, p, 3600) == BUDCORE_OK);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_pipeline_run(&out, p, &caller, S(id)) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"status\":\"completed\"") != NULL);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_check(p) == BUDCORE_OK);
+
+  CHECK(budcore_platform_metrics(&out, p) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "# TYPE job_state_transitions_total counter") != NULL);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_cluster(&out, p) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"usage\"") != NULL);
+  budcore_buf_dispose(&out);
+
+  /* Bad input. */
+  CHECK(budcore_platform_get(&out, NULL, &caller, S(id)) == BUDCORE_EINVALID);
+  CHECK(budcore_platform_get(&out, p, &caller, S("not-a-uuid")) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "id") == 0);
+  CHECK(budcore_platform_submit(&out, p, &caller, "{\"name\": \"\xff\"}", 12, NULL, 0) == BUDCORE_EINVALID);
+  CHECK(budcore_platform_pump(p) == BUDCORE_OK);
+  CHECK(out.ptr == NULL);
+
+  /* A what-if scenario. */
+  CHECK(budcore_platform_simulate(&out, S("jobs: [{at: 10, job: {name: w, job_type: BATCH, deployment_type: DOCKER,"
+                                          " estimated_duration_seconds: 60}}]")) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"ended_at\":70") != NULL);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_simulate(&out, S("jobs: [{at: -1}]")) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "jobs[0].at") == 0);
+
+  budcore_platform_free(p);
+  budcore_platform_free(NULL);
+  {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+  }
+  if (failures) fprintf(stderr, "%d checks failed\n", failures);
+  return failures != 0;
+}

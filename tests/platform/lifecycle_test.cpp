@@ -1,0 +1,389 @@
+// A job's life through the Platform on embedded defaults: submission, admission by the quota
+// engine, running on the virtual clock, completion, and every operation around it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "budcore/job/state_machine.hpp"
+#include "platform/platform_fixture.hpp"
+
+namespace budcore::testing {
+namespace {
+
+using job::JobStatus;
+
+std::vector<JobStatus> statuses_of(const job::Job& j) {
+  std::vector<JobStatus> out;
+  if (!j.status_history.empty()) out.push_back(j.status_history.front().from);
+  for (const auto& t : j.status_history) out.push_back(t.to);
+  return out;
+}
+
+TEST(PlatformLifecycleTest, AJobGoesFromSubmissionToCompletion) {
+  PlatformTarget t;
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  const core::Timestamp start = p->now();
+  auto r = p->submit(ctx_a(), gpu_job("train-a", 2, 600), "key-1");
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_TRUE(r->created);
+  EXPECT_EQ(r->record.job.status, JobStatus::Queued);
+  EXPECT_EQ(r->record.job.tenant_id, tenant_a());
+  auto end = p->run_until_idle();
+  ASSERT_TRUE(end) << end.error().describe();
+  auto got = p->get_job(ctx_a(), r->record.job.id);
+  ASSERT_TRUE(got);
+  const job::Job& j = got->job;
+  EXPECT_EQ(j.status, JobStatus::Completed);
+  EXPECT_EQ(statuses_of(j), (std::vector<JobStatus>{JobStatus::Pending, JobStatus::Queued, JobStatus::Scheduled,
+                                                     JobStatus::Running, JobStatus::Completed}));
+  ASSERT_TRUE(j.actual_start && j.actual_end);
+  EXPECT_EQ(*j.actual_start, start);
+  EXPECT_EQ(*j.actual_end - *j.actual_start, core::Duration::seconds(600));
+  ASSERT_TRUE(j.outputs.find("url"));
+  EXPECT_EQ(j.outputs.find("job_id")->as_string(), j.id.to_string());
+  EXPECT_NE(j.outputs.find("node")->as_string().find("a100-"), std::string::npos);
+  EXPECT_NE(j.status_history[1].message.find("batch-jobs"), std::string::npos);  // admitted by the job-type queue
+
+  // The event stream: every transition, with increasing sequence numbers, resumable.
+  auto page = p->watch(ctx_a(), 0, 1000);
+  ASSERT_TRUE(page);
+  std::vector<std::string> tos;
+  std::int64_t last = 0;
+  for (const auto& e : page->events) {
+    EXPECT_GT(e.seq, last);
+    last = e.seq;
+    if (e.type == "job.transition") tos.push_back(e.data.find("to")->as_string());
+  }
+  EXPECT_EQ(tos, (std::vector<std::string>{"queued", "scheduled", "running", "completed"}));
+  EXPECT_EQ(page->events.front().data.find("idempotency_key")->as_string(), "key-1");
+  EXPECT_EQ(page->events.front().data.find("principal")->as_string(), "user:alice");
+  auto rest = p->watch(ctx_a(), page->events[1].seq, 1000);
+  ASSERT_TRUE(rest);
+  EXPECT_EQ(rest->events.size(), page->events.size() - 2);
+  EXPECT_TRUE(p->watch(ctx_b(), 0, 1000)->events.empty());  // tenant B sees none of it
+  EXPECT_TRUE(p->check_invariants()) << p->check_invariants().error().describe();
+}
+
+TEST(PlatformLifecycleTest, IdempotentSubmitReturnsTheFirstJob) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto a = p->submit(ctx_a(), gpu_job("same"), "req-77");
+  auto b = p->submit(ctx_a(), gpu_job("same"), "req-77");
+  ASSERT_TRUE(a && b);
+  EXPECT_TRUE(a->created);
+  EXPECT_FALSE(b->created);
+  EXPECT_EQ(a->record.job.id, b->record.job.id);
+  auto other = p->submit(ctx_b(), gpu_job("same"), "req-77");  // keys are per tenant
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->created);
+  ASSERT_TRUE(p->run_until_idle());
+  auto list = p->list_jobs(ctx_a(), {});
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(p->cluster().workloads.size(), 0u);
+}
+
+TEST(PlatformLifecycleTest, QuotaMakesTheSecondJobWaitForTheFirst) {
+  PlatformTarget t;
+  auto p = t.open();
+  // batch-jobs: 4 A100 nominal + 4 borrowed from the cohort = 8 at most.
+  std::vector<platform::SubmitRequest> batch;
+  batch.push_back({gpu_job("first", 8, 1000), ""});
+  batch.push_back({gpu_job("second", 8, 500), ""});
+  auto r = p->submit_batch(ctx_a(), std::move(batch));
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_TRUE(p->run_until_idle());
+  auto first = p->get_job(ctx_a(), (*r)[0].record.job.id)->job;
+  auto second = p->get_job(ctx_a(), (*r)[1].record.job.id)->job;
+  EXPECT_EQ(first.status, JobStatus::Completed);
+  EXPECT_EQ(second.status, JobStatus::Completed);
+  EXPECT_EQ(*second.actual_start, *first.actual_end);
+  auto metrics = p->metrics();
+  EXPECT_NE(metrics.find("job_queue_wait_seconds_bucket{job_type=\"batch\",priority=\"normal\",cluster_queue=\"batch-jobs\",le=\"1800\"} 2"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("job_state_transitions_total{job_type=\"batch\",from_state=\"running\",to_state=\"completed\"} 2"),
+            std::string::npos);
+}
+
+TEST(PlatformLifecycleTest, ABatchIsCheckedWholeBeforeAnythingIsCreated) {
+  PlatformTarget t;
+  auto p = t.open();
+  std::vector<platform::SubmitRequest> batch;
+  batch.push_back({gpu_job("good"), ""});
+  auto bad = gpu_job("bad");
+  bad.gpu_count = -1;
+  batch.push_back({bad, ""});
+  auto r = p->submit_batch(ctx_a(), std::move(batch));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, core::ErrorCode::Invalid);
+  EXPECT_EQ(r.error().field, "jobs[1].gpu_count");
+  EXPECT_TRUE(p->list_jobs(ctx_a(), {})->items.empty());
+  EXPECT_TRUE(p->watch(ctx_a(), 0)->events.empty());
+}
+
+TEST(PlatformLifecycleTest, BadInputAndIllegalMovesAreRefusedNamingTheField) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto j = gpu_job("x");
+  j.tenant_id = tenant_b();
+  auto wrong = p->submit(ctx_a(), j);
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().field, "tenant_id");
+  auto running = gpu_job("running-doc");
+  running.status = JobStatus::Running;
+  EXPECT_EQ(p->submit(ctx_a(), running).error().field, "status");
+  auto nil = p->submit(platform::CallContext{}, gpu_job("y"));
+  EXPECT_EQ(nil.error().field, "tenant");
+
+  auto r = p->submit(ctx_a(), gpu_job("z", 1, 60));
+  ASSERT_TRUE(r);
+  const core::Id id = r->record.job.id;
+  ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(10)));
+  EXPECT_EQ(p->get_job(ctx_a(), id)->job.status, JobStatus::Running);
+  auto retry_running = p->retry_job(ctx_a(), id);
+  ASSERT_FALSE(retry_running);
+  EXPECT_EQ(retry_running.error().code, core::ErrorCode::Conflict);
+  EXPECT_EQ(retry_running.error().field, "status");
+  EXPECT_EQ(p->get_job(ctx_b(), id).error().code, core::ErrorCode::NotFound);
+  EXPECT_EQ(p->cancel_job(ctx_b(), id).error().code, core::ErrorCode::NotFound);
+  ASSERT_TRUE(p->run_until_idle());
+  auto cancel_done = p->cancel_job(ctx_a(), id);
+  ASSERT_FALSE(cancel_done);
+  EXPECT_EQ(cancel_done.error().code, core::ErrorCode::Conflict);
+  EXPECT_EQ(p->get_job(ctx_a(), id)->job.status, JobStatus::Completed);  // nothing changed
+  EXPECT_EQ(p->get_job(ctx_a(), core::Id::generate()).error().code, core::ErrorCode::NotFound);
+  EXPECT_EQ(p->watch(ctx_a(), 0, 0).error().field, "limit");
+}
+
+TEST(PlatformLifecycleTest, AFailedRunIsRetriedWithBackoffAndThenCompletes) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto j = gpu_job("flaky", 1, 300);
+  set_sim(j, core::Value::map({{"fail_attempts", 2}, {"fail_after_seconds", 120}, {"fail_message", "CUDA error"}}));
+  auto r = p->submit(ctx_a(), j);
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(p->run_until_idle());
+  auto got = p->get_job(ctx_a(), r->record.job.id)->job;
+  EXPECT_EQ(got.status, JobStatus::Completed);
+  EXPECT_EQ(got.retry_count, 2);
+  int failures = 0;
+  for (const auto& h : got.status_history)
+    if (h.to == JobStatus::Failed) {
+      ++failures;
+      EXPECT_NE(h.message.find("CUDA error"), std::string::npos);
+    }
+  EXPECT_EQ(failures, 2);
+  // Backoff: 10 s before the first retry, 20 s before the second (defaults, no jitter).
+  auto end = *got.actual_end;
+  EXPECT_EQ(end - *got.created_at, core::Duration::seconds(120 + 10 + 120 + 20 + 300));
+  EXPECT_NE(p->metrics().find("job_retries_total{job_type=\"batch\"} 2"), std::string::npos);
+}
+
+TEST(PlatformLifecycleTest, ARunPastMaxDurationFailsAsATimeoutAndIsNotRetriedBeyondTheBudget) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto j = gpu_job("slow", 1, 600);
+  j.max_duration_seconds = 900;
+  j.max_retries = 0;
+  set_sim(j, core::Value::map({{"duration_seconds", 5000}}));
+  auto r = p->submit(ctx_a(), j);
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_TRUE(p->run_until_idle());
+  auto got = p->get_job(ctx_a(), r->record.job.id)->job;
+  EXPECT_EQ(got.status, JobStatus::Failed);
+  EXPECT_EQ(*got.actual_end - *got.actual_start, core::Duration::seconds(900));
+  EXPECT_NE(got.status_message->find("Timeout"), std::string::npos);
+  EXPECT_NE(got.status_message->find("no retry"), std::string::npos);
+  auto again = p->retry_job(ctx_a(), got.id);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().field, "retry_count");
+}
+
+TEST(PlatformLifecycleTest, AHigherPriorityJobPreemptsAndTheVictimIsRequeued) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto low = gpu_job("low", 8, 3600);
+  low.priority = job::JobPriority::Low;
+  low.preemptible = true;
+  auto lr = p->submit(ctx_a(), low);
+  ASSERT_TRUE(lr);
+  ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(60)));
+  auto high = gpu_job("high", 4, 600);  // fits batch-jobs' nominal quota once the borrower is gone
+  high.priority = job::JobPriority::High;
+  high.preempts_others = true;
+  auto hr = p->submit(ctx_a(), high);
+  ASSERT_TRUE(hr);
+  ASSERT_TRUE(p->run_until_idle());
+  auto l = p->get_job(ctx_a(), lr->record.job.id)->job;
+  auto h = p->get_job(ctx_a(), hr->record.job.id)->job;
+  EXPECT_EQ(h.status, JobStatus::Completed);
+  EXPECT_EQ(l.status, JobStatus::Completed);
+  auto seq = statuses_of(l);
+  EXPECT_NE(std::find(seq.begin(), seq.end(), JobStatus::Preempted), seq.end());
+  EXPECT_EQ(l.retry_count, 0);  // a requeue is not a retry
+  EXPECT_GE(*l.actual_start, *h.actual_end);  // restarted after the high one finished
+  EXPECT_NE(p->metrics().find("job_preemptions_total{job_type=\"batch\",preemption_reason=\"Preempted\"} 1"), std::string::npos);
+}
+
+TEST(PlatformLifecycleTest, AnAdministratorPreemptsAndTheJobRunsAgainLater) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto r = p->submit(ctx_a(), gpu_job("victim", 1, 600));
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(100)));
+  auto pre = p->preempt_job(ctx_a(), r->record.job.id, "maintenance");
+  ASSERT_TRUE(pre) << pre.error().describe();
+  ASSERT_TRUE(p->run_until_idle());
+  auto got = p->get_job(ctx_a(), r->record.job.id)->job;
+  EXPECT_EQ(got.status, JobStatus::Completed);
+  auto seq = statuses_of(got);
+  EXPECT_NE(std::find(seq.begin(), seq.end(), JobStatus::Preempted), seq.end());
+  EXPECT_EQ(p->preempt_job(ctx_a(), r->record.job.id).error().code, core::ErrorCode::Conflict);
+}
+
+TEST(PlatformLifecycleTest, ATimeWindowHoldsAdmissionUntilItOpens) {
+  PlatformTarget t;
+  auto p = t.open();  // the virtual clock starts at 2026-01-01T00:00:00Z
+  auto j = gpu_job("nightly", 4, 3600, "nvidia-h100-sxm");
+  j.job_type = job::JobType::Training;
+  j.time_window = core::TimeWindow{core::TimeOfDay::parse("02:00").value(), core::TimeOfDay::parse("06:00").value()};
+  auto r = p->submit(ctx_a(), j);
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_TRUE(p->run_until_idle());
+  auto got = p->get_job(ctx_a(), r->record.job.id)->job;
+  EXPECT_EQ(got.status, JobStatus::Completed);
+  EXPECT_EQ(got.actual_start->to_string(), "2026-01-01T02:00:00Z");
+  EXPECT_NE(got.outputs.find("node")->as_string().find("h100"), std::string::npos);
+}
+
+TEST(PlatformLifecycleTest, CancelFreesQuotaForTheNextJob) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto a = p->submit(ctx_a(), gpu_job("hog", 8, 100000));
+  auto b = p->submit(ctx_a(), gpu_job("waiter", 8, 60));
+  auto c = p->submit(ctx_a(), gpu_job("queued-then-cancelled", 8, 60));
+  ASSERT_TRUE(a && b && c);
+  ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(30)));
+  EXPECT_EQ(p->get_job(ctx_a(), b->record.job.id)->job.status, JobStatus::Queued);
+  auto cq = p->cancel_job(ctx_a(), c->record.job.id, "not needed");
+  ASSERT_TRUE(cq) << cq.error().describe();
+  EXPECT_EQ(cq->job.status, JobStatus::Cancelled);
+  auto ca = p->cancel_job(ctx_a(), a->record.job.id, "too long");
+  ASSERT_TRUE(ca);
+  EXPECT_NE(ca->job.status_message->find("user:alice"), std::string::npos);
+  const core::Timestamp cancelled_at = p->now();
+  ASSERT_TRUE(p->run_until_idle());
+  auto got = p->get_job(ctx_a(), b->record.job.id)->job;
+  EXPECT_EQ(got.status, JobStatus::Completed);
+  EXPECT_EQ(*got.actual_start, cancelled_at);
+  EXPECT_TRUE(p->check_invariants());
+}
+
+TEST(PlatformLifecycleTest, PriorityChangesReorderTheQueue) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto hog = p->submit(ctx_a(), gpu_job("hog", 8, 1000));
+  auto first = p->submit(ctx_a(), gpu_job("first-in-line", 8, 100));
+  auto second = p->submit(ctx_a(), gpu_job("second-in-line", 8, 100));
+  ASSERT_TRUE(hog && first && second);
+  auto bumped = p->set_priority(ctx_a(), second->record.job.id, job::JobPriority::High);
+  ASSERT_TRUE(bumped) << bumped.error().describe();
+  EXPECT_EQ(bumped->job.priority, job::JobPriority::High);
+  ASSERT_TRUE(p->run_until_idle());
+  auto f = p->get_job(ctx_a(), first->record.job.id)->job;
+  auto s = p->get_job(ctx_a(), second->record.job.id)->job;
+  EXPECT_LT(*s.actual_start, *f.actual_start);
+  EXPECT_EQ(p->set_priority(ctx_a(), s.id, job::JobPriority::Low).error().code, core::ErrorCode::Conflict);
+}
+
+TEST(PlatformLifecycleTest, MigAndTimeSlicedJobsLandOnTheirDevices) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto mig = gpu_job("mig", 2, 100, "nvidia-mig-1g.10gb");
+  auto t4 = gpu_job("t4", 1, 100, "nvidia-t4");
+  auto mr = p->submit(ctx_a(), mig);
+  auto tr = p->submit(ctx_a(), t4);
+  ASSERT_TRUE(mr && tr) << (mr ? tr.error().describe() : mr.error().describe());
+  ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(1)));
+  auto snap = p->cluster();
+  int seen = 0;
+  for (const auto& w : snap.workloads) {
+    ASSERT_TRUE(w.placement);
+    if (w.job_id == mr->record.job.id) {
+      ++seen;
+      ASSERT_EQ(w.placement->devices.size(), 2u);
+      EXPECT_NE(w.placement->devices[0].find("/mig"), std::string::npos);
+    } else {
+      ++seen;
+      ASSERT_EQ(w.placement->devices.size(), 1u);
+      EXPECT_NE(w.placement->devices[0].find("/slice"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(seen, 2);
+  EXPECT_EQ(snap.usage["batch-jobs"]["a100-mig-1g10gb"]["nvidia.com/mig-1g.10gb"].used, 2000);
+}
+
+struct DenyAbove : platform::AdmissionGate {
+  std::string_view name() const noexcept override { return "max-gpus"; }
+  core::Status admit(const platform::CallContext&, const job::Job& j, platform::GateStage) override {
+    if (j.gpu_count > 4) return core::Error::make(core::ErrorCode::QuotaExceeded, "at most 4 GPUs per job", "gpu_count");
+    return {};
+  }
+};
+
+struct Recorder : platform::UsageObserver {
+  std::vector<backend::UsageInterval> seen;
+  void on_usage(const core::Id&, const core::Id&, std::int64_t, const backend::UsageInterval& u) override { seen.push_back(u); }
+};
+
+TEST(PlatformLifecycleTest, GatesDenyBeforeAnythingIsStoredAndObserversSeeUsage) {
+  PlatformTarget t;
+  auto p = t.open();
+  p->add_admission_gate(std::make_shared<DenyAbove>());
+  auto rec = std::make_shared<Recorder>();
+  p->add_usage_observer(rec);
+  auto denied = p->submit(ctx_a(), gpu_job("big", 8));
+  ASSERT_FALSE(denied);
+  EXPECT_EQ(denied.error().code, core::ErrorCode::QuotaExceeded);
+  EXPECT_NE(denied.error().message.find("max-gpus"), std::string::npos);
+  EXPECT_TRUE(p->list_jobs(ctx_a(), {})->items.empty());
+  ASSERT_TRUE(p->submit(ctx_a(), gpu_job("small", 2, 120)));
+  ASSERT_TRUE(p->run_until_idle());
+  ASSERT_EQ(rec->seen.size(), 1u);
+  EXPECT_EQ(rec->seen[0].gpu_count, 2);
+  EXPECT_EQ(rec->seen[0].end - rec->seen[0].start, core::Duration::seconds(120));
+  EXPECT_EQ(rec->seen[0].gpu_type, "nvidia-a100-80gb");
+  EXPECT_EQ(rec->seen[0].cluster_queue, "batch-jobs");
+}
+
+TEST(PlatformLifecycleTest, AReopenedPlatformCarriesOnWhereItStopped) {
+  PlatformTarget t;
+  core::Id running, queued;
+  core::Timestamp stopped;
+  {
+    auto p = t.open();
+    auto a = p->submit(ctx_a(), gpu_job("long", 8, 1000));
+    auto b = p->submit(ctx_a(), gpu_job("next", 8, 100));
+    ASSERT_TRUE(a && b);
+    running = a->record.job.id;
+    queued = b->record.job.id;
+    ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(400)));
+    stopped = p->now();
+  }
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->now(), stopped);  // the virtual clock resumes
+  EXPECT_TRUE(p->check_invariants()) << p->check_invariants().error().describe();
+  EXPECT_EQ(p->get_job(ctx_a(), running)->job.status, JobStatus::Running);
+  ASSERT_TRUE(p->run_until_idle());
+  auto a = p->get_job(ctx_a(), running)->job;
+  auto b = p->get_job(ctx_a(), queued)->job;
+  EXPECT_EQ(a.status, JobStatus::Completed);
+  EXPECT_EQ(*a.actual_end - *a.actual_start, core::Duration::seconds(1000));
+  EXPECT_EQ(*b.actual_start, *a.actual_end);
+}
+
+}  // namespace
+}  // namespace budcore::testing

@@ -1,0 +1,161 @@
+// Pipelines through the Platform: JOB steps become platform jobs (source PIPELINE, with the
+// run's pipeline_id and a pipeline_step_id), step outputs are the jobs' outputs, services
+// count as deployed once they serve, and cancelling a run cancels its jobs.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "budcore/core/json.hpp"
+#include "platform/platform_fixture.hpp"
+
+namespace budcore::testing {
+namespace {
+
+using job::JobStatus;
+
+core::Value rag_pipeline() {
+  std::ifstream in(std::string(BUDCORE_SOURCE_DIR) + "/examples/specs/rag-pipeline.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return core::parse_json(ss.str()).value();
+}
+
+const core::Value* step_state(const platform::PipelineRun& run, std::string_view id) {
+  for (const auto& s : run.state.find("steps")->as_list())
+    if (s.find("id")->as_string() == id) return &s;
+  return nullptr;
+}
+
+TEST(PlatformPipelineTest, TheRagPipelineDeploysItsServicesAsPlatformJobs) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto run = p->run_pipeline(ctx_a(), rag_pipeline());
+  ASSERT_TRUE(run) << run.error().describe();
+  ASSERT_TRUE(p->run_until_idle());
+  auto done = p->get_pipeline_run(ctx_a(), run->id);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->status, pipeline::PipelineStatus::Completed) << core::to_json(done->state);
+  backend::JobFilter f;
+  f.pipeline_id = run->id;
+  auto jobs = p->list_jobs(ctx_a(), f);
+  ASSERT_TRUE(jobs);
+  EXPECT_EQ(jobs->items.size(), 5u);  // step-2, 3, 4, 6, 7
+  for (const auto& s : jobs->items) {
+    EXPECT_EQ(s.source, job::JobSource::Pipeline);
+    EXPECT_EQ(s.status, JobStatus::Running) << s.name;  // services keep serving
+    auto full = p->get_job(ctx_a(), s.id)->job;
+    ASSERT_TRUE(full.pipeline_step_id);
+    EXPECT_EQ(*full.pipeline_id, run->id);
+  }
+  // The orchestrator's env reads the other steps' outputs: the jobs' URLs.
+  const core::Value* s2 = step_state(*done, "step-2");
+  ASSERT_TRUE(s2);
+  std::string qdrant_url = s2->find("outputs")->find("url")->as_string();
+  EXPECT_NE(qdrant_url.find(".svc.sim.local"), std::string::npos);
+  bool found = false;
+  for (const auto& s : jobs->items) {
+    if (s.name != "step-7") continue;
+    auto j = p->get_job(ctx_a(), s.id)->job;
+    EXPECT_EQ(j.spec.find("env")->find("VECTOR_DB_URL")->as_string(), qdrant_url);
+    EXPECT_EQ(j.spec.find("component_ref")->as_string(), "rag-orchestrator");
+    found = true;
+  }
+  EXPECT_TRUE(found);
+  // LLM step: 2 A100 for a HIGH-priority service in model-endpoints.
+  auto snap = p->cluster();
+  EXPECT_GE(snap.usage["model-endpoints"]["a100-80gb"]["nvidia.com/gpu"].used, 2000);
+  auto metrics = p->metrics();
+  EXPECT_NE(metrics.find("pipeline_executions_total{status=\"completed\"} 1"), std::string::npos);
+  EXPECT_NE(metrics.find("jobs_created_from_steps_total{step_type=\"job\"} 5"), std::string::npos);
+  EXPECT_NE(metrics.find("step_executions_total{step_type=\"api_call\",status=\"succeeded\"} 1"), std::string::npos);
+}
+
+core::Value two_batch_steps() {
+  auto step = [](const char* id, const char* dep, std::int64_t seconds) {
+    core::List deps;
+    if (dep) deps.emplace_back(dep);
+    return core::Value::map({{"id", id},
+                             {"name", id},
+                             {"step_type", "JOB"},
+                             {"depends_on", core::Value(std::move(deps))},
+                             {"config", core::Value::map({{"job_type", "BATCH"},
+                                                          {"deployment_type", "DOCKER"},
+                                                          {"gpu_type", "nvidia-a100-80gb"},
+                                                          {"gpu_count", 2},
+                                                          {"estimated_duration_seconds", seconds}})}});
+  };
+  return core::Value::map({{"pipeline", core::Value::map({{"id", "p"}, {"name", "two-steps"}})},
+                           {"steps", core::Value::list({step("train", nullptr, 600), step("eval", "train", 60)})}});
+}
+
+TEST(PlatformPipelineTest, CancellingARunCancelsItsRunningJob) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto run = p->run_pipeline(ctx_a(), two_batch_steps());
+  ASSERT_TRUE(run) << run.error().describe();
+  ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(100)));
+  auto cancelled = p->cancel_pipeline_run(ctx_a(), run->id, "changed my mind");
+  ASSERT_TRUE(cancelled) << cancelled.error().describe();
+  ASSERT_TRUE(p->run_until_idle());
+  auto done = p->get_pipeline_run(ctx_a(), run->id);
+  EXPECT_EQ(done->status, pipeline::PipelineStatus::Cancelled);
+  backend::JobFilter f;
+  f.pipeline_id = run->id;
+  auto jobs = p->list_jobs(ctx_a(), f);
+  ASSERT_EQ(jobs->items.size(), 1u);  // eval never started
+  EXPECT_EQ(jobs->items[0].status, JobStatus::Cancelled);
+  EXPECT_EQ(p->cluster().workloads.size(), 0u);
+  EXPECT_EQ(p->cancel_pipeline_run(ctx_a(), run->id).error().code, core::ErrorCode::Conflict);
+  EXPECT_EQ(p->get_pipeline_run(ctx_b(), run->id).error().code, core::ErrorCode::NotFound);
+}
+
+TEST(PlatformPipelineTest, ARunResumesAfterTheProcessReopensTheStore) {
+  PlatformTarget t;
+  core::Id id;
+  {
+    auto p = t.open();
+    auto run = p->run_pipeline(ctx_a(), two_batch_steps());
+    ASSERT_TRUE(run);
+    id = run->id;
+    ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(300)));
+  }
+  auto p = t.open();
+  ASSERT_TRUE(p->run_until_idle());
+  auto done = p->get_pipeline_run(ctx_a(), id);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->status, pipeline::PipelineStatus::Completed) << core::to_json(done->state);
+  backend::JobFilter f;
+  f.pipeline_id = id;
+  EXPECT_EQ(p->list_jobs(ctx_a(), f)->items.size(), 2u);
+}
+
+TEST(PlatformPipelineTest, AnInvalidPipelineIsRefusedAndNothingIsStored) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto doc = two_batch_steps();
+  doc.mutable_map()["steps"].mutable_list()[1].mutable_map().set("depends_on", core::Value::list({"nope"}));
+  auto run = p->run_pipeline(ctx_a(), doc);
+  ASSERT_FALSE(run);
+  EXPECT_EQ(run.error().code, core::ErrorCode::Invalid);
+  EXPECT_TRUE(p->watch(ctx_a(), 0)->events.empty());
+  EXPECT_EQ(p->run_pipeline(ctx_a(), two_batch_steps(), core::Value("x")).error().field, "params");
+}
+
+TEST(PlatformPipelineTest, JobFromStepConfigMovesNonJobKeysIntoSpec) {
+  auto j = platform::job_from_step_config("Step_3", "", core::Value::map({{"job_type", "SERVICE"},
+                                                                         {"deployment_type", "HELM"},
+                                                                         {"component_ref", "qdrant"},
+                                                                         {"cpu_cores", 2}}));
+  ASSERT_TRUE(j) << j.error().describe();
+  EXPECT_EQ(j->name, "step-3");
+  EXPECT_EQ(j->spec.find("component_ref")->as_string(), "qdrant");
+  auto bad = platform::job_from_step_config("s", "", core::Value::map({{"job_type", "SERVICE"},
+                                                                      {"deployment_type", "HELM"},
+                                                                      {"gpu_count", -2}}));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().field, "config.gpu_count");
+}
+
+}  // namespace
+}  // namespace budcore::testing

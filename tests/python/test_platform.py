@@ -1,0 +1,134 @@
+"""budcore.Platform from Python: jobs through admission to completion, the event stream, a
+pipeline run, errors, reopen, and what-if scenarios."""
+
+import uuid
+
+import pytest
+
+import budcore
+
+TENANT = "00000000-0000-4000-8000-0000000000d1"
+OTHER = "00000000-0000-4000-8000-0000000000d2"
+
+
+def job(name, gpus=1, seconds=600, **extra):
+    doc = {
+        "name": name,
+        "job_type": "batch",
+        "deployment_type": "docker",
+        "gpu_type": "nvidia-a100-80gb",
+        "gpu_count": gpus,
+        "estimated_duration_seconds": seconds,
+    }
+    doc.update(extra)
+    return doc
+
+
+def test_a_job_runs_to_completion_and_the_events_tell_it(tmp_path):
+    with budcore.Platform.embedded(tmp_path / "p", tenant=TENANT, principal="user:py") as p:
+        stored = p.submit(job("train"), idempotency_key="k1")
+        assert stored.created and stored.job.status == "queued"
+        again = p.submit(job("train"), idempotency_key="k1")
+        assert not again.created and again.id == stored.id
+        assert p.run() == "2026-01-01T00:10:00Z"
+        done = p.get(stored.id)
+        assert done.job.status == "completed"
+        events = list(p.watch())
+        assert [e.data["to"] for e in events if e.type == "job.transition"] == [
+            "queued", "scheduled", "running", "completed"]
+        assert events[0].data["principal"] == "user:py"
+        assert list(p.watch(since=events[-1].seq)) == []
+        assert list(p.watch(tenant=OTHER)) == []
+        p.check()
+        assert "job_state_transitions_total" in p.metrics()
+
+
+def test_jobs_is_a_table_with_a_pandas_frame(tmp_path):
+    pd = pytest.importorskip("pandas")
+    with budcore.Platform.embedded(tmp_path, tenant=TENANT) as p:
+        p.submit_batch([job("a"), (job("b"), "key-b"), budcore.Job.from_dict(job("c"))])
+        table = p.jobs(status="queued")
+        assert len(table) == 3 and {r["name"] for r in table} == {"a", "b", "c"}
+        frame = table.to_pandas()
+        assert list(frame["status"]) == ["queued"] * 3
+        assert isinstance(frame["created_at"].dtype, pd.DatetimeTZDtype)
+
+
+def test_errors_name_the_field_and_nothing_is_half_applied(tmp_path):
+    with budcore.Platform.embedded(tmp_path, tenant=TENANT) as p:
+        with pytest.raises(budcore.ValidationError) as e:
+            p.submit_batch([job("ok"), job("bad", gpus=-1)])
+        assert e.value.field == "jobs[1].gpu_count"
+        assert len(p.jobs()) == 0
+        s = p.submit(job("x", seconds=60))
+        p.run()
+        with pytest.raises(budcore.ConflictError):
+            p.cancel(s.id)
+        with pytest.raises(budcore.NotFoundError):
+            p.get(s.id, tenant=OTHER)
+        with pytest.raises(budcore.ValidationError):
+            p.get("not-a-uuid")
+        with pytest.raises(budcore.ConflictError) as e:
+            p.retry(s.id)
+        assert e.value.field == "status"
+
+
+def test_cancel_priority_and_preempt(tmp_path):
+    with budcore.Platform.embedded(tmp_path, tenant=TENANT) as p:
+        hog = p.submit(job("hog", gpus=8, seconds=10_000))
+        waiter = p.submit(job("waiter", gpus=8, seconds=60))
+        p.run(30)
+        assert p.get(waiter.id).job.status == "queued"
+        assert p.set_priority(waiter.id, "high").job.priority == "high"
+        pre = p.preempt(hog.id, "maintenance")
+        assert pre.job.status in ("queued", "preempted", "scheduled", "running")
+        p.cancel(hog.id, "done with it")
+        p.run()
+        assert p.get(waiter.id).job.status == "completed"
+        assert p.get(hog.id).job.status == "cancelled"
+
+
+def test_a_pipeline_runs_through_platform_jobs_and_survives_a_reopen(tmp_path):
+    doc = {
+        "pipeline": {"id": "p", "name": "py-pipe"},
+        "steps": [
+            {"id": "a", "name": "a", "step_type": "JOB", "depends_on": [],
+             "config": {"job_type": "BATCH", "deployment_type": "DOCKER", "estimated_duration_seconds": 300}},
+            {"id": "b", "name": "b", "step_type": "JOB", "depends_on": ["a"],
+             "config": {"job_type": "BATCH", "deployment_type": "DOCKER", "estimated_duration_seconds": 60,
+                        "spec": {"from": "{{ steps.a.outputs.url }}"}}},
+        ],
+    }
+    with budcore.Platform.embedded(tmp_path, tenant=TENANT) as p:
+        run = p.run_pipeline(doc)
+        p.run(100)
+        assert p.pipeline_run(run.id).status == "running"
+    with budcore.Platform.embedded(tmp_path, tenant=TENANT) as p:
+        p.run()
+        done = p.pipeline_run(run.id)
+        assert done.status == "completed" and done.steps == {"a": "succeeded", "b": "succeeded"}
+        jobs = p.jobs(pipeline_id=run.id)
+        assert len(jobs) == 2 and all(r["source"] == "pipeline" for r in jobs)
+        b = [r for r in jobs if r["name"] == "b"][0]
+        assert p.get(b["id"]).job.spec["from"].startswith("http://a.")
+
+
+def test_simulate_runs_a_scenario(tmp_path):
+    scenario = {
+        "jobs": [
+            {"at": 0, "tenant": "team", "job": job("first", gpus=8, seconds=1000)},
+            {"at": 0, "tenant": "team", "job": job("second", gpus=8, seconds=500)},
+        ]
+    }
+    out = budcore.simulate(scenario)
+    rows = {r["name"]: r for r in out.jobs}
+    assert rows["second"]["started_at"] == rows["first"]["ended_at"] == 1000
+    assert rows["second"]["wait_seconds"] == 1000
+    assert "second" in out.table and out.log
+    path = tmp_path / "s.yaml"
+    path.write_text("jobs: [{at: 5, file: job.json}]\n")
+    (tmp_path / "job.json").write_text(budcore.to_json(job("from-file", seconds=10)))
+    assert budcore.simulate(path).jobs[0]["ended_at"] == 15
+    with pytest.raises(budcore.ValidationError) as e:
+        budcore.simulate({"jobs": [{"at": -1}]})
+    assert e.value.field == "jobs[0].at"
