@@ -2,6 +2,7 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include <algorithm>
 #include <array>
 
 namespace budcore::cost::detail {
@@ -113,6 +114,43 @@ core::Result<Quantity> multiply(const Quantity& a, const Quantity& b) {
   } catch (const std::overflow_error&) {
     return overflow("quantity");
   }
+}
+
+int128 share(int128 value, std::int64_t t0, std::int64_t t1, std::int64_t whole) {
+  if (t0 == 0 && t1 == whole) return value;
+  const Wide v = wide(value);
+  const Wide hi = divide_half_even(v * Wide(t1), Wide(whole));
+  const Wide lo = t0 == 0 ? Wide(0) : divide_half_even(v * Wide(t0), Wide(whole));
+  int128 out = 0;
+  narrow(hi - lo, &out);  // |part| <= |value|
+  return out;
+}
+
+std::vector<int128> allocate(int128 amount, const std::vector<int128>& weights) {
+  std::vector<int128> out(weights.size(), 0);
+  if (weights.empty()) return out;
+  Wide total = 0;
+  for (auto w : weights) total += wide(w);
+  const bool even = total == 0;
+  if (even) total = static_cast<std::uint64_t>(weights.size());
+  const bool negative = amount < 0;
+  const Wide mag = negative ? Wide(-wide(amount)) : wide(amount);
+  std::vector<std::pair<Wide, std::size_t>> remainders;
+  remainders.reserve(weights.size());
+  Wide given = 0;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    const Wide numerator = mag * (even ? Wide(1) : wide(weights[i]));
+    const Wide q = numerator / total;
+    narrow(q, &out[i]);  // q <= mag
+    given += q;
+    remainders.emplace_back(numerator % total, i);
+  }
+  std::stable_sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t k = 0; given < mag && k < remainders.size(); ++k, given += 1) ++out[remainders[k].second];
+  if (negative) {
+    for (auto& o : out) o = -o;
+  }
+  return out;
 }
 
 Quantity divide(const Quantity& q, std::int64_t divisor) {

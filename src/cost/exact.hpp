@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "budcore/core/money.hpp"
 #include "budcore/core/quantity.hpp"
@@ -38,5 +39,19 @@ std::string percent_text(const core::Money& part, const core::Money& whole);
 // units), or an Invalid error naming `field` ("gpu_hour.nvidia-t4.spot") with the reason.
 core::Result<core::Money> parse_price(const std::string& text, const std::string& currency, const std::string& field,
                                       std::int64_t max_units);
+
+}  // namespace budcore::cost::detail
+
+namespace budcore::cost::detail {
+
+// The part of `value` that falls in [t0, t1) of a whole span [0, whole):
+// round(value x t1 / whole) - round(value x t0 / whole), half-to-even. The parts of any
+// partition of the span add up to `value` exactly.
+core::int128 share(core::int128 value, std::int64_t t0, std::int64_t t1, std::int64_t whole);
+
+// Splits `amount` over non-negative weights exactly (largest remainder: floor shares, then one
+// unit each to the largest remainders, earlier entries first on ties); evenly when every
+// weight is 0. The parts add up to `amount`.
+std::vector<core::int128> allocate(core::int128 amount, const std::vector<core::int128>& weights);
 
 }  // namespace budcore::cost::detail
