@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "budcore/cost/estimator.hpp"
 #include "budcore/cost/rollup.hpp"
 #include "core/enum_lookup.hpp"
 #include "cost/document.hpp"
@@ -334,6 +335,18 @@ Result<BudgetDecision> check_admission(const BudgetSet& set, SpendSource& spend,
                estimate->to_string() + ", which would bring it to " + after.to_string() + ", past its hard limit";
   }
   return d;
+}
+
+Result<BudgetDecision> admit_job(const BudgetSet& set, backend::Store& store, const PriceBook& book,
+                                 const job::Job& job, Timestamp now) {
+  ResourceRequest request = request_of(job);
+  if (!request.estimated_duration_seconds && request.job_type != job::JobType::Service) {
+    request.estimated_duration_seconds = job.max_duration_seconds.value_or(0);
+  }
+  BUDCORE_TRY_ASSIGN(JobEstimate e, estimate(book, request));
+  StoreSpend spend(store, book);
+  const std::optional<core::Id> project = job.project_id.is_nil() ? std::nullopt : std::optional(job.project_id);
+  return check_admission(set, spend, AdmissionRequest{job.tenant_id, project, e.total, job.name}, now, book);
 }
 
 Value to_value(const BudgetDecision& d) {

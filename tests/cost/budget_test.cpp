@@ -289,3 +289,28 @@ INSTANTIATE_TEST_SUITE_P(Backends, BudgetStoreTest, ::testing::Values("sqlite_fi
 
 }  // namespace
 }  // namespace budcore::cost
+
+namespace budcore::cost {
+namespace {
+
+TEST_P(BudgetStoreTest, AdmitJobEstimatesAndChecksInOneCall) {
+  const PriceBook b = book();
+  ASSERT_TRUE(record_usage(*store_, b, a100(kProjectA, "2026-05-02T00:00:00Z", "2026-05-02T23:00:00Z")));  // 92.00
+  auto j = job::Job::from_json(R"({"name": "finetune", "tenant_id": "0190e6f4-5c3a-7abc-8def-00000000000a",
+      "project_id": "0190e6f4-5c3a-7abc-8def-0000000000a1", "job_type": "training", "deployment_type": "docker",
+      "gpu_type": "nvidia-a100-80gb", "gpu_count": 1, "cpu_cores": 0, "memory_gb": 0,
+      "max_duration_seconds": 7200})");  // no estimate: priced for its 2 h limit = 8.00
+  ASSERT_TRUE(j) << j.error().describe();
+  auto d = admit_job(budgets(), *store_, b, *j, at("2026-05-10T00:00:00Z"));
+  ASSERT_TRUE(d) << d.error().describe();
+  EXPECT_TRUE(d->allowed);
+  j->max_duration_seconds = 7201;
+  d = admit_job(budgets(), *store_, b, *j, at("2026-05-10T00:00:00Z"));
+  ASSERT_TRUE(d);
+  EXPECT_FALSE(d->allowed);
+  EXPECT_EQ(d->error().code, core::ErrorCode::BudgetExceeded);
+  EXPECT_NE(d->reason.find("job finetune"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace budcore::cost

@@ -37,6 +37,7 @@
 #include "budcore/cost/metering.hpp"
 #include "budcore/cost/price_book.hpp"
 #include "budcore/export.h"
+#include "budcore/job/job.hpp"
 
 namespace budcore::cost {
 
@@ -134,6 +135,14 @@ BUDCORE_API core::Result<BudgetDecision> check_admission(const BudgetSet& set, S
                                                          const AdmissionRequest& request, core::Timestamp now,
                                                          const PriceBook& book);
 BUDCORE_API core::Value to_value(const BudgetDecision& d);
+
+// The admission gate's one call: estimates `job` (estimate_job; a job without an estimated
+// duration is priced for its max_duration_seconds, else for the book's minimum billable
+// seconds; a service without either for a month) and checks it against the budgets that
+// cover its tenant and project, with spend read from `store`. The decision's estimate is the
+// job's; deny with decision.error() (ErrorCode::BudgetExceeded).
+BUDCORE_API core::Result<BudgetDecision> admit_job(const BudgetSet& set, backend::Store& store, const PriceBook& book,
+                                                   const job::Job& job, core::Timestamp now);
 
 // ---- alerts ------------------------------------------------------------------------------
 
