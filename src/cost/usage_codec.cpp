@@ -3,6 +3,8 @@
 #include <array>
 #include <vector>
 
+#include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
 #include "budcore/cost/metering.hpp"
 #include "cost/document.hpp"
 #include "job/codec_util.hpp"
@@ -243,6 +245,71 @@ Result<Usage> Usage::from_value(const Value& document) {
     BUDCORE_TRY_ASSIGN(*slot, required_money(r, key, u.currency));
   }
   return u;
+}
+
+namespace {
+constexpr std::size_t kMaxUsageItems = 10'000'000;
+
+Result<Usage> usage_item(const Value& item, const PriceBook* book) {
+  if (item.is_map() && item.as_map().contains("computed_cost")) return Usage::from_value(item);
+  BUDCORE_TRY_ASSIGN(UsageInterval interval, read_interval(item));
+  if (book == nullptr) {
+    return Error::invalid("computed_cost", {}, "an unpriced interval needs a price book (--prices) to be metered");
+  }
+  return meter(*book, interval);
+}
+}  // namespace
+
+Result<std::vector<Usage>> read_usage_list(const Value& document, const PriceBook* book) {
+  const Value* list = &document;
+  if (document.is_map() && document.as_map().contains("usage")) list = document.find("usage");
+  if (!list->is_list()) {
+    return Error::invalid("usage", job::detail::value_text(*list).substr(0, 80),
+                          "must be a list of usage records or intervals");
+  }
+  if (list->as_list().size() > kMaxUsageItems) {
+    return Error::invalid("usage", std::to_string(list->as_list().size()) + " records", "at most 10000000 records");
+  }
+  std::vector<Usage> out;
+  out.reserve(list->as_list().size());
+  for (std::size_t i = 0; i < list->as_list().size(); ++i) {
+    auto u = usage_item(list->as_list()[i], book);
+    if (!u) return detail::under("usage[" + std::to_string(i) + "]", std::move(u).error());
+    out.push_back(std::move(*u));
+  }
+  return out;
+}
+
+Result<std::vector<Usage>> parse_usage_text(std::string_view text, const PriceBook* book) {
+  if (text.size() > detail::kMaxUsageBytes) return Error::invalid("usage", {}, "input is larger than 1024 MiB");
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return std::vector<Usage>{};
+  // JSON Lines: an object on the first line and more after it.
+  const std::size_t eol = text.find('\n', first);
+  const bool lines = text[first] == '{' && eol != std::string_view::npos &&
+                     text.find_first_not_of(" \t\r\n", eol) != std::string_view::npos &&
+                     core::parse_json(text.substr(first, eol - first)).has_value();
+  if (!lines) {
+    BUDCORE_TRY_ASSIGN(Value doc, core::parse_document(text));
+    return read_usage_list(doc, book);
+  }
+  std::vector<Usage> out;
+  std::size_t pos = 0, line = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view l = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line;
+    if (l.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    if (out.size() >= kMaxUsageItems) return Error::invalid("usage", {}, "at most 10000000 records");
+    auto v = core::parse_json(l);
+    if (!v) return detail::under("line " + std::to_string(line), std::move(v).error());
+    auto u = usage_item(*v, book);
+    if (!u) return detail::under("line " + std::to_string(line), std::move(u).error());
+    out.push_back(std::move(*u));
+  }
+  return out;
 }
 
 }  // namespace budcore::cost

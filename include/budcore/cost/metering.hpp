@@ -111,6 +111,13 @@ BUDCORE_API core::Value to_value(const UsageInterval& interval);
 // gpu_type, ...); NotFound (unknown_price) when the book lacks a price it needs.
 BUDCORE_API core::Result<Usage> meter(const PriceBook& book, const UsageInterval& interval);
 
+// Usage from a document: a list (or {"usage": [...]}) whose items are Usage documents (they
+// carry computed_cost) or intervals, which are priced with `book` (Invalid without one).
+// Errors name the item ("usage[3].end").
+BUDCORE_API core::Result<std::vector<Usage>> read_usage_list(const core::Value& document, const PriceBook* book);
+// The same from text: one JSON/YAML document, or JSON Lines (one record per line).
+BUDCORE_API core::Result<std::vector<Usage>> parse_usage_text(std::string_view text, const PriceBook* book);
+
 // The Store form: job_id, start and end as columns, the rest in data.
 BUDCORE_API backend::UsageRecord to_record(const Usage& usage);
 BUDCORE_API core::Result<Usage> from_record(const backend::UsageRecord& record);
