@@ -15,5 +15,6 @@ void bind_templates(py::module_& m);  // Template, render
 void bind_quota(py::module_& m);      // QuotaConfig, AdmissionEngine, quota_simulate
 void bind_pipeline(py::module_& m);   // Pipeline, PipelineIssue
 void bind_store(py::module_& m);      // Store, StoredJob, open_store
+void bind_cost(py::module_& m);       // PriceBook and the cost_* functions budcore.cost wraps
 
 }  // namespace budcore::bindings

@@ -1,5 +1,5 @@
 // Declarations of include/budcore/budcore.h (C ABI 0.1), written by hand from the headers
-// (common.h, error.h, version.h, job.h, pipeline.h). Keep in the same order as the headers; the layout
+// (common.h, error.h, version.h, job.h, pipeline.h, the store handle of store.h, cost.h). Keep in the same order as the headers; the layout
 // tests in lib.rs check the structs.
 #![allow(non_camel_case_types)]
 
@@ -75,6 +75,12 @@ pub struct budcore_function_registry {
     _private: [u8; 0],
 }
 
+/// Opaque store handle (store.h).
+#[repr(C)]
+pub struct budcore_store {
+    _private: [u8; 0],
+}
+
 extern "C" {
     // common.h
     pub fn budcore_buf_dispose(buf: *mut budcore_buf);
@@ -120,5 +126,83 @@ extern "C" {
         options_json: *const c_char,
         options_len: usize,
         functions: *const budcore_function_registry,
+    ) -> c_int;
+
+    // store.h (the handle the cost functions take)
+    pub fn budcore_store_open(out: *mut *mut budcore_store, uri: *const c_char, uri_len: usize) -> c_int;
+    pub fn budcore_store_free(store: *mut budcore_store);
+
+    // cost.h
+    pub fn budcore_cost_estimate(
+        out: *mut budcore_buf,
+        prices: *const c_char,
+        prices_len: usize,
+        spec: *const c_char,
+        spec_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_compare_tiers(
+        out: *mut budcore_buf,
+        prices: *const c_char,
+        prices_len: usize,
+        spec: *const c_char,
+        spec_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_cheapest_gpu(
+        out: *mut budcore_buf,
+        prices: *const c_char,
+        prices_len: usize,
+        requirement_json: *const c_char,
+        requirement_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_meter(
+        out: *mut budcore_buf,
+        prices: *const c_char,
+        prices_len: usize,
+        interval_json: *const c_char,
+        interval_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_report(
+        out: *mut budcore_buf,
+        usage_json: *const c_char,
+        usage_len: usize,
+        query_json: *const c_char,
+        query_len: usize,
+        prices: *const c_char,
+        prices_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_forecast(
+        out: *mut budcore_buf,
+        usage_json: *const c_char,
+        usage_len: usize,
+        now: *const c_char,
+        now_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_record_usage(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        prices: *const c_char,
+        prices_len: usize,
+        interval_json: *const c_char,
+        interval_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_job_cost(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const c_char,
+        tenant_len: usize,
+        job_id: *const c_char,
+        job_id_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_admit_job(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        budgets: *const c_char,
+        budgets_len: usize,
+        prices: *const c_char,
+        prices_len: usize,
+        job_json: *const c_char,
+        job_len: usize,
+        now: *const c_char,
+        now_len: usize,
     ) -> c_int;
 }

@@ -14,6 +14,8 @@ pub use budcore_sys as sys;
 mod pipeline;
 pub use pipeline::{plan_pipeline, run_pipeline, FunctionResult, Functions, PlanError};
 
+pub mod cost;
+
 /// The C ABI's status codes (`BUDCORE_E*`), as a Rust enum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
