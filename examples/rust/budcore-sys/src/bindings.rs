@@ -129,7 +129,11 @@ extern "C" {
     ) -> c_int;
 
     // store.h (the handle the cost functions take)
-    pub fn budcore_store_open(out: *mut *mut budcore_store, uri: *const c_char, uri_len: usize) -> c_int;
+    pub fn budcore_store_open(
+        out: *mut *mut budcore_store,
+        uri: *const c_char,
+        uri_len: usize,
+    ) -> c_int;
     pub fn budcore_store_free(store: *mut budcore_store);
 
     // cost.h

@@ -122,7 +122,9 @@ impl Store {
         let ((b, bl), (p, pl), (j, jl), (n, nl)) =
             (text(budgets), text(prices), text(job), opt_text(now));
         // SAFETY: as in record_usage.
-        with_out(|out| unsafe { sys::budcore_cost_admit_job(out, self.0, b, bl, p, pl, j, jl, n, nl) })
+        with_out(|out| unsafe {
+            sys::budcore_cost_admit_job(out, self.0, b, bl, p, pl, j, jl, n, nl)
+        })
     }
 }
 

@@ -17,9 +17,14 @@ fn estimates_exactly_and_reports_contract_codes() {
         "memory_gb": 64, "estimated_duration_seconds": 5400}"#;
     let out = cost::estimate(PRICES, job).unwrap();
     assert!(out.contains(r#""total":"8.430000""#), "{out}");
-    assert!(cost::compare_tiers(PRICES, job).unwrap().contains(r#""savings":"4.380000""#));
-    let err = cost::estimate(PRICES, r#"{"job_type": "batch", "gpu_type": "h100", "gpu_count": 1,
-        "estimated_duration_seconds": 1}"#)
+    assert!(cost::compare_tiers(PRICES, job)
+        .unwrap()
+        .contains(r#""savings":"4.380000""#));
+    let err = cost::estimate(
+        PRICES,
+        r#"{"job_type": "batch", "gpu_type": "h100", "gpu_count": 1,
+        "estimated_duration_seconds": 1}"#,
+    )
     .unwrap_err();
     assert_eq!(err.code, ErrorCode::NotFound);
     assert_eq!(err.field, "gpu_type");
@@ -57,9 +62,17 @@ fn store_backed_metering_and_the_admission_gate() {
         r#"{{"tenant_id": "{TENANT}", "job_id": "{JOB}", "gpu_type": "nvidia-a100-80gb", "gpu_count": 1,
             "start": "2026-05-02T00:00:00Z", "end": "2026-05-02T02:00:00Z"}}"#
     );
-    assert!(store.record_usage(PRICES, &interval).unwrap().contains(r#""computed_cost":"4.98""#));
-    assert!(store.job_cost(TENANT, JOB).unwrap().contains(r#""total":"4.98""#));
-    let budgets = format!("budgets:\n  - {{name: b, tenant_id: {TENANT}, amount: \"6\", hard_limit: true}}\n");
+    assert!(store
+        .record_usage(PRICES, &interval)
+        .unwrap()
+        .contains(r#""computed_cost":"4.98""#));
+    assert!(store
+        .job_cost(TENANT, JOB)
+        .unwrap()
+        .contains(r#""total":"4.98""#));
+    let budgets = format!(
+        "budgets:\n  - {{name: b, tenant_id: {TENANT}, amount: \"6\", hard_limit: true}}\n"
+    );
     let job = |hours: u32| {
         format!(
             r#"{{"name": "j", "tenant_id": "{TENANT}", "job_type": "batch", "deployment_type": "docker",
@@ -69,7 +82,10 @@ fn store_backed_metering_and_the_admission_gate() {
         )
     };
     let now = Some("2026-05-10T00:00:00Z");
-    assert!(store.admit_job(&budgets, PRICES, &job(0), now).unwrap().contains(r#""allowed":true"#));
+    assert!(store
+        .admit_job(&budgets, PRICES, &job(0), now)
+        .unwrap()
+        .contains(r#""allowed":true"#));
     let denied = store.admit_job(&budgets, PRICES, &job(1), now).unwrap_err();
     assert_eq!(denied.code, ErrorCode::Budget);
     assert_eq!(denied.field, "budgets.b");
