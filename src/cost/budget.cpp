@@ -176,8 +176,6 @@ std::string severity_of(std::int64_t percent) {
   return percent >= 80 ? "warning" : "info";
 }
 
-Value money_value(const Money& m) { return Value(m.amount_string(2)); }
-
 }  // namespace
 
 std::string_view to_string(BudgetPeriod p) noexcept { return core::detail::enum_name(p, kPeriodNames); }
@@ -242,7 +240,7 @@ Value BudgetSet::to_value() const {
     m.set("tenant_id", Value(b.tenant_id.to_string()));
     m.set("project_id", b.project_id ? Value(b.project_id->to_string()) : Value());
     m.set("period", Value(std::string(to_string(b.period))));
-    m.set("amount", money_value(b.amount));
+    m.set("amount", detail::amount_value(b.amount));
     m.set("currency", Value(b.amount.currency()));
     core::List thresholds;
     for (auto t : b.thresholds_percent) thresholds.push_back(Value(static_cast<long long>(t)));
@@ -296,9 +294,9 @@ Value to_value(const BudgetStatus& s) {
   m.set("period_start", Value(s.period_start.to_string()));
   m.set("period_end", Value(s.period_end.to_string()));
   m.set("currency", Value(s.amount.currency()));
-  m.set("amount", money_value(s.amount));
-  m.set("spent", money_value(s.spent));
-  m.set("remaining", money_value(s.remaining));
+  m.set("amount", detail::amount_value(s.amount));
+  m.set("spent", detail::amount_value(s.spent));
+  m.set("remaining", detail::amount_value(s.remaining));
   m.set("percent_used", Value(s.percent_used));
   core::List crossed_list;
   for (auto t : s.thresholds_crossed) crossed_list.push_back(Value(static_cast<long long>(t)));
@@ -356,9 +354,9 @@ Value to_value(const BudgetDecision& d) {
   m.set("budget", d.budget.empty() ? Value() : Value(d.budget));
   if (!d.allowed) {
     m.set("currency", Value(d.amount.currency()));
-    m.set("amount", money_value(d.amount));
-    m.set("spent", money_value(d.spent));
-    m.set("estimate", money_value(d.estimate));
+    m.set("amount", detail::amount_value(d.amount));
+    m.set("spent", detail::amount_value(d.spent));
+    m.set("estimate", detail::amount_value(d.estimate));
   }
   m.set("checked", Value(core::List(d.checked.begin(), d.checked.end())));
   return Value(std::move(m));
@@ -371,8 +369,8 @@ Value to_value(const BudgetAlert& a) {
   m.set("threshold_percent", Value(static_cast<long long>(a.threshold_percent)));
   m.set("period_start", Value(a.period_start.to_string()));
   m.set("currency", Value(a.amount.currency()));
-  m.set("spent", money_value(a.spent));
-  m.set("amount", money_value(a.amount));
+  m.set("spent", detail::amount_value(a.spent));
+  m.set("amount", detail::amount_value(a.amount));
   m.set("severity", Value(a.severity));
   m.set("message", Value(a.message));
   return Value(std::move(m));

@@ -39,8 +39,6 @@ Result<SharedCost> read_shared(const Value& v, std::string_view default_currency
   return SharedCost{*name, std::move(m)};
 }
 
-Value qty(const core::Quantity& q) { return Value(job::detail::decimal_string(q)); }
-Value money(const Money& m) { return Value(m.amount_string(2)); }
 
 }  // namespace
 
@@ -157,12 +155,12 @@ Value to_value(const ChargebackReport& r) {
     Map m;
     for (std::size_t i = 0; i < r.by.size(); ++i) m.set(r.by[i].name(), Value(row.keys[i]));
     m.set("records", Value(static_cast<long long>(row.records)));
-    m.set("gpu_seconds", qty(row.gpu_seconds));
-    m.set("idle_gpu_seconds", qty(row.idle_gpu_seconds));
-    m.set("direct", money(row.direct));
-    m.set("idle", money(row.idle));
-    m.set("shared", money(row.shared));
-    m.set("total", money(row.total));
+    m.set("gpu_seconds", detail::quantity_value(row.gpu_seconds));
+    m.set("idle_gpu_seconds", detail::quantity_value(row.idle_gpu_seconds));
+    m.set("direct", detail::amount_value(row.direct));
+    m.set("idle", detail::amount_value(row.idle));
+    m.set("shared", detail::amount_value(row.shared));
+    m.set("total", detail::amount_value(row.total));
     m.set("share_percent", Value(row.share_percent));
     rows.push_back(Value(std::move(m)));
   }
@@ -172,7 +170,7 @@ Value to_value(const ChargebackReport& r) {
   for (const auto& s : r.shared) {
     Map m;
     m.set("name", Value(s.name));
-    m.set("amount", money(s.amount));
+    m.set("amount", detail::amount_value(s.amount));
     shared.push_back(Value(std::move(m)));
   }
   Map m;
@@ -182,9 +180,9 @@ Value to_value(const ChargebackReport& r) {
   m.set("to", r.to ? Value(r.to->to_string()) : Value());
   m.set("rows", Value(std::move(rows)));
   m.set("shared", Value(std::move(shared)));
-  m.set("total_direct", money(r.total_direct));
-  m.set("total_shared", money(r.total_shared));
-  m.set("total", money(r.total));
+  m.set("total_direct", detail::amount_value(r.total_direct));
+  m.set("total_shared", detail::amount_value(r.total_shared));
+  m.set("total", detail::amount_value(r.total));
   return Value(std::move(m));
 }
 

@@ -18,6 +18,9 @@ Error too_large(std::string_view field, std::size_t max_bytes) {
 }
 }  // namespace
 
+core::Value amount_value(const core::Money& m) { return core::Value(m.amount_string(2)); }
+core::Value quantity_value(const core::Quantity& q) { return core::Value(job::detail::decimal_string(q)); }
+
 core::Result<std::string> read_bounded_file(const std::string& path, std::string_view field, std::size_t max_bytes) {
   std::string text;
   if (path == "-") {

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "budcore/core/money.hpp"
 #include "budcore/core/quantity.hpp"
 #include "budcore/core/result.hpp"
 #include "budcore/core/value.hpp"
@@ -20,6 +21,11 @@ inline core::Error under(std::string_view parent, core::Error e) {
   e.at(parent);
   return e;
 }
+
+// How reports and records write numbers: an amount with at least 2 decimals and every digit
+// it has ("0.0415", "12.50"); a quantity as its exact decimal ("2700.5").
+core::Value amount_value(const core::Money& m);
+core::Value quantity_value(const core::Quantity& q);
 
 // Input size caps: documents a person writes, and usage files (many records).
 inline constexpr std::size_t kMaxDocumentBytes = 16u << 20;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "budcore/cost/rollup.hpp"
+#include "cost/document.hpp"
 #include "job/codec_util.hpp"
 
 namespace budcore::cost {
@@ -31,8 +32,6 @@ Money money_of(double v, const std::string& currency) {
 }
 
 double units_of(const Money& m) { return static_cast<double>(m.units()) / 1e12; }
-
-Value money_value(const Money& m) { return Value(m.amount_string(2)); }
 
 }  // namespace
 
@@ -119,10 +118,10 @@ Value to_value(const SpendForecast& f) {
   m.set("period_start", Value(f.period_start.to_string()));
   m.set("period_end", Value(f.period_end.to_string()));
   m.set("days_observed", Value(static_cast<long long>(f.days_observed)));
-  m.set("month_to_date", money_value(f.month_to_date));
-  m.set("forecast_total", money_value(f.forecast_total));
-  m.set("slope_per_day", money_value(f.slope_per_day));
-  m.set("intercept", money_value(f.intercept));
+  m.set("month_to_date", detail::amount_value(f.month_to_date));
+  m.set("forecast_total", detail::amount_value(f.forecast_total));
+  m.set("slope_per_day", detail::amount_value(f.slope_per_day));
+  m.set("intercept", detail::amount_value(f.intercept));
   m.set("method", Value("least_squares"));
   return Value(std::move(m));
 }
@@ -154,7 +153,7 @@ std::vector<Anomaly> detect_anomalies(std::span<const DailyCost> days, const Ano
 Value to_value(const Anomaly& a) {
   Map m;
   m.set("day", Value(a.day.to_string()));
-  m.set("cost", money_value(a.cost));
+  m.set("cost", detail::amount_value(a.cost));
   m.set("baseline_mean", Value(a.baseline_mean));
   m.set("baseline_stddev", Value(a.baseline_stddev));
   m.set("z_score", std::isfinite(a.z_score) ? Value(a.z_score) : Value("inf"));

@@ -221,20 +221,18 @@ Result<CostSummary> summarize(std::span<const Usage> usage) {
 }
 
 core::Value to_value(const CostSummary& s) {
-  const auto q = [](const Quantity& x) { return core::Value(job::detail::decimal_string(x)); };
-  const auto m = [](const Money& x) { return core::Value(x.amount_string(2)); };
   core::Map out;
   out.set("currency", core::Value(s.currency));
   out.set("records", core::Value(static_cast<long long>(s.records)));
-  out.set("seconds", q(s.seconds));
-  out.set("gpu_seconds", q(s.gpu_seconds));
-  out.set("idle_gpu_seconds", q(s.idle_gpu_seconds));
-  out.set("gpu_cost", m(s.gpu_cost));
-  out.set("idle_cost", m(s.idle_cost));
-  out.set("cpu_cost", m(s.cpu_cost));
-  out.set("memory_cost", m(s.memory_cost));
-  out.set("storage_cost", m(s.storage_cost));
-  out.set("total", m(s.total));
+  out.set("seconds", detail::quantity_value(s.seconds));
+  out.set("gpu_seconds", detail::quantity_value(s.gpu_seconds));
+  out.set("idle_gpu_seconds", detail::quantity_value(s.idle_gpu_seconds));
+  out.set("gpu_cost", detail::amount_value(s.gpu_cost));
+  out.set("idle_cost", detail::amount_value(s.idle_cost));
+  out.set("cpu_cost", detail::amount_value(s.cpu_cost));
+  out.set("memory_cost", detail::amount_value(s.memory_cost));
+  out.set("storage_cost", detail::amount_value(s.storage_cost));
+  out.set("total", detail::amount_value(s.total));
   out.set("first_start", s.first_start ? core::Value(s.first_start->to_string()) : core::Value());
   out.set("last_end", s.last_end ? core::Value(s.last_end->to_string()) : core::Value());
   return core::Value(std::move(out));

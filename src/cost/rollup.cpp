@@ -8,6 +8,7 @@
 
 #include "core/enum_lookup.hpp"
 #include "cost/csv.hpp"
+#include "cost/document.hpp"
 #include "cost/exact.hpp"
 #include "job/codec_util.hpp"
 
@@ -239,11 +240,6 @@ Result<Rollup> rollup(std::span<const Usage> usage, const RollupQuery& q) {
   return out;
 }
 
-namespace {
-Value qty(const Quantity& q) { return Value(job::detail::decimal_string(q)); }
-Value money(const Money& m) { return Value(m.amount_string(2)); }
-}  // namespace
-
 Value to_value(const Rollup& r) {
   core::List rows;
   rows.reserve(r.rows.size());
@@ -252,13 +248,13 @@ Value to_value(const Rollup& r) {
     m.set("bucket", r.granularity == Granularity::Total ? Value() : Value(row.bucket.to_string()));
     for (std::size_t i = 0; i < r.by.size(); ++i) m.set(r.by[i].name(), Value(row.keys[i]));
     m.set("records", Value(static_cast<long long>(row.records)));
-    m.set("seconds", qty(row.seconds));
-    m.set("gpu_seconds", qty(row.gpu_seconds));
-    m.set("idle_gpu_seconds", qty(row.idle_gpu_seconds));
-    m.set("cpu_core_seconds", qty(row.cpu_core_seconds));
-    m.set("memory_gib_seconds", qty(row.memory_gib_seconds));
-    m.set("cost", money(row.cost));
-    m.set("idle_cost", money(row.idle_cost));
+    m.set("seconds", detail::quantity_value(row.seconds));
+    m.set("gpu_seconds", detail::quantity_value(row.gpu_seconds));
+    m.set("idle_gpu_seconds", detail::quantity_value(row.idle_gpu_seconds));
+    m.set("cpu_core_seconds", detail::quantity_value(row.cpu_core_seconds));
+    m.set("memory_gib_seconds", detail::quantity_value(row.memory_gib_seconds));
+    m.set("cost", detail::amount_value(row.cost));
+    m.set("idle_cost", detail::amount_value(row.idle_cost));
     m.set("tokens_in", Value(static_cast<long long>(row.tokens_in)));
     m.set("tokens_out", Value(static_cast<long long>(row.tokens_out)));
     m.set("requests", Value(static_cast<long long>(row.requests)));
@@ -331,16 +327,16 @@ Value to_value(const BillingPeriod& p) {
   Map by_type;
   for (const auto& g : p.usage_by_gpu_type) {
     Map e;
-    e.set("seconds", qty(g.seconds));
-    e.set("cost", money(g.cost));
+    e.set("seconds", detail::quantity_value(g.seconds));
+    e.set("cost", detail::amount_value(g.cost));
     by_type.set(g.gpu_type, Value(std::move(e)));
   }
   Map m;
   m.set("tenant_id", Value(p.tenant_id.to_string()));
   m.set("period_start", Value(p.period_start.to_string()));
   m.set("period_end", Value(p.period_end.to_string()));
-  m.set("total_gpu_seconds", qty(p.total_gpu_seconds));
-  m.set("total_cost", money(p.total_cost));
+  m.set("total_gpu_seconds", detail::quantity_value(p.total_gpu_seconds));
+  m.set("total_cost", detail::amount_value(p.total_cost));
   m.set("total_requests", Value(static_cast<long long>(p.total_requests)));
   m.set("usage_by_gpu_type", Value(std::move(by_type)));
   m.set("status", Value(std::string(to_string(p.status))));

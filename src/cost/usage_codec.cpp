@@ -34,8 +34,6 @@ constexpr std::array<std::string_view, 16> kUsageExtraKeys{
     "memory_cost", "storage_cost", "computed_cost", "seq"};
 
 Value id_value(const core::Id& id) { return id.is_nil() ? Value() : Value(id.to_string()); }
-Value qty(const Quantity& q) { return Value(job::detail::decimal_string(q)); }
-Value money(const Money& m) { return Value(m.amount_string(2)); }
 
 Status in_range(const std::optional<std::int64_t>& v, std::string_view key, std::int64_t max) {
   if (v && (*v < 0 || *v > max)) {
@@ -149,13 +147,13 @@ void put_interval(Map& m, const UsageInterval& u) {
   m.set("sharing_mode", Value(std::string(to_string(u.sharing_mode))));
   m.set("mig_profile", u.mig_profile ? Value(*u.mig_profile) : Value());
   m.set("tier", Value(std::string(to_string(u.tier))));
-  m.set("cpu_cores", qty(u.cpu_cores));
-  m.set("memory_gib", qty(u.memory_gib));
+  m.set("cpu_cores", detail::quantity_value(u.cpu_cores));
+  m.set("memory_gib", detail::quantity_value(u.memory_gib));
   m.set("storage_gib", Value(static_cast<long long>(u.storage_gib)));
   m.set("start", Value(u.start.to_string()));
   m.set("end", Value(u.end.to_string()));
-  m.set("gpu_utilization", u.gpu_utilization ? qty(*u.gpu_utilization) : Value());
-  m.set("gpu_memory_gib", u.gpu_memory_gib ? qty(*u.gpu_memory_gib) : Value());
+  m.set("gpu_utilization", u.gpu_utilization ? detail::quantity_value(*u.gpu_utilization) : Value());
+  m.set("gpu_memory_gib", u.gpu_memory_gib ? detail::quantity_value(*u.gpu_memory_gib) : Value());
   m.set("tokens_in", Value(static_cast<long long>(u.tokens_in)));
   m.set("tokens_out", Value(static_cast<long long>(u.tokens_out)));
   m.set("requests", Value(static_cast<long long>(u.requests)));
@@ -194,19 +192,19 @@ Value Usage::to_value() const {
   if (seq != 0) m.set("seq", Value(static_cast<long long>(seq)));
   put_interval(m, interval);
   m.set("currency", Value(currency));
-  m.set("seconds", qty(seconds));
-  m.set("gpu_seconds", qty(gpu_seconds));
-  m.set("idle_gpu_seconds", qty(idle_gpu_seconds));
-  m.set("gpu_memory_gb_seconds", qty(gpu_memory_gb_seconds));
-  m.set("cpu_core_seconds", qty(cpu_core_seconds));
-  m.set("memory_gib_seconds", qty(memory_gib_seconds));
-  m.set("storage_gib_seconds", qty(storage_gib_seconds));
-  m.set("gpu_cost", money(gpu_cost));
-  m.set("idle_cost", money(idle_cost));
-  m.set("cpu_cost", money(cpu_cost));
-  m.set("memory_cost", money(memory_cost));
-  m.set("storage_cost", money(storage_cost));
-  m.set("computed_cost", money(computed_cost));
+  m.set("seconds", detail::quantity_value(seconds));
+  m.set("gpu_seconds", detail::quantity_value(gpu_seconds));
+  m.set("idle_gpu_seconds", detail::quantity_value(idle_gpu_seconds));
+  m.set("gpu_memory_gb_seconds", detail::quantity_value(gpu_memory_gb_seconds));
+  m.set("cpu_core_seconds", detail::quantity_value(cpu_core_seconds));
+  m.set("memory_gib_seconds", detail::quantity_value(memory_gib_seconds));
+  m.set("storage_gib_seconds", detail::quantity_value(storage_gib_seconds));
+  m.set("gpu_cost", detail::amount_value(gpu_cost));
+  m.set("idle_cost", detail::amount_value(idle_cost));
+  m.set("cpu_cost", detail::amount_value(cpu_cost));
+  m.set("memory_cost", detail::amount_value(memory_cost));
+  m.set("storage_cost", detail::amount_value(storage_cost));
+  m.set("computed_cost", detail::amount_value(computed_cost));
   return Value(std::move(m));
 }
 

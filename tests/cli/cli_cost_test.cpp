@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/cli_runner.hpp"
+#include "cost/cost_fixture.hpp"
 
 namespace {
 
@@ -16,22 +17,14 @@ using budcore::test::detail::CliRun;
 using budcore::test::detail::quote;
 using budcore::test::detail::run_cli;
 
-constexpr const char* kPrices = R"(currency: USD
-gpu_hour:
-  nvidia-a100-80gb: {on_demand: "2.49", spot: "1.19"}
-  nvidia-t4:        {on_demand: "0.40", spot: "0.16"}
-cpu_core_hour:   {on_demand: "0.04", spot: "0.02"}
-memory_gib_hour: {on_demand: "0.005", spot: "0.0025"}
-storage_gib_month: "0.10"
-minimum_billable_seconds: 60
-)";
+using budcore::testing::kContractPrices;
 
 class CliCostTest : public budcore::test::detail::CliFixture {
  protected:
   CliCostTest() : CliFixture("budcore_cli_cost_") {}
   void SetUp() override {
     CliFixture::SetUp();
-    prices_ = write("prices.yaml", kPrices);
+    prices_ = write("prices.yaml", kContractPrices);
   }
   fs::path write(const std::string& name, const std::string& text) {
     fs::path p = dir_ / name;

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/loopback_http_server.hpp"
-#include "backends/store_fixture.hpp"
 #include "budcore/backend/http_client.hpp"
 #include "budcore/cost/estimator.hpp"
 #include "budcore/cost/forecast.hpp"
@@ -18,7 +17,7 @@ using core::Id;
 using core::Money;
 using core::Timestamp;
 
-Timestamp at(const char* text) { return *Timestamp::parse(text); }
+using testing::at;
 
 const Id kTenant = *Id::parse("0190e6f4-5c3a-7abc-8def-00000000000a");
 const Id kProjectA = *Id::parse("0190e6f4-5c3a-7abc-8def-0000000000a1");
@@ -172,19 +171,7 @@ TEST(BudgetTest, StatusConvertsCurrenciesAndCountsThresholds) {
   EXPECT_EQ((*s)[1].remaining.to_string(), "956.00 EUR");
 }
 
-class BudgetStoreTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    target_ = testing::make_target(GetParam());
-    if (!target_.skip.empty()) GTEST_SKIP() << target_.skip;
-    ASSERT_TRUE(target_.error.empty()) << target_.error;
-    auto s = backend::open_store(target_.uri);
-    ASSERT_TRUE(s) << s.error().describe();
-    store_ = std::move(*s);
-  }
-  testing::BackendTarget target_;
-  std::unique_ptr<backend::Store> store_;
-};
+using BudgetStoreTest = testing::CostStoreTest;
 
 TEST_P(BudgetStoreTest, AlertsEachThresholdOnceThroughTheNotifierAndStopsAdmission) {
   const PriceBook b = book();

@@ -3,9 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
+#include "backends/store_fixture.hpp"
+#include "budcore/backend/store.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/core/time.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/cost/price_book.hpp"
 
@@ -33,5 +37,23 @@ inline core::Value json(const std::string& text) {
   EXPECT_TRUE(v) << v.error().describe() << " in " << text;
   return v ? *v : core::Value();
 }
+
+inline core::Timestamp at(const char* rfc3339) { return *core::Timestamp::parse(rfc3339); }
+
+// A fresh store per test on each backend the suite is instantiated with ("sqlite_file",
+// "postgres": the throwaway server of backends/pg_server.hpp).
+class CostStoreTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    target_ = make_target(GetParam());
+    if (!target_.skip.empty()) GTEST_SKIP() << target_.skip;
+    ASSERT_TRUE(target_.error.empty()) << target_.error;
+    auto s = backend::open_store(target_.uri);
+    ASSERT_TRUE(s) << s.error().describe();
+    store_ = std::move(*s);
+  }
+  BackendTarget target_;
+  std::unique_ptr<backend::Store> store_;
+};
 
 }  // namespace budcore::testing

@@ -12,7 +12,7 @@ namespace {
 using core::Money;
 using core::Timestamp;
 
-Timestamp at(const char* text) { return *Timestamp::parse(text); }
+using testing::at;
 
 std::vector<DailyCost> days_from(const char* first, const std::vector<const char*>& amounts) {
   std::vector<DailyCost> out;

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "backends/store_fixture.hpp"
 #include "cost/cost_fixture.hpp"
 
 namespace budcore::cost {
@@ -13,7 +12,7 @@ using core::Quantity;
 using core::Timestamp;
 using testing::json;
 
-Timestamp at(const char* text) { return *Timestamp::parse(text); }
+using testing::at;
 
 PriceBook metering_book() {
   auto b = PriceBook::from_text(R"(currency: USD
@@ -182,19 +181,7 @@ TEST(MeteringTest, JobBudgetLimitFailsAJobThatCostsMore) {
 
 // ---- with a real store --------------------------------------------------------------------
 
-class MeteringStoreTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    target_ = testing::make_target(GetParam());
-    if (!target_.skip.empty()) GTEST_SKIP() << target_.skip;
-    ASSERT_TRUE(target_.error.empty()) << target_.error;
-    auto s = backend::open_store(target_.uri);
-    ASSERT_TRUE(s) << s.error().describe();
-    store_ = std::move(*s);
-  }
-  testing::BackendTarget target_;
-  std::unique_ptr<backend::Store> store_;
-};
+using MeteringStoreTest = testing::CostStoreTest;
 
 TEST_P(MeteringStoreTest, RecordsUsageAndAddsUpActualCosts) {
   const PriceBook book = metering_book();

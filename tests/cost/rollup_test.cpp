@@ -15,7 +15,7 @@ using core::Money;
 using core::Quantity;
 using core::Timestamp;
 
-Timestamp at(const char* text) { return *Timestamp::parse(text); }
+using testing::at;
 
 const Id kTenantA = *Id::parse("0190e6f4-5c3a-7abc-8def-00000000000a");
 const Id kTenantB = *Id::parse("0190e6f4-5c3a-7abc-8def-00000000000b");
