@@ -16,6 +16,7 @@
 #include "budcore/job/job_status.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "store_handle.hpp"
 #include "stored_job.hpp"
 
 namespace budcore::bindings {
@@ -23,24 +24,6 @@ namespace {
 
 using backend::JobRecord;
 using core::Id;
-
-class PyStore {
- public:
-  explicit PyStore(std::unique_ptr<backend::Store> s, std::string uri) : store_(std::move(s)), uri_(std::move(uri)) {}
-
-  // A reference for one call: a close() from another thread cannot pull the store from under it.
-  std::shared_ptr<backend::Store> store() const {
-    if (!store_) throw PyError(core::Error::make(core::ErrorCode::Invalid, "the store is closed", "store"));
-    return store_;
-  }
-  void close() { store_.reset(); }
-  bool closed() const { return !store_; }
-  const std::string& uri() const { return uri_; }
-
- private:
-  std::shared_ptr<backend::Store> store_;
-  std::string uri_;
-};
 
 Id id_of(const py::handle& obj, const char* what) {
   std::string text = py::str(obj).cast<std::string>();

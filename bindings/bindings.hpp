@@ -17,5 +17,6 @@ void bind_pipeline(py::module_& m);   // Pipeline, PipelineIssue
 void bind_store(py::module_& m);      // Store, StoredJob, open_store
 void bind_schedule(py::module_& m);   // ScheduleTimeline, schedule_replay
 void bind_platform(py::module_& m);   // PlatformHandle, platform_open, platform_simulate
+void bind_cost(py::module_& m);       // PriceBook and the cost_* functions budcore.cost wraps
 
 }  // namespace budcore::bindings

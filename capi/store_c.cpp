@@ -6,10 +6,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/job/job.hpp"
 #include "capi_internal.hpp"
-
-struct budcore_store {
-  std::unique_ptr<budcore::backend::Store> store;
-};
+#include "store_handle.hpp"
 
 namespace {
 

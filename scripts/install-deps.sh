@@ -16,7 +16,11 @@ APT_PACKAGES=(
 )
 PIP_PACKAGES=(
   "scikit-build-core>=0.10" "pybind11>=2.10" "pytest>=7" "jinja2>=3.1" "networkx>=3"
-  "numpy>=1.23" "pandas>=1.5" "matplotlib>=3.6"
+  "numpy>=1.23" "pandas>=1.5"
+  # the schedule's Gantt image and budcore.cost's report.plot() charts
+  "matplotlib>=3.6"
+  # the cost rollup benchmark's peer (benchmarks/peers/cost_rollup.py)
+  "duckdb>=0.9"
 )
 
 missing=()
@@ -33,7 +37,7 @@ fi
 py=$(command -v python3)
 if ! "$py" - <<'PY' 2>/dev/null
 import importlib.metadata as m
-for n in ("scikit-build-core", "pybind11", "pytest", "jinja2", "networkx", "numpy", "pandas", "matplotlib"):
+for n in ("scikit-build-core", "pybind11", "pytest", "jinja2", "networkx", "numpy", "pandas", "matplotlib", "duckdb"):
     m.version(n)
 PY
 then

@@ -15,5 +15,6 @@
 #include "budcore/c/store.h"
 #include "budcore/c/schedule.h"
 #include "budcore/c/platform.h"
+#include "budcore/c/cost.h"
 
 #endif

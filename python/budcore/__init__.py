@@ -2,8 +2,8 @@
 pipelines, templates, storage), from C++.
 
 Every type here is implemented in the C++ library (the ``_core`` extension); this package only
-re-exports it (``budcore.quota`` adds pure-Python helpers; pandas is imported only by
-``budcore.quota.usage_frame``). Errors raised by budcore derive from :class:`budcore.Error` and carry ``.code``,
+re-exports it (``budcore.quota`` and ``budcore.cost`` add pure-Python helpers; pandas and
+matplotlib are imported only by the functions that return frames or charts). Errors raised by budcore derive from :class:`budcore.Error` and carry ``.code``,
 ``.field`` (the path of the offending input), ``.value`` and ``.message``.
 """
 
@@ -21,6 +21,7 @@ from ._core import (
     NotFoundError,
     Pipeline,
     PipelineIssue,
+    PriceBook,
     Quantity,
     QuotaConfig,
     QuotaExceededError,
@@ -50,7 +51,7 @@ from ._core import (
     to_json,
     version_info,
 )
-from . import quota
+from . import cost, quota
 from . import schedule
 from . import platform
 from .platform import Platform, simulate
@@ -70,6 +71,7 @@ __all__ = [
     "Pipeline",
     "PipelineIssue",
     "Platform",
+    "PriceBook",
     "Quantity",
     "QuotaConfig",
     "QuotaExceededError",
@@ -91,6 +93,7 @@ __all__ = [
     "ValidationError",
     "__version__",
     "check_store",
+    "cost",
     "latest_schema_version",
     "load_document",
     "open_store",

@@ -166,6 +166,8 @@ core::Status read_job(const Map& m, Job& j) {
 
 }  // namespace
 
+std::span<const std::string_view> job_document_keys() noexcept { return kJobKeys; }
+
 Result<Job> Job::from_value(const Value& value) {
   if (!value.is_map()) {
     return Error::invalid({}, detail::value_text(value),

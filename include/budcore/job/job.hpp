@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -193,5 +194,9 @@ struct BUDCORE_API Job {
 // `preemptor` may stop `victim`: preemptor.preempts_others, victim effectively preemptible
 // and not CRITICAL, and preemptor's priority strictly higher.
 BUDCORE_API bool can_preempt(const Job& preemptor, const Job& victim) noexcept;
+
+// Every key a job document may carry (what Job::from_value accepts), for readers that take a
+// job document's shape without all of Job's rules (the cost estimator).
+BUDCORE_API std::span<const std::string_view> job_document_keys() noexcept;
 
 }  // namespace budcore::job

@@ -1,5 +1,6 @@
 // Declarations of include/budcore/budcore.h (C ABI 0.1), written by hand from the headers
 // (common.h, error.h, version.h, job.h, pipeline.h, platform.h). Keep in the same order as the headers; the layout
+// (common.h, error.h, version.h, job.h, pipeline.h, the store handle of store.h, cost.h). Keep in the same order as the headers; the layout
 // tests in lib.rs check the structs.
 #![allow(non_camel_case_types)]
 
@@ -105,6 +106,12 @@ pub struct budcore_caller {
 /// One event's JSON; a non-zero return stops the watch (BUDCORE_EUSER). It must not unwind.
 pub type budcore_platform_event_cb =
     Option<unsafe extern "C" fn(event_json: *const c_char, event_len: usize, payload: *mut c_void) -> c_int>;
+
+/// Opaque store handle (store.h).
+#[repr(C)]
+pub struct budcore_store {
+    _private: [u8; 0],
+}
 
 extern "C" {
     // common.h
@@ -294,4 +301,85 @@ extern "C" {
     pub fn budcore_platform_cluster(out: *mut budcore_buf, platform: *const budcore_platform) -> c_int;
     pub fn budcore_platform_check(platform: *mut budcore_platform) -> c_int;
     pub fn budcore_platform_simulate(out: *mut budcore_buf, scenario: *const c_char, scenario_len: usize) -> c_int;
+    // store.h (the handle the cost functions take)
+    pub fn budcore_store_open(
+        out: *mut *mut budcore_store,
+        uri: *const c_char,
+        uri_len: usize,
+    ) -> c_int;
+    pub fn budcore_store_free(store: *mut budcore_store);
+
+    // cost.h
+    pub fn budcore_cost_estimate(
+        out: *mut budcore_buf,
+        prices: *const c_char,
+        prices_len: usize,
+        spec: *const c_char,
+        spec_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_compare_tiers(
+        out: *mut budcore_buf,
+        prices: *const c_char,
+        prices_len: usize,
+        spec: *const c_char,
+        spec_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_cheapest_gpu(
+        out: *mut budcore_buf,
+        prices: *const c_char,
+        prices_len: usize,
+        requirement_json: *const c_char,
+        requirement_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_meter(
+        out: *mut budcore_buf,
+        prices: *const c_char,
+        prices_len: usize,
+        interval_json: *const c_char,
+        interval_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_report(
+        out: *mut budcore_buf,
+        usage_json: *const c_char,
+        usage_len: usize,
+        query_json: *const c_char,
+        query_len: usize,
+        prices: *const c_char,
+        prices_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_forecast(
+        out: *mut budcore_buf,
+        usage_json: *const c_char,
+        usage_len: usize,
+        now: *const c_char,
+        now_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_record_usage(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        prices: *const c_char,
+        prices_len: usize,
+        interval_json: *const c_char,
+        interval_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_job_cost(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const c_char,
+        tenant_len: usize,
+        job_id: *const c_char,
+        job_id_len: usize,
+    ) -> c_int;
+    pub fn budcore_cost_admit_job(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        budgets: *const c_char,
+        budgets_len: usize,
+        prices: *const c_char,
+        prices_len: usize,
+        job_json: *const c_char,
+        job_len: usize,
+        now: *const c_char,
+        now_len: usize,
+    ) -> c_int;
 }

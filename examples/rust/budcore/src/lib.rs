@@ -18,6 +18,8 @@ pub use schedule::{schedule_estimate, schedule_html, schedule_replay, Timeline};
 mod platform;
 pub use platform::{simulate, Caller, Platform};
 
+pub mod cost;
+
 /// The C ABI's status codes (`BUDCORE_E*`), as a Rust enum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
