@@ -81,9 +81,12 @@ core::Result<std::vector<fs::path>> document_files(const std::string& path) {
   return out;
 }
 
+// .yaml/.yml files are YAML even when they start with '[' or '{' (flow style); others are
+// JSON when they start with '{' or '[', YAML otherwise.
 core::Result<Value> load_file(const std::string& file) {
   BUDCORE_TRY_ASSIGN(std::string text, read_bounded(file));
-  auto doc = parse_usecase_document(text);
+  auto ext = fs::path(file).extension().string();
+  auto doc = ext == ".yaml" || ext == ".yml" ? core::parse_yaml(text) : parse_usecase_document(text);
   if (!doc) return file_error(file, std::move(doc).error());
   return doc;
 }

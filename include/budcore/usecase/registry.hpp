@@ -1,11 +1,11 @@
 // Component registries and template sets in memory, read from files or from what ships with
 // budcore.
 //
-// Files: YAML or JSON (JSON when the text starts with '{' or '['). A component file holds one
-// component or a list of them; a template file holds one template. A directory is read
-// recursively (*.yaml, *.yml, *.json, in path order). Bounds: kMaxFileBytes per file,
-// kMaxFiles per directory walk; errors name the file and the path inside it
-// ("components/qdrant.yaml: outputs[1]: ...").
+// Files: YAML or JSON (*.yaml and *.yml are YAML; other files are JSON when the text starts
+// with '{' or '[', YAML otherwise). A component file holds one component or a list of them; a
+// template file holds one template. A directory is read recursively (*.yaml, *.yml, *.json,
+// in path order). Bounds: kMaxFileBytes per file, kMaxFiles per directory walk; errors name
+// the file and the path inside it ("components/qdrant.yaml: outputs[1]: ...").
 #pragma once
 
 #include <cstddef>
