@@ -13,5 +13,6 @@
 #include "budcore/c/quota.h"
 #include "budcore/c/template.h"
 #include "budcore/c/store.h"
+#include "budcore/c/usecase.h"
 
 #endif

@@ -103,25 +103,6 @@ int render(const RenderArgs& args) {
   return kExitOk;
 }
 
-Value summary(const usecase::TemplateFile& f) {
-  const auto& t = f.tmpl;
-  core::List params, comps, tags(t.tags.begin(), t.tags.end());
-  for (const auto& p : t.parameters) params.emplace_back(p.name);
-  for (const auto& c : t.components) comps.emplace_back(c.id);
-  core::Map m;
-  m.set("id", Value(t.id));
-  m.set("name", Value(t.name));
-  m.set("version", Value(t.version));
-  m.set("category", Value(t.category));
-  m.set("complexity", Value(std::string(usecase::to_string(t.complexity))));
-  m.set("description", Value(t.description));
-  m.set("tags", Value(std::move(tags)));
-  m.set("parameters", Value(std::move(params)));
-  m.set("components", Value(std::move(comps)));
-  m.set("source_file", Value(f.source_file));
-  return Value(std::move(m));
-}
-
 core::Result<std::vector<usecase::TemplateFile>> templates_arg(const std::string& dir) {
   if (dir.empty()) return usecase::builtin_templates();
   return usecase::load_templates(dir);
@@ -131,7 +112,7 @@ int list(const std::string& dir) {
   auto files = templates_arg(dir);
   if (!files) return load_failure(files.error(), usecase::issue_code::kInvalidTemplate);
   core::List out;
-  for (const auto& f : *files) out.push_back(summary(f));
+  for (const auto& f : *files) out.push_back(usecase::template_summary(f));
   print(Value::map({{"templates", Value(std::move(out))}}));
   return kExitOk;
 }

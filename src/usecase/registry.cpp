@@ -212,6 +212,25 @@ core::Result<std::vector<TemplateFile>> load_templates(const std::string& path) 
   return out;
 }
 
+core::Value template_summary(const TemplateFile& f) {
+  const auto& t = f.tmpl;
+  core::List params, comps, tags(t.tags.begin(), t.tags.end());
+  for (const auto& p : t.parameters) params.emplace_back(p.name);
+  for (const auto& c : t.components) comps.emplace_back(c.id);
+  core::Map m;
+  m.set("id", Value(t.id));
+  m.set("name", Value(t.name));
+  m.set("version", Value(t.version));
+  m.set("category", Value(t.category));
+  m.set("complexity", Value(std::string(to_string(t.complexity))));
+  m.set("description", Value(t.description));
+  m.set("tags", Value(std::move(tags)));
+  m.set("parameters", Value(std::move(params)));
+  m.set("components", Value(std::move(comps)));
+  m.set("source_file", Value(f.source_file));
+  return Value(std::move(m));
+}
+
 namespace {
 
 struct Builtin {

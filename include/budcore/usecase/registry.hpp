@@ -52,6 +52,10 @@ struct TemplateFile {
   std::string source_file;
 };
 
+// What `usecase list` shows of a template: {"id", "name", "version", "category", "complexity",
+// "description", "tags", "parameters": [names], "components": [instance ids], "source_file"}.
+BUDCORE_API core::Value template_summary(const TemplateFile& file);
+
 // Reads a file or a directory of component files into `registry` (all or nothing: on error
 // the registry is unchanged). Duplicate ids across files are AlreadyExists naming both files.
 BUDCORE_API core::Status load_components(const std::string& path, ComponentRegistry& registry);
