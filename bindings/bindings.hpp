@@ -15,5 +15,6 @@ void bind_templates(py::module_& m);  // Template, render
 void bind_quota(py::module_& m);      // QuotaConfig, AdmissionEngine, quota_simulate
 void bind_pipeline(py::module_& m);   // Pipeline, PipelineIssue
 void bind_store(py::module_& m);      // Store, StoredJob, open_store
+void bind_usecase(py::module_& m);    // UsecaseRegistry (budcore.usecases wraps it)
 
 }  // namespace budcore::bindings

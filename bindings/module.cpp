@@ -9,4 +9,5 @@ PYBIND11_MODULE(_core, m) {
   budcore::bindings::bind_quota(m);
   budcore::bindings::bind_pipeline(m);
   budcore::bindings::bind_store(m);
+  budcore::bindings::bind_usecase(m);
 }

@@ -12,24 +12,7 @@
 #include "job/codec_util.hpp"
 
 struct budcore_usecase_registry {
-  budcore::usecase::ComponentRegistry components;
-  std::vector<budcore::usecase::TemplateFile> templates;  // in the order added; ids distinct
-
-  const budcore::usecase::UseCaseTemplate* find(std::string_view id) const {
-    for (const auto& t : templates) {
-      if (t.tmpl.id == id) return &t.tmpl;
-    }
-    return nullptr;
-  }
-  void put(budcore::usecase::TemplateFile file) {
-    for (auto& t : templates) {
-      if (t.tmpl.id == file.tmpl.id) {
-        t = std::move(file);
-        return;
-      }
-    }
-    templates.push_back(std::move(file));
-  }
+  budcore::usecase::UsecaseRegistry registry;
 };
 
 namespace {
@@ -78,12 +61,8 @@ std::optional<Value> document(const char* s, std::size_t len) {
 extern "C" int budcore_usecase_registry_new(budcore_usecase_registry** out, int with_builtin) {
   return capi::guard([&]() -> int {
     if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "output handle pointer is NULL", "out");
-    auto r = std::make_unique<budcore_usecase_registry>();
-    if (with_builtin != 0) {
-      r->components = usecase::builtin_components();
-      r->templates = usecase::builtin_templates();
-    }
-    *out = r.release();
+    *out = new budcore_usecase_registry{with_builtin != 0 ? usecase::UsecaseRegistry::builtin()
+                                                          : usecase::UsecaseRegistry{}};
     return BUDCORE_OK;
   });
 }
@@ -96,7 +75,7 @@ extern "C" int budcore_usecase_registry_add_components(budcore_usecase_registry*
     if (!registry_arg(registry)) return BUDCORE_EINVALID;
     auto v = document(doc, len);
     if (!v) return budcore_error_last()->code;
-    if (auto st = registry->components.add_document(*v); !st) return capi::set_error(st.error());
+    if (auto st = registry->registry.components.add_document(*v); !st) return capi::set_error(st.error());
     return BUDCORE_OK;
   });
 }
@@ -108,7 +87,7 @@ extern "C" int budcore_usecase_registry_add_template(budcore_usecase_registry* r
     if (!v) return budcore_error_last()->code;
     auto t = usecase::UseCaseTemplate::from_value(*v);
     if (!t) return capi::set_error(t.error());
-    registry->put(usecase::TemplateFile{std::move(*t), {}});
+    registry->registry.put_template(usecase::TemplateFile{std::move(*t), {}});
     return BUDCORE_OK;
   });
 }
@@ -121,18 +100,7 @@ extern "C" int budcore_usecase_registry_load(budcore_usecase_registry* registry,
     std::string_view cpath, tpath;
     if (!capi::input_text(components_path, components_len, "components_path", cpath)) return BUDCORE_EINVALID;
     if (!capi::input_text(templates_path, templates_len, "templates_path", tpath)) return BUDCORE_EINVALID;
-    usecase::ComponentRegistry components = registry->components;
-    if (!cpath.empty()) {
-      if (auto st = usecase::load_components(std::string(cpath), components); !st) return capi::set_error(st.error());
-    }
-    std::vector<usecase::TemplateFile> files;
-    if (!tpath.empty()) {
-      auto loaded = usecase::load_templates(std::string(tpath));
-      if (!loaded) return capi::set_error(loaded.error());
-      files = std::move(*loaded);
-    }
-    registry->components = std::move(components);
-    for (auto& f : files) registry->put(std::move(f));
+    if (auto st = registry->registry.load(std::string(cpath), std::string(tpath)); !st) return capi::set_error(st.error());
     return BUDCORE_OK;
   });
 }
@@ -141,7 +109,7 @@ extern "C" int budcore_usecase_list(budcore_buf* out, const budcore_usecase_regi
   return capi::guard([&]() -> int {
     if (!empty_buf(out, "out", false) || !registry_arg(registry)) return BUDCORE_EINVALID;
     core::List items;
-    for (const auto& f : registry->templates) items.push_back(usecase::template_summary(f));
+    for (const auto& f : registry->registry.templates) items.push_back(usecase::template_summary(f));
     return capi::fill_buf(out, core::to_json(Value::map({{"templates", Value(std::move(items))}})));
   });
 }
@@ -152,7 +120,7 @@ extern "C" int budcore_usecase_show(budcore_buf* out, const budcore_usecase_regi
     if (!empty_buf(out, "out", false) || !registry_arg(registry)) return BUDCORE_EINVALID;
     std::string_view text;
     if (!capi::input_text(id, id_len, "id", text)) return BUDCORE_EINVALID;
-    const auto* t = registry->find(text);
+    const auto* t = registry->registry.find_template(text);
     if (t == nullptr) {
       return capi::set_error(core::Error{core::ErrorCode::NotFound, "no template '" + std::string(text) + "'", "id",
                                          std::string(text)});
@@ -165,7 +133,7 @@ extern "C" int budcore_usecase_components(budcore_buf* out, const budcore_usecas
   return capi::guard([&]() -> int {
     if (!empty_buf(out, "out", false) || !registry_arg(registry)) return BUDCORE_EINVALID;
     core::List items;
-    for (const auto* c : registry->components.all()) items.push_back(c->to_value());
+    for (const auto* c : registry->registry.components.all()) items.push_back(c->to_value());
     return capi::fill_buf(out, core::to_json(Value::map({{"components", Value(std::move(items))}})));
   });
 }
@@ -180,7 +148,7 @@ extern "C" int budcore_usecase_render(budcore_buf* out, budcore_buf* errors_out,
     std::string_view id, req_text;
     if (!capi::input_text(template_id, template_id_len, "template_id", id)) return BUDCORE_EINVALID;
     if (!capi::input_text(request_json, request_len, "request_json", req_text)) return BUDCORE_EINVALID;
-    const auto* t = registry->find(id);
+    const auto* t = registry->registry.find_template(id);
     if (t == nullptr) {
       return capi::set_error(core::Error{core::ErrorCode::NotFound, "no template '" + std::string(id) + "'", "template_id",
                                          std::string(id)});
@@ -202,7 +170,7 @@ extern "C" int budcore_usecase_render(budcore_buf* out, budcore_buf* errors_out,
       if (!name) return capi::set_error(std::move(name.error().at("request_json")));
       options.name = name->value_or("");
     }
-    auto result = usecase::resolve(*t, registry->components, params, options);
+    auto result = usecase::resolve(*t, registry->registry.components, params, options);
     if (!result.valid()) {
       const auto& first = result.errors.front();
       if (errors_out != nullptr) {

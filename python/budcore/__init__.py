@@ -2,9 +2,10 @@
 pipelines, templates, storage), from C++.
 
 Every type here is implemented in the C++ library (the ``_core`` extension); this package only
-re-exports it (``budcore.quota`` adds pure-Python helpers; pandas is imported only by
-``budcore.quota.usage_frame``). Errors raised by budcore derive from :class:`budcore.Error` and carry ``.code``,
-``.field`` (the path of the offending input), ``.value`` and ``.message``.
+re-exports it (``budcore.quota`` and ``budcore.usecases`` add pure-Python helpers; pandas is
+imported only by ``budcore.quota.usage_frame`` and the ``to_pandas()`` methods). Errors raised
+by budcore derive from :class:`budcore.Error` and carry ``.code``, ``.field`` (the path of the
+offending input), ``.value`` and ``.message``.
 """
 
 from ._core import (
@@ -38,6 +39,7 @@ from ._core import (
     TemplateZeroDivisionError,
     UndefinedError,
     UnsupportedError,
+    UsecaseRegistry,
     ValidationError,
     __version__,
     check_store,
@@ -50,6 +52,7 @@ from ._core import (
     version_info,
 )
 from . import quota
+from . import usecases
 
 __all__ = [
     "AdmissionEngine",
@@ -82,6 +85,7 @@ __all__ = [
     "TemplateZeroDivisionError",
     "UndefinedError",
     "UnsupportedError",
+    "UsecaseRegistry",
     "ValidationError",
     "__version__",
     "check_store",
@@ -92,5 +96,6 @@ __all__ = [
     "quota",
     "render",
     "to_json",
+    "usecases",
     "version_info",
 ]

@@ -37,10 +37,10 @@ std::optional<std::string> output_name_problem(std::string_view s) {
   return std::nullopt;
 }
 
-Value opt(const std::optional<std::string>& s) { return s ? Value(*s) : Value(); }
-Value opt(const std::optional<std::int64_t>& i) { return i ? Value(static_cast<long long>(*i)) : Value(); }
-Value strings(const std::vector<std::string>& v) { return Value(core::List(v.begin(), v.end())); }
-Value opt(const std::optional<std::vector<std::string>>& v) { return v ? strings(*v) : Value(); }
+
+Value list_or_null(const std::optional<std::vector<std::string>>& v) {
+  return v ? detail::string_list_value(*v) : Value();
+}
 
 // The fields of one deployment type must not appear on a component of another.
 core::Status check_deployment_fields(const ComponentDefinition& c) {
@@ -162,25 +162,25 @@ Value ComponentDefinition::to_value() const {
   m.set("category", Value(std::string(to_string(category))));
   m.set("version", Value(version));
   m.set("deployment_type", Value(std::string(job::to_string(deployment_type))));
-  m.set("helm_repo", opt(helm_repo));
-  m.set("helm_chart", opt(helm_chart));
-  m.set("helm_version", opt(helm_version));
+  m.set("helm_repo", detail::optional_text(helm_repo));
+  m.set("helm_chart", detail::optional_text(helm_chart));
+  m.set("helm_version", detail::optional_text(helm_version));
   m.set("default_values", default_values);
-  m.set("image", opt(image));
-  m.set("image_tag", opt(image_tag));
-  m.set("default_command", opt(default_command));
-  m.set("default_args", opt(default_args));
-  m.set("model_engine", opt(model_engine));
-  m.set("default_gpu_type", opt(default_gpu_type));
-  m.set("default_gpu_count", opt(default_gpu_count));
+  m.set("image", detail::optional_text(image));
+  m.set("image_tag", detail::optional_text(image_tag));
+  m.set("default_command", list_or_null(default_command));
+  m.set("default_args", list_or_null(default_args));
+  m.set("model_engine", detail::optional_text(model_engine));
+  m.set("default_gpu_type", detail::optional_text(default_gpu_type));
+  m.set("default_gpu_count", detail::optional_int(default_gpu_count));
   m.set("default_env", default_env);
   m.set("default_resources", default_resources);
-  m.set("required_inputs", strings(required_inputs));
-  m.set("outputs", strings(outputs));
-  m.set("health_check_path", opt(health_check_path));
+  m.set("required_inputs", detail::string_list_value(required_inputs));
+  m.set("outputs", detail::string_list_value(outputs));
+  m.set("health_check_path", detail::optional_text(health_check_path));
   m.set("readiness_timeout_seconds", Value(static_cast<long long>(readiness_timeout_seconds)));
-  m.set("tags", strings(tags));
-  m.set("documentation_url", opt(documentation_url));
+  m.set("tags", detail::string_list_value(tags));
+  m.set("documentation_url", detail::optional_text(documentation_url));
   m.set("is_active", Value(is_active));
   return Value(std::move(m));
 }

@@ -30,7 +30,6 @@ constexpr std::array<std::string_view, 6> kComponentKeys{"instance_id", "compone
                                                           "job_id", "job_status", "outputs"};
 
 Value id_value(const core::Id& id) { return id.is_nil() ? Value() : Value(id.to_string()); }
-Value strings(const std::vector<std::string>& v) { return Value(core::List(v.begin(), v.end())); }
 
 // The job that deploys one resolved component.
 job::Job component_job(const ResolvedComponent& c, const Value& step_config, const core::Id& deployment,
@@ -220,7 +219,7 @@ Value DeploymentRecord::to_value() const {
     core::Map cm;
     cm.set("instance_id", Value(c.instance_id));
     cm.set("component_ref", Value(c.component_ref));
-    cm.set("depends_on", strings(c.depends_on));
+    cm.set("depends_on", detail::string_list_value(c.depends_on));
     cm.set("job_id", c.job_id ? Value(c.job_id->to_string()) : Value());
     cm.set("job_status", Value(std::string(job::to_string(c.job_status))));
     cm.set("outputs", c.outputs);

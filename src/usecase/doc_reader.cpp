@@ -104,6 +104,14 @@ core::Result<Value> map_or_empty(const Reader& r, std::string_view key) {
   return m ? std::move(*m) : Value(core::Map{});
 }
 
+std::string indexed(std::string_view key, std::size_t i) {
+  return std::string(key) + "[" + std::to_string(i) + "]";
+}
+
+Value optional_text(const std::optional<std::string>& s) { return s ? Value(*s) : Value(); }
+Value optional_int(const std::optional<std::int64_t>& i) { return i ? Value(static_cast<long long>(*i)) : Value(); }
+Value string_list_value(const std::vector<std::string>& v) { return Value(core::List(v.begin(), v.end())); }
+
 std::string scalar_text(const Value& v) {
   if (v.is_string()) return v.as_string();
   if (v.is_bool()) return v.as_bool() ? "true" : "false";

@@ -49,6 +49,14 @@ core::Result<core::Value> map_or_empty(const Reader& r, std::string_view key);
 // stays (it deletes the key when merged); lists and maps are rejected. Errors name "key.NAME".
 core::Result<core::Value> env_map(const Reader& r, std::string_view key);
 
+// "key[i]".
+std::string indexed(std::string_view key, std::size_t i);
+
+// Values for to_value(): null for an absent optional, a list of strings.
+core::Value optional_text(const std::optional<std::string>& s);
+core::Value optional_int(const std::optional<std::int64_t>& i);
+core::Value string_list_value(const std::vector<std::string>& v);
+
 // The scalar as env text: strings as is, true/false, numbers as JSON writes them.
 std::string scalar_text(const core::Value& v);
 

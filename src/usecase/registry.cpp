@@ -212,6 +212,37 @@ core::Result<std::vector<TemplateFile>> load_templates(const std::string& path) 
   return out;
 }
 
+UsecaseRegistry UsecaseRegistry::builtin() { return UsecaseRegistry{builtin_components(), builtin_templates()}; }
+
+const UseCaseTemplate* UsecaseRegistry::find_template(std::string_view id) const noexcept {
+  for (const auto& t : templates) {
+    if (t.tmpl.id == id) return &t.tmpl;
+  }
+  return nullptr;
+}
+
+void UsecaseRegistry::put_template(TemplateFile file) {
+  for (auto& t : templates) {
+    if (t.tmpl.id == file.tmpl.id) {
+      t = std::move(file);
+      return;
+    }
+  }
+  templates.push_back(std::move(file));
+}
+
+core::Status UsecaseRegistry::load(const std::string& components_path, const std::string& templates_path) {
+  ComponentRegistry staged = components;
+  if (!components_path.empty()) BUDCORE_TRY(load_components(components_path, staged));
+  std::vector<TemplateFile> files;
+  if (!templates_path.empty()) {
+    BUDCORE_TRY_ASSIGN(files, load_templates(templates_path));
+  }
+  components = std::move(staged);
+  for (auto& f : files) put_template(std::move(f));
+  return {};
+}
+
 core::Value template_summary(const TemplateFile& f) {
   const auto& t = f.tmpl;
   core::List params, comps, tags(t.tags.begin(), t.tags.end());

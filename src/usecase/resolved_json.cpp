@@ -2,6 +2,7 @@
 // whose JOB steps deploy the components.
 #include <string>
 
+#include "usecase/doc_reader.hpp"
 #include "usecase/resolver_impl.hpp"
 
 namespace budcore::usecase {
@@ -9,8 +10,6 @@ namespace {
 
 using core::Value;
 
-Value opt(const std::optional<std::string>& s) { return s ? Value(*s) : Value(); }
-Value strings(const std::vector<std::string>& v) { return Value(core::List(v.begin(), v.end())); }
 
 // 1500 -> 1.5, 2000 -> 2 (an integer when whole).
 Value decimal(std::int64_t amount, std::int64_t per_unit) {
@@ -28,19 +27,19 @@ Value ResolvedComponent::to_value() const {
   m.set("id", Value(id));
   m.set("component_ref", Value(component_ref));
   m.set("deployment_type", Value(std::string(job::to_string(deployment_type))));
-  m.set("depends_on", strings(depends_on));
+  m.set("depends_on", detail::string_list_value(depends_on));
   m.set("values", values);
   m.set("env", env);
   m.set("resources", resources);
-  m.set("model_id", opt(model_id));
-  m.set("gpu_type", opt(gpu_type));
+  m.set("model_id", detail::optional_text(model_id));
+  m.set("gpu_type", detail::optional_text(gpu_type));
   m.set("gpu_count", Value(static_cast<long long>(gpu_count)));
   // budcore's additions.
   m.set("component_version", Value(component_version));
   m.set("optimize_with_budsim", Value(optimize_with_budsim));
   m.set("cpu_cores", cpu_cores(*this));
   m.set("memory_gb", memory_gb(*this));
-  m.set("outputs", strings(outputs));
+  m.set("outputs", detail::string_list_value(outputs));
   m.set("deployment", deployment);
   return Value(std::move(m));
 }
@@ -61,7 +60,7 @@ Value ResolvedStack::to_value() const {
   comps.reserve(components.size());
   for (const auto& c : components) comps.push_back(c.to_value());
   m.set("components", Value(std::move(comps)));
-  m.set("disabled", strings(disabled));
+  m.set("disabled", detail::string_list_value(disabled));
   m.set("pipeline", pipeline);
   if (!routing.is_null()) m.set("routing", routing);
   if (!observability.is_null()) m.set("observability", observability);
@@ -90,8 +89,8 @@ Value deployment_value(const ComponentDefinition& def) {
   put("helm_version", def.helm_version);
   put("image", def.image);
   put("image_tag", def.image_tag);
-  if (def.default_command) m.set("command", strings(*def.default_command));
-  if (def.default_args) m.set("args", strings(*def.default_args));
+  if (def.default_command) m.set("command", detail::string_list_value(*def.default_command));
+  if (def.default_args) m.set("args", detail::string_list_value(*def.default_args));
   put("model_engine", def.model_engine);
   put("health_check_path", def.health_check_path);
   m.set("readiness_timeout_seconds", Value(static_cast<long long>(def.readiness_timeout_seconds)));
@@ -110,7 +109,7 @@ Value pipeline_document(const ResolvedStack& stack) {
     spec.set("env", c.env);
     spec.set("resources", c.resources);
     if (c.model_id) spec.set("model_id", Value(*c.model_id));
-    spec.set("outputs", strings(c.outputs));
+    spec.set("outputs", detail::string_list_value(c.outputs));
 
     core::Map config;
     config.set("job_type", Value("service"));
@@ -128,7 +127,7 @@ Value pipeline_document(const ResolvedStack& stack) {
     step.set("id", Value(c.id));
     step.set("name", Value(c.id));
     step.set("step_type", Value("job"));
-    step.set("depends_on", strings(c.depends_on));
+    step.set("depends_on", detail::string_list_value(c.depends_on));
     step.set("config", Value(std::move(config)));
     steps.push_back(Value(std::move(step)));
   }

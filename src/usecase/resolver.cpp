@@ -28,18 +28,6 @@ constexpr std::int64_t kMaxMemoryMib = job::Job::kMaxGigabytes * 1024;
 constexpr std::array<std::string_view, 7> kOverrideKeys{"config",   "env",       "resources",           "model_id",
                                                         "gpu_type", "gpu_count", "optimize_with_budsim"};
 
-std::string indexed(std::string_view key, std::size_t i) { return std::string(key) + "[" + std::to_string(i) + "]"; }
-
-void add(std::vector<Issue>& issues, std::string_view c, std::string message, std::string path) {
-  issues.push_back(Issue{std::string(c), std::move(message), std::move(path)});
-}
-
-std::string head(std::string_view path, std::string_view* rest) {
-  auto dot = path.find('.');
-  if (rest != nullptr) *rest = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
-  return std::string(path.substr(0, dot));
-}
-
 // Contract 4: a condition is true unless it renders to "", False, false, 0 or None.
 bool truthy(std::string_view text) {
   auto first = text.find_first_not_of(" \t\r\n");
@@ -65,7 +53,7 @@ class Renderer {
       core::List out;
       const auto& l = v.as_list();
       out.reserve(l.size());
-      for (std::size_t i = 0; i < l.size(); ++i) out.push_back(render(l[i], indexed(path, i), mode, refs));
+      for (std::size_t i = 0; i < l.size(); ++i) out.push_back(render(l[i], detail::indexed(path, i), mode, refs));
       return Value(std::move(out));
     }
     if (v.is_map()) {
@@ -119,7 +107,7 @@ class Renderer {
     templates::Template t;
     templates::TemplateError err;
     if (!templates::Template::compile(s, t, err)) {
-      add(issues_, code::kTemplateSyntax, std::string(templates::to_string(err.kind)) + ": " + err.message, path);
+      detail::add_issue(issues_, code::kTemplateSyntax, std::string(templates::to_string(err.kind)) + ": " + err.message, path);
       return nullptr;
     }
     auto refs = t.references();
@@ -137,7 +125,7 @@ class Renderer {
       std::string bad;
       std::size_t before = refs.size();
       if (!detail::scan_markers(v.as_string(), refs, bad)) {
-        add(issues_, code::kTemplateError,
+        detail::add_issue(issues_, code::kTemplateError,
             "renders to text holding a template ('" + bad +
                 "'); only references to component outputs may remain for the pipeline to resolve",
             path);
@@ -146,7 +134,7 @@ class Renderer {
       for (std::size_t i = before; i < refs.size(); ++i) {
         auto it = impl_.instance_index.find(refs[i]);
         if (it == impl_.instance_index.end() || !enabled_[it->second]) {
-          add(issues_, code::kUnknownReference, "renders a reference to '" + refs[i] + "', which is not a deployed instance",
+          detail::add_issue(issues_, code::kUnknownReference, "renders a reference to '" + refs[i] + "', which is not a deployed instance",
               path);
         }
       }
@@ -160,7 +148,7 @@ class Renderer {
   void failed(const detail::Compiled& c, const templates::TemplateError& err, const std::string& path) {
     std::string msg = std::string(templates::to_string(err.kind)) + ": " + err.message;
     if (err.kind != templates::ErrorKind::Undefined) {
-      add(issues_, code::kTemplateError, std::move(msg), path);
+      detail::add_issue(issues_, code::kTemplateError, std::move(msg), path);
       return;
     }
     // The first reference to a disabled instance's outputs is the likely culprit.
@@ -169,8 +157,8 @@ class Renderer {
       const Instance* in = impl_.referenced_instance(ref, &tail);
       if (in == nullptr) continue;
       auto idx = static_cast<std::size_t>(in - impl_.instances.data());
-      if (!enabled_[idx] && !tail.empty() && head(tail, nullptr) != "enabled") {
-        add(issues_, code::kReferenceToDisabled,
+      if (!enabled_[idx] && !tail.empty() && detail::path_head(tail, nullptr) != "enabled") {
+        detail::add_issue(issues_, code::kReferenceToDisabled,
             "reads '" + ref + "', but instance '" + in->tc->id +
                 "' is disabled by its condition; guard the reference (| default('')) or give this instance the same "
                 "condition",
@@ -178,7 +166,7 @@ class Renderer {
         return;
       }
     }
-    add(issues_, code::kUnknownReference, std::move(msg), path);
+    detail::add_issue(issues_, code::kUnknownReference, std::move(msg), path);
   }
 
   const Resolver::Impl& impl_;
@@ -195,7 +183,7 @@ Value resolve_parameters(const Resolver::Impl& impl, const Value& given, std::ve
   if (given.is_map()) {
     user = &given.as_map();
   } else if (!given.is_null()) {
-    add(issues, code::kInvalidParameter, "parameters must be a map of name -> value", "parameters");
+    detail::add_issue(issues, code::kInvalidParameter, "parameters must be a map of name -> value", "parameters");
   }
   if (user != nullptr) {
     std::vector<std::string_view> names;
@@ -205,7 +193,7 @@ Value resolve_parameters(const Resolver::Impl& impl, const Value& given, std::ve
       if (impl.parameter_index.count(key) != 0) continue;
       std::string msg = "the template has no parameter '" + key + "'";
       if (auto s = job::detail::suggest(key, names); !s.empty()) msg += "; did you mean '" + std::string(s) + "'?";
-      add(issues, code::kUnknownParameter, std::move(msg), core::join_path("parameters", key));
+      detail::add_issue(issues, code::kUnknownParameter, std::move(msg), core::join_path("parameters", key));
     }
   }
   for (const auto& p : impl.tmpl.parameters) {
@@ -214,11 +202,11 @@ Value resolve_parameters(const Resolver::Impl& impl, const Value& given, std::ve
     std::string path = core::join_path("parameters", p.name);
     if (v.is_null()) {
       if (p.required) {
-        add(issues, code::kMissingParameter,
+        detail::add_issue(issues, code::kMissingParameter,
             "'" + p.name + "' (" + p.label + ") is required and has no default", path);
       }
     } else if (auto st = p.check(v); !st) {
-      add(issues, code::kInvalidParameter, "'" + p.name + "' " + st.error().message + " (value: " +
+      detail::add_issue(issues, code::kInvalidParameter, "'" + p.name + "' " + st.error().message + " (value: " +
                                                detail::value_text(v) + ")", path);
     }
     out.set(p.name, std::move(v));
@@ -232,7 +220,7 @@ std::vector<const core::Map*> read_overrides(const Resolver::Impl& impl, const V
   std::vector<const core::Map*> out(impl.instances.size(), nullptr);
   if (overrides.is_null()) return out;
   if (!overrides.is_map()) {
-    add(issues, code::kInvalidValue, "overrides must be a map of instance id -> {config, env, resources, ...}",
+    detail::add_issue(issues, code::kInvalidValue, "overrides must be a map of instance id -> {config, env, resources, ...}",
         "overrides");
     return out;
   }
@@ -240,33 +228,33 @@ std::vector<const core::Map*> read_overrides(const Resolver::Impl& impl, const V
     std::string path = core::join_path("overrides", id);
     auto it = impl.instance_index.find(id);
     if (it == impl.instance_index.end()) {
-      add(issues, code::kUnknownReference, "no instance '" + id + "' in this template", path);
+      detail::add_issue(issues, code::kUnknownReference, "no instance '" + id + "' in this template", path);
       continue;
     }
     if (!v.is_map()) {
-      add(issues, code::kInvalidValue, "must be a map with config, env, resources, model_id, gpu_type, gpu_count",
+      detail::add_issue(issues, code::kInvalidValue, "must be a map with config, env, resources, model_id, gpu_type, gpu_count",
           path);
       continue;
     }
     job::detail::Reader r(v.as_map());
     if (auto st = r.reject_unknown(kOverrideKeys); !st) {
-      add(issues, code::kInvalidValue, st.error().message, core::join_path(path, st.error().field));
+      detail::add_issue(issues, code::kInvalidValue, st.error().message, core::join_path(path, st.error().field));
       continue;
     }
     bool ok = true;
     for (std::string_view key : {"config", "resources"}) {
       if (auto m = r.map(key); !m) {
-        add(issues, code::kInvalidValue, m.error().message, core::join_path(path, m.error().field));
+        detail::add_issue(issues, code::kInvalidValue, m.error().message, core::join_path(path, m.error().field));
         ok = false;
       }
     }
     if (auto e = detail::env_map(r, "env"); !e) {
-      add(issues, code::kInvalidValue, e.error().message, core::join_path(path, e.error().field));
+      detail::add_issue(issues, code::kInvalidValue, e.error().message, core::join_path(path, e.error().field));
       ok = false;
     }
     for (std::string_view key : {"model_id", "gpu_type"}) {
       if (auto s = r.string(key); !s) {
-        add(issues, code::kInvalidValue, s.error().message, core::join_path(path, s.error().field));
+        detail::add_issue(issues, code::kInvalidValue, s.error().message, core::join_path(path, s.error().field));
         ok = false;
       }
     }
@@ -302,7 +290,7 @@ void job_resources(ResolvedComponent& rc, const std::string& at, std::vector<Iss
     auto q = quantity_of(*cpu);
     auto milli = q ? q->milli_value() : core::Result<std::int64_t>(core::Error::make(core::ErrorCode::Invalid, ""));
     if (!q || q->sign() < 0 || !milli || *milli > kMaxMillicores) {
-      add(issues, code::kInvalidValue,
+      detail::add_issue(issues, code::kInvalidValue,
           "cpu must be a non-negative Kubernetes quantity such as 2, \"1.5\" or \"500m\" (value: " +
               detail::value_text(*cpu) + ")",
           base + ".cpu");
@@ -315,7 +303,7 @@ void job_resources(ResolvedComponent& rc, const std::string& at, std::vector<Iss
     auto bytes = q ? q->value() : core::Result<std::int64_t>(core::Error::make(core::ErrorCode::Invalid, ""));
     constexpr std::int64_t kMib = 1 << 20;
     if (!q || q->sign() < 0 || !bytes || *bytes / kMib > kMaxMemoryMib) {
-      add(issues, code::kInvalidValue,
+      detail::add_issue(issues, code::kInvalidValue,
           "memory must be a non-negative Kubernetes quantity such as \"4Gi\" or \"512Mi\", at most " +
               std::to_string(job::Job::kMaxGigabytes) + " GiB (value: " + detail::value_text(*mem) + ")",
           base + ".memory");
@@ -378,7 +366,7 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     for (std::size_t i = 0; i < n; ++i) {
       const auto& cond = instances[i].tc->condition;
       if (!cond) continue;
-      auto text = r.text(*cond, indexed("components", i) + ".condition");
+      auto text = r.text(*cond, detail::indexed("components", i) + ".condition");
       if (text) enabled[i] = truthy(*text);
     }
   }
@@ -408,7 +396,7 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     }
     const Instance& in = instances[i];
     const TemplateComponent& tc = *in.tc;
-    const std::string at = indexed("components", i);
+    const std::string at = detail::indexed("components", i);
     ResolvedComponent rc;
     rc.id = tc.id;
     rc.component_ref = tc.component_ref;
@@ -439,7 +427,7 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     for (const auto& [k, v] : rendered_env.as_map()) {
       if (v.is_null()) continue;
       if (v.is_list() || v.is_map()) {
-        add(errors, code::kInvalidValue, "an environment variable's value must be text", at + ".env." + k);
+        detail::add_issue(errors, code::kInvalidValue, "an environment variable's value must be text", at + ".env." + k);
         continue;
       }
       env_out.set(k, Value(detail::scalar_text(v)));
@@ -456,7 +444,7 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     if (!rc.gpu_type) rc.gpu_type = in.def->default_gpu_type;
     if (rc.gpu_type) {
       if (auto st = core::validate_resource_name(*rc.gpu_type); !st) {
-        add(errors, code::kInvalidValue,
+        detail::add_issue(errors, code::kInvalidValue,
             "'" + *rc.gpu_type + "' is not a GPU flavor or resource name: " + st.error().message, at + ".gpu_type");
       }
     }
@@ -464,7 +452,7 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     if (count.is_null()) {
       rc.gpu_count = in.def->default_gpu_count.value_or(0);
     } else if (!count.is_int() || count.as_int() < 0 || count.as_int() > kMaxGpuCount) {
-      add(errors, code::kInvalidValue,
+      detail::add_issue(errors, code::kInvalidValue,
           "gpu_count must be an integer between 0 and " + std::to_string(kMaxGpuCount) + " (value: " +
               detail::value_text(count) + ")",
           at + ".gpu_count");
@@ -475,7 +463,7 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     if (opt.is_bool()) {
       rc.optimize_with_budsim = opt.as_bool();
     } else if (!opt.is_null()) {
-      add(errors, code::kInvalidValue, "optimize_with_budsim must be true or false (value: " +
+      detail::add_issue(errors, code::kInvalidValue, "optimize_with_budsim must be true or false (value: " +
                                            detail::value_text(opt) + ")",
           at + ".optimize_with_budsim");
     }
@@ -500,7 +488,7 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
 
     for (const auto& input : in.def->required_inputs) {
       if (!provides(rc, input)) {
-        add(errors, code::kMissingInput,
+        detail::add_issue(errors, code::kMissingInput,
             "component '" + in.def->id + "' requires '" + input + "', and neither env, config nor model_id provides it",
             input_path(at, input));
       }
@@ -528,7 +516,7 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
         std::string msg = "the instances depend on each other in a cycle: ";
         for (auto node : cycle) msg += "'" + stack.components[node].id + "' -> ";
         msg += "'" + stack.components[cycle.front()].id + "'";
-        add(errors, code::kCycle, std::move(msg), indexed("components", instance_at[cycle.front()]) + ".depends_on");
+        detail::add_issue(errors, code::kCycle, std::move(msg), detail::indexed("components", instance_at[cycle.front()]) + ".depends_on");
       }
     }
   }

@@ -14,19 +14,6 @@ namespace {
 using core::Value;
 namespace code = issue_code;
 
-std::string indexed(std::string_view key, std::size_t i) { return std::string(key) + "[" + std::to_string(i) + "]"; }
-
-void add(std::vector<Issue>& issues, std::string_view code, std::string message, std::string path) {
-  issues.push_back(Issue{std::string(code), std::move(message), std::move(path)});
-}
-
-// First dotted segment of `path` and what follows it ("a.b.c" -> "a", "b.c").
-std::string_view head(std::string_view path, std::string_view* rest) {
-  auto dot = path.find('.');
-  if (rest != nullptr) *rest = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
-  return path.substr(0, dot);
-}
-
 // The context an enabled instance gets: outputs under "outputs" and (8.5's shorthand) at the
 // top, each rendering to the marker of the component output it stands for.
 Value instance_context(const std::string& id, const Resolver::Impl::Instance& in) {
@@ -58,18 +45,18 @@ Resolver::Impl::Impl(const UseCaseTemplate& t, const ComponentRegistry& registry
   for (std::size_t i = 0; i < instances.size(); ++i) {
     Instance& in = instances[i];
     const TemplateComponent& tc = *in.tc;
-    const std::string at = indexed("components", i);
+    const std::string at = detail::indexed("components", i);
     if (!in.def) {
-      add(issues, code::kUnknownComponent, "no component '" + tc.component_ref + "' in the registry",
+      detail::add_issue(issues, code::kUnknownComponent, "no component '" + tc.component_ref + "' in the registry",
           at + ".component_ref");
     } else if (!in.def->is_active) {
-      add(issues, code::kUnknownComponent, "component '" + tc.component_ref + "' is deleted (is_active is false)",
+      detail::add_issue(issues, code::kUnknownComponent, "component '" + tc.component_ref + "' is deleted (is_active is false)",
           at + ".component_ref");
     }
     for (std::size_t j = 0; j < tc.depends_on.size(); ++j) {
       const std::string& dep = tc.depends_on[j];
       if (instance_index.count(dep) == 0) {
-        add(issues, code::kUnknownReference, "no instance '" + dep + "' in this template", at + ".depends_on[" +
+        detail::add_issue(issues, code::kUnknownReference, "no instance '" + dep + "' in this template", at + ".depends_on[" +
             std::to_string(j) + "]");
       }
     }
@@ -81,9 +68,9 @@ Resolver::Impl::Impl(const UseCaseTemplate& t, const ComponentRegistry& registry
       for (const auto& [from, to] : tc.output_mappings.as_map()) {
         std::string path = at + ".output_mappings." + from;
         if (!in.def->has_output(from)) {
-          add(issues, code::kUnknownReference, "component '" + in.def->id + "' has no output '" + from + "'", path);
+          detail::add_issue(issues, code::kUnknownReference, "component '" + in.def->id + "' has no output '" + from + "'", path);
         } else if (in.output_source.count(to.as_string()) != 0) {
-          add(issues, code::kInvalidTemplate, "'" + to.as_string() + "' is already an output of this instance", path);
+          detail::add_issue(issues, code::kInvalidTemplate, "'" + to.as_string() + "' is already an output of this instance", path);
         } else {
           in.outputs.push_back(to.as_string());
           in.output_source.emplace(to.as_string(), from);
@@ -104,7 +91,7 @@ Resolver::Impl::Impl(const UseCaseTemplate& t, const ComponentRegistry& registry
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const Instance& in = instances[i];
     const TemplateComponent& tc = *in.tc;
-    const std::string at = indexed("components", i);
+    const std::string at = detail::indexed("components", i);
     if (tc.condition) prepare(*tc.condition, at + ".condition", true, issues);
     prepare_all(in.values, at + ".config", false, issues);
     prepare_all(in.env, at + ".env", false, issues);
@@ -128,7 +115,7 @@ const detail::Compiled* Resolver::Impl::prepare(const std::string& text, const s
     if (!templates::Template::compile(text, t, err)) {
       std::string msg = std::string(templates::to_string(err.kind)) + ": " + err.message;
       if (err.line > 0) msg += " (line " + std::to_string(err.line) + ", column " + std::to_string(err.column) + ")";
-      add(issues, code::kTemplateSyntax, std::move(msg), path);
+      detail::add_issue(issues, code::kTemplateSyntax, std::move(msg), path);
       return nullptr;
     }
     auto refs = t.references();
@@ -144,7 +131,7 @@ void Resolver::Impl::prepare_all(const Value& v, const std::string& path, bool i
     prepare(v.as_string(), path, in_condition, issues);
   } else if (v.is_list()) {
     const auto& l = v.as_list();
-    for (std::size_t i = 0; i < l.size(); ++i) prepare_all(l[i], indexed(path, i), in_condition, issues);
+    for (std::size_t i = 0; i < l.size(); ++i) prepare_all(l[i], detail::indexed(path, i), in_condition, issues);
   } else if (v.is_map()) {
     for (const auto& [key, item] : v.as_map()) prepare_all(item, core::join_path(path, key), in_condition, issues);
   }
@@ -153,9 +140,9 @@ void Resolver::Impl::prepare_all(const Value& v, const std::string& path, bool i
 const Resolver::Impl::Instance* Resolver::Impl::referenced_instance(std::string_view path,
                                                                       std::string_view* rest) const {
   std::string_view after;
-  if (head(path, &after) != "components" || after.empty()) return nullptr;
+  if (detail::path_head(path, &after) != "components" || after.empty()) return nullptr;
   std::string_view tail;
-  std::string_view id = head(after, &tail);
+  std::string_view id = detail::path_head(after, &tail);
   auto it = instance_index.find(id);
   if (it == instance_index.end()) return nullptr;
   if (rest != nullptr) *rest = tail;
@@ -166,21 +153,21 @@ void Resolver::Impl::check_references(const std::vector<std::string>& refs, cons
                                       bool in_condition, std::vector<Issue>& issues) const {
   for (const auto& ref : refs) {
     std::string_view rest;
-    std::string_view root = head(ref, &rest);
+    std::string_view root = detail::path_head(ref, &rest);
     if (root == "parameters" || root == "params") {
-      std::string_view name = head(rest, nullptr);
+      std::string_view name = detail::path_head(rest, nullptr);
       if (!name.empty() && parameter_index.count(name) == 0) {
-        add(issues, code::kUnknownReference, "the template has no parameter '" + std::string(name) + "'", path);
+        detail::add_issue(issues, code::kUnknownReference, "the template has no parameter '" + std::string(name) + "'", path);
       }
     } else if (root == "usecase") {
-      std::string_view key = head(rest, nullptr);
+      std::string_view key = detail::path_head(rest, nullptr);
       if (!key.empty() && key != "name" && key != "template_id" && key != "template_version") {
-        add(issues, code::kUnknownReference,
+        detail::add_issue(issues, code::kUnknownReference,
             "usecase has name, template_id and template_version, not '" + std::string(key) + "'", path);
       }
     } else if (root == "components") {
       if (in_condition) {
-        add(issues, code::kUnknownReference,
+        detail::add_issue(issues, code::kUnknownReference,
             "a condition is decided before anything is deployed, so it cannot read components ('" + ref + "')", path);
         continue;
       }
@@ -188,22 +175,22 @@ void Resolver::Impl::check_references(const std::vector<std::string>& refs, cons
       std::string_view tail;
       const Instance* in = referenced_instance(ref, &tail);
       if (in == nullptr) {
-        add(issues, code::kUnknownReference, "no instance '" + std::string(head(rest, nullptr)) + "' in this template",
+        detail::add_issue(issues, code::kUnknownReference, "no instance '" + std::string(detail::path_head(rest, nullptr)) + "' in this template",
             path);
         continue;
       }
       if (!in->def || tail.empty()) continue;
       std::string_view field_rest;
-      std::string_view field = head(tail, &field_rest);
-      std::string_view output = field == "outputs" ? head(field_rest, nullptr) : field;
+      std::string_view field = detail::path_head(tail, &field_rest);
+      std::string_view output = field == "outputs" ? detail::path_head(field_rest, nullptr) : field;
       if (field == "enabled" || output.empty()) continue;
       if (in->output_source.count(output) == 0) {
-        add(issues, code::kUnknownReference,
+        detail::add_issue(issues, code::kUnknownReference,
             "instance '" + in->tc->id + "' (component '" + in->def->id + "') has no output '" + std::string(output) + "'",
             path);
       }
     } else {
-      add(issues, code::kUnknownReference,
+      detail::add_issue(issues, code::kUnknownReference,
           "templates read parameters (or params), components and usecase; '" + std::string(root) + "' is undefined",
           path);
     }

@@ -24,6 +24,12 @@ struct Compiled {
   std::vector<std::string> refs;
 };
 
+void add_issue(std::vector<Issue>& issues, std::string_view code, std::string message, std::string path);
+
+// The first dotted segment of `path`; *rest (when given) gets what follows it
+// ("a.b.c" -> "a", "b.c").
+std::string_view path_head(std::string_view path, std::string_view* rest);
+
 // Maps merge key by key, recursively; lists and scalars replace; an explicit null in
 // `overlay` deletes the key (Helm's rules).
 core::Value deep_merge(const core::Value& base, const core::Value& overlay);

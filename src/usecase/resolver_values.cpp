@@ -6,6 +6,16 @@
 
 namespace budcore::usecase::detail {
 
+void add_issue(std::vector<Issue>& issues, std::string_view code, std::string message, std::string path) {
+  issues.push_back(Issue{std::string(code), std::move(message), std::move(path)});
+}
+
+std::string_view path_head(std::string_view path, std::string_view* rest) {
+  auto dot = path.find('.');
+  if (rest != nullptr) *rest = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
+  return path.substr(0, dot);
+}
+
 core::Value deep_merge(const core::Value& base, const core::Value& overlay) {
   if (!overlay.is_map()) return overlay;
   core::Value out = base.is_map() ? base : core::Value(core::Map{});

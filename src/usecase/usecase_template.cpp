@@ -39,11 +39,6 @@ constexpr std::array<std::string_view, 12> kComponentKeys{
 
 constexpr std::int64_t kMaxGpuCount = 1024;
 
-Value opt(const std::optional<std::string>& s) { return s ? Value(*s) : Value(); }
-Value opt(const std::optional<std::int64_t>& i) { return i ? Value(static_cast<long long>(*i)) : Value(); }
-Value strings(const std::vector<std::string>& v) { return Value(core::List(v.begin(), v.end())); }
-
-std::string indexed(std::string_view key, std::size_t i) { return std::string(key) + "[" + std::to_string(i) + "]"; }
 
 bool is_template_text(const Value& v) { return v.is_string() && detail::has_template_markers(v.as_string()); }
 
@@ -67,7 +62,7 @@ core::Result<TemplateParameter> read_parameter(const Value& v) {
     for (std::size_t i = 0; i < options->size(); ++i) {
       const Value& o = (*options)[i];
       if (o.is_list() || o.is_map() || o.is_null()) {
-        return Error::invalid(indexed("options", i), detail::value_text(o), "an option must be a string, number or boolean");
+        return Error::invalid(detail::indexed("options", i), detail::value_text(o), "an option must be a string, number or boolean");
       }
     }
     p.options = std::move(*options);
@@ -89,7 +84,7 @@ core::Result<TemplateParameter> read_parameter(const Value& v) {
     bare.options.reset();
     for (std::size_t i = 0; i < p.options->size(); ++i) {
       if (auto st = bare.check((*p.options)[i]); !st) {
-        return Error::invalid(indexed("options", i), detail::value_text((*p.options)[i]), st.error().message);
+        return Error::invalid(detail::indexed("options", i), detail::value_text((*p.options)[i]), st.error().message);
       }
     }
   }
@@ -162,12 +157,12 @@ Value parameter_value(const TemplateParameter& p) {
   m.set("name", Value(p.name));
   m.set("type", Value(std::string(to_string(p.type))));
   m.set("label", Value(p.label));
-  m.set("description", opt(p.description));
+  m.set("description", detail::optional_text(p.description));
   m.set("required", Value(p.required));
   m.set("default", p.default_value);
   m.set("options", p.options ? Value(*p.options) : Value());
-  m.set("min", opt(p.min));
-  m.set("max", opt(p.max));
+  m.set("min", detail::optional_int(p.min));
+  m.set("max", detail::optional_int(p.max));
   return Value(std::move(m));
 }
 
@@ -175,15 +170,15 @@ Value component_value(const TemplateComponent& c) {
   core::Map m;
   m.set("id", Value(c.id));
   m.set("component_ref", Value(c.component_ref));
-  m.set("condition", opt(c.condition));
+  m.set("condition", detail::optional_text(c.condition));
   m.set("config", c.config);
   m.set("env", c.env);
   m.set("resources", c.resources);
-  m.set("model_id", opt(c.model_id));
-  m.set("gpu_type", opt(c.gpu_type));
+  m.set("model_id", detail::optional_text(c.model_id));
+  m.set("gpu_type", detail::optional_text(c.gpu_type));
   m.set("gpu_count", c.gpu_count);
   m.set("optimize_with_budsim", c.optimize_with_budsim);
-  m.set("depends_on", strings(c.depends_on));
+  m.set("depends_on", detail::string_list_value(c.depends_on));
   m.set("output_mappings", c.output_mappings);
   return Value(std::move(m));
 }
@@ -201,7 +196,7 @@ core::Result<std::vector<T>> read_list(const Reader& r, std::string_view key, st
   out.reserve(list->size());
   for (std::size_t i = 0; i < list->size(); ++i) {
     auto item = read((*list)[i]);
-    if (!item) return std::move(item.error().at(indexed(key, i)));
+    if (!item) return std::move(item.error().at(detail::indexed(key, i)));
     out.push_back(std::move(*item));
   }
   return out;
@@ -224,7 +219,7 @@ core::Status read_template(const core::Map& m, UseCaseTemplate& t) {
   for (std::size_t i = 0; i < t.parameters.size(); ++i) {
     auto [it, fresh] = names.emplace(t.parameters[i].name, i);
     if (!fresh) {
-      return Error::invalid(indexed("parameters", i) + ".name", t.parameters[i].name,
+      return Error::invalid(detail::indexed("parameters", i) + ".name", t.parameters[i].name,
                             "is already the name of parameters[" + std::to_string(it->second) + "]");
     }
   }
@@ -236,7 +231,7 @@ core::Status read_template(const core::Map& m, UseCaseTemplate& t) {
   for (std::size_t i = 0; i < t.components.size(); ++i) {
     auto [it, fresh] = ids.emplace(t.components[i].id, i);
     if (!fresh) {
-      return Error::invalid(indexed("components", i) + ".id", t.components[i].id,
+      return Error::invalid(detail::indexed("components", i) + ".id", t.components[i].id,
                             "is already the id of components[" + std::to_string(it->second) + "]");
     }
   }
@@ -334,10 +329,10 @@ Value UseCaseTemplate::to_value() const {
   m.set("components", Value(std::move(comps)));
   m.set("routing", routing);
   m.set("observability", observability);
-  m.set("estimated_monthly_cost_usd", opt(estimated_monthly_cost_usd));
+  m.set("estimated_monthly_cost_usd", detail::optional_text(estimated_monthly_cost_usd));
   m.set("complexity", Value(std::string(to_string(complexity))));
-  m.set("tags", strings(tags));
-  m.set("documentation_url", opt(documentation_url));
+  m.set("tags", detail::string_list_value(tags));
+  m.set("documentation_url", detail::optional_text(documentation_url));
   m.set("is_active", Value(is_active));
   return Value(std::move(m));
 }

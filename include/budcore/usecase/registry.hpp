@@ -52,6 +52,22 @@ struct TemplateFile {
   std::string source_file;
 };
 
+// Components and templates together (what the C ABI and Python hand around). Thread-safety:
+// const methods may run concurrently.
+struct BUDCORE_API UsecaseRegistry {
+  ComponentRegistry components;
+  std::vector<TemplateFile> templates;  // in the order added; ids distinct
+
+  // The system components and templates that ship with budcore.
+  static UsecaseRegistry builtin();
+  const UseCaseTemplate* find_template(std::string_view id) const noexcept;
+  // Adds, or replaces the template of the same id.
+  void put_template(TemplateFile file);
+  // Component files under `components_path`, then template files under `templates_path`
+  // (either empty: none); all or nothing.
+  core::Status load(const std::string& components_path, const std::string& templates_path);
+};
+
 // What `usecase list` shows of a template: {"id", "name", "version", "category", "complexity",
 // "description", "tags", "parameters": [names], "components": [instance ids], "source_file"}.
 BUDCORE_API core::Value template_summary(const TemplateFile& file);

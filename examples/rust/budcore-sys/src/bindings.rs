@@ -1,5 +1,5 @@
 // Declarations of include/budcore/budcore.h (C ABI 0.1), written by hand from the headers
-// (common.h, error.h, version.h, job.h, pipeline.h). Keep in the same order as the headers; the layout
+// (common.h, error.h, version.h, job.h, pipeline.h, usecase.h). Keep in the same order as the headers; the layout
 // tests in lib.rs check the structs.
 #![allow(non_camel_case_types)]
 
@@ -75,6 +75,13 @@ pub struct budcore_function_registry {
     _private: [u8; 0],
 }
 
+// budcore/c/usecase.h
+/// Opaque registry of use-case components and templates.
+#[repr(C)]
+pub struct budcore_usecase_registry {
+    _private: [u8; 0],
+}
+
 extern "C" {
     // common.h
     pub fn budcore_buf_dispose(buf: *mut budcore_buf);
@@ -120,5 +127,52 @@ extern "C" {
         options_json: *const c_char,
         options_len: usize,
         functions: *const budcore_function_registry,
+    ) -> c_int;
+
+    // usecase.h
+    pub fn budcore_usecase_registry_new(
+        out: *mut *mut budcore_usecase_registry,
+        with_builtin: c_int,
+    ) -> c_int;
+    pub fn budcore_usecase_registry_free(registry: *mut budcore_usecase_registry);
+    pub fn budcore_usecase_registry_add_components(
+        registry: *mut budcore_usecase_registry,
+        document: *const c_char,
+        document_len: usize,
+    ) -> c_int;
+    pub fn budcore_usecase_registry_add_template(
+        registry: *mut budcore_usecase_registry,
+        document: *const c_char,
+        document_len: usize,
+    ) -> c_int;
+    pub fn budcore_usecase_registry_load(
+        registry: *mut budcore_usecase_registry,
+        components_path: *const c_char,
+        components_len: usize,
+        templates_path: *const c_char,
+        templates_len: usize,
+    ) -> c_int;
+    pub fn budcore_usecase_list(
+        out: *mut budcore_buf,
+        registry: *const budcore_usecase_registry,
+    ) -> c_int;
+    pub fn budcore_usecase_show(
+        out: *mut budcore_buf,
+        registry: *const budcore_usecase_registry,
+        id: *const c_char,
+        id_len: usize,
+    ) -> c_int;
+    pub fn budcore_usecase_components(
+        out: *mut budcore_buf,
+        registry: *const budcore_usecase_registry,
+    ) -> c_int;
+    pub fn budcore_usecase_render(
+        out: *mut budcore_buf,
+        errors_out: *mut budcore_buf,
+        registry: *const budcore_usecase_registry,
+        template_id: *const c_char,
+        template_id_len: usize,
+        request_json: *const c_char,
+        request_len: usize,
     ) -> c_int;
 }

@@ -14,6 +14,9 @@ pub use budcore_sys as sys;
 mod pipeline;
 pub use pipeline::{plan_pipeline, run_pipeline, FunctionResult, Functions, PlanError};
 
+mod usecase;
+pub use usecase::{RenderError, UsecaseRegistry};
+
 /// The C ABI's status codes (`BUDCORE_E*`), as a Rust enum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
