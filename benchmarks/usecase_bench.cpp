@@ -52,7 +52,7 @@ usecase::UseCaseTemplate synthetic() {
       case 0: params.push_back(Value::map({{"name", n}, {"type", "string"}, {"label", n}, {"default", "value-" + n}})); break;
       case 1: params.push_back(Value::map({{"name", n}, {"type", "integer"}, {"label", n}, {"default", i}, {"min", 0},
                                            {"max", 1000}})); break;
-      case 2: params.push_back(Value::map({{"name", n}, {"type", "boolean"}, {"label", n}, {"default", i % 8 != 2}})); break;
+      case 2: params.push_back(Value::map({{"name", n}, {"type", "boolean"}, {"label", n}, {"default", i != 10}})); break;
       default: params.push_back(Value::map({{"name", n}, {"type", "enum"}, {"label", n},
                                             {"options", Value::list({"a", "b", "c"})}, {"default", "b"}})); break;
     }

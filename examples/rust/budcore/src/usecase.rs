@@ -88,8 +88,12 @@ impl UsecaseRegistry {
         components: Option<&Path>,
         templates: Option<&Path>,
     ) -> Result<(), Error> {
-        let c = components.map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-        let t = templates.map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        let c = components
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let t = templates
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
         // SAFETY: as in add_components.
         check(unsafe {
             sys::budcore_usecase_registry_load(
@@ -115,7 +119,12 @@ impl UsecaseRegistry {
         let mut out = Buf::new();
         // SAFETY: as in list; the id slice lives for the call.
         check(unsafe {
-            sys::budcore_usecase_show(out.as_mut_ptr(), self.raw.as_ptr(), id.as_ptr().cast(), id.len())
+            sys::budcore_usecase_show(
+                out.as_mut_ptr(),
+                self.raw.as_ptr(),
+                id.as_ptr().cast(),
+                id.len(),
+            )
         })?;
         Ok(out.to_string_lossy())
     }

@@ -4,7 +4,9 @@ use std::sync::Arc;
 use budcore::{ErrorCode, UsecaseRegistry};
 
 fn shipped(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../usecases").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../usecases")
+        .join(rel)
 }
 
 #[test]
@@ -12,11 +14,17 @@ fn renders_a_shipped_template() {
     let reg = UsecaseRegistry::builtin().unwrap();
     assert!(reg.list().unwrap().contains("\"simple-rag-v1\""));
     let out = reg
-        .render("simple-rag-v1", r#"{"parameters": {"model_id": "m"}, "name": "demo"}"#)
+        .render(
+            "simple-rag-v1",
+            r#"{"parameters": {"model_id": "m"}, "name": "demo"}"#,
+        )
         .unwrap();
     assert!(out.starts_with("{\"valid\":true"), "{out}");
     assert!(out.contains("{{ steps.llm.outputs.url }}"), "{out}");
-    assert!(reg.show("enterprise-rag-v1").unwrap().contains("\"reranker-endpoint\""));
+    assert!(reg
+        .show("enterprise-rag-v1")
+        .unwrap()
+        .contains("\"reranker-endpoint\""));
     assert!(reg.components().unwrap().contains("\"vllm-endpoint\""));
 }
 
@@ -28,8 +36,16 @@ fn invalid_parameters_report_every_problem() {
         .unwrap_err();
     assert_eq!(err.error.code, ErrorCode::Invalid);
     assert_eq!(err.error.field, "parameters.model_id");
-    assert!(err.report.contains("\"missing_parameter\""), "{}", err.report);
-    assert!(err.report.contains("\"parameters.gpu_type\""), "{}", err.report);
+    assert!(
+        err.report.contains("\"missing_parameter\""),
+        "{}",
+        err.report
+    );
+    assert!(
+        err.report.contains("\"parameters.gpu_type\""),
+        "{}",
+        err.report
+    );
     let missing = reg.render("nope", "").unwrap_err();
     assert_eq!(missing.error.code, ErrorCode::NotFound);
     assert!(missing.report.is_empty());
@@ -53,7 +69,10 @@ fn own_components_and_templates() {
         "id: one\nname: One\ndescription: d\ncategory: demo\nversion: '1'\ncomplexity: simple\ncomponents: [{id: a, component_ref: api}]\n",
     )
     .unwrap();
-    assert!(reg.render("one", "").unwrap().contains("\"component_ref\":\"api\""));
+    assert!(reg
+        .render("one", "")
+        .unwrap()
+        .contains("\"component_ref\":\"api\""));
     reg.load(Some(&shipped("components")), Some(&shipped("templates")))
         .unwrap();
     assert!(reg.list().unwrap().contains("\"chatbot-memory-v1\""));
@@ -76,6 +95,9 @@ fn renders_from_threads() {
         })
         .collect();
     for (i, h) in handles.into_iter().enumerate() {
-        assert!(h.join().unwrap().contains(&format!("\"model_id\":\"m{i}\"")));
+        assert!(h
+            .join()
+            .unwrap()
+            .contains(&format!("\"model_id\":\"m{i}\"")));
     }
 }
