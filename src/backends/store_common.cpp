@@ -154,20 +154,15 @@ ALTER TABLE jobs ADD COLUMN gpu_count BIGINT;
 )sql";
 
 // v4: the catalog's search and lifecycle columns (id, category, tags, soft delete, default
-// version, source). Rows written before have no id and empty category/tags until rewritten.
-constexpr std::string_view kSchemaV4 = R"sql(
-ALTER TABLE components ADD COLUMN id TEXT;
-ALTER TABLE components ADD COLUMN category TEXT NOT NULL DEFAULT '';
-ALTER TABLE components ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
-ALTER TABLE components ADD COLUMN is_active BIGINT NOT NULL DEFAULT 1;
-ALTER TABLE components ADD COLUMN is_default BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE components ADD COLUMN source TEXT NOT NULL DEFAULT '';
-ALTER TABLE usecase_templates ADD COLUMN id TEXT;
-ALTER TABLE usecase_templates ADD COLUMN category TEXT NOT NULL DEFAULT '';
-ALTER TABLE usecase_templates ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
-ALTER TABLE usecase_templates ADD COLUMN is_active BIGINT NOT NULL DEFAULT 1;
-ALTER TABLE usecase_templates ADD COLUMN is_default BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE usecase_templates ADD COLUMN source TEXT NOT NULL DEFAULT '';
+// version, source), on {T} = components and usecase_templates. Rows written before have no id
+// and empty category/tags until rewritten.
+constexpr std::string_view kSchemaV4PerCatalogTable = R"sql(
+ALTER TABLE {T} ADD COLUMN id TEXT;
+ALTER TABLE {T} ADD COLUMN category TEXT NOT NULL DEFAULT '';
+ALTER TABLE {T} ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE {T} ADD COLUMN is_active BIGINT NOT NULL DEFAULT 1;
+ALTER TABLE {T} ADD COLUMN is_default BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {T} ADD COLUMN source TEXT NOT NULL DEFAULT '';
 )sql";
 
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
@@ -218,7 +213,9 @@ std::string migration_sql(Dialect dialect, int version) {
     case 1: return apply_dialect(dialect, kSchemaV1);
     case 2: return std::string(dialect == Dialect::Sqlite ? kSchemaV2Sqlite : kSchemaV2Postgres);
     case 3: return std::string(kSchemaV3);
-    case 4: return std::string(kSchemaV4);
+    case 4:
+      return replace_all(std::string(kSchemaV4PerCatalogTable), "{T}", "components") +
+             replace_all(std::string(kSchemaV4PerCatalogTable), "{T}", "usecase_templates");
     default: return {};
   }
 }

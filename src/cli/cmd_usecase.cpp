@@ -2,14 +2,19 @@
 // (CONTRACTS.md section 4): resolves a use-case template into its components and the pipeline
 // that deploys them; {"valid": false, "errors": [...]} and exit 2 otherwise.
 // `budcore usecase list|show|components` read the shipped templates and components (or files).
+// `budcore usecase sync --store URI` loads them into a Store with the source design's startup
+// rule (new: insert; same version: skip; other version: update).
+#include <array>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "budcore/backend/store.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/core/yaml.hpp"
+#include "budcore/usecase/catalog.hpp"
 #include "budcore/usecase/registry.hpp"
 #include "budcore/usecase/resolver.hpp"
 #include "cli/command.hpp"
@@ -144,6 +149,19 @@ int components(const std::string& path) {
   return kExitOk;
 }
 
+int sync(const std::string& uri, const std::string& components_path, const std::string& templates_path) {
+  auto registry = components_arg(components_path);
+  if (!registry) return load_failure(registry.error(), usecase::issue_code::kInvalidComponent);
+  auto files = templates_arg(templates_path);
+  if (!files) return load_failure(files.error(), usecase::issue_code::kInvalidTemplate);
+  auto store = backend::open_store(uri);
+  if (!store) return report_error(store.error());
+  auto report = usecase::sync_system_catalog(**store, *registry, *files);
+  if (!report) return report_error(report.error());
+  print(report->to_value());
+  return kExitOk;
+}
+
 const bool registered = register_commands([](CLI::App& root) {
   auto* group = root.add_subcommand("usecase", "Use-case templates: RAG, chatbot and agent stacks from components");
   group->require_subcommand(1);
@@ -177,6 +195,13 @@ const bool registered = register_commands([](CLI::App& root) {
   auto cpath = std::make_shared<std::string>();
   c->add_option("--components", *cpath, "A directory of component files, or one file");
   c->callback([cpath] { exit_code() = components(*cpath); });
+
+  auto* y = group->add_subcommand("sync", "Load the system components and templates into a Store (insert/skip/update)");
+  auto sargs = std::make_shared<std::array<std::string, 3>>();
+  y->add_option("--store", (*sargs)[0], "Store URI (sqlite:///path.db, postgresql://...)")->required();
+  y->add_option("--components", (*sargs)[1], "Component files (default: the shipped components)");
+  y->add_option("--templates", (*sargs)[2], "Template files (default: the shipped templates)");
+  y->callback([sargs] { exit_code() = sync((*sargs)[0], (*sargs)[1], (*sargs)[2]); });
 });
 
 }  // namespace

@@ -124,6 +124,26 @@ core::Status require_existing(backend::Store& store, const core::Id& tenant, Cat
   return {};
 }
 
+// Every stored version of `name` the tenant sees: its own when it has any (they shadow the
+// system's), else the system's; NotFound when there are none.
+core::Result<std::vector<CatalogItem>> visible_versions(backend::Store& store, const core::Id& tenant, CatalogKind kind,
+                                                        std::string_view name) {
+  backend::CatalogQuery q;
+  q.name = std::string(name);
+  q.all_versions = true;
+  q.include_inactive = true;
+  BUDCORE_TRY_ASSIGN(auto items, store.search_catalog_items(tenant, kind, q));
+  bool own = std::any_of(items.begin(), items.end(), [](const CatalogItem& i) { return i.scope == CatalogScope::User; });
+  if (own) std::erase_if(items, [](const CatalogItem& i) { return i.scope != CatalogScope::User; });
+  if (items.empty()) {
+    return Error{ErrorCode::NotFound,
+                 std::string(kind == CatalogKind::Component ? "component " : "template ") + std::string(name) +
+                     " not found",
+                 "id", std::string(name)};
+  }
+  return items;
+}
+
 // 8.3.0.2's rule for one system item, inside the sync's unit of work.
 core::Status sync_item(backend::Store& tx, CatalogItem item, SyncReport& report) {
   const std::string what = std::string(item.kind == CatalogKind::Component ? "component " : "template ") + item.name +
@@ -204,18 +224,10 @@ core::Result<ComponentDefinition> ComponentCatalog::get(std::string_view id, std
 }
 
 core::Result<std::vector<ComponentVersion>> ComponentCatalog::versions(std::string_view id) {
-  backend::CatalogQuery q;
-  q.name = std::string(id);
-  q.all_versions = true;
-  q.include_inactive = true;
-  BUDCORE_TRY_ASSIGN(auto items, store_.search_catalog_items(tenant_, CatalogKind::Component, q));
-  // The tenant's own versions when it has any (they shadow the system's), else the system's.
-  bool own = std::any_of(items.begin(), items.end(), [](const CatalogItem& i) { return i.scope == CatalogScope::User; });
+  BUDCORE_TRY_ASSIGN(auto items, visible_versions(store_, tenant_, CatalogKind::Component, id));
   std::vector<ComponentVersion> out;
-  for (const auto& i : items) {
-    if (!own || i.scope == CatalogScope::User) out.push_back(version_of(i));
-  }
-  if (out.empty()) return Error{ErrorCode::NotFound, "component " + std::string(id) + " not found", "id", std::string(id)};
+  out.reserve(items.size());
+  for (const auto& i : items) out.push_back(version_of(i));
   return out;
 }
 
@@ -316,19 +328,13 @@ core::Result<TemplateRecord> TemplateCatalog::get(std::string_view id, std::stri
 }
 
 core::Result<std::vector<TemplateRecord>> TemplateCatalog::versions(std::string_view id) {
-  backend::CatalogQuery q;
-  q.name = std::string(id);
-  q.all_versions = true;
-  q.include_inactive = true;
-  BUDCORE_TRY_ASSIGN(auto items, store_.search_catalog_items(tenant_, CatalogKind::UsecaseTemplate, q));
-  bool own = std::any_of(items.begin(), items.end(), [](const CatalogItem& i) { return i.scope == CatalogScope::User; });
+  BUDCORE_TRY_ASSIGN(auto items, visible_versions(store_, tenant_, CatalogKind::UsecaseTemplate, id));
   std::vector<TemplateRecord> out;
+  out.reserve(items.size());
   for (const auto& i : items) {
-    if (own && i.scope != CatalogScope::User) continue;
     BUDCORE_TRY_ASSIGN(auto r, record_of(i));
     out.push_back(std::move(r));
   }
-  if (out.empty()) return Error{ErrorCode::NotFound, "template " + std::string(id) + " not found", "id", std::string(id)};
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <set>
 
 #include "budcore/core/json.hpp"
@@ -47,21 +48,11 @@ class Renderer {
   enum class Mode { Text, Native };
 
   // Returns the rendered value; on failure records an issue and returns `v` unchanged.
+  // Subtrees without template strings are shared, not copied.
   Value render(const Value& v, const std::string& path, Mode mode, std::vector<std::string>& refs) {
-    if (v.is_string()) return render_string(v.as_string(), path, mode, refs);
-    if (v.is_list()) {
-      core::List out;
-      const auto& l = v.as_list();
-      out.reserve(l.size());
-      for (std::size_t i = 0; i < l.size(); ++i) out.push_back(render(l[i], detail::indexed(path, i), mode, refs));
-      return Value(std::move(out));
-    }
-    if (v.is_map()) {
-      core::Map out;
-      for (const auto& [key, item] : v.as_map()) out.set(key, render(item, core::join_path(path, key), mode, refs));
-      return Value(std::move(out));
-    }
-    return v;
+    std::string at = path;
+    Value out;
+    return render_into(v, at, mode, refs, out) ? out : v;
   }
 
   // Renders one template string as text (conditions).
@@ -78,8 +69,53 @@ class Renderer {
   }
 
  private:
+  // Sets `out` and returns true when `v` holds template strings; `path` is a buffer the walk
+  // extends and restores, so no path is built unless a problem is reported.
+  bool render_into(const Value& v, std::string& path, Mode mode, std::vector<std::string>& refs, Value& out) {
+    if (v.is_string()) {
+      if (!detail::has_template_markers(v.as_string())) return false;
+      out = render_string(v.as_string(), path, mode, refs);
+      return true;
+    }
+    const std::size_t n = path.size();
+    if (v.is_list()) {
+      std::optional<core::List> copy;
+      const auto& l = v.as_list();
+      for (std::size_t i = 0; i < l.size(); ++i) {
+        path += '[';
+        path += std::to_string(i);
+        path += ']';
+        Value item;
+        if (render_into(l[i], path, mode, refs, item)) {
+          if (!copy) copy = l;
+          (*copy)[i] = std::move(item);
+        }
+        path.resize(n);
+      }
+      if (!copy) return false;
+      out = Value(std::move(*copy));
+      return true;
+    }
+    if (v.is_map()) {
+      std::optional<core::Map> copy;
+      for (const auto& [key, item] : v.as_map()) {
+        if (n != 0) path += '.';
+        path += key;
+        Value rendered;
+        if (render_into(item, path, mode, refs, rendered)) {
+          if (!copy) copy = v.as_map();
+          copy->set(key, std::move(rendered));
+        }
+        path.resize(n);
+      }
+      if (!copy) return false;
+      out = Value(std::move(*copy));
+      return true;
+    }
+    return false;
+  }
+
   Value render_string(const std::string& s, const std::string& path, Mode mode, std::vector<std::string>& refs) {
-    if (!detail::has_template_markers(s)) return Value(s);
     const detail::Compiled* c = compiled(s, path, false);
     if (c == nullptr) return Value(s);
     templates::TemplateError err;
@@ -103,6 +139,7 @@ class Renderer {
   // Template strings of the template were compiled at construction; override strings are
   // compiled here, for this call only.
   const detail::Compiled* compiled(const std::string& s, const std::string& path, bool in_condition) {
+    if (auto it = impl_.compiled_at.find(&s); it != impl_.compiled_at.end()) return it->second;
     if (auto it = impl_.compiled.find(s); it != impl_.compiled.end()) return &it->second;
     templates::Template t;
     templates::TemplateError err;
@@ -403,7 +440,7 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     rc.component_version = in.def->version;
     rc.deployment_type = in.def->deployment_type;
     rc.outputs = in.outputs;
-    rc.deployment = detail::deployment_value(*in.def);
+    rc.deployment = in.deployment;
 
     Value values = in.values, env = in.env, resources = in.resources;
     Value model_id = tc.model_id ? Value(*tc.model_id) : Value();
@@ -469,21 +506,16 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     }
 
     // Dependencies: explicit depends_on (instances that are deployed) plus referenced ones.
-    std::vector<bool> dep(n, false);
-    for (const auto& d : tc.depends_on) {
-      auto it = instance_index.find(d);
-      if (it != instance_index.end() && enabled[it->second]) dep[it->second] = true;
-    }
-    for (const auto& ref : refs) {
-      auto it = instance_index.find(ref);
-      if (it != instance_index.end() && enabled[it->second]) dep[it->second] = true;
-    }
     std::vector<std::size_t> deps;
-    for (std::size_t j = 0; j < n; ++j) {
-      if (!dep[j]) continue;
-      deps.push_back(j);
-      rc.depends_on.push_back(instances[j].tc->id);
-    }
+    auto depend_on = [&](std::string_view id) {
+      auto it = instance_index.find(id);
+      if (it != instance_index.end() && enabled[it->second]) deps.push_back(it->second);
+    };
+    for (const auto& d : tc.depends_on) depend_on(d);
+    for (const auto& ref : refs) depend_on(ref);
+    std::sort(deps.begin(), deps.end());  // template order
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    for (std::size_t j : deps) rc.depends_on.push_back(instances[j].tc->id);
     deps_of.push_back(std::move(deps));
 
     for (const auto& input : in.def->required_inputs) {

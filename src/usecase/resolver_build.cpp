@@ -76,6 +76,7 @@ Resolver::Impl::Impl(const UseCaseTemplate& t, const ComponentRegistry& registry
           in.output_source.emplace(to.as_string(), from);
         }
       }
+      in.deployment = detail::deployment_value(*in.def);
       in.values = detail::deep_merge(in.def->default_values, tc.config);
       in.env = detail::deep_merge(in.def->default_env, tc.env);
       in.resources = detail::deep_merge(in.def->default_resources, tc.resources);
@@ -122,6 +123,7 @@ const detail::Compiled* Resolver::Impl::prepare(const std::string& text, const s
     it = compiled.emplace(text, detail::Compiled{std::move(t), std::move(refs)}).first;
   }
   check_references(it->second.refs, path, in_condition, issues);
+  compiled_at.emplace(&text, &it->second);
   return &it->second;
 }
 

@@ -58,6 +58,7 @@ struct Resolver::Impl {
     core::Value resources;   // default_resources <- resources
     core::Value context;     // components.<id> when enabled: {"outputs", "enabled", <outputs>...}
     std::vector<std::string> outputs;  // the component's outputs, then mapped names
+    core::Value deployment;            // deployment_value(*def), shared by every resolution
     std::map<std::string, std::string, std::less<>> output_source;  // any output name -> component output
   };
 
@@ -66,6 +67,9 @@ struct Resolver::Impl {
   std::map<std::string, std::size_t, std::less<>> instance_index;
   std::map<std::string, std::size_t, std::less<>> parameter_index;
   std::unordered_map<std::string, detail::Compiled> compiled;  // by text
+  // The same, by the address of a template string inside this Impl's own Values (tmpl and the
+  // instances' merged bases, immutable after construction): cheaper than hashing the text.
+  std::unordered_map<const std::string*, const detail::Compiled*> compiled_at;
   std::vector<Issue> static_issues;
 
   explicit Impl(const UseCaseTemplate& t, const ComponentRegistry& registry);

@@ -162,4 +162,30 @@ TEST_F(CliUsecaseTest, ListShowAndComponents) {
   EXPECT_EQ(parse(c.out)["components"].size(), 10u);
 }
 
+TEST_F(CliUsecaseTest, SyncLoadsTheSystemCatalogOnceAndThenSkips) {
+  std::string store = quote("sqlite://" + (dir_ / "store.db").string());
+  CliRun first = run("usecase sync --store " + store);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  json r1 = parse(first.out);
+  EXPECT_EQ(r1["inserted"].size(), 15u);
+  EXPECT_EQ(r1["inserted"][0], "component agent-runtime@1.0.0");
+  CliRun second = run("usecase sync --store " + store);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  json r2 = parse(second.out);
+  EXPECT_EQ(r2["inserted"].size(), 0u);
+  EXPECT_EQ(r2["unchanged"].size(), 15u);
+  fs::path bad = write("t/bad.yaml", R"(
+id: bad
+name: Bad
+description: d
+category: demo
+version: "1"
+complexity: simple
+components: [{id: a, component_ref: weaviate}]
+)");
+  CliRun invalid = run("usecase sync --store " + store + " --templates " + quote((dir_ / "t").string()));
+  EXPECT_EQ(invalid.exit_code, 2);
+  EXPECT_EQ(parse(invalid.err)["error"]["path"], "components[0].component_ref");
+}
+
 }  // namespace
