@@ -49,12 +49,23 @@ usecase::UseCaseTemplate synthetic() {
   for (int i = 0; i < kParameters; ++i) {
     std::string n = "p" + std::to_string(i);
     switch (i % 4) {
-      case 0: params.push_back(Value::map({{"name", n}, {"type", "string"}, {"label", n}, {"default", "value-" + n}})); break;
-      case 1: params.push_back(Value::map({{"name", n}, {"type", "integer"}, {"label", n}, {"default", i}, {"min", 0},
-                                           {"max", 1000}})); break;
-      case 2: params.push_back(Value::map({{"name", n}, {"type", "boolean"}, {"label", n}, {"default", i != 10}})); break;
-      default: params.push_back(Value::map({{"name", n}, {"type", "enum"}, {"label", n},
-                                            {"options", Value::list({"a", "b", "c"})}, {"default", "b"}})); break;
+      case 0:
+        params.push_back(Value::map({{"name", n}, {"type", "string"}, {"label", n}, {"default", "value-" + n}}));
+        break;
+      case 1:
+        params.push_back(
+            Value::map({{"name", n}, {"type", "integer"}, {"label", n}, {"default", i}, {"min", 0}, {"max", 1000}}));
+        break;
+      case 2:
+        params.push_back(Value::map({{"name", n}, {"type", "boolean"}, {"label", n}, {"default", i != 10}}));
+        break;
+      default:
+        params.push_back(Value::map({{"name", n},
+                                     {"type", "enum"},
+                                     {"label", n},
+                                     {"options", Value::list({"a", "b", "c"})},
+                                     {"default", "b"}}));
+        break;
     }
   }
   const char* refs[] = {"db", "svc", "llm", "app"};
@@ -65,7 +76,7 @@ usecase::UseCaseTemplate synthetic() {
     budcore::core::Map c;
     c.set("id", id);
     c.set("component_ref", refs[i % 4]);
-    if (i % 10 == 5) c.set("condition", "{{ params.p2 }}");  // p2 is true: enabled
+    if (i % 10 == 5) c.set("condition", "{{ params.p2 }}");                 // p2 is true: enabled
     if (i % 10 == 7) c.set("condition", "{{ params.p10 and params.p6 }}");  // p10 is false: disabled
     c.set("config", Value::map({{"name", "{{ params." + p(0) + " }}"},
                                 {"replicas", "{{ params." + p(1) + " }}"},
@@ -86,8 +97,13 @@ usecase::UseCaseTemplate synthetic() {
     if (i % 4 == 2) c.set("model_id", "{{ params.p0 }}");
     comps.push_back(Value(std::move(c)));
   }
-  Value doc = Value::map({{"id", "bench"}, {"name", "Bench"}, {"description", "200 components"}, {"category", "bench"},
-                          {"version", "1"}, {"complexity", "advanced"}, {"parameters", Value(std::move(params))},
+  Value doc = Value::map({{"id", "bench"},
+                          {"name", "Bench"},
+                          {"description", "200 components"},
+                          {"category", "bench"},
+                          {"version", "1"},
+                          {"complexity", "advanced"},
+                          {"parameters", Value(std::move(params))},
                           {"components", Value(std::move(comps))}});
   return *usecase::UseCaseTemplate::from_value(doc);
 }

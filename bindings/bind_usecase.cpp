@@ -145,7 +145,8 @@ void bind_usecase(py::module_& m) {
              return out;
            })
       .def(
-          "show", [](const UsecaseRegistry& r, const std::string& id) { return to_python(template_of(r, id).to_value()); },
+          "show",
+          [](const UsecaseRegistry& r, const std::string& id) { return to_python(template_of(r, id).to_value()); },
           py::arg("template_id"))
       .def("components",
            [](const UsecaseRegistry& r) {

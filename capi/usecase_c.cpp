@@ -93,14 +93,14 @@ extern "C" int budcore_usecase_registry_add_template(budcore_usecase_registry* r
 }
 
 extern "C" int budcore_usecase_registry_load(budcore_usecase_registry* registry, const char* components_path,
-                                             size_t components_len, const char* templates_path,
-                                             size_t templates_len) {
+                                             size_t components_len, const char* templates_path, size_t templates_len) {
   return capi::guard([&]() -> int {
     if (!registry_arg(registry)) return BUDCORE_EINVALID;
     std::string_view cpath, tpath;
     if (!capi::input_text(components_path, components_len, "components_path", cpath)) return BUDCORE_EINVALID;
     if (!capi::input_text(templates_path, templates_len, "templates_path", tpath)) return BUDCORE_EINVALID;
-    if (auto st = registry->registry.load(std::string(cpath), std::string(tpath)); !st) return capi::set_error(st.error());
+    if (auto st = registry->registry.load(std::string(cpath), std::string(tpath)); !st)
+      return capi::set_error(st.error());
     return BUDCORE_OK;
   });
 }
@@ -122,8 +122,8 @@ extern "C" int budcore_usecase_show(budcore_buf* out, const budcore_usecase_regi
     if (!capi::input_text(id, id_len, "id", text)) return BUDCORE_EINVALID;
     const auto* t = registry->registry.find_template(text);
     if (t == nullptr) {
-      return capi::set_error(core::Error{core::ErrorCode::NotFound, "no template '" + std::string(text) + "'", "id",
-                                         std::string(text)});
+      return capi::set_error(
+          core::Error{core::ErrorCode::NotFound, "no template '" + std::string(text) + "'", "id", std::string(text)});
     }
     return capi::fill_buf(out, core::to_json(t->to_value()));
   });
@@ -150,8 +150,8 @@ extern "C" int budcore_usecase_render(budcore_buf* out, budcore_buf* errors_out,
     if (!capi::input_text(request_json, request_len, "request_json", req_text)) return BUDCORE_EINVALID;
     const auto* t = registry->registry.find_template(id);
     if (t == nullptr) {
-      return capi::set_error(core::Error{core::ErrorCode::NotFound, "no template '" + std::string(id) + "'", "template_id",
-                                         std::string(id)});
+      return capi::set_error(core::Error{core::ErrorCode::NotFound, "no template '" + std::string(id) + "'",
+                                         "template_id", std::string(id)});
     }
     Value params;
     usecase::ResolveOptions options;

@@ -85,7 +85,7 @@ int render(const RenderArgs& args) {
   if (!registry) return load_failure(registry.error(), usecase::issue_code::kInvalidComponent);
   core::Map params;
   if (!args.params.empty()) {
-    auto doc = core::load_document_file(args.params);
+    auto doc = usecase::load_usecase_document(args.params);
     if (!doc) return report_error(core::Error::invalid("--params", args.params, doc.error().message));
     if (!doc->is_null() && !doc->is_map()) {
       return report_error(core::Error::invalid("--params", args.params, "must hold a map of parameter name -> value"));
@@ -98,7 +98,7 @@ int render(const RenderArgs& args) {
   usecase::ResolveOptions options;
   options.name = args.name;
   if (!args.overrides.empty()) {
-    auto doc = core::load_document_file(args.overrides);
+    auto doc = usecase::load_usecase_document(args.overrides);
     if (!doc) return report_error(core::Error::invalid("--overrides", args.overrides, doc.error().message));
     options.overrides = std::move(*doc);
   }

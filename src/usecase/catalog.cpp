@@ -18,7 +18,9 @@ constexpr std::string_view kFilePrefix = "file:", kForkPrefix = "fork:";
 CatalogScope scope_of(const core::Id& tenant) { return tenant.is_nil() ? CatalogScope::System : CatalogScope::User; }
 
 // A definition as its document would load: what a caller built in code gets the same checks.
-core::Result<ComponentDefinition> checked(const ComponentDefinition& c) { return ComponentDefinition::from_value(c.to_value()); }
+core::Result<ComponentDefinition> checked(const ComponentDefinition& c) {
+  return ComponentDefinition::from_value(c.to_value());
+}
 
 CatalogItem component_item(const core::Id& tenant, const ComponentDefinition& c, bool make_default) {
   CatalogItem item;
@@ -113,7 +115,8 @@ core::Status require_new(backend::Store& store, const core::Id& tenant, CatalogK
   return {};
 }
 
-core::Status require_existing(backend::Store& store, const core::Id& tenant, CatalogKind kind, const std::string& name) {
+core::Status require_existing(backend::Store& store, const core::Id& tenant, CatalogKind kind,
+                              const std::string& name) {
   BUDCORE_TRY_ASSIGN(bool exists, owns(store, tenant, kind, name));
   if (!exists) {
     return Error{ErrorCode::NotFound,
@@ -133,21 +136,22 @@ core::Result<std::vector<CatalogItem>> visible_versions(backend::Store& store, c
   q.all_versions = true;
   q.include_inactive = true;
   BUDCORE_TRY_ASSIGN(auto items, store.search_catalog_items(tenant, kind, q));
-  bool own = std::any_of(items.begin(), items.end(), [](const CatalogItem& i) { return i.scope == CatalogScope::User; });
+  bool own =
+      std::any_of(items.begin(), items.end(), [](const CatalogItem& i) { return i.scope == CatalogScope::User; });
   if (own) std::erase_if(items, [](const CatalogItem& i) { return i.scope != CatalogScope::User; });
   if (items.empty()) {
-    return Error{ErrorCode::NotFound,
-                 std::string(kind == CatalogKind::Component ? "component " : "template ") + std::string(name) +
-                     " not found",
-                 "id", std::string(name)};
+    return Error{
+        ErrorCode::NotFound,
+        std::string(kind == CatalogKind::Component ? "component " : "template ") + std::string(name) + " not found",
+        "id", std::string(name)};
   }
   return items;
 }
 
 // 8.3.0.2's rule for one system item, inside the sync's unit of work.
 core::Status sync_item(backend::Store& tx, CatalogItem item, SyncReport& report) {
-  const std::string what = std::string(item.kind == CatalogKind::Component ? "component " : "template ") + item.name +
-                           "@" + item.version;
+  const std::string what =
+      std::string(item.kind == CatalogKind::Component ? "component " : "template ") + item.name + "@" + item.version;
   backend::CatalogQuery q;
   q.name = item.name;
   q.scope = CatalogScope::System;
@@ -165,7 +169,8 @@ core::Status sync_item(backend::Store& tx, CatalogItem item, SyncReport& report)
     report.unchanged.push_back(what);
     return {};
   }
-  bool seen = std::any_of(stored.begin(), stored.end(), [&](const CatalogItem& s) { return s.version == item.version; });
+  bool seen =
+      std::any_of(stored.begin(), stored.end(), [&](const CatalogItem& s) { return s.version == item.version; });
   if (seen) {
     // A version stored before (a revert): make it the default again.
     BUDCORE_TRY(tx.set_default_catalog_version(backend::system_tenant(), item.kind, item.name, item.version));
@@ -280,7 +285,8 @@ core::Result<TemplateRecord> TemplateCatalog::put(const UseCaseTemplate& tmpl, b
   BUDCORE_TRY_ASSIGN(auto components, ComponentCatalog(store_, tenant_).registry());
   auto issues = validate_template(tmpl, components);
   if (!issues.empty()) return first_issue(issues);
-  BUDCORE_TRY_ASSIGN(auto item, store_.put_catalog_item(tenant_, template_item(tenant_, tmpl, make_default, std::move(source))));
+  BUDCORE_TRY_ASSIGN(auto item,
+                     store_.put_catalog_item(tenant_, template_item(tenant_, tmpl, make_default, std::move(source))));
   return record_of(item);
 }
 

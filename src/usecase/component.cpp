@@ -14,20 +14,41 @@ using core::Error;
 using core::Value;
 using detail::Reader;
 
-constexpr core::detail::EnumNames<ComponentCategory, 6> kCategories{{
-    {ComponentCategory::ModelEndpoint, "model_endpoint"},
-    {ComponentCategory::Database, "database"},
-    {ComponentCategory::Service, "service"},
-    {ComponentCategory::Application, "application"},
-    {ComponentCategory::Storage, "storage"},
-    {ComponentCategory::Cache, "cache"}}};
+constexpr core::detail::EnumNames<ComponentCategory, 6> kCategories{
+    {{ComponentCategory::ModelEndpoint, "model_endpoint"},
+     {ComponentCategory::Database, "database"},
+     {ComponentCategory::Service, "service"},
+     {ComponentCategory::Application, "application"},
+     {ComponentCategory::Storage, "storage"},
+     {ComponentCategory::Cache, "cache"}}};
 
-constexpr std::array<std::string_view, 27> kKeys{
-    "schema_version", "id", "name", "description", "category", "version", "deployment_type", "helm_repo",
-    "helm_chart", "helm_version", "default_values", "image", "image_tag", "default_command", "default_args",
-    "model_engine", "default_gpu_type", "default_gpu_count", "default_env", "default_resources",
-    "required_inputs", "outputs", "health_check_path", "readiness_timeout_seconds", "tags",
-    "documentation_url", "is_active"};
+constexpr std::array<std::string_view, 27> kKeys{"schema_version",
+                                                 "id",
+                                                 "name",
+                                                 "description",
+                                                 "category",
+                                                 "version",
+                                                 "deployment_type",
+                                                 "helm_repo",
+                                                 "helm_chart",
+                                                 "helm_version",
+                                                 "default_values",
+                                                 "image",
+                                                 "image_tag",
+                                                 "default_command",
+                                                 "default_args",
+                                                 "model_engine",
+                                                 "default_gpu_type",
+                                                 "default_gpu_count",
+                                                 "default_env",
+                                                 "default_resources",
+                                                 "required_inputs",
+                                                 "outputs",
+                                                 "health_check_path",
+                                                 "readiness_timeout_seconds",
+                                                 "tags",
+                                                 "documentation_url",
+                                                 "is_active"};
 
 // Output names are identifiers, other than those the Resolver's context uses for itself
 // (components.<id>.outputs / .enabled).
@@ -36,7 +57,6 @@ std::optional<std::string> output_name_problem(std::string_view s) {
   if (s == "outputs" || s == "enabled") return "is reserved (components.<id>.outputs / .enabled)";
   return std::nullopt;
 }
-
 
 Value list_or_null(const std::optional<std::vector<std::string>>& v) {
   return v ? detail::string_list_value(*v) : Value();
@@ -63,8 +83,10 @@ core::Status check_deployment_fields(const ComponentDefinition& c) {
   for (const auto& f : fields) {
     if (f.present && f.owner != c.deployment_type) {
       return Error::invalid(std::string(f.key), {},
-                            "applies to " + std::string(job::to_string(f.owner)) + " components, and this one's "
-                                "deployment_type is " + std::string(job::to_string(c.deployment_type)));
+                            "applies to " + std::string(job::to_string(f.owner)) +
+                                " components, and this one's "
+                                "deployment_type is " +
+                                std::string(job::to_string(c.deployment_type)));
     }
   }
   auto need = [&](bool present, std::string_view key) -> core::Status {
@@ -73,9 +95,12 @@ core::Status check_deployment_fields(const ComponentDefinition& c) {
                           "required for a " + std::string(job::to_string(c.deployment_type)) + " component");
   };
   switch (c.deployment_type) {
-    case DeploymentType::Helm: return need(c.helm_chart.has_value(), "helm_chart");
-    case DeploymentType::Docker: return need(c.image.has_value(), "image");
-    case DeploymentType::Model: return need(c.model_engine.has_value(), "model_engine");
+    case DeploymentType::Helm:
+      return need(c.helm_chart.has_value(), "helm_chart");
+    case DeploymentType::Docker:
+      return need(c.image.has_value(), "image");
+    case DeploymentType::Model:
+      return need(c.model_engine.has_value(), "model_engine");
   }
   return {};
 }
@@ -101,7 +126,8 @@ core::Status read_component(const core::Map& m, ComponentDefinition& c) {
 
   BUDCORE_TRY_ASSIGN(c.image, r.string("image"));
   BUDCORE_TRY_ASSIGN(c.image_tag, r.string("image_tag"));
-  for (auto [key, out] : {std::pair{"default_command", &c.default_command}, std::pair{"default_args", &c.default_args}}) {
+  for (auto [key, out] :
+       {std::pair{"default_command", &c.default_command}, std::pair{"default_args", &c.default_args}}) {
     BUDCORE_TRY_ASSIGN(auto present, r.list(key));
     if (!present) continue;
     BUDCORE_TRY_ASSIGN(auto items, detail::string_list(r, key, false));
@@ -124,8 +150,9 @@ core::Status read_component(const core::Map& m, ComponentDefinition& c) {
   BUDCORE_TRY_ASSIGN(auto readiness, r.integer("readiness_timeout_seconds"));
   if (readiness) {
     if (*readiness < 1 || *readiness > ComponentDefinition::kMaxReadinessTimeoutSeconds) {
-      return Error::invalid("readiness_timeout_seconds", std::to_string(*readiness),
-                            "must be between 1 and " + std::to_string(ComponentDefinition::kMaxReadinessTimeoutSeconds));
+      return Error::invalid(
+          "readiness_timeout_seconds", std::to_string(*readiness),
+          "must be between 1 and " + std::to_string(ComponentDefinition::kMaxReadinessTimeoutSeconds));
     }
     c.readiness_timeout_seconds = *readiness;
   }

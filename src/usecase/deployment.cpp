@@ -17,17 +17,17 @@ using core::Value;
 using detail::Reader;
 
 constexpr core::detail::EnumNames<DeploymentStatus, 5> kStatuses{{{DeploymentStatus::Deploying, "deploying"},
-                                                                   {DeploymentStatus::Running, "running"},
-                                                                   {DeploymentStatus::Failed, "failed"},
-                                                                   {DeploymentStatus::TearingDown, "tearing_down"},
-                                                                   {DeploymentStatus::Deleted, "deleted"}}};
+                                                                  {DeploymentStatus::Running, "running"},
+                                                                  {DeploymentStatus::Failed, "failed"},
+                                                                  {DeploymentStatus::TearingDown, "tearing_down"},
+                                                                  {DeploymentStatus::Deleted, "deleted"}}};
 
 constexpr std::array<std::string_view, 16> kRecordKeys{
-    "schema_version", "id", "tenant_id", "project_id", "cluster_id", "name", "template_id", "template_version",
-    "parameters", "status", "status_message", "teardown_requested", "components", "routing", "created_at",
-    "updated_at"};
+    "schema_version",   "id",         "tenant_id", "project_id",     "cluster_id",         "name",       "template_id",
+    "template_version", "parameters", "status",    "status_message", "teardown_requested", "components", "routing",
+    "created_at",       "updated_at"};
 constexpr std::array<std::string_view, 6> kComponentKeys{"instance_id", "component_ref", "depends_on",
-                                                          "job_id", "job_status", "outputs"};
+                                                         "job_id",      "job_status",    "outputs"};
 
 Value id_value(const core::Id& id) { return id.is_nil() ? Value() : Value(id.to_string()); }
 
@@ -93,7 +93,8 @@ core::Result<DeploymentPlan> plan_deployment(const ResolvedStack& stack, const D
     for (const auto& d : stack.components[i].depends_on) {
       auto it = index.find(d);
       if (it == index.end()) {
-        return Error::invalid("components." + stack.components[i].id + ".depends_on", d, "names no component of the stack");
+        return Error::invalid("components." + stack.components[i].id + ".depends_on", d,
+                              "names no component of the stack");
       }
       edges.emplace_back(it->second, static_cast<pipeline::Dag::Node>(i));
     }
@@ -163,9 +164,9 @@ core::Status DeploymentRecord::update_job(std::string_view instance_id, const co
                                           const Value& outputs) {
   DeploymentComponent* c = component(instance_id);
   if (c == nullptr) {
-    return Error{core::ErrorCode::NotFound, "deployment " + id.to_string() + " has no instance '" +
-                                                std::string(instance_id) + "'",
-                 "instance_id", std::string(instance_id)};
+    return Error{core::ErrorCode::NotFound,
+                 "deployment " + id.to_string() + " has no instance '" + std::string(instance_id) + "'", "instance_id",
+                 std::string(instance_id)};
   }
   c->job_id = job_id;
   c->job_status = s;

@@ -104,9 +104,7 @@ core::Result<Value> map_or_empty(const Reader& r, std::string_view key) {
   return m ? std::move(*m) : Value(core::Map{});
 }
 
-std::string indexed(std::string_view key, std::size_t i) {
-  return std::string(key) + "[" + std::to_string(i) + "]";
-}
+std::string indexed(std::string_view key, std::size_t i) { return std::string(key) + "[" + std::to_string(i) + "]"; }
 
 Value optional_text(const std::optional<std::string>& s) { return s ? Value(*s) : Value(); }
 Value optional_int(const std::optional<std::int64_t>& i) { return i ? Value(static_cast<long long>(*i)) : Value(); }

@@ -47,10 +47,11 @@ core::Result<std::string> read_bounded(const std::string& path) {
     auto size = fs::file_size(path, ec);
     if (ec) return Error{ErrorCode::Invalid, "cannot read '" + path + "': " + ec.message(), path, {}};
     if (size > kMaxFileBytes) {
-      return Error{ErrorCode::Invalid,
-                   path + " is " + std::to_string(size) + " bytes; use-case files are at most " +
-                       std::to_string(kMaxFileBytes),
-                   path, {}};
+      return Error{
+          ErrorCode::Invalid,
+          path + " is " + std::to_string(size) + " bytes; use-case files are at most " + std::to_string(kMaxFileBytes),
+          path,
+          {}};
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) return Error{ErrorCode::Invalid, "cannot open '" + path + "'", path, {}};
@@ -83,7 +84,7 @@ core::Result<std::vector<fs::path>> document_files(const std::string& path) {
 
 // .yaml/.yml files are YAML even when they start with '[' or '{' (flow style); others are
 // JSON when they start with '{' or '[', YAML otherwise.
-core::Result<Value> load_file(const std::string& file) {
+core::Result<Value> load_file_impl(const std::string& file) {
   BUDCORE_TRY_ASSIGN(std::string text, read_bounded(file));
   auto ext = fs::path(file).extension().string();
   auto doc = ext == ".yaml" || ext == ".yml" ? core::parse_yaml(text) : parse_usecase_document(text);
@@ -164,13 +165,15 @@ core::Result<Value> parse_usecase_document(std::string_view text) {
   return core::parse_document(text);
 }
 
+core::Result<Value> load_usecase_document(const std::string& path) { return load_file_impl(path); }
+
 core::Status load_components(const std::string& path, ComponentRegistry& registry) {
   BUDCORE_TRY_ASSIGN(auto files, document_files(path));
   ComponentRegistry staged = registry;
   std::map<std::string, std::string> origin;  // id -> file
   for (const auto& f : files) {
     std::string file = f.string();
-    BUDCORE_TRY_ASSIGN(Value doc, load_file(file));
+    BUDCORE_TRY_ASSIGN(Value doc, load_file_impl(file));
     ComponentRegistry one;
     if (auto st = one.add_document(doc); !st) return file_error(file, std::move(st).error());
     for (const auto* c : one.all()) {
@@ -189,7 +192,7 @@ core::Status load_components(const std::string& path, ComponentRegistry& registr
 }
 
 core::Result<UseCaseTemplate> load_template_file(const std::string& path) {
-  BUDCORE_TRY_ASSIGN(Value doc, load_file(path));
+  BUDCORE_TRY_ASSIGN(Value doc, load_file_impl(path));
   auto t = UseCaseTemplate::from_value(doc);
   if (!t) return file_error(path, std::move(t).error());
   return t;

@@ -10,7 +10,6 @@ namespace {
 
 using core::Value;
 
-
 // 1500 -> 1.5, 2000 -> 2 (an integer when whole).
 Value decimal(std::int64_t amount, std::int64_t per_unit) {
   if (amount % per_unit == 0) return Value(static_cast<long long>(amount / per_unit));

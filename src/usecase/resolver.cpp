@@ -144,7 +144,8 @@ class Renderer {
     templates::Template t;
     templates::TemplateError err;
     if (!templates::Template::compile(s, t, err)) {
-      detail::add_issue(issues_, code::kTemplateSyntax, std::string(templates::to_string(err.kind)) + ": " + err.message, path);
+      detail::add_issue(issues_, code::kTemplateSyntax,
+                        std::string(templates::to_string(err.kind)) + ": " + err.message, path);
       return nullptr;
     }
     auto refs = t.references();
@@ -163,16 +164,16 @@ class Renderer {
       std::size_t before = refs.size();
       if (!detail::scan_markers(v.as_string(), refs, bad)) {
         detail::add_issue(issues_, code::kTemplateError,
-            "renders to text holding a template ('" + bad +
-                "'); only references to component outputs may remain for the pipeline to resolve",
-            path);
+                          "renders to text holding a template ('" + bad +
+                              "'); only references to component outputs may remain for the pipeline to resolve",
+                          path);
         return;
       }
       for (std::size_t i = before; i < refs.size(); ++i) {
         auto it = impl_.instance_index.find(refs[i]);
         if (it == impl_.instance_index.end() || !enabled_[it->second]) {
-          detail::add_issue(issues_, code::kUnknownReference, "renders a reference to '" + refs[i] + "', which is not a deployed instance",
-              path);
+          detail::add_issue(issues_, code::kUnknownReference,
+                            "renders a reference to '" + refs[i] + "', which is not a deployed instance", path);
         }
       }
     } else if (v.is_list()) {
@@ -195,7 +196,8 @@ class Renderer {
       if (in == nullptr) continue;
       auto idx = static_cast<std::size_t>(in - impl_.instances.data());
       if (!enabled_[idx] && !tail.empty() && detail::path_head(tail, nullptr) != "enabled") {
-        detail::add_issue(issues_, code::kReferenceToDisabled,
+        detail::add_issue(
+            issues_, code::kReferenceToDisabled,
             "reads '" + ref + "', but instance '" + in->tc->id +
                 "' is disabled by its condition; guard the reference (| default('')) or give this instance the same "
                 "condition",
@@ -240,11 +242,11 @@ Value resolve_parameters(const Resolver::Impl& impl, const Value& given, std::ve
     if (v.is_null()) {
       if (p.required) {
         detail::add_issue(issues, code::kMissingParameter,
-            "'" + p.name + "' (" + p.label + ") is required and has no default", path);
+                          "'" + p.name + "' (" + p.label + ") is required and has no default", path);
       }
     } else if (auto st = p.check(v); !st) {
-      detail::add_issue(issues, code::kInvalidParameter, "'" + p.name + "' " + st.error().message + " (value: " +
-                                               detail::value_text(v) + ")", path);
+      detail::add_issue(issues, code::kInvalidParameter,
+                        "'" + p.name + "' " + st.error().message + " (value: " + detail::value_text(v) + ")", path);
     }
     out.set(p.name, std::move(v));
   }
@@ -257,8 +259,8 @@ std::vector<const core::Map*> read_overrides(const Resolver::Impl& impl, const V
   std::vector<const core::Map*> out(impl.instances.size(), nullptr);
   if (overrides.is_null()) return out;
   if (!overrides.is_map()) {
-    detail::add_issue(issues, code::kInvalidValue, "overrides must be a map of instance id -> {config, env, resources, ...}",
-        "overrides");
+    detail::add_issue(issues, code::kInvalidValue,
+                      "overrides must be a map of instance id -> {config, env, resources, ...}", "overrides");
     return out;
   }
   for (const auto& [id, v] : overrides.as_map()) {
@@ -269,8 +271,8 @@ std::vector<const core::Map*> read_overrides(const Resolver::Impl& impl, const V
       continue;
     }
     if (!v.is_map()) {
-      detail::add_issue(issues, code::kInvalidValue, "must be a map with config, env, resources, model_id, gpu_type, gpu_count",
-          path);
+      detail::add_issue(issues, code::kInvalidValue,
+                        "must be a map with config, env, resources, model_id, gpu_type, gpu_count", path);
       continue;
     }
     job::detail::Reader r(v.as_map());
@@ -304,9 +306,12 @@ std::vector<const core::Map*> read_overrides(const Resolver::Impl& impl, const V
 std::optional<core::Quantity> quantity_of(const Value& v) {
   std::string text;
   if (v.is_int()) return core::Quantity::from_int(v.as_int());
-  if (v.is_float()) text = core::format_json_float(v.as_float());
-  else if (v.is_string()) text = v.as_string();
-  else return std::nullopt;
+  if (v.is_float())
+    text = core::format_json_float(v.as_float());
+  else if (v.is_string())
+    text = v.as_string();
+  else
+    return std::nullopt;
   auto q = core::Quantity::parse(text);
   if (!q) return std::nullopt;
   return *q;
@@ -328,9 +333,9 @@ void job_resources(ResolvedComponent& rc, const std::string& at, std::vector<Iss
     auto milli = q ? q->milli_value() : core::Result<std::int64_t>(core::Error::make(core::ErrorCode::Invalid, ""));
     if (!q || q->sign() < 0 || !milli || *milli > kMaxMillicores) {
       detail::add_issue(issues, code::kInvalidValue,
-          "cpu must be a non-negative Kubernetes quantity such as 2, \"1.5\" or \"500m\" (value: " +
-              detail::value_text(*cpu) + ")",
-          base + ".cpu");
+                        "cpu must be a non-negative Kubernetes quantity such as 2, \"1.5\" or \"500m\" (value: " +
+                            detail::value_text(*cpu) + ")",
+                        base + ".cpu");
     } else {
       rc.cpu_millicores = *milli;
     }
@@ -341,9 +346,9 @@ void job_resources(ResolvedComponent& rc, const std::string& at, std::vector<Iss
     constexpr std::int64_t kMib = 1 << 20;
     if (!q || q->sign() < 0 || !bytes || *bytes / kMib > kMaxMemoryMib) {
       detail::add_issue(issues, code::kInvalidValue,
-          "memory must be a non-negative Kubernetes quantity such as \"4Gi\" or \"512Mi\", at most " +
-              std::to_string(job::Job::kMaxGigabytes) + " GiB (value: " + detail::value_text(*mem) + ")",
-          base + ".memory");
+                        "memory must be a non-negative Kubernetes quantity such as \"4Gi\" or \"512Mi\", at most " +
+                            std::to_string(job::Job::kMaxGigabytes) + " GiB (value: " + detail::value_text(*mem) + ")",
+                        base + ".memory");
     } else {
       std::int64_t mib = (*bytes + kMib - 1) / kMib;
       rc.memory_mib = (mib + 3) / 4 * 4;
@@ -362,9 +367,8 @@ bool provides(const ResolvedComponent& rc, const std::string& name) {
 
 std::string input_path(const std::string& at, const std::string& name) {
   if (name == "model_id") return at + ".model_id";
-  bool env_like = std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
+  bool env_like = std::all_of(name.begin(), name.end(),
+                              [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; });
   return at + (env_like ? ".env." : ".config.") + name;
 }
 
@@ -464,7 +468,8 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     for (const auto& [k, v] : rendered_env.as_map()) {
       if (v.is_null()) continue;
       if (v.is_list() || v.is_map()) {
-        detail::add_issue(errors, code::kInvalidValue, "an environment variable's value must be text", at + ".env." + k);
+        detail::add_issue(errors, code::kInvalidValue, "an environment variable's value must be text",
+                          at + ".env." + k);
         continue;
       }
       env_out.set(k, Value(detail::scalar_text(v)));
@@ -482,7 +487,8 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     if (rc.gpu_type) {
       if (auto st = core::validate_resource_name(*rc.gpu_type); !st) {
         detail::add_issue(errors, code::kInvalidValue,
-            "'" + *rc.gpu_type + "' is not a GPU flavor or resource name: " + st.error().message, at + ".gpu_type");
+                          "'" + *rc.gpu_type + "' is not a GPU flavor or resource name: " + st.error().message,
+                          at + ".gpu_type");
       }
     }
     Value count = gpu_count.is_null() ? Value() : r.render(gpu_count, at + ".gpu_count", Renderer::Mode::Native, refs);
@@ -490,9 +496,9 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
       rc.gpu_count = in.def->default_gpu_count.value_or(0);
     } else if (!count.is_int() || count.as_int() < 0 || count.as_int() > kMaxGpuCount) {
       detail::add_issue(errors, code::kInvalidValue,
-          "gpu_count must be an integer between 0 and " + std::to_string(kMaxGpuCount) + " (value: " +
-              detail::value_text(count) + ")",
-          at + ".gpu_count");
+                        "gpu_count must be an integer between 0 and " + std::to_string(kMaxGpuCount) +
+                            " (value: " + detail::value_text(count) + ")",
+                        at + ".gpu_count");
     } else {
       rc.gpu_count = count.as_int();
     }
@@ -500,9 +506,9 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
     if (opt.is_bool()) {
       rc.optimize_with_budsim = opt.as_bool();
     } else if (!opt.is_null()) {
-      detail::add_issue(errors, code::kInvalidValue, "optimize_with_budsim must be true or false (value: " +
-                                           detail::value_text(opt) + ")",
-          at + ".optimize_with_budsim");
+      detail::add_issue(errors, code::kInvalidValue,
+                        "optimize_with_budsim must be true or false (value: " + detail::value_text(opt) + ")",
+                        at + ".optimize_with_budsim");
     }
 
     // Dependencies: explicit depends_on (instances that are deployed) plus referenced ones.
@@ -520,7 +526,8 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
 
     for (const auto& input : in.def->required_inputs) {
       if (!provides(rc, input)) {
-        detail::add_issue(errors, code::kMissingInput,
+        detail::add_issue(
+            errors, code::kMissingInput,
             "component '" + in.def->id + "' requires '" + input + "', and neither env, config nor model_id provides it",
             input_path(at, input));
       }
@@ -548,7 +555,8 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
         std::string msg = "the instances depend on each other in a cycle: ";
         for (auto node : cycle) msg += "'" + stack.components[node].id + "' -> ";
         msg += "'" + stack.components[cycle.front()].id + "'";
-        detail::add_issue(errors, code::kCycle, std::move(msg), detail::indexed("components", instance_at[cycle.front()]) + ".depends_on");
+        detail::add_issue(errors, code::kCycle, std::move(msg),
+                          detail::indexed("components", instance_at[cycle.front()]) + ".depends_on");
       }
     }
   }

@@ -48,16 +48,16 @@ Resolver::Impl::Impl(const UseCaseTemplate& t, const ComponentRegistry& registry
     const std::string at = detail::indexed("components", i);
     if (!in.def) {
       detail::add_issue(issues, code::kUnknownComponent, "no component '" + tc.component_ref + "' in the registry",
-          at + ".component_ref");
+                        at + ".component_ref");
     } else if (!in.def->is_active) {
-      detail::add_issue(issues, code::kUnknownComponent, "component '" + tc.component_ref + "' is deleted (is_active is false)",
-          at + ".component_ref");
+      detail::add_issue(issues, code::kUnknownComponent,
+                        "component '" + tc.component_ref + "' is deleted (is_active is false)", at + ".component_ref");
     }
     for (std::size_t j = 0; j < tc.depends_on.size(); ++j) {
       const std::string& dep = tc.depends_on[j];
       if (instance_index.count(dep) == 0) {
-        detail::add_issue(issues, code::kUnknownReference, "no instance '" + dep + "' in this template", at + ".depends_on[" +
-            std::to_string(j) + "]");
+        detail::add_issue(issues, code::kUnknownReference, "no instance '" + dep + "' in this template",
+                          at + ".depends_on[" + std::to_string(j) + "]");
       }
     }
     if (in.def) {
@@ -68,9 +68,11 @@ Resolver::Impl::Impl(const UseCaseTemplate& t, const ComponentRegistry& registry
       for (const auto& [from, to] : tc.output_mappings.as_map()) {
         std::string path = at + ".output_mappings." + from;
         if (!in.def->has_output(from)) {
-          detail::add_issue(issues, code::kUnknownReference, "component '" + in.def->id + "' has no output '" + from + "'", path);
+          detail::add_issue(issues, code::kUnknownReference,
+                            "component '" + in.def->id + "' has no output '" + from + "'", path);
         } else if (in.output_source.count(to.as_string()) != 0) {
-          detail::add_issue(issues, code::kInvalidTemplate, "'" + to.as_string() + "' is already an output of this instance", path);
+          detail::add_issue(issues, code::kInvalidTemplate,
+                            "'" + to.as_string() + "' is already an output of this instance", path);
         } else {
           in.outputs.push_back(to.as_string());
           in.output_source.emplace(to.as_string(), from);
@@ -140,7 +142,7 @@ void Resolver::Impl::prepare_all(const Value& v, const std::string& path, bool i
 }
 
 const Resolver::Impl::Instance* Resolver::Impl::referenced_instance(std::string_view path,
-                                                                      std::string_view* rest) const {
+                                                                    std::string_view* rest) const {
   std::string_view after;
   if (detail::path_head(path, &after) != "components" || after.empty()) return nullptr;
   std::string_view tail;
@@ -151,25 +153,27 @@ const Resolver::Impl::Instance* Resolver::Impl::referenced_instance(std::string_
   return &instances[it->second];
 }
 
-void Resolver::Impl::check_references(const std::vector<std::string>& refs, const std::string& path,
-                                      bool in_condition, std::vector<Issue>& issues) const {
+void Resolver::Impl::check_references(const std::vector<std::string>& refs, const std::string& path, bool in_condition,
+                                      std::vector<Issue>& issues) const {
   for (const auto& ref : refs) {
     std::string_view rest;
     std::string_view root = detail::path_head(ref, &rest);
     if (root == "parameters" || root == "params") {
       std::string_view name = detail::path_head(rest, nullptr);
       if (!name.empty() && parameter_index.count(name) == 0) {
-        detail::add_issue(issues, code::kUnknownReference, "the template has no parameter '" + std::string(name) + "'", path);
+        detail::add_issue(issues, code::kUnknownReference, "the template has no parameter '" + std::string(name) + "'",
+                          path);
       }
     } else if (root == "usecase") {
       std::string_view key = detail::path_head(rest, nullptr);
       if (!key.empty() && key != "name" && key != "template_id" && key != "template_version") {
         detail::add_issue(issues, code::kUnknownReference,
-            "usecase has name, template_id and template_version, not '" + std::string(key) + "'", path);
+                          "usecase has name, template_id and template_version, not '" + std::string(key) + "'", path);
       }
     } else if (root == "components") {
       if (in_condition) {
-        detail::add_issue(issues, code::kUnknownReference,
+        detail::add_issue(
+            issues, code::kUnknownReference,
             "a condition is decided before anything is deployed, so it cannot read components ('" + ref + "')", path);
         continue;
       }
@@ -177,8 +181,8 @@ void Resolver::Impl::check_references(const std::vector<std::string>& refs, cons
       std::string_view tail;
       const Instance* in = referenced_instance(ref, &tail);
       if (in == nullptr) {
-        detail::add_issue(issues, code::kUnknownReference, "no instance '" + std::string(detail::path_head(rest, nullptr)) + "' in this template",
-            path);
+        detail::add_issue(issues, code::kUnknownReference,
+                          "no instance '" + std::string(detail::path_head(rest, nullptr)) + "' in this template", path);
         continue;
       }
       if (!in->def || tail.empty()) continue;
@@ -188,11 +192,13 @@ void Resolver::Impl::check_references(const std::vector<std::string>& refs, cons
       if (field == "enabled" || output.empty()) continue;
       if (in->output_source.count(output) == 0) {
         detail::add_issue(issues, code::kUnknownReference,
-            "instance '" + in->tc->id + "' (component '" + in->def->id + "') has no output '" + std::string(output) + "'",
-            path);
+                          "instance '" + in->tc->id + "' (component '" + in->def->id + "') has no output '" +
+                              std::string(output) + "'",
+                          path);
       }
     } else {
-      detail::add_issue(issues, code::kUnknownReference,
+      detail::add_issue(
+          issues, code::kUnknownReference,
           "templates read parameters (or params), components and usecase; '" + std::string(root) + "' is undefined",
           path);
     }

@@ -51,14 +51,14 @@ core::Value pipeline_document(const ResolvedStack& stack);
 
 struct Resolver::Impl {
   struct Instance {
-    const TemplateComponent* tc = nullptr;  // into tmpl
+    const TemplateComponent* tc = nullptr;   // into tmpl
     std::optional<ComponentDefinition> def;  // nullopt: unknown component_ref
-    core::Value values;      // default_values <- config (unrendered)
-    core::Value env;         // default_env <- env
-    core::Value resources;   // default_resources <- resources
-    core::Value context;     // components.<id> when enabled: {"outputs", "enabled", <outputs>...}
-    std::vector<std::string> outputs;  // the component's outputs, then mapped names
-    core::Value deployment;            // deployment_value(*def), shared by every resolution
+    core::Value values;                      // default_values <- config (unrendered)
+    core::Value env;                         // default_env <- env
+    core::Value resources;                   // default_resources <- resources
+    core::Value context;                     // components.<id> when enabled: {"outputs", "enabled", <outputs>...}
+    std::vector<std::string> outputs;        // the component's outputs, then mapped names
+    core::Value deployment;                  // deployment_value(*def), shared by every resolution
     std::map<std::string, std::string, std::less<>> output_source;  // any output name -> component output
   };
 

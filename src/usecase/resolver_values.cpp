@@ -71,7 +71,8 @@ bool scan_markers(std::string_view text, std::vector<std::string>& ids, std::str
     ok = ok && j > name_start && rest.substr(j, kTail.size()) == kTail;
     if (!ok) {
       std::size_t end = rest.find_first_of("}\n", 2);
-      bad = std::string(rest.substr(0, end == std::string_view::npos ? std::min<std::size_t>(rest.size(), 40) : end + 1));
+      bad =
+          std::string(rest.substr(0, end == std::string_view::npos ? std::min<std::size_t>(rest.size(), 40) : end + 1));
       if (bad.size() > 60) bad = bad.substr(0, 60) + "...";
       return false;
     }

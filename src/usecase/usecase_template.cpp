@@ -17,28 +17,38 @@ using core::Error;
 using core::Value;
 using detail::Reader;
 
-constexpr core::detail::EnumNames<ParameterType, 6> kParameterTypes{{
-    {ParameterType::String, "string"},
-    {ParameterType::Integer, "integer"},
-    {ParameterType::Boolean, "boolean"},
-    {ParameterType::Enum, "enum"},
-    {ParameterType::ModelRef, "model_ref"},
-    {ParameterType::ClusterRef, "cluster_ref"}}};
+constexpr core::detail::EnumNames<ParameterType, 6> kParameterTypes{{{ParameterType::String, "string"},
+                                                                     {ParameterType::Integer, "integer"},
+                                                                     {ParameterType::Boolean, "boolean"},
+                                                                     {ParameterType::Enum, "enum"},
+                                                                     {ParameterType::ModelRef, "model_ref"},
+                                                                     {ParameterType::ClusterRef, "cluster_ref"}}};
 
-constexpr core::detail::EnumNames<Complexity, 3> kComplexities{{
-    {Complexity::Simple, "simple"}, {Complexity::Intermediate, "intermediate"}, {Complexity::Advanced, "advanced"}}};
+constexpr core::detail::EnumNames<Complexity, 3> kComplexities{
+    {{Complexity::Simple, "simple"}, {Complexity::Intermediate, "intermediate"}, {Complexity::Advanced, "advanced"}}};
 
-constexpr std::array<std::string_view, 15> kTemplateKeys{
-    "schema_version", "id", "name", "description", "category", "version", "parameters", "components", "routing",
-    "observability", "estimated_monthly_cost_usd", "complexity", "tags", "documentation_url", "is_active"};
-constexpr std::array<std::string_view, 9> kParameterKeys{"name", "type", "label", "description", "required",
-                                                         "default", "options", "min", "max"};
+constexpr std::array<std::string_view, 15> kTemplateKeys{"schema_version",
+                                                         "id",
+                                                         "name",
+                                                         "description",
+                                                         "category",
+                                                         "version",
+                                                         "parameters",
+                                                         "components",
+                                                         "routing",
+                                                         "observability",
+                                                         "estimated_monthly_cost_usd",
+                                                         "complexity",
+                                                         "tags",
+                                                         "documentation_url",
+                                                         "is_active"};
+constexpr std::array<std::string_view, 9> kParameterKeys{"name",    "type",    "label", "description", "required",
+                                                         "default", "options", "min",   "max"};
 constexpr std::array<std::string_view, 12> kComponentKeys{
-    "id", "component_ref", "condition", "config", "env", "resources", "model_id", "gpu_type", "gpu_count",
-    "optimize_with_budsim", "depends_on", "output_mappings"};
+    "id",        "component_ref",        "condition",  "config",         "env", "resources", "model_id", "gpu_type",
+    "gpu_count", "optimize_with_budsim", "depends_on", "output_mappings"};
 
 constexpr std::int64_t kMaxGpuCount = 1024;
-
 
 bool is_template_text(const Value& v) { return v.is_string() && detail::has_template_markers(v.as_string()); }
 
@@ -49,7 +59,8 @@ core::Result<TemplateParameter> read_parameter(const Value& v) {
   TemplateParameter p;
   BUDCORE_TRY_ASSIGN(p.name, detail::required_string(r, "name"));
   if (!detail::is_identifier(p.name)) {
-    return Error::invalid("name", p.name, "must be an identifier ([A-Za-z_][A-Za-z0-9_]*): templates read it as parameters.NAME");
+    return Error::invalid("name", p.name,
+                          "must be an identifier ([A-Za-z_][A-Za-z0-9_]*): templates read it as parameters.NAME");
   }
   BUDCORE_TRY_ASSIGN(p.type, r.required_enum<ParameterType>("type", parse_parameter_type));
   BUDCORE_TRY_ASSIGN(p.label, detail::required_string(r, "label"));
@@ -62,7 +73,8 @@ core::Result<TemplateParameter> read_parameter(const Value& v) {
     for (std::size_t i = 0; i < options->size(); ++i) {
       const Value& o = (*options)[i];
       if (o.is_list() || o.is_map() || o.is_null()) {
-        return Error::invalid(detail::indexed("options", i), detail::value_text(o), "an option must be a string, number or boolean");
+        return Error::invalid(detail::indexed("options", i), detail::value_text(o),
+                              "an option must be a string, number or boolean");
       }
     }
     p.options = std::move(*options);
@@ -114,7 +126,8 @@ core::Result<Value> output_mappings(const Reader& r) {
     if (to.as_string() == "outputs" || to.as_string() == "enabled") {
       return Error::invalid(path, to.as_string(), "is reserved (components.<id>.outputs / .enabled)");
     }
-    if (!names.insert(to.as_string()).second) return Error::invalid(path, to.as_string(), "names a second output the same");
+    if (!names.insert(to.as_string()).second)
+      return Error::invalid(path, to.as_string(), "names a second output the same");
   }
   return m;
 }
@@ -139,7 +152,8 @@ core::Result<TemplateComponent> read_component(const Value& v) {
   if (const Value* g = v.find("gpu_count"); g != nullptr && !g->is_null()) {
     if (g->is_int()) {
       if (g->as_int() < 0 || g->as_int() > kMaxGpuCount) {
-        return Error::invalid("gpu_count", detail::value_text(*g), "must be between 0 and " + std::to_string(kMaxGpuCount));
+        return Error::invalid("gpu_count", detail::value_text(*g),
+                              "must be between 0 and " + std::to_string(kMaxGpuCount));
       }
     } else if (!is_template_text(*g)) {
       return Error::invalid("gpu_count", detail::value_text(*g), "must be an integer or a template yielding one");
@@ -295,7 +309,8 @@ core::Status TemplateParameter::check(const Value& v) const {
 
 core::Result<UseCaseTemplate> UseCaseTemplate::from_value(const Value& value) {
   if (!value.is_map()) {
-    return Error::invalid({}, detail::value_text(value), "a use-case template must be a map of the template schema's keys");
+    return Error::invalid({}, detail::value_text(value),
+                          "a use-case template must be a map of the template schema's keys");
   }
   const core::Map& m = value.as_map();
   // The 8.5 envelope: {"schema_version": "1.0", "template": {...}}.

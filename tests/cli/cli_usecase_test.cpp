@@ -12,10 +12,10 @@
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using budcore::test::detail::CliRun;
 using budcore::test::detail::quote;
 using budcore::test::detail::run_cli;
+using nlohmann::json;
 
 class CliUsecaseTest : public budcore::test::detail::CliFixture {
  protected:
@@ -86,9 +86,10 @@ TEST_F(CliUsecaseTest, InvalidInputListsEveryProblemAndExits2) {
   json out = parse(r.out);
   EXPECT_EQ(out["valid"], false);
   ASSERT_EQ(out["errors"].size(), 3u) << r.out;
-  EXPECT_EQ(out["errors"][0], json({{"code", "unknown_parameter"},
-                                    {"message", "the template has no parameter 'chunk_sise'; did you mean 'chunk_size'?"},
-                                    {"path", "parameters.chunk_sise"}}));
+  EXPECT_EQ(out["errors"][0],
+            json({{"code", "unknown_parameter"},
+                  {"message", "the template has no parameter 'chunk_sise'; did you mean 'chunk_size'?"},
+                  {"path", "parameters.chunk_sise"}}));
   EXPECT_EQ(out["errors"][1]["code"], "missing_parameter");
   EXPECT_EQ(out["errors"][1]["path"], "parameters.cluster_id");
   EXPECT_EQ(out["errors"][2]["code"], "invalid_parameter");
@@ -127,8 +128,8 @@ components:
   EXPECT_EQ(report["errors"][0]["code"], "invalid_template");
   EXPECT_EQ(report["errors"][0]["path"], "description");
   fs::path bad_comps = write("bad/c.yaml", "id: c\nname: C\n");
-  CliRun bc = run("usecase render --template " + quote(tmpl.string()) + " --components " +
-                  quote((dir_ / "bad").string()));
+  CliRun bc =
+      run("usecase render --template " + quote(tmpl.string()) + " --components " + quote((dir_ / "bad").string()));
   EXPECT_EQ(bc.exit_code, 2);
   EXPECT_EQ(parse(bc.out)["errors"][0]["code"], "invalid_component");
   CliRun missing = run("usecase render --template no-such-template");

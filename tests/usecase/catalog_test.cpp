@@ -206,7 +206,8 @@ TEST_P(CatalogTest, UserTemplatesForksAndVersions) {
     for (const auto& r : list) out.push_back(r.tmpl.id);
     return out;
   };
-  EXPECT_EQ(ids(*b.search({.category = "rag"})), (std::vector<std::string>{"acme-rag", "enterprise-rag-v1", "simple-rag-v1"}));
+  EXPECT_EQ(ids(*b.search({.category = "rag"})),
+            (std::vector<std::string>{"acme-rag", "enterprise-rag-v1", "simple-rag-v1"}));
   EXPECT_EQ(ids(*b.search({.user_only = true})), std::vector<std::string>{"acme-rag"});
   EXPECT_EQ(ids(*a.search({.tags = {"beginner", "rag"}})), std::vector<std::string>{"simple-rag-v1"});
   EXPECT_EQ(b.search({.system_only = true})->size(), 5u);

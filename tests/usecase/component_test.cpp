@@ -102,7 +102,9 @@ description: d
 category: database
 version: "1"
 deployment_type: helm
-)").field, "helm_chart");
+)")
+                .field,
+            "helm_chart");
   EXPECT_EQ(parse_error(R"(
 id: m
 name: M
@@ -110,7 +112,9 @@ description: d
 category: model_endpoint
 version: "1"
 deployment_type: model
-)").field, "model_engine");
+)")
+                .field,
+            "model_engine");
 }
 
 TEST(ComponentTest, ValuesOutOfRangeOrMalformedNameTheirPath) {

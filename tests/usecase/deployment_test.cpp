@@ -25,15 +25,17 @@ TEST(DeploymentTest, JobsInDependencyOrderAndTeardownInReverse) {
   ASSERT_TRUE(plan) << plan.error().describe();
   EXPECT_FALSE(plan->deployment_id.is_nil());
   std::vector<std::vector<std::string>> levels{
-      {"vector-db-milvus", "embedding-endpoint", "reranker-endpoint", "llm-endpoint"}, {"rag-orchestrator"}, {"chat-ui"}};
+      {"vector-db-milvus", "embedding-endpoint", "reranker-endpoint", "llm-endpoint"},
+      {"rag-orchestrator"},
+      {"chat-ui"}};
   EXPECT_EQ(plan->levels, levels);
   std::vector<std::string> order;
   for (const auto& j : plan->jobs) order.push_back(j.instance_id);
   EXPECT_EQ(order, (std::vector<std::string>{"vector-db-milvus", "embedding-endpoint", "reranker-endpoint",
-                                              "llm-endpoint", "rag-orchestrator", "chat-ui"}));
-  EXPECT_EQ(plan->teardown_order, (std::vector<std::string>{"chat-ui", "rag-orchestrator", "llm-endpoint",
-                                                            "reranker-endpoint", "embedding-endpoint",
-                                                            "vector-db-milvus"}));
+                                             "llm-endpoint", "rag-orchestrator", "chat-ui"}));
+  EXPECT_EQ(plan->teardown_order,
+            (std::vector<std::string>{"chat-ui", "rag-orchestrator", "llm-endpoint", "reranker-endpoint",
+                                      "embedding-endpoint", "vector-db-milvus"}));
   const PlannedJob* llm = plan->job("llm-endpoint");
   ASSERT_NE(llm, nullptr);
   EXPECT_EQ(llm->job.name, "llm-endpoint");

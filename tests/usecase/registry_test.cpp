@@ -25,8 +25,10 @@ class RegistryTest : public ::testing::Test {
 };
 
 std::string component(const std::string& id) {
-  return "id: " + id + "\nname: " + id + "\ndescription: d\ncategory: cache\nversion: \"1\"\n"
-         "deployment_type: docker\nimage: img/" + id + "\n";
+  return "id: " + id + "\nname: " + id +
+         "\ndescription: d\ncategory: cache\nversion: \"1\"\n"
+         "deployment_type: docker\nimage: img/" +
+         id + "\n";
 }
 
 TEST_F(RegistryTest, ReadsADirectoryOfFilesAndLists) {
@@ -66,8 +68,10 @@ TEST_F(RegistryTest, ProblemsNameTheFileAndChangeNothing) {
   EXPECT_NE(st.error().message.find("c.yaml"), std::string::npos);
   EXPECT_EQ(r.size(), 1u);
 
-  write("c.yaml", "[" + std::string("{id: ok, name: n, description: d, category: cache, version: '1', "
-                                    "deployment_type: docker, image: i}, {id: bad}") + "]");
+  write("c.yaml", "[" +
+                      std::string("{id: ok, name: n, description: d, category: cache, version: '1', "
+                                  "deployment_type: docker, image: i}, {id: bad}") +
+                      "]");
   st = load_components(path("c.yaml"), r);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().field, "[1].name");
@@ -87,8 +91,9 @@ TEST_F(RegistryTest, FilesAreBounded) {
 }
 
 TEST_F(RegistryTest, TemplatesFromADirectory) {
-  std::string t = "name: T\ndescription: d\ncategory: rag\nversion: \"1\"\ncomplexity: simple\n"
-                  "components: [{id: a, component_ref: x}]\n";
+  std::string t =
+      "name: T\ndescription: d\ncategory: rag\nversion: \"1\"\ncomplexity: simple\n"
+      "components: [{id: a, component_ref: x}]\n";
   write("rag/one.yaml", "id: one\n" + t);
   write("agent/two.yml", "id: two\n" + t);
   auto all = load_templates(path());

@@ -22,10 +22,10 @@ class ResolverTest : public ::testing::Test {
 
   // A template with `parameters` and `components` (YAML list bodies).
   static UseCaseTemplate tmpl(std::string_view parameters, std::string_view components) {
-    return make_template("id: t\nname: T\ndescription: d\ncategory: rag\nversion: \"1.0.0\"\ncomplexity: simple\n"
-                         "parameters:" +
-                         std::string(parameters.empty() ? " []" : parameters) + "\ncomponents:" +
-                         std::string(components) + "\n");
+    return make_template(
+        "id: t\nname: T\ndescription: d\ncategory: rag\nversion: \"1.0.0\"\ncomplexity: simple\n"
+        "parameters:" +
+        std::string(parameters.empty() ? " []" : parameters) + "\ncomponents:" + std::string(components) + "\n");
   }
   ResolveResult run(const UseCaseTemplate& t, std::string_view params = "{}", const ResolveOptions& o = {}) {
     return resolve(t, registry, yaml(params), o);
@@ -61,13 +61,12 @@ TEST_F(ResolverTest, ParameterProblemsAreAllReportedEachNamingTheParameter) {
   ASSERT_FALSE(res.valid());
   std::vector<std::pair<std::string, std::string>> got;
   for (const auto& e : res.errors) got.emplace_back(e.code, e.path);
-  EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{
-                     {"unknown_parameter", "parameters.siz"},
-                     {"missing_parameter", "parameters.model"},
-                     {"invalid_parameter", "parameters.size"},
-                     {"invalid_parameter", "parameters.db"},
-                     {"invalid_parameter", "parameters.on"},
-                     {"invalid_parameter", "parameters.cluster"}}))
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{{"unknown_parameter", "parameters.siz"},
+                                                                   {"missing_parameter", "parameters.model"},
+                                                                   {"invalid_parameter", "parameters.size"},
+                                                                   {"invalid_parameter", "parameters.db"},
+                                                                   {"invalid_parameter", "parameters.on"},
+                                                                   {"invalid_parameter", "parameters.cluster"}}))
       << testing::describe(res.errors);
   EXPECT_NE(res.errors[0].message.find("did you mean 'size'?"), std::string::npos);
   EXPECT_NE(res.errors[2].message.find("at most 2048"), std::string::npos);
@@ -279,8 +278,8 @@ TEST_F(ResolverTest, RequiredInputsMustBeProvided) {
   std::vector<std::pair<std::string, std::string>> got;
   for (const auto& e : res.errors) got.emplace_back(e.code, e.path);
   EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{{"missing_input", "components[0].env.EMBEDDING_URL"},
-                                                                     {"missing_input", "components[0].env.LLM_URL"},
-                                                                     {"missing_input", "components[1].model_id"}}))
+                                                                   {"missing_input", "components[0].env.LLM_URL"},
+                                                                   {"missing_input", "components[1].model_id"}}))
       << testing::describe(res.errors);
   // config keys and model_id count too.
   auto ok = tmpl("", R"(
@@ -331,8 +330,9 @@ TEST_F(ResolverTest, TemplateSyntaxAndRenderErrors) {
   auto res = run(t);
   std::vector<std::pair<std::string, std::string>> got;
   for (const auto& e : res.errors) got.emplace_back(e.code, e.path);
-  EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{{"template_syntax", "components[0].env.API_ENDPOINT"},
-                                                                     {"template_syntax", "components[0].env.A"}}))
+  EXPECT_EQ(got,
+            (std::vector<std::pair<std::string, std::string>>{{"template_syntax", "components[0].env.API_ENDPOINT"},
+                                                              {"template_syntax", "components[0].env.A"}}))
       << testing::describe(res.errors);
   auto runtime = tmpl("\n  - {name: n, type: integer, label: N, default: 1}", R"(
   - id: ui
@@ -445,8 +445,8 @@ TEST_F(ResolverTest, UserOverridesAreCheckedAndRendered) {
   std::vector<std::pair<std::string, std::string>> got;
   for (const auto& e : res.errors) got.emplace_back(e.code, e.path);
   EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{{"unknown_reference", "overrides.ghost"},
-                                                                     {"invalid_value", "overrides.ui.confg"},
-                                                                     {"unknown_reference", "overrides"}}))
+                                                                   {"invalid_value", "overrides.ui.confg"},
+                                                                   {"unknown_reference", "overrides"}}))
       << testing::describe(res.errors);
   EXPECT_NE(res.errors[1].message.find("did you mean 'config'?"), std::string::npos);
   o.overrides = yaml(R"({ui: {env: {API_ENDPOINT: "{{ params.nope }}"}}})");
@@ -493,8 +493,8 @@ TEST_F(ResolverTest, OutputFollowsContract4) {
   const Value& c = doc.find("components")->as_list()[3];
   std::vector<std::string> ckeys;
   for (const auto& [k, v] : c.as_map()) ckeys.push_back(k);
-  std::vector<std::string> contract{"id", "component_ref", "deployment_type", "depends_on", "values", "env",
-                                    "resources", "model_id", "gpu_type", "gpu_count"};
+  std::vector<std::string> contract{"id",  "component_ref", "deployment_type", "depends_on", "values",
+                                    "env", "resources",     "model_id",        "gpu_type",   "gpu_count"};
   ASSERT_GE(ckeys.size(), contract.size());
   EXPECT_EQ(std::vector<std::string>(ckeys.begin(), ckeys.begin() + 10), contract);
   EXPECT_EQ(c.find("env")->find("LLM_URL")->as_string(), "{{ steps.llm.outputs.url }}");
@@ -515,7 +515,8 @@ TEST_F(ResolverTest, StaticIssuesAndConcurrentResolves) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     threads.emplace_back([&, i] {
       for (int k = 0; k < 25; ++k) {
-        Value p = Value::map({{"cluster_id", Value("c" + std::to_string(i))}, {"vector_db", Value(k % 2 ? "milvus" : "qdrant")}});
+        Value p = Value::map(
+            {{"cluster_id", Value("c" + std::to_string(i))}, {"vector_db", Value(k % 2 ? "milvus" : "qdrant")}});
         auto res = r.resolve(p);
         if (k == 24) outputs[i] = res.valid() ? core::to_json(res.to_value()) : "invalid";
       }
@@ -523,7 +524,8 @@ TEST_F(ResolverTest, StaticIssuesAndConcurrentResolves) {
   }
   for (auto& th : threads) th.join();
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    auto single = r.resolve(Value::map({{"cluster_id", Value("c" + std::to_string(i))}, {"vector_db", Value("qdrant")}}));
+    auto single =
+        r.resolve(Value::map({{"cluster_id", Value("c" + std::to_string(i))}, {"vector_db", Value("qdrant")}}));
     EXPECT_EQ(outputs[i], core::to_json(single.to_value()));
   }
 }

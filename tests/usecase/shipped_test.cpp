@@ -43,9 +43,9 @@ TEST(ShippedTest, TheLibraryCarriesTheFilesUnderExamples) {
 TEST(ShippedTest, TheIssueNamesEveryTemplateAndComponent) {
   std::vector<std::string> ids;
   for (const auto* c : builtin_components().all()) ids.push_back(c->id);
-  EXPECT_EQ(ids, (std::vector<std::string>{"agent-runtime", "chat-ui", "milvus", "postgres", "qdrant",
-                                           "rag-orchestrator", "redis", "tei-embedding", "tei-reranker",
-                                           "vllm-endpoint"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"agent-runtime", "chat-ui", "milvus", "postgres", "qdrant", "rag-orchestrator",
+                                      "redis", "tei-embedding", "tei-reranker", "vllm-endpoint"}));
   ids.clear();
   for (const auto& t : builtin_templates()) ids.push_back(t.source_file);
   EXPECT_EQ(ids, (std::vector<std::string>{"agent/simple-agent-v1.yaml", "chatbot/chatbot-memory-v1.yaml",
@@ -101,7 +101,8 @@ TEST(ShippedTest, SimpleRagWiresTheOrchestratorAsTheSourceDesignDraws) {
   auto big = resolve_ok(*builtin_template("simple-rag-v1"), builtin_components(),
                         yaml("{model_id: m, vector_db_size: 500Gi, gpu_type: nvidia-a100-80gb}"));
   EXPECT_EQ(big.component("vector-db")->values.find_path("persistence.size")->as_string(), "500Gi");
-  auto bad = resolve(*builtin_template("simple-rag-v1"), builtin_components(), yaml("{model_id: m, vector_db_size: 1Ti}"));
+  auto bad =
+      resolve(*builtin_template("simple-rag-v1"), builtin_components(), yaml("{model_id: m, vector_db_size: 1Ti}"));
   ASSERT_EQ(bad.errors.size(), 1u);
   EXPECT_EQ(bad.errors[0].path, "parameters.vector_db_size");
 }
@@ -111,16 +112,17 @@ TEST(ShippedTest, EnterpriseRagFollowsItsParameters) {
   auto full = resolve_ok(t, builtin_components(), yaml("{cluster_id: c}"));
   EXPECT_EQ(full.disabled, std::vector<std::string>{"vector-db-milvus"});
   const auto* orch = full.component("rag-orchestrator");
-  EXPECT_EQ(orch->depends_on, (std::vector<std::string>{"vector-db-qdrant", "embedding-endpoint", "reranker-endpoint",
-                                                        "llm-endpoint"}));
+  EXPECT_EQ(orch->depends_on,
+            (std::vector<std::string>{"vector-db-qdrant", "embedding-endpoint", "reranker-endpoint", "llm-endpoint"}));
   EXPECT_EQ(orch->env.find("RERANKER_URL")->as_string(), "{{ steps.reranker-endpoint.outputs.url }}");
   EXPECT_EQ(orch->env.find("CHUNK_SIZE")->as_string(), "512");
   EXPECT_TRUE(full.component("llm-endpoint")->optimize_with_budsim);
   EXPECT_EQ(full.component("llm-endpoint")->gpu_count, 2);
   EXPECT_EQ(full.component("chat-ui")->env.find("TITLE")->as_string(), "enterprise-rag-v1 Chat");
 
-  auto lean = resolve_ok(t, builtin_components(),
-                         yaml("{cluster_id: c, vector_db: milvus, reranker_model: null, enable_budsim: false, chunk_size: 1024}"));
+  auto lean = resolve_ok(
+      t, builtin_components(),
+      yaml("{cluster_id: c, vector_db: milvus, reranker_model: null, enable_budsim: false, chunk_size: 1024}"));
   EXPECT_EQ(lean.disabled, (std::vector<std::string>{"vector-db-qdrant", "reranker-endpoint"}));
   orch = lean.component("rag-orchestrator");
   EXPECT_EQ(orch->depends_on, (std::vector<std::string>{"vector-db-milvus", "embedding-endpoint", "llm-endpoint"}));
@@ -148,7 +150,8 @@ TEST(ShippedTest, OptionalPiecesOfTheChatbotAndAgent) {
   EXPECT_EQ(agent.disabled, std::vector<std::string>{"chat-ui"});
   EXPECT_EQ(agent.component("agent")->env.find("MAX_ITERATIONS")->as_string(), "3");
   EXPECT_EQ(agent.component("agent")->depends_on, (std::vector<std::string>{"llm", "memory"}));
-  auto chat = resolve_ok(*builtin_template("simple-chatbot-v1"), builtin_components(), yaml("{model_id: m, gpu_count: 4}"));
+  auto chat =
+      resolve_ok(*builtin_template("simple-chatbot-v1"), builtin_components(), yaml("{model_id: m, gpu_count: 4}"));
   EXPECT_EQ(chat.component("llm")->gpu_count, 4);
   EXPECT_EQ(chat.component("llm")->values.find("tensor_parallel_size")->as_int(), 4);
 }

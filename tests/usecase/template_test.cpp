@@ -24,8 +24,8 @@ description: a template
 category: rag
 version: "1.0.0"
 complexity: simple
-parameters:)" + std::string(parameters.empty() ? " []" : parameters) +
-         "\ncomponents:" + std::string(components) + "\n";
+parameters:)" +
+         std::string(parameters.empty() ? " []" : parameters) + "\ncomponents:" + std::string(components) + "\n";
 }
 
 core::Error parse_error(const std::string& text) {
@@ -87,8 +87,7 @@ TEST(TemplateTest, ParameterRules) {
   EXPECT_EQ(p("{name: x-y, type: string, label: X}").field, "parameters[0].name");
   EXPECT_EQ(p("{name: x, type: float, label: X}").field, "parameters[0].type");
   EXPECT_EQ(p("{name: x, type: string}").field, "parameters[0].label");
-  EXPECT_EQ(p("{name: x, type: string, label: X, defualt: 1}").message,
-            "unknown field; did you mean 'default'?");
+  EXPECT_EQ(p("{name: x, type: string, label: X, defualt: 1}").message, "unknown field; did you mean 'default'?");
   EXPECT_EQ(parse_error(doc("\n  - {name: x, type: string, label: X}\n  - {name: x, type: string, label: Y}")).field,
             "parameters[1].name");
 }
@@ -130,8 +129,7 @@ TEST(TemplateTest, ComponentInstanceRules) {
   EXPECT_EQ(c("{id: a, component_ref: x, depends_on: [b, b]}").field, "components[0].depends_on[1]");
   EXPECT_EQ(c("{id: a, component_ref: x, output_mappings: {url: 'not ok'}}").field,
             "components[0].output_mappings.url");
-  EXPECT_EQ(c("{id: a, component_ref: x, output_mappings: {url: outputs}}").field,
-            "components[0].output_mappings.url");
+  EXPECT_EQ(c("{id: a, component_ref: x, output_mappings: {url: outputs}}").field, "components[0].output_mappings.url");
   EXPECT_EQ(parse_error(doc("", "\n  - {id: a, component_ref: x}\n  - {id: a, component_ref: y}")).field,
             "components[1].id");
   EXPECT_EQ(parse_error(doc("", " []")).field, "components");

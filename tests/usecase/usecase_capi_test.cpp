@@ -46,7 +46,9 @@ TEST(UsecaseCapiTest, RendersAShippedTemplate) {
   EXPECT_EQ(out["components"].size(), 4u);
   EXPECT_EQ(out["pipeline"]["pipeline"]["name"], "demo");
   ASSERT_EQ(render(reg.r, "simple-rag-v1", R"({"parameters": {"model_id": "m"},
-      "overrides": {"llm": {"gpu_count": 4}}})", out, errors), BUDCORE_OK);
+      "overrides": {"llm": {"gpu_count": 4}}})",
+                   out, errors),
+            BUDCORE_OK);
   EXPECT_EQ(out["components"][2]["gpu_count"], 4);
 }
 
@@ -108,8 +110,9 @@ TEST(UsecaseCapiTest, ListShowComponentsAndOwnDocuments) {
                         "deployment_type": "docker", "image": "x", "outputz": []})";
   EXPECT_EQ(budcore_usecase_registry_add_components(empty.r, bad.data(), bad.size()), BUDCORE_EINVALID);
   EXPECT_STREQ(budcore_error_last()->field, "outputz");
-  std::string tmpl = "id: one\nname: One\ndescription: d\ncategory: demo\nversion: '1'\ncomplexity: simple\n"
-                     "components: [{id: a, component_ref: api}]\n";
+  std::string tmpl =
+      "id: one\nname: One\ndescription: d\ncategory: demo\nversion: '1'\ncomplexity: simple\n"
+      "components: [{id: a, component_ref: api}]\n";
   ASSERT_EQ(budcore_usecase_registry_add_template(empty.r, tmpl.data(), tmpl.size()), BUDCORE_OK);
   ASSERT_EQ(budcore_usecase_registry_add_template(empty.r, tmpl.data(), tmpl.size()), BUDCORE_OK);  // replaces
   ASSERT_EQ(budcore_usecase_list(&b, empty.r), BUDCORE_OK);

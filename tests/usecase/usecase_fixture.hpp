@@ -75,7 +75,7 @@ inline std::string describe(const std::vector<usecase::Issue>& issues) {
 
 // Resolves and expects success.
 inline usecase::ResolvedStack resolve_ok(const usecase::UseCaseTemplate& t, const usecase::ComponentRegistry& r,
-                                        const core::Value& params, const usecase::ResolveOptions& options = {}) {
+                                         const core::Value& params, const usecase::ResolveOptions& options = {}) {
   auto res = usecase::resolve(t, r, params, options);
   EXPECT_TRUE(res.valid()) << describe(res.errors);
   return res.stack ? *res.stack : usecase::ResolvedStack{};

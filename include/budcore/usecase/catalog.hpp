@@ -128,7 +128,7 @@ class BUDCORE_API TemplateCatalog {
 BUDCORE_API std::vector<Issue> validate_template(const UseCaseTemplate& tmpl, const ComponentRegistry& components);
 
 struct BUDCORE_API SyncReport {
-  std::vector<std::string> inserted;   // "component qdrant@1.0.0", "template simple-rag-v1@1.0.0"
+  std::vector<std::string> inserted;  // "component qdrant@1.0.0", "template simple-rag-v1@1.0.0"
   std::vector<std::string> updated;
   std::vector<std::string> unchanged;
   core::Value to_value() const;

@@ -46,17 +46,17 @@ struct BUDCORE_API ComponentDefinition {
   static constexpr std::int64_t kMaxGpuCount = 1024;
   static constexpr std::int64_t kMaxReadinessTimeoutSeconds = 86'400;
 
-  std::string id;           // "qdrant"
-  std::string name;         // human-readable
+  std::string id;    // "qdrant"
+  std::string name;  // human-readable
   std::string description;
   ComponentCategory category = ComponentCategory::Service;
-  std::string version;      // of this definition ("1.0.0")
+  std::string version;  // of this definition ("1.0.0")
   job::DeploymentType deployment_type = job::DeploymentType::Docker;
 
   // helm
-  std::optional<std::string> helm_repo;     // "https://qdrant.github.io/qdrant-helm"
-  std::optional<std::string> helm_chart;    // "qdrant/qdrant"
-  std::optional<std::string> helm_version;  // "1.12.x"
+  std::optional<std::string> helm_repo;                   // "https://qdrant.github.io/qdrant-helm"
+  std::optional<std::string> helm_chart;                  // "qdrant/qdrant"
+  std::optional<std::string> helm_version;                // "1.12.x"
   core::Value default_values = core::Value(core::Map{});  // Helm values (or container config)
 
   // docker
@@ -73,8 +73,8 @@ struct BUDCORE_API ComponentDefinition {
   // common
   core::Value default_env = core::Value(core::Map{});        // name -> string
   core::Value default_resources = core::Value(core::Map{});  // {"requests": {...}, "limits": {...}}
-  std::vector<std::string> required_inputs;  // env names, config keys or "model_id"
-  std::vector<std::string> outputs;          // "url", "api_key", ...
+  std::vector<std::string> required_inputs;                  // env names, config keys or "model_id"
+  std::vector<std::string> outputs;                          // "url", "api_key", ...
 
   std::optional<std::string> health_check_path;  // "/health"
   std::int64_t readiness_timeout_seconds = 300;

@@ -32,7 +32,7 @@ struct DeploymentRequest {
   core::Id deployment_id;  // nil: a new v7 id
   core::Id tenant_id;      // copied onto every job
   core::Id project_id;
-  core::Id cluster_id;     // nil: not chosen yet
+  core::Id cluster_id;  // nil: not chosen yet
 };
 
 struct PlannedJob {

@@ -84,6 +84,8 @@ BUDCORE_API core::Result<std::vector<TemplateFile>> load_templates(const std::st
 
 // A YAML/JSON text of at most kMaxFileBytes, parsed.
 BUDCORE_API core::Result<core::Value> parse_usecase_document(std::string_view text);
+// A YAML/JSON file of at most kMaxFileBytes ("-": standard input), parsed; errors name the file.
+BUDCORE_API core::Result<core::Value> load_usecase_document(const std::string& path);
 
 // What ships with budcore (the files under examples/usecases/, built into the library): the
 // system components and the system templates (simple-rag-v1, enterprise-rag-v1,

@@ -65,9 +65,9 @@ struct BUDCORE_API ResolvedComponent {
   std::string component_ref;
   std::string component_version;
   job::DeploymentType deployment_type = job::DeploymentType::Docker;
-  std::vector<std::string> depends_on;  // instance ids, in template order
-  core::Value values = core::Value(core::Map{});     // default_values <- config <- overrides
-  core::Value env = core::Value(core::Map{});        // name -> string
+  std::vector<std::string> depends_on;            // instance ids, in template order
+  core::Value values = core::Value(core::Map{});  // default_values <- config <- overrides
+  core::Value env = core::Value(core::Map{});     // name -> string
   core::Value resources = core::Value(core::Map{});
   std::optional<std::string> model_id;
   std::optional<std::string> gpu_type;
@@ -89,13 +89,13 @@ struct BUDCORE_API ResolvedComponent {
 struct BUDCORE_API ResolvedStack {
   std::string template_id;
   std::string template_version;
-  std::string name;               // usecase.name
+  std::string name;                                   // usecase.name
   core::Value parameters = core::Value(core::Map{});  // every declared parameter's value
-  std::vector<ResolvedComponent> components;           // enabled, in template order
-  std::vector<std::string> disabled;                   // condition false, in template order
-  core::Value routing;        // rendered; null when the template has none
-  core::Value observability;  // rendered
-  core::Value pipeline;       // the contract-3 document
+  std::vector<ResolvedComponent> components;          // enabled, in template order
+  std::vector<std::string> disabled;                  // condition false, in template order
+  core::Value routing;                                // rendered; null when the template has none
+  core::Value observability;                          // rendered
+  core::Value pipeline;                               // the contract-3 document
 
   const ResolvedComponent* component(std::string_view id) const noexcept;
   // Contract 4's output: {"valid": true, "template", "parameters", "components", "disabled",

@@ -40,7 +40,7 @@ struct BUDCORE_API TemplateParameter {
   std::string label;
   std::optional<std::string> description;
   bool required = true;
-  core::Value default_value;  // null: none ("default" on the wire)
+  core::Value default_value;          // null: none ("default" on the wire)
   std::optional<core::List> options;  // allowed values (enum needs them; any type may have them)
   std::optional<std::int64_t> min;    // integer parameters only
   std::optional<std::int64_t> max;
@@ -53,17 +53,17 @@ struct BUDCORE_API TemplateParameter {
 // One instance of a component within a template. String values anywhere below are templates
 // rendered at resolution (docs/usecases.md).
 struct BUDCORE_API TemplateComponent {
-  std::string id;             // instance id, a DNS-1123 label ("vector-db"); the JOB step id
-  std::string component_ref;  // ComponentDefinition.id
-  std::optional<std::string> condition;  // "{{ params.enable_reranker }}"; absent: always
+  std::string id;                                    // instance id, a DNS-1123 label ("vector-db"); the JOB step id
+  std::string component_ref;                         // ComponentDefinition.id
+  std::optional<std::string> condition;              // "{{ params.enable_reranker }}"; absent: always
   core::Value config = core::Value(core::Map{});     // deep-merged over default_values
   core::Value env = core::Value(core::Map{});        // merged over default_env
   core::Value resources = core::Value(core::Map{});  // deep-merged over default_resources
   std::optional<std::string> model_id;
   std::optional<std::string> gpu_type;
-  core::Value gpu_count;  // null, an integer or a template yielding one
-  core::Value optimize_with_budsim = core::Value(false);  // a bool or a template yielding one
-  std::vector<std::string> depends_on;                    // other instance ids
+  core::Value gpu_count;                                   // null, an integer or a template yielding one
+  core::Value optimize_with_budsim = core::Value(false);   // a bool or a template yielding one
+  std::vector<std::string> depends_on;                     // other instance ids
   core::Value output_mappings = core::Value(core::Map{});  // component output -> extra name
 };
 
