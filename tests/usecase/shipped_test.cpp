@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "budcore/pipeline/rehearsal.hpp"
 #include "budcore/usecase/deployment.hpp"
 #include "usecase/usecase_fixture.hpp"
 
@@ -82,6 +83,12 @@ TEST(ShippedTest, EveryTemplateRendersPlansAndDeploys) {
     ASSERT_TRUE(plan) << plan.error().describe();
     EXPECT_EQ(plan->jobs.size(), res.stack->components.size());
     EXPECT_TRUE(pipeline::plan_document(plan->pipeline).valid());
+    // The pipeline engine runs the stamped pipeline (simulated jobs): every component deploys
+    // after the ones it reads, and the references resolve at run time.
+    auto run = pipeline::rehearse(plan->pipeline, {});
+    ASSERT_TRUE(run) << run.error().describe();
+    EXPECT_EQ(run->status, pipeline::PipelineStatus::Completed) << core::to_json(run->summary());
+    EXPECT_EQ(run->summary().find("steps")->size(), res.stack->components.size());
   }
 }
 
