@@ -18,5 +18,6 @@ void bind_store(py::module_& m);      // Store, StoredJob, open_store
 void bind_schedule(py::module_& m);   // ScheduleTimeline, schedule_replay
 void bind_platform(py::module_& m);   // PlatformHandle, platform_open, platform_simulate
 void bind_cost(py::module_& m);       // PriceBook and the cost_* functions budcore.cost wraps
+void bind_usecase(py::module_& m);    // UsecaseRegistry (budcore.usecases wraps it)
 
 }  // namespace budcore::bindings

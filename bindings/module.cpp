@@ -12,4 +12,5 @@ PYBIND11_MODULE(_core, m) {
   budcore::bindings::bind_schedule(m);
   budcore::bindings::bind_platform(m);
   budcore::bindings::bind_cost(m);
+  budcore::bindings::bind_usecase(m);
 }

@@ -16,5 +16,6 @@
 #include "budcore/c/schedule.h"
 #include "budcore/c/platform.h"
 #include "budcore/c/cost.h"
+#include "budcore/c/usecase.h"
 
 #endif

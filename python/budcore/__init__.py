@@ -2,8 +2,9 @@
 pipelines, templates, storage), from C++.
 
 Every type here is implemented in the C++ library (the ``_core`` extension); this package only
-re-exports it (``budcore.quota`` and ``budcore.cost`` add pure-Python helpers; pandas and
-matplotlib are imported only by the functions that return frames or charts). Errors raised by budcore derive from :class:`budcore.Error` and carry ``.code``,
+re-exports it (``budcore.quota``, ``budcore.cost`` and ``budcore.usecases`` add pure-Python
+helpers; pandas and matplotlib are imported only by the functions that return frames or
+charts). Errors raised by budcore derive from :class:`budcore.Error` and carry ``.code``,
 ``.field`` (the path of the offending input), ``.value`` and ``.message``.
 """
 
@@ -40,6 +41,7 @@ from ._core import (
     TemplateZeroDivisionError,
     UndefinedError,
     UnsupportedError,
+    UsecaseRegistry,
     ValidationError,
     __version__,
     check_store,
@@ -53,6 +55,7 @@ from ._core import (
 )
 from . import cost, quota
 from . import schedule
+from . import usecases
 from . import platform
 from .platform import Platform, simulate
 
@@ -90,6 +93,7 @@ __all__ = [
     "TemplateZeroDivisionError",
     "UndefinedError",
     "UnsupportedError",
+    "UsecaseRegistry",
     "ValidationError",
     "__version__",
     "check_store",
@@ -104,5 +108,6 @@ __all__ = [
     "schedule",
     "simulate",
     "to_json",
+    "usecases",
     "version_info",
 ]

@@ -38,6 +38,7 @@ using core::Error;
 using core::ErrorCode;
 using core::Result;
 using core::Status;
+using core::Value;
 
 constexpr std::size_t kMaxKeyLength = 256;
 
@@ -176,6 +177,9 @@ constexpr std::string_view kSummaryColumns =
     "gpu_count, created_ns, updated_ns, version, idempotency_key, CASE WHEN name IS NULL THEN doc END FROM jobs";
 constexpr std::string_view kPipelineColumns =
     "SELECT id, name, definition, state, version, created_ns, updated_ns FROM pipelines";
+// Followed by the table name.
+constexpr std::string_view kCatalogColumns =
+    "SELECT scope, name, version, doc, created_ns, id, category, tags, is_active, is_default, source FROM ";
 constexpr std::string_view kStepColumns =
     "SELECT pipeline_id, step_id, status, state, version, updated_ns FROM pipeline_steps";
 
@@ -471,13 +475,23 @@ class SqlStore final : public backend::Store {
     }
     BUDCORE_TRY(check_key("name", item.name));
     BUDCORE_TRY(check_key("version", item.version));
+    if (item.category.size() > kMaxKeyLength) return Error::invalid("category", item.category.substr(0, 32), "is too long");
     item.created_at = s_->clock->now();
+    item.id = core::Id::generate(*s_->clock);
     return write([&]() -> Result<CatalogItem> {
-      std::string tid = tenant.to_string(), doc = core::to_json(item.document);
-      SqlParam p[] = {tid, std::string_view(item.name), std::string_view(item.version),
-                      backend::to_string(item.scope), doc, item.created_at.unix_nanos()};
-      auto rows = db().execute("INSERT INTO " + std::string(catalog_table(item.kind)) +
-                                   " (tenant_id, name, version, scope, doc, created_ns) VALUES (?, ?, ?, ?, ?, ?)",
+      const std::string table(catalog_table(item.kind));
+      std::string tid = tenant.to_string(), id = item.id.to_string(), doc = core::to_json(item.document);
+      std::string tags = core::to_json(Value(core::List(item.tags.begin(), item.tags.end())));
+      if (item.is_default) {
+        SqlParam c[] = {tid, std::string_view(item.name)};
+        BUDCORE_TRY(db().execute("UPDATE " + table + " SET is_default = 0 WHERE tenant_id = ? AND name = ?", c));
+      }
+      SqlParam p[] = {tid, std::string_view(item.name), std::string_view(item.version), backend::to_string(item.scope),
+                      doc, item.created_at.unix_nanos(), id, std::string_view(item.category), tags,
+                      std::int64_t{item.is_active}, std::int64_t{item.is_default}, std::string_view(item.source)};
+      auto rows = db().execute("INSERT INTO " + table +
+                                   " (tenant_id, name, version, scope, doc, created_ns, id, category, tags, is_active, "
+                                   "is_default, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                p);
       if (!rows) {
         return already_exists(rows.error(),
@@ -492,12 +506,14 @@ class SqlStore final : public backend::Store {
   Result<CatalogItem> get_catalog_item(const core::Id& tenant, CatalogKind kind, std::string_view name,
                                        std::string_view version) override {
     Query q;
-    q.sql("SELECT scope, name, version, doc, created_ns FROM ").sql(catalog_table(kind));
+    q.sql(kCatalogColumns).sql(catalog_table(kind));
     q.where("tenant_id IN (?, ?)").bind(tenant.to_string()).bind(backend::system_tenant().to_string());
     q.where("name = ?").bind(std::string(name));
     if (!version.empty()) q.where("version = ?").bind(std::string(version));
-    // The tenant's own item shadows a system item of the same name; then the newest version.
-    q.sql(" ORDER BY (tenant_id = ?) DESC, seq DESC LIMIT 1").bind(tenant.to_string());
+    q.where("is_active = 1");
+    // The tenant's own item shadows a system item of the same name; then the default version,
+    // then the newest.
+    q.sql(" ORDER BY (tenant_id = ?) DESC, is_default DESC, seq DESC LIMIT 1").bind(tenant.to_string());
     return read([&]() -> Result<CatalogItem> {
       std::optional<CatalogItem> found;
       BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {
@@ -514,18 +530,93 @@ class SqlStore final : public backend::Store {
   }
 
   Result<std::vector<CatalogItem>> list_catalog_items(const core::Id& tenant, CatalogKind kind) override {
+    return search_catalog_items(tenant, kind, backend::CatalogQuery{.all_versions = true});
+  }
+
+  Result<std::vector<CatalogItem>> search_catalog_items(const core::Id& tenant, CatalogKind kind,
+                                                        const backend::CatalogQuery& query) override {
+    Query q;
+    q.sql(kCatalogColumns).sql(catalog_table(kind));
+    q.where("tenant_id IN (?, ?)").bind(tenant.to_string()).bind(backend::system_tenant().to_string());
+    if (query.name) q.where("name = ?").bind(*query.name);
+    if (!query.include_inactive) q.where("is_active = 1");
+    // All versions: by name, then age (the list order). Otherwise the first row of each name is
+    // the one get_catalog_item returns.
+    if (query.all_versions) {
+      q.sql(" ORDER BY name, seq");
+    } else {
+      q.sql(" ORDER BY name, is_active DESC, (tenant_id = ?) DESC, is_default DESC, seq DESC").bind(tenant.to_string());
+    }
     return read([&]() -> Result<std::vector<CatalogItem>> {
-      std::string tid = tenant.to_string(), sys = backend::system_tenant().to_string();
-      SqlParam p[] = {tid, sys};
       std::vector<CatalogItem> out;
-      BUDCORE_TRY(db().query("SELECT scope, name, version, doc, created_ns FROM " + std::string(catalog_table(kind)) +
-                                 " WHERE tenant_id IN (?, ?) ORDER BY name, seq",
-                             p, [&](const SqlRow& row) -> Status {
+      BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {
+        if (!query.all_versions && !out.empty() && out.back().name == row.text(1)) return {};
+        BUDCORE_TRY_ASSIGN(auto item, catalog_from_row(row, kind));
+        out.push_back(std::move(item));
+        return {};
+      }));
+      // Category, tags and scope are matched on the chosen version, so a name is found by what
+      // its default version says, not by an older version's tags.
+      std::erase_if(out, [&](const CatalogItem& item) {
+        if (query.category && item.category != *query.category) return true;
+        if (query.scope && item.scope != *query.scope) return true;
+        return !std::all_of(query.tags.begin(), query.tags.end(), [&](const std::string& t) {
+          return std::find(item.tags.begin(), item.tags.end(), t) != item.tags.end();
+        });
+      });
+      return out;
+    });
+  }
+
+  Result<CatalogItem> set_default_catalog_version(const core::Id& tenant, CatalogKind kind, std::string_view name,
+                                                  std::string_view version) override {
+    return write([&]() -> Result<CatalogItem> {
+      const std::string table(catalog_table(kind));
+      std::string tid = tenant.to_string();
+      std::optional<CatalogItem> found;
+      SqlParam k[] = {tid, name, version};
+      BUDCORE_TRY(db().query(std::string(kCatalogColumns) + table + " WHERE tenant_id = ? AND name = ? AND version = ?",
+                             k, [&](const SqlRow& row) -> Status {
                                BUDCORE_TRY_ASSIGN(auto item, catalog_from_row(row, kind));
-                               out.push_back(std::move(item));
+                               found = std::move(item);
                                return {};
                              }));
-      return out;
+      if (!found) {
+        return Error::make(ErrorCode::NotFound,
+                           std::string(catalog_noun(kind)) + " " + std::string(name) + "@" + std::string(version) +
+                               " is not one of this tenant's items",
+                           "version");
+      }
+      SqlParam p[] = {version, tid, name};
+      BUDCORE_TRY(db().execute("UPDATE " + table + " SET is_default = CASE WHEN version = ? THEN 1 ELSE 0 END "
+                               "WHERE tenant_id = ? AND name = ?",
+                               p));
+      found->is_default = true;
+      return std::move(*found);
+    });
+  }
+
+  Status set_catalog_item_active(const core::Id& tenant, CatalogKind kind, std::string_view name,
+                                 bool active) override {
+    return write([&]() -> Status {
+      const std::string table(catalog_table(kind));
+      std::string tid = tenant.to_string();
+      SqlParam p[] = {std::int64_t{active}, tid, name};
+      BUDCORE_TRY_ASSIGN(auto rows, db().execute("UPDATE " + table + " SET is_active = ? WHERE tenant_id = ? AND name = ?", p));
+      if (rows > 0) return {};
+      std::string sys = backend::system_tenant().to_string();
+      SqlParam s[] = {sys, name};
+      bool system_item = false;
+      BUDCORE_TRY(db().query("SELECT 1 FROM " + table + " WHERE tenant_id = ? AND name = ?", s,
+                             [&](const SqlRow&) -> Status {
+                               system_item = true;
+                               return {};
+                             }));
+      std::string what = std::string(catalog_noun(kind)) + " " + std::string(name);
+      if (system_item && !tenant.is_nil()) {
+        return Error::invalid("name", std::string(name), what + " is a system item, which only the system tenant changes");
+      }
+      return Error::make(ErrorCode::NotFound, what + " not found", "name");
     });
   }
 
@@ -1085,9 +1176,21 @@ class SqlStore final : public backend::Store {
     item.scope = row.text(0) == "system" ? CatalogScope::System : CatalogScope::User;
     item.name = row.text(1);
     item.version = row.text(2);
-    BUDCORE_TRY_ASSIGN(item.document, load_json(row.text(3), std::string(catalog_table(kind)) + "[" + item.name +
-                                                                 "@" + item.version + "].doc"));
+    const std::string at = std::string(catalog_table(kind)) + "[" + item.name + "@" + item.version + "]";
+    BUDCORE_TRY_ASSIGN(item.document, load_json(row.text(3), at + ".doc"));
     item.created_at = ts(row.int64(4));
+    if (!row.is_null(5)) {
+      BUDCORE_TRY_ASSIGN(item.id, load_id(row.text(5), at + ".id"));
+    }
+    item.category = row.text(6);
+    BUDCORE_TRY_ASSIGN(Value tags, load_json(row.text(7), at + ".tags"));
+    if (!tags.is_list()) return Error::make(ErrorCode::Io, "stored tags are not a list", at + ".tags");
+    for (const auto& t : tags.as_list()) {
+      if (t.is_string()) item.tags.push_back(t.as_string());
+    }
+    item.is_active = row.int64(8) != 0;
+    item.is_default = row.int64(9) != 0;
+    item.source = row.text(10);
     return item;
   }
 

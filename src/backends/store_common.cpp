@@ -176,6 +176,18 @@ CREATE TABLE platform_records (
 );
 )sql";
 
+// v5: the catalog's search and lifecycle columns (id, category, tags, soft delete, default
+// version, source), on {T} = components and usecase_templates. Rows written before have no id
+// and empty category/tags until rewritten.
+constexpr std::string_view kSchemaV5PerCatalogTable = R"sql(
+ALTER TABLE {T} ADD COLUMN id TEXT;
+ALTER TABLE {T} ADD COLUMN category TEXT NOT NULL DEFAULT '';
+ALTER TABLE {T} ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE {T} ADD COLUMN is_active BIGINT NOT NULL DEFAULT 1;
+ALTER TABLE {T} ADD COLUMN is_default BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {T} ADD COLUMN source TEXT NOT NULL DEFAULT '';
+)sql";
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -229,6 +241,9 @@ std::string migration_sql(Dialect dialect, int version) {
     case 2: return std::string(dialect == Dialect::Sqlite ? kSchemaV2Sqlite : kSchemaV2Postgres);
     case 3: return std::string(kSchemaV3);
     case 4: return apply_dialect(dialect, kSchemaV4);
+    case 5:
+      return replace_all(std::string(kSchemaV5PerCatalogTable), "{T}", "components") +
+             replace_all(std::string(kSchemaV5PerCatalogTable), "{T}", "usecase_templates");
     default: return {};
   }
 }

@@ -24,6 +24,10 @@ core::Value quantity_value(const core::Quantity& q);
 // Exact decimal text of a quantity's amount, no suffix: "1.5", "-0.001", "8".
 std::string decimal_string(const core::Quantity& q);
 
+// A DNS-1123 label: 1-63 characters of [a-z0-9-], starting and ending alphanumeric (it names
+// Kubernetes objects).
+bool is_dns1123_label(std::string_view s);
+
 // Reads fields of one JSON object. Every reader treats an absent key and null alike (nullopt)
 // and reports a wrong type or a bad value as Invalid with the key as field.
 class Reader {

@@ -15,15 +15,6 @@ using core::Error;
 constexpr core::int128 kNano = 1'000'000'000;
 constexpr core::int128 kMilliInNano = 1'000'000;
 
-bool is_dns1123_label(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  for (char c : s) {
-    if (!alnum(c) && c != '-') return false;
-  }
-  return alnum(s.front()) && alnum(s.back());
-}
-
 std::string ts(const std::optional<core::Timestamp>& t) { return t ? t->to_string() : std::string(); }
 
 class Collector {
@@ -78,7 +69,7 @@ void check_identity(const Job& j, Collector& c) {
     c.add("schema_version", std::to_string(j.schema_version),
           "unsupported schema version; this library writes version " + std::to_string(Job::kSchemaVersion));
   }
-  if (!is_dns1123_label(j.name)) {
+  if (!detail::is_dns1123_label(j.name)) {
     c.add("name", j.name,
           "must be a DNS-1123 label: 1-63 characters of a-z, 0-9 and '-', starting and ending with a letter or "
           "digit (it names Kubernetes objects)");
@@ -202,6 +193,15 @@ std::vector<Error> run_checks(const Job& j, bool stop_at_first) {
 }
 
 }  // namespace
+
+bool detail::is_dns1123_label(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (char c : s) {
+    if (!alnum(c) && c != '-') return false;
+  }
+  return alnum(s.front()) && alnum(s.back());
+}
 
 core::Status Job::validate() const {
   auto errors = run_checks(*this, true);

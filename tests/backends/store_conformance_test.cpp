@@ -660,6 +660,104 @@ TEST_P(StoreConformance, CatalogSystemAndUserItemsWithVersions) {
   EXPECT_EQ(store().put_catalog_item(tenant_a_, unversioned).error().field, "version");
 }
 
+TEST_P(StoreConformance, CatalogDefaultVersionsSoftDeleteAndSearch) {
+  auto put = [&](const Id& tenant, const std::string& name, const std::string& version, const std::string& category,
+                 std::vector<std::string> tags, bool is_default = false) {
+    CatalogItem item;
+    item.kind = CatalogKind::Component;
+    item.scope = tenant.is_nil() ? CatalogScope::System : CatalogScope::User;
+    item.name = name;
+    item.version = version;
+    item.category = category;
+    item.tags = std::move(tags);
+    item.is_default = is_default;
+    item.source = "test";
+    item.document = Value::map({{"v", version}});
+    clock_->advance(Duration::seconds(1));
+    auto r = store().put_catalog_item(tenant, item);
+    EXPECT_TRUE(r) << r.error().describe();
+    return r ? *r : CatalogItem{};
+  };
+  auto first = put(system_tenant(), "qdrant", "1.0.0", "database", {"vector-db", "qdrant"}, true);
+  EXPECT_FALSE(first.id.is_nil());
+  put(system_tenant(), "qdrant", "2.0.0", "database", {"vector-db", "qdrant", "beta"});
+  put(system_tenant(), "redis", "1.0.0", "cache", {"memory"});
+  put(tenant_a_, "my-db", "1", "database", {"vector-db"});
+  put(tenant_b_, "their-db", "1", "database", {"vector-db"});
+
+  // The default version wins over a newer one; naming a version still finds it.
+  auto q = store().get_catalog_item(tenant_a_, CatalogKind::Component, "qdrant");
+  ASSERT_TRUE(q) << q.error().describe();
+  EXPECT_EQ(q->version, "1.0.0");
+  EXPECT_TRUE(q->is_default);
+  EXPECT_EQ(q->id, first.id);
+  EXPECT_EQ(q->category, "database");
+  EXPECT_EQ(q->tags, (std::vector<std::string>{"vector-db", "qdrant"}));
+  EXPECT_EQ(q->source, "test");
+  EXPECT_EQ(store().get_catalog_item(tenant_a_, CatalogKind::Component, "qdrant", "2.0.0")->version, "2.0.0");
+  auto moved = store().set_default_catalog_version(system_tenant(), CatalogKind::Component, "qdrant", "2.0.0");
+  ASSERT_TRUE(moved) << moved.error().describe();
+  EXPECT_TRUE(moved->is_default);
+  EXPECT_EQ(store().get_catalog_item(tenant_a_, CatalogKind::Component, "qdrant")->version, "2.0.0");
+  EXPECT_EQ(store().set_default_catalog_version(system_tenant(), CatalogKind::Component, "qdrant", "9").error().code,
+            ErrorCode::NotFound);
+  EXPECT_EQ(store().set_default_catalog_version(tenant_a_, CatalogKind::Component, "qdrant", "1.0.0").error().code,
+            ErrorCode::NotFound);  // a system item's default is not a tenant's to set
+  EXPECT_EQ(store().get_catalog_item(tenant_a_, CatalogKind::Component, "qdrant")->version, "2.0.0");
+  // A put with is_default takes the flag from the others.
+  put(system_tenant(), "qdrant", "3.0.0", "database", {"vector-db"}, true);
+  auto three = store().search_catalog_items(system_tenant(), CatalogKind::Component,
+                                            {.name = "qdrant", .all_versions = true});
+  ASSERT_TRUE(three);
+  ASSERT_EQ(three->size(), 3u);
+  EXPECT_FALSE((*three)[1].is_default);
+  EXPECT_TRUE((*three)[2].is_default);
+
+  // Search: per name the version get returns, filtered by category, tags and scope.
+  auto names = [](const std::vector<CatalogItem>& items) {
+    std::vector<std::string> out;
+    for (const auto& i : items) out.push_back(i.name + "@" + i.version);
+    return out;
+  };
+  auto dbs = store().search_catalog_items(tenant_a_, CatalogKind::Component, {.category = "database"});
+  ASSERT_TRUE(dbs) << dbs.error().describe();
+  EXPECT_EQ(names(*dbs), (std::vector<std::string>{"my-db@1", "qdrant@3.0.0"}));
+  auto tagged = store().search_catalog_items(tenant_a_, CatalogKind::Component, {.tags = {"vector-db", "qdrant"}});
+  EXPECT_TRUE(tagged->empty());  // 3.0.0, the default, dropped the "qdrant" tag
+  auto mine = store().search_catalog_items(tenant_a_, CatalogKind::Component, {.scope = CatalogScope::User});
+  EXPECT_EQ(names(*mine), std::vector<std::string>{"my-db@1"});
+  EXPECT_EQ(names(*store().search_catalog_items(tenant_a_, CatalogKind::Component, {.tags = {"memory"}})),
+            std::vector<std::string>{"redis@1.0.0"});
+
+  // Soft delete: gone from reads and searches, kept for include_inactive, restorable.
+  ASSERT_TRUE(store().set_catalog_item_active(tenant_a_, CatalogKind::Component, "my-db", false));
+  EXPECT_EQ(store().get_catalog_item(tenant_a_, CatalogKind::Component, "my-db").error().code, ErrorCode::NotFound);
+  EXPECT_EQ(store().get_catalog_item(tenant_a_, CatalogKind::Component, "my-db", "1").error().code,
+            ErrorCode::NotFound);
+  EXPECT_EQ(store().list_catalog_items(tenant_a_, CatalogKind::Component)->size(), 4u);
+  auto deleted = store().search_catalog_items(tenant_a_, CatalogKind::Component,
+                                              {.name = "my-db", .include_inactive = true});
+  ASSERT_EQ(deleted->size(), 1u);
+  EXPECT_FALSE((*deleted)[0].is_active);
+  ASSERT_TRUE(store().set_catalog_item_active(tenant_a_, CatalogKind::Component, "my-db", true));
+  EXPECT_TRUE(store().get_catalog_item(tenant_a_, CatalogKind::Component, "my-db"));
+  // Tenants change only their own items.
+  auto sys = store().set_catalog_item_active(tenant_a_, CatalogKind::Component, "qdrant", false);
+  ASSERT_FALSE(sys);
+  EXPECT_EQ(sys.error().code, ErrorCode::Invalid);
+  EXPECT_EQ(store().set_catalog_item_active(tenant_a_, CatalogKind::Component, "their-db", false).error().code,
+            ErrorCode::NotFound);
+  EXPECT_EQ(store().set_catalog_item_active(tenant_a_, CatalogKind::UsecaseTemplate, "my-db", false).error().code,
+            ErrorCode::NotFound);
+  // A deleted own item uncovers the system item of the same name.
+  put(tenant_a_, "redis", "9", "cache", {});
+  EXPECT_EQ(store().get_catalog_item(tenant_a_, CatalogKind::Component, "redis")->version, "9");
+  ASSERT_TRUE(store().set_catalog_item_active(tenant_a_, CatalogKind::Component, "redis", false));
+  EXPECT_EQ(store().get_catalog_item(tenant_a_, CatalogKind::Component, "redis")->version, "1.0.0");
+  ASSERT_TRUE(store().set_catalog_item_active(system_tenant(), CatalogKind::Component, "redis", false));
+  EXPECT_EQ(store().get_catalog_item(tenant_b_, CatalogKind::Component, "redis").error().code, ErrorCode::NotFound);
+}
+
 TEST_P(StoreConformance, QuotaConfigVersions) {
   auto first = store().put_quota_config(tenant_a_, "gpu-pool", Value::map({{"nominal", 8}}), 0);
   ASSERT_TRUE(first) << first.error().describe();

@@ -133,6 +133,26 @@ TEST_F(StoreSqliteTest, AnOlderSchemaMigratesForwardOnOpen) {
   sqlite3_close(db);
 }
 
+TEST_F(StoreSqliteTest, CatalogRowsWrittenBeforeSchema4StayReadable) {
+  {
+    auto conn = backends::open_connection(uri(), {});
+    ASSERT_TRUE(conn);
+    ASSERT_TRUE(backends::migrate_schema(**conn, true, 3));
+  }
+  raw_exec("INSERT INTO components (tenant_id, name, version, scope, doc, created_ns) VALUES "
+           "('00000000-0000-0000-0000-000000000000', 'old', '1', 'system', '{\"id\": \"old\"}', 5)");
+  auto s = open_store(uri());
+  ASSERT_TRUE(s) << s.error().describe();
+  auto item = (*s)->get_catalog_item(tenant_, CatalogKind::Component, "old");
+  ASSERT_TRUE(item) << item.error().describe();
+  EXPECT_TRUE(item->id.is_nil());
+  EXPECT_TRUE(item->is_active);
+  EXPECT_FALSE(item->is_default);
+  EXPECT_TRUE(item->tags.empty());
+  EXPECT_EQ(item->document, core::Value::map({{"id", "old"}}));
+  EXPECT_TRUE(check_store(uri())->ok);
+}
+
 TEST_F(StoreSqliteTest, InvalidJsonInAStoredDocumentIsAClearError) {
   Id job_id;
   {

@@ -145,6 +145,23 @@ struct CatalogItem {
   std::string version;  // free-form ("1.2.0"); unique per (owner, kind, name)
   core::Value document = core::Value(core::Map{});
   core::Timestamp created_at;
+  // Since schema version 4.
+  core::Id id;                    // assigned on put (v7); nil for rows written before version 4
+  std::string category;           // set by the caller (from the document), for search
+  std::vector<std::string> tags;  // likewise
+  bool is_active = true;          // false: soft-deleted (set_catalog_item_active)
+  bool is_default = false;        // the version a lookup without a version gets
+  std::string source;             // where it came from ("rag/simple-rag-v1.yaml", a fork's origin)
+};
+
+// What search_catalog_items returns; every set field must match.
+struct CatalogQuery {
+  std::optional<std::string> name;
+  std::optional<std::string> category;
+  std::vector<std::string> tags;         // items carrying every one of these
+  std::optional<CatalogScope> scope;
+  bool include_inactive = false;         // soft-deleted items too
+  bool all_versions = false;             // false: per name, the version get_catalog_item returns
 };
 
 // ---- quota, usage, audit -------------------------------------------------------------------
@@ -283,14 +300,29 @@ class BUDCORE_API Store {
 
   // Templates and components. A tenant writes User items; System items are written with
   // tenant = system_tenant() only. Versions are immutable (AlreadyExists on a second put).
-  // Reads see the tenant's own items and the system items; an empty version means the newest.
-  // When a user item and a system item share a name, get returns the user item.
+  // Reads see the tenant's own items and the system items, soft-deleted ones excepted; an
+  // empty version means the default version (is_default), else the newest. When a user item
+  // and a system item share a name, get returns the user item. put assigns id and created_at;
+  // an item put with is_default becomes the only default version of its name.
   virtual core::Result<CatalogItem> put_catalog_item(const core::Id& tenant, CatalogItem item) = 0;
   virtual core::Result<CatalogItem> get_catalog_item(const core::Id& tenant, CatalogKind kind,
                                                      std::string_view name,
                                                      std::string_view version = {}) = 0;
+  // Every version visible to the tenant, soft-deleted ones excepted, by name then age.
   virtual core::Result<std::vector<CatalogItem>> list_catalog_items(const core::Id& tenant,
                                                                     CatalogKind kind) = 0;
+  // Items visible to the tenant matching the query, by name (then as get would rank them).
+  virtual core::Result<std::vector<CatalogItem>> search_catalog_items(const core::Id& tenant, CatalogKind kind,
+                                                                      const CatalogQuery& query) = 0;
+  // Makes `version` of the tenant's own item `name` its default; NotFound when the tenant has
+  // no such version (a system item's default is the system tenant's to set).
+  virtual core::Result<CatalogItem> set_default_catalog_version(const core::Id& tenant, CatalogKind kind,
+                                                                std::string_view name,
+                                                                std::string_view version) = 0;
+  // Soft delete (false) or restore (true) every version of the tenant's own item `name`;
+  // NotFound when the tenant has none, Invalid for a system item asked by a tenant.
+  virtual core::Status set_catalog_item_active(const core::Id& tenant, CatalogKind kind, std::string_view name,
+                                               bool active) = 0;
 
   // Quota configuration documents, by name. expected_version as in put_step.
   virtual core::Result<QuotaConfigRecord> put_quota_config(

@@ -1,6 +1,7 @@
 // Declarations of include/budcore/budcore.h (C ABI 0.1), written by hand from the headers
 // (common.h, error.h, version.h, job.h, pipeline.h, platform.h). Keep in the same order as the headers; the layout
 // (common.h, error.h, version.h, job.h, pipeline.h, the store handle of store.h, cost.h). Keep in the same order as the headers; the layout
+// (common.h, error.h, version.h, job.h, pipeline.h, usecase.h). Keep in the same order as the headers; the layout
 // tests in lib.rs check the structs.
 #![allow(non_camel_case_types)]
 
@@ -110,6 +111,10 @@ pub type budcore_platform_event_cb =
 /// Opaque store handle (store.h).
 #[repr(C)]
 pub struct budcore_store {
+// budcore/c/usecase.h
+/// Opaque registry of use-case components and templates.
+#[repr(C)]
+pub struct budcore_usecase_registry {
     _private: [u8; 0],
 }
 
@@ -381,5 +386,50 @@ extern "C" {
         job_len: usize,
         now: *const c_char,
         now_len: usize,
+    // usecase.h
+    pub fn budcore_usecase_registry_new(
+        out: *mut *mut budcore_usecase_registry,
+        with_builtin: c_int,
+    ) -> c_int;
+    pub fn budcore_usecase_registry_free(registry: *mut budcore_usecase_registry);
+    pub fn budcore_usecase_registry_add_components(
+        registry: *mut budcore_usecase_registry,
+        document: *const c_char,
+        document_len: usize,
+    ) -> c_int;
+    pub fn budcore_usecase_registry_add_template(
+        registry: *mut budcore_usecase_registry,
+        document: *const c_char,
+        document_len: usize,
+    ) -> c_int;
+    pub fn budcore_usecase_registry_load(
+        registry: *mut budcore_usecase_registry,
+        components_path: *const c_char,
+        components_len: usize,
+        templates_path: *const c_char,
+        templates_len: usize,
+    ) -> c_int;
+    pub fn budcore_usecase_list(
+        out: *mut budcore_buf,
+        registry: *const budcore_usecase_registry,
+    ) -> c_int;
+    pub fn budcore_usecase_show(
+        out: *mut budcore_buf,
+        registry: *const budcore_usecase_registry,
+        id: *const c_char,
+        id_len: usize,
+    ) -> c_int;
+    pub fn budcore_usecase_components(
+        out: *mut budcore_buf,
+        registry: *const budcore_usecase_registry,
+    ) -> c_int;
+    pub fn budcore_usecase_render(
+        out: *mut budcore_buf,
+        errors_out: *mut budcore_buf,
+        registry: *const budcore_usecase_registry,
+        template_id: *const c_char,
+        template_id_len: usize,
+        request_json: *const c_char,
+        request_len: usize,
     ) -> c_int;
 }

@@ -20,6 +20,9 @@ pub use platform::{simulate, Caller, Platform};
 
 pub mod cost;
 
+mod usecase;
+pub use usecase::{RenderError, UsecaseRegistry};
+
 /// The C ABI's status codes (`BUDCORE_E*`), as a Rust enum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]

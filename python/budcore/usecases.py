@@ -1,0 +1,320 @@
+"""budcore.usecases: one-click RAG, chatbot and agent stacks from use-case templates.
+
+A template (source design 8.3) plus a few parameters resolves into the components to deploy
+and the pipeline that deploys them (CONTRACTS.md section 4; docs/usecases.md)::
+
+    from budcore import usecases
+    usecases.list().to_pandas()                       # the shipped templates
+    stack = usecases.render("simple-rag-v1", model_id="meta-llama/Llama-3.1-8B-Instruct")
+    stack.to_pandas()                                 # one row per component
+    stack.pipeline                                    # the contract-3 pipeline document
+
+Templates are named by id (shipped or added to a registry), by a file path, or given as a
+dict; components default to the shipped ones. An invalid template or parameters raise
+budcore.ValidationError whose ``.errors`` lists every problem as {"code", "message", "path"}.
+pandas is imported only by ``to_pandas()``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Sequence, Union
+
+from ._core import UsecaseRegistry
+
+__all__ = [
+    "DeploymentPlan",
+    "PlannedJob",
+    "RenderedStack",
+    "StackComponent",
+    "TemplateList",
+    "TemplateSummary",
+    "UsecaseRegistry",
+    "UsecaseTemplate",
+    "components",
+    "list",
+    "plan_deployment",
+    "registry",
+    "render",
+    "show",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+TemplateArg = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+ComponentsArg = Union[None, PathLike, Mapping[str, Any], Sequence[Mapping[str, Any]]]
+
+
+def _frame(rows: builtins.list[dict[str, Any]], columns: Sequence[str]):
+    import pandas as pd  # imported here: pandas is optional
+
+    return pd.DataFrame(rows, columns=builtins.list(columns))
+
+
+# ---- templates ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TemplateSummary:
+    """One line of ``usecases.list()``."""
+
+    id: str
+    name: str
+    version: str
+    category: str
+    complexity: str
+    description: str
+    tags: tuple[str, ...]
+    parameters: tuple[str, ...]
+    components: tuple[str, ...]
+    source_file: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> "TemplateSummary":
+        return cls(d["id"], d["name"], d["version"], d["category"], d["complexity"], d["description"],
+                   tuple(d["tags"]), tuple(d["parameters"]), tuple(d["components"]), d["source_file"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: builtins.list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
+
+
+class TemplateList(builtins.list):
+    """A list of TemplateSummary with ``to_pandas()``."""
+
+    COLUMNS = ("id", "name", "version", "category", "complexity", "parameters", "components", "tags")
+
+    def to_pandas(self):
+        return _frame([s.to_dict() for s in self], self.COLUMNS)
+
+
+@dataclass(frozen=True)
+class UsecaseTemplate:
+    """A template document (source design 8.3) with its parts at hand."""
+
+    id: str
+    name: str
+    version: str
+    category: str
+    complexity: str
+    description: str
+    parameters: tuple[dict[str, Any], ...]
+    components: tuple[dict[str, Any], ...]
+    document: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def _from(cls, d: dict[str, Any]) -> "UsecaseTemplate":
+        return cls(d["id"], d["name"], d["version"], d["category"], d["complexity"], d["description"],
+                   tuple(d["parameters"]), tuple(d["components"]), d)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.document
+
+    def to_pandas(self):
+        """The parameters: name, type, label, required, default, options, min, max."""
+        cols = ("name", "type", "label", "required", "default", "options", "min", "max")
+        return _frame([{c: p.get(c) for c in cols} for p in self.parameters], cols)
+
+
+# ---- a rendered stack -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StackComponent:
+    """An enabled instance of a rendered stack (contract 4's "components" entry)."""
+
+    id: str
+    component_ref: str
+    deployment_type: str
+    depends_on: tuple[str, ...]
+    values: dict[str, Any]
+    env: dict[str, str]
+    resources: dict[str, Any]
+    model_id: Optional[str]
+    gpu_type: Optional[str]
+    gpu_count: int
+    cpu_cores: Union[int, float]
+    memory_gb: Union[int, float]
+    optimize_with_budsim: bool
+    component_version: str
+    outputs: tuple[str, ...]
+    deployment: dict[str, Any]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> "StackComponent":
+        return cls(d["id"], d["component_ref"], d["deployment_type"], tuple(d["depends_on"]), d["values"], d["env"],
+                   d["resources"], d["model_id"], d["gpu_type"], d["gpu_count"], d["cpu_cores"], d["memory_gb"],
+                   d["optimize_with_budsim"], d["component_version"], tuple(d["outputs"]), d["deployment"])
+
+
+@dataclass(frozen=True)
+class RenderedStack:
+    """A resolved template: its components, those disabled by their condition, and the
+    pipeline (contract 3) whose JOB steps deploy the components."""
+
+    template_id: str
+    template_version: str
+    parameters: dict[str, Any]
+    components: tuple[StackComponent, ...]
+    disabled: tuple[str, ...]
+    pipeline: dict[str, Any]
+    routing: Optional[dict[str, Any]]
+    observability: Optional[dict[str, Any]]
+    document: dict[str, Any] = field(repr=False)
+
+    COLUMNS = ("id", "component_ref", "deployment_type", "depends_on", "model_id", "gpu_type", "gpu_count",
+               "cpu_cores", "memory_gb", "optimize_with_budsim")
+
+    @classmethod
+    def _from(cls, d: dict[str, Any]) -> "RenderedStack":
+        return cls(d["template"]["id"], d["template"]["version"], d["parameters"],
+                   tuple(StackComponent._from(c) for c in d["components"]), tuple(d["disabled"]), d["pipeline"],
+                   d.get("routing"), d.get("observability"), d)
+
+    def component(self, instance_id: str) -> StackComponent:
+        for c in self.components:
+            if c.id == instance_id:
+                return c
+        raise KeyError(instance_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Contract 4's output, as `budcore usecase render` prints it."""
+        return self.document
+
+    def to_pandas(self):
+        """One row per component: id, component_ref, deployment_type, depends_on, model_id,
+        gpu_type, gpu_count, cpu_cores, memory_gb, optimize_with_budsim."""
+        rows = [{c: getattr(comp, c) for c in self.COLUMNS} for comp in self.components]
+        for r in rows:
+            r["depends_on"] = builtins.list(r["depends_on"])
+        return _frame(rows, self.COLUMNS)
+
+
+# ---- deployment ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedJob:
+    instance_id: str
+    depends_on: tuple[str, ...]
+    job: dict[str, Any]
+    """The job document (source design 5.1.1) that deploys the instance."""
+
+
+@dataclass(frozen=True)
+class DeploymentPlan:
+    """The jobs that deploy a stack in dependency order, the order to tear them down, and the
+    deployment record (what a platform stores as the usecase_deployments row)."""
+
+    deployment_id: str
+    jobs: tuple[PlannedJob, ...]
+    levels: tuple[tuple[str, ...], ...]
+    teardown_order: tuple[str, ...]
+    pipeline: dict[str, Any]
+    record: dict[str, Any]
+
+    @classmethod
+    def _from(cls, d: dict[str, Any]) -> "DeploymentPlan":
+        jobs = tuple(PlannedJob(j["instance_id"], tuple(j["depends_on"]), j["job"]) for j in d["jobs"])
+        return cls(d["deployment_id"], jobs, tuple(tuple(lv) for lv in d["levels"]), tuple(d["teardown_order"]),
+                   d["pipeline"], d["record"])
+
+    def to_pandas(self):
+        """One row per job, in submission order: instance_id, depends_on, deployment_type,
+        gpu_type, gpu_count, cpu_cores, memory_gb, usecase_deployment_id."""
+        cols = ("instance_id", "depends_on", "deployment_type", "gpu_type", "gpu_count", "cpu_cores", "memory_gb",
+                "usecase_deployment_id")
+        rows = []
+        for j in self.jobs:
+            row = {c: j.job.get(c) for c in cols[2:]}
+            row.update(instance_id=j.instance_id, depends_on=builtins.list(j.depends_on))
+            rows.append(row)
+        return _frame(rows, cols)
+
+
+# ---- functions ----------------------------------------------------------------------------------
+
+
+def registry(builtin: bool = True, *, components: ComponentsArg = None,
+             templates: Optional[PathLike] = None) -> UsecaseRegistry:
+    """A registry: the shipped components and templates (builtin=True), plus components (a
+    path, a dict or a list of dicts) and templates (a path) of your own."""
+    reg = UsecaseRegistry(builtin)
+    _add_components(reg, components)
+    if templates is not None:
+        reg.load(templates=os.fspath(templates))
+    return reg
+
+
+def _add_components(reg: UsecaseRegistry, components: ComponentsArg) -> None:
+    if components is None:
+        return
+    if isinstance(components, (str, os.PathLike)):
+        reg.load(components=os.fspath(components))
+    else:
+        reg.add_components(components if isinstance(components, Mapping) else builtins.list(components))
+
+
+def _registry_for(template: TemplateArg, components: ComponentsArg,
+                  reg: Optional[UsecaseRegistry]) -> tuple[UsecaseRegistry, str]:
+    """The registry to resolve in and the template's id there."""
+    if reg is None:
+        reg = UsecaseRegistry(components is None)
+        _add_components(reg, components)
+    elif components is not None:
+        raise TypeError("give either registry= or components=, not both")
+    if isinstance(template, Mapping):
+        return reg, reg.add_template(dict(template))
+    text = os.fspath(template)
+    if text in reg.template_ids():
+        return reg, text
+    if os.path.isfile(text):
+        with open(text, encoding="utf-8") as f:
+            return reg, reg.add_template(f.read())
+    return reg, text  # not found: render raises NotFoundError naming it
+
+
+def list(templates: Optional[PathLike] = None, *, registry: Optional[UsecaseRegistry] = None) -> TemplateList:
+    """The shipped templates (or those under `templates`, or in `registry`)."""
+    reg = registry if registry is not None else UsecaseRegistry(templates is None)
+    if templates is not None:
+        reg.load(templates=os.fspath(templates))
+    return TemplateList(TemplateSummary._from(d) for d in reg.list())
+
+
+def show(template: TemplateArg, *, registry: Optional[UsecaseRegistry] = None) -> UsecaseTemplate:
+    """A template by id (shipped or in `registry`), by file, or from a dict."""
+    reg, tid = _registry_for(template, None, registry)
+    return UsecaseTemplate._from(reg.show(tid))
+
+
+def components(*, registry: Optional[UsecaseRegistry] = None) -> builtins.list[dict[str, Any]]:
+    """The components (source design 8.2's schema) of `registry`, else the shipped ones."""
+    return (registry if registry is not None else UsecaseRegistry(True)).components()
+
+
+def render(template: TemplateArg, parameters: Optional[Mapping[str, Any]] = None, *,
+           components: ComponentsArg = None, overrides: Optional[Mapping[str, Any]] = None,
+           name: Optional[str] = None, registry: Optional[UsecaseRegistry] = None, **params: Any) -> RenderedStack:
+    """Resolves a template with parameters (a mapping and/or keywords, keywords winning) into
+    a RenderedStack. `overrides` are per-instance user overrides ({"llm": {"gpu_count": 2}}),
+    merged last; `name` is usecase.name in templates."""
+    reg, tid = _registry_for(template, components, registry)
+    merged = dict(parameters or {})
+    merged.update(params)
+    return RenderedStack._from(reg.render(tid, merged, None if overrides is None else dict(overrides), name))
+
+
+def plan_deployment(template: TemplateArg, parameters: Optional[Mapping[str, Any]] = None, *,
+                    components: ComponentsArg = None, overrides: Optional[Mapping[str, Any]] = None,
+                    name: Optional[str] = None, tenant_id: Any = None, project_id: Any = None,
+                    cluster_id: Any = None, deployment_id: Any = None,
+                    registry: Optional[UsecaseRegistry] = None, **params: Any) -> DeploymentPlan:
+    """Renders the template and plans its deployment: validated jobs (source usecase, with the
+    deployment id) in dependency order, the teardown order (dependents first) and the record."""
+    reg, tid = _registry_for(template, components, registry)
+    merged = dict(parameters or {})
+    merged.update(params)
+    d = reg.plan_deployment(tid, merged, None if overrides is None else dict(overrides), name, tenant_id, project_id,
+                            cluster_id, deployment_id)
+    return DeploymentPlan._from(d)

@@ -1,0 +1,208 @@
+// `budcore usecase render --template FILE --components PATH [--params FILE] [--set NAME=VALUE]...`
+// (CONTRACTS.md section 4): resolves a use-case template into its components and the pipeline
+// that deploys them; {"valid": false, "errors": [...]} and exit 2 otherwise.
+// `budcore usecase list|show|components` read the shipped templates and components (or files).
+// `budcore usecase sync --store URI` loads them into a Store with the source design's startup
+// rule (new: insert; same version: skip; other version: update).
+#include <array>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "budcore/backend/store.hpp"
+#include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
+#include "budcore/usecase/catalog.hpp"
+#include "budcore/usecase/registry.hpp"
+#include "budcore/usecase/resolver.hpp"
+#include "cli/command.hpp"
+
+namespace budcore::cli {
+namespace {
+
+using core::Value;
+using usecase::Issue;
+
+void print(const Value& v) { std::cout << core::to_json(v) << "\n"; }
+
+// Prints contract 4's error report on stdout and the first problem on stderr; exit 2.
+int report_issues(const std::vector<Issue>& issues) {
+  usecase::ResolveResult r;
+  r.errors = issues;
+  print(r.to_value());
+  const Issue& first = issues.front();
+  report_error(core::Error::invalid(first.path, "", first.code + ": " + first.message));
+  return kExitInvalid;
+}
+
+// A document that does not load, as one issue of `code` (its field is the path).
+int load_failure(const core::Error& e, std::string_view code) {
+  if (e.code != core::ErrorCode::Invalid && e.code != core::ErrorCode::AlreadyExists &&
+      e.code != core::ErrorCode::Unsupported && e.code != core::ErrorCode::Io) {
+    return report_error(e);
+  }
+  return report_issues({Issue{std::string(code), e.message, e.field}});
+}
+
+// FILE, "-", or the id of a shipped template.
+core::Result<usecase::UseCaseTemplate> template_arg(const std::string& arg) {
+  std::error_code ec;
+  if (arg == "-" || std::filesystem::exists(arg, ec)) return usecase::load_template_file(arg);
+  if (const auto* t = usecase::builtin_template(arg)) return *t;
+  return core::Error::invalid("--template", arg, "is neither a file nor the id of a shipped template");
+}
+
+core::Result<usecase::ComponentRegistry> components_arg(const std::string& path) {
+  if (path.empty()) return usecase::builtin_components();
+  usecase::ComponentRegistry registry;
+  BUDCORE_TRY(usecase::load_components(path, registry));
+  return registry;
+}
+
+// NAME=VALUE with VALUE read as a YAML scalar ("8" -> 8, "true" -> true, "" -> null); text
+// that YAML would read as a list or map stays a string.
+core::Status apply_set(const std::string& text, core::Map& params) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return core::Error::invalid("--set", text, "expects NAME=VALUE");
+  std::string name = text.substr(0, eq), raw = text.substr(eq + 1);
+  auto v = core::parse_yaml(raw);
+  Value value = (!v || v->is_list() || v->is_map()) ? Value(raw) : std::move(*v);
+  params.set(std::move(name), std::move(value));
+  return {};
+}
+
+struct RenderArgs {
+  std::string tmpl, components, params, overrides, name;
+  std::vector<std::string> sets;
+};
+
+int render(const RenderArgs& args) {
+  auto tmpl = template_arg(args.tmpl);
+  if (!tmpl) return load_failure(tmpl.error(), usecase::issue_code::kInvalidTemplate);
+  auto registry = components_arg(args.components);
+  if (!registry) return load_failure(registry.error(), usecase::issue_code::kInvalidComponent);
+  core::Map params;
+  if (!args.params.empty()) {
+    auto doc = usecase::load_usecase_document(args.params);
+    if (!doc) return report_error(core::Error::invalid("--params", args.params, doc.error().message));
+    if (!doc->is_null() && !doc->is_map()) {
+      return report_error(core::Error::invalid("--params", args.params, "must hold a map of parameter name -> value"));
+    }
+    if (doc->is_map()) params = doc->as_map();
+  }
+  for (const auto& s : args.sets) {
+    if (auto st = apply_set(s, params); !st) return report_error(st.error());
+  }
+  usecase::ResolveOptions options;
+  options.name = args.name;
+  if (!args.overrides.empty()) {
+    auto doc = usecase::load_usecase_document(args.overrides);
+    if (!doc) return report_error(core::Error::invalid("--overrides", args.overrides, doc.error().message));
+    options.overrides = std::move(*doc);
+  }
+  auto result = usecase::resolve(*tmpl, *registry, Value(std::move(params)), options);
+  if (!result.valid()) return report_issues(result.errors);
+  print(result.to_value());
+  return kExitOk;
+}
+
+core::Result<std::vector<usecase::TemplateFile>> templates_arg(const std::string& dir) {
+  if (dir.empty()) return usecase::builtin_templates();
+  return usecase::load_templates(dir);
+}
+
+int list(const std::string& dir) {
+  auto files = templates_arg(dir);
+  if (!files) return load_failure(files.error(), usecase::issue_code::kInvalidTemplate);
+  core::List out;
+  for (const auto& f : *files) out.push_back(usecase::template_summary(f));
+  print(Value::map({{"templates", Value(std::move(out))}}));
+  return kExitOk;
+}
+
+int show(const std::string& id, const std::string& dir) {
+  if (dir.empty()) {
+    auto t = template_arg(id);
+    if (!t) return load_failure(t.error(), usecase::issue_code::kInvalidTemplate);
+    print(t->to_value());
+    return kExitOk;
+  }
+  auto files = usecase::load_templates(dir);
+  if (!files) return load_failure(files.error(), usecase::issue_code::kInvalidTemplate);
+  for (const auto& f : *files) {
+    if (f.tmpl.id == id) {
+      print(f.tmpl.to_value());
+      return kExitOk;
+    }
+  }
+  return report_error(core::Error::invalid("ID", id, "no template with this id in " + dir));
+}
+
+int components(const std::string& path) {
+  auto registry = components_arg(path);
+  if (!registry) return load_failure(registry.error(), usecase::issue_code::kInvalidComponent);
+  core::List out;
+  for (const auto* c : registry->all()) out.push_back(c->to_value());
+  print(Value::map({{"components", Value(std::move(out))}}));
+  return kExitOk;
+}
+
+int sync(const std::string& uri, const std::string& components_path, const std::string& templates_path) {
+  auto registry = components_arg(components_path);
+  if (!registry) return load_failure(registry.error(), usecase::issue_code::kInvalidComponent);
+  auto files = templates_arg(templates_path);
+  if (!files) return load_failure(files.error(), usecase::issue_code::kInvalidTemplate);
+  auto store = backend::open_store(uri);
+  if (!store) return report_error(store.error());
+  auto report = usecase::sync_system_catalog(**store, *registry, *files);
+  if (!report) return report_error(report.error());
+  print(report->to_value());
+  return kExitOk;
+}
+
+const bool registered = register_commands([](CLI::App& root) {
+  auto* group = root.add_subcommand("usecase", "Use-case templates: RAG, chatbot and agent stacks from components");
+  group->require_subcommand(1);
+
+  auto* r = group->add_subcommand("render", "Resolve a template with parameters into components and a pipeline");
+  auto args = std::make_shared<RenderArgs>();
+  r->add_option("--template", args->tmpl, "Template file (YAML/JSON, '-' = stdin) or a shipped template's id")
+      ->required();
+  r->add_option("--components", args->components,
+                "Component registry: a directory of component files, or one file (default: the shipped components)");
+  r->add_option("--params", args->params, "Parameters: a YAML/JSON file holding a map");
+  r->add_option("--set", args->sets, "NAME=VALUE, the value read as a YAML scalar; wins over --params");
+  r->add_option("--overrides", args->overrides,
+                "User overrides per instance: {instance: {config, env, resources, model_id, gpu_type, gpu_count}}");
+  r->add_option("--name", args->name, "The deployment's name (usecase.name in templates; default: the template id)");
+  r->callback([args] { exit_code() = render(*args); });
+
+  auto* l = group->add_subcommand("list", "List the shipped templates (or those under --templates DIR)");
+  auto dir = std::make_shared<std::string>();
+  l->add_option("--templates", *dir, "A directory (or file) of template files");
+  l->callback([dir] { exit_code() = list(*dir); });
+
+  auto* s = group->add_subcommand("show", "Print a template (a shipped one's id, a file, or an id under --templates)");
+  auto id = std::make_shared<std::string>();
+  auto sdir = std::make_shared<std::string>();
+  s->add_option("ID", *id, "Template id or file")->required();
+  s->add_option("--templates", *sdir, "A directory (or file) of template files");
+  s->callback([id, sdir] { exit_code() = show(*id, *sdir); });
+
+  auto* c = group->add_subcommand("components", "List the shipped components (or those under --components PATH)");
+  auto cpath = std::make_shared<std::string>();
+  c->add_option("--components", *cpath, "A directory of component files, or one file");
+  c->callback([cpath] { exit_code() = components(*cpath); });
+
+  auto* y = group->add_subcommand("sync", "Load the system components and templates into a Store (insert/skip/update)");
+  auto sargs = std::make_shared<std::array<std::string, 3>>();
+  y->add_option("--store", (*sargs)[0], "Store URI (sqlite:///path.db, postgresql://...)")->required();
+  y->add_option("--components", (*sargs)[1], "Component files (default: the shipped components)");
+  y->add_option("--templates", (*sargs)[2], "Template files (default: the shipped templates)");
+  y->callback([sargs] { exit_code() = sync((*sargs)[0], (*sargs)[1], (*sargs)[2]); });
+});
+
+}  // namespace
+}  // namespace budcore::cli
