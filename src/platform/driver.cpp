@@ -225,7 +225,12 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
           r.at = e.at;
           r.type = "job.deadline_missed";
           r.object_id = lj.id;
-          r.data = core::Value::map({{"job", lj.id.to_string()}, {"message", e.message}, {"run", lj.run}});
+          core::Map data;
+          data.set("job", lj.id.to_string());
+          if (lj.doc) data.set("name", lj.doc->name);  // cached while it holds quota
+          data.set("message", e.message);
+          data.set("run", lj.run);
+          r.data = core::Value(std::move(data));
           log.emplace_back(lj.tenant, std::move(r));
           metrics.count("budcore_deadline_misses_total", {{"job_type", type_label}});
           break;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <unordered_map>
 
 #include "budcore/backend/sim_cluster.hpp"
 #include "budcore/core/json.hpp"
@@ -289,12 +290,14 @@ core::Result<ScenarioOutcome> simulate(const Scenario& s, const std::function<vo
   report(1, 1);
 
   ScenarioOutcome out;
+  std::unordered_map<core::Id, std::string> job_names;  // for events that carry no name
   out.start = start;
   out.end = p.now();
   auto offset = [&](core::Timestamp t) { return static_cast<double>((t - start).count_ns()) / 1e9; };
   for (const Submitted& sub : submitted) {
     BUDCORE_TRY_ASSIGN(auto rec, p.get_job(CallContext::for_tenant(sub.tenant), sub.id));
     const job::Job& j = rec.job;
+    job_names[j.id] = j.name;
     ScenarioJobOutcome o;
     o.name = j.name;
     o.tenant = sub.tenant_name;
@@ -352,13 +355,19 @@ core::Result<ScenarioOutcome> simulate(const Scenario& s, const std::function<vo
       for (const auto& ev : page.events) {
         ++out.events;
         if (ev.type != "job.transition" && ev.type != "job.deadline_missed") continue;
-        const Value* to = ev.data.find("to");
-        std::string what = ev.type == "job.deadline_missed"
-                               ? "deadline missed"
-                               : ev.data.find("from")->as_string() + " -> " + (to ? to->as_string() : "");
-        std::string msg = ev.data.find("message") && ev.data.find("message")->is_string() ? ev.data.find("message")->as_string() : "";
-        lines.emplace_back(ev.seq, offset_text(offset(ev.at)) + "  " + ev.data.find("name")->as_string() + " [" + name +
-                                       "] " + what + (msg.empty() ? "" : ": " + msg));
+        auto text = [&](std::string_view key) {
+          const Value* v = ev.data.find(key);
+          return v && v->is_string() ? v->as_string() : std::string();
+        };
+        std::string what = ev.type == "job.deadline_missed" ? "deadline missed" : text("from") + " -> " + text("to");
+        std::string msg = text("message");
+        std::string job_name = text("name");
+        if (job_name.empty()) {
+          auto it = job_names.find(ev.object_id);
+          job_name = it != job_names.end() ? it->second : ev.object_id.to_string();
+        }
+        lines.emplace_back(ev.seq, offset_text(offset(ev.at)) + "  " + job_name + " [" + name + "] " + what +
+                                       (msg.empty() ? "" : ": " + msg));
       }
       since = page.last_seq;
     }
