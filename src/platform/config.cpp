@@ -216,19 +216,20 @@ constexpr std::string_view kEmbeddedQuota = R"json({
   ],
   "cluster_queues": [
     {"name": "model-endpoints", "cohort": "platform-gpu-pool",
-     "GROUPS": [["a100-80gb", "8", "4"], ["h100-sxm", "4", "2"], ["t4", "4", "2"], ["a100-mig-1g10gb", "14", "7"], ["default-cpu", "128", "1Ti"]]},
+     "GROUPS": [["a100-80gb", "8", "4"], ["h100-sxm", "4", "2"], ["t4", "4", "2"], ["a100-mig-1g10gb", "14", "7"], ["default-cpu", "128", "1Ti", "10Ti"]]},
     {"name": "batch-jobs", "cohort": "platform-gpu-pool",
-     "GROUPS": [["a100-80gb", "4", "4"], ["h100-sxm", "2", "2"], ["t4", "4", "2"], ["a100-mig-1g10gb", "14", "7"], ["default-cpu", "96", "512Gi"]]},
+     "GROUPS": [["a100-80gb", "4", "4"], ["h100-sxm", "2", "2"], ["t4", "4", "2"], ["a100-mig-1g10gb", "14", "7"], ["default-cpu", "96", "512Gi", "10Ti"]]},
     {"name": "training-jobs", "cohort": "platform-gpu-pool",
-     "GROUPS": [["a100-80gb", "4", "4"], ["h100-sxm", "2", "2"], ["t4", "0", "0"], ["a100-mig-1g10gb", "0", "0"], ["default-cpu", "64", "512Gi"]]},
+     "GROUPS": [["a100-80gb", "4", "4"], ["h100-sxm", "2", "2"], ["t4", "0", "0"], ["a100-mig-1g10gb", "0", "0"], ["default-cpu", "64", "512Gi", "10Ti"]]},
     {"name": "usecase-deployments", "cohort": "platform-gpu-pool",
-     "GROUPS": [["a100-80gb", "0", "4"], ["h100-sxm", "0", "2"], ["t4", "0", "2"], ["a100-mig-1g10gb", "0", "7"], ["default-cpu", "32", "256Gi"]]}
+     "GROUPS": [["a100-80gb", "0", "4"], ["h100-sxm", "0", "2"], ["t4", "0", "2"], ["a100-mig-1g10gb", "0", "7"], ["default-cpu", "32", "256Gi", "2Ti"]]}
   ]
 })json";
 
 Value cluster_queue(const Value& short_form) {
   // Expands the compact rows above: [flavor, nominal, borrowing limit] per GPU flavor, and
-  // [default-cpu, cpu, memory] for cpu and memory.
+  // [default-cpu, cpu, memory, ephemeral-storage] for the CPU group. A job's storage_gb is an
+  // ephemeral-storage request, and Kueue never admits a request no resource group covers.
   core::Map cq;
   cq.set("name", *short_form.find("name"));
   cq.set("cohort", *short_form.find("cohort"));
@@ -243,7 +244,8 @@ Value cluster_queue(const Value& short_form) {
     if (flavor == "default-cpu") {
       cpu_flavors.push_back(Value::map({{"name", flavor},
                                         {"resources", Value::list({Value::map({{"name", "cpu"}, {"nominal", r[1]}}),
-                                                                   Value::map({{"name", "memory"}, {"nominal", r[2]}})})}}));
+                                                                   Value::map({{"name", "memory"}, {"nominal", r[2]}}),
+                                                                   Value::map({{"name", "ephemeral-storage"}, {"nominal", r[3]}})})}}));
       continue;
     }
     std::string resource = flavor == "a100-mig-1g10gb" ? "nvidia.com/mig-1g.10gb" : "nvidia.com/gpu";
@@ -253,7 +255,7 @@ Value cluster_queue(const Value& short_form) {
     (flavor == "a100-mig-1g10gb" ? mig_flavors : gpu_flavors).push_back(std::move(entry));
   }
   cq.set("resource_groups",
-         Value::list({Value::map({{"covered_resources", Value::list({"cpu", "memory"})}, {"flavors", Value(cpu_flavors)}}),
+         Value::list({Value::map({{"covered_resources", Value::list({"cpu", "memory", "ephemeral-storage"})}, {"flavors", Value(cpu_flavors)}}),
                       Value::map({{"covered_resources", Value::list({"nvidia.com/gpu"})}, {"flavors", Value(gpu_flavors)}}),
                       Value::map({{"covered_resources", Value::list({"nvidia.com/mig-1g.10gb"})},
                                   {"flavors", Value(mig_flavors)}})}));

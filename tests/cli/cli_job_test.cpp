@@ -81,7 +81,7 @@ TEST_F(CliJobTest, YamlJobIsAccepted) {
   EXPECT_EQ(j["job_type"], "training");
   EXPECT_EQ(j["time_window_start"], "22:00");
   EXPECT_EQ(j["time_window_end"], "06:00");
-  EXPECT_EQ(j["deadline"], "2025-07-01T06:00:00Z");
+  EXPECT_EQ(j["deadline"], "2026-01-02T06:00:00Z");
   EXPECT_EQ(j["gpu_count"], 4);
 }
 
