@@ -226,7 +226,7 @@ TEST(TimelineTest, BadInputIsAClearError) {
   expect_invalid(s, "horizon_seconds", "at most");
   s = base;
   s["workloads"][1]["pod_sets"][0]["count"] = -1;
-  expect_invalid(s, "workloads[1].pod_sets[0].count", "negative");
+  expect_invalid(s, "workloads[1].pod_sets[0].count", "must be between 0 and");
 }
 
 TEST(TimelineTest, DeadlineInThePastIsReported) {
