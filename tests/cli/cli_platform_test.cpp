@@ -1,0 +1,109 @@
+// `budcore platform ...` through the built binary: an embedded platform in a directory driven
+// command by command (submit, run the virtual clock, get, list, watch, cancel), a what-if
+// scenario as a table and as JSON, and bad input exiting 2 with the field named.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/cli_runner.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using budcore::test::detail::quote;
+using budcore::test::detail::run_cli;
+using nlohmann::json;
+
+constexpr const char* kTenant = "3f6b2a1e-8c4d-4e5f-9a0b-1c2d3e4f5a6b";
+
+class CliPlatformTest : public budcore::test::detail::CliFixture {
+ protected:
+  CliPlatformTest() : CliFixture("budcore_cli_platform_") {}
+  std::string common() const { return " --dir " + quote((dir_ / "p").string()) + " --tenant " + kTenant; }
+  std::string dir_only() const { return " --dir " + quote((dir_ / "p").string()); }
+  fs::path write(const std::string& name, const std::string& text) const {
+    fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+};
+
+TEST_F(CliPlatformTest, AJobGoesThroughTheEmbeddedPlatformCommandByCommand) {
+  fs::path spec = fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "jobs" / "batch-embeddings.json";
+  auto sub = run_cli("platform submit " + quote(spec.string()) + common() + " --key k1");
+  ASSERT_EQ(sub.exit_code, 0) << sub.out;
+  json rec = json::parse(sub.out);
+  EXPECT_TRUE(rec["created"].get<bool>());
+  std::string id = rec["job"]["id"];
+  EXPECT_EQ(rec["job"]["status"], "queued");
+  auto again = run_cli("platform submit " + quote(spec.string()) + common() + " --key k1");
+  EXPECT_FALSE(json::parse(again.out)["created"].get<bool>());
+
+  auto step = run_cli("platform run --for 60" + dir_only());
+  ASSERT_EQ(step.exit_code, 0);
+  EXPECT_EQ(json::parse(step.out)["now"], "2026-01-01T00:01:00Z");
+  EXPECT_EQ(json::parse(run_cli("platform get " + id + common()).out)["job"]["status"], "running");
+  auto cluster = json::parse(run_cli("platform cluster" + dir_only()).out);
+  ASSERT_EQ(cluster["workloads"].size(), 1u);
+  EXPECT_EQ(cluster["workloads"][0]["phase"], "running");
+  ASSERT_EQ(run_cli("platform run --idle" + dir_only()).exit_code, 0);
+  auto list = json::parse(run_cli("platform list --status completed" + common()).out);
+  ASSERT_EQ(list["items"].size(), 1u);
+  EXPECT_EQ(list["items"][0]["id"], id);
+  auto events = json::parse(run_cli("platform watch --since 0" + common()).out);
+  EXPECT_EQ(events["events"].size(), 4u);
+  EXPECT_EQ(json::parse(run_cli("platform watch --since " + std::to_string(events["last_seq"].get<long>()) + common()).out)["events"].size(), 0u);
+  EXPECT_EQ(json::parse(run_cli("platform check" + dir_only()).out)["ok"], true);
+  auto metrics = run_cli("platform metrics" + dir_only());
+  EXPECT_NE(metrics.out.find("# TYPE job_queue_wait_seconds histogram"), std::string::npos);
+
+  fs::path err = dir_ / "err.json";
+  auto cancel = run_cli("platform cancel " + id + common(), err);
+  EXPECT_EQ(cancel.exit_code, 2);
+  EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"], "status");
+  auto other = run_cli("platform get " + id + " --dir " + quote((dir_ / "p").string()) +
+                           " --tenant 00000000-0000-4000-8000-000000000001",
+                       err);
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["code"], "not_found");
+}
+
+TEST_F(CliPlatformTest, SimulatePrintsATableOrJson) {
+  fs::path s = write("s.yaml", R"(
+jobs:
+  - {at: 0, job: {name: first, job_type: BATCH, deployment_type: DOCKER, gpu_type: nvidia-a100-80gb, gpu_count: 8, estimated_duration_seconds: 1000}}
+  - {at: 0, job: {name: second, job_type: BATCH, deployment_type: DOCKER, gpu_type: nvidia-a100-80gb, gpu_count: 8, estimated_duration_seconds: 500}}
+)");
+  auto table = run_cli("platform simulate " + quote(s.string()));
+  ASSERT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find("NAME"), std::string::npos);
+  EXPECT_NE(table.out.find("second"), std::string::npos);
+  auto out = run_cli("platform simulate --json " + quote(s.string()));
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  json j = json::parse(out.out);
+  EXPECT_EQ(j["jobs"][1]["started_at"], 1000);
+  EXPECT_EQ(j["jobs"][1]["wait_seconds"], 1000);
+  auto demo = run_cli("platform simulate --json " +
+                      quote((fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "demo-scenario.yaml").string()));
+  ASSERT_EQ(demo.exit_code, 0);
+  EXPECT_GE(json::parse(demo.out)["jobs"].size(), 10u);
+}
+
+TEST_F(CliPlatformTest, BadInputExitsTwoNamingTheField) {
+  fs::path err = dir_ / "err.json";
+  fs::path s = write("bad.yaml", "jobs: [{at: 1, job: {name: x, job_type: BATCH, deployment_type: DOCKER, gpu_count: -3}}]\n");
+  EXPECT_EQ(run_cli("platform simulate " + quote(s.string()), err).exit_code, 2);
+  EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"], "jobs[0].job.gpu_count");
+  EXPECT_EQ(run_cli("platform simulate " + quote((dir_ / "missing.yaml").string()), err).exit_code, 2);
+  EXPECT_EQ(run_cli("platform get not-a-uuid" + common(), err).exit_code, 2);
+  EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"], "id");
+  EXPECT_EQ(run_cli("platform list --dir x --tenant nope", err).exit_code, 2);
+  fs::path cfg = write("cfg.yaml", "store: \"sqlite::memory:\"\ncluster: {inventroy: []}\n");
+  EXPECT_EQ(run_cli("platform list --config " + quote(cfg.string()) + " --tenant " + kTenant, err).exit_code, 2);
+  EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"], "cluster.inventroy");
+}
+
+}  // namespace
