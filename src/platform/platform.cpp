@@ -194,4 +194,6 @@ void Platform::add_usage_observer(std::shared_ptr<UsageObserver> observer) {
   if (observer) impl_->usage_observers.push_back(std::move(observer));
 }
 
+backend::Store& Platform::store() noexcept { return *impl_->store; }
+
 }  // namespace budcore::platform

@@ -181,6 +181,10 @@ class BUDCORE_API Platform {
   void add_admission_gate(std::shared_ptr<AdmissionGate> gate);
   void set_authorizer(std::shared_ptr<Authorizer> authorizer);
   void add_usage_observer(std::shared_ptr<UsageObserver> observer);
+  // The Store the platform writes, for layers that keep their records beside its jobs (cost
+  // metering, budgets' spend). Gates and observers may use it: they run outside the
+  // platform's transactions. Lives as long as the Platform.
+  backend::Store& store() noexcept;
 
   struct Impl;
 

@@ -1,0 +1,50 @@
+// Cost on a Platform: budgets that stop admission and metering of every run (docs/cost.md,
+// "On a platform"). The platform layer wires the cost layer's calls into its hooks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "budcore/core/error.hpp"
+#include "budcore/cost/budget.hpp"
+#include "budcore/cost/price_book.hpp"
+#include "budcore/export.h"
+#include "budcore/platform/platform.hpp"
+
+namespace budcore::platform {
+
+// Adds to a Platform, reading and writing the platform's own Store:
+// - an admission gate "budget": every submitted or retried job is priced (cost::admit_job: its
+//   estimate, spend so far from the metered usage) and denied with BudgetExceeded, naming the
+//   budget, when a hard-limit budget covering its tenant or project would be overrun;
+// - a usage observer: every run segment the cluster reports is priced and stored as usage
+//   (cost::record_usage), so job_actual_cost, reports and later budget checks see it.
+class BUDCORE_API CostControls {
+ public:
+  static std::shared_ptr<CostControls> attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets);
+
+  const cost::PriceBook& prices() const noexcept { return prices_; }
+  const cost::BudgetSet& budgets() const noexcept { return budgets_; }
+  // Metering runs after the platform committed the run's transitions and cannot fail the
+  // platform: a segment that could not be priced or stored is counted, its error kept.
+  std::int64_t metered() const;
+  std::int64_t metering_errors() const;
+  std::optional<core::Error> last_metering_error() const;
+
+  CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets);
+  core::Status admit(const job::Job& job);
+  void meter(const core::Id& tenant, const core::Id& job_id, const backend::UsageInterval& usage);
+
+ private:
+  backend::Store& store_;
+  cost::PriceBook prices_;
+  cost::BudgetSet budgets_;
+  mutable std::mutex mu_;
+  std::int64_t metered_ = 0;
+  std::int64_t errors_ = 0;
+  std::optional<core::Error> last_error_;
+};
+
+}  // namespace budcore::platform
