@@ -155,7 +155,7 @@ bool Lexer::lex_token(std::size_t& i, int& depth) {
   }
   if (is_digit(c)) {
     // Radix integers 0x.. 0o.. 0b..
-    if (c == '0' && i + 1 < n && (src_[i + 1] | 32) != 0 && std::string_view("xob").find(static_cast<char>(src_[i + 1] | 32)) != std::string_view::npos) {
+    if (c == '0' && i + 1 < n && std::string_view("xob").find(static_cast<char>(src_[i + 1] | 32)) != std::string_view::npos) {
       int base = (src_[i + 1] | 32) == 'x' ? 16 : (src_[i + 1] | 32) == 'o' ? 8 : 2;
       std::size_t j = i + 2;
       std::string digits;
