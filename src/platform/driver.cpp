@@ -296,9 +296,10 @@ core::Status Impl::fire_retries() {
     if (!rec) return fail_halted(rec.error());
     rec->job.status_message = (rec->job.status_message ? *rec->job.status_message + "; " : std::string()) +
                               "retry refused: " + why.message;
-    auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    // Captures a copy of the id: clang before 16 rejects capturing a structured binding.
+    auto st = store->transact([&, key = id.to_string()](backend::Store& tx) -> core::Status {
       BUDCORE_TRY(tx.write_job(it->second.tenant, rec->job, rec->version));
-      return tx.delete_platform_record("job", id.to_string());
+      return tx.delete_platform_record("job", key);
     });
     if (!st) return fail_halted(st.error());
     live.erase(it);

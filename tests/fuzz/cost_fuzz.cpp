@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "budcore/core/json.hpp"
 #include "budcore/cost/budget.hpp"
 #include "budcore/cost/estimator.hpp"
 #include "budcore/cost/metering.hpp"
