@@ -111,6 +111,9 @@ pub type budcore_platform_event_cb =
 /// Opaque store handle (store.h).
 #[repr(C)]
 pub struct budcore_store {
+    _private: [u8; 0],
+}
+
 // budcore/c/usecase.h
 /// Opaque registry of use-case components and templates.
 #[repr(C)]
@@ -386,6 +389,8 @@ extern "C" {
         job_len: usize,
         now: *const c_char,
         now_len: usize,
+    ) -> c_int;
+
     // usecase.h
     pub fn budcore_usecase_registry_new(
         out: *mut *mut budcore_usecase_registry,
