@@ -7,6 +7,7 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -309,10 +310,21 @@ core::Result<TimeZone> TimeZone::load(std::string_view name) {
   }
   const char* dir = std::getenv("TZDIR");
   std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/usr/share/zoneinfo") + "/" + std::string(name);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::invalid("time_zone", std::string(name), "unknown time zone (no " + path + ")");
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Error::make(ErrorCode::Io, "cannot read " + path, "time_zone");
+  // A zone is a regular file: "America" names a directory of zones, and reading a directory
+  // through a filebuf throws.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return Error::invalid("time_zone", std::string(name), "unknown time zone (no file " + path + ")");
+  }
+  std::string data;
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error::invalid("time_zone", std::string(name), "unknown time zone (no " + path + ")");
+    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) return Error::make(ErrorCode::Io, "cannot read " + path, "time_zone");
+  } catch (const std::ios_base::failure&) {
+    return Error::make(ErrorCode::Io, "cannot read " + path, "time_zone");
+  }
   BUDCORE_TRY_ASSIGN(auto impl, parse_tzif(std::string(name), data));
   std::lock_guard lock(cache_mu);
   auto [it, inserted] = cache.emplace(std::string(name), std::move(impl));
