@@ -72,6 +72,18 @@ void Impl::make_inadmissible(int w) {
   cqs[wl.cq].inadmissible.push_back(w);
 }
 
+void Impl::leave_queue(int w) {
+  Wl& wl = wls[w];
+  if (wl.cq >= 0) {
+    auto& q = cqs[wl.cq];
+    if (wl.in_heap) q.heap.erase(w);
+    if (wl.inadmissible) q.inadmissible.erase(std::remove(q.inadmissible.begin(), q.inadmissible.end(), w), q.inadmissible.end());
+    if (q.sticky == w) q.sticky = -1;
+  }
+  wl.in_heap = false;
+  wl.inadmissible = false;
+}
+
 // A workload left the tree (finished or evicted): everything inadmissible in the whole cohort
 // tree goes back to the heaps (requeueWorkloadsCohort walks from the root).
 void Impl::requeue_tree(int node) {
@@ -629,11 +641,8 @@ core::Status AdmissionEngine::withdraw(std::string_view key) {
   Wl& wl = m.wls[w];
   if (wl.state != WorkloadState::Pending)
     return Error::make(core::ErrorCode::Conflict, "workload " + std::string(key) + " holds quota; finish it instead", "key");
-  if (wl.in_heap) m.cqs[wl.cq].heap.erase(w);
-  if (wl.cq >= 0 && m.cqs[wl.cq].sticky == w) m.cqs[wl.cq].sticky = -1;
+  m.leave_queue(w);
   // Its slot stays (indices are stable) but no queue or lookup reaches it any more.
-  wl.in_heap = false;
-  wl.inadmissible = false;
   wl.withdrawn = true;
   wl.cq = -1;
   wl.reason = "withdrawn";
@@ -651,17 +660,11 @@ void Impl::remove_slot(int w) {
 core::Status AdmissionEngine::remove(std::string_view key) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
-  auto it = m.wl_id.find(std::string(key));
-  if (it == m.wl_id.end()) return Error::make(core::ErrorCode::NotFound, "unknown workload " + std::string(key), "key");
-  int w = it->second;
+  int w;
+  BUDCORE_TRY_ASSIGN(w, workload_index(m, key));
   Wl& wl = m.wls[w];
   if (wl.state == WorkloadState::Pending) {
-    if (wl.cq >= 0) {
-      auto& q = m.cqs[wl.cq];
-      if (wl.in_heap) q.heap.erase(w);
-      if (wl.inadmissible) q.inadmissible.erase(std::remove(q.inadmissible.begin(), q.inadmissible.end(), w), q.inadmissible.end());
-      if (q.sticky == w) q.sticky = -1;
-    }
+    m.leave_queue(w);
   } else {
     int cq = wl.adm_cq;
     m.remove_wl_usage(w);

@@ -227,6 +227,8 @@ struct AdmissionEngine::Impl {
   bool heap_less(int a, int b) const;
   void push_heap(int w);
   void make_inadmissible(int w);
+  // A pending workload leaves its ClusterQueue: heap, inadmissible list and sticky head.
+  void leave_queue(int w);
   void requeue_tree(int node);
   CycleReport run_cycle();
   void admit(int w, const Assignment& a);
