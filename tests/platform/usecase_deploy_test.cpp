@@ -7,18 +7,18 @@
 #include "budcore/usecase/registry.hpp"
 #include "budcore/usecase/resolver.hpp"
 #include "platform/platform_fixture.hpp"
+#include "usecase/usecase_fixture.hpp"
 
 namespace budcore::testing {
 namespace {
 
-// The embedded cluster has A100-80GB, H100, T4 and MIG nodes: templates whose default GPU is
-// an A100-40GB are deployed on A100-80GB, as a user of that cluster would choose.
+// The shipped templates' parameters; the embedded cluster has A100-80GB, H100, T4 and MIG
+// nodes, so templates whose default GPU is an A100-40GB are deployed on A100-80GB, as a user of
+// that cluster would choose.
 core::Value parameters_for(std::string_view id) {
-  if (id == "enterprise-rag-v1") return core::Value::map({{"cluster_id", "gpu-cluster-1"}});
-  core::Map m;
-  m.set("model_id", "meta-llama/Llama-3.1-8B-Instruct");
-  if (id == "simple-rag-v1" || id == "simple-chatbot-v1") m.set("gpu_type", "nvidia-a100-80gb");
-  return core::Value(std::move(m));
+  core::Value v = shipped_template_parameters(id);
+  if (id == "simple-rag-v1" || id == "simple-chatbot-v1") v.mutable_map().set("gpu_type", "nvidia-a100-80gb");
+  return v;
 }
 
 TEST(PlatformUsecaseDeployTest, EveryShippedTemplateDeploysOnEmbeddedDefaults) {

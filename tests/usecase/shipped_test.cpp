@@ -17,11 +17,6 @@ using testing::yaml;
 
 const std::string kDir = std::string(BUDCORE_SOURCE_DIR) + "/examples/usecases";
 
-// Parameters each shipped template needs (its required ones without defaults).
-Value sample_parameters(std::string_view id) {
-  if (id == "enterprise-rag-v1") return yaml("{cluster_id: gpu-cluster-1}");
-  return yaml("{model_id: meta-llama/Llama-3.1-8B-Instruct}");
-}
 
 TEST(ShippedTest, TheLibraryCarriesTheFilesUnderExamples) {
   ComponentRegistry from_disk;
@@ -76,7 +71,7 @@ TEST(ShippedTest, EveryTemplateRendersPlansAndDeploys) {
     SCOPED_TRACE(f.tmpl.id);
     Resolver r(f.tmpl, builtin_components());
     EXPECT_TRUE(r.static_issues().empty()) << testing::describe(r.static_issues());
-    auto res = r.resolve(sample_parameters(f.tmpl.id));
+    auto res = r.resolve(testing::shipped_template_parameters(f.tmpl.id));
     ASSERT_TRUE(res.valid()) << testing::describe(res.errors);
     testing::expect_deployable(*res.stack);
     auto plan = plan_deployment(*res.stack);

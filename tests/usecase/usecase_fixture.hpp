@@ -23,6 +23,12 @@ inline core::Value yaml(std::string_view text) {
   return v ? *v : core::Value();
 }
 
+// Parameters each shipped template needs (its required ones without defaults).
+inline core::Value shipped_template_parameters(std::string_view id) {
+  if (id == "enterprise-rag-v1") return yaml("{cluster_id: gpu-cluster-1}");
+  return yaml("{model_id: meta-llama/Llama-3.1-8B-Instruct}");
+}
+
 inline usecase::UseCaseTemplate make_template(std::string_view text) {
   auto t = usecase::UseCaseTemplate::from_value(yaml(text));
   EXPECT_TRUE(t) << t.error().describe();
