@@ -22,7 +22,8 @@ bool is_job_key(std::string_view key) {
       "gpu_type",  "gpu_count",       "cpu_cores",  "memory_gb",   "storage_gb",
       "estimated_duration_seconds",   "max_duration_seconds",      "deadline",
       "time_window_start",            "time_window_end",           "priority",
-      "preemptible", "preempts_others", "max_retries", "budget_limit", "currency", "estimated_cost"};
+      "preemptible", "preempts_others", "max_retries", "budget_limit", "currency", "estimated_cost",
+      "usecase_deployment_id"};
   return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 

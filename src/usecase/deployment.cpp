@@ -22,10 +22,10 @@ constexpr core::detail::EnumNames<DeploymentStatus, 5> kStatuses{{{DeploymentSta
                                                                   {DeploymentStatus::TearingDown, "tearing_down"},
                                                                   {DeploymentStatus::Deleted, "deleted"}}};
 
-constexpr std::array<std::string_view, 16> kRecordKeys{
+constexpr std::array<std::string_view, 17> kRecordKeys{
     "schema_version",   "id",         "tenant_id", "project_id",     "cluster_id",         "name",       "template_id",
     "template_version", "parameters", "status",    "status_message", "teardown_requested", "components", "routing",
-    "created_at",       "updated_at"};
+    "created_at",       "updated_at", "pipeline_run_id"};
 constexpr std::array<std::string_view, 6> kComponentKeys{"instance_id", "component_ref", "depends_on",
                                                          "job_id",      "job_status",    "outputs"};
 
@@ -215,6 +215,7 @@ Value DeploymentRecord::to_value() const {
   m.set("status", Value(std::string(to_string(status))));
   m.set("status_message", Value(status_message));
   m.set("teardown_requested", Value(teardown_requested));
+  m.set("pipeline_run_id", pipeline_run_id ? Value(pipeline_run_id->to_string()) : Value());
   core::List comps;
   for (const auto& c : components) {
     core::Map cm;
@@ -263,6 +264,7 @@ core::Result<DeploymentRecord> DeploymentRecord::from_value(const Value& value) 
   d.status_message = msg.value_or("");
   BUDCORE_TRY_ASSIGN(auto td, r.boolean("teardown_requested"));
   d.teardown_requested = td.value_or(false);
+  BUDCORE_TRY_ASSIGN(d.pipeline_run_id, r.id("pipeline_run_id"));
   BUDCORE_TRY_ASSIGN(auto comps, r.list("components"));
   if (comps) {
     for (std::size_t i = 0; i < comps->size(); ++i) {

@@ -21,9 +21,8 @@
 //   is driven by a background thread.
 //
 // Where the other layers plug in: admission gates (budgets, tenant policy, rate limits), an
-// Authorizer (RBAC), usage observers (metering) — hooks.hpp. Use-case deployment
-// (deploy_usecase) and the schedule timeline (schedule()) are to be added here as members
-// over the same Store and cluster.
+// Authorizer (RBAC), usage observers (metering) — hooks.hpp. Use-case deployments
+// (deploy_usecase, usecase_deploy.cpp) run over the same Store and cluster.
 //
 // Thread-safety: every member may be called from any thread; calls are serialized by one lock.
 #pragma once
@@ -49,6 +48,8 @@
 #include "budcore/platform/config.hpp"
 #include "budcore/platform/context.hpp"
 #include "budcore/platform/hooks.hpp"
+#include "budcore/usecase/deployment.hpp"
+#include "budcore/usecase/registry.hpp"
 
 namespace budcore::platform {
 
@@ -152,6 +153,29 @@ class BUDCORE_API Platform {
   // FUNCTION steps of runs call these (registered before runs that use them are started or
   // restored). AlreadyExists for a name registered twice.
   core::Status register_function(std::string name, pipeline::StepFunction function);
+
+  // ---- use-case deployments (usecase_deploy.cpp; docs/usecases.md "Deploying") ----------------
+  // Resolves the template with `params` (Invalid naming the parameter or component path, every
+  // problem listed in the message; nothing is stored), plans its jobs, stores the deployment
+  // record (platform record kind "usecase_deployment") and runs the stack's pipeline through
+  // run_pipeline: every job it creates carries usecase_deployment_id = the record's id.
+  // `template_ref` is "<id>" or "<id>@<version>": the caller tenant's template catalog in this
+  // platform's Store first (resolved against the tenant's components), else a shipped template.
+  core::Result<usecase::DeploymentRecord> deploy_usecase(const CallContext& caller, std::string_view template_ref,
+                                                         const core::Value& params);
+  core::Result<usecase::DeploymentRecord> deploy_usecase(
+      const CallContext& caller, const usecase::UseCaseTemplate& tmpl, const core::Value& params,
+      const usecase::ComponentRegistry& components = usecase::builtin_components());
+  // The record with its components' job ids and statuses read now, and the status they imply
+  // (failed as well when the pipeline run ended failed or cancelled before every job existed).
+  // NotFound for another tenant's deployment.
+  core::Result<usecase::DeploymentRecord> get_deployment(const CallContext& caller, const core::Id& id);
+  // The caller tenant's deployments, oldest first.
+  core::Result<std::vector<usecase::DeploymentRecord>> list_deployments(const CallContext& caller);
+  // Cancels the deployment's jobs that have not ended, dependents first (the reverse dependency
+  // order), then its pipeline run if it still runs, and marks the record torn down (status
+  // deleted). Idempotent: tearing down a torn-down deployment returns it unchanged.
+  core::Result<usecase::DeploymentRecord> teardown_deployment(const CallContext& caller, const core::Id& id);
 
   // ---- driving -------------------------------------------------------------------------------
   // Acts on everything due now: retries, cluster events (applied and committed in batches),

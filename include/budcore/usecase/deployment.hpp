@@ -90,6 +90,7 @@ struct BUDCORE_API DeploymentRecord {
   DeploymentStatus status = DeploymentStatus::Deploying;
   std::string status_message;
   bool teardown_requested = false;
+  std::optional<core::Id> pipeline_run_id;      // the pipeline run that deploys it (Platform::deploy_usecase)
   std::vector<DeploymentComponent> components;  // dependency order
   core::Value routing;                          // the rendered routing (references resolve once deployed)
   std::optional<core::Timestamp> created_at;
