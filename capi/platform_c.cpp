@@ -378,3 +378,59 @@ extern "C" int budcore_platform_simulate(budcore_buf* out, const char* scenario,
     return capi::fill_buf(out, core::to_json(outcome->to_value()));
   });
 }
+
+// ---- use-case deployments (Platform::deploy_usecase and its records) ------------------------
+
+namespace {
+
+core::Result<core::Value> deployment(const core::Result<budcore::usecase::DeploymentRecord>& r) {
+  if (!r) return r.error();
+  return r->to_value();
+}
+
+}  // namespace
+
+extern "C" int budcore_platform_deploy_usecase(budcore_buf* out, budcore_platform* p, const budcore_caller* c,
+                                               const char* template_ref, size_t template_ref_len,
+                                               const char* params_json, size_t params_len) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    std::string_view ref;
+    core::Value params = core::Value(core::Map{});
+    if (!caller_of(c, ctx) || !text(template_ref, template_ref_len, "template", ref) ||
+        !document(params_json, params_len, "params_json", params, true))
+      return last_code();
+    if (ref.empty()) return capi::set_error(core::Error::invalid("template", "", "a template id is required"));
+    return put(out, deployment(pl->deploy_usecase(ctx, ref, params)));
+  });
+}
+
+extern "C" int budcore_platform_deployment(budcore_buf* out, const budcore_platform* p, const budcore_caller* c,
+                                           const char* id, size_t id_len) {
+  return on_job(out, p, c, id, id_len,
+                [](auto& pl, auto& ctx, auto& d) { return deployment(pl.get_deployment(ctx, d)); });
+}
+
+extern "C" int budcore_platform_deployments(budcore_buf* out, const budcore_platform* p, const budcore_caller* c) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    if (!caller_of(c, ctx)) return last_code();
+    auto list = pl->list_deployments(ctx);
+    if (!list) return capi::set_error(list.error());
+    core::List items;
+    for (const auto& r : *list) items.push_back(r.to_value());
+    return capi::fill_buf(out, core::to_json(core::Value(std::move(items))));
+  });
+}
+
+extern "C" int budcore_platform_teardown_deployment(budcore_buf* out, budcore_platform* p, const budcore_caller* c,
+                                                    const char* id, size_t id_len) {
+  return on_job(out, p, c, id, id_len,
+                [](auto& pl, auto& ctx, auto& d) { return deployment(pl.teardown_deployment(ctx, d)); });
+}

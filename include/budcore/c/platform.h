@@ -145,6 +145,37 @@ BUDCORE_API int budcore_platform_check(budcore_platform *platform);
  * Thread-safety: safe (each call has its own platform). */
 BUDCORE_API int budcore_platform_simulate(budcore_buf *out, const char *scenario, size_t scenario_len);
 
+/* ---- use-case deployments (docs/usecases.md "Deploying") ---- */
+
+/* Deploys a use-case template on the platform: `template_ref` is "<id>" or "<id>@<version>"
+ * (the caller tenant's catalog in the platform's store first, else a shipped template);
+ * params a JSON/YAML map or NULL/0. Writes the deployment record {"id", "tenant_id",
+ * "template_id", "template_version", "parameters", "status", "pipeline_run_id", "components":
+ * [{"instance_id", "job_id", "job_status", ...}], "created_at", "updated_at", ...}. Errors:
+ * BUDCORE_EINVALID naming the parameter or component path (nothing is stored),
+ * BUDCORE_ENOTFOUND for an unknown template (field "template").
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_deploy_usecase(budcore_buf *out, budcore_platform *platform,
+                                                const budcore_caller *caller, const char *template_ref,
+                                                size_t template_ref_len, const char *params_json, size_t params_len);
+
+/* Writes a deployment record (as budcore_platform_deploy_usecase) with its jobs' statuses now.
+ * BUDCORE_ENOTFOUND for another tenant's deployment.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_deployment(budcore_buf *out, const budcore_platform *platform,
+                                            const budcore_caller *caller, const char *id, size_t id_len);
+
+/* Writes the caller tenant's deployment records as a JSON list, oldest first.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_deployments(budcore_buf *out, const budcore_platform *platform,
+                                             const budcore_caller *caller);
+
+/* Tears a deployment down: cancels its jobs dependents first, then its pipeline run, and writes
+ * the record (status "deleted"). Tearing down a torn-down deployment is not an error.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_teardown_deployment(budcore_buf *out, budcore_platform *platform,
+                                                     const budcore_caller *caller, const char *id, size_t id_len);
+
 BUDCORE_END_DECL
 
 #endif
