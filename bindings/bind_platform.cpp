@@ -15,6 +15,7 @@
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
 #include "budcore/platform/scenario.hpp"
+#include "budcore/usecase/usecase_template.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
 #include "stored_job.hpp"
@@ -232,7 +233,45 @@ void bind_platform(py::module_& m) {
         }
         return to_python(platform::to_value(s));
       })
-      .def("check", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.check_invariants(); }); });
+      .def("check", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.check_invariants(); }); })
+      // ---- use-case deployments (budcore.usecases.deploy / deployment / deployments / teardown)
+      .def(
+          "deploy_usecase",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& tmpl,
+             const py::object& params) {
+            auto ctx = caller(tenant, principal, request);
+            core::Value pa = params.is_none() ? core::Value(core::Map{}) : to_value(params, "parameters");
+            if (py::isinstance<py::str>(tmpl)) {
+              std::string ref = tmpl.cast<std::string>();
+              auto d = call(h, [&](platform::Platform& p) { return p.deploy_usecase(ctx, ref, pa); });
+              return to_python(d.to_value());
+            }
+            auto t = unwrap(usecase::UseCaseTemplate::from_value(to_value(tmpl, "template")));
+            auto d = call(h, [&](platform::Platform& p) { return p.deploy_usecase(ctx, t, pa); });
+            return to_python(d.to_value());
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("template"), py::arg("params"))
+      .def(
+          "usecase_deployment",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id, bool teardown) {
+            auto ctx = caller(tenant, principal, request);
+            core::Id i = id_of(id, "id");
+            auto d = call(h, [&](platform::Platform& p) {
+              return teardown ? p.teardown_deployment(ctx, i) : p.get_deployment(ctx, i);
+            });
+            return to_python(d.to_value());
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("teardown"))
+      .def(
+          "usecase_deployments",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
+            auto ctx = caller(tenant, principal, request);
+            auto list = call(h, [&](platform::Platform& p) { return p.list_deployments(ctx); });
+            core::List items;
+            for (const auto& d : list) items.push_back(d.to_value());
+            return to_python(core::Value(std::move(items)));
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"));
 
   m.def("platform_open", &open, py::arg("config"), "Open a platform from a config (dict, YAML or JSON text).");
   m.def("platform_open_embedded", &open_embedded, py::arg("dir"), "Open the embedded platform in a directory.");

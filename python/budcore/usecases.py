@@ -9,6 +9,11 @@ and the pipeline that deploys them (CONTRACTS.md section 4; docs/usecases.md)::
     stack.to_pandas()                                 # one row per component
     stack.pipeline                                    # the contract-3 pipeline document
 
+    with budcore.Platform.embedded("state", tenant=t) as p:   # deploy it on a platform
+        d = usecases.deploy(p, "simple-rag-v1", {"model_id": "...", "gpu_type": "nvidia-a100-80gb"})
+        p.run(); usecases.deployment(p, d.id).status        # "running"
+        usecases.teardown(p, d.id)                           # dependents first; status "deleted"
+
 Templates are named by id (shipped or added to a registry), by a file path, or given as a
 dict; components default to the shipped ones. An invalid template or parameters raise
 budcore.ValidationError whose ``.errors`` lists every problem as {"code", "message", "path"}.
@@ -34,11 +39,17 @@ __all__ = [
     "UsecaseRegistry",
     "UsecaseTemplate",
     "components",
+    "Deployment",
+    "DeploymentList",
+    "deploy",
+    "deployment",
+    "deployments",
     "list",
     "plan_deployment",
     "registry",
     "render",
     "show",
+    "teardown",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -318,3 +329,99 @@ def plan_deployment(template: TemplateArg, parameters: Optional[Mapping[str, Any
     d = reg.plan_deployment(tid, merged, None if overrides is None else dict(overrides), name, tenant_id, project_id,
                             cluster_id, deployment_id)
     return DeploymentPlan._from(d)
+
+
+# ---- deployments on a platform (Platform::deploy_usecase) --------------------------------------
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """A use-case deployment record: which template and parameters, the pipeline run that
+    deploys it, each component's job, and the status its jobs imply (deploying, running,
+    failed, tearing_down, deleted)."""
+
+    id: str
+    tenant_id: str
+    template_id: str
+    template_version: str
+    parameters: dict[str, Any]
+    status: str
+    status_message: str
+    pipeline_run_id: Optional[str]
+    teardown_requested: bool
+    components: tuple[dict[str, Any], ...]
+    created_at: Optional[str]
+    updated_at: Optional[str]
+    record: dict[str, Any] = field(repr=False)
+    """The whole record as the C ABI writes it."""
+
+    @classmethod
+    def _from(cls, d: dict[str, Any]) -> "Deployment":
+        return cls(d["id"], d.get("tenant_id") or "", d["template_id"], d.get("template_version") or "",
+                   d.get("parameters") or {}, d["status"], d.get("status_message") or "", d.get("pipeline_run_id"),
+                   bool(d.get("teardown_requested")), tuple(d.get("components") or ()), d.get("created_at"),
+                   d.get("updated_at"), d)
+
+    @property
+    def jobs(self) -> dict[str, Optional[str]]:
+        """instance id -> the id of the job that deploys it (None until the run submits it)."""
+        return {c["instance_id"]: c.get("job_id") for c in self.components}
+
+    def to_pandas(self):
+        """One row per component in dependency order: instance_id, component_ref, depends_on,
+        job_id, job_status."""
+        cols = ("instance_id", "component_ref", "depends_on", "job_id", "job_status")
+        return _frame([{c: comp.get(c) for c in cols} for comp in self.components], cols)
+
+
+class DeploymentList(builtins.list):
+    """``usecases.deployments()``: a list of Deployment, oldest first."""
+
+    def to_pandas(self):
+        cols = ("id", "template_id", "template_version", "status", "pipeline_run_id", "created_at", "updated_at")
+        return _frame([{c: getattr(d, c) for c in cols} for d in self], cols)
+
+
+def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union[str, dict[str, Any]]:
+    if isinstance(template, UsecaseTemplate):
+        return template.to_dict()
+    if isinstance(template, Mapping):
+        return dict(template)
+    text = os.fspath(template)
+    if os.path.isfile(text):
+        from ._core import UsecaseRegistry as _Reg
+
+        reg = _Reg(False)
+        with open(text, encoding="utf-8") as f:
+            return reg.show(reg.add_template(f.read()))
+    return text
+
+
+def deploy(platform: Any, template: Union[TemplateArg, UsecaseTemplate], parameters: Optional[Mapping[str, Any]] = None, *,
+           tenant: Any = None, **params: Any) -> Deployment:
+    """Deploys a template on a budcore.Platform: resolves it with the parameters (a mapping
+    and/or keywords, keywords winning), stores the deployment record and runs the stack's
+    pipeline. `template` is an id ("simple-rag-v1", "<id>@<version>": the tenant's catalog in
+    the platform's store, else a shipped template), a file path, a template dict or a
+    UsecaseTemplate (resolved against the shipped components). Raises ValidationError naming the parameter or component
+    path (nothing is stored) and NotFoundError (field "template") for an unknown id."""
+    merged = dict(parameters or {})
+    merged.update(params)
+    d = platform._h.deploy_usecase(*platform._who(tenant), _template_for_deploy(template), merged)
+    return Deployment._from(d)
+
+
+def deployment(platform: Any, id: Any, *, tenant: Any = None) -> Deployment:
+    """A deployment with its jobs' statuses now (NotFoundError for another tenant's)."""
+    return Deployment._from(platform._h.usecase_deployment(*platform._who(tenant), id, False))
+
+
+def deployments(platform: Any, *, tenant: Any = None) -> DeploymentList:
+    """The tenant's deployments, oldest first."""
+    return DeploymentList(Deployment._from(d) for d in platform._h.usecase_deployments(*platform._who(tenant)))
+
+
+def teardown(platform: Any, id: Any, *, tenant: Any = None) -> Deployment:
+    """Cancels the deployment's jobs, dependents first, then its pipeline run; the record ends
+    "deleted". Tearing down a torn-down deployment returns it unchanged (not an error)."""
+    return Deployment._from(platform._h.usecase_deployment(*platform._who(tenant), id, True))
