@@ -4,8 +4,11 @@
 // `budcore usecase list|show|components` read the shipped templates and components (or files).
 // `budcore usecase sync --store URI` loads them into a Store with the source design's startup
 // rule (new: insert; same version: skip; other version: update).
+// `budcore usecase deploy TEMPLATE --tenant T [--param NAME=VALUE]... [--store URI]`, `deployment
+// ID`, `deployments`, `teardown ID` deploy on the platform (Platform::deploy_usecase).
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -14,6 +17,7 @@
 #include "budcore/backend/store.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/core/yaml.hpp"
+#include "budcore/platform/platform.hpp"
 #include "budcore/usecase/catalog.hpp"
 #include "budcore/usecase/registry.hpp"
 #include "budcore/usecase/resolver.hpp"
@@ -73,6 +77,21 @@ core::Status apply_set(const std::string& text, core::Map& params) {
   return {};
 }
 
+// --params FILE (a map) then every --set/--param NAME=VALUE over it.
+core::Result<core::Map> parameters_arg(const std::string& file, const std::vector<std::string>& sets) {
+  core::Map params;
+  if (!file.empty()) {
+    auto doc = usecase::load_usecase_document(file);
+    if (!doc) return core::Error::invalid("--params", file, doc.error().message);
+    if (!doc->is_null() && !doc->is_map()) {
+      return core::Error::invalid("--params", file, "must hold a map of parameter name -> value");
+    }
+    if (doc->is_map()) params = doc->as_map();
+  }
+  for (const auto& s : sets) BUDCORE_TRY(apply_set(s, params));
+  return params;
+}
+
 struct RenderArgs {
   std::string tmpl, components, params, overrides, name;
   std::vector<std::string> sets;
@@ -83,18 +102,9 @@ int render(const RenderArgs& args) {
   if (!tmpl) return load_failure(tmpl.error(), usecase::issue_code::kInvalidTemplate);
   auto registry = components_arg(args.components);
   if (!registry) return load_failure(registry.error(), usecase::issue_code::kInvalidComponent);
-  core::Map params;
-  if (!args.params.empty()) {
-    auto doc = usecase::load_usecase_document(args.params);
-    if (!doc) return report_error(core::Error::invalid("--params", args.params, doc.error().message));
-    if (!doc->is_null() && !doc->is_map()) {
-      return report_error(core::Error::invalid("--params", args.params, "must hold a map of parameter name -> value"));
-    }
-    if (doc->is_map()) params = doc->as_map();
-  }
-  for (const auto& s : args.sets) {
-    if (auto st = apply_set(s, params); !st) return report_error(st.error());
-  }
+  auto gathered = parameters_arg(args.params, args.sets);
+  if (!gathered) return report_error(gathered.error());
+  core::Map params = std::move(*gathered);
   usecase::ResolveOptions options;
   options.name = args.name;
   if (!args.overrides.empty()) {
@@ -162,6 +172,154 @@ int sync(const std::string& uri, const std::string& components_path, const std::
   return kExitOk;
 }
 
+// ---- deployments on a platform: usecase deploy | deployment | deployments | teardown ---------
+
+struct DeployArgs {
+  std::string config;
+  std::string dir = ".budcore";
+  std::string store;
+  std::string tenant;
+  std::string principal;
+  std::string tmpl, components, params;
+  std::vector<std::string> sets;
+  std::string id;
+  double run_for = -1;  // < 0: do not move the clock
+};
+
+// The platform of --config FILE, else the embedded one in --dir (its store --store URI when given).
+core::Result<std::unique_ptr<platform::Platform>> open_platform(const DeployArgs& a) {
+  platform::PlatformConfig config;
+  if (!a.config.empty()) {
+    BUDCORE_TRY_ASSIGN(auto doc, usecase::load_usecase_document(a.config));
+    BUDCORE_TRY_ASSIGN(config, platform::PlatformConfig::from_value(doc));
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(a.dir, ec);
+    config = platform::PlatformConfig::embedded(a.dir);
+  }
+  if (!a.store.empty()) config.store_uri = a.store;
+  return platform::Platform::open(std::move(config));
+}
+
+// Unknown ids and conflicts are the caller's input (exit 2), as in `budcore platform`.
+int deploy_failure(const core::Error& e) {
+  int rc = report_error(e);
+  return e.code == core::ErrorCode::NotFound || e.code == core::ErrorCode::Conflict ? kExitInvalid : rc;
+}
+
+using DeployFn = std::function<core::Result<Value>(platform::Platform&, const platform::CallContext&)>;
+
+int with_deployments(const DeployArgs& a, const DeployFn& fn) {
+  auto tenant = core::Id::parse(a.tenant);
+  if (!tenant) return report_error(core::Error::invalid("tenant", a.tenant, "is not a UUID (--tenant)"));
+  auto ctx = platform::CallContext::for_tenant(*tenant, a.principal.empty() ? "cli" : a.principal);
+  auto p = open_platform(a);
+  if (!p) {
+    int rc = report_error(p.error());
+    return p.error().code == core::ErrorCode::Invalid ? kExitInvalid : rc;
+  }
+  if (a.run_for > 366.0 * 86400) return report_error(core::Error::invalid("run-for", std::to_string(a.run_for), "at most a year"));
+  auto out = fn(**p, ctx);
+  if (!out) return deploy_failure(out.error());
+  if (a.run_for >= 0) {
+    // Move the virtual clock so the deployment comes up (or down), then read it again.
+    auto st = (*p)->run_until((*p)->now() + core::Duration::nanoseconds(static_cast<std::int64_t>(a.run_for * 1e9)));
+    if (!st) return deploy_failure(st.error());
+    const Value* id = out->is_map() ? out->find("id") : nullptr;
+    if (id != nullptr && id->is_string()) {
+      auto again = (*p)->get_deployment(ctx, core::Id::parse(id->as_string()).value());
+      if (!again) return deploy_failure(again.error());
+      out = again->to_value();
+    }
+  }
+  print(*out);
+  return kExitOk;
+}
+
+core::Result<Value> deploy(platform::Platform& p, const platform::CallContext& ctx, const DeployArgs& a) {
+  BUDCORE_TRY_ASSIGN(auto params, parameters_arg(a.params, a.sets));
+  std::error_code ec;
+  core::Result<usecase::DeploymentRecord> d = core::Error::make(core::ErrorCode::Internal, "not deployed");
+  if (a.tmpl == "-" || std::filesystem::exists(a.tmpl, ec)) {
+    BUDCORE_TRY_ASSIGN(auto tmpl, usecase::load_template_file(a.tmpl));
+    BUDCORE_TRY_ASSIGN(auto registry, components_arg(a.components));
+    d = p.deploy_usecase(ctx, tmpl, Value(std::move(params)), registry);
+  } else {
+    if (!a.components.empty())
+      return core::Error::invalid("--components", a.components, "only applies to a template given as a file");
+    d = p.deploy_usecase(ctx, a.tmpl, Value(std::move(params)));
+  }
+  if (!d) return d.error();
+  return d->to_value();
+}
+
+core::Result<core::Id> deployment_id(const std::string& text) {
+  auto id = core::Id::parse(text);
+  if (!id) return core::Error::invalid("id", text, "is not a deployment id (a UUID)");
+  return *id;
+}
+
+void add_deploy_commands(CLI::App& group) {
+  auto add_common = [](CLI::App* cmd, DeployArgs& a) {
+    cmd->add_option("--config", a.config, "Platform config file (YAML/JSON)");
+    cmd->add_option("--dir", a.dir, "Embedded platform directory (default .budcore)");
+    cmd->add_option("--store", a.store, "Store URI (sqlite:///path.db, postgresql://...) instead of the platform's");
+    cmd->add_option("--tenant", a.tenant, "Tenant id (UUID)")->required();
+    cmd->add_option("--principal", a.principal, "Who calls (recorded with events)");
+    cmd->add_option("--run-for", a.run_for, "Then move the virtual clock this many seconds and print the record again");
+  };
+
+  auto da = std::make_shared<DeployArgs>();
+  auto* d = group.add_subcommand("deploy", "Deploy a template on the platform: a deployment record and its pipeline run");
+  d->add_option("TEMPLATE", da->tmpl, "A template id (the tenant's catalog, else shipped; ID@VERSION) or a file")
+      ->required();
+  d->add_option("--param,--set", da->sets, "NAME=VALUE, the value read as a YAML scalar; wins over --params");
+  d->add_option("--params", da->params, "Parameters: a YAML/JSON file holding a map");
+  d->add_option("--components", da->components, "Components for a template file (default: the shipped ones)");
+  add_common(d, *da);
+  d->callback([da] {
+    exit_code() = with_deployments(*da, [da](platform::Platform& p, const platform::CallContext& ctx) {
+      return deploy(p, ctx, *da);
+    });
+  });
+
+  auto ga = std::make_shared<DeployArgs>();
+  auto* g = group.add_subcommand("deployment", "A deployment record with its jobs' statuses now");
+  g->add_option("ID", ga->id, "Deployment id")->required();
+  add_common(g, *ga);
+  g->callback([ga] {
+    exit_code() = with_deployments(*ga, [ga](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<Value> {
+      BUDCORE_TRY_ASSIGN(auto id, deployment_id(ga->id));
+      BUDCORE_TRY_ASSIGN(auto r, p.get_deployment(ctx, id));
+      return r.to_value();
+    });
+  });
+
+  auto la = std::make_shared<DeployArgs>();
+  auto* l = group.add_subcommand("deployments", "The tenant's deployments, oldest first");
+  add_common(l, *la);
+  l->callback([la] {
+    exit_code() = with_deployments(*la, [](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<Value> {
+      BUDCORE_TRY_ASSIGN(auto list, p.list_deployments(ctx));
+      core::List items;
+      for (const auto& r : list) items.push_back(r.to_value());
+      return Value(std::move(items));
+    });
+  });
+
+  auto ta = std::make_shared<DeployArgs>();
+  auto* t = group.add_subcommand("teardown", "Cancel a deployment's jobs, dependents first (again: no-op)");
+  t->add_option("ID", ta->id, "Deployment id")->required();
+  add_common(t, *ta);
+  t->callback([ta] {
+    exit_code() = with_deployments(*ta, [ta](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<Value> {
+      BUDCORE_TRY_ASSIGN(auto id, deployment_id(ta->id));
+      BUDCORE_TRY_ASSIGN(auto r, p.teardown_deployment(ctx, id));
+      return r.to_value();
+    });
+  });
+}
+
 const bool registered = register_commands([](CLI::App& root) {
   auto* group = root.add_subcommand("usecase", "Use-case templates: RAG, chatbot and agent stacks from components");
   group->require_subcommand(1);
@@ -202,6 +360,8 @@ const bool registered = register_commands([](CLI::App& root) {
   y->add_option("--components", (*sargs)[1], "Component files (default: the shipped components)");
   y->add_option("--templates", (*sargs)[2], "Template files (default: the shipped templates)");
   y->callback([sargs] { exit_code() = sync((*sargs)[0], (*sargs)[1], (*sargs)[2]); });
+
+  add_deploy_commands(*group);
 });
 
 }  // namespace
