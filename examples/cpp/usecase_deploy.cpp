@@ -10,6 +10,7 @@ int main() {
   using namespace budcore;
   auto dir = std::filesystem::temp_directory_path() / "budcore-usecase-deploy-example";
   std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
   auto opened = platform::Platform::open_embedded(dir.string());
   if (!opened) {
     std::cerr << opened.error().describe() << "\n";
