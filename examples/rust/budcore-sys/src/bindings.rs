@@ -438,3 +438,35 @@ extern "C" {
         request_len: usize,
     ) -> c_int;
 }
+
+// ---- use-case deployments on the platform (include/budcore/c/platform.h) ----
+extern "C" {
+    pub fn budcore_platform_deploy_usecase(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        template_ref: *const c_char,
+        template_ref_len: usize,
+        params_json: *const c_char,
+        params_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_deployment(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+        id: *const c_char,
+        id_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_deployments(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+    ) -> c_int;
+    pub fn budcore_platform_teardown_deployment(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        id: *const c_char,
+        id_len: usize,
+    ) -> c_int;
+}

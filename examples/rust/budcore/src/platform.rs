@@ -234,6 +234,43 @@ impl Platform {
     }
 }
 
+/// Use-case deployments (docs/usecases.md "Deploying"): records are the library's JSON
+/// (`{"id", "template_id", "status", "pipeline_run_id", "components": [...], ...}`).
+impl Platform {
+    /// Deploys a template ("<id>" or "<id>@<version>": the tenant's catalog, else a shipped
+    /// one) with `params` (a JSON/YAML map or None); returns the deployment record.
+    pub fn deploy_usecase(&self, caller: &Caller, template: &str, params: Option<&str>) -> Result<String, Error> {
+        let c = caller.raw();
+        let (t, tn) = text(template);
+        let (p, pn) = text(params.unwrap_or(""));
+        // SAFETY: a live handle and slices the library copies.
+        json_out(|out| unsafe { sys::budcore_platform_deploy_usecase(out, self.ptr(), &c, t, tn, p, pn) })
+    }
+
+    /// A deployment record with its jobs' statuses now.
+    pub fn deployment(&self, caller: &Caller, id: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        // SAFETY: as deploy_usecase.
+        json_out(|out| unsafe { sys::budcore_platform_deployment(out, self.ptr(), &c, i, n) })
+    }
+
+    /// The tenant's deployment records as a JSON list, oldest first.
+    pub fn deployments(&self, caller: &Caller) -> Result<String, Error> {
+        let c = caller.raw();
+        // SAFETY: as deploy_usecase.
+        json_out(|out| unsafe { sys::budcore_platform_deployments(out, self.ptr(), &c) })
+    }
+
+    /// Cancels the deployment's jobs, dependents first; again on a torn-down one is a no-op.
+    pub fn teardown_deployment(&self, caller: &Caller, id: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        // SAFETY: as deploy_usecase.
+        json_out(|out| unsafe { sys::budcore_platform_teardown_deployment(out, self.ptr(), &c, i, n) })
+    }
+}
+
 impl Drop for Platform {
     fn drop(&mut self) {
         // SAFETY: the handle came from open and is freed once.
