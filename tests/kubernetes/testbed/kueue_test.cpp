@@ -24,16 +24,9 @@ using core::Value;
 using job::JobStatus;
 using testing::Testbed;
 
-// Marks a batch/v1 Job finished the way the job controller would.
 void complete(Client& c, const std::string& ns, const std::string& name) {
-  std::string now = "2026-01-01T00:00:00Z";
-  auto cond = [&](const char* type) {
-    return Map{{"type", type}, {"status", "True"}, {"lastProbeTime", now}, {"lastTransitionTime", now}};
-  };
-  Value patch = Map{{"status", Map{{"startTime", now}, {"completionTime", now}, {"succeeded", 1},
-                                   {"conditions", core::List{cond("SuccessCriteriaMet"), cond("Complete")}}}}};
-  auto r = c.patch(resources::jobs(), ns, name, patch, PatchType::Merge, "status");
-  ASSERT_TRUE(r) << r.error().describe();
+  auto st = testing::mark_job_complete(c, ns, name);
+  ASSERT_TRUE(st) << st.error().describe();
 }
 
 class KueueTestbedTest : public ::testing::Test {
