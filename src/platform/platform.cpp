@@ -47,6 +47,9 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
   so.clock = m.clock;
   so.durable = m.config.store_durable;
   BUDCORE_TRY_ASSIGN(m.store, backend::open_store(m.config.store_uri, so));
+  if (cluster == nullptr && m.config.cluster_backend == "kubernetes") {
+    BUDCORE_TRY_ASSIGN(cluster, open_kubernetes_cluster(m.config, *m.clock));
+  }
   if (cluster != nullptr) {
     m.cluster = std::move(cluster);
   } else {

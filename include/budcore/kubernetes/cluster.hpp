@@ -2,7 +2,8 @@
 // real Kubernetes cluster whose Kueue admits the jobs. A Platform opened with it
 // (Platform::open(config, cluster)) carries jobs through Kueue instead of the simulated cluster:
 //
-// - submit renders the run (render_job) and creates its objects (submit_job: idempotent, a
+// - submit creates the tenant's LocalQueue when it is the first job of that queue, renders the
+//   run (render_job) and creates its objects (submit_job: idempotent, a
 //   resubmission adopts what exists). The run's objects are named per run, so a retry never
 //   collides with an old run still being deleted.
 // - poll observes every run it tracks (observe: the Workload's and the Job's conditions) and
@@ -41,6 +42,10 @@ struct KueueClusterOptions {
   // platform's config.cluster.layout must be the same layout (it builds the Kueue workload the
   // platform's own checks use).
   RenderOptions render;
+  // Create a tenant's namespace and the LocalQueue a job of it needs on its first submit (a
+  // new tenant needs no setup step). Off: the LocalQueues must exist (apply_quota with
+  // quota::add_tenant_local_queues), and a job whose LocalQueue is missing waits in Kueue.
+  bool create_tenant_queues = true;
 };
 
 class BUDCORE_API KueueCluster final : public backend::ClusterBackend {

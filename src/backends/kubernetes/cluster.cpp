@@ -3,10 +3,12 @@
 
 #include <deque>
 #include <map>
+#include <set>
 
 #include "backends/kubernetes/util.hpp"
 #include "budcore/kubernetes/jobs.hpp"
 #include "budcore/kubernetes/status.hpp"
+#include "budcore/quota/job_workload.hpp"
 
 namespace budcore::kubernetes {
 
@@ -53,6 +55,29 @@ struct KueueCluster::Impl {
   std::deque<ClusterEvent> ready;    // observed, not yet handed out by poll()
   std::uint64_t seq = 0;
   std::vector<backend::WorkloadInfo> unclaimed;  // objects no record claimed at adoption
+  std::set<std::string> queues_ready;             // "namespace/name" of LocalQueues known to exist
+
+  core::Status ensure_local_queue(const job::Job& job) {
+    if (!options.create_tenant_queues) return {};
+    quota::LocalQueue lq = quota::local_queue_for(job, options.render.layout);
+    if (queues_ready.count(lq.key())) return {};
+    if (auto made = ensure_namespace(*client, lq.namespace_); !made) return std::move(made).error();
+    core::Value obj = core::Map{
+        {"apiVersion", "kueue.x-k8s.io/v1beta2"},
+        {"kind", "LocalQueue"},
+        {"metadata", core::Map{{"name", lq.name},
+                               {"namespace", lq.namespace_},
+                               {"labels", core::Map{{kLabelManagedBy, kManagedByValue}}}}},
+        {"spec", core::Map{{"clusterQueue", lq.cluster_queue}}}};
+    auto applied = client->apply(resources::local_queues(), lq.namespace_, obj, true);
+    if (!applied) {
+      Error e = std::move(applied).error();
+      e.message = "creating LocalQueue " + lq.key() + " failed: " + e.message;
+      return e;
+    }
+    queues_ready.insert(lq.key());
+    return {};
+  }
 
   ClusterEvent& emit(ClusterEventKind kind, const core::Id& job_id, const Tracked& t) {
     ClusterEvent e;
@@ -169,6 +194,7 @@ core::Status KueueCluster::submit(const backend::WorkloadRequest& request) {
     BUDCORE_TRY(cancel_job(*m.client, it->second.rendered));
     m.runs.erase(it);
   }
+  BUDCORE_TRY(m.ensure_local_queue(request.job));
   SubmitResult sr;
   BUDCORE_TRY_ASSIGN(sr, submit_job(*m.client, request.job, m.options.render, request.run));
   Tracked t;

@@ -235,5 +235,62 @@ TEST_F(KueuePlatformTest, CancelDeletesTheObjectsAndAFailedRunIsRetriedAsANewRun
   EXPECT_EQ(ev.error().code, core::ErrorCode::Unsupported) << ev.error().describe();
 }
 
+TEST_F(KueuePlatformTest, AConfigFileOpensAPlatformOnKueueAndANewTenantNeedsNoSetup) {
+  // What every surface opens (CLI --config, Python, C): the config names the cluster; the
+  // platform applies the quota to Kueue, waits for it, and creates a new tenant's LocalQueue
+  // on its first job.
+  std::string q = "cq" + sfx;
+  std::string yaml = "store: sqlite://" + (dir / "cfg.db").string() + "\n"
+                     "clock: system\n"
+                     "cluster:\n  backend: kubernetes\n  kubernetes: {kubeconfig: " + tb->kubeconfig() + "}\n"
+                     "queues: {service: " + q + ", batch: " + q + ", training: " + q + ", usecase: " + q +
+                     ", tenant_namespace_prefix: c" + sfx + "-}\n"
+                     "quota:\n  resource_flavors: [{name: f" + sfx + ", node_labels: {gpu.type: f" + sfx + "}}]\n"
+                     "  cluster_queues:\n  - name: " + q + "\n    resource_groups:\n"
+                     "    - covered_resources: [cpu, memory, nvidia.com/gpu]\n      flavors:\n"
+                     "      - name: f" + sfx + "\n        resources: [{name: cpu, nominal: '8'}, {name: memory, nominal: 64Gi},"
+                     " {name: nvidia.com/gpu, nominal: '1'}]\n";
+  auto cfg = platform::PlatformConfig::parse(yaml);
+  ASSERT_TRUE(cfg) << cfg.error().describe();
+  EXPECT_EQ(cfg->cluster_backend, "kubernetes");
+  auto p = Platform::open(std::move(*cfg));
+  ASSERT_TRUE(p) << p.error().describe();
+  platform = std::move(*p);
+  // The quota is on the cluster, active.
+  auto cq = client->get(resources::cluster_queues(), {}, q);
+  ASSERT_TRUE(cq) << cq.error().describe();
+  // A tenant nobody set up submits: its namespace and LocalQueue are created, Kueue admits.
+  core::Id newcomer = core::Id::generate();
+  auto sub = platform->submit(CallContext::for_tenant(newcomer), gpu_job("first-job", 1));
+  ASSERT_TRUE(sub) << sub.error().describe();
+  auto lq = client->get(resources::local_queues(), "c" + sfx + "-" + newcomer.to_string(), q);
+  EXPECT_TRUE(lq) << lq.error().describe();
+  backend::JobRecord last;
+  EXPECT_TRUE(Testbed::wait_until(
+      [&] {
+        auto r = platform->get_job(CallContext::for_tenant(newcomer), sub->record.job.id);
+        if (r) last = *r;
+        return r && r->job.status == JobStatus::Scheduled;
+      },
+      std::chrono::seconds(60)))
+      << job::to_string(last.job.status) << ": " << last.job.status_message.value_or("");
+}
+
+TEST_F(KueuePlatformTest, AConfigThatCannotReachItsClusterIsAClearError) {
+  auto cfg = platform::PlatformConfig::parse("store: sqlite://" + (dir / "bad.db").string() +
+                                             "\ncluster: {backend: kubernetes, kubernetes: {kubeconfig: " +
+                                             (dir / "missing-kubeconfig").string() + "}}\n");
+  ASSERT_TRUE(cfg) << cfg.error().describe();
+  auto p = Platform::open(std::move(*cfg));
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("opening the Kubernetes cluster failed"), std::string::npos) << p.error().describe();
+  auto typo = platform::PlatformConfig::parse("store: sqlite:///x.db\ncluster: {backend: kubernetes, kubernetes: {kubeconfg: x}}\n");
+  ASSERT_FALSE(typo);
+  EXPECT_EQ(typo.error().field, "cluster.kubernetes.kubeconfg") << typo.error().describe();
+  auto wrong = platform::PlatformConfig::parse("store: sqlite:///x.db\ncluster: {backend: k8s}\n");
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().field, "cluster.backend");
+}
+
 }  // namespace
 }  // namespace budcore::kubernetes
