@@ -50,6 +50,7 @@ python-tests: build-dev
 	  -C cmake.build-type=Debug -C build-dir=$(DEV)/python .
 	cd tests/python && PYTHONPATH=$(CURDIR)/$(DEV)/pylib BUDCORE_CLI=$(CURDIR)/$(DEV)/bin/budcore \
 	  python3 -m pytest -q
+	bash tests/python/run_k8s_tests.sh $(CURDIR)/$(DEV)/pylib $(CURDIR)/$(DEV)/k8s_python
 
 rust-tests: install-dev
 	cd examples/rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo cargo test -q

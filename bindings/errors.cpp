@@ -73,7 +73,10 @@ void bind_errors(py::module_& m) {
   base.attr("value") = py::none();
 
   auto sub = [&](ErrorCode code, const char* name, const char* doc, py::tuple bases) {
-    g_by_code[static_cast<std::size_t>(code)] = make_class(m, name, doc, std::move(bases));
+    PyObject* cls = make_class(m, name, doc, std::move(bases));
+    g_by_code[static_cast<std::size_t>(code)] = cls;
+    // ValidationError("bad") raised from Python code says "invalid", not the base's "internal".
+    py::handle(cls).attr("code") = std::string(core::to_string(code));
   };
   auto builtin = [](PyObject* p) { return py::reinterpret_borrow<py::object>(p); };
   sub(ErrorCode::Invalid, "ValidationError", "Input fails validation; .field names it.",

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ const std::vector<Registrar>& registrars();
 // Writes {"error": {"code": ..., "message": ..., "path": ...}} to stderr and returns the exit
 // code for the error (2 for invalid input, 1 otherwise).
 int report_error(const core::Error& error);
+// An argument-parser failure (missing, unknown or malformed option) as an `invalid` error whose
+// path is the option it names.
+core::Error usage_error(std::string_view parser_message);
+// The first word of argv that is not a command of its group ("budcore tempalte eval"), as an
+// invalid error with a did-you-mean; nullopt when every word up to a leaf command is known.
+std::optional<core::Error> unknown_command(const CLI::App& app, int argc, char** argv);
 
 // The whole input file named on the command line ("-": stdin), capped at max_input_bytes()
 // (or `max`). A file that cannot be read is the caller's input being wrong: Invalid, exit 2.

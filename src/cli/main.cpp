@@ -1,8 +1,13 @@
 // The budcore command: JSON on stdout, exit 0/2/1 (CONTRACTS.md).
+#include <cctype>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "budcore/c/version.h"
+#include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
 #include "cli/command.hpp"
 
@@ -53,6 +58,71 @@ int report_error(const core::Error& full) {
   return input ? kExitInvalid : kExitInternal;
 }
 
+core::Error usage_error(std::string_view parser_message) {
+  // The parser names the option in its message ("--batch is required", "The following
+  // arguments were not expected: --bacth", "--cycles: Value x not in range"): the first word
+  // that looks like an option becomes the path, as a field is elsewhere.
+  std::string path;
+  std::size_t start = 0;
+  while (start < parser_message.size()) {
+    std::size_t end = parser_message.find(' ', start);
+    if (end == std::string_view::npos) end = parser_message.size();
+    std::string_view word = parser_message.substr(start, end - start);
+    std::size_t dashes = word.rfind("--", 0) == 0 ? 2 : word.rfind('-', 0) == 0 ? 1 : 0;
+    if (dashes > 0 && word.size() > dashes && std::isalpha(static_cast<unsigned char>(word[dashes]))) {
+      while (!word.empty() && (word.back() == ':' || word.back() == ',' || word.back() == '.')) word.remove_suffix(1);
+      path = std::string(word);
+      break;
+    }
+    start = end + 1;
+  }
+  return core::Error::make(core::ErrorCode::Invalid,
+                           std::string(parser_message) + " (run the command with --help for its options)", path);
+}
+
+std::optional<core::Error> unknown_command(const CLI::App& app, int argc, char** argv) {
+  // The parser only says "A subcommand is required" for `budcore tempalte eval`: walk the
+  // words down the command tree and name the first one that is not a command of its group.
+  const CLI::App* group = &app;
+  for (int i = 1; i < argc && !group->get_subcommands({}).empty(); ++i) {
+    std::string_view word = argv[i];
+    if (word.rfind('-', 0) == 0) {
+      // An option of the group: skip its value when it takes one and is not written name=value.
+      const CLI::Option* opt = group->get_option_no_throw(std::string(word.substr(0, word.find('='))));
+      if (opt != nullptr && opt->get_type_size() != 0 && word.find('=') == std::string_view::npos) ++i;
+      continue;
+    }
+    const CLI::App* next = nullptr;
+    std::vector<std::string> names;
+    for (const CLI::App* sub : group->get_subcommands({})) {
+      if (sub->check_name(std::string(word))) next = sub;
+      names.push_back(sub->get_name());
+    }
+    if (next != nullptr) {
+      group = next;
+      continue;
+    }
+    std::vector<std::string_view> views(names.begin(), names.end());
+    std::string_view near = core::suggest(word, views);
+    std::string where = group == &app ? "budcore" : "budcore " + group->get_name();
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    core::Error err = core::Error::make(
+        core::ErrorCode::Invalid,
+        "unknown command '" + std::string(word) + "' for " + where +
+            (near.empty() ? "; expected one of " + known : "; did you mean '" + std::string(near) + "'?"),
+        "command");
+    err.value = std::string(word);
+    return err;
+  }
+  if (group->get_subcommands({}).empty()) return std::nullopt;
+  std::string known;
+  for (const CLI::App* sub : group->get_subcommands({})) known += (known.empty() ? "" : ", ") + sub->get_name();
+  return core::Error::make(core::ErrorCode::Invalid,
+                           (group == &app ? "budcore" : "budcore " + group->get_name()) + " needs a command: one of " + known,
+                           "command");
+}
+
 }  // namespace budcore::cli
 
 int main(int argc, char** argv) {
@@ -69,8 +139,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : kExitInvalid;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (auto unknown = unknown_command(app, argc, argv)) return report_error(*unknown);
+    return report_error(usage_error(e.what()));
   } catch (const std::bad_alloc&) {
     return report_error(budcore::core::Error::make(budcore::core::ErrorCode::Internal, "out of memory"));
   } catch (const std::exception& e) {

@@ -224,7 +224,11 @@ class Builder : public YAML::EventHandler {
       throw Abort{yaml_error(mark, "alias nests values deeper than " + std::to_string(kMaxYamlDepth) + " levels",
                              path())};
     }
-    add(mark, a.value, a.key_text, a.nodes, a.height, YAML::NullAnchor, a.bytes);
+    // An aliased scalar's text is copied into a string first, and only then moved into a
+    // Value: when that copy runs out of memory, bad_alloc is thrown before any Value is half
+    // built (a copy failing inside Value's variant crashed the unwinding under a memory cap).
+    Value copy = a.value.is_string() ? Value(std::string(a.value.as_string())) : a.value;
+    add(mark, std::move(copy), a.key_text, a.nodes, a.height, YAML::NullAnchor, a.bytes);
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,

@@ -130,11 +130,21 @@ core::Status read_pool(const Value& v, const std::string& path, backend::NodePoo
 core::Status read_cluster(const Value& v, PlatformConfig& c) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "cluster"));
   BUDCORE_TRY(s.known({"backend", "admission_window", "start_latency_seconds", "default_duration_seconds",
-                       "duration_spread", "failure_rate", "seed", "inventory"}));
+                       "duration_spread", "failure_rate", "seed", "inventory", "kubernetes"}));
   BUDCORE_TRY(s.string("backend", c.cluster_backend));
-  if (c.cluster_backend != "sim")
-    return Error::invalid("cluster.backend", c.cluster_backend,
-                          "this build has the simulated cluster only (\"sim\"); the Kubernetes backend is separate");
+  if (c.cluster_backend != "sim" && c.cluster_backend != "kubernetes")
+    return Error::invalid("cluster.backend", c.cluster_backend, "must be sim or kubernetes");
+  if (const Value* k = s.get("kubernetes")) {
+    if (c.cluster_backend != "kubernetes")
+      return Error::invalid("cluster.kubernetes", "", "only with backend: kubernetes");
+    BUDCORE_TRY_ASSIGN(Section ks, Section::of(*k, "cluster.kubernetes"));
+    BUDCORE_TRY(ks.known({"kubeconfig", "context", "apply_quota", "create_tenant_queues", "model_image"}));
+    BUDCORE_TRY(ks.string("kubeconfig", c.kubernetes.kubeconfig));
+    BUDCORE_TRY(ks.string("context", c.kubernetes.context));
+    BUDCORE_TRY(ks.boolean("apply_quota", c.kubernetes.apply_quota));
+    BUDCORE_TRY(ks.boolean("create_tenant_queues", c.kubernetes.create_tenant_queues));
+    BUDCORE_TRY(ks.string("model_image", c.kubernetes.model_image));
+  }
   std::int64_t window = static_cast<std::int64_t>(c.cluster.admission_window);
   BUDCORE_TRY(s.integer("admission_window", window, 1, 1'000'000));
   c.cluster.admission_window = static_cast<std::size_t>(window);
@@ -404,6 +414,8 @@ core::Result<PlatformConfig> PlatformConfig::parse(std::string_view text) {
 
 core::Status PlatformConfig::validate() const {
   if (store_uri.empty()) return Error::invalid("store", "", "a platform needs a store URI (sqlite:///path.db, postgresql://...)");
+  if (cluster_backend != "sim" && cluster_backend != "kubernetes")
+    return Error::invalid("cluster.backend", cluster_backend, "must be sim or kubernetes");
   if (auto st = cluster.validate(); !st) {
     core::Error e = st.error();
     if (e.field.rfind("inventory", 0) == 0) e.at("cluster");

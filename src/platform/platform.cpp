@@ -28,7 +28,10 @@ Platform::~Platform() {
   }
 }
 
-core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config) {
+core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config) { return open(std::move(config), nullptr); }
+
+core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
+                                                       std::unique_ptr<backend::ClusterBackend> cluster) {
   BUDCORE_TRY(config.validate());
   auto impl = std::make_unique<Impl>();
   Impl& m = *impl;
@@ -44,9 +47,16 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config) {
   so.clock = m.clock;
   so.durable = m.config.store_durable;
   BUDCORE_TRY_ASSIGN(m.store, backend::open_store(m.config.store_uri, so));
-  BUDCORE_TRY_ASSIGN(auto sim, backend::SimCluster::create(*m.clock, m.config.cluster));
-  m.sim = sim.get();
-  m.cluster = std::move(sim);
+  if (cluster == nullptr && m.config.cluster_backend == "kubernetes") {
+    BUDCORE_TRY_ASSIGN(cluster, open_kubernetes_cluster(m.config, *m.clock));
+  }
+  if (cluster != nullptr) {
+    m.cluster = std::move(cluster);
+  } else {
+    BUDCORE_TRY_ASSIGN(auto sim, backend::SimCluster::create(*m.clock, m.config.cluster));
+    m.sim = sim.get();
+    m.cluster = std::move(sim);
+  }
   if (m.config.http == HttpKind::Curl) m.http = backend::make_curl_http_client();
   BUDCORE_TRY(m.recover());
   std::unique_ptr<Platform> p(new Platform(std::move(impl)));

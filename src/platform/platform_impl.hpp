@@ -159,4 +159,8 @@ core::Result<backend::Placement> placement_from(const core::Value& v);
 // A deterministic UUID (version 8) from a text: pipeline_step_id of a run's step.
 core::Id derived_id(std::string_view text);
 
+// cluster.backend: kubernetes (kubernetes_cluster.cpp).
+core::Result<std::unique_ptr<backend::ClusterBackend>> open_kubernetes_cluster(const PlatformConfig& config,
+                                                                               const core::Clock& clock);
+
 }  // namespace budcore::platform

@@ -101,6 +101,8 @@ core::Result<Scenario> Scenario::from_value(const Value& doc, const std::string&
     return e;
   }
   s.config = std::move(*config);
+  if (s.config.cluster_backend != "sim")  // a what-if never touches a real cluster
+    return Error::invalid("cluster.backend", s.config.cluster_backend, "a scenario runs on the simulated cluster (sim)");
   s.config.store_durable = false;
   if (const Value* u = doc.find("until_seconds"); u != nullptr && !u->is_null()) {
     BUDCORE_TRY_ASSIGN(double until, seconds(u, "until_seconds"));

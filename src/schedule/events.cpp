@@ -51,7 +51,12 @@ core::Status apply_event(Timeline& tl, const Value& event) {
   if (t == "submitted") {
     const Value* job = event.as_map().find("job");
     if (job == nullptr || !job->is_map()) return Error::invalid("event.job", "", "a submitted event carries the job");
-    auto in = parse_estimate_document(Value(core::Map{{"workloads", Value(core::List{*job})}}));
+    // The scenario's priority classes travel with the job, so `priority_class` names resolve.
+    core::List classes;
+    for (const auto& pc : tl.config().priority_classes)
+      classes.emplace_back(core::Map{{"name", pc.name}, {"value", static_cast<std::int64_t>(pc.value)}});
+    auto in = parse_estimate_document(
+        Value(core::Map{{"priority_classes", Value(std::move(classes))}, {"workloads", Value(core::List{*job})}}));
     if (!in) {
       core::Error e = std::move(in).error();
       if (e.field.rfind("workloads[0]", 0) == 0) e.field = "event.job" + e.field.substr(12);

@@ -289,6 +289,7 @@ core::Result<Timeline> Timeline::create(TimelineInput input) {
 
 const TimelineResult& Timeline::result() const { return impl_->result; }
 int Timeline::trees_simulated() const { return impl_->last_trees; }
+const quota::QuotaConfig& Timeline::config() const { return impl_->config; }
 
 const JobEstimate* Timeline::find(std::string_view name) const {
   for (const auto& e : impl_->result.jobs)

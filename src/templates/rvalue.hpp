@@ -109,12 +109,16 @@ class RValue {
   RValue(std::int64_t i) noexcept : v_(i) {}
   RValue(int i) noexcept : v_(std::int64_t{i}) {}
   RValue(double d) noexcept : v_(d) {}
-  RValue(std::string s) : v_((charge_alloc(s.size()), std::move(s))) {}
-  // Copying a string value copies its text: charged like any allocation.
-  RValue(const RValue& o) : v_(charged(o)) {}
+  RValue(std::string s) : v_(std::monostate{}) {
+    charge_alloc(s.size());
+    v_.emplace<std::string>(std::move(s));
+  }
+  // Copying a string value copies its text: charged like any allocation, and copied before it
+  // enters the variant (see core::Value: a throwing std::variant copy crashes libstdc++ 12).
+  RValue(const RValue& o) { copy_from(o); }
   RValue(RValue&&) noexcept = default;
   RValue& operator=(const RValue& o) {
-    if (this != &o) v_ = charged(o);
+    if (this != &o) copy_from(o);
     return *this;
   }
   RValue& operator=(RValue&&) noexcept = default;
@@ -163,9 +167,17 @@ class RValue {
   void give_nested(std::vector<RValue>& out);
 
  private:
-  static const Variant& charged(const RValue& o) {
-    if (auto p = std::get_if<std::string>(&o.v_)) charge_alloc(p->size());
-    return o.v_;
+  void copy_from(const RValue& o) {
+    if (const std::string* p = std::get_if<std::string>(&o.v_)) {
+      charge_alloc(p->size());
+      std::string text(*p);
+      v_.emplace<std::string>(std::move(text));
+    } else if (const Undefined* u = std::get_if<Undefined>(&o.v_)) {
+      Undefined copy{u->hint};
+      v_.emplace<Undefined>(std::move(copy));
+    } else {
+      v_ = o.v_;  // no allocation: scalars, borrowed values and shared pointers
+    }
   }
   Variant v_;
 };

@@ -152,8 +152,15 @@ TEST_F(LimitsCliTest, YamlAliasBombIsRefused) {
   doc += "- id: t\n  name: t\n  step_type: TRANSFORM\n  config:\n    outputs:\n      x: [";
   for (int i = 0; i < 1000; ++i) doc += i ? ", *big" : "*big";
   doc += "]\n";
-  json e = invalid(run("pipeline plan " + quote(write("bomb.yaml", doc).string())));
+  fs::path bomb = write("bomb.yaml", doc);
+  json e = invalid(run("pipeline plan " + quote(bomb.string())));
   EXPECT_NE(e["message"].get<std::string>().find("aliases expand"), std::string::npos) << e.dump();
+  if (!kCapMemory) return;
+  // With the input limit raised past the memory cap, the expansion runs out of memory: a clean
+  // error and exit 1, not the segfault it was (a std::variant copy that throws crashed).
+  CliRun oom = run("pipeline plan " + quote(bomb.string()), "BUDCORE_MAX_INPUT_BYTES=4000000000");
+  EXPECT_EQ(oom.exit_code, 1) << oom.err;
+  EXPECT_NE(oom.err.find("out of memory"), std::string::npos) << oom.err;
 }
 
 TEST_F(LimitsCliTest, QuotaNumbersAndKeysAreChecked) {

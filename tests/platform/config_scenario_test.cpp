@@ -70,6 +70,17 @@ TEST(PlatformConfigTest, ErrorsNameThePathAndUnknownKeysGetAHint) {
   ASSERT_FALSE(flavor);
   EXPECT_EQ(flavor.error().field, "cluster.inventory[0].flavor");
   EXPECT_EQ(platform::PlatformConfig::parse("store: s\nclock: sundial\n").error().field, "clock");
+  // The kubernetes section: only with that backend, and its keys are checked like any other.
+  auto k8s = platform::PlatformConfig::parse(
+      "store: s\ncluster: {backend: kubernetes, kubernetes: {kubeconfig: /k, context: c, apply_quota: false}}\n");
+  ASSERT_TRUE(k8s) << k8s.error().describe();
+  EXPECT_EQ(k8s->kubernetes.kubeconfig, "/k");
+  EXPECT_EQ(k8s->kubernetes.context, "c");
+  EXPECT_FALSE(k8s->kubernetes.apply_quota);
+  EXPECT_TRUE(k8s->kubernetes.create_tenant_queues);
+  EXPECT_EQ(platform::PlatformConfig::parse("store: s\ncluster: {kubernetes: {kubeconfig: /k}}\n").error().field,
+            "cluster.kubernetes");
+  EXPECT_EQ(platform::PlatformConfig::parse("store: s\ncluster: {backend: nomad}\n").error().field, "cluster.backend");
   EXPECT_EQ(platform::PlatformConfig::parse("schema_version: 2\nstore: s\n").error().code, core::ErrorCode::Unsupported);
   EXPECT_EQ(platform::PlatformConfig::parse("clock: virtual\n").error().field, "store");
   EXPECT_EQ(platform::PlatformConfig::parse("store: s\nquota: {cluster_queues: [{name: q, cohort: 5}]}\n").error().code,
@@ -153,6 +164,10 @@ TEST(PlatformScenarioTest, ScenarioErrorsNameThePath) {
   EXPECT_EQ(platform::Scenario::parse("jobs: [{file: a.json}]").error().field, "jobs[0].file");
   EXPECT_EQ(platform::Scenario::parse("start: yesterday").error().field, "start");
   EXPECT_EQ(platform::Scenario::parse("jobz: []").error().field, "jobz");
+  // A what-if never reaches a real cluster.
+  auto k8s = platform::Scenario::parse("cluster: {backend: kubernetes, kubernetes: {kubeconfig: /nowhere}}");
+  ASSERT_FALSE(k8s);
+  EXPECT_EQ(k8s.error().field, "cluster.backend");
   auto act = platform::Scenario::parse("actions: [{at: 1, cancel: ghost}]");
   ASSERT_TRUE(act);
   auto run = platform::simulate(*act);

@@ -40,6 +40,12 @@ def test_error_raised_from_python_has_default_attributes():
     e = budcore.ValidationError("boom")
     assert str(e) == "boom"
     assert e.field is None and e.value is None
+    # Each class carries its own code, also when raised from Python code.
+    assert e.code == "invalid"
+    assert budcore.NotFoundError("x").code == "not_found"
+    assert budcore.ConflictError("x").code == "conflict"
+    assert budcore.AlreadyExistsError("x").code == "already_exists"
+    assert budcore.Error("x").code == "internal"
     with pytest.raises(Error):
         raise e
 

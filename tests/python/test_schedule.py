@@ -74,6 +74,19 @@ def test_live_updates_revise_estimates():
     assert e.value.field == "at"
 
 
+def test_a_submitted_job_names_its_priority_class():
+    tl = schedule.estimate(scenario(priority_classes=[{"name": "urgent", "value": 1000}]))
+    tl.started("llm", 0, "gpu", {"main": {"nvidia.com/gpu": "a100"}})
+    tl.submitted({"name": "hot", "namespace": "t", "queue": "gpu", "duration_seconds": 10, "priority_class": "urgent",
+                  "pod_sets": [{"count": 1, "requests": {"nvidia.com/gpu": "2"}}]}, 5)
+    # Ahead of embed and batch, created before it: it runs as soon as llm frees the GPUs.
+    assert (tl.job("hot").start, tl.job("embed").start) == (300, 310)
+    with pytest.raises(budcore.ValidationError) as e:
+        tl.submitted({"name": "cold", "namespace": "t", "queue": "gpu", "duration_seconds": 10,
+                      "priority_class": "urgnet", "pod_sets": [{"count": 1, "requests": {"nvidia.com/gpu": "1"}}]}, 6)
+    assert e.value.field == "event.job.priority_class"
+
+
 def test_errors_name_the_field():
     s = scenario()
     s["workloads"][0]["depends_on"] = ["orchestrator"]

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "budcore/core/json.hpp"
 #include "budcore/quota/scenario.hpp"
 #include "budcore/schedule/estimate.hpp"
 #include "budcore/schedule/timeline.hpp"
@@ -350,6 +351,33 @@ TEST(TimelineTest, LiveUpdatesReviseEstimatesOfTheAffectedTreeOnly) {
   EXPECT_FALSE(tl->submitted(cyc, core::Timestamp::from_unix_seconds(80)));
   EXPECT_EQ(tl->find("cyc"), nullptr);
   EXPECT_EQ(tl->result().never.count("cyc"), 0u);
+}
+
+TEST(TimelineTest, ASubmittedEventNamesItsPriorityClass) {
+  Json s = scenario(Json::array({cq("a", nullptr, "4")}),
+                    Json::array({wl("a1", "lq-a", "4", 100, 1), wl("a2", "lq-a", "4", 100, 2)}));
+  s["priority_classes"] = Json::array({{{"name", "urgent"}, {"value", 1000}}});
+  auto tl = make(s);
+  ASSERT_TRUE(tl.has_value()) << tl.error().describe();
+  quota::Admission adm{"a", {{"main", {{"cpu", "on-demand"}}}}, {}};
+  ASSERT_TRUE(tl->started("a1", core::Timestamp::from_unix_seconds(0), adm));
+  Json job = wl("hot", "lq-a", "4", 10, 3);
+  job.erase("priority");
+  job["priority_class"] = "urgent";
+  auto v = core::parse_json(Json({{"type", "submitted"}, {"at", 5}, {"job", job}}).dump());
+  ASSERT_TRUE(v);
+  ASSERT_TRUE(apply_event(*tl, *v));
+  // The class's value puts it ahead of a2, which was created first: it runs when a1 ends.
+  EXPECT_EQ(tl->find("hot")->start, core::Timestamp::from_unix_seconds(100));
+  EXPECT_EQ(tl->find("a2")->start, core::Timestamp::from_unix_seconds(110));
+  // An unknown class is an error naming the event's field, and changes nothing.
+  job["name"] = "cold";
+  job["priority_class"] = "urgnet";
+  v = core::parse_json(Json({{"type", "submitted"}, {"at", 6}, {"job", job}}).dump());
+  auto st = apply_event(*tl, *v);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().field, "event.job.priority_class");
+  EXPECT_EQ(tl->find("cold"), nullptr);
 }
 
 TEST(TimelineTest, LivePreemptionSendsAJobBack) {

@@ -85,6 +85,18 @@ class BUDCORE_API Value {
   Value(List l) : v_(std::make_shared<List>(std::move(l))) {}
   Value(Map m) : v_(std::make_shared<Map>(std::move(m))) {}
 
+  // A string's text is copied before it enters the variant: libstdc++ 12 crashes while
+  // unwinding when a std::variant copy throws (bad_alloc under a memory cap), so running out
+  // of memory while copying a Value stays a clean std::bad_alloc.
+  Value(const Value& other) { copy_from(other); }
+  Value& operator=(const Value& other) {
+    if (this != &other) copy_from(other);
+    return *this;
+  }
+  Value(Value&&) noexcept = default;
+  Value& operator=(Value&&) noexcept = default;
+  ~Value() = default;
+
   static Value list(std::initializer_list<Value> items) { return Value(List(items)); }
   static Value map(std::initializer_list<Map::Entry> entries) { return Value(Map(entries)); }
 
@@ -121,6 +133,15 @@ class BUDCORE_API Value {
   friend BUDCORE_API bool operator==(const Value& a, const Value& b);
 
  private:
+  void copy_from(const Value& other) {
+    if (const std::string* s = std::get_if<std::string>(&other.v_)) {
+      std::string text(*s);  // may throw; v_ is untouched then
+      v_.emplace<std::string>(std::move(text));
+    } else {
+      v_ = other.v_;  // no allocation: scalars and shared pointers
+    }
+  }
+
   std::variant<std::monostate, bool, std::int64_t, double, std::string, std::shared_ptr<List>,
                std::shared_ptr<Map>>
       v_;

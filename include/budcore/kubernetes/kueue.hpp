@@ -4,6 +4,7 @@
 // WorkloadPriorityClasses, in the storage version of Kueue 0.19 (kueue.x-k8s.io/v1beta2).
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +42,13 @@ struct ApplyReport {
 // priority classes). The first refusal stops it; the error names the object and field.
 BUDCORE_API core::Result<ApplyReport> apply_quota(Client& client, const quota::QuotaConfig& config,
                                                   const ApplyOptions& options = {});
+
+// Waits until Kueue reports every ClusterQueue and LocalQueue of `config` Active (its scheduler
+// cache has them, cohort and flavors resolved), polling every 50 ms. Submitting before that can
+// leave a workload judged against a partial cohort. On timeout the error names the first queue
+// that is not active with Kueue's reason and message (FlavorNotFound, ClusterQueueDoesNotExist).
+BUDCORE_API core::Result<void> wait_quota_active(Client& client, const quota::QuotaConfig& config,
+                                                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 // MultiKueue on a manager cluster: each worker's kubeconfig goes into a Secret in Kueue's
 // namespace, a MultiKueueCluster points at it, one MultiKueueConfig lists the workers, and an

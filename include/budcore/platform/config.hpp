@@ -5,7 +5,9 @@
 //   store: "sqlite:///var/lib/budcore/platform.db"   # or {uri: ..., durable: true}
 //   clock: virtual                                    # or system, or {kind: virtual, start: RFC 3339}
 //   cluster:                                          # the simulated cluster (backend: sim)
-//     backend: sim
+//     backend: sim                                    # or kubernetes (then `kubernetes` below)
+//     kubernetes: {kubeconfig: path, context: name, apply_quota: true, create_tenant_queues: true,
+//                  model_image: image}
 //     admission_window: 64
 //     start_latency_seconds: 0
 //     default_duration_seconds: 3600
@@ -47,6 +49,19 @@ enum class ClockKind : std::uint8_t {
 enum class HttpKind : std::uint8_t { Sim, Curl };
 enum class NotifierKind : std::uint8_t { Sim, None };
 
+// cluster.backend: kubernetes — jobs run on a real cluster whose Kueue admits them
+// (kubernetes::KueueCluster, docs/kubernetes.md). The layout (`queues`) and `quota` describe the
+// cluster's Kueue objects.
+struct KubernetesClusterConfig {
+  std::string kubeconfig;  // path; "" = $KUBECONFIG, ~/.kube/config or the pod's service account
+  std::string context;     // "" = the kubeconfig's current context
+  // Apply `quota` as Kueue objects when the platform opens, and wait until Kueue has them.
+  bool apply_quota = true;
+  // Create a tenant's namespace and LocalQueue on its first job.
+  bool create_tenant_queues = true;
+  std::string model_image;  // image of MODEL jobs that name none
+};
+
 struct BUDCORE_API PlatformConfig {
   static constexpr int kSchemaVersion = 1;
   static constexpr std::size_t kMaxDocumentBytes = 4u << 20;
@@ -55,7 +70,8 @@ struct BUDCORE_API PlatformConfig {
   bool store_durable = true;
   ClockKind clock = ClockKind::Virtual;
   core::Timestamp virtual_start = core::Timestamp::from_unix_seconds(1'767'225'600);  // 2026-01-01T00:00:00Z
-  std::string cluster_backend = "sim";
+  std::string cluster_backend = "sim";  // "sim" or "kubernetes"
+  KubernetesClusterConfig kubernetes;    // cluster_backend == "kubernetes"
   backend::SimClusterOptions cluster;  // quota, layout, inventory, outcomes, window, latency
   job::RetryPolicy retry;
   HttpKind http = HttpKind::Sim;

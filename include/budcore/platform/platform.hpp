@@ -99,6 +99,13 @@ class BUDCORE_API Platform {
   // the live jobs and pipeline runs from the Store and hands them to the cluster. Errors: the
   // config's (Invalid, naming the field), the Store's (Io, Unsupported).
   static core::Result<std::unique_ptr<Platform>> open(PlatformConfig config);
+  // The same on a cluster of the caller's instead of the simulated one: a
+  // kubernetes::KueueCluster, whose Kueue admits the jobs. config.cluster.layout must be the
+  // layout that cluster renders with; config.clock should be System (a real cluster runs in real
+  // time; the platform then polls it at least every second). Reopening the platform on the same
+  // Store hands the cluster every live run (ClusterBackend::adopt).
+  static core::Result<std::unique_ptr<Platform>> open(PlatformConfig config,
+                                                      std::unique_ptr<backend::ClusterBackend> cluster);
   // The embedded default (PlatformConfig::embedded): SQLite in `dir`, simulated cluster, virtual clock.
   static core::Result<std::unique_ptr<Platform>> open_embedded(const std::string& dir);
   ~Platform();

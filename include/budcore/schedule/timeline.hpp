@@ -124,6 +124,8 @@ class BUDCORE_API Timeline {
 
   // How many cohort trees the last create/event simulated (for tests and benchmarks).
   int trees_simulated() const;
+  // The scenario's quota configuration (a submitted job's priority class is looked up here).
+  const quota::QuotaConfig& config() const;
 
   struct Impl;
 

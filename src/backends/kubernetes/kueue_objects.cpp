@@ -1,5 +1,7 @@
 // Quota configuration <-> the cluster's Kueue objects, through quota::export_kueue/import_kueue.
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "budcore/kubernetes/kueue.hpp"
 #include "backends/kubernetes/util.hpp"
@@ -124,6 +126,60 @@ core::Result<ApplyReport> apply_quota(Client& client, const quota::QuotaConfig& 
     }
   }
   return report;
+}
+
+namespace {
+
+// "" when `obj` has condition Active=True, else "reason: message" (or "no status yet").
+std::string inactive_reason(const Value& obj) {
+  const Value* conds = obj.find_path("status.conditions");
+  if (conds == nullptr || !conds->is_list()) return "no status yet";
+  for (const auto& c : conds->as_list()) {
+    const Value* type = c.find("type");
+    if (type == nullptr || !type->is_string() || type->as_string() != "Active") continue;
+    const Value* status = c.find("status");
+    if (status != nullptr && status->is_string() && status->as_string() == "True") return {};
+    const Value* reason = c.find("reason");
+    const Value* message = c.find("message");
+    return (reason != nullptr && reason->is_string() ? reason->as_string() : std::string("Inactive")) + ": " +
+           (message != nullptr && message->is_string() ? message->as_string() : std::string());
+  }
+  return "no Active condition yet";
+}
+
+}  // namespace
+
+core::Result<void> wait_quota_active(Client& client, const quota::QuotaConfig& config,
+                                     std::chrono::milliseconds timeout) {
+  struct Queue {
+    const Resource* resource;
+    std::string ns, name;
+  };
+  std::vector<Queue> pending;
+  for (const auto& cq : config.cluster_queues) pending.push_back({&resources::cluster_queues(), {}, cq.name});
+  for (const auto& lq : config.local_queues)
+    pending.push_back({&resources::local_queues(), lq.namespace_, lq.name});
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string why;
+  while (true) {
+    while (!pending.empty()) {
+      const Queue& q = pending.front();
+      auto got = client.get(*q.resource, q.ns, q.name);
+      if (!got && got.error().code != core::ErrorCode::NotFound) return std::move(got).error();
+      why = got ? inactive_reason(*got) : "not found";
+      if (!why.empty()) break;
+      pending.erase(pending.begin());
+    }
+    if (pending.empty()) return {};
+    if (std::chrono::steady_clock::now() >= deadline) {
+      const Queue& q = pending.front();
+      return Error::make(core::ErrorCode::Conflict,
+                         q.resource->kind + " " + (q.ns.empty() ? "" : q.ns + "/") + q.name + " is not active after " +
+                             std::to_string(timeout.count()) + " ms: " + why,
+                         q.ns.empty() ? q.name : q.ns + "/" + q.name);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 core::Result<std::vector<Value>> multikueue_objects(const MultiKueueSetup& setup) {

@@ -20,3 +20,12 @@ std::string url_encode(std::string_view s);
 std::string fnv1a_hex(std::string_view s);
 
 }  // namespace budcore::kubernetes
+
+#include "budcore/core/result.hpp"
+
+namespace budcore::kubernetes {
+class Client;
+// Creates the namespace unless it exists; true when this call created it (kueue_objects.cpp).
+core::Result<bool> ensure_namespace(Client& client, const std::string& name);
+
+}  // namespace budcore::kubernetes

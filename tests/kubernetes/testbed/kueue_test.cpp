@@ -24,16 +24,9 @@ using core::Value;
 using job::JobStatus;
 using testing::Testbed;
 
-// Marks a batch/v1 Job finished the way the job controller would.
 void complete(Client& c, const std::string& ns, const std::string& name) {
-  std::string now = "2026-01-01T00:00:00Z";
-  auto cond = [&](const char* type) {
-    return Map{{"type", type}, {"status", "True"}, {"lastProbeTime", now}, {"lastTransitionTime", now}};
-  };
-  Value patch = Map{{"status", Map{{"startTime", now}, {"completionTime", now}, {"succeeded", 1},
-                                   {"conditions", core::List{cond("SuccessCriteriaMet"), cond("Complete")}}}}};
-  auto r = c.patch(resources::jobs(), ns, name, patch, PatchType::Merge, "status");
-  ASSERT_TRUE(r) << r.error().describe();
+  auto st = testing::mark_job_complete(c, ns, name);
+  ASSERT_TRUE(st) << st.error().describe();
 }
 
 class KueueTestbedTest : public ::testing::Test {
@@ -81,6 +74,9 @@ class KueueTestbedTest : public ::testing::Test {
   void apply(const quota::QuotaConfig& cfg) {
     auto r = apply_quota(*client, cfg);
     ASSERT_TRUE(r) << r.error().describe();
+    // Jobs submitted before Kueue has every queue of a cohort would be judged without it.
+    auto active = wait_quota_active(*client, cfg, std::chrono::seconds(60));
+    ASSERT_TRUE(active) << active.error().describe();
   }
 
   job::Job gpu_job(const std::string& name, int gpus, job::JobPriority prio = job::JobPriority::Normal,
@@ -114,7 +110,7 @@ class KueueTestbedTest : public ::testing::Test {
     });
   }
 
-  ObservedJob wait_status(const RenderedJob& rj, JobStatus want, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  ObservedJob wait_status(const RenderedJob& rj, JobStatus want, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
     ObservedJob last;
     Testbed::wait_until(
         [&] {
@@ -204,14 +200,20 @@ TEST_F(KueueTestbedTest, CohortLetsAQueueBorrow) {
   // The serve queue lends its idle a100s: batch holds 2 + 2 of its own and borrows 2 more.
   std::vector<RenderedJob> jobs;
   for (int i = 0; i < 3; ++i) jobs.push_back(submit(gpu_job("b" + std::to_string(i), 2)));
-  for (auto& rj : jobs) ASSERT_EQ(wait_status(rj, JobStatus::Scheduled).status, JobStatus::Scheduled);
+  for (auto& rj : jobs) {
+    auto o = wait_status(rj, JobStatus::Scheduled);
+    ASSERT_EQ(o.status, JobStatus::Scheduled) << rj.name << ": " << o.reason << ": " << o.message;
+  }
   core::Result<Value> cq = client->get(resources::cluster_queues(), {}, "batch-" + sfx);
   ASSERT_TRUE(cq);
-  EXPECT_TRUE(Testbed::wait_until([&] {
-    cq = client->get(resources::cluster_queues(), {}, "batch-" + sfx);
-    std::string s = core::to_json(*cq->find_path("status"));
-    return s.find(R"("borrowed":"2")") != std::string::npos;
-  })) << core::to_json(*cq->find_path("status"));
+  EXPECT_TRUE(Testbed::wait_until(
+      [&] {
+        cq = client->get(resources::cluster_queues(), {}, "batch-" + sfx);
+        std::string s = core::to_json(*cq->find_path("status"));
+        return s.find(R"("borrowed":"2")") != std::string::npos;
+      },
+      std::chrono::seconds(60)))
+      << core::to_json(*cq->find_path("status"));
   // Read back what the cluster has: budcore's queues are there, with the cohort.
   auto back = read_quota(*client);
   ASSERT_TRUE(back) << back.error().describe();
@@ -222,6 +224,17 @@ TEST_F(KueueTestbedTest, CohortLetsAQueueBorrow) {
       EXPECT_EQ(q.cohort.value_or(""), "pool-" + sfx);
     }
   EXPECT_TRUE(found);
+}
+
+TEST_F(KueueTestbedTest, WaitingForQueuesNamesTheOneThatIsNotActive) {
+  auto cfg = config();
+  auto never = wait_quota_active(*client, cfg, std::chrono::milliseconds(200));  // nothing applied yet
+  ASSERT_FALSE(never);
+  EXPECT_NE(never.error().message.find("ClusterQueue batch-" + sfx + " is not active after 200 ms: not found"),
+            std::string::npos)
+      << never.error().message;
+  apply(cfg);  // waits until active
+  EXPECT_TRUE(wait_quota_active(*client, cfg, std::chrono::milliseconds(200)));
 }
 
 TEST_F(KueueTestbedTest, ServiceJobIsAdmittedAndScaledUp) {

@@ -84,6 +84,39 @@ class Testbed {
   std::map<std::string, std::string> env_;
 };
 
+// Marks a batch/v1 Job finished the way the job controller would (the test bed runs no
+// kube-controller-manager or kubelet), as Kueue's own integration tests do.
+inline core::Status mark_job_complete(kubernetes::Client& c, const std::string& ns, const std::string& name) {
+  std::string now = "2026-01-01T00:00:00Z";
+  auto cond = [&](const char* type) {
+    return core::Map{{"type", type}, {"status", "True"}, {"lastProbeTime", now}, {"lastTransitionTime", now}};
+  };
+  core::Value patch =
+      core::Map{{"status", core::Map{{"startTime", now}, {"completionTime", now}, {"succeeded", 1},
+                                     {"conditions", core::List{cond("SuccessCriteriaMet"), cond("Complete")}}}}};
+  auto r = c.patch(kubernetes::resources::jobs(), ns, name, patch, kubernetes::PatchType::Merge, "status");
+  if (!r) return std::move(r).error();
+  return {};
+}
+
+// Marks a batch/v1 Job failed (backoff limit reached) the way the job controller would.
+inline core::Status mark_job_failed(kubernetes::Client& c, const std::string& ns, const std::string& name) {
+  std::string now = "2026-01-01T00:00:00Z";
+  auto cond = [&](const char* type) {
+    return core::Map{{"type", type},
+                     {"status", "True"},
+                     {"reason", "BackoffLimitExceeded"},
+                     {"message", "Job has reached the specified backoff limit"},
+                     {"lastProbeTime", now},
+                     {"lastTransitionTime", now}};
+  };
+  core::Value patch = core::Map{
+      {"status", core::Map{{"startTime", now}, {"failed", 1}, {"conditions", core::List{cond("FailureTarget"), cond("Failed")}}}}};
+  auto r = c.patch(kubernetes::resources::jobs(), ns, name, patch, kubernetes::PatchType::Merge, "status");
+  if (!r) return std::move(r).error();
+  return {};
+}
+
 #define BUDCORE_NEED_TESTBED()                                                               \
   auto* tb = ::budcore::testing::Testbed::get();                                             \
   if (tb == nullptr) GTEST_SKIP() << "no Kubernetes test bed (BUDCORE_K8S_TESTS=0 or not started by ctest)"

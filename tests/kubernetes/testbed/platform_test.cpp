@@ -1,0 +1,296 @@
+// The Platform driving a real Kueue through KueueCluster: a job goes from submission through
+// Kueue's admission to completion; a platform that stops and reopens on the same Store adopts
+// its runs (and resubmits one whose objects were deleted while it was down); cancel deletes
+// the objects; a retry runs as a new set of objects.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "budcore/kubernetes/cluster.hpp"
+#include "budcore/kubernetes/jobs.hpp"
+#include "budcore/kubernetes/kueue.hpp"
+#include "budcore/platform/platform.hpp"
+#include "budcore/quota/kueue_yaml.hpp"
+#include "kubernetes/testbed/testbed.hpp"
+
+namespace budcore::kubernetes {
+namespace {
+
+using job::JobStatus;
+using platform::CallContext;
+using platform::Platform;
+using testing::Testbed;
+
+class KueuePlatformTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    BUDCORE_NEED_TESTBED();
+    this->tb = tb;
+    client = tb->client();
+    sfx = Testbed::unique("p").substr(2);
+    tenant = core::Id::generate();
+    render.layout.cluster_queue_by_type = {{job::JobType::Batch, "pbatch-" + sfx},
+                                           {job::JobType::Training, "pbatch-" + sfx},
+                                           {job::JobType::Service, "pbatch-" + sfx}};
+    render.layout.usecase_cluster_queue = "pbatch-" + sfx;
+    render.layout.tenant_namespace_prefix = "p" + sfx + "-";
+    std::string y = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: pa100-" + sfx +
+                    "}\nspec: {nodeLabels: {gpu.type: pa100-" + sfx + "}}\n---\n"
+                    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: pbatch-" + sfx +
+                    "}\nspec:\n  resourceGroups:\n  - coveredResources: [cpu, memory, nvidia.com/gpu]\n    flavors:\n"
+                    "    - name: pa100-" + sfx + "\n      resources: [{name: cpu, nominalQuota: 64}, {name: memory, nominalQuota: 256Gi},"
+                    " {name: nvidia.com/gpu, nominalQuota: 2}]\n";
+    auto imp = quota::import_kueue_yaml(y);
+    ASSERT_TRUE(imp) << imp.error().describe();
+    quota = imp->config;
+    quota::add_tenant_local_queues(quota, tenant.to_string(), render.layout);
+    render.flavors = quota.resource_flavors;
+    auto applied = apply_quota(*client, quota);
+    ASSERT_TRUE(applied) << applied.error().describe();
+    auto active = wait_quota_active(*client, quota, std::chrono::seconds(60));
+    ASSERT_TRUE(active) << active.error().describe();
+    dir = std::filesystem::temp_directory_path() / ("budcore_kueue_platform_" + sfx);
+    std::filesystem::create_directories(dir);
+  }
+  void TearDown() override {
+    platform.reset();
+    if (!dir.empty()) std::filesystem::remove_all(dir);
+  }
+
+  // A platform on the test bed's Kueue, on the SQLite file of this test.
+  void open() {
+    platform::PlatformConfig cfg = platform::PlatformConfig::embedded(dir.string());
+    cfg.clock = platform::ClockKind::System;
+    cfg.cluster.quota = quota;
+    cfg.cluster.inventory.clear();
+    cfg.cluster.layout = render.layout;
+    cfg.retry.backoff.base = core::Duration::seconds(1);
+    cfg.retry.backoff.cap = core::Duration::seconds(2);
+    auto kc = KueueCluster::create(tb->client(), KueueClusterOptions{render}, *core::system_clock());
+    ASSERT_TRUE(kc) << kc.error().describe();
+    auto p = Platform::open(std::move(cfg), std::move(*kc));
+    ASSERT_TRUE(p) << p.error().describe();
+    platform = std::move(*p);
+  }
+
+  job::Job gpu_job(const std::string& name, int gpus) {
+    job::Job j;
+    j.name = name;
+    j.job_type = job::JobType::Batch;
+    j.deployment_type = job::DeploymentType::Docker;
+    j.gpu_count = gpus;
+    j.cpu_cores = core::Quantity::from_int(1);
+    j.memory_gb = core::Quantity::from_int(1);
+    j.spec = core::Value(core::Map{{"image", "busybox:1.36"}});
+    return j;
+  }
+
+  // Waits until the platform reports `want` for the job; returns the last record.
+  backend::JobRecord wait_for(const core::Id& id, JobStatus want, std::chrono::seconds timeout = std::chrono::seconds(60)) {
+    backend::JobRecord last;
+    Testbed::wait_until(
+        [&] {
+          auto r = platform->get_job(ctx(), id);
+          if (r) last = *r;
+          return r && r->job.status == want;
+        },
+        timeout);
+    return last;
+  }
+
+  CallContext ctx() const { return CallContext::for_tenant(tenant); }
+  RenderedJob rendered(const core::Id& id, std::int64_t run = 1) {
+    job::Job j = gpu_job("x", 1);
+    j.id = id;
+    j.tenant_id = tenant;
+    auto r = render_job(j, render, run);
+    EXPECT_TRUE(r) << r.error().describe();
+    return r ? *r : RenderedJob{};
+  }
+
+  Testbed* tb = nullptr;
+  std::unique_ptr<Client> client;
+  std::string sfx;
+  core::Id tenant;
+  RenderOptions render;
+  quota::QuotaConfig quota;
+  std::filesystem::path dir;
+  std::unique_ptr<Platform> platform;
+};
+
+TEST_F(KueuePlatformTest, AJobIsAdmittedByKueueAndCompletes) {
+  open();
+  auto sub = platform->submit(ctx(), gpu_job("train", 2));
+  ASSERT_TRUE(sub) << sub.error().describe();
+  core::Id id = sub->record.job.id;
+  auto admitted = wait_for(id, JobStatus::Scheduled);
+  ASSERT_EQ(admitted.job.status, JobStatus::Scheduled) << admitted.job.status_message.value_or("");
+  // The Job exists under budcore's name, admitted by the ClusterQueue, unsuspended by Kueue.
+  RenderedJob rj = rendered(id);
+  auto live = client->get(resources::jobs(), rj.namespace_, rj.name);
+  ASSERT_TRUE(live) << live.error().describe();
+  ASSERT_TRUE(Testbed::wait_until([&] {
+    auto j = client->get(resources::jobs(), rj.namespace_, rj.name);
+    return j && !j->find_path("spec.suspend")->as_bool();
+  }));
+  // A second job does not fit (2 GPUs in all): it waits with Kueue's reason.
+  auto second = platform->submit(ctx(), gpu_job("waits", 1));
+  ASSERT_TRUE(second) << second.error().describe();
+  auto snap = platform->cluster();
+  bool found = false;
+  for (const auto& w : snap.workloads)
+    if (w.job_id == second->record.job.id) found = true;
+  EXPECT_TRUE(found);
+  // Raising its priority moves its Job to the budcore-high class; Kueue updates the Workload.
+  auto raised = platform->set_priority(ctx(), second->record.job.id, job::JobPriority::High);
+  ASSERT_TRUE(raised) << raised.error().describe();
+  std::int64_t high = 0;
+  for (const auto& pc : budcore_priority_classes())
+    if (pc.name == "budcore-high") high = pc.value;
+  RenderedJob r2 = rendered(second->record.job.id);
+  std::int64_t seen = -1;
+  EXPECT_TRUE(Testbed::wait_until([&] {
+    auto objs = fetch_job_objects(*client, r2);
+    if (!objs || !objs->workload) return false;
+    const core::Value* p = objs->workload->find_path("spec.priority");
+    seen = p != nullptr && p->is_int() ? p->as_int() : -1;
+    return seen == high;
+  })) << "Workload spec.priority is " << seen << ", want " << high;
+  ASSERT_TRUE(testing::mark_job_complete(*client, rj.namespace_, rj.name));
+  auto done = wait_for(id, JobStatus::Completed);
+  EXPECT_EQ(done.job.status, JobStatus::Completed) << done.job.status_message.value_or("");
+  EXPECT_TRUE(done.job.actual_end.has_value());
+  // Its quota is free again: the second job is admitted.
+  EXPECT_EQ(wait_for(second->record.job.id, JobStatus::Scheduled).job.status, JobStatus::Scheduled);
+}
+
+TEST_F(KueuePlatformTest, AReopenedPlatformAdoptsItsRunsAndResubmitsLostOnes) {
+  open();
+  auto a = platform->submit(ctx(), gpu_job("kept", 1));
+  auto b = platform->submit(ctx(), gpu_job("lost", 1));
+  ASSERT_TRUE(a && b);
+  core::Id ida = a->record.job.id, idb = b->record.job.id;
+  ASSERT_EQ(wait_for(ida, JobStatus::Scheduled).job.status, JobStatus::Scheduled);
+  ASSERT_EQ(wait_for(idb, JobStatus::Scheduled).job.status, JobStatus::Scheduled);
+  platform.reset();  // the platform stops
+  // While it is down: one job completes, the other's objects are deleted behind its back.
+  RenderedJob ra = rendered(ida), rb = rendered(idb);
+  ASSERT_TRUE(testing::mark_job_complete(*client, ra.namespace_, ra.name));
+  ASSERT_TRUE(cancel_job(*client, rb));
+  ASSERT_TRUE(Testbed::wait_until([&] {
+    auto g = client->get(resources::jobs(), rb.namespace_, rb.name);
+    return !g && g.error().code == core::ErrorCode::NotFound;
+  }));
+  open();  // reopen on the same Store
+  EXPECT_EQ(wait_for(ida, JobStatus::Completed).job.status, JobStatus::Completed);
+  // The lost run was submitted again: it lost its admission (Preempted, "Lost"), went back to
+  // the queue, and Kueue admits the new Job.
+  EXPECT_TRUE(client->get(resources::jobs(), rb.namespace_, rb.name));
+  backend::JobRecord again;
+  EXPECT_TRUE(Testbed::wait_until(
+      [&] {
+        auto r = platform->get_job(ctx(), idb);
+        if (!r) return false;
+        again = *r;
+        bool lost = false;
+        for (const auto& t : r->job.status_history) lost |= t.to == JobStatus::Preempted;
+        return lost && r->job.status == JobStatus::Scheduled;
+      },
+      std::chrono::seconds(60)))
+      << again.job.status_message.value_or("");
+}
+
+TEST_F(KueuePlatformTest, CancelDeletesTheObjectsAndAFailedRunIsRetriedAsANewRun) {
+  open();
+  auto a = platform->submit(ctx(), gpu_job("cancel-me", 1));
+  ASSERT_TRUE(a);
+  core::Id id = a->record.job.id;
+  ASSERT_EQ(wait_for(id, JobStatus::Scheduled).job.status, JobStatus::Scheduled);
+  auto c = platform->cancel_job(ctx(), id, "not needed");
+  ASSERT_TRUE(c) << c.error().describe();
+  EXPECT_EQ(c->job.status, JobStatus::Cancelled);
+  RenderedJob r1 = rendered(id);
+  EXPECT_TRUE(Testbed::wait_until([&] {
+    auto g = client->get(resources::jobs(), r1.namespace_, r1.name);
+    return !g && g.error().code == core::ErrorCode::NotFound;
+  }));
+  // A run that fails is retried (max_retries 1, backoff 1 s) as run 2, under its own name.
+  job::Job flaky = gpu_job("flaky", 1);
+  flaky.max_retries = 1;
+  auto f = platform->submit(ctx(), flaky);
+  ASSERT_TRUE(f) << f.error().describe();
+  core::Id fid = f->record.job.id;
+  ASSERT_EQ(wait_for(fid, JobStatus::Scheduled).job.status, JobStatus::Scheduled);
+  RenderedJob f1 = rendered(fid), f2 = rendered(fid, 2);
+  EXPECT_NE(f2.name, f1.name);
+  ASSERT_TRUE(testing::mark_job_failed(*client, f1.namespace_, f1.name));
+  ASSERT_TRUE(Testbed::wait_until([&] { return client->get(resources::jobs(), f2.namespace_, f2.name).has_value(); },
+                                  std::chrono::seconds(60)));
+  auto second = wait_for(fid, JobStatus::Scheduled);
+  EXPECT_EQ(second.job.status, JobStatus::Scheduled) << second.job.status_message.value_or("");
+  EXPECT_EQ(second.job.retry_count, 1);
+  // Evicting is refused with a clear reason rather than half done.
+  auto ev = platform->preempt_job(ctx(), fid, "make room");
+  ASSERT_FALSE(ev);
+  EXPECT_EQ(ev.error().code, core::ErrorCode::Unsupported) << ev.error().describe();
+}
+
+TEST_F(KueuePlatformTest, AConfigFileOpensAPlatformOnKueueAndANewTenantNeedsNoSetup) {
+  // What every surface opens (CLI --config, Python, C): the config names the cluster; the
+  // platform applies the quota to Kueue, waits for it, and creates a new tenant's LocalQueue
+  // on its first job.
+  std::string q = "cq" + sfx;
+  std::string yaml = "store: sqlite://" + (dir / "cfg.db").string() + "\n"
+                     "clock: system\n"
+                     "cluster:\n  backend: kubernetes\n  kubernetes: {kubeconfig: " + tb->kubeconfig() + "}\n"
+                     "queues: {service: " + q + ", batch: " + q + ", training: " + q + ", usecase: " + q +
+                     ", tenant_namespace_prefix: c" + sfx + "-}\n"
+                     "quota:\n  resource_flavors: [{name: f" + sfx + ", node_labels: {gpu.type: f" + sfx + "}}]\n"
+                     "  cluster_queues:\n  - name: " + q + "\n    resource_groups:\n"
+                     "    - covered_resources: [cpu, memory, nvidia.com/gpu]\n      flavors:\n"
+                     "      - name: f" + sfx + "\n        resources: [{name: cpu, nominal: '8'}, {name: memory, nominal: 64Gi},"
+                     " {name: nvidia.com/gpu, nominal: '1'}]\n";
+  auto cfg = platform::PlatformConfig::parse(yaml);
+  ASSERT_TRUE(cfg) << cfg.error().describe();
+  EXPECT_EQ(cfg->cluster_backend, "kubernetes");
+  auto p = Platform::open(std::move(*cfg));
+  ASSERT_TRUE(p) << p.error().describe();
+  platform = std::move(*p);
+  // The quota is on the cluster, active.
+  auto cq = client->get(resources::cluster_queues(), {}, q);
+  ASSERT_TRUE(cq) << cq.error().describe();
+  // A tenant nobody set up submits: its namespace and LocalQueue are created, Kueue admits.
+  core::Id newcomer = core::Id::generate();
+  auto sub = platform->submit(CallContext::for_tenant(newcomer), gpu_job("first-job", 1));
+  ASSERT_TRUE(sub) << sub.error().describe();
+  auto lq = client->get(resources::local_queues(), "c" + sfx + "-" + newcomer.to_string(), q);
+  EXPECT_TRUE(lq) << lq.error().describe();
+  backend::JobRecord last;
+  EXPECT_TRUE(Testbed::wait_until(
+      [&] {
+        auto r = platform->get_job(CallContext::for_tenant(newcomer), sub->record.job.id);
+        if (r) last = *r;
+        return r && r->job.status == JobStatus::Scheduled;
+      },
+      std::chrono::seconds(60)))
+      << job::to_string(last.job.status) << ": " << last.job.status_message.value_or("");
+}
+
+TEST_F(KueuePlatformTest, AConfigThatCannotReachItsClusterIsAClearError) {
+  auto cfg = platform::PlatformConfig::parse("store: sqlite://" + (dir / "bad.db").string() +
+                                             "\ncluster: {backend: kubernetes, kubernetes: {kubeconfig: " +
+                                             (dir / "missing-kubeconfig").string() + "}}\n");
+  ASSERT_TRUE(cfg) << cfg.error().describe();
+  auto p = Platform::open(std::move(*cfg));
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("opening the Kubernetes cluster failed"), std::string::npos) << p.error().describe();
+  auto typo = platform::PlatformConfig::parse("store: sqlite:///x.db\ncluster: {backend: kubernetes, kubernetes: {kubeconfg: x}}\n");
+  ASSERT_FALSE(typo);
+  EXPECT_EQ(typo.error().field, "cluster.kubernetes.kubeconfg") << typo.error().describe();
+  auto wrong = platform::PlatformConfig::parse("store: sqlite:///x.db\ncluster: {backend: k8s}\n");
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().field, "cluster.backend");
+}
+
+}  // namespace
+}  // namespace budcore::kubernetes
