@@ -1,6 +1,8 @@
 #include "budcore/platform/cost_controls.hpp"
 
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "budcore/cost/metering.hpp"
 #include "budcore/platform/hooks.hpp"
@@ -30,6 +32,25 @@ class Meter : public UsageObserver {
   std::shared_ptr<CostControls> c_;
 };
 
+class JobCost : public JobCostMeter {
+ public:
+  explicit JobCost(std::shared_ptr<CostControls> c) : c_(std::move(c)) {}
+  std::optional<core::Money> actual_cost(const core::Id& tenant, const job::Job& job) override {
+    return c_->actual_cost(tenant, job);
+  }
+  std::optional<core::Timestamp> budget_deadline(const core::Id& tenant, const job::Job& job,
+                                                 core::Timestamp started) override {
+    return c_->budget_deadline(tenant, job, started);
+  }
+  core::Status check_budget(const core::Id& tenant, const job::Job& job, core::Timestamp started,
+                            core::Timestamp now) override {
+    return c_->check_budget(tenant, job, started, now);
+  }
+
+ private:
+  std::shared_ptr<CostControls> c_;
+};
+
 }  // namespace
 
 CostControls::CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets)
@@ -39,6 +60,7 @@ std::shared_ptr<CostControls> CostControls::attach(Platform& platform, cost::Pri
   auto c = std::make_shared<CostControls>(platform.store(), std::move(prices), std::move(budgets));
   platform.add_admission_gate(std::make_shared<BudgetGate>(c));
   platform.add_usage_observer(std::make_shared<Meter>(c));
+  platform.set_job_cost_meter(std::make_shared<JobCost>(c));
   return c;
 }
 
@@ -53,11 +75,7 @@ core::Status CostControls::admit(const job::Job& job) {
 
 void CostControls::meter(const core::Id& tenant, const core::Id& job_id, const backend::UsageInterval& usage) {
   if (!(usage.start < usage.end)) return;  // preempted the instant it started: nothing ran
-  auto fail = [&](core::Error e) {
-    std::lock_guard lock(mu_);
-    ++errors_;
-    last_error_ = std::move(e);
-  };
+  auto fail = [&](core::Error e) { note_error(std::move(e)); };
   auto rec = store_.get_job(tenant, job_id);
   if (!rec) return fail(rec.error());
   cost::UsageInterval u = cost::interval_of(rec->job, usage.start, usage.end);
@@ -67,6 +85,117 @@ void CostControls::meter(const core::Id& tenant, const core::Id& job_id, const b
   if (!st) return fail(st.error());
   std::lock_guard lock(mu_);
   ++metered_;
+}
+
+void CostControls::note_error(core::Error e) {
+  std::lock_guard lock(mu_);
+  ++errors_;
+  last_error_ = std::move(e);
+}
+
+core::Result<core::Money> CostControls::metered_until(const core::Id& tenant, const job::Job& job,
+                                                     core::Timestamp until) {
+  backend::UsageQuery q;
+  q.job_id = job.id;
+  BUDCORE_TRY_ASSIGN(std::vector<cost::Usage> usage, cost::load_usage(store_, tenant, q));
+  std::erase_if(usage, [&](const cost::Usage& u) { return until < u.interval.end; });
+  BUDCORE_TRY_ASSIGN(cost::CostSummary sum, cost::summarize(usage));
+  if (sum.records == 0) return core::Money::zero(prices_.currency);
+  return sum.total;
+}
+
+core::Result<core::Money> CostControls::run_cost(const job::Job& job, core::Timestamp start, core::Timestamp end) const {
+  BUDCORE_TRY_ASSIGN(cost::Usage u, cost::meter(prices_, cost::interval_of(job, start, end)));
+  return u.computed_cost;
+}
+
+std::optional<core::Money> CostControls::actual_cost(const core::Id& tenant, const job::Job& job) {
+  // A job the book cannot price keeps no actual_cost: the sum of the segments that could be
+  // priced would understate it. (Its segments were counted as metering errors.)
+  const core::Timestamp probe = job.created_at.value_or(core::Timestamp{});
+  if (!run_cost(job, probe, probe + core::Duration::seconds(1))) return std::nullopt;
+  auto total = metered_until(tenant, job, core::Timestamp::from_unix_nanos(std::numeric_limits<std::int64_t>::max()));
+  if (!total) {
+    note_error(total.error());
+    return std::nullopt;
+  }
+  auto in_job_currency = prices_.convert(*total, job.currency);
+  if (!in_job_currency) {
+    note_error(in_job_currency.error());
+    return std::nullopt;
+  }
+  return *in_job_currency;
+}
+
+std::optional<core::Timestamp> CostControls::budget_deadline(const core::Id& tenant, const job::Job& job,
+                                                              core::Timestamp started) {
+  if (!job.budget_limit) return std::nullopt;
+  auto earlier = metered_until(tenant, job, started);
+  if (!earlier) {
+    note_error(earlier.error());
+    return std::nullopt;
+  }
+  // Past the limit after `seconds` of this run? Priced exactly as the segment will be metered.
+  auto over = [&](std::int64_t seconds) -> core::Result<bool> {
+    core::Money total = *earlier;
+    if (seconds > 0) {
+      BUDCORE_TRY_ASSIGN(core::Money run, run_cost(job, started, started + core::Duration::seconds(seconds)));
+      BUDCORE_TRY_ASSIGN(total, total.checked_add(run));
+    }
+    auto st = cost::check_job_budget_limit(job, total, prices_);
+    if (st) return false;
+    if (st.error().code == core::ErrorCode::BudgetExceeded) return true;
+    return st.error();
+  };
+  // The cost only grows with the run's length: the first whole second past the limit, by
+  // bisection (at most ~25 pricings); none within the longest meterable interval: no deadline.
+  std::int64_t lo = 0;
+  std::int64_t hi = cost::kMaxIntervalSeconds;
+  for (std::int64_t probe : {lo, hi}) {
+    auto o = over(probe);
+    if (!o) {
+      note_error(o.error());
+      return std::nullopt;
+    }
+    if (probe == lo && *o) return started;  // the earlier runs already passed it
+    if (probe == hi && !*o) return std::nullopt;
+  }
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    auto o = over(mid);
+    if (!o) {
+      note_error(o.error());
+      return std::nullopt;
+    }
+    (*o ? hi : lo) = mid;
+  }
+  return started + core::Duration::seconds(hi);
+}
+
+core::Status CostControls::check_budget(const core::Id& tenant, const job::Job& job, core::Timestamp started,
+                                        core::Timestamp now) {
+  if (!job.budget_limit) return {};
+  auto earlier = metered_until(tenant, job, started);
+  if (!earlier) {
+    note_error(earlier.error());
+    return {};
+  }
+  core::Money total = *earlier;
+  if (started < now) {
+    auto run = run_cost(job, started, now);
+    auto sum = run ? total.checked_add(*run) : core::Result<core::Money>(run.error());
+    if (!sum) {
+      note_error(sum.error());
+      return {};
+    }
+    total = *sum;
+  }
+  auto st = cost::check_job_budget_limit(job, total, prices_);
+  if (!st && st.error().code != core::ErrorCode::BudgetExceeded) {
+    note_error(st.error());
+    return {};
+  }
+  return st;
 }
 
 std::int64_t CostControls::metered() const {

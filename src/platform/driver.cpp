@@ -64,6 +64,7 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
   std::vector<std::pair<core::Id, backend::EventRecord>> log;
   std::vector<const ClusterEvent*> usage;
   std::vector<core::Id> ended;
+  std::vector<core::Id> started;  // for the budget_limit checks
   std::vector<std::pair<std::int64_t, core::Id>> new_retries;
 
   auto body = [&](backend::Store& tx) -> core::Status {
@@ -102,10 +103,7 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
       return move(&lj, job, to, at, message, log);
     };
     for (const ClusterEvent& e : events) {
-      if (e.kind == ClusterEventKind::Usage) {
-        usage.push_back(&e);
-        continue;
-      }
+      if (e.kind == ClusterEventKind::Usage) continue;
       auto it = live.find(e.job_id);
       if (it == live.end() || it->second.run != e.run || !it->second.in_cluster) continue;  // an old run
       LiveJob& lj = it->second;
@@ -145,6 +143,7 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
           BUDCORE_TRY(reach(lj, *w->job, JobStatus::Running, e.at, "running" + where));
           if (e.placement) lj.placement = std::make_unique<backend::Placement>(*e.placement);
           lj.started_ns = e.at.unix_nanos();
+          started.push_back(lj.id);
           if (e.outputs.is_map()) {
             core::Map out = w->job->outputs.is_map() ? w->job->outputs.as_map() : core::Map{};
             for (const auto& [k, v] : e.outputs.as_map()) out.set(k, v);
@@ -253,6 +252,10 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
     for (auto& [tenant, e] : log) BUDCORE_TRY(tx.append_event(tenant, e));
     return save_clock(tx);
   };
+  // Usage is metered whether or not the batch changes a job (a cancelled run's last segment
+  // comes after the cancel was committed).
+  for (const ClusterEvent& e : events)
+    if (e.kind == ClusterEventKind::Usage && e.usage) usage.push_back(&e);
   // Only the events that change something cost a transaction (Queued echoes of a submit do not).
   bool needed = std::any_of(events.begin(), events.end(), [&](const ClusterEvent& e) {
     if (e.kind == ClusterEventKind::Usage) return false;
@@ -276,6 +279,18 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
   for (auto& r : new_retries) retries.push(r);
   for (const ClusterEvent* e : usage)
     for (const auto& o : usage_observers) o->on_usage(e->tenant, e->job_id, e->run, *e->usage);
+  if (!cost_meter) return {};
+  // Priced after the observers metered the batch: the jobs that ended in it, and ended jobs
+  // whose last segment arrived after their end (a cancel, a budget stop).
+  std::vector<std::pair<core::Id, core::Id>> settle;  // (job, tenant)
+  for (const core::Id& id : ended) settle.emplace_back(id, writes.at(id).tenant);
+  for (const ClusterEvent* e : usage)
+    if (live.count(e->job_id) == 0) settle.emplace_back(e->job_id, e->tenant);
+  std::sort(settle.begin(), settle.end());
+  settle.erase(std::unique(settle.begin(), settle.end()), settle.end());
+  for (const auto& [id, tenant] : settle) BUDCORE_TRY(settle_cost(tenant, id));
+  for (const core::Id& id : started)
+    if (auto it = live.find(id); it != live.end()) schedule_budget_check(it->second);
   return {};
 }
 
@@ -302,7 +317,9 @@ core::Status Impl::fire_retries() {
       return tx.delete_platform_record("job", key);
     });
     if (!st) return fail_halted(st.error());
+    const core::Id tenant = it->second.tenant;
     live.erase(it);
+    BUDCORE_TRY(settle_cost(tenant, id));
   }
   return {};
 }
@@ -326,6 +343,11 @@ core::Status Impl::pump_locked() {
     std::size_t before = retries.size();
     BUDCORE_TRY(fire_retries());
     progressed |= retries.size() != before;
+    // Before the cluster's events: a run that would end at the instant it passes its
+    // budget_limit is stopped, not completed.
+    before = budget_checks.size();
+    BUDCORE_TRY(fire_budget_checks());
+    progressed |= budget_checks.size() != before;
     for (;;) {
       events.clear();
       BUDCORE_TRY_ASSIGN(std::size_t n, cluster->poll(events, config.max_events_per_commit));
@@ -358,6 +380,7 @@ std::optional<core::Timestamp> Impl::next_wakeup_locked() {
   for (const auto& [id, run] : runs)
     if (run->engine && !run->finished)
       if (auto w = run->engine->next_wakeup()) consider(*w);
+  if (auto at = next_budget_check()) consider(*at);
   if (!resubmit.empty()) consider(clock->now() + core::Duration::seconds(1));
   return best;
 }

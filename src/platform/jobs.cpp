@@ -210,6 +210,7 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
     });
     if (!st) return st.error();
     live.erase(it);
+    BUDCORE_TRY(settle_cost(caller.tenant, id));
     return store->get_job(caller.tenant, id);
   }
   std::string message = reason.empty() ? "cancelled" : "cancelled: " + std::string(reason);
@@ -232,6 +233,12 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
     bool in_cluster = it->second.in_cluster;
     live.erase(it);
     if (in_cluster) (void)cluster->cancel(id, message);
+  }
+  // The cost of the earlier runs now; the cancelled run's segment follows with the cluster's
+  // report (the next pump).
+  BUDCORE_TRY(settle_cost(caller.tenant, id));
+  if (cost_meter) {
+    BUDCORE_TRY_ASSIGN(out, store->get_job(caller.tenant, id));
   }
   out.idempotency_key = rec.idempotency_key;
   return out;

@@ -45,6 +45,7 @@ struct LiveJob {
   std::int64_t admitted_ns = 0;
   std::int64_t started_ns = 0;
   std::int64_t retry_at_ns = 0;  // > 0: FAILED, the platform starts another run then
+  std::int64_t budget_check_ns = 0;  // > 0: RUNNING with a budget_limit, checked then (job_costs.cpp)
   job::JobStatus status = job::JobStatus::Pending;
   job::JobType type = job::JobType::Batch;
   job::JobSource source = job::JobSource::Direct;
@@ -106,6 +107,9 @@ struct Platform::Impl {
   std::vector<std::shared_ptr<AdmissionGate>> gates;
   std::shared_ptr<Authorizer> authorizer;
   std::vector<std::shared_ptr<UsageObserver>> usage_observers;
+  std::shared_ptr<JobCostMeter> cost_meter;
+  std::priority_queue<std::pair<std::int64_t, core::Id>, std::vector<std::pair<std::int64_t, core::Id>>, std::greater<>>
+      budget_checks;  // (budget_check_ns, job): stale entries skipped
   Metrics metrics;
 
   std::optional<core::Error> halted;  // a store failure mid-commit: reopen to continue
@@ -142,6 +146,15 @@ struct Platform::Impl {
                     std::vector<std::pair<core::Id, backend::EventRecord>>& log);
   core::Value record_doc(const LiveJob& lj) const;
   void background_loop();
+
+  // --- job_costs.cpp (the JobCostMeter's calls; all no-ops without one)
+  // Writes an ended job's actual_cost when the meter's figure differs from the stored one.
+  core::Status settle_cost(const core::Id& tenant, const core::Id& id);
+  // Asks the meter when a running job with a budget_limit would pass it and remembers the time.
+  void schedule_budget_check(LiveJob& lj);
+  // Checks the running jobs whose time has come; stops and fails those past their limit.
+  core::Status fire_budget_checks();
+  std::optional<core::Timestamp> next_budget_check();
 
   // --- recovery.cpp
   core::Status recover();

@@ -87,6 +87,191 @@ TEST(PlatformCostTest, ARetryIsAskedAgainAndAPreemptedRunIsMeteredForWhatItRan) 
   EXPECT_EQ(actual->records, 2);
   EXPECT_EQ(actual->total.to_string(), "6.09 USD");
   EXPECT_EQ(done->job.status, job::JobStatus::Completed);
+  // actual_cost on the job covers both runs.
+  ASSERT_TRUE(done->job.actual_cost);
+  EXPECT_EQ(*done->job.actual_cost, actual->total);
+}
+
+core::Money usd(std::string_view amount) { return core::Money::parse(amount, "USD").value(); }
+
+job::Job read_job(platform::Platform& p, const core::Id& id) {
+  auto r = p.get_job(ctx_a(), id);
+  EXPECT_TRUE(r) << r.error().describe();
+  return r ? r->job : job::Job{};
+}
+
+TEST(PlatformCostTest, AnEndedJobCarriesItsActualCostInItsOwnCurrency) {
+  PlatformTarget t;
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  auto book = prices();
+  book.conversions["EUR"] = core::Quantity::parse("0.92").value();
+  auto costs = platform::CostControls::attach(*p, book, {});
+
+  auto done = p->submit(ctx_a(), gpu_job("done", 1, 3600));
+  job::Job in_euros = gpu_job("in-euros", 1, 1800);
+  in_euros.currency = "EUR";
+  auto euros = p->submit(ctx_a(), in_euros);
+  ASSERT_TRUE(done && euros);
+  EXPECT_FALSE(done->record.job.actual_cost);  // nothing before it ends
+  ASSERT_TRUE(p->run_until_idle());
+  job::Job j = read_job(*p, done->record.job.id);
+  ASSERT_TRUE(j.actual_cost) << j.status_message.value_or("");
+  EXPECT_EQ(*j.actual_cost, cost::job_actual_cost(p->store(), tenant_a(), j.id)->total);
+  EXPECT_EQ(*j.actual_cost, usd("4.06"));
+  // $2.03 at 0.92 EUR per USD.
+  j = read_job(*p, euros->record.job.id);
+  ASSERT_TRUE(j.actual_cost);
+  EXPECT_EQ(j.actual_cost->to_string(), "1.8676 EUR");
+
+  // Cancelled while running: the cost of the half hour it ran, once the cluster reports it.
+  auto cancelled = p->submit(ctx_a(), gpu_job("cancelled", 1, 3600));
+  ASSERT_TRUE(cancelled);
+  ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(1800)));
+  ASSERT_TRUE(p->cancel_job(ctx_a(), cancelled->record.job.id, "enough"));
+  ASSERT_TRUE(p->pump());
+  j = read_job(*p, cancelled->record.job.id);
+  EXPECT_EQ(j.status, job::JobStatus::Cancelled);
+  ASSERT_TRUE(j.actual_cost);
+  EXPECT_EQ(*j.actual_cost, usd("2.03"));
+
+  // Cancelled before it ran (the cluster is full of other tenants' work? here: a job nobody
+  // admits — more GPUs than the cluster has): it cost nothing.
+  auto never = p->submit(ctx_a(), gpu_job("never", 64, 3600));
+  ASSERT_TRUE(never) << never.error().describe();
+  auto c = p->cancel_job(ctx_a(), never->record.job.id);
+  ASSERT_TRUE(c) << c.error().describe();
+  ASSERT_TRUE(c->job.actual_cost);
+  EXPECT_TRUE(c->job.actual_cost->is_zero());
+  EXPECT_EQ(costs->metering_errors(), 0);
+  EXPECT_TRUE(p->check_invariants());
+}
+
+TEST(PlatformCostTest, AJobThePriceBookCannotPriceKeepsNoActualCost) {
+  PlatformTarget t;
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  // The book has no price for an H100. The budget gate refuses such a job at submission, so
+  // this one was submitted before cost controls were attached (or under another price book).
+  auto r = p->submit(ctx_a(), gpu_job("h100", 1, 600, "nvidia-h100-sxm"));
+  ASSERT_TRUE(r) << r.error().describe();
+  auto costs = platform::CostControls::attach(*p, prices(), {});
+  auto refused = p->submit(ctx_a(), gpu_job("h100-again", 1, 600, "nvidia-h100-sxm"));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().field, "gpu_type");
+  // Its run is a metering error naming the GPU type, and actual_cost stays absent rather than
+  // showing the part that could be priced.
+  ASSERT_TRUE(p->run_until_idle());
+  job::Job j = read_job(*p, r->record.job.id);
+  EXPECT_EQ(j.status, job::JobStatus::Completed);
+  EXPECT_FALSE(j.actual_cost);
+  EXPECT_EQ(costs->metering_errors(), 1);
+  ASSERT_TRUE(costs->last_metering_error());
+  EXPECT_NE(costs->last_metering_error()->describe().find("nvidia-h100-sxm"), std::string::npos)
+      << costs->last_metering_error()->describe();
+}
+
+// $2 per A100-hour, nothing for cpu and memory.
+cost::PriceBook two_dollars_an_hour() {
+  auto b = cost::PriceBook::from_text(R"(currency: USD
+gpu_hour:
+  nvidia-a100-80gb: {on_demand: "2.00"}
+cpu_core_hour: {on_demand: "0"}
+memory_gib_hour: {on_demand: "0"}
+)");
+  EXPECT_TRUE(b) << b.error().describe();
+  return *b;
+}
+
+TEST(PlatformCostTest, ARunningJobIsFailedWhenItsCostPassesItsBudgetLimit) {
+  PlatformTarget t;
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  auto costs = platform::CostControls::attach(*p, two_dollars_an_hour(), {});
+  job::Job capped = gpu_job("capped", 1, 3600);
+  capped.budget_limit = usd("1.00");
+  job::Job roomy = gpu_job("roomy", 1, 3600);
+  roomy.budget_limit = usd("2.00");  // exactly its cost: not past it
+  auto a = p->submit(ctx_a(), capped);
+  auto b = p->submit(ctx_a(), roomy);
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(p->run_until_idle());
+
+  // $1.00 is reached after 1800 s and passed in the 1801st: stopped there, not completed.
+  job::Job j = read_job(*p, a->record.job.id);
+  EXPECT_EQ(j.status, job::JobStatus::Failed);
+  ASSERT_TRUE(j.actual_start && j.actual_end);
+  EXPECT_EQ((*j.actual_end - *j.actual_start).count_ns(), 1801LL * 1'000'000'000);
+  ASSERT_TRUE(j.status_message);
+  EXPECT_NE(j.status_message->find("BudgetExceeded"), std::string::npos) << *j.status_message;
+  EXPECT_NE(j.status_message->find("budget_limit"), std::string::npos) << *j.status_message;
+  EXPECT_NE(j.status_message->find("1.00 USD"), std::string::npos) << *j.status_message;
+  EXPECT_EQ(j.retry_count, 0);
+  ASSERT_TRUE(j.actual_cost);
+  EXPECT_EQ(*j.actual_cost, cost::job_actual_cost(p->store(), tenant_a(), j.id)->total);
+  EXPECT_EQ(j.actual_cost->amount_string(), "1.000555555556");  // 1801 s at $2/h
+
+  j = read_job(*p, b->record.job.id);
+  EXPECT_EQ(j.status, job::JobStatus::Completed);
+  ASSERT_TRUE(j.actual_cost);
+  EXPECT_EQ(*j.actual_cost, usd("2.00"));
+  EXPECT_EQ(costs->metering_errors(), 0);
+  EXPECT_TRUE(p->check_invariants());
+  EXPECT_NE(p->metrics().find("failure_reason=\"BudgetExceeded\""), std::string::npos);
+}
+
+TEST(PlatformCostTest, ABudgetLimitCountsTheEarlierRunsOfARetriedJob) {
+  PlatformTarget t;
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  auto costs = platform::CostControls::attach(*p, two_dollars_an_hour(), {});
+  // The first run fails after 20 min ($0.67 of $1.00); the retry may run 10 min more.
+  job::Job j = gpu_job("flaky-capped", 1, 3600);
+  j.max_retries = 3;
+  j.budget_limit = usd("1.00");
+  set_sim(j, core::Value::map({{"fail_attempts", 1}, {"fail_after_seconds", 1200}}));
+  auto r = p->submit(ctx_a(), j);
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(p->run_until_idle());
+  job::Job done = read_job(*p, r->record.job.id);
+  EXPECT_EQ(done.status, job::JobStatus::Failed);
+  EXPECT_EQ(done.retry_count, 1);
+  ASSERT_TRUE(done.status_message);
+  EXPECT_NE(done.status_message->find("BudgetExceeded"), std::string::npos) << *done.status_message;
+  ASSERT_TRUE(done.actual_start && done.actual_end);
+  EXPECT_EQ((*done.actual_end - *done.actual_start).count_ns(), 601LL * 1'000'000'000);
+  auto actual = cost::job_actual_cost(p->store(), tenant_a(), done.id);
+  ASSERT_TRUE(actual);
+  EXPECT_EQ(actual->records, 2);
+  ASSERT_TRUE(done.actual_cost);
+  EXPECT_EQ(*done.actual_cost, actual->total);
+  EXPECT_EQ(done.actual_cost->amount_string(), "1.000555555556");  // 1200 s + 601 s at $2/h
+  EXPECT_EQ(costs->metering_errors(), 0);
+}
+
+TEST(PlatformCostTest, ABudgetLimitIsWatchedAgainAfterTheJobsPlatformReopens) {
+  PlatformTarget t;
+  core::Id id;
+  {
+    auto p = t.open();
+    ASSERT_TRUE(p);
+    platform::CostControls::attach(*p, two_dollars_an_hour(), {});
+    job::Job j = gpu_job("capped", 1, 3600);
+    j.budget_limit = usd("1.00");
+    auto r = p->submit(ctx_a(), j);
+    ASSERT_TRUE(r);
+    id = r->record.job.id;
+    ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(600)));
+    EXPECT_EQ(read_job(*p, id).status, job::JobStatus::Running);
+  }
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  platform::CostControls::attach(*p, two_dollars_an_hour(), {});
+  ASSERT_TRUE(p->run_until_idle());
+  job::Job j = read_job(*p, id);
+  EXPECT_EQ(j.status, job::JobStatus::Failed);
+  ASSERT_TRUE(j.actual_start && j.actual_end);
+  EXPECT_EQ((*j.actual_end - *j.actual_start).count_ns(), 1801LL * 1'000'000'000);
 }
 
 }  // namespace

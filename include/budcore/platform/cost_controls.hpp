@@ -20,7 +20,11 @@ namespace budcore::platform {
 //   estimate, spend so far from the metered usage) and denied with BudgetExceeded, naming the
 //   budget, when a hard-limit budget covering its tenant or project would be overrun;
 // - a usage observer: every run segment the cluster reports is priced and stored as usage
-//   (cost::record_usage), so job_actual_cost, reports and later budget checks see it.
+//   (cost::record_usage), so job_actual_cost, reports and later budget checks see it;
+// - the job cost meter: an ended job's actual_cost is the sum of its metered segments (every
+//   run), in the job's currency; a job the price book cannot price keeps no actual_cost (its
+//   segments are metering errors). A running job whose cost passes its budget_limit is stopped
+//   and FAILED (BudgetExceeded), to the second.
 class BUDCORE_API CostControls {
  public:
   static std::shared_ptr<CostControls> attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets);
@@ -36,8 +40,18 @@ class BUDCORE_API CostControls {
   CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets);
   core::Status admit(const job::Job& job);
   void meter(const core::Id& tenant, const core::Id& job_id, const backend::UsageInterval& usage);
+  // JobCostMeter (hooks.hpp).
+  std::optional<core::Money> actual_cost(const core::Id& tenant, const job::Job& job);
+  std::optional<core::Timestamp> budget_deadline(const core::Id& tenant, const job::Job& job, core::Timestamp started);
+  core::Status check_budget(const core::Id& tenant, const job::Job& job, core::Timestamp started, core::Timestamp now);
 
  private:
+  void note_error(core::Error e);
+  // In the book's currency: the job's metered segments that ended by `until`, and what a run
+  // from `start` to `end` costs (priced as metering prices it).
+  core::Result<core::Money> metered_until(const core::Id& tenant, const job::Job& job, core::Timestamp until);
+  core::Result<core::Money> run_cost(const job::Job& job, core::Timestamp start, core::Timestamp end) const;
+
   backend::Store& store_;
   cost::PriceBook prices_;
   cost::BudgetSet budgets_;

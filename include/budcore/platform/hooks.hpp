@@ -2,10 +2,14 @@
 // RBAC, rate limits and metering plug in without changing the Platform's API.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "budcore/backend/cluster_backend.hpp"
 #include "budcore/core/id.hpp"
+#include "budcore/core/money.hpp"
+#include "budcore/core/time.hpp"
 #include "budcore/core/result.hpp"
 #include "budcore/export.h"
 #include "budcore/job/job.hpp"
@@ -52,6 +56,31 @@ class BUDCORE_API UsageObserver {
   virtual ~UsageObserver();
   virtual void on_usage(const core::Id& tenant, const core::Id& job_id, std::int64_t run,
                         const backend::UsageInterval& usage) = 0;
+};
+
+// Prices jobs for their own documents (platform::CostControls implements it; docs/cost.md "On a
+// platform"). Called with the Platform's lock held, outside its transactions and after the
+// usage observers have seen the batch: it may read the Store; it must not call back into the
+// Platform.
+class BUDCORE_API JobCostMeter {
+ public:
+  virtual ~JobCostMeter();
+  // An ended job (COMPLETED, CANCELLED, or FAILED with no retry pending): what all its runs
+  // metered so far cost, in the job's currency. The Platform writes it to the job's
+  // actual_cost (in its own transaction, right after the one that ended the job, and again when
+  // a run's last segment is reported later). nullopt: the job cannot be priced; actual_cost
+  // stays as it is.
+  virtual std::optional<core::Money> actual_cost(const core::Id& tenant, const job::Job& job) = 0;
+  // A run of a job with a budget_limit is running since `started`: the first time at which the
+  // job's cost (its earlier runs plus this run) would pass the limit; nullopt when it never
+  // will or cannot be priced. The Platform checks the job then (check_budget).
+  virtual std::optional<core::Timestamp> budget_deadline(const core::Id& tenant, const job::Job& job,
+                                                         core::Timestamp started) = 0;
+  // BudgetExceeded (naming budget_limit) when the job's cost with this run priced from
+  // `started` to `now` passes its budget_limit: the Platform stops the run and fails the job
+  // for good with that message. OK otherwise (and when the job cannot be priced).
+  virtual core::Status check_budget(const core::Id& tenant, const job::Job& job, core::Timestamp started,
+                                    core::Timestamp now) = 0;
 };
 
 }  // namespace budcore::platform

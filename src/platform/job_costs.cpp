@@ -1,0 +1,119 @@
+// The Platform's side of its JobCostMeter (hooks.hpp): an ended job's actual_cost, and the
+// job-level budget_limit ("fail if cost exceeds") enforced while a run is in progress.
+//
+// A run is metered when its segment ends, so a running job's cost is not in the Store yet. The
+// meter says when the run would push the job past its limit (budget_deadline, to the second);
+// the Platform wakes then — the virtual clock jumps there like to any other wakeup — asks
+// check_budget, and stops the run: the job goes FAILED for good with the BudgetExceeded message,
+// the cluster withdraws the run (its usage is reported and metered as usual), and actual_cost
+// follows once that segment is in.
+#include <algorithm>
+
+#include "budcore/job/state_machine.hpp"
+#include "platform/platform_impl.hpp"
+
+namespace budcore::platform {
+
+using core::Error;
+using job::JobStatus;
+using Impl = Platform::Impl;
+
+JobCostMeter::~JobCostMeter() = default;
+
+core::Status Impl::settle_cost(const core::Id& tenant, const core::Id& id) {
+  if (!cost_meter || live.count(id) != 0) return {};  // still live: it runs or a retry is pending
+  BUDCORE_TRY_ASSIGN(backend::JobRecord rec, store->get_job(tenant, id));
+  if (!job::is_final(rec.job.status) && rec.job.status != JobStatus::Failed) return {};
+  std::optional<core::Money> cost = cost_meter->actual_cost(tenant, rec.job);
+  if (!cost || rec.job.actual_cost == cost) return {};
+  rec.job.actual_cost = std::move(cost);
+  auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.write_job(tenant, rec.job, rec.version));
+    return {};
+  });
+  if (!st) return fail_halted(st.error());
+  return {};
+}
+
+void Impl::schedule_budget_check(LiveJob& lj) {
+  lj.budget_check_ns = 0;
+  if (!cost_meter || lj.status != JobStatus::Running || lj.started_ns <= 0) return;
+  std::shared_ptr<job::Job> doc = lj.doc;
+  if (!doc) {
+    auto rec = store->get_job(lj.tenant, lj.id);
+    if (!rec) return;  // a store failure surfaces at the next write; the check waits for the next start
+    doc = std::make_shared<job::Job>(std::move(rec->job));
+  }
+  if (!doc->budget_limit) return;
+  auto at = cost_meter->budget_deadline(lj.tenant, *doc, core::Timestamp::from_unix_nanos(lj.started_ns));
+  if (!at) return;
+  lj.budget_check_ns = std::max<std::int64_t>(at->unix_nanos(), 1);
+  budget_checks.emplace(lj.budget_check_ns, lj.id);
+}
+
+std::optional<core::Timestamp> Impl::next_budget_check() {
+  while (!budget_checks.empty()) {
+    auto [at, id] = budget_checks.top();
+    auto it = live.find(id);
+    if (it != live.end() && it->second.budget_check_ns == at) return core::Timestamp::from_unix_nanos(at);
+    budget_checks.pop();
+  }
+  return std::nullopt;
+}
+
+core::Status Impl::fire_budget_checks() {
+  const core::Timestamp now = clock->now();
+  while (auto due = next_budget_check()) {
+    if (now < *due) break;
+    const core::Id id = budget_checks.top().second;
+    budget_checks.pop();
+    LiveJob& lj = live.at(id);
+    lj.budget_check_ns = 0;
+    if (!cost_meter || lj.status != JobStatus::Running) continue;
+    auto rec = store->get_job(lj.tenant, id);
+    if (!rec) return fail_halted(rec.error());
+    core::Status verdict = cost_meter->check_budget(lj.tenant, rec->job, core::Timestamp::from_unix_nanos(lj.started_ns), now);
+    if (verdict) {
+      // Not past it (prices or earlier runs changed since the deadline was computed): ask again,
+      // never for a time already checked.
+      schedule_budget_check(lj);
+      if (lj.budget_check_ns != 0 && lj.budget_check_ns <= now.unix_nanos()) {
+        lj.budget_check_ns = (now + core::Duration::seconds(1)).unix_nanos();
+        budget_checks.emplace(lj.budget_check_ns, id);
+      }
+      continue;
+    }
+    // Past its budget_limit: FAILED for good (another run would only spend more), committed
+    // before the cluster is told, like a cancel.
+    const core::Id tenant = lj.tenant;
+    job::Job job = rec->job;
+    const std::string message = "BudgetExceeded: " + verdict.error().message;
+    std::vector<std::pair<core::Id, backend::EventRecord>> log;
+    BUDCORE_TRY(move(&lj, job, JobStatus::Failed, now, message, log));
+    job.status_message = message + "; no retry: the job passed its budget_limit";
+    auto st = store->transact([&](backend::Store& tx) -> core::Status {
+      BUDCORE_TRY(tx.write_job(tenant, job, rec->version));
+      for (auto& [t, e] : log) BUDCORE_TRY(tx.append_event(t, e));
+      BUDCORE_TRY(tx.delete_platform_record("job", id.to_string()));
+      return save_clock(tx);
+    });
+    if (!st) return fail_halted(st.error());
+    const std::string type_label(job::to_string(job.job_type));
+    metrics.count("job_failures_total", {{"job_type", type_label}, {"failure_reason", "BudgetExceeded"}});
+    metrics.count("jobs_total", {{"source_type", std::string(job::to_string(job.source))}, {"job_type", type_label}, {"status", "failed"}});
+    const bool in_cluster = lj.in_cluster;
+    live.erase(id);
+    if (in_cluster) (void)cluster->cancel(id, message);
+    BUDCORE_TRY(settle_cost(tenant, id));
+  }
+  return {};
+}
+
+void Platform::set_job_cost_meter(std::shared_ptr<JobCostMeter> meter) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  m.cost_meter = std::move(meter);
+  for (auto& [id, lj] : m.live) m.schedule_budget_check(lj);
+}
+
+}  // namespace budcore::platform
