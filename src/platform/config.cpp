@@ -214,6 +214,35 @@ core::Status read_pipelines(const Value& v, PlatformConfig& c) {
   return {};
 }
 
+// cost: {prices, budgets}: documents inline, or paths of YAML/JSON files (read now, so a bad
+// file is an error of the config). Budgets without prices have nothing to price against.
+core::Status read_cost(const Value& v, PlatformConfig& c) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "cost"));
+  BUDCORE_TRY(s.known({"prices", "budgets"}));
+  const Value* prices = s.get("prices");
+  const Value* budgets = s.get("budgets");
+  if (prices == nullptr) {
+    if (budgets != nullptr) return Error::invalid("cost.prices", "", "budgets need a price book to price jobs against");
+    return {};
+  }
+  for (const auto& [key, v] : {std::pair{"prices", prices}, std::pair{"budgets", budgets}})
+    if (v != nullptr && v->is_string() && (v->as_string().empty() || v->as_string() == "-"))
+      return Error::invalid(std::string("cost.") + key, v->as_string(), "must be a file path (stdin is not read here)");
+  auto book = prices->is_string() ? cost::PriceBook::load_file(prices->as_string()) : cost::PriceBook::from_value(*prices);
+  if (!book) return Error(book.error()).at("cost.prices");
+  if (budgets != nullptr) {
+    if (!budgets->is_string() && !budgets->is_list())
+      return Error::invalid("cost.budgets", core::to_json(*budgets), "must be a list of budgets or the path of a budgets file");
+    // A list is read as the budgets document's `budgets`, so its errors name cost.budgets[i].
+    auto set = budgets->is_string() ? cost::BudgetSet::load_file(budgets->as_string(), book->currency)
+                                    : cost::BudgetSet::from_value(Value::map({{"budgets", *budgets}}), book->currency);
+    if (!set) return Error(set.error()).at(budgets->is_string() ? "cost.budgets" : "cost");
+    c.budgets = std::move(*set);
+  }
+  c.prices = std::move(*book);
+  return {};
+}
+
 // The embedded quota (source design 4.4: job-type ClusterQueues sharing one cohort) in the
 // contract-2 shape.
 constexpr std::string_view kEmbeddedQuota = R"json({
@@ -351,7 +380,7 @@ core::Result<PlatformConfig> PlatformConfig::from_value(const Value& document) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(document, ""));
   if (!document.is_map()) return Error::invalid("", core::to_json(document), "a platform config is a map");
   BUDCORE_TRY(s.known({"schema_version", "store", "clock", "cluster", "quota", "queues", "retry", "pipelines",
-                       "max_events_per_commit"}));
+                       "max_events_per_commit", "cost"}));
   std::int64_t version = kSchemaVersion;
   BUDCORE_TRY(s.integer("schema_version", version, 1, 1'000'000));
   if (version != kSchemaVersion)
@@ -398,6 +427,7 @@ core::Result<PlatformConfig> PlatformConfig::from_value(const Value& document) {
   if (const Value* v = s.get("queues")) BUDCORE_TRY(read_queues(*v, c.cluster.layout));
   if (const Value* v = s.get("retry")) BUDCORE_TRY(read_retry(*v, c.retry));
   if (const Value* v = s.get("pipelines")) BUDCORE_TRY(read_pipelines(*v, c));
+  if (const Value* v = s.get("cost")) BUDCORE_TRY(read_cost(*v, c));
   std::int64_t per_commit = static_cast<std::int64_t>(c.max_events_per_commit);
   BUDCORE_TRY(s.integer("max_events_per_commit", per_commit, 1, 1'000'000));
   c.max_events_per_commit = static_cast<std::size_t>(per_commit);

@@ -3,6 +3,7 @@
 #include "budcore/platform/platform.hpp"
 
 #include "budcore/core/json.hpp"
+#include "budcore/platform/cost_controls.hpp"
 #include "budcore/quota/job_workload.hpp"
 #include "platform/platform_impl.hpp"
 
@@ -60,6 +61,8 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
   if (m.config.http == HttpKind::Curl) m.http = backend::make_curl_http_client();
   BUDCORE_TRY(m.recover());
   std::unique_ptr<Platform> p(new Platform(std::move(impl)));
+  if (const PlatformConfig& c = p->impl_->config; c.prices)
+    p->impl_->cost_controls = CostControls::attach(*p, *c.prices, c.budgets);
   if (p->impl_->config.clock == ClockKind::System) {
     Impl* raw = p->impl_.get();
     raw->driver = std::thread([raw] { raw->background_loop(); });
@@ -205,5 +208,10 @@ void Platform::add_usage_observer(std::shared_ptr<UsageObserver> observer) {
 }
 
 backend::Store& Platform::store() noexcept { return *impl_->store; }
+
+std::shared_ptr<CostControls> Platform::cost_controls() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->cost_controls;
+}
 
 }  // namespace budcore::platform

@@ -108,6 +108,7 @@ struct Platform::Impl {
   std::shared_ptr<Authorizer> authorizer;
   std::vector<std::shared_ptr<UsageObserver>> usage_observers;
   std::shared_ptr<JobCostMeter> cost_meter;
+  std::shared_ptr<CostControls> cost_controls;  // attached on open from config.prices
   std::priority_queue<std::pair<std::int64_t, core::Id>, std::vector<std::pair<std::int64_t, core::Id>>, std::greater<>>
       budget_checks;  // (budget_check_ns, job): stale entries skipped
   Metrics metrics;

@@ -1,6 +1,8 @@
 // Budgets stop admission on a platform, and every run is metered into the platform's store.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "budcore/cost/metering.hpp"
 #include "budcore/platform/cost_controls.hpp"
 #include "platform/platform_fixture.hpp"
@@ -272,6 +274,81 @@ TEST(PlatformCostTest, ABudgetLimitIsWatchedAgainAfterTheJobsPlatformReopens) {
   EXPECT_EQ(j.status, job::JobStatus::Failed);
   ASSERT_TRUE(j.actual_start && j.actual_end);
   EXPECT_EQ((*j.actual_end - *j.actual_start).count_ns(), 1801LL * 1'000'000'000);
+}
+
+}  // namespace
+}  // namespace budcore::testing
+
+namespace budcore::testing {
+namespace {
+
+// The config's `cost` section attaches CostControls on open (every surface that opens a
+// platform from a config document gets them).
+TEST(PlatformCostConfigTest, ACostSectionAttachesCostControlsOnOpen) {
+  TempDir dir;
+  const std::string prices_path = (dir.path / "prices.yaml").string();
+  {
+    std::ofstream f(prices_path);
+    f << "currency: USD\ngpu_hour:\n  nvidia-a100-80gb: {on_demand: \"2.00\"}\ncpu_core_hour: {on_demand: \"0\"}\n"
+         "memory_gib_hour: {on_demand: \"0\"}\n";
+  }
+  for (const std::string& prices : {std::string("\"" + prices_path + "\""),
+                                    std::string(R"({"currency": "USD", "gpu_hour": {"nvidia-a100-80gb": {"on_demand": "2.00"}},
+                                                    "cpu_core_hour": {"on_demand": "0"}, "memory_gib_hour": {"on_demand": "0"}})")}) {
+    SCOPED_TRACE(prices);
+    TempDir store;
+    auto config = platform::PlatformConfig::parse(R"({"store": "sqlite://)" + (store.path / "b.db").string() +
+                                                  R"(", "cost": {"prices": )" + prices + R"(, "budgets": [
+        {"name": "tiny", "tenant_id": "00000000-0000-4000-8000-00000000000a", "amount": "2.50", "hard_limit": true}]}})");
+    ASSERT_TRUE(config) << config.error().describe();
+    ASSERT_TRUE(config->prices);
+    ASSERT_EQ(config->budgets.budgets.size(), 1u);
+    EXPECT_EQ(config->budgets.budgets[0].amount.to_string(), "2.50 USD");
+    auto p = platform::Platform::open(*config);
+    ASSERT_TRUE(p) << p.error().describe();
+    ASSERT_TRUE((*p)->cost_controls());
+    job::Job capped = gpu_job("capped", 1, 3600);
+    capped.budget_limit = core::Money::parse("1.00", "USD").value();
+    auto r = (*p)->submit(ctx_a(), capped);
+    ASSERT_TRUE(r) << r.error().describe();
+    ASSERT_TRUE((*p)->run_until_idle());
+    auto j = (*p)->get_job(ctx_a(), r->record.job.id);
+    ASSERT_TRUE(j);
+    EXPECT_EQ(j->job.status, job::JobStatus::Failed);
+    ASSERT_TRUE(j->job.actual_cost);
+    EXPECT_EQ(j->job.actual_cost->amount_string(), "1.000555555556");
+    // $1.00 spent + $2.00 estimated for an hour passes the $2.50 budget; half an hour fits.
+    EXPECT_TRUE((*p)->submit(ctx_a(), gpu_job("half-hour", 1, 1800)));
+    auto denied = (*p)->submit(ctx_a(), gpu_job("hour", 1, 3600));
+    ASSERT_FALSE(denied);
+    EXPECT_EQ(denied.error().code, core::ErrorCode::BudgetExceeded);
+    EXPECT_EQ((*p)->cost_controls()->metered(), 1);
+  }
+}
+
+TEST(PlatformCostConfigTest, ABadCostSectionIsAnErrorNamingItsPath) {
+  auto error_of = [](std::string_view cost) {
+    auto c = platform::PlatformConfig::parse(R"({"store": "sqlite:///tmp/x.db", "cost": )" + std::string(cost) + "}");
+    EXPECT_FALSE(c) << cost;
+    return c ? core::Error{} : c.error();
+  };
+  const std::string book = R"({"currency": "USD", "gpu_hour": {"nvidia-a100-80gb": {"on_demand": "2.00"}}})";
+  core::Error e = error_of(R"({"price": {}})");
+  EXPECT_EQ(e.field, "cost.price");
+  EXPECT_NE(e.message.find("did you mean 'prices'"), std::string::npos) << e.describe();
+  e = error_of(R"({"budgets": []})");
+  EXPECT_EQ(e.field, "cost.prices");
+  e = error_of(R"({"prices": {"currency": "USD", "gpu_hour": {"a100": {"on_demand": "-1"}}}})");
+  EXPECT_EQ(e.field, "cost.prices.gpu_hour.a100.on_demand") << e.describe();
+  e = error_of(R"({"prices": )" + book + R"(, "budgets": [{"name": "x", "tenant_id": "nope", "amount": "1"}]})");
+  EXPECT_EQ(e.field, "cost.budgets[0].tenant_id") << e.describe();
+  e = error_of(R"({"prices": )" + book + R"(, "budgets": 3})");
+  EXPECT_EQ(e.field, "cost.budgets") << e.describe();
+  e = error_of(R"({"prices": "-"})");
+  EXPECT_EQ(e.field, "cost.prices") << e.describe();
+  e = error_of(R"({"prices": "/nonexistent/prices.yaml"})");
+  EXPECT_EQ(e.field.rfind("cost.prices", 0), 0u) << e.describe();
+  EXPECT_NE(e.describe().find("/nonexistent/prices.yaml"), std::string::npos) << e.describe();
 }
 
 }  // namespace

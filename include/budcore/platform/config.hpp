@@ -21,6 +21,7 @@
 //   retry: {base_seconds, factor, cap_seconds, jitter, failure_threshold,
 //           immediate_failure_window_seconds, cool_down_seconds}
 //   pipelines: {http: sim|curl, notifier: sim|none}
+//   cost: {prices: <price book> | path, budgets: [<budget>, ...] | path}   # docs/cost.md
 //
 // Every key is optional; an absent `quota` / `cluster.inventory` gives the embedded defaults
 // (embedded_quota(), embedded_inventory()). Unknown keys are Invalid with a "did you mean" hint;
@@ -28,6 +29,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +37,8 @@
 #include "budcore/core/result.hpp"
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
+#include "budcore/cost/budget.hpp"
+#include "budcore/cost/price_book.hpp"
 #include "budcore/export.h"
 #include "budcore/job/retry_policy.hpp"
 #include "budcore/quota/config.hpp"
@@ -78,6 +82,10 @@ struct BUDCORE_API PlatformConfig {
   NotifierKind notifier = NotifierKind::Sim;
   // Cluster events applied per store transaction (group commit); bounds a commit's size.
   std::size_t max_events_per_commit = 4096;
+  // `cost`: with a price book, the Platform attaches CostControls on open (budget gate,
+  // metering, actual_cost, budget_limit; docs/cost.md "On a platform").
+  std::optional<cost::PriceBook> prices;
+  cost::BudgetSet budgets;
 
   // Parses a config document (a map). Relative sqlite paths stay as written.
   static core::Result<PlatformConfig> from_value(const core::Value& document);

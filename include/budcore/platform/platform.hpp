@@ -54,6 +54,8 @@
 
 namespace budcore::platform {
 
+class CostControls;  // cost_controls.hpp
+
 struct SubmitRequest {
   job::Job job;
   std::string idempotency_key;  // empty: none
@@ -217,6 +219,8 @@ class BUDCORE_API Platform {
   // actual_cost, and a running job whose cost passes its budget_limit is stopped and FAILED
   // (BudgetExceeded). Running jobs are checked from now on, including those restored on open.
   void set_job_cost_meter(std::shared_ptr<JobCostMeter> meter);
+  // The CostControls attached on open from the config's `cost` section (null without one).
+  std::shared_ptr<CostControls> cost_controls() const;
   // The Store the platform writes, for layers that keep their records beside its jobs (cost
   // metering, budgets' spend). Gates and observers may use it: they run outside the
   // platform's transactions. Lives as long as the Platform.
