@@ -85,14 +85,23 @@ std::string offset_text(std::optional<double> s) {
 core::Result<Scenario> Scenario::from_value(const Value& doc, const std::string& base_dir) {
   if (!doc.is_map()) return Error::invalid("", core::to_json(doc), "a scenario is a map");
   BUDCORE_TRY(known(doc, "", {"schema_version", "start", "until_seconds", "cluster", "quota", "queues", "retry", "jobs",
-                              "pipelines", "actions"}));
+                              "pipelines", "actions", "cost"}));
   core::Map cdoc;
   cdoc.set("store", "sqlite::memory:");
   core::Map clock{{"kind", "virtual"}};
   if (const Value* start = doc.find("start"); start != nullptr && !start->is_null()) clock.set("start", *start);
   cdoc.set("clock", Value(std::move(clock)));
-  for (const char* k : {"schema_version", "cluster", "quota", "queues", "retry"})
+  for (const char* k : {"schema_version", "cluster", "quota", "queues", "retry", "cost"})
     if (const Value* v = doc.find(k)) cdoc.set(k, *v);
+  // cost.prices / cost.budgets given as relative paths are relative to the scenario, like `file:`.
+  if (const Value* cost = doc.find("cost"); cost != nullptr && cost->is_map() && !base_dir.empty()) {
+    core::Map c = cost->as_map();
+    for (const char* k : {"prices", "budgets"})
+      if (const Value* v = c.find(k); v != nullptr && v->is_string() && !v->as_string().empty() && v->as_string() != "-" &&
+                                      std::filesystem::path(v->as_string()).is_relative())
+        c.set(k, (std::filesystem::path(base_dir) / v->as_string()).string());
+    cdoc.set("cost", Value(std::move(c)));
+  }
   Scenario s;
   auto config = PlatformConfig::from_value(Value(std::move(cdoc)));
   if (!config) {
@@ -309,6 +318,7 @@ core::Result<ScenarioOutcome> simulate(const Scenario& s, const std::function<vo
     o.submitted_at = sub.at;
     o.retries = j.retry_count;
     o.message = j.status_message.value_or("");
+    if (j.actual_cost) o.actual_cost = j.actual_cost->amount_string(2) + " " + j.actual_cost->currency();
     std::optional<core::Timestamp> queued_since;
     for (const auto& t : j.status_history) {
       if (t.to == job::JobStatus::Queued) {
@@ -399,7 +409,8 @@ core::Value ScenarioOutcome::to_value() const {
                              {"wait_seconds", j.wait_seconds},
                              {"preemptions", j.preemptions},
                              {"retries", j.retries},
-                             {"message", j.message}}));
+                             {"message", j.message},
+                             {"actual_cost", j.actual_cost.empty() ? Value() : Value(j.actual_cost)}}));
   core::List lg(log.begin(), log.end());
   return Value::map({{"start", start.to_string()},
                      {"end", end.to_string()},

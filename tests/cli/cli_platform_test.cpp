@@ -92,6 +92,32 @@ jobs:
   EXPECT_GE(json::parse(demo.out)["jobs"].size(), 10u);
 }
 
+// A scenario's `cost` section (a price book file beside the scenario): every ended job shows its
+// actual_cost, and a job past its budget_limit is stopped.
+TEST_F(CliPlatformTest, SimulateWithACostSectionShowsActualCostAndStopsAJobAtItsBudgetLimit) {
+  write("prices.yaml", "currency: USD\ngpu_hour: {nvidia-a100-80gb: {on_demand: \"2.00\"}}\n"
+                       "cpu_core_hour: {on_demand: \"0\"}\nmemory_gib_hour: {on_demand: \"0\"}\n");
+  fs::path s = write("cost.yaml", R"(
+cost: {prices: prices.yaml}
+jobs:
+  - {at: 0, job: {name: capped, job_type: BATCH, deployment_type: DOCKER, gpu_type: nvidia-a100-80gb, gpu_count: 1, estimated_duration_seconds: 3600, budget_limit: "1.00"}}
+  - {at: 0, job: {name: free, job_type: BATCH, deployment_type: DOCKER, gpu_type: nvidia-a100-80gb, gpu_count: 1, estimated_duration_seconds: 1800}}
+)");
+  auto out = run_cli("platform simulate --json " + quote(s.string()));
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  json j = json::parse(out.out);
+  EXPECT_EQ(j["jobs"][0]["status"], "failed");
+  EXPECT_EQ(j["jobs"][0]["ended_at"], 1801);
+  EXPECT_NE(j["jobs"][0]["message"].get<std::string>().find("BudgetExceeded"), std::string::npos) << out.out;
+  EXPECT_EQ(j["jobs"][0]["actual_cost"], "1.000555555556 USD");
+  EXPECT_EQ(j["jobs"][1]["status"], "completed");
+  EXPECT_EQ(j["jobs"][1]["actual_cost"], "1.00 USD");
+  fs::path err = dir_ / "err.json";
+  fs::path bad = write("bad-cost.yaml", "cost: {prices: missing.yaml}\n");
+  EXPECT_EQ(run_cli("platform simulate " + quote(bad.string()), err).exit_code, 2);
+  EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"].get<std::string>().rfind("cost.prices", 0), 0u);
+}
+
 TEST_F(CliPlatformTest, BadInputExitsTwoNamingTheField) {
   fs::path err = dir_ / "err.json";
   fs::path s = write("bad.yaml", "jobs: [{at: 1, job: {name: x, job_type: BATCH, deployment_type: DOCKER, gpu_count: -3}}]\n");

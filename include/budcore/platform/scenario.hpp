@@ -6,6 +6,7 @@
 //   start: "2026-01-01T00:00:00Z"        # virtual start (default the platform's)
 //   until_seconds: 86400                 # horizon (default: until nothing is left, at most a year)
 //   cluster: {...}  quota: {...}  queues: {...}  retry: {...}    # as in a platform config
+//   cost: {prices: ..., budgets: [...]}  # as in a platform config (paths relative to the scenario)
 //   jobs:
 //     - at: 0                            # seconds after start
 //       tenant: team-a                   # a name (default "default") or a UUID
@@ -95,6 +96,7 @@ struct BUDCORE_API ScenarioJobOutcome {
   std::int64_t preemptions = 0;
   std::int64_t retries = 0;
   std::string message;
+  std::string actual_cost;  // "1.000555555556 USD" with a `cost` section, once the job ended ("" otherwise)
 };
 
 struct BUDCORE_API ScenarioOutcome {
