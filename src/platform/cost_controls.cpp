@@ -1,6 +1,5 @@
 #include "budcore/platform/cost_controls.hpp"
 
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -114,12 +113,21 @@ std::optional<core::Money> CostControls::actual_cost(const core::Id& tenant, con
   // priced would understate it. (Its segments were counted as metering errors.)
   const core::Timestamp probe = job.created_at.value_or(core::Timestamp{});
   if (!run_cost(job, probe, probe + core::Duration::seconds(1))) return std::nullopt;
-  auto total = metered_until(tenant, job, core::Timestamp::from_unix_nanos(std::numeric_limits<std::int64_t>::max()));
-  if (!total) {
-    note_error(total.error());
+  auto sum = cost::job_actual_cost(store_, tenant, job.id);
+  if (!sum) {
+    note_error(sum.error());
     return std::nullopt;
   }
-  auto in_job_currency = prices_.convert(*total, job.currency);
+  // A job that ran but has no metered segment: its cluster did not report usage (yet — a
+  // stopped run's segment follows; the Kubernetes backend does not meter). Unknown, not 0.
+  if (sum->records == 0 && job.actual_start) return std::nullopt;
+  core::Money total = sum->total;
+  if (sum->records == 0) {
+    auto zero = core::Money::zero(prices_.currency);
+    if (!zero) return std::nullopt;
+    total = *zero;
+  }
+  auto in_job_currency = prices_.convert(total, job.currency);
   if (!in_job_currency) {
     note_error(in_job_currency.error());
     return std::nullopt;

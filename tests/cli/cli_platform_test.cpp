@@ -112,6 +112,15 @@ jobs:
   EXPECT_EQ(j["jobs"][0]["actual_cost"], "1.000555555556 USD");
   EXPECT_EQ(j["jobs"][1]["status"], "completed");
   EXPECT_EQ(j["jobs"][1]["actual_cost"], "1.00 USD");
+  // The shipped example: examples/specs/cost-scenario.yaml.
+  auto example = run_cli("platform simulate --json " +
+                         quote((fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "cost-scenario.yaml").string()));
+  ASSERT_EQ(example.exit_code, 0) << example.out;
+  json e = json::parse(example.out);
+  EXPECT_EQ(e["jobs"][0]["status"], "completed");
+  EXPECT_EQ(e["jobs"][0]["actual_cost"], "13.24 USD");
+  EXPECT_EQ(e["jobs"][1]["status"], "failed");
+  EXPECT_EQ(e["jobs"][1]["ended_at"], 5295);
   fs::path err = dir_ / "err.json";
   fs::path bad = write("bad-cost.yaml", "cost: {prices: missing.yaml}\n");
   EXPECT_EQ(run_cli("platform simulate " + quote(bad.string()), err).exit_code, 2);
