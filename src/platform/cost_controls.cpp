@@ -45,6 +45,10 @@ class JobCost : public JobCostMeter {
                             core::Timestamp now) override {
     return c_->check_budget(tenant, job, started, now);
   }
+  bool refresh_stops(core::Timestamp now) override { return c_->refresh_stops(now); }
+  std::optional<std::string> stop_reason(const core::Id& tenant, const job::Job& job) override {
+    return c_->stop_reason(tenant, job);
+  }
 
  private:
   std::shared_ptr<CostControls> c_;
@@ -53,7 +57,10 @@ class JobCost : public JobCostMeter {
 }  // namespace
 
 CostControls::CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets)
-    : store_(store), prices_(std::move(prices)), budgets_(std::move(budgets)) {}
+    : store_(store), prices_(std::move(prices)), budgets_(std::move(budgets)) {
+  for (const cost::Budget& b : budgets_.budgets)
+    if (b.stop_running) stopping_.budgets.push_back(b);
+}
 
 std::shared_ptr<CostControls> CostControls::attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets) {
   auto c = std::make_shared<CostControls>(platform.store(), std::move(prices), std::move(budgets));
@@ -204,6 +211,33 @@ core::Status CostControls::check_budget(const core::Id& tenant, const job::Job& 
     return {};
   }
   return st;
+}
+
+bool CostControls::refresh_stops(core::Timestamp now) {
+  passed_stops_.clear();
+  if (stopping_.budgets.empty()) return false;
+  auto spend = cost::store_spend(store_, prices_);
+  auto statuses = cost::budget_status(stopping_, *spend, now);
+  if (!statuses) {
+    note_error(statuses.error());
+    return false;
+  }
+  for (std::size_t i = 0; i < statuses->size(); ++i) {
+    const cost::BudgetStatus& s = (*statuses)[i];
+    if (!s.exceeded) continue;
+    const cost::Budget& b = stopping_.budgets[i];
+    passed_stops_.emplace_back(&b, "budget '" + b.name + "' (" + std::string(cost::to_string(b.period)) + ", " +
+                                       b.amount.to_string() + ") has " + s.spent.to_string() + " spent since " +
+                                       s.period_start.to_string() + ", past its amount; it stops running jobs");
+  }
+  return !passed_stops_.empty();
+}
+
+std::optional<std::string> CostControls::stop_reason(const core::Id& tenant, const job::Job& job) {
+  const std::optional<core::Id> project = job.project_id.is_nil() ? std::nullopt : std::optional(job.project_id);
+  for (const auto& [b, reason] : passed_stops_)
+    if (b->covers(tenant, project)) return reason;
+  return std::nullopt;
 }
 
 std::int64_t CostControls::metered() const {

@@ -280,6 +280,7 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
   for (const ClusterEvent* e : usage)
     for (const auto& o : usage_observers) o->on_usage(e->tenant, e->job_id, e->run, *e->usage);
   if (!cost_meter) return {};
+  if (!usage.empty() || !started.empty()) budget_stops_due = true;
   // Priced after the observers metered the batch: the jobs that ended in it, and ended jobs
   // whose last segment arrived after their end (a cancel, a budget stop).
   std::vector<std::pair<core::Id, core::Id>> settle;  // (job, tenant)
@@ -356,6 +357,10 @@ core::Status Impl::pump_locked() {
       BUDCORE_TRY(apply_events(events));
       if (n < config.max_events_per_commit) break;
     }
+    // After the batch was metered: runs covered by a budget that passed and stops running jobs.
+    const std::size_t live_before = live.size();
+    BUDCORE_TRY(fire_budget_stops());
+    progressed |= live.size() != live_before;
     BUDCORE_TRY(pump_runs(progressed));
     if (halted) return *halted;
     if (!progressed) return {};

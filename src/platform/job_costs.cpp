@@ -19,6 +19,8 @@ using job::JobStatus;
 using Impl = Platform::Impl;
 
 JobCostMeter::~JobCostMeter() = default;
+bool JobCostMeter::refresh_stops(core::Timestamp) { return false; }
+std::optional<std::string> JobCostMeter::stop_reason(const core::Id&, const job::Job&) { return std::nullopt; }
 
 core::Status Impl::settle_cost(const core::Id& tenant, const core::Id& id) {
   if (!cost_meter || live.count(id) != 0) return {};  // still live: it runs or a retry is pending
@@ -83,28 +85,56 @@ core::Status Impl::fire_budget_checks() {
       }
       continue;
     }
-    // Past its budget_limit: FAILED for good (another run would only spend more), committed
-    // before the cluster is told, like a cancel.
-    const core::Id tenant = lj.tenant;
-    job::Job job = rec->job;
-    const std::string message = "BudgetExceeded: " + verdict.error().message;
-    std::vector<std::pair<core::Id, backend::EventRecord>> log;
-    BUDCORE_TRY(move(&lj, job, JobStatus::Failed, now, message, log));
-    job.status_message = message + "; no retry: the job passed its budget_limit";
-    auto st = store->transact([&](backend::Store& tx) -> core::Status {
-      BUDCORE_TRY(tx.write_job(tenant, job, rec->version));
-      for (auto& [t, e] : log) BUDCORE_TRY(tx.append_event(t, e));
-      BUDCORE_TRY(tx.delete_platform_record("job", id.to_string()));
-      return save_clock(tx);
-    });
-    if (!st) return fail_halted(st.error());
-    const std::string type_label(job::to_string(job.job_type));
-    metrics.count("job_failures_total", {{"job_type", type_label}, {"failure_reason", "BudgetExceeded"}});
-    metrics.count("jobs_total", {{"source_type", std::string(job::to_string(job.source))}, {"job_type", type_label}, {"status", "failed"}});
-    const bool in_cluster = lj.in_cluster;
-    live.erase(id);
-    if (in_cluster) (void)cluster->cancel(id, message);
-    BUDCORE_TRY(settle_cost(tenant, id));
+    BUDCORE_TRY(stop_for_budget(lj, std::move(*rec), now, "BudgetExceeded: " + verdict.error().message,
+                                "the job passed its budget_limit"));
+  }
+  return {};
+}
+
+core::Status Impl::stop_for_budget(LiveJob& lj, backend::JobRecord rec, core::Timestamp now, const std::string& message,
+                                   std::string_view no_retry_because) {
+  // FAILED for good (another run would only spend more), committed before the cluster is
+  // told, like a cancel.
+  const core::Id id = lj.id;
+  const core::Id tenant = lj.tenant;
+  job::Job job = std::move(rec.job);
+  std::vector<std::pair<core::Id, backend::EventRecord>> log;
+  BUDCORE_TRY(move(&lj, job, JobStatus::Failed, now, message, log));
+  job.status_message = message + "; no retry: " + std::string(no_retry_because);
+  auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.write_job(tenant, job, rec.version));
+    for (auto& [t, e] : log) BUDCORE_TRY(tx.append_event(t, e));
+    BUDCORE_TRY(tx.delete_platform_record("job", id.to_string()));
+    return save_clock(tx);
+  });
+  if (!st) return fail_halted(st.error());
+  const std::string type_label(job::to_string(job.job_type));
+  metrics.count("job_failures_total", {{"job_type", type_label}, {"failure_reason", "BudgetExceeded"}});
+  metrics.count("jobs_total", {{"source_type", std::string(job::to_string(job.source))}, {"job_type", type_label}, {"status", "failed"}});
+  const bool in_cluster = lj.in_cluster;
+  live.erase(id);
+  if (in_cluster) (void)cluster->cancel(id, message);
+  return settle_cost(tenant, id);
+}
+
+core::Status Impl::fire_budget_stops() {
+  if (!budget_stops_due || !cost_meter) return {};
+  budget_stops_due = false;
+  const core::Timestamp now = clock->now();
+  if (!cost_meter->refresh_stops(now)) return {};
+  std::vector<core::Id> running;
+  for (const auto& [id, lj] : live)
+    if (lj.status == JobStatus::Running) running.push_back(id);
+  std::sort(running.begin(), running.end());  // a deterministic order of stops
+  for (const core::Id& id : running) {
+    auto it = live.find(id);
+    if (it == live.end() || it->second.status != JobStatus::Running) continue;
+    auto rec = store->get_job(it->second.tenant, id);
+    if (!rec) return fail_halted(rec.error());
+    std::optional<std::string> reason = cost_meter->stop_reason(it->second.tenant, rec->job);
+    if (!reason) continue;
+    BUDCORE_TRY(stop_for_budget(it->second, std::move(*rec), now, "BudgetExceeded: " + *reason,
+                                "its budget stops running jobs"));
   }
   return {};
 }

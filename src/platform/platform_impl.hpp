@@ -108,6 +108,7 @@ struct Platform::Impl {
   std::shared_ptr<Authorizer> authorizer;
   std::vector<std::shared_ptr<UsageObserver>> usage_observers;
   std::shared_ptr<JobCostMeter> cost_meter;
+  bool budget_stops_due = false;  // usage was metered or a run started since the last fire_budget_stops
   std::shared_ptr<CostControls> cost_controls;  // attached on open from config.prices
   std::priority_queue<std::pair<std::int64_t, core::Id>, std::vector<std::pair<std::int64_t, core::Id>>, std::greater<>>
       budget_checks;  // (budget_check_ns, job): stale entries skipped
@@ -155,6 +156,11 @@ struct Platform::Impl {
   void schedule_budget_check(LiveJob& lj);
   // Checks the running jobs whose time has come; stops and fails those past their limit.
   core::Status fire_budget_checks();
+  // Running jobs covered by a passed stop_running budget, stopped (job_costs.cpp).
+  core::Status fire_budget_stops();
+  // Stops a running job's run and fails the job for good with `message` (a budget stop).
+  core::Status stop_for_budget(LiveJob& lj, backend::JobRecord rec, core::Timestamp now, const std::string& message,
+                               std::string_view no_retry_because);
   std::optional<core::Timestamp> next_budget_check();
 
   // --- recovery.cpp

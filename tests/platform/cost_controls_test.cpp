@@ -222,6 +222,52 @@ TEST(PlatformCostTest, ARunningJobIsFailedWhenItsCostPassesItsBudgetLimit) {
   EXPECT_NE(p->metrics().find("failure_reason=\"BudgetExceeded\""), std::string::npos);
 }
 
+// Tenant a's $4 budget stops running jobs once passed (no hard limit: admission goes on).
+TEST(PlatformCostTest, ABudgetWithStopRunningStopsTheRunningJobsItCoversOncePassed) {
+  PlatformTarget t;
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  auto set = cost::BudgetSet::from_text(R"(budgets:
+  - {name: team-a-stop, tenant_id: 00000000-0000-4000-8000-00000000000a, amount: "4.00", stop_running: true}
+)");
+  ASSERT_TRUE(set) << set.error().describe();
+  auto costs = platform::CostControls::attach(*p, two_dollars_an_hour(), *set);
+  auto hour = p->submit(ctx_a(), gpu_job("hour", 1, 3600));             // $2.00 at +1h
+  auto ninety = p->submit(ctx_a(), gpu_job("ninety-minutes", 1, 5400));  // $3.00 at +1h30
+  auto long_a = p->submit(ctx_a(), gpu_job("long-a", 1, 36000));
+  auto long_b = p->submit(ctx_b(), gpu_job("long-b", 1, 36000));  // another tenant: not covered
+  ASSERT_TRUE(hour && ninety && long_a && long_b);
+  ASSERT_TRUE(p->run_until_idle());
+
+  // $2.00 metered at +1h is within $4; $5.00 at +1h30 passes it: long-a is stopped then.
+  EXPECT_EQ(read_job(*p, hour->record.job.id).status, job::JobStatus::Completed);
+  EXPECT_EQ(read_job(*p, ninety->record.job.id).status, job::JobStatus::Completed);
+  job::Job j = read_job(*p, long_a->record.job.id);
+  EXPECT_EQ(j.status, job::JobStatus::Failed);
+  ASSERT_TRUE(j.actual_start && j.actual_end);
+  EXPECT_EQ((*j.actual_end - *j.actual_start).count_ns(), 5400LL * 1'000'000'000);
+  ASSERT_TRUE(j.status_message);
+  EXPECT_NE(j.status_message->find("BudgetExceeded: budget 'team-a-stop'"), std::string::npos) << *j.status_message;
+  EXPECT_NE(j.status_message->find("5.00 USD spent"), std::string::npos) << *j.status_message;
+  EXPECT_NE(j.status_message->find("stops running jobs"), std::string::npos) << *j.status_message;
+  EXPECT_EQ(j.retry_count, 0);
+  ASSERT_TRUE(j.actual_cost);
+  EXPECT_EQ(*j.actual_cost, usd("3.00"));  // the 1h30 it ran
+  auto ctx_b_get = p->get_job(ctx_b(), long_b->record.job.id);
+  ASSERT_TRUE(ctx_b_get);
+  EXPECT_EQ(ctx_b_get->job.status, job::JobStatus::Completed);
+
+  // Without a hard limit a new job is admitted, and stopped as soon as it runs.
+  auto late = p->submit(ctx_a(), gpu_job("late", 1, 600));
+  ASSERT_TRUE(late) << late.error().describe();
+  ASSERT_TRUE(p->run_until_idle());
+  j = read_job(*p, late->record.job.id);
+  EXPECT_EQ(j.status, job::JobStatus::Failed);
+  EXPECT_NE(j.status_message.value_or("").find("team-a-stop"), std::string::npos);
+  EXPECT_EQ(costs->metering_errors(), 0);
+  EXPECT_TRUE(p->check_invariants());
+}
+
 TEST(PlatformCostTest, ABudgetLimitCountsTheEarlierRunsOfARetriedJob) {
   PlatformTarget t;
   auto p = t.open();

@@ -6,6 +6,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "budcore/core/error.hpp"
 #include "budcore/cost/budget.hpp"
@@ -24,7 +27,9 @@ namespace budcore::platform {
 // - the job cost meter: an ended job's actual_cost is the sum of its metered segments (every
 //   run), in the job's currency; a job the price book cannot price keeps no actual_cost (its
 //   segments are metering errors). A running job whose cost passes its budget_limit is stopped
-//   and FAILED (BudgetExceeded), to the second.
+//   and FAILED (BudgetExceeded), to the second;
+// - budgets with stop_running: once a budget's metered spend has passed its amount, the running
+//   jobs it covers are stopped and FAILED (BudgetExceeded, naming the budget).
 class BUDCORE_API CostControls {
  public:
   static std::shared_ptr<CostControls> attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets);
@@ -44,6 +49,8 @@ class BUDCORE_API CostControls {
   std::optional<core::Money> actual_cost(const core::Id& tenant, const job::Job& job);
   std::optional<core::Timestamp> budget_deadline(const core::Id& tenant, const job::Job& job, core::Timestamp started);
   core::Status check_budget(const core::Id& tenant, const job::Job& job, core::Timestamp started, core::Timestamp now);
+  bool refresh_stops(core::Timestamp now);
+  std::optional<std::string> stop_reason(const core::Id& tenant, const job::Job& job);
 
  private:
   void note_error(core::Error e);
@@ -55,6 +62,9 @@ class BUDCORE_API CostControls {
   backend::Store& store_;
   cost::PriceBook prices_;
   cost::BudgetSet budgets_;
+  cost::BudgetSet stopping_;  // the budgets with stop_running
+  // Of stopping_, those passed at the last refresh_stops, with their reasons (platform lock held).
+  std::vector<std::pair<const cost::Budget*, std::string>> passed_stops_;
   mutable std::mutex mu_;
   std::int64_t metered_ = 0;
   std::int64_t errors_ = 0;

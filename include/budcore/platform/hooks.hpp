@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "budcore/backend/cluster_backend.hpp"
@@ -81,6 +82,14 @@ class BUDCORE_API JobCostMeter {
   // for good with that message. OK otherwise (and when the job cannot be priced).
   virtual core::Status check_budget(const core::Id& tenant, const job::Job& job, core::Timestamp started,
                                     core::Timestamp now) = 0;
+  // Budgets that stop running jobs (a budget's stop_running): after a batch of usage was
+  // metered, or a run started, the Platform asks whether any such budget has passed at `now`
+  // (refresh_stops), and only then, for each running job, which passed budget covers it
+  // (stop_reason: a message naming the budget). The Platform stops those runs and fails their
+  // jobs for good with "BudgetExceeded: <reason>". Spend counts metered segments, so a budget is
+  // seen passing when a segment ends, not in the middle of one.
+  virtual bool refresh_stops(core::Timestamp now);
+  virtual std::optional<std::string> stop_reason(const core::Id& tenant, const job::Job& job);
 };
 
 }  // namespace budcore::platform
