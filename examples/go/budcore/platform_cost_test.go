@@ -19,7 +19,7 @@ const goCost = `cost:
     - {name: go-team, tenant_id: 00000000-0000-4000-8000-0000000000f1, amount: "2.50", hard_limit: true}
 `
 
-func costJob(name string, seconds int, extra string) string {
+func platformCostJob(name string, seconds int, extra string) string {
 	return fmt.Sprintf(`{"name": %q, "job_type": "BATCH", "deployment_type": "DOCKER", "gpu_type": "nvidia-a100-80gb",
   "gpu_count": 1, "estimated_duration_seconds": %d%s}`, name, seconds, extra)
 }
@@ -37,12 +37,12 @@ func TestPlatformCostSection(t *testing.T) {
 	}
 	defer p.Close()
 	me := Caller{Tenant: goTenant}
-	rec, err := p.Submit(me, costJob("capped", 3600, `, "budget_limit": "1.00"`), "")
+	rec, err := p.Submit(me, platformCostJob("capped", 3600, `, "budget_limit": "1.00"`), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	capped := jobID(t, rec)
-	rec, err = p.Submit(me, costJob("twenty-minutes", 1200, ""), "")
+	rec, err = p.Submit(me, platformCostJob("twenty-minutes", 1200, ""), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestPlatformCostSection(t *testing.T) {
 	if err != nil || !strings.Contains(got, `"status":"completed"`) || !strings.Contains(got, `"actual_cost":"0.666666666667"`) {
 		t.Errorf("the short job: %v %s", err, got)
 	}
-	_, err = p.Submit(me, costJob("one-more-hour", 3600, ""), "")
+	_, err = p.Submit(me, platformCostJob("one-more-hour", 3600, ""), "")
 	if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "go-team") {
 		t.Errorf("past the budget: %v", err)
 	}
