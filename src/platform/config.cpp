@@ -218,12 +218,23 @@ core::Status read_pipelines(const Value& v, PlatformConfig& c) {
 // file is an error of the config). Budgets without prices have nothing to price against.
 core::Status read_cost(const Value& v, PlatformConfig& c) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "cost"));
-  BUDCORE_TRY(s.known({"prices", "budgets"}));
+  BUDCORE_TRY(s.known({"prices", "budgets", "alerts"}));
   const Value* prices = s.get("prices");
   const Value* budgets = s.get("budgets");
   if (prices == nullptr) {
     if (budgets != nullptr) return Error::invalid("cost.prices", "", "budgets need a price book to price jobs against");
+    if (s.get("alerts") != nullptr) return Error::invalid("cost.prices", "", "alerts need budgets and a price book");
     return {};
+  }
+  if (const Value* alerts = s.get("alerts")) {
+    BUDCORE_TRY_ASSIGN(Section a, Section::of(*alerts, "cost.alerts"));
+    BUDCORE_TRY(a.known({"webhook", "timeout_seconds"}));
+    backend::WebhookNotifierOptions o;
+    BUDCORE_TRY(a.string("webhook", o.url));
+    if (!o.url.starts_with("http://") && !o.url.starts_with("https://"))
+      return Error::invalid("cost.alerts.webhook", o.url, "must be an http:// or https:// URL");
+    BUDCORE_TRY(a.seconds("timeout_seconds", o.timeout, 1));
+    c.budget_alerts = std::move(o);
   }
   for (const auto& [key, v] : {std::pair{"prices", prices}, std::pair{"budgets", budgets}})
     if (v != nullptr && v->is_string() && (v->as_string().empty() || v->as_string() == "-"))

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "budcore/backend/http_client.hpp"
 #include "budcore/cost/metering.hpp"
 #include "budcore/platform/hooks.hpp"
 
@@ -56,14 +57,16 @@ class JobCost : public JobCostMeter {
 
 }  // namespace
 
-CostControls::CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets)
-    : store_(store), prices_(std::move(prices)), budgets_(std::move(budgets)) {
+CostControls::CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets,
+                           std::shared_ptr<backend::Notifier> alerts)
+    : store_(store), prices_(std::move(prices)), budgets_(std::move(budgets)), alerts_(std::move(alerts)) {
   for (const cost::Budget& b : budgets_.budgets)
     if (b.stop_running) stopping_.budgets.push_back(b);
 }
 
-std::shared_ptr<CostControls> CostControls::attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets) {
-  auto c = std::make_shared<CostControls>(platform.store(), std::move(prices), std::move(budgets));
+std::shared_ptr<CostControls> CostControls::attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets,
+                                                   std::shared_ptr<backend::Notifier> alerts) {
+  auto c = std::make_shared<CostControls>(platform.store(), std::move(prices), std::move(budgets), std::move(alerts));
   platform.add_admission_gate(std::make_shared<BudgetGate>(c));
   platform.add_usage_observer(std::make_shared<Meter>(c));
   platform.set_job_cost_meter(std::make_shared<JobCost>(c));
@@ -213,7 +216,35 @@ core::Status CostControls::check_budget(const core::Id& tenant, const job::Job& 
   return st;
 }
 
+namespace {
+// The notifier refers to its HTTP client: both live as long as the shared notifier does.
+struct WebhookAlerts {
+  std::unique_ptr<backend::HttpClient> http;
+  std::unique_ptr<backend::Notifier> notifier;
+};
+}  // namespace
+
+std::shared_ptr<backend::Notifier> CostControls::webhook_alerts(backend::WebhookNotifierOptions options) {
+  auto owner = std::make_shared<WebhookAlerts>();
+  owner->http = backend::make_curl_http_client();
+  owner->notifier = backend::make_webhook_notifier(*owner->http, std::move(options));
+  backend::Notifier* n = owner->notifier.get();
+  return std::shared_ptr<backend::Notifier>(std::move(owner), n);
+}
+
 bool CostControls::refresh_stops(core::Timestamp now) {
+  // Called after each batch of metered usage: the time to raise threshold alerts too.
+  if (alerts_ && !budgets_.budgets.empty()) {
+    cost::BudgetMonitor monitor(store_, *alerts_, prices_);
+    auto raised = monitor.evaluate(budgets_, now);
+    std::lock_guard lock(mu_);
+    if (raised) {
+      alerts_raised_ += static_cast<std::int64_t>(raised->size());
+    } else {
+      ++alert_errors_;
+      last_alert_error_ = raised.error();
+    }
+  }
   passed_stops_.clear();
   if (stopping_.budgets.empty()) return false;
   auto spend = cost::store_spend(store_, prices_);
@@ -238,6 +269,19 @@ std::optional<std::string> CostControls::stop_reason(const core::Id& tenant, con
   for (const auto& [b, reason] : passed_stops_)
     if (b->covers(tenant, project)) return reason;
   return std::nullopt;
+}
+
+std::int64_t CostControls::alerts_raised() const {
+  std::lock_guard lock(mu_);
+  return alerts_raised_;
+}
+std::int64_t CostControls::alert_errors() const {
+  std::lock_guard lock(mu_);
+  return alert_errors_;
+}
+std::optional<core::Error> CostControls::last_alert_error() const {
+  std::lock_guard lock(mu_);
+  return last_alert_error_;
 }
 
 std::int64_t CostControls::metered() const {

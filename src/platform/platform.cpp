@@ -61,8 +61,11 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
   if (m.config.http == HttpKind::Curl) m.http = backend::make_curl_http_client();
   BUDCORE_TRY(m.recover());
   std::unique_ptr<Platform> p(new Platform(std::move(impl)));
-  if (const PlatformConfig& c = p->impl_->config; c.prices)
-    p->impl_->cost_controls = CostControls::attach(*p, *c.prices, c.budgets);
+  if (const PlatformConfig& c = p->impl_->config; c.prices) {
+    std::shared_ptr<backend::Notifier> alerts;
+    if (c.budget_alerts) alerts = CostControls::webhook_alerts(*c.budget_alerts);
+    p->impl_->cost_controls = CostControls::attach(*p, *c.prices, c.budgets, std::move(alerts));
+  }
   if (p->impl_->config.clock == ClockKind::System) {
     Impl* raw = p->impl_.get();
     raw->driver = std::thread([raw] { raw->background_loop(); });

@@ -5,6 +5,7 @@
 
 #include "budcore/cost/metering.hpp"
 #include "budcore/platform/cost_controls.hpp"
+#include "backends/loopback_http_server.hpp"
 #include "platform/platform_fixture.hpp"
 
 namespace budcore::testing {
@@ -372,6 +373,55 @@ TEST(PlatformCostConfigTest, ACostSectionAttachesCostControlsOnOpen) {
   }
 }
 
+// cost.alerts.webhook: threshold alerts reach a real HTTP receiver on loopback as metered
+// spend crosses them, each once; a refused delivery is retried with the next batch.
+TEST(PlatformCostConfigTest, BudgetThresholdAlertsArePostedToTheWebhookAsSpendCrossesThem) {
+  LoopbackHttpServer receiver;
+  receiver.enqueue({.status = 500, .reason = "Internal Server Error", .body = "down"});
+  TempDir store;
+  auto config = platform::PlatformConfig::parse(R"({"store": "sqlite://)" + (store.path / "b.db").string() +
+                                                R"(", "cost": {"prices": {"currency": "USD",
+        "gpu_hour": {"nvidia-a100-80gb": {"on_demand": "2.00"}}, "cpu_core_hour": {"on_demand": "0"},
+        "memory_gib_hour": {"on_demand": "0"}},
+      "budgets": [{"name": "watch", "tenant_id": "00000000-0000-4000-8000-00000000000a", "amount": "4.00",
+                   "thresholds": [50, 100], "notify": {"channel": "slack", "recipients": ["#finops"]}}],
+      "alerts": {"webhook": ")" + receiver.url("/alerts") + R"(", "timeout_seconds": 5}}})");
+  ASSERT_TRUE(config) << config.error().describe();
+  ASSERT_TRUE(config->budget_alerts);
+  auto p = platform::Platform::open(*config);
+  ASSERT_TRUE(p) << p.error().describe();
+  auto costs = (*p)->cost_controls();
+  ASSERT_TRUE(costs);
+  // $2.00 metered at +1h crosses 50% (its delivery refused), $5.00 at +1h30 crosses 100%.
+  ASSERT_TRUE((*p)->submit(ctx_a(), gpu_job("hour", 1, 3600)));
+  ASSERT_TRUE((*p)->submit(ctx_a(), gpu_job("ninety-minutes", 1, 5400)));
+  ASSERT_TRUE((*p)->run_until_idle());
+  auto sent = receiver.requests();
+  ASSERT_EQ(sent.size(), 3u);
+  for (const auto& r : sent) {
+    EXPECT_EQ(r.method, "POST");
+    EXPECT_EQ(r.target, "/alerts");
+  }
+  EXPECT_NE(sent[0].body.find("reached 50%"), std::string::npos) << sent[0].body;
+  EXPECT_NE(sent[1].body.find("reached 50%"), std::string::npos) << sent[1].body;  // the retry
+  EXPECT_NE(sent[2].body.find("reached 100%"), std::string::npos) << sent[2].body;
+  EXPECT_NE(sent[2].body.find("5.00 USD of 4.00 USD"), std::string::npos) << sent[2].body;
+  EXPECT_EQ(costs->alerts_raised(), 2);
+  EXPECT_EQ(costs->alert_errors(), 1);
+  ASSERT_TRUE(costs->last_alert_error());
+  EXPECT_NE(costs->last_alert_error()->describe().find("500"), std::string::npos)
+      << costs->last_alert_error()->describe();
+  // Recorded once each in the tenant's audit log, which is what keeps them from repeating.
+  backend::AuditQuery q;
+  q.object_type = "budget_alert";
+  auto audit = (*p)->store().list_audit(tenant_a(), q, {});
+  ASSERT_TRUE(audit) << audit.error().describe();
+  EXPECT_EQ(audit->items.size(), 2u);
+  ASSERT_TRUE((*p)->submit(ctx_a(), gpu_job("more", 1, 600)));
+  ASSERT_TRUE((*p)->run_until_idle());
+  EXPECT_EQ(receiver.requests().size(), 3u);  // no threshold left to cross
+}
+
 TEST(PlatformCostConfigTest, ABadCostSectionIsAnErrorNamingItsPath) {
   auto error_of = [](std::string_view cost) {
     auto c = platform::PlatformConfig::parse(R"({"store": "sqlite:///tmp/x.db", "cost": )" + std::string(cost) + "}");
@@ -391,6 +441,13 @@ TEST(PlatformCostConfigTest, ABadCostSectionIsAnErrorNamingItsPath) {
   e = error_of(R"({"prices": )" + book + R"(, "budgets": 3})");
   EXPECT_EQ(e.field, "cost.budgets") << e.describe();
   e = error_of(R"({"prices": "-"})");
+  EXPECT_EQ(e.field, "cost.prices") << e.describe();
+  e = error_of(R"({"prices": )" + book + R"(, "alerts": {"webhook": "ftp://x"}})");
+  EXPECT_EQ(e.field, "cost.alerts.webhook") << e.describe();
+  EXPECT_EQ(e.value, "ftp://x") << e.describe();
+  e = error_of(R"({"prices": )" + book + R"(, "alerts": {"webhok": "http://x"}})");
+  EXPECT_EQ(e.field, "cost.alerts.webhok") << e.describe();
+  e = error_of(R"({"alerts": {"webhook": "http://x"}})");
   EXPECT_EQ(e.field, "cost.prices") << e.describe();
   e = error_of(R"({"prices": "/nonexistent/prices.yaml"})");
   EXPECT_EQ(e.field.rfind("cost.prices", 0), 0u) << e.describe();

@@ -21,7 +21,8 @@
 //   retry: {base_seconds, factor, cap_seconds, jitter, failure_threshold,
 //           immediate_failure_window_seconds, cool_down_seconds}
 //   pipelines: {http: sim|curl, notifier: sim|none}
-//   cost: {prices: <price book> | path, budgets: [<budget>, ...] | path}   # docs/cost.md
+//   cost: {prices: <price book> | path, budgets: [<budget>, ...] | path,
+//          alerts: {webhook: URL, timeout_seconds}}   # docs/cost.md
 //
 // Every key is optional; an absent `quota` / `cluster.inventory` gives the embedded defaults
 // (embedded_quota(), embedded_inventory()). Unknown keys are Invalid with a "did you mean" hint;
@@ -37,6 +38,7 @@
 #include "budcore/core/result.hpp"
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
+#include "budcore/backend/notifier.hpp"
 #include "budcore/cost/budget.hpp"
 #include "budcore/cost/price_book.hpp"
 #include "budcore/export.h"
@@ -86,6 +88,9 @@ struct BUDCORE_API PlatformConfig {
   // metering, actual_cost, budget_limit; docs/cost.md "On a platform").
   std::optional<cost::PriceBook> prices;
   cost::BudgetSet budgets;
+  // `cost.alerts.webhook`: budget threshold alerts are POSTed there (a Slack-compatible
+  // webhook) as metered spend crosses them; without it they are only recorded in the audit log.
+  std::optional<backend::WebhookNotifierOptions> budget_alerts;
 
   // Parses a config document (a map). Relative sqlite paths stay as written.
   static core::Result<PlatformConfig> from_value(const core::Value& document);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "budcore/backend/notifier.hpp"
 #include "budcore/core/error.hpp"
 #include "budcore/cost/budget.hpp"
 #include "budcore/cost/price_book.hpp"
@@ -29,10 +30,18 @@ namespace budcore::platform {
 //   segments are metering errors). A running job whose cost passes its budget_limit is stopped
 //   and FAILED (BudgetExceeded), to the second;
 // - budgets with stop_running: once a budget's metered spend has passed its amount, the running
-//   jobs it covers are stopped and FAILED (BudgetExceeded, naming the budget).
+//   jobs it covers are stopped and FAILED (BudgetExceeded, naming the budget);
+// - budget threshold alerts (50/80/100%...) through a Notifier, as metered spend crosses them.
 class BUDCORE_API CostControls {
  public:
-  static std::shared_ptr<CostControls> attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets);
+  // `alerts`: where budget threshold alerts go (cost::BudgetMonitor: each threshold of each
+  // budget once per period, recorded in the tenant's audit log). They are evaluated after each
+  // batch of metered usage, under the platform's lock, so a slow notifier slows the platform;
+  // a failed delivery is counted and retried with the next batch. Null: no alerts.
+  static std::shared_ptr<CostControls> attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets,
+                                              std::shared_ptr<backend::Notifier> alerts = nullptr);
+  // A webhook notifier over its own libcurl client (the platform config's cost.alerts.webhook).
+  static std::shared_ptr<backend::Notifier> webhook_alerts(backend::WebhookNotifierOptions options);
 
   const cost::PriceBook& prices() const noexcept { return prices_; }
   const cost::BudgetSet& budgets() const noexcept { return budgets_; }
@@ -41,8 +50,12 @@ class BUDCORE_API CostControls {
   std::int64_t metered() const;
   std::int64_t metering_errors() const;
   std::optional<core::Error> last_metering_error() const;
+  std::int64_t alerts_raised() const;
+  std::int64_t alert_errors() const;
+  std::optional<core::Error> last_alert_error() const;
 
-  CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets);
+  CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets,
+               std::shared_ptr<backend::Notifier> alerts = nullptr);
   core::Status admit(const job::Job& job);
   void meter(const core::Id& tenant, const core::Id& job_id, const backend::UsageInterval& usage);
   // JobCostMeter (hooks.hpp).
@@ -69,6 +82,10 @@ class BUDCORE_API CostControls {
   std::int64_t metered_ = 0;
   std::int64_t errors_ = 0;
   std::optional<core::Error> last_error_;
+  std::shared_ptr<backend::Notifier> alerts_;
+  std::int64_t alerts_raised_ = 0;
+  std::int64_t alert_errors_ = 0;
+  std::optional<core::Error> last_alert_error_;
 };
 
 }  // namespace budcore::platform

@@ -87,7 +87,8 @@ class BUDCORE_API JobCostMeter {
   // (refresh_stops), and only then, for each running job, which passed budget covers it
   // (stop_reason: a message naming the budget). The Platform stops those runs and fails their
   // jobs for good with "BudgetExceeded: <reason>". Spend counts metered segments, so a budget is
-  // seen passing when a segment ends, not in the middle of one.
+  // seen passing when a segment ends, not in the middle of one. (CostControls also raises
+  // budget threshold alerts in refresh_stops.)
   virtual bool refresh_stops(core::Timestamp now);
   virtual std::optional<std::string> stop_reason(const core::Id& tenant, const job::Job& job);
 };
