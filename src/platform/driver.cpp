@@ -110,6 +110,12 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
       const std::string type_label(job::to_string(lj.type));
       switch (e.kind) {
         case ClusterEventKind::Queued: {
+          if (lj.status == JobStatus::Queued && e.reason == "Inadmissible") {
+            // Still QUEUED (as Kueue keeps it pending), with the reason it cannot run.
+            BUDCORE_TRY_ASSIGN(PendingWrite * w, touch(lj));
+            w->job->status_message = e.message;
+            break;
+          }
           if (lj.status != JobStatus::Preempted && lj.status != JobStatus::Pending) break;
           BUDCORE_TRY_ASSIGN(PendingWrite * w, touch(lj));
           BUDCORE_TRY(move(&lj, *w->job, JobStatus::Queued, e.at,
@@ -261,7 +267,7 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
     if (e.kind == ClusterEventKind::Usage) return false;
     auto it = live.find(e.job_id);
     if (it == live.end() || it->second.run != e.run || !it->second.in_cluster) return false;
-    return !(e.kind == ClusterEventKind::Queued && it->second.status == JobStatus::Queued);
+    return !(e.kind == ClusterEventKind::Queued && it->second.status == JobStatus::Queued && e.reason != "Inadmissible");
   });
   if (needed) {
     auto st = store->transact(body);

@@ -875,6 +875,30 @@ std::optional<std::int64_t> AdmissionEngine::max_capacity(std::string_view clust
   return m.potential_available(m.cqs[cq->second].node, m.fr_of(fl->second, r->second));
 }
 
+std::string AdmissionEngine::capacity_shortfall(const ClusterQueue& q, const Workload& w) const {
+  const std::string& cq = q.name;
+  for (const auto& ps : w.pod_sets) {
+    const std::int64_t count = ps.min_count.value_or(ps.count);
+    for (const auto& [res, per_pod] : ps.requests.items()) {
+      auto milli = per_pod.milli_value();
+      if (!milli || *milli == 0) continue;
+      std::int64_t need;
+      if (__builtin_mul_overflow(*milli, count, &need)) need = INT64_MAX;
+      std::optional<std::int64_t> best;
+      for (const auto& g : q.resource_groups)
+        for (const auto& f : g.flavors)
+          if (auto cap = max_capacity(cq, f.name, res); cap && (!best || *cap > *best)) best = cap;
+      const core::QuantityFormat format = format_of(res);
+      auto text = [format](std::int64_t m) {
+        return core::Quantity::from_nano(static_cast<core::int128>(m) * 1'000'000, format).to_string();
+      };
+      if (!best) return "requests " + text(need) + " " + res + " but " + cq + " provides no " + res;
+      if (need > *best) return "requests " + text(need) + " " + res + " but " + cq + " can never provide more than " + text(*best);
+    }
+  }
+  return {};
+}
+
 core::QuantityFormat AdmissionEngine::format_of(std::string_view resource) const {
   auto it = impl_->resource_id.find(std::string(resource));
   return it == impl_->resource_id.end() ? core::QuantityFormat::DecimalSI : impl_->resource_format[it->second];

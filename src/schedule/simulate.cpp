@@ -393,30 +393,14 @@ class Simulation {
     for (auto& ps : w.pod_sets)
       if (ps.min_count) ps.count = *ps.min_count;
     if (empty->try_reserve(w)) return {};
-    // Name the resource one pod set asks more of than any flavor of its queue can ever give.
+    // Name the resource one pod set asks more of than any flavor of its queue can ever give
+    // (pod sets are at min_count here).
     std::string cq;
     for (const auto& lq : m_.trees[j.tree].config.local_queues)
       if (lq.namespace_ == w.namespace_ && lq.name == w.queue) cq = lq.cluster_queue;
-    for (const auto& q : m_.trees[j.tree].config.cluster_queues) {
-      if (q.name != cq) continue;
-      for (const auto& ps : w.pod_sets)
-        for (const auto& [res, per_pod] : ps.requests.items()) {
-          auto milli = per_pod.milli_value();
-          if (!milli || *milli == 0) continue;
-          std::int64_t need;
-          if (__builtin_mul_overflow(*milli, static_cast<std::int64_t>(ps.count), &need)) need = INT64_MAX;
-          std::optional<std::int64_t> best;
-          for (const auto& g : q.resource_groups)
-            for (const auto& f : g.flavors)
-              if (auto cap = empty->max_capacity(cq, f.name, res); cap && (!best || *cap > *best)) best = cap;
-          // Captures a copy: clang before 16 rejects capturing a structured binding.
-          auto text = [&, format = empty->format_of(res)](std::int64_t m) {
-            return core::Quantity::from_nano(static_cast<core::int128>(m) * 1'000'000, format).to_string();
-          };
-          if (!best) return "requests " + text(need) + " " + res + " but " + cq + " provides no " + res;
-          if (need > *best) return "requests " + text(need) + " " + res + " but " + cq + " can never provide more than " + text(*best);
-        }
-    }
+    for (const auto& q : m_.trees[j.tree].config.cluster_queues)
+      if (q.name == cq)
+        if (std::string why = empty->capacity_shortfall(q, w); !why.empty()) return why;
     return "can never be admitted: " + fits.error().message;
   }
 

@@ -107,6 +107,32 @@ TEST(PlatformLifecycleTest, QuotaMakesTheSecondJobWaitForTheFirst) {
             std::string::npos);
 }
 
+// 9 A100s is more than batch-jobs can ever hold (8 with borrowing): Kueue would keep it pending,
+// and so does the platform, saying why instead of "waiting for admission".
+TEST(PlatformLifecycleTest, AJobTheQuotaCanNeverAdmitStaysQueuedSayingWhy) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto big = p->submit(ctx_a(), gpu_job("too-big", 9, 600));
+  auto fits = p->submit(ctx_a(), gpu_job("fits", 8, 600));
+  ASSERT_TRUE(big && fits);
+  ASSERT_TRUE(p->run_until_idle());
+  job::Job j = p->get_job(ctx_a(), big->record.job.id)->job;
+  EXPECT_EQ(j.status, JobStatus::Queued);
+  ASSERT_TRUE(j.status_message);
+  EXPECT_EQ(*j.status_message,
+            "can never be admitted as the quota is configured: requests 9 nvidia.com/gpu but batch-jobs can never "
+            "provide more than 8");
+  EXPECT_EQ(p->get_job(ctx_a(), fits->record.job.id)->job.status, JobStatus::Completed);
+  bool listed = false;
+  for (const auto& w : p->cluster().workloads)
+    if (w.job_id == big->record.job.id) {
+      listed = true;
+      EXPECT_EQ(w.message, *j.status_message);
+    }
+  EXPECT_TRUE(listed);
+  EXPECT_TRUE(p->check_invariants());
+}
+
 TEST(PlatformLifecycleTest, ABatchIsCheckedWholeBeforeAnythingIsCreated) {
   PlatformTarget t;
   auto p = t.open();

@@ -125,6 +125,12 @@ class BUDCORE_API AdmissionEngine {
                                            std::string_view resource) const;
   // A resource's quantity format as the configuration wrote it (for printing).
   core::QuantityFormat format_of(std::string_view resource) const;
+  // Why `workload` can never be admitted by `cluster_queue` whatever else runs: the first
+  // resource one of its pod sets (at min_count when it has one) needs more of than any flavor
+  // of the queue can ever give ("requests 16 nvidia.com/gpu but training-jobs can never
+  // provide more than 8"). Empty when every resource fits some flavor's max_capacity; that
+  // does not promise admission (flavors are chosen per resource group, node labels apply).
+  std::string capacity_shortfall(const ClusterQueue& cluster_queue, const Workload& workload) const;
 
   struct Impl;  // opaque; public only so src/quota helpers can name it
 

@@ -194,6 +194,17 @@ quota::Workload Impl::workload_of(std::uint32_t slot) const {
   return w;
 }
 
+const std::string& Impl::shortfall(std::uint32_t slot) {
+  const sim::Run& r = runs[slot];
+  const int cq = lqs[r.lq].cq;
+  const std::pair<std::uint32_t, int> key{r.shape, cq};
+  if (auto it = shortfalls.find(key); it != shortfalls.end()) return it->second;
+  std::string why;
+  for (const auto& q : options.quota.cluster_queues)
+    if (q.name == cq_names[static_cast<std::size_t>(cq)]) why = engine->capacity_shortfall(q, workload_of(slot));
+  return shortfalls.emplace(key, std::move(why)).first->second;
+}
+
 ClusterEvent& Impl::emit(ClusterEventKind kind, std::uint32_t slot, std::int64_t at) {
   const sim::Run& r = runs[slot];
   ClusterEvent e;
@@ -640,9 +651,15 @@ core::Status SimCluster::submit(const WorkloadRequest& request) {
   BUDCORE_TRY_ASSIGN(std::uint32_t slot, m.add_run(request));
   const std::int64_t now = m.clock->now().unix_nanos();
   m.enqueue(slot, now);
+  // Kueue keeps such a workload pending (the quota may grow); say so instead of "waiting".
+  const std::string& never = m.shortfall(slot);
   ClusterEvent& e = m.emit(ClusterEventKind::Queued, slot, now);
   e.reason = m.runs[slot].phase == Phase::Waiting ? "WindowClosed" : "Submitted";
   if (m.runs[slot].phase == Phase::Waiting) e.message = "waiting for its time window to open";
+  if (!never.empty()) {
+    e.reason = "Inadmissible";
+    e.message = "can never be admitted as the quota is configured: " + never;
+  }
   return {};
 }
 
@@ -719,7 +736,7 @@ core::Result<std::size_t> SimCluster::poll(std::vector<ClusterEvent>& out, std::
 }
 
 core::Result<std::vector<WorkloadInfo>> SimCluster::list() {
-  const Impl& m = *impl_;
+  Impl& m = *impl_;  // shortfall() memoizes
   std::vector<WorkloadInfo> out;
   for (std::size_t s = 0; s < m.runs.size(); ++s) {
     const sim::Run& r = m.runs[s];
@@ -736,7 +753,9 @@ core::Result<std::vector<WorkloadInfo>> SimCluster::list() {
     }
     if (r.placement && w.phase != WorkloadInfo::Phase::Queued) w.placement = *r.placement;
     if (r.phase == Phase::Running) w.started_at = core::Timestamp::from_unix_nanos(r.started_ns);
-    if (r.phase == Phase::Waiting) {
+    if (w.phase == WorkloadInfo::Phase::Queued && !m.shortfall(static_cast<std::uint32_t>(s)).empty()) {
+      w.message = "can never be admitted as the quota is configured: " + m.shortfall(static_cast<std::uint32_t>(s));
+    } else if (r.phase == Phase::Waiting) {
       w.message = "waiting for its time window to open";
     } else if (r.phase == Phase::Heads || r.phase == Phase::Evicting) {
       auto st = m.engine->status(m.engine_key(static_cast<std::uint32_t>(s)));

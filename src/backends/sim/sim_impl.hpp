@@ -121,6 +121,7 @@ struct SimCluster::Impl {
 
   std::vector<quota::PodSet> shapes;
   std::map<std::string, std::uint32_t> shape_ids;
+  std::map<std::pair<std::uint32_t, int>, std::string> shortfalls;  // (shape, cq) -> shortfall()
   std::vector<sim::LocalQueueRef> lqs;
   std::map<std::string, std::uint32_t> lq_ids;  // "ns/name"
   std::vector<std::string> cq_names;
@@ -152,6 +153,9 @@ struct SimCluster::Impl {
   sim::QueueKey key_of(std::uint32_t slot) const;
   std::string engine_key(std::uint32_t slot) const;
   quota::Workload workload_of(std::uint32_t slot) const;
+  // Why the run's shape can never be admitted by its ClusterQueue (AdmissionEngine::
+  // capacity_shortfall), memoized per (shape, ClusterQueue): the quota never changes. Empty: it can.
+  const std::string& shortfall(std::uint32_t slot);
   ClusterEvent& emit(ClusterEventKind kind, std::uint32_t slot, std::int64_t at);
   core::Result<std::uint32_t> add_run(const WorkloadRequest& r);
   void enqueue(std::uint32_t slot, std::int64_t now);  // Queued or Waiting by its window
