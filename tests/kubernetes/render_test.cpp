@@ -265,5 +265,32 @@ TEST(StatusMapTest, KueueAndJobConditionsBecomeBudcoreStatuses) {
   EXPECT_NE(o.message.find("admission checks"), std::string::npos);
 }
 
+// The metered interval: the Job's startTime to its completionTime (or its Failed condition's
+// transition); absent or unreadable times are absent, not the epoch.
+TEST(StatusMapTest, AJobsStartAndEndTimesAreRead) {
+  Value admitted = workload({{"QuotaReserved", "True", "QuotaReserved", ""}, {"Admitted", "True", "Admitted", ""}}, true);
+  Value done = batch(false, {{"Complete", "True", "", ""}});
+  done.mutable_map()["status"].mutable_map().set("startTime", "2026-01-01T00:00:00Z");
+  done.mutable_map()["status"].mutable_map().set("completionTime", "2026-01-01T01:30:00Z");
+  auto o = observe_job(&done, &admitted);
+  ASSERT_TRUE(o.started_at && o.finished_at);
+  EXPECT_EQ((*o.finished_at - *o.started_at).count_ns(), 5400LL * 1'000'000'000);
+  Value failed = batch(false, {{"Failed", "True", "BackoffLimitExceeded", ""}});
+  failed.mutable_map()["status"].mutable_map().set("startTime", "2026-01-01T00:00:00Z");
+  core::List conds = failed.find_path("status.conditions")->as_list();
+  conds[0].mutable_map().set("lastTransitionTime", "2026-01-01T00:10:00Z");
+  failed.mutable_map()["status"].mutable_map().set("conditions", std::move(conds));
+  o = observe_job(&failed, &admitted);
+  EXPECT_EQ(o.status, JobStatus::Failed);
+  ASSERT_TRUE(o.started_at && o.finished_at);
+  EXPECT_EQ((*o.finished_at - *o.started_at).count_ns(), 600LL * 1'000'000'000);
+  Value odd = batch(false, {}, 1);
+  odd.mutable_map()["status"].mutable_map().set("startTime", "yesterday");
+  o = observe_job(&odd, &admitted);
+  EXPECT_EQ(o.status, JobStatus::Running);
+  EXPECT_FALSE(o.started_at);
+  EXPECT_FALSE(o.finished_at);
+}
+
 }  // namespace
 }  // namespace budcore::kubernetes

@@ -82,6 +82,14 @@ struct UsageInterval {
   std::vector<std::string> nodes;
 };
 
+// What a run of `pod_set` held from `start` to `end`: its requests times the count its
+// admission gave it (cpu, memory, and the one other non-zero resource as GPUs), the flavor of
+// that resource, its ClusterQueue and nodes from `placement` (may be null), the gpu type from
+// `gpu_type_label` in its node selector; sharing mode "full". A backend that knows more (the
+// simulated node pools) overwrites fields.
+BUDCORE_API UsageInterval usage_of_run(const quota::PodSet& pod_set, const Placement* placement,
+                                       std::string_view gpu_type_label, core::Timestamp start, core::Timestamp end);
+
 enum class ClusterEventKind : std::uint8_t {
   Queued,          // the cluster holds the run, waiting for quota (also after a requeue)
   Admitted,        // quota reserved: `placement.admission` says where

@@ -18,10 +18,15 @@
 //   in list() with adopted = false. The next poll reports what changed while the platform was
 //   down.
 //
-// Not done here (docs/kubernetes.md, "What the backend does not do yet"): evict() is Unsupported
-// (Kueue preempts by priority; an administrator's eviction would deactivate the Workload);
-// usage is not metered (no Usage events); polling costs one or two GETs per live run per poll
-// (a watch through Reflector would make it one stream).
+// - evict (an administrator's preemption) deactivates the run's Workload (spec.active=false,
+//   Kueue's own way to evict one workload); once Kueue has released its quota, poll reports
+//   Preempted ("Evicted") and reactivates it, and Kueue requeues it: Queued.
+// - usage: when a run seen running ends, is preempted, evicted, cancelled or lost, a Usage
+//   event covers its segment (a Job's status.startTime/completionTime when it has them, else
+//   when poll saw it start and end), so cost metering works as on the simulated cluster.
+//
+// Not done here (docs/kubernetes.md, "What the backend does not do yet"): polling costs one or
+// two GETs per live run per poll (a watch through Reflector would make it one stream).
 //
 // Thread-safety: like every ClusterBackend, called by one thread at a time (the platform's lock).
 #pragma once

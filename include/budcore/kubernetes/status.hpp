@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
 #include "budcore/export.h"
 #include "budcore/job/job_status.hpp"
@@ -36,6 +37,10 @@ struct ObservedJob {
   std::map<std::string, std::string> flavors; // resource -> flavor (first pod set)
   std::string preemption_reason;              // InClusterQueue, InCohortReclamation, ... (Preempted)
   bool requeued = false;                      // Kueue put an evicted workload back in the queue
+  // A batch Job's status.startTime, and when it ended (completionTime, or the Failed
+  // condition's transition): the run's metered interval.
+  std::optional<core::Timestamp> started_at;
+  std::optional<core::Timestamp> finished_at;
 };
 
 // `job_object`: the batch/v1 Job or apps/v1 Deployment (nullptr when absent); `workload`: the

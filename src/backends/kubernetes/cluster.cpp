@@ -27,9 +27,17 @@ struct Tracked {
   RenderedJob rendered;
   JobStatus reported = JobStatus::Queued;
   std::optional<backend::Placement> placement;
-  std::optional<core::Timestamp> started_at;
+  std::optional<core::Timestamp> started_at;  // when the run was seen running
   std::string message;
+  std::optional<quota::PodSet> pod_set;  // what the run asks for (metered usage)
+  std::optional<std::string> evicting;   // evict() deactivated its Workload, for this reason
 };
+
+bool condition_true(const core::Value* object, std::string_view type) {
+  if (object == nullptr) return false;
+  auto c = find_condition(*object, type);
+  return c && c->status == "True";
+}
 
 backend::Placement placement_of(const ObservedJob& o) {
   backend::Placement p;
@@ -91,16 +99,69 @@ struct KueueCluster::Impl {
     return ready.back();
   }
 
+  // The run's usage from `start` (else when it was seen running) to `end`, when it ran.
+  void emit_usage(const core::Id& job_id, const Tracked& t, std::optional<core::Timestamp> start, core::Timestamp end) {
+    if (!start) start = t.started_at;
+    if (!start || !(*start < end) || !t.pod_set) return;
+    ClusterEvent& e = emit(ClusterEventKind::Usage, job_id, t);
+    e.at = end;
+    e.usage = backend::usage_of_run(*t.pod_set, t.placement ? &*t.placement : nullptr,
+                                    options.render.layout.gpu_type_label, *start, end);
+  }
+  // Kueue's way to evict one workload: spec.active=false (it is evicted and its Job suspended);
+  // true again requeues it.
+  core::Status set_active(const Tracked& t, const core::Value& workload, bool active) {
+    const core::Value* name = workload.find_path("metadata.name");
+    if (name == nullptr || !name->is_string())
+      return Error::make(ErrorCode::Internal, "the run's Workload has no name", "metadata.name");
+    core::Value patch = core::Map{{"spec", core::Map{{"active", active}}}};
+    auto p = client->patch(resources::workloads(), t.rendered.namespace_, name->as_string(), patch);
+    if (!p) {
+      Error e = std::move(p).error();
+      e.message = std::string(active ? "reactivating" : "deactivating") + " Workload " + t.rendered.namespace_ + "/" +
+                  name->as_string() + " failed: " + e.message;
+      return e;
+    }
+    return {};
+  }
+
+  // A run seen running leaves the node (preempted, lost, cancelled): its segment until now.
+  void end_segment(const core::Id& job_id, Tracked& t) {
+    if (t.reported == JobStatus::Running) emit_usage(job_id, t, std::nullopt, clock->now());
+    t.started_at.reset();
+  }
+
   // What changed for one run since it was last reported; false when the run ended (untrack it).
   core::Result<bool> observe_run(const core::Id& job_id, Tracked& t) {
     JobObjects objs;
     BUDCORE_TRY_ASSIGN(objs, fetch_job_objects(*client, t.rendered));
     if (!objs.job_object && !objs.workload) {
+      end_segment(job_id, t);
       ClusterEvent& e = emit(ClusterEventKind::Failed, job_id, t);
       e.reason = "Lost";
       e.message = "the run's objects (" + t.rendered.namespace_ + "/" + t.rendered.name +
                   ") were deleted outside budcore";
       return false;
+    }
+    if (t.evicting && objs.workload) {
+      const core::Value* job_object = objs.job_object ? &*objs.job_object : nullptr;
+      const bool ended = condition_true(job_object, "Complete") || condition_true(job_object, "Failed");
+      if (!ended) {
+        // Deactivated by evict(): not a failure. Once Kueue has released the quota, the run
+        // is preempted; reactivating the Workload puts it back in its queue.
+        if (condition_true(&*objs.workload, "QuotaReserved")) return true;
+        BUDCORE_TRY(set_active(t, *objs.workload, true));
+        end_segment(job_id, t);
+        ClusterEvent& e = emit(ClusterEventKind::Preempted, job_id, t);
+        e.reason = "Evicted";
+        e.message = t.evicting->empty() ? "evicted by an administrator" : *t.evicting;
+        t.evicting.reset();
+        emit(ClusterEventKind::Queued, job_id, t).reason = "Requeued";
+        t.reported = JobStatus::Queued;
+        t.placement.reset();
+        return true;
+      }
+      t.evicting.reset();  // it ended meanwhile: report that
     }
     BUDCORE_TRY(start_admitted_service(*client, t.rendered, objs));
     ObservedJob o = observe_job(objs.job_object ? &*objs.job_object : nullptr, objs.workload ? &*objs.workload : nullptr);
@@ -124,6 +185,7 @@ struct KueueCluster::Impl {
       case JobStatus::Queued:
         if (t.reported == JobStatus::Scheduled || t.reported == JobStatus::Running) {
           // Evicted without a Preempted condition (quota removed, node lost): back in the queue.
+          end_segment(job_id, t);
           ClusterEvent& e = emit(ClusterEventKind::Preempted, job_id, t);
           e.reason = "Evicted";
           e.message = o.message;
@@ -145,6 +207,7 @@ struct KueueCluster::Impl {
         return true;
       case JobStatus::Preempted:
         if (t.reported != JobStatus::Preempted) {
+          end_segment(job_id, t);
           ClusterEvent& e = emit(ClusterEventKind::Preempted, job_id, t);
           e.reason = "Preempted";
           e.message = o.message;
@@ -152,6 +215,7 @@ struct KueueCluster::Impl {
         }
         return true;
       case JobStatus::Completed: {
+        emit_usage(job_id, t, o.started_at, o.finished_at.value_or(clock->now()));
         ClusterEvent& e = emit(ClusterEventKind::Succeeded, job_id, t);
         e.outputs = core::Value(core::Map{});
         e.message = o.message;
@@ -159,6 +223,7 @@ struct KueueCluster::Impl {
       }
       case JobStatus::Failed:
       case JobStatus::Cancelled: {
+        emit_usage(job_id, t, o.started_at, o.finished_at.value_or(clock->now()));
         ClusterEvent& e = emit(ClusterEventKind::Failed, job_id, t);
         e.reason = o.reason.empty() ? "Error" : o.reason;
         e.message = o.message;
@@ -201,6 +266,7 @@ core::Status KueueCluster::submit(const backend::WorkloadRequest& request) {
   t.tenant = request.tenant;
   t.run = request.run;
   t.rendered = std::move(sr.rendered);
+  if (!request.workload.pod_sets.empty()) t.pod_set = request.workload.pod_sets.front();
   auto [pos, inserted] = m.runs.insert_or_assign(request.job.id, std::move(t));
   (void)inserted;
   m.emit(ClusterEventKind::Queued, request.job.id, pos->second).reason = "Submitted";
@@ -212,6 +278,7 @@ core::Status KueueCluster::cancel(const core::Id& job_id, std::string_view reaso
   auto it = m.runs.find(job_id);
   if (it == m.runs.end()) return {};  // unknown or finished: not an error
   BUDCORE_TRY(cancel_job(*m.client, it->second.rendered));
+  m.end_segment(job_id, it->second);
   ClusterEvent& e = m.emit(ClusterEventKind::Cancelled, job_id, it->second);
   e.reason = "Cancelled";
   e.message = std::string(reason);
@@ -219,13 +286,24 @@ core::Status KueueCluster::cancel(const core::Id& job_id, std::string_view reaso
   return {};
 }
 
-core::Status KueueCluster::evict(const core::Id& job_id, std::string_view) {
-  if (impl_->runs.find(job_id) == impl_->runs.end())
+core::Status KueueCluster::evict(const core::Id& job_id, std::string_view reason) {
+  Impl& m = *impl_;
+  auto it = m.runs.find(job_id);
+  if (it == m.runs.end())
     return Error::make(ErrorCode::NotFound, "job " + job_id.to_string() + " has no run on the cluster", "job_id");
-  return Error::make(ErrorCode::Unsupported,
-                     "evicting a run is not supported on Kubernetes yet: Kueue preempts by priority (raise the "
-                     "priority of the job that should run instead)",
-                     "job_id");
+  Tracked& t = it->second;
+  if (t.evicting) return {};
+  if (t.reported != JobStatus::Scheduled && t.reported != JobStatus::Running)
+    return Error::make(ErrorCode::Conflict, "job " + job_id.to_string() + " is queued, not admitted: nothing to preempt",
+                       "status");
+  JobObjects objs;
+  BUDCORE_TRY_ASSIGN(objs, fetch_job_objects(*m.client, t.rendered));
+  if (!objs.workload)
+    return Error::make(ErrorCode::Conflict, "job " + job_id.to_string() + " has no Workload on the cluster to evict",
+                       "job_id");
+  BUDCORE_TRY(m.set_active(t, *objs.workload, false));
+  t.evicting = std::string(reason);
+  return {};
 }
 
 core::Status KueueCluster::set_priority(const core::Id& job_id, std::int32_t priority) {
@@ -303,6 +381,7 @@ core::Status KueueCluster::adopt(std::span<const backend::AdoptedRun> runs) {
     Tracked t;
     t.tenant = a.request.tenant;
     t.run = a.request.run;
+    if (!a.request.workload.pod_sets.empty()) t.pod_set = a.request.workload.pod_sets.front();
     if (!objs.job_object && !objs.workload) {
       // Gone while the platform was down (or never arrived): the run starts again in the queue.
       SubmitResult sr;

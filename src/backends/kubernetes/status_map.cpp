@@ -50,8 +50,16 @@ ObservedJob observe_job(const Value* job_object, const Value* workload) {
     }
   }
   const bool is_batch = job_object != nullptr && str(job_object, "kind") == "Job";
+  auto time_of = [](const std::string& text) -> std::optional<core::Timestamp> {
+    if (text.empty()) return std::nullopt;
+    auto t = core::Timestamp::parse(text);
+    return t ? std::optional(*t) : std::nullopt;
+  };
   // 1. The run's outcome, from the Job itself.
   if (is_batch) {
+    const Value* status = job_object->find("status");
+    out.started_at = time_of(str(status, "startTime"));
+    out.finished_at = time_of(str(status, "completionTime"));
     if (auto c = find_condition(*job_object, "Complete"); is_true(c)) {
       out.status = JobStatus::Completed;
       out.reason = c->reason.empty() ? "Complete" : c->reason;
@@ -59,6 +67,7 @@ ObservedJob observe_job(const Value* job_object, const Value* workload) {
       return out;
     }
     if (auto c = find_condition(*job_object, "Failed"); is_true(c)) {
+      if (!out.finished_at) out.finished_at = time_of(c->last_transition_time);
       out.status = JobStatus::Failed;
       out.reason = c->reason;
       out.message = "the Job failed: " + reason_message(*c);

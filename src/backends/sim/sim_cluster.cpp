@@ -322,43 +322,12 @@ void Impl::enqueue(std::uint32_t slot, std::int64_t now) {
 void Impl::usage(std::uint32_t slot, std::int64_t end) {
   const sim::Run& r = runs[slot];
   if (r.phase != Phase::Running) return;
-  UsageInterval u;
-  u.start = core::Timestamp::from_unix_nanos(r.started_ns);
-  u.end = core::Timestamp::from_unix_nanos(end);
-  const quota::PodSet& ps = shapes[r.shape];
-  std::int32_t count = 1;
-  if (r.placement) {
-    u.cluster_queue = r.placement->admission.cluster_queue;
-    u.nodes = r.placement->nodes;
-    if (auto c = r.placement->admission.count.find(ps.name); c != r.placement->admission.count.end()) count = c->second;
-  }
-  u.sharing_mode = "full";
-  for (const auto& [name, q] : ps.requests.items()) {
-    auto milli = q.milli_value();
-    std::int64_t v = milli ? *milli : 0;
-    if (name == core::kResourceCpu) {
-      u.cpu_millis = v * count;
-    } else if (name == core::kResourceMemory) {
-      u.memory_bytes = (v / 1000) * count;
-    } else if (name != core::kResourceEphemeralStorage && v > 0) {
-      u.gpu_count = (v / 1000) * count;
-      if (r.placement) {
-        auto f = r.placement->admission.flavors.find(ps.name);
-        if (f != r.placement->admission.flavors.end())
-          if (auto fl = f->second.find(name); fl != f->second.end()) u.flavor = fl->second;
-      }
-    }
-  }
-  if (r.node >= 0) {
+  UsageInterval u = usage_of_run(shapes[r.shape], r.placement.get(), options.layout.gpu_type_label,
+                                 core::Timestamp::from_unix_nanos(r.started_ns), core::Timestamp::from_unix_nanos(end));
+  if (r.node >= 0) {  // the node pool knows the device and how it is shared
     const NodePool& pool = options.inventory[static_cast<std::size_t>(nodes[static_cast<std::size_t>(r.node)].pool)];
     u.gpu_type = pool.gpu_type;
     u.sharing_mode = std::string(to_string(pool.sharing));
-  } else if (auto it = ps.node_selector.find(options.layout.gpu_type_label); it != ps.node_selector.end()) {
-    u.gpu_type = it->second;
-  }
-  if (u.flavor.empty() && r.placement) {
-    auto f = r.placement->admission.flavors.find(ps.name);
-    if (f != r.placement->admission.flavors.end() && !f->second.empty()) u.flavor = f->second.begin()->second;
   }
   emit(ClusterEventKind::Usage, slot, end).usage = std::move(u);
 }

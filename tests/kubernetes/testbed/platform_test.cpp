@@ -6,9 +6,11 @@
 
 #include <filesystem>
 
+#include "budcore/cost/price_book.hpp"
 #include "budcore/kubernetes/cluster.hpp"
 #include "budcore/kubernetes/jobs.hpp"
 #include "budcore/kubernetes/kueue.hpp"
+#include "budcore/platform/cost_controls.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/quota/kueue_yaml.hpp"
 #include "kubernetes/testbed/testbed.hpp"
@@ -66,6 +68,7 @@ class KueuePlatformTest : public ::testing::Test {
     cfg.cluster.layout = render.layout;
     cfg.retry.backoff.base = core::Duration::seconds(1);
     cfg.retry.backoff.cap = core::Duration::seconds(2);
+    cfg.prices = prices;
     auto kc = KueueCluster::create(tb->client(), KueueClusterOptions{render}, *core::system_clock());
     ASSERT_TRUE(kc) << kc.error().describe();
     auto p = Platform::open(std::move(cfg), std::move(*kc));
@@ -114,6 +117,7 @@ class KueuePlatformTest : public ::testing::Test {
   core::Id tenant;
   RenderOptions render;
   quota::QuotaConfig quota;
+  std::optional<cost::PriceBook> prices;  // set before open(): cost controls on the platform
   std::filesystem::path dir;
   std::unique_ptr<Platform> platform;
 };
@@ -229,10 +233,95 @@ TEST_F(KueuePlatformTest, CancelDeletesTheObjectsAndAFailedRunIsRetriedAsANewRun
   auto second = wait_for(fid, JobStatus::Scheduled);
   EXPECT_EQ(second.job.status, JobStatus::Scheduled) << second.job.status_message.value_or("");
   EXPECT_EQ(second.job.retry_count, 1);
-  // Evicting is refused with a clear reason rather than half done.
-  auto ev = platform->preempt_job(ctx(), fid, "make room");
-  ASSERT_FALSE(ev);
-  EXPECT_EQ(ev.error().code, core::ErrorCode::Unsupported) << ev.error().describe();
+}
+
+// An administrator's preemption: the Workload is deactivated, Kueue evicts it and suspends the
+// Job, the platform reports PREEMPTED and reactivates it, and Kueue admits it again.
+TEST_F(KueuePlatformTest, AnAdministratorEvictsARunAndKueueAdmitsItAgain) {
+  open();
+  auto a = platform->submit(ctx(), gpu_job("evict-me", 1));
+  ASSERT_TRUE(a) << a.error().describe();
+  core::Id id = a->record.job.id;
+  ASSERT_EQ(wait_for(id, JobStatus::Scheduled).job.status, JobStatus::Scheduled);
+  auto ev = platform->preempt_job(ctx(), id, "make room for maintenance");
+  ASSERT_TRUE(ev) << ev.error().describe();
+  backend::JobRecord again;
+  EXPECT_TRUE(Testbed::wait_until(
+      [&] {
+        auto r = platform->get_job(ctx(), id);
+        if (!r) return false;
+        again = *r;
+        int preempted = 0;
+        for (const auto& t : r->job.status_history) preempted += t.to == JobStatus::Preempted ? 1 : 0;
+        return preempted == 1 && r->job.status == JobStatus::Scheduled;
+      },
+      std::chrono::seconds(60)))
+      << job::to_string(again.job.status) << ": " << again.job.status_message.value_or("");
+  bool named = false;
+  for (const auto& t : again.job.status_history)
+    if (t.to == JobStatus::Preempted) named = t.message.find("make room for maintenance") != std::string::npos;
+  EXPECT_TRUE(named);
+  // The Workload is active again (Kueue admitted it), and the run is still run 1.
+  RenderedJob r1 = rendered(id);
+  auto objs = fetch_job_objects(*client, r1);
+  ASSERT_TRUE(objs && objs->workload);
+  const core::Value* active = objs->workload->find_path("spec.active");
+  EXPECT_TRUE(active == nullptr || (active->is_bool() && active->as_bool()));
+  EXPECT_EQ(again.job.retry_count, 0);
+  // A queued job has nothing to evict.
+  auto big = platform->submit(ctx(), gpu_job("too-big-for-now", 2));
+  ASSERT_TRUE(big);
+  ASSERT_TRUE(Testbed::wait_until([&] {
+    auto r = platform->get_job(ctx(), big->record.job.id);
+    return r && r->job.status == JobStatus::Queued;
+  }));
+  auto refused = platform->preempt_job(ctx(), big->record.job.id, "nothing to do");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, core::ErrorCode::Conflict) << refused.error().describe();
+}
+
+// With a price book, a run on Kubernetes is metered like one on the simulated cluster: the
+// Job's startTime..completionTime, priced into actual_cost when it completes.
+TEST_F(KueuePlatformTest, ACompletedRunIsMeteredIntoActualCost) {
+  auto book = cost::PriceBook::from_text(R"(currency: USD
+gpu_hour: {nvidia-a100-80gb: {on_demand: "2.00"}}
+cpu_core_hour: {on_demand: "0"}
+memory_gib_hour: {on_demand: "0"}
+)");
+  ASSERT_TRUE(book) << book.error().describe();
+  prices = *book;
+  open();
+  job::Job j = gpu_job("metered", 1);
+  j.gpu_type = "nvidia-a100-80gb";
+  auto a = platform->submit(ctx(), j);
+  ASSERT_TRUE(a) << a.error().describe();
+  core::Id id = a->record.job.id;
+  ASSERT_EQ(wait_for(id, JobStatus::Scheduled).job.status, JobStatus::Scheduled);
+  // The job controller's report: 90 minutes from start to completion.
+  RenderedJob r1 = rendered(id);
+  auto cond = [](const char* type) {
+    return core::Map{{"type", type}, {"status", "True"}, {"lastProbeTime", "2026-01-01T01:30:00Z"},
+                     {"lastTransitionTime", "2026-01-01T01:30:00Z"}};
+  };
+  core::Value patch = core::Map{{"status", core::Map{{"startTime", "2026-01-01T00:00:00Z"},
+                                                     {"completionTime", "2026-01-01T01:30:00Z"},
+                                                     {"succeeded", 1},
+                                                     {"conditions", core::List{cond("SuccessCriteriaMet"), cond("Complete")}}}}};
+  ASSERT_TRUE(client->patch(resources::jobs(), r1.namespace_, r1.name, patch, PatchType::Merge, "status"));
+  auto done = wait_for(id, JobStatus::Completed);
+  ASSERT_EQ(done.job.status, JobStatus::Completed) << done.job.status_message.value_or("");
+  // actual_cost is written right after the job ended: wait for it.
+  backend::JobRecord priced = done;
+  EXPECT_TRUE(Testbed::wait_until([&] {
+    auto r = platform->get_job(ctx(), id);
+    if (r) priced = *r;
+    return r && r->job.actual_cost.has_value();
+  }));
+  ASSERT_TRUE(priced.job.actual_cost);
+  EXPECT_EQ(priced.job.actual_cost->to_string(), "3.00 USD");  // 1.5 h of one A100 at $2/h
+  ASSERT_TRUE(platform->cost_controls());
+  EXPECT_EQ(platform->cost_controls()->metered(), 1);
+  EXPECT_EQ(platform->cost_controls()->metering_errors(), 0);
 }
 
 TEST_F(KueuePlatformTest, AConfigFileOpensAPlatformOnKueueAndANewTenantNeedsNoSetup) {
