@@ -12,7 +12,7 @@ DEV := build/dev
 PREFIX := $(CURDIR)/$(DEV)/prefix
 CONSUMER_ENV := PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig LD_LIBRARY_PATH=$(PREFIX)/lib
 
-.PHONY: deps demo test build-dev cpp-tests install-dev consumers python-tests rust-tests go-tests asan tsan release bench fuzz clean k8s-test k8s-testbed
+.PHONY: deps demo test build-dev cpp-tests install-dev consumers python-tests rust-tests go-tests k8s-surface-tests asan tsan release bench fuzz clean k8s-test k8s-testbed
 
 deps:
 	@bash scripts/install-deps.sh
@@ -22,7 +22,7 @@ demo: deps
 	cmake --build --preset release -j $(JOBS) --target budcore_demo budcore_cli
 	build/release/examples/cpp/budcore_demo examples
 
-test: deps cpp-tests consumers python-tests rust-tests go-tests
+test: deps cpp-tests consumers python-tests rust-tests go-tests k8s-surface-tests
 	@echo "make test: every suite passed"
 
 build-dev:
@@ -50,13 +50,17 @@ python-tests: build-dev
 	  -C cmake.build-type=Debug -C build-dir=$(DEV)/python .
 	cd tests/python && PYTHONPATH=$(CURDIR)/$(DEV)/pylib BUDCORE_CLI=$(CURDIR)/$(DEV)/bin/budcore \
 	  python3 -m pytest -q
-	bash tests/python/run_k8s_tests.sh $(CURDIR)/$(DEV)/pylib $(CURDIR)/$(DEV)/k8s_python
 
 rust-tests: install-dev
 	cd examples/rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo cargo test -q
 
 go-tests: install-dev
 	cd examples/go/budcore && $(CONSUMER_ENV) go test ./...
+
+# Python, Rust and Go driving a platform on a real Kueue, with one test bed of their own
+# (the C++ and C ones run in ctest with its fixture).
+k8s-surface-tests: python-tests rust-tests go-tests
+	$(CONSUMER_ENV) bash tests/k8s_surfaces.sh $(CURDIR)/$(DEV)
 
 asan:
 	cmake --preset asan >/dev/null

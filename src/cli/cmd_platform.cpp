@@ -8,7 +8,7 @@
 //   budcore platform watch [--since SEQ] [--limit N]
 //   budcore platform pipeline FILE [--params FILE]             start a pipeline run
 //   budcore platform run-status ID                             a pipeline run
-//   budcore platform run (--for SECONDS | --idle)              move a virtual clock
+//   budcore platform run (--for SECONDS | --idle)              move a virtual clock (a system clock: follow the cluster for SECONDS)
 //   budcore platform cluster | metrics | check
 //
 // Every command but simulate opens the platform from --config FILE or, by default, the embedded
@@ -17,11 +17,14 @@
 // 1 when the platform cannot be opened.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "budcore/backend/store_json.hpp"
@@ -289,7 +292,7 @@ const bool registered = register_commands([](CLI::App& root) {
     });
   });
 
-  auto* run = group->add_subcommand("run", "Move the platform's virtual clock forward");
+  auto* run = group->add_subcommand("run", "Move the platform's virtual clock forward (a system clock: follow the cluster)");
   add_common(run, false);
   auto seconds = std::make_shared<double>(-1);
   auto idle = std::make_shared<bool>(false);
@@ -302,7 +305,19 @@ const bool registered = register_commands([](CLI::App& root) {
       if (*idle) {
         BUDCORE_TRY(p.run_until_idle());
       } else {
-        BUDCORE_TRY(p.run_until(p.now() + core::Duration::nanoseconds(static_cast<std::int64_t>(*seconds * 1e9))));
+        const core::Timestamp until = p.now() + core::Duration::nanoseconds(static_cast<std::int64_t>(*seconds * 1e9));
+        core::Status st = p.run_until(until);
+        if (!st && st.error().code == core::ErrorCode::Unsupported) {
+          // A system clock (a real cluster): follow it for that long of real time, so that a
+          // one-shot command sees what the cluster did meanwhile.
+          while (p.now() < until) {
+            BUDCORE_TRY(p.pump());
+            const std::int64_t left_ns = (until - p.now()).count_ns();
+            std::this_thread::sleep_for(std::chrono::nanoseconds(std::clamp<std::int64_t>(left_ns, 0, 200'000'000)));
+          }
+          st = p.pump();
+        }
+        BUDCORE_TRY(st);
       }
       return core::Value::map({{"now", p.now().to_string()}});
     });

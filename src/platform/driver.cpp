@@ -522,6 +522,9 @@ core::Status Platform::check_invariants() {
   BUDCORE_TRY_ASSIGN(auto held, m.cluster->list());
   std::set<core::Id> seen;
   for (const auto& w : held) {
+    // Objects no record of this platform claims (another platform's, on a shared cluster) are
+    // reported by cluster(), not held by this platform.
+    if (!w.adopted) continue;
     auto it = m.live.find(w.job_id);
     if (it == m.live.end()) return broken("the cluster holds job " + w.job_id.to_string() + ", which is not live");
     const LiveJob& lj = it->second;

@@ -2,7 +2,7 @@
 document as any platform, jobs admitted by Kueue, cancel deleting the run and freeing quota.
 
 Runs only against the Kubernetes test bed (BUDCORE_K8S_STATE_DIR): `make test` starts one for
-this file (tests/python/run_k8s_tests.sh); a plain pytest run skips it."""
+this file (tests/k8s_surfaces.sh); a plain pytest run skips it."""
 
 import os
 import time
@@ -59,6 +59,16 @@ def test_jobs_are_admitted_by_kueue_and_cancel_frees_the_quota(tmp_path):
         assert p.get(second.id).job.status == "queued"
         assert p.cancel(first.id, "make room").job.status == "cancelled"
         assert wait_for(p, second.id, "scheduled").job.status == "scheduled"
+        # An administrator's preemption: Kueue evicts the run, the platform requeues it.
+        p.preempt(second.id, "maintenance")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            got = p.get(second.id).job
+            if got.status == "scheduled" and any(t["to"] == "preempted" for t in got.status_history):
+                break
+            time.sleep(0.2)
+        assert got.status == "scheduled"
+        assert any(t["to"] == "preempted" and "maintenance" in t.get("message", "") for t in got.status_history)
 
 
 def test_an_unreachable_cluster_is_a_clear_error(tmp_path):

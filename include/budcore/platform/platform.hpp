@@ -206,8 +206,9 @@ class BUDCORE_API Platform {
   std::string metrics();
   ClusterSnapshot cluster();
   // The crash-safety invariants, checked against the Store and the cluster: every live job in
-  // memory matches its stored status; the cluster holds exactly the live queued/admitted runs;
-  // the quota the cluster charges equals the sum of what its admitted runs request. Internal
+  // memory matches its stored status; the cluster holds exactly the live queued/admitted runs
+  // (objects no record claims, adopted = false, are another platform's and not counted); the
+  // quota the cluster charges equals the sum of what its admitted runs request. Internal
   // (naming what differs) when one does not hold.
   core::Status check_invariants();
 

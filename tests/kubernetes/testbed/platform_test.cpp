@@ -4,7 +4,11 @@
 // the objects; a retry runs as a new set of objects.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "budcore/cost/price_book.hpp"
 #include "budcore/kubernetes/cluster.hpp"
@@ -363,6 +367,65 @@ TEST_F(KueuePlatformTest, AConfigFileOpensAPlatformOnKueueAndANewTenantNeedsNoSe
       },
       std::chrono::seconds(60)))
       << job::to_string(last.job.status) << ": " << last.job.status_message.value_or("");
+}
+
+// The CLI on a real Kueue: one-shot commands on the same config; `run --for` follows the
+// cluster for that long (a system clock), so the next command sees Kueue's admission.
+TEST_F(KueuePlatformTest, TheCliDrivesAPlatformOnKueue) {
+  std::string q = "cli" + sfx;
+  std::filesystem::path config = dir / "cli.yaml";
+  {
+    std::ofstream f(config);
+    f << "store: sqlite://" << (dir / "cli.db").string() << "\nclock: system\n"
+      << "cluster: {backend: kubernetes, kubernetes: {kubeconfig: " << tb->kubeconfig() << "}}\n"
+      << "queues: {service: " << q << ", batch: " << q << ", training: " << q << ", usecase: " << q
+      << ", tenant_namespace_prefix: l" << sfx << "-}\n"
+      << "quota:\n  resource_flavors: [{name: l" << sfx << ", node_labels: {gpu.type: l" << sfx << "}}]\n"
+      << "  cluster_queues:\n  - name: " << q << "\n    resource_groups:\n"
+      << "    - covered_resources: [cpu, memory, nvidia.com/gpu]\n      flavors:\n"
+      << "      - name: l" << sfx << "\n        resources: [{name: cpu, nominal: '8'}, {name: memory, nominal: 64Gi},"
+      << " {name: nvidia.com/gpu, nominal: '1'}]\n";
+    std::ofstream j(dir / "job.json");
+    j << R"({"name": "from-cli", "job_type": "BATCH", "deployment_type": "DOCKER", "gpu_count": 1,)"
+      << R"( "cpu_cores": "1", "memory_gb": 1, "spec": {"image": "busybox:1.36"}})";
+  }
+  auto cli = [&](const std::string& args, bool with_tenant = true) {
+    std::string cmd = std::string(BUDCORE_BINARY_DIR) + "/bin/budcore platform " + args + " --config " + config.string() +
+                      (with_tenant ? " --tenant " + tenant.to_string() : std::string()) + " 2>&1";
+    std::string out;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    EXPECT_NE(pipe, nullptr);
+    if (pipe == nullptr) return std::pair{-1, out};
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+    int rc = pclose(pipe);
+    return std::pair{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+  };
+  auto [rc, out] = cli("submit " + (dir / "job.json").string());
+  ASSERT_EQ(rc, 0) << out;
+  auto id_at = out.find("\"id\":\"");
+  ASSERT_NE(id_at, std::string::npos) << out;
+  const std::string id = out.substr(id_at + 6, 36);
+  std::string got;
+  EXPECT_TRUE(Testbed::wait_until(
+      [&] {
+        auto ran = cli("run --for 2", false);
+        EXPECT_EQ(ran.first, 0) << ran.second;
+        auto g = cli("get " + id);
+        got = g.second;
+        return g.first == 0 && got.find("\"status\":\"scheduled\"") != std::string::npos;
+      },
+      std::chrono::seconds(60)))
+      << got;
+  auto [crc, cancelled] = cli("cancel " + id + " --reason done");
+  EXPECT_EQ(crc, 0) << cancelled;
+  EXPECT_NE(cancelled.find("\"status\":\"cancelled\""), std::string::npos) << cancelled;
+  RenderedJob r = rendered(core::Id::parse(id).value());
+  EXPECT_TRUE(Testbed::wait_until([&] {
+    auto g = client->get(resources::jobs(), "l" + sfx + "-" + tenant.to_string(), r.name);
+    return !g && g.error().code == core::ErrorCode::NotFound;
+  }));
 }
 
 TEST_F(KueuePlatformTest, AConfigThatCannotReachItsClusterIsAClearError) {
