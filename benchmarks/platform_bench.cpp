@@ -7,6 +7,8 @@
 //   events and records in one transaction, handed to the cluster);
 // - store_batch_create: the raw store rate for the same rows, Store::create_job x 1,000 per
 //   transaction, the ceiling batch_submit is compared against;
+// - end_to_end_with_costs: the same for BUDCORE_BENCH_COST_JOBS (default 10,000) jobs with a
+//   price book (/1) and also a budget (/2) attached;
 // - queued_memory: resident memory per queued job with BUDCORE_BENCH_QUEUED (default
 //   1,000,000) jobs waiting in a cluster with no free quota.
 #include <benchmark/benchmark.h>
@@ -20,6 +22,8 @@
 #include <unistd.h>
 
 #include "budcore/core/json.hpp"
+#include "budcore/cost/budget.hpp"
+#include "budcore/cost/price_book.hpp"
 #include "budcore/platform/platform.hpp"
 
 namespace {
@@ -103,11 +107,25 @@ void submit_all(platform::Platform& p, std::int64_t n, std::int64_t batch) {
   }
 }
 
-void end_to_end(benchmark::State& state) {
-  const std::int64_t n = env_int("BUDCORE_BENCH_PLATFORM_JOBS", 100'000);
+// `costs`: 0 none; 1 a price book (metering, actual_cost, the budget gate's estimate); 2 that
+// and one budget covering the tenant (spend read from the store for every admission).
+void run_end_to_end(benchmark::State& state, std::int64_t n, int costs) {
   for (auto _ : state) {
     std::string db = fresh_db("platform-e2e");
-    auto p = must_open(bench_config(db, 1000));
+    platform::PlatformConfig config = bench_config(db, 1000);
+    if (costs > 0) {
+      config.prices = cost::PriceBook::from_text(R"(currency: USD
+gpu_hour: {nvidia-a100-80gb: {on_demand: "2.00"}}
+cpu_core_hour: {on_demand: "0.04"}
+memory_gib_hour: {on_demand: "0.005"}
+)").value();
+    }
+    if (costs > 1) {
+      config.budgets = cost::BudgetSet::from_text(R"(budgets:
+  - {name: bench, tenant_id: 00000000-0000-4000-8000-0000000000be, amount: "1000000.00", hard_limit: true}
+)").value();
+    }
+    auto p = must_open(config);
     auto t0 = std::chrono::steady_clock::now();
     const double c0 = cpu_seconds();
     submit_all(*p, n, 1000);
@@ -124,7 +142,16 @@ void end_to_end(benchmark::State& state) {
     drop_db(db);
   }
 }
+
+void end_to_end(benchmark::State& state) { run_end_to_end(state, env_int("BUDCORE_BENCH_PLATFORM_JOBS", 100'000), 0); }
 BENCHMARK(end_to_end)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+
+// The same with cost controls (docs/cost.md "On a platform"): every run metered into usage
+// records and priced into actual_cost; with a budget, every admission reads the spend.
+void end_to_end_with_costs(benchmark::State& state) {
+  run_end_to_end(state, env_int("BUDCORE_BENCH_COST_JOBS", 10'000), static_cast<int>(state.range(0)));
+}
+BENCHMARK(end_to_end_with_costs)->Arg(1)->Arg(2)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 
 void batch_submit(benchmark::State& state) {
   const std::int64_t n = 10'000;
