@@ -4,6 +4,7 @@
 #define BUDCORE_TESTS_CAPI_CHECK_H
 
 #include <stdio.h>
+#include <string.h>
 
 static int failures = 0;
 #define CHECK(cond)                                                             \
@@ -13,5 +14,16 @@ static int failures = 0;
       ++failures;                                                               \
     }                                                                           \
   } while (0)
+
+/* Copies the <uuid> of the first "key": "<uuid>" in json into out (37 bytes); 0 when absent. */
+static inline int find_id(const char *json, const char *key, char out[37]) {
+  const char *p = strstr(json, key);
+  if (p == NULL) return 0;
+  p = strchr(p + strlen(key), '"');
+  if (p == NULL || strlen(p + 1) < 36) return 0;
+  memcpy(out, p + 1, 36);
+  out[36] = '\0';
+  return 1;
+}
 
 #endif

@@ -17,14 +17,6 @@ static const char kJob[] =
     "{\"name\": \"%s\", \"job_type\": \"BATCH\", \"deployment_type\": \"DOCKER\", \"gpu_count\": 1,"
     " \"cpu_cores\": \"1\", \"memory_gb\": 1, \"spec\": {\"image\": \"busybox:1.36\"}}";
 
-static int find_id(const char *json, char out[37]) {
-  const char *p = strstr(json, "\"id\":\"");
-  if (p == NULL) return 0;
-  memcpy(out, p + 6, 36);
-  out[36] = '\0';
-  return 1;
-}
-
 /* The job's status is `status` and, when `also` is not NULL, its record mentions `also`. */
 static int has_status(budcore_platform *p, const budcore_caller *c, const char *id, const char *status,
                       const char *also) {
@@ -54,7 +46,7 @@ static void submit(budcore_platform *p, const budcore_caller *c, const char *nam
   budcore_buf out = BUDCORE_BUF_INIT;
   snprintf(job, sizeof job, kJob, name);
   CHECK(budcore_platform_submit(&out, p, c, S(job), NULL, 0) == BUDCORE_OK);
-  CHECK(find_id(out.ptr, id));
+  CHECK(find_id(out.ptr, "\"id\":", id));
   budcore_buf_dispose(&out);
 }
 

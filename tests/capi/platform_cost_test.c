@@ -30,14 +30,6 @@ static const char kHalfHour[] =
     "{\"name\": \"half\", \"job_type\": \"BATCH\", \"deployment_type\": \"DOCKER\", \"gpu_type\": \"nvidia-a100-80gb\","
     " \"gpu_count\": 1, \"estimated_duration_seconds\": 1200}";
 
-static int find_id(const char *json, char out[37]) {
-  const char *p = strstr(json, "\"id\":\"");
-  if (p == NULL) return 0;
-  memcpy(out, p + 6, 36);
-  out[36] = '\0';
-  return 1;
-}
-
 int main(void) {
   char dir[] = "/tmp/budcore-capi-cost-XXXXXX";
   char config[2048];
@@ -56,10 +48,10 @@ int main(void) {
   snprintf(config, sizeof config, "store: \"sqlite://%s/budcore.db\"\n%s", dir, kCost);
   CHECK(budcore_platform_open(&p, S(config)) == BUDCORE_OK);
   CHECK(budcore_platform_submit(&out, p, &caller, S(kCapped), NULL, 0) == BUDCORE_OK);
-  CHECK(find_id(out.ptr, capped));
+  CHECK(find_id(out.ptr, "\"id\":", capped));
   budcore_buf_dispose(&out);
   CHECK(budcore_platform_submit(&out, p, &caller, S(kHalfHour), NULL, 0) == BUDCORE_OK);
-  CHECK(find_id(out.ptr, half));
+  CHECK(find_id(out.ptr, "\"id\":", half));
   budcore_buf_dispose(&out);
   CHECK(budcore_platform_run(&out, p, -1) == BUDCORE_OK);
   budcore_buf_dispose(&out);

@@ -33,17 +33,6 @@ static int on_event(const char *json, size_t len, void *payload) {
   return s->stop_after > 0 && s->count >= s->stop_after;
 }
 
-/* Copies the value of "key":"<uuid>" after `after` in json into out (37 bytes). */
-static int find_id(const char *json, const char *key, char out[37]) {
-  const char *p = strstr(json, key);
-  if (p == NULL) return 0;
-  p = strchr(p + strlen(key), '"');
-  if (p == NULL) return 0;
-  memcpy(out, p + 1, 36);
-  out[36] = '\0';
-  return 1;
-}
-
 int main(void) {
   char dir[] = "/tmp/budcore-capi-platform-XXXXXX";
   budcore_platform *p = NULL;

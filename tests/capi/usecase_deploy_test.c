@@ -15,17 +15,6 @@
 static const char kParams[] =
     "{\"model_id\": \"meta-llama/Llama-3.1-8B-Instruct\", \"gpu_type\": \"nvidia-a100-80gb\"}";
 
-/* Copies the value of "key": "<uuid>" in json into out (37 bytes). */
-static int find_id(const char *json, const char *key, char out[37]) {
-  const char *p = strstr(json, key);
-  if (p == NULL) return 0;
-  p = strchr(p + strlen(key), '"');
-  if (p == NULL) return 0;
-  memcpy(out, p + 1, 36);
-  out[36] = '\0';
-  return 1;
-}
-
 int main(void) {
   char dir[] = "/tmp/budcore-capi-usecase-deploy-XXXXXX";
   budcore_platform *p = NULL;
