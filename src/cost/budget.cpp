@@ -269,21 +269,38 @@ std::unique_ptr<SpendSource> usage_spend(std::span<const Usage> usage, const Pri
   return std::make_unique<MemorySpend>(usage, book);
 }
 
+namespace {
+Result<BudgetStatus> status_of(const Budget& b, SpendSource& spend, Timestamp now) {
+  BudgetStatus s;
+  s.budget = b.name;
+  std::tie(s.period_start, s.period_end) = period_bounds(b.period, now);
+  s.amount = b.amount;
+  BUDCORE_TRY_ASSIGN(s.spent, spend.spent(b, s.period_start, s.period_end));
+  BUDCORE_TRY_ASSIGN(s.remaining, b.amount.checked_sub(s.spent));
+  s.percent_used = detail::percent_text(s.spent, b.amount);
+  for (auto t : b.thresholds_percent) {
+    if (crossed(s.spent, b.amount, t)) s.thresholds_crossed.push_back(t);
+  }
+  s.exceeded = b.amount < s.spent;
+  return s;
+}
+}  // namespace
+
 Result<std::vector<BudgetStatus>> budget_status(const BudgetSet& set, SpendSource& spend, Timestamp now) {
   std::vector<BudgetStatus> out;
   for (const Budget& b : set.budgets) {
-    BudgetStatus s;
-    s.budget = b.name;
-    std::tie(s.period_start, s.period_end) = period_bounds(b.period, now);
-    s.amount = b.amount;
-    BUDCORE_TRY_ASSIGN(s.spent, spend.spent(b, s.period_start, s.period_end));
-    BUDCORE_TRY_ASSIGN(s.remaining, b.amount.checked_sub(s.spent));
-    s.percent_used = detail::percent_text(s.spent, b.amount);
-    for (auto t : b.thresholds_percent) {
-      if (crossed(s.spent, b.amount, t)) s.thresholds_crossed.push_back(t);
-    }
-    s.exceeded = b.amount < s.spent;
+    BUDCORE_TRY_ASSIGN(BudgetStatus s, status_of(b, spend, now));
     out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Result<std::vector<PassedBudget>> passed_stop_running(const BudgetSet& set, SpendSource& spend, Timestamp now) {
+  std::vector<PassedBudget> out;
+  for (const Budget& b : set.budgets) {
+    if (!b.stop_running) continue;
+    BUDCORE_TRY_ASSIGN(BudgetStatus s, status_of(b, spend, now));
+    if (s.exceeded) out.push_back({&b, std::move(s)});
   }
   return out;
 }
@@ -421,13 +438,9 @@ Result<std::vector<BudgetAlert>> BudgetMonitor::evaluate(const BudgetSet& set, T
 
 Result<std::vector<const Budget*>> BudgetMonitor::stop_running_scopes(const BudgetSet& set, Timestamp now) {
   StoreSpend spend(store_, book_);
+  BUDCORE_TRY_ASSIGN(std::vector<PassedBudget> passed, passed_stop_running(set, spend, now));
   std::vector<const Budget*> out;
-  for (const Budget& b : set.budgets) {
-    if (!b.stop_running) continue;
-    const auto [from, to] = period_bounds(b.period, now);
-    BUDCORE_TRY_ASSIGN(Money spent, spend.spent(b, from, to));
-    if (b.amount < spent) out.push_back(&b);
-  }
+  for (const PassedBudget& p : passed) out.push_back(p.budget);
   return out;
 }
 

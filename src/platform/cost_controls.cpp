@@ -59,10 +59,7 @@ class JobCost : public JobCostMeter {
 
 CostControls::CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets,
                            std::shared_ptr<backend::Notifier> alerts)
-    : store_(store), prices_(std::move(prices)), budgets_(std::move(budgets)), alerts_(std::move(alerts)) {
-  for (const cost::Budget& b : budgets_.budgets)
-    if (b.stop_running) stopping_.budgets.push_back(b);
-}
+    : store_(store), prices_(std::move(prices)), budgets_(std::move(budgets)), alerts_(std::move(alerts)) {}
 
 std::shared_ptr<CostControls> CostControls::attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets,
                                                    std::shared_ptr<backend::Notifier> alerts) {
@@ -246,20 +243,17 @@ bool CostControls::refresh_stops(core::Timestamp now) {
     }
   }
   passed_stops_.clear();
-  if (stopping_.budgets.empty()) return false;
   auto spend = cost::store_spend(store_, prices_);
-  auto statuses = cost::budget_status(stopping_, *spend, now);
-  if (!statuses) {
-    note_error(statuses.error());
+  auto passed = cost::passed_stop_running(budgets_, *spend, now);
+  if (!passed) {
+    note_error(passed.error());
     return false;
   }
-  for (std::size_t i = 0; i < statuses->size(); ++i) {
-    const cost::BudgetStatus& s = (*statuses)[i];
-    if (!s.exceeded) continue;
-    const cost::Budget& b = stopping_.budgets[i];
+  for (const cost::PassedBudget& p : *passed) {
+    const cost::Budget& b = *p.budget;
     passed_stops_.emplace_back(&b, "budget '" + b.name + "' (" + std::string(cost::to_string(b.period)) + ", " +
-                                       b.amount.to_string() + ") has " + s.spent.to_string() + " spent since " +
-                                       s.period_start.to_string() + ", past its amount; it stops running jobs");
+                                       b.amount.to_string() + ") has " + p.status.spent.to_string() + " spent since " +
+                                       p.status.period_start.to_string() + ", past its amount; it stops running jobs");
   }
   return !passed_stops_.empty();
 }

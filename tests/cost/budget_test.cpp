@@ -171,6 +171,32 @@ TEST(BudgetTest, StatusConvertsCurrenciesAndCountsThresholds) {
   EXPECT_EQ((*s)[1].remaining.to_string(), "956.00 EUR");
 }
 
+// Only budgets with stop_running are looked at, and only the passed ones are returned, with
+// their status.
+TEST(BudgetTest, PassedStopRunningBudgetsAreTheOnlyOnesReturned) {
+  const PriceBook b = book();
+  std::vector<Usage> usage{*meter(b, a100(kProjectA, "2026-05-02T00:00:00Z", "2026-05-02T20:00:00Z")),
+                           *meter(b, a100(kProjectB, "2026-04-30T23:00:00Z", "2026-05-01T01:00:00Z"))};
+  auto spend = usage_spend(usage, b);
+  auto set = BudgetSet::from_text(R"(budgets:
+  - {name: project-a, tenant_id: 0190e6f4-5c3a-7abc-8def-00000000000a, project_id: 0190e6f4-5c3a-7abc-8def-0000000000a1,
+     amount: "50.00", hard_limit: true}
+  - {name: project-b, tenant_id: 0190e6f4-5c3a-7abc-8def-00000000000a, project_id: 0190e6f4-5c3a-7abc-8def-0000000000b1,
+     amount: "100.00", stop_running: true}
+  - {name: tenant-quarter, tenant_id: 0190e6f4-5c3a-7abc-8def-00000000000a, period: quarterly, amount: "40",
+     currency: EUR, stop_running: true}
+)");
+  ASSERT_TRUE(set) << set.error().describe();
+  auto passed = passed_stop_running(*set, *spend, at("2026-05-10T00:00:00Z"));
+  ASSERT_TRUE(passed) << passed.error().describe();
+  // project-a is past 50 USD but does not stop running jobs; project-b is within its 100 USD.
+  ASSERT_EQ(passed->size(), 1u);
+  EXPECT_EQ((*passed)[0].budget, &set->budgets[2]);
+  EXPECT_EQ((*passed)[0].status.spent.to_string(), "44.00 EUR");  // (80 + 8) USD x 0.5
+  EXPECT_TRUE((*passed)[0].status.exceeded);
+  EXPECT_EQ((*passed)[0].status.period_start, at("2026-04-01T00:00:00Z"));
+}
+
 using BudgetStoreTest = testing::CostStoreTest;
 
 TEST_P(BudgetStoreTest, AlertsEachThresholdOnceThroughTheNotifierAndStopsAdmission) {

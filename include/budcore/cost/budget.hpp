@@ -107,6 +107,15 @@ BUDCORE_API core::Result<std::vector<BudgetStatus>> budget_status(const BudgetSe
                                                                   core::Timestamp now);
 BUDCORE_API core::Value to_value(const BudgetStatus& s);
 
+// The budgets of `set` with stop_running whose spend has passed their amount at `now`, with
+// their status; only those budgets' spend is read. The pointers are into `set`.
+struct PassedBudget {
+  const Budget* budget = nullptr;
+  BudgetStatus status;
+};
+BUDCORE_API core::Result<std::vector<PassedBudget>> passed_stop_running(const BudgetSet& set, SpendSource& spend,
+                                                                        core::Timestamp now);
+
 // ---- admission ---------------------------------------------------------------------------
 
 // "May this job be admitted given the spend of its tenant/project and its estimate?"
@@ -169,7 +178,7 @@ class BUDCORE_API BudgetMonitor {
   // The alerts raised by this call.
   core::Result<std::vector<BudgetAlert>> evaluate(const BudgetSet& set, core::Timestamp now);
   // Budgets with stop_running whose spend has passed their amount: the scopes whose running
-  // jobs the platform should stop.
+  // jobs the platform should stop (passed_stop_running with the Store's spend).
   core::Result<std::vector<const Budget*>> stop_running_scopes(const BudgetSet& set, core::Timestamp now);
 
  private:

@@ -75,8 +75,8 @@ class BUDCORE_API CostControls {
   backend::Store& store_;
   cost::PriceBook prices_;
   cost::BudgetSet budgets_;
-  cost::BudgetSet stopping_;  // the budgets with stop_running
-  // Of stopping_, those passed at the last refresh_stops, with their reasons (platform lock held).
+  // Of budgets_, those with stop_running passed at the last refresh_stops, with their reasons
+  // (platform lock held).
   std::vector<std::pair<const cost::Budget*, std::string>> passed_stops_;
   mutable std::mutex mu_;
   std::int64_t metered_ = 0;
