@@ -37,17 +37,19 @@ core::Status Impl::settle_cost(const core::Id& tenant, const core::Id& id) {
   return {};
 }
 
+core::Result<std::shared_ptr<const job::Job>> Impl::job_doc(const LiveJob& lj) {
+  if (lj.doc) return std::shared_ptr<const job::Job>(lj.doc);
+  BUDCORE_TRY_ASSIGN(backend::JobRecord rec, store->get_job(lj.tenant, lj.id));
+  return std::shared_ptr<const job::Job>(std::make_shared<job::Job>(std::move(rec.job)));
+}
+
 void Impl::schedule_budget_check(LiveJob& lj) {
   lj.budget_check_ns = 0;
   if (!cost_meter || lj.status != JobStatus::Running || lj.started_ns <= 0) return;
-  std::shared_ptr<job::Job> doc = lj.doc;
-  if (!doc) {
-    auto rec = store->get_job(lj.tenant, lj.id);
-    if (!rec) return;  // a store failure surfaces at the next write; the check waits for the next start
-    doc = std::make_shared<job::Job>(std::move(rec->job));
-  }
-  if (!doc->budget_limit) return;
-  auto at = cost_meter->budget_deadline(lj.tenant, *doc, core::Timestamp::from_unix_nanos(lj.started_ns));
+  auto doc = job_doc(lj);
+  if (!doc) return;  // a store failure surfaces at the next write; the check waits for the next start
+  if (!(*doc)->budget_limit) return;
+  auto at = cost_meter->budget_deadline(lj.tenant, **doc, core::Timestamp::from_unix_nanos(lj.started_ns));
   if (!at) return;
   lj.budget_check_ns = std::max<std::int64_t>(at->unix_nanos(), 1);
   budget_checks.emplace(lj.budget_check_ns, lj.id);
@@ -129,10 +131,12 @@ core::Status Impl::fire_budget_stops() {
   for (const core::Id& id : running) {
     auto it = live.find(id);
     if (it == live.end() || it->second.status != JobStatus::Running) continue;
+    auto doc = job_doc(it->second);  // a running job's document is cached: no read for the rest
+    if (!doc) return fail_halted(doc.error());
+    std::optional<std::string> reason = cost_meter->stop_reason(it->second.tenant, **doc);
+    if (!reason) continue;
     auto rec = store->get_job(it->second.tenant, id);
     if (!rec) return fail_halted(rec.error());
-    std::optional<std::string> reason = cost_meter->stop_reason(it->second.tenant, rec->job);
-    if (!reason) continue;
     BUDCORE_TRY(stop_for_budget(it->second, std::move(*rec), now, "BudgetExceeded: " + *reason,
                                 "its budget stops running jobs"));
   }

@@ -150,6 +150,8 @@ struct Platform::Impl {
   void background_loop();
 
   // --- job_costs.cpp (the JobCostMeter's calls; all no-ops without one)
+  // The job's document: the one cached while it holds quota, else read from the Store.
+  core::Result<std::shared_ptr<const job::Job>> job_doc(const LiveJob& lj);
   // Writes an ended job's actual_cost when the meter's figure differs from the stored one.
   core::Status settle_cost(const core::Id& tenant, const core::Id& id);
   // Asks the meter when a running job with a budget_limit would pass it and remembers the time.
