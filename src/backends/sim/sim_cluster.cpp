@@ -194,15 +194,16 @@ quota::Workload Impl::workload_of(std::uint32_t slot) const {
   return w;
 }
 
-const std::string& Impl::shortfall(std::uint32_t slot) {
+const std::string& Impl::never_admitted(std::uint32_t slot) {
   const sim::Run& r = runs[slot];
   const int cq = lqs[r.lq].cq;
   const std::pair<std::uint32_t, int> key{r.shape, cq};
-  if (auto it = shortfalls.find(key); it != shortfalls.end()) return it->second;
+  if (auto it = never_admitted_by.find(key); it != never_admitted_by.end()) return it->second;
   std::string why;
   for (const auto& q : options.quota.cluster_queues)
     if (q.name == cq_names[static_cast<std::size_t>(cq)]) why = engine->capacity_shortfall(q, workload_of(slot));
-  return shortfalls.emplace(key, std::move(why)).first->second;
+  if (!why.empty()) why = "can never be admitted as the quota is configured: " + why;
+  return never_admitted_by.emplace(key, std::move(why)).first->second;
 }
 
 ClusterEvent& Impl::emit(ClusterEventKind kind, std::uint32_t slot, std::int64_t at) {
@@ -621,13 +622,13 @@ core::Status SimCluster::submit(const WorkloadRequest& request) {
   const std::int64_t now = m.clock->now().unix_nanos();
   m.enqueue(slot, now);
   // Kueue keeps such a workload pending (the quota may grow); say so instead of "waiting".
-  const std::string& never = m.shortfall(slot);
+  const std::string& never = m.never_admitted(slot);
   ClusterEvent& e = m.emit(ClusterEventKind::Queued, slot, now);
   e.reason = m.runs[slot].phase == Phase::Waiting ? "WindowClosed" : "Submitted";
   if (m.runs[slot].phase == Phase::Waiting) e.message = "waiting for its time window to open";
   if (!never.empty()) {
     e.reason = "Inadmissible";
-    e.message = "can never be admitted as the quota is configured: " + never;
+    e.message = never;
   }
   return {};
 }
@@ -705,7 +706,7 @@ core::Result<std::size_t> SimCluster::poll(std::vector<ClusterEvent>& out, std::
 }
 
 core::Result<std::vector<WorkloadInfo>> SimCluster::list() {
-  Impl& m = *impl_;  // shortfall() memoizes
+  Impl& m = *impl_;  // never_admitted() memoizes
   std::vector<WorkloadInfo> out;
   for (std::size_t s = 0; s < m.runs.size(); ++s) {
     const sim::Run& r = m.runs[s];
@@ -722,8 +723,9 @@ core::Result<std::vector<WorkloadInfo>> SimCluster::list() {
     }
     if (r.placement && w.phase != WorkloadInfo::Phase::Queued) w.placement = *r.placement;
     if (r.phase == Phase::Running) w.started_at = core::Timestamp::from_unix_nanos(r.started_ns);
-    if (w.phase == WorkloadInfo::Phase::Queued && !m.shortfall(static_cast<std::uint32_t>(s)).empty()) {
-      w.message = "can never be admitted as the quota is configured: " + m.shortfall(static_cast<std::uint32_t>(s));
+    const std::string* never = w.phase == WorkloadInfo::Phase::Queued ? &m.never_admitted(static_cast<std::uint32_t>(s)) : nullptr;
+    if (never != nullptr && !never->empty()) {
+      w.message = *never;
     } else if (r.phase == Phase::Waiting) {
       w.message = "waiting for its time window to open";
     } else if (r.phase == Phase::Heads || r.phase == Phase::Evicting) {

@@ -121,7 +121,7 @@ struct SimCluster::Impl {
 
   std::vector<quota::PodSet> shapes;
   std::map<std::string, std::uint32_t> shape_ids;
-  std::map<std::pair<std::uint32_t, int>, std::string> shortfalls;  // (shape, cq) -> shortfall()
+  std::map<std::pair<std::uint32_t, int>, std::string> never_admitted_by;  // (shape, cq) -> never_admitted()
   std::vector<sim::LocalQueueRef> lqs;
   std::map<std::string, std::uint32_t> lq_ids;  // "ns/name"
   std::vector<std::string> cq_names;
@@ -153,9 +153,10 @@ struct SimCluster::Impl {
   sim::QueueKey key_of(std::uint32_t slot) const;
   std::string engine_key(std::uint32_t slot) const;
   quota::Workload workload_of(std::uint32_t slot) const;
-  // Why the run's shape can never be admitted by its ClusterQueue (AdmissionEngine::
-  // capacity_shortfall), memoized per (shape, ClusterQueue): the quota never changes. Empty: it can.
-  const std::string& shortfall(std::uint32_t slot);
+  // "can never be admitted as the quota is configured: <why>" when the run's shape asks its
+  // ClusterQueue for more than it can ever give (AdmissionEngine::capacity_shortfall), memoized
+  // per (shape, ClusterQueue): the quota never changes. Empty: it can be admitted.
+  const std::string& never_admitted(std::uint32_t slot);
   ClusterEvent& emit(ClusterEventKind kind, std::uint32_t slot, std::int64_t at);
   core::Result<std::uint32_t> add_run(const WorkloadRequest& r);
   void enqueue(std::uint32_t slot, std::int64_t now);  // Queued or Waiting by its window
