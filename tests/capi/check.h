@@ -4,6 +4,7 @@
 #define BUDCORE_TESTS_CAPI_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int failures = 0;
@@ -24,6 +25,14 @@ static inline int find_id(const char *json, const char *key, char out[37]) {
   memcpy(out, p + 1, 36);
   out[36] = '\0';
   return 1;
+}
+
+/* Removes a test's mkdtemp directory and everything in it; 1 on success. */
+static inline int remove_tree(const char *dir) {
+  char cmd[1100];
+  if (strlen(dir) > 1000 || strchr(dir, '\'') != NULL) return 0;
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  return system(cmd) == 0;
 }
 
 #endif

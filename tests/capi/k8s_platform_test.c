@@ -100,6 +100,11 @@ int main(void) {
   CHECK(wait_status(p, &caller, second, "scheduled", "maintenance"));
   CHECK(budcore_platform_check(p) == BUDCORE_OK);
   budcore_platform_free(p);
+  CHECK(remove_tree(dir));
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
   printf("ok: the C ABI drives a platform on a real Kueue\n");
   return 0;
 }

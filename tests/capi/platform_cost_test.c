@@ -79,11 +79,7 @@ int main(void) {
   CHECK(budcore_platform_check(p) == BUDCORE_OK);
 
   budcore_platform_free(p);
-  {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    CHECK(system(cmd) == 0);
-  }
+  CHECK(remove_tree(dir));
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

@@ -131,11 +131,7 @@ int main(void) {
 
   budcore_platform_free(p);
   budcore_platform_free(NULL);
-  {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0);
-  }
+  CHECK(remove_tree(dir));
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   return failures != 0;
 }

@@ -70,10 +70,6 @@ int main(void) {
   CHECK(budcore_platform_check(p) == BUDCORE_OK);
 
   budcore_platform_free(p);
-  {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    CHECK(system(cmd) == 0);
-  }
+  CHECK(remove_tree(dir));
   return failures != 0;
 }
