@@ -9,6 +9,25 @@ using core::Error;
 using Impl = AdmissionEngine::Impl;
 
 namespace {
+std::string joined_reasons(const Assignment& a) {
+  std::string out;
+  for (const auto& r : a.reasons) out += (out.empty() ? "" : "; ") + r;
+  return out;
+}
+
+// The pending reason of a head that failed: no fit, or no workloads to preempt.
+std::string failure_reason(const Assignment& a) {
+  if (a.failure != nullptr) return *a.failure;
+  std::string reasons = joined_reasons(a);
+  if (a.mode == AMode::NoFit) return reasons.empty() ? "couldn't assign flavors" : reasons;
+  return reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
+}
+
+void set_failure(Wl& wl, const Assignment& a) {
+  if (a.failure != nullptr) wl.reason_shared = a.failure;
+  else wl.set_reason(failure_reason(a));
+}
+
 core::Result<Amount> to_milli(const core::Quantity& q, const std::string& field) {
   auto m = q.milli_value();
   if (!m) return Error::invalid(field, q.to_string(), "quantity out of range");
@@ -45,64 +64,6 @@ core::Status Impl::build(const QuotaConfig& config) {
   return {};
 }
 
-bool Impl::heap_less(int a, int b) const {
-  if (a == b) return false;  // set lookups compare an element with itself: skip the key compare
-  const Wl& x = wls[a];
-  const Wl& y = wls[b];
-  if (x.spec.priority != y.spec.priority) return x.spec.priority > y.spec.priority;
-  if (x.spec.creation_seq != y.spec.creation_seq) return x.spec.creation_seq < y.spec.creation_seq;
-  return x.key < y.key;
-}
-
-bool HeapOrder::operator()(int a, int b) const { return m->heap_less(a, b); }
-
-void Impl::push_heap(int w) {
-  Wl& wl = wls[w];
-  wl.inadmissible = false;
-  if (!wl.in_heap) {
-    cqs[wl.cq].heap.insert(w);
-    wl.in_heap = true;
-  }
-}
-
-void Impl::make_inadmissible(int w) {
-  Wl& wl = wls[w];
-  if (wl.inadmissible) return;
-  wl.inadmissible = true;
-  cqs[wl.cq].inadmissible.push_back(w);
-}
-
-void Impl::leave_queue(int w) {
-  Wl& wl = wls[w];
-  if (wl.cq >= 0) {
-    auto& q = cqs[wl.cq];
-    if (wl.in_heap) q.heap.erase(w);
-    if (wl.inadmissible) q.inadmissible.erase(std::remove(q.inadmissible.begin(), q.inadmissible.end(), w), q.inadmissible.end());
-    if (q.sticky == w) q.sticky = -1;
-  }
-  wl.in_heap = false;
-  wl.inadmissible = false;
-}
-
-// A workload left the tree (finished or evicted): everything inadmissible in the whole cohort
-// tree goes back to the heaps (requeueWorkloadsCohort walks from the root).
-void Impl::requeue_tree(int node) {
-  int root = root_of(node);
-  std::function<void(int)> visit = [&](int n) {
-    if (nodes[n].is_cq) {
-      auto& q = cqs[n];
-      auto list = std::move(q.inadmissible);
-      q.inadmissible.clear();
-      for (int w : list)
-        if (wls[w].inadmissible && wls[w].state == WorkloadState::Pending) push_heap(w);
-      return;
-    }
-    for (int c : nodes[n].child_cohorts) visit(c);
-    for (int c : nodes[n].child_cqs) visit(c);
-  };
-  visit(root);
-}
-
 // Charges an assignment's quota to the workload's queue and marks it admitted.
 void Impl::admit(int w, const Assignment& a) {
   Wl& wl = wls[w];
@@ -125,9 +86,9 @@ void Impl::admit(int w, const Assignment& a) {
   wl.borrowing = wl.borrowing || a.borrowing > 0;
   wl.reservation_seq = ++reservation_clock;
   wl.admitted_by_engine = true;
-  wl.reason.clear();
+  wl.set_reason({});
   cqs[cq].workloads.insert(w);
-  if (cqs[cq].sticky == w) cqs[cq].sticky = -1;
+  leave_queue(w);
 }
 
 CycleReport Impl::run_cycle() {
@@ -145,7 +106,7 @@ CycleReport Impl::run_cycle() {
     wl.state = WorkloadState::Pending;
     wl.adm_cq = -1;
     wl.usage.clear();
-    wl.reason = "preempted; waiting to be admitted again";
+    wl.set_reason("preempted; waiting to be admitted again");
     report.released.push_back(wl.key);
     requeue_tree(cqs[cq].node);
     push_heap(v);
@@ -156,15 +117,9 @@ CycleReport Impl::run_cycle() {
   std::vector<Entry> entries;
   for (auto& q : cqs) {
     if (q.spec.stop_policy != StopPolicy::None) continue;
-    int head = -1;
-    if (q.sticky >= 0 && wls[q.sticky].in_heap && wls[q.sticky].state == WorkloadState::Pending) {
-      head = q.sticky;
-    } else if (!q.heap.empty()) {
-      head = *q.heap.begin();
-    }
+    const int head = queue_head(q);
     if (head < 0) continue;
-    q.heap.erase(head);
-    wls[head].in_heap = false;
+    take_head(head);
     Entry e;
     e.wl = head;
     entries.push_back(std::move(e));
@@ -207,8 +162,6 @@ CycleReport Impl::run_cycle() {
   auto process = [&](Entry& e) {
     Wl& wl = wls[e.wl];
     int cq = wl.cq;
-    std::string reasons;
-    for (const auto& r : e.assignment->reasons) reasons += (reasons.empty() ? "" : "; ") + r;
     bool overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
     bool fit_now;
     if (overlap) {
@@ -228,10 +181,10 @@ CycleReport Impl::run_cycle() {
     AMode mode = e.assignment->mode;
     if (mode == AMode::NoFit) {
       e.outcome = Entry::Outcome::NoFit;
-      wl.reason = reasons.empty() ? "couldn't assign flavors" : reasons;
+      set_failure(wl, *e.assignment);
     } else if (mode == AMode::Preempt && e.targets.empty()) {
       e.outcome = Entry::Outcome::NoCandidates;
-      wl.reason = reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
+      set_failure(wl, *e.assignment);
       if (cqs[cq].spec.preemption.reclaim_within_cohort != PreemptionPolicy::Any) {
         std::vector<std::pair<int, Amount>> reserve;
         const Node& n = nodes[cqs[cq].node];
@@ -249,14 +202,14 @@ CycleReport Impl::run_cycle() {
       }
     } else if (mode == AMode::DeferredFit) {
       e.outcome = Entry::Outcome::Deferred;
-      wl.reason = "waiting for preempted workloads to release quota";
+      wl.set_reason("waiting for preempted workloads to release quota");
       add_usage_list(cq, e.assignment->usage);
       temp_usage.emplace_back(cq, e.assignment->usage);
     } else if (overlap || !fit_now) {
       e.outcome = Entry::Outcome::Skipped;
-      wl.reason = overlap ? "has overlapping preemption targets with another workload"
-                          : "no longer fits after processing another workload";
-      if (!reasons.empty()) wl.reason += "; " + reasons;
+      wl.set_reason(overlap ? "has overlapping preemption targets with another workload"
+                          : "no longer fits after processing another workload");
+      if (std::string reasons = joined_reasons(*e.assignment); !reasons.empty()) wl.set_reason(wl.reason() + "; " + reasons);
     } else if (mode == AMode::Preempt) {
       e.outcome = Entry::Outcome::Preempting;
       add_usage_list(cq, e.assignment->usage);
@@ -271,7 +224,7 @@ CycleReport Impl::run_cycle() {
         report.preempted.push_back(wls[t].key);
         names += (names.empty() ? "" : ", ") + wls[t].key;
       }
-      wl.reason = "waiting for preempted workloads to release quota (" + names + ")";
+      wl.set_reason("waiting for preempted workloads to release quota (" + names + ")");
       report.changed = true;
     } else {
       // Fit: reserve quota.
@@ -333,52 +286,58 @@ int Impl::shape_of(const Wl& wl) {
   return it->second;
 }
 
+const std::string* Impl::intern_failure(std::string text) {
+  auto it = failure_texts.find(text);
+  if (it == failure_texts.end()) {
+    auto owned = std::make_unique<const std::string>(text);
+    it = failure_texts.emplace(std::move(text), std::move(owned)).first;
+  }
+  return it->second.get();
+}
+
+const Impl::Nomination* Impl::failed_nomination(int shape) const {
+  if (shape < 0 || static_cast<std::size_t>(shape) >= failed_nominations.size()) return nullptr;
+  const Nomination& n = failed_nominations[static_cast<std::size_t>(shape)];
+  return n.version == state_version ? &n : nullptr;
+}
+
 std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(int w) {
   const int shape = options.memoize_nominations ? wls[w].shape : -1;
-  if (shape >= 0) {
-    auto it = failed_nominations.find(shape);
-    if (it != failed_nominations.end() && it->second.version == state_version) return {it->second.assignment, {}};
-  }
+  if (const Nomination* n = failed_nomination(shape)) return {n->assignment, {}};
   auto [a, targets] = initial_assignment(w);
   bool failed = targets.empty() && (a.mode == AMode::NoFit || a.mode == AMode::Preempt);
+  if (failed) a.failure = intern_failure(failure_reason(a));
   auto shared = std::make_shared<const Assignment>(std::move(a));
-  if (shape >= 0 && failed) failed_nominations[shape] = Nomination{state_version, shared};
+  if (shape >= 0 && failed) {
+    if (static_cast<std::size_t>(shape) >= failed_nominations.size()) failed_nominations.resize(static_cast<std::size_t>(shape) + 1);
+    failed_nominations[static_cast<std::size_t>(shape)] = Nomination{state_version, shared};
+  }
   return {std::move(shared), std::move(targets)};
 }
 
-// A cycle in which every queue's head is a known failure at this state version (memo) that
-// leaves nothing behind -- no fit, or no preemption candidates where no quota is held for it
-// (reclaimWithinCohort Any) -- changes nothing but those heads' reasons and places. It is done
-// here without building, sorting and processing entries; the outcome is the full cycle's.
+// A cycle in which every queue's head is a known failure at this state version (memo) changes
+// nothing but those heads' reasons and places: no fit, or no preemption candidates (the quota
+// such a head holds back for itself only matters to heads that could be admitted, and there
+// are none). It is done here without building, sorting and processing entries; the outcome is
+// the full cycle's. Heads are only taken once every queue's head is known to fail.
 bool Impl::trivial_cycle(CycleReport& report) {
   if (!options.memoize_nominations) return false;
-  std::vector<std::pair<int, const Nomination*>> heads;
+  auto& heads = trivial_heads_;
+  heads.clear();
   for (auto& q : cqs) {
     if (q.spec.stop_policy != StopPolicy::None) continue;
-    int head = -1;
-    if (q.sticky >= 0 && wls[q.sticky].in_heap && wls[q.sticky].state == WorkloadState::Pending) head = q.sticky;
-    else if (!q.heap.empty()) head = *q.heap.begin();
+    const int head = queue_head(q);
     if (head < 0) continue;
-    const int shape = wls[head].shape;
-    auto it = shape < 0 ? failed_nominations.end() : failed_nominations.find(shape);
-    if (it == failed_nominations.end() || it->second.version != state_version) return false;
-    const Assignment& a = *it->second.assignment;
-    bool no_fit = a.mode == AMode::NoFit;
-    bool no_candidates = a.mode == AMode::Preempt && q.spec.preemption.reclaim_within_cohort == PreemptionPolicy::Any;
-    if (!no_fit && !no_candidates) return false;
-    heads.emplace_back(head, &it->second);
+    const Nomination* n = failed_nomination(wls[head].shape);
+    if (n == nullptr) return false;
+    heads.emplace_back(head, n);
   }
   if (heads.empty()) return false;
   for (auto [w, n] : heads) {
     Wl& wl = wls[w];
-    auto& q = cqs[wl.cq];
-    q.heap.erase(w);
-    wl.in_heap = false;
-    std::string reasons;
-    for (const auto& r : n->assignment->reasons) reasons += (reasons.empty() ? "" : "; ") + r;
-    if (n->assignment->mode == AMode::NoFit) wl.reason = reasons.empty() ? "couldn't assign flavors" : reasons;
-    else wl.reason = reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
-    if (q.spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
+    take_head(w);
+    wl.reason_shared = n->assignment->failure;
+    if (cqs[wl.cq].spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
       push_heap(w);
     } else {
       make_inadmissible(w);
@@ -471,8 +430,11 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
   for (std::size_t i = 0; i < config.cluster_queues.size(); ++i) {
     const auto& spec = config.cluster_queues[i];
     BUDCORE_TRY(load_groups(static_cast<int>(i), spec.resource_groups, "cluster_queues[" + std::to_string(i) + "]"));
-    CqState q{spec, static_cast<int>(i), {}, {}, std::set<int, HeapOrder>(HeapOrder{impl.get()}),
-              {}, -1, std::set<int, ByCandidateOrder>(ByCandidateOrder{impl.get()})};
+    CqState q;
+    q.spec = spec;
+    q.node = static_cast<int>(i);
+    q.early = std::set<int, HeapOrder>(HeapOrder{impl.get()});
+    q.workloads = std::set<int, ByCandidateOrder>(ByCandidateOrder{impl.get()});
     for (const auto& g : spec.resource_groups) {
       CqState::Group grp;
       for (const auto& r : g.covered_resources) {
@@ -486,6 +448,8 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
   }
   for (const auto& lq : config.local_queues) m.lq_to_cq[lq.key()] = m.cq_id.at(lq.cluster_queue);
   m.recompute_tree();
+  m.tree_gen.assign(m.nodes.size(), 1);
+  for (auto& q : m.cqs) q.root = m.root_of(q.node);
   return AdmissionEngine(std::move(impl));
 }
 
@@ -587,12 +551,12 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
     const Node& n = m.nodes[m.cqs[stored.adm_cq].node];
     for (const auto& [fr, v] : stored.usage) stored.borrowing = stored.borrowing || n.usage[fr] > n.nominal[fr];
   } else if (!enqueue) {
-    stored.reason = stored.queue_error;
+    stored.set_reason(stored.queue_error);
   } else if (stored.cq >= 0 && stored.queue_error.empty()) {
     m.push_heap(id);
-    stored.reason = "waiting in ClusterQueue " + m.cqs[stored.cq].spec.name + " for its turn";
+    stored.set_reason("waiting in ClusterQueue " + m.cqs[stored.cq].spec.name + " for its turn");
   } else {
-    stored.reason = stored.queue_error;
+    stored.set_reason(stored.queue_error);
   }
   return {};
 }
@@ -612,12 +576,10 @@ core::Status AdmissionEngine::finish(std::string_view key) {
   BUDCORE_TRY_ASSIGN(w, workload_index(m, key));
   Wl& wl = m.wls[w];
   if (wl.state == WorkloadState::Pending) {
-    if (wl.in_heap) m.cqs[wl.cq].heap.erase(w);
-    wl.in_heap = false;
-    wl.inadmissible = false;
+    m.leave_queue(w);
     wl.cq = -1;
     wl.queue_error = "finished";
-    wl.reason = "finished";
+    wl.set_reason("finished");
     return {};
   }
   int cq = wl.adm_cq;
@@ -628,7 +590,7 @@ core::Status AdmissionEngine::finish(std::string_view key) {
   wl.state = WorkloadState::Pending;
   wl.cq = -1;
   wl.queue_error = "finished";
-  wl.reason = "finished";
+  wl.set_reason("finished");
   m.requeue_tree(m.cqs[cq].node);
   return {};
 }
@@ -645,7 +607,7 @@ core::Status AdmissionEngine::withdraw(std::string_view key) {
   // Its slot stays (indices are stable) but no queue or lookup reaches it any more.
   wl.withdrawn = true;
   wl.cq = -1;
-  wl.reason = "withdrawn";
+  wl.set_reason("withdrawn");
   m.wl_id.erase(wl.key);
   return {};
 }
@@ -730,6 +692,29 @@ core::Result<Admission> AdmissionEngine::try_reserve(const Workload& workload) {
   return out;
 }
 
+CycleReport AdmissionEngine::run_until_decision(std::int64_t* cycles) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  CycleReport total;
+  std::int64_t ran = 0;
+  for (;;) {
+    if (m.evicting.empty() && m.options.memoize_nominations) {
+      if (std::int64_t skipped = m.skip_failing_cycles(total); skipped > 0) {
+        ran += skipped;
+        continue;
+      }
+    }
+    CycleReport r = m.run_cycle();
+    ++ran;
+    total.changed = total.changed || r.changed;
+    for (auto part : {&CycleReport::admitted, &CycleReport::preempted, &CycleReport::released})
+      for (auto& k : r.*part) (total.*part).push_back(std::move(k));
+    if (!r.admitted.empty() || !r.preempted.empty() || !r.released.empty() || !r.changed) break;
+  }
+  if (cycles != nullptr) *cycles = ran;
+  return total;
+}
+
 int AdmissionEngine::run_until_quiescent(int max_cycles) {
   std::lock_guard lock(impl_->mu);
   int n = 0;
@@ -749,7 +734,7 @@ WorkloadStatus status_of(const Impl& m, const Wl& wl) {
     s.borrowing = wl.borrowing;
     s.admitted_by_engine = wl.admitted_by_engine;
     s.preempted = wl.preempted;
-    s.pending_reason = wl.reason;
+    s.pending_reason = wl.reason();
     if (wl.state != WorkloadState::Pending) {
       Admission a;
       a.cluster_queue = m.cqs[wl.adm_cq].spec.name;

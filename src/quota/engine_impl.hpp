@@ -82,6 +82,7 @@ struct Assignment {
   AMode mode = AMode::NoFit;
   std::vector<std::string> reasons;
   std::vector<std::int32_t> counts;  // per pod set
+  const std::string* failure = nullptr;  // a failed nomination's pending reason (interned by nominate)
 };
 
 struct Wl {
@@ -101,11 +102,23 @@ struct Wl {
   std::int64_t reservation_seq = 0;
   bool admitted_by_engine = false;
   bool preempted = false;
-  bool in_heap = false, inadmissible = false;
+  // Queue membership (CqState::members). A member is parked -- in Kueue's inadmissible list --
+  // while parked_gen equals its cohort tree's generation; taken while it is a cycle's head.
+  bool member = false, taken = false;
+  bool taken_ahead = false;  // taken at or after its queue's cursor
+  std::uint64_t parked_gen = 0;
   bool withdrawn = false;  // left its queue by withdraw(); the key may be added again
   int shape = -1;          // workloads of one shape get the same nomination in the same state
   bool removed = false;    // a free slot (AdmissionEngine::remove); reused by the next add
-  std::string reason;
+  // The pending reason: its own text, or a failed nomination's shared text (a head that fails
+  // again as before gets a pointer, not a copy).
+  std::string reason_own;
+  const std::string* reason_shared = nullptr;
+  void set_reason(std::string r) {
+    reason_own = std::move(r);
+    reason_shared = nullptr;
+  }
+  const std::string& reason() const { return reason_shared != nullptr ? *reason_shared : reason_own; }
 };
 
 // SatisfiesPreemptionPolicy (preemption/common).
@@ -134,8 +147,17 @@ struct CqState {
   };
   std::vector<Group> groups;
   std::unordered_map<int, int> group_of;  // resource -> group index
-  std::set<int, HeapOrder> heap;
-  std::vector<int> inadmissible;
+  int root = -1;  // its cohort tree's root node (tree generations live there)
+  // Every queued workload in queue order, parked or not, and each one's shape beside it (a run
+  // of failing heads reads only these). Requeueing a cohort tree bumps the tree's generation
+  // instead of moving workloads: parked members become active at once. Members before the
+  // cursor were passed this generation (parked or taken), except those listed in `early`
+  // (active members that joined or came back behind the cursor); they precede the cursor's.
+  std::vector<int> order, order_shape;
+  std::size_t cursor = 0;
+  std::uint64_t cursor_gen = 0;
+  std::set<int, HeapOrder> early;
+  int parked_ahead = 0;  // parked members at or after the cursor (a sticky head taken out of turn)
   int sticky = -1;                 // preemptor workload kept first (BestEffortFIFO)
   std::set<int, ByCandidateOrder> workloads;  // admitted + evicting workloads holding quota here
 };
@@ -177,10 +199,22 @@ struct AdmissionEngine::Impl {
   };
   std::uint64_t state_version = 1;
   std::unordered_map<std::string, int> shape_ids;
-  std::unordered_map<int, Nomination> failed_nominations;
+  std::vector<Nomination> failed_nominations;  // by shape
+  const Nomination* failed_nomination(int shape) const;
+  std::unordered_map<std::string, std::unique_ptr<const std::string>> failure_texts;  // interned
+  const std::string* intern_failure(std::string text);
+  // Runs of cycles in which every head fails again as before, done in one step (pending_queue.cpp).
+  std::int64_t skip_failing_cycles(CycleReport& report);
   int shape_of(const Wl& wl);
   std::pair<std::shared_ptr<const Assignment>, std::vector<int>> nominate(int w);
   bool trivial_cycle(CycleReport& report);
+  std::vector<std::pair<int, const Nomination*>> trivial_heads_;  // trivial_cycle's scratch
+  struct SkipRun {
+    CqState* q;
+    std::size_t passes;  // leading heads known to fail (max: a StrictFIFO head, forever)
+    bool exhausted;      // they are all it has
+  };
+  std::vector<SkipRun> skip_runs_;  // skip_failing_cycles' scratch
 
   // --- setup (engine.cpp)
   core::Status build(const QuotaConfig& config);
@@ -224,10 +258,18 @@ struct AdmissionEngine::Impl {
   std::size_t fair_next(const std::vector<Entry>& entries, const std::vector<char>& done);
 
   // --- queues and cycles (engine.cpp)
+  // --- queues (pending_queue.cpp)
+  std::vector<std::uint64_t> tree_gen;  // per root node; requeue_tree bumps it
   bool heap_less(int a, int b) const;
-  void push_heap(int w);
-  void make_inadmissible(int w);
-  // A pending workload leaves its ClusterQueue: heap, inadmissible list and sticky head.
+  bool parked(const Wl& wl) const { return wl.parked_gen != 0 && wl.parked_gen == tree_gen[cqs[wl.cq].root]; }
+  bool active(int w) const { return wls[w].member && !wls[w].taken && !parked(wls[w]); }
+  void sync_queue(CqState& q);
+  std::size_t index_of(const CqState& q, int w) const;
+  int queue_head(CqState& q);   // first active member (the sticky preemptor first), -1 none
+  void take_head(int w);        // the head leaves its queue for this cycle
+  void push_heap(int w);        // joins (or returns to) its queue, active
+  void make_inadmissible(int w);  // a taken head is parked until its tree is requeued
+  // A pending workload leaves its ClusterQueue: members, early list and sticky head.
   void leave_queue(int w);
   void requeue_tree(int node);
   CycleReport run_cycle();

@@ -278,13 +278,15 @@ class Simulation {
       for (int tree : trees) {
         auto& eng = engines_.at(tree);
         const std::int64_t budget = 16 * static_cast<std::int64_t>(m_.trees[tree].jobs.size()) + 1000;
-        for (std::int64_t cycles = 0;; ++cycles) {
+        for (std::int64_t cycles = 0;;) {
           if (cycles > budget)
             return Error::make(core::ErrorCode::Internal,
                                "the simulation did not settle at " + seconds_text(t) + " s after " + std::to_string(budget) +
                                    " admission cycles (a preemption loop?)",
                                "workloads");
-          quota::CycleReport rep = eng.run_cycle();
+          std::int64_t ran = 0;
+          quota::CycleReport rep = eng.run_until_decision(&ran);
+          cycles += ran;
           for (const auto& k : rep.admitted) admitted(m_.by_name.at(k), t);
           bool livelock = false;
           for (const auto& k : rep.preempted) {

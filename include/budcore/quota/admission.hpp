@@ -107,6 +107,12 @@ class BUDCORE_API AdmissionEngine {
   core::Result<Admission> try_reserve(const Workload& workload);
 
   CycleReport run_cycle();
+  // Runs cycles until one admits, preempts or releases something, or one changes nothing, and
+  // reports what they did together (`cycles`, if given, counts them). The outcome is that of
+  // calling run_cycle() as often, but a run of cycles in which every queue's head fails again
+  // as one of its shape already did at this quota state is done in one step: after a finish,
+  // Kueue retries everything pending in the cohort tree, and most of it fails the same way.
+  CycleReport run_until_decision(std::int64_t* cycles = nullptr);
   // Runs cycles until one changes nothing (or max_cycles); returns how many ran.
   int run_until_quiescent(int max_cycles = 1'000'000);
 

@@ -1,0 +1,191 @@
+// The pending side of a ClusterQueue: queue order, heads, parking and cohort-tree requeues.
+//
+// Kueue moves every inadmissible workload of a cohort tree back to its heap after each finish,
+// and each cycle takes one head per queue, so an event costs a pass over everything pending in
+// the tree. Two things keep that pass cheap without changing a decision:
+// - A requeue bumps the tree's generation (O(1)): a member parked in an older generation is
+//   active again. Heads come from a cursor over a sorted array, so taking and parking a head
+//   moves no workload.
+// - Cycles in which every queue's head fails again exactly as the last head of its shape did
+//   (the nomination memo, same quota state) change nothing but reasons and places; a run of
+//   them is done in one step that walks the arrays (skip_failing_cycles).
+#include <algorithm>
+#include <limits>
+
+#include "quota/engine_impl.hpp"
+
+namespace budcore::quota {
+
+using Impl = AdmissionEngine::Impl;
+
+bool Impl::heap_less(int a, int b) const {
+  if (a == b) return false;  // lookups compare an element with itself: skip the key compare
+  const Wl& x = wls[a];
+  const Wl& y = wls[b];
+  if (x.spec.priority != y.spec.priority) return x.spec.priority > y.spec.priority;
+  if (x.spec.creation_seq != y.spec.creation_seq) return x.spec.creation_seq < y.spec.creation_seq;
+  return x.key < y.key;
+}
+
+bool HeapOrder::operator()(int a, int b) const { return m->heap_less(a, b); }
+
+std::size_t Impl::index_of(const CqState& q, int w) const {
+  auto it = std::lower_bound(q.order.begin(), q.order.end(), w, [&](int a, int b) { return heap_less(a, b); });
+  return static_cast<std::size_t>(it - q.order.begin());
+}
+
+// A new generation (the tree was requeued): every member is active, the cursor starts over.
+void Impl::sync_queue(CqState& q) {
+  const std::uint64_t gen = tree_gen[q.root];
+  if (q.cursor_gen == gen) return;
+  q.cursor_gen = gen;
+  q.cursor = 0;
+  q.early.clear();
+  q.parked_ahead = 0;
+}
+
+int Impl::queue_head(CqState& q) {
+  sync_queue(q);
+  if (q.sticky >= 0 && active(q.sticky) && wls[q.sticky].state == WorkloadState::Pending) return q.sticky;
+  if (!q.early.empty()) return *q.early.begin();  // behind the cursor, so ahead of its members
+  while (q.cursor < q.order.size() && !active(q.order[q.cursor])) {
+    if (parked(wls[q.order[q.cursor]])) --q.parked_ahead;
+    ++q.cursor;
+  }
+  return q.cursor < q.order.size() ? q.order[q.cursor] : -1;
+}
+
+void Impl::take_head(int w) {
+  Wl& wl = wls[w];
+  auto& q = cqs[wl.cq];
+  sync_queue(q);
+  wl.taken = true;
+  wl.taken_ahead = false;
+  if (q.cursor < q.order.size() && q.order[q.cursor] == w) {
+    ++q.cursor;
+  } else if (q.early.erase(w) == 0) {
+    wl.taken_ahead = index_of(q, w) >= q.cursor;  // the sticky preemptor, out of turn
+  }
+}
+
+void Impl::push_heap(int w) {
+  Wl& wl = wls[w];
+  auto& q = cqs[wl.cq];
+  sync_queue(q);
+  const bool was_taken = wl.taken;
+  wl.taken = false;
+  wl.parked_gen = 0;
+  if (!wl.member) {
+    std::size_t at = index_of(q, w);
+    q.order.insert(q.order.begin() + static_cast<std::ptrdiff_t>(at), w);
+    q.order_shape.insert(q.order_shape.begin() + static_cast<std::ptrdiff_t>(at), wl.shape);
+    wl.member = true;
+    if (at < q.cursor) {
+      ++q.cursor;
+      q.early.insert(w);
+    }
+    return;
+  }
+  // A taken head back in line: behind the cursor the walk will not see it again.
+  if (was_taken && !wl.taken_ahead) q.early.insert(w);
+}
+
+void Impl::make_inadmissible(int w) {
+  Wl& wl = wls[w];
+  wl.taken = false;
+  wl.parked_gen = tree_gen[cqs[wl.cq].root];
+  if (wl.taken_ahead) ++cqs[wl.cq].parked_ahead;
+}
+
+void Impl::leave_queue(int w) {
+  Wl& wl = wls[w];
+  if (wl.cq >= 0) {
+    auto& q = cqs[wl.cq];
+    if (wl.member) {
+      sync_queue(q);
+      std::size_t at = index_of(q, w);
+      if (at < q.cursor) --q.cursor;
+      else if (parked(wl)) --q.parked_ahead;
+      q.order.erase(q.order.begin() + static_cast<std::ptrdiff_t>(at));
+      q.order_shape.erase(q.order_shape.begin() + static_cast<std::ptrdiff_t>(at));
+      q.early.erase(w);
+    }
+    if (q.sticky == w) q.sticky = -1;
+  }
+  wl.member = false;
+  wl.taken = false;
+  wl.parked_gen = 0;
+}
+
+// A workload left the tree (finished or evicted): everything inadmissible in the whole cohort
+// tree is active again (requeueWorkloadsCohort walks from the root).
+void Impl::requeue_tree(int node) { ++tree_gen[root_of(node)]; }
+
+// T cycles at once, T the largest number such that in each of them every queue with a head has
+// one whose shape failed at this state version: cycle k takes each queue's k-th head. Only
+// queues in their plain state qualify (no sticky preemptor, nothing behind or parked ahead of
+// the cursor); otherwise, or when the next cycle has a head that is not a known failure, this
+// returns 0 and run_cycle() does the next cycle.
+std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
+  constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
+  auto failed = [&](int shape) {
+    return shape >= 0 && static_cast<std::size_t>(shape) < failed_nominations.size() &&
+           failed_nominations[static_cast<std::size_t>(shape)].version == state_version;
+  };
+  using Run = SkipRun;
+  std::vector<Run>& runs = skip_runs_;
+  runs.clear();
+  std::size_t cap = kUnbounded;  // the fewest passes of a queue that still has a head after them
+  for (auto& q : cqs) {
+    if (q.spec.stop_policy != StopPolicy::None) continue;
+    sync_queue(q);
+    if (q.sticky >= 0 && active(q.sticky)) return 0;
+    if (!q.early.empty() || q.parked_ahead > 0) return 0;
+    const std::size_t n = q.order.size();
+    std::size_t i = q.cursor;
+    while (i < n && wls[q.order[i]].taken) ++i;  // none outside a cycle; kept for safety
+    if (i != q.cursor) return 0;
+    if (i == n) continue;  // no head
+    if (q.spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
+      if (!failed(q.order_shape[i])) return 0;
+      runs.push_back({&q, kUnbounded, false});
+      continue;
+    }
+    const std::size_t limit = cap == kUnbounded ? n : std::min(n, i + cap);
+    while (i < limit && failed(q.order_shape[i])) ++i;
+    std::size_t passes = i - q.cursor;
+    if (passes == 0) return 0;
+    bool exhausted = i == n;
+    if (!exhausted) cap = std::min(cap, passes);
+    runs.push_back({&q, passes, exhausted});
+  }
+  if (runs.empty()) return 0;
+  std::size_t cycles = cap;
+  if (cycles == kUnbounded) {  // every queue runs dry: the last one to do so decides
+    cycles = 0;
+    for (const auto& r : runs)
+      if (r.passes != kUnbounded) cycles = std::max(cycles, r.passes);
+    if (cycles == 0) return 0;  // only StrictFIFO heads failing forever: one ordinary cycle
+  }
+  for (const auto& r : runs) {
+    CqState& q = *r.q;
+    if (r.passes == kUnbounded) {  // its head is taken and put back every cycle
+      Wl& head = wls[q.order[q.cursor]];
+      head.reason_shared = failed_nominations[static_cast<std::size_t>(q.order_shape[q.cursor])].assignment->failure;
+      continue;
+    }
+    const std::size_t end = q.cursor + std::min(r.passes, cycles);
+    const std::uint64_t gen = tree_gen[q.root];
+    for (std::size_t i = q.cursor; i < end; ++i) {
+      Wl& wl = wls[q.order[i]];
+      wl.reason_shared = failed_nominations[static_cast<std::size_t>(q.order_shape[i])].assignment->failure;
+      wl.parked_gen = gen;
+    }
+    q.cursor = end;
+    report.changed = true;
+  }
+  cycle += static_cast<std::int64_t>(cycles);
+  return static_cast<std::int64_t>(cycles);
+}
+
+}  // namespace budcore::quota
