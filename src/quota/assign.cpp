@@ -491,10 +491,10 @@ std::pair<Assignment, std::vector<int>> Impl::initial_assignment(int w) {
     return frs;
   };
   Assignment fa = assign(w, full, nullptr);
-  if (fa.mode == AMode::Fit) return {fa, {}};
+  if (fa.mode == AMode::Fit) return {std::move(fa), {}};
   if (fa.mode == AMode::Preempt) {
     auto t = get_targets(w, frs_of(fa), fa.usage);
-    if (!t.empty()) return {fa, t};
+    if (!t.empty()) return {std::move(fa), std::move(t)};
   }
   std::int64_t total_delta = 0;
   std::vector<std::int64_t> deltas;
@@ -503,7 +503,7 @@ std::pair<Assignment, std::vector<int>> Impl::initial_assignment(int w) {
     deltas.push_back(d);
     total_delta += d;
   }
-  if (total_delta == 0) return {fa, {}};
+  if (total_delta == 0) return {std::move(fa), {}};
   // Go's sort.Search over [0, total_delta]; remember the last index that fitted.
   std::int64_t lo = 0, hi = total_delta + 1, last_good = -1;
   std::optional<std::pair<Assignment, std::vector<int>>> last;

@@ -485,7 +485,7 @@ void Impl::end_run(std::uint32_t slot, std::int64_t now) {
 void Impl::admission(std::int64_t now) {
   refill_dirty();
   for (int i = 0; i < kMaxCyclesPerAdmission; ++i) {
-    quota::CycleReport rep = engine->run_cycle();
+    quota::CycleReport rep = engine->run_until_decision();  // runs of failing cycles in one step
     auto slot_of = [&](const std::string& key) -> std::optional<std::uint32_t> {
       auto slash = key.rfind('/');
       auto id = core::Id::parse(std::string_view(key).substr(slash == std::string::npos ? 0 : slash + 1));
