@@ -17,8 +17,15 @@ int set_error(const core::Error& e) noexcept;
 int set_error(int status, std::string_view message, std::string_view field = {}) noexcept;
 void clear_error() noexcept;
 
-// Copies text into a caller-owned buf (malloc'd, NUL-terminated).
-int fill_buf(budcore_buf* out, std::string_view text) noexcept;
+// The one buffer rule: every output is an empty buf (BUDCORE_BUF_INIT or disposed) and a failed
+// call leaves it untouched. Sets the error (field `field`) and returns false for a NULL buf or
+// one that still holds text (filling it would leak that text). Checked before any work, so a
+// call that would change state changes nothing when its output cannot take the answer.
+bool empty_out(const budcore_buf* out, std::string_view field = "out") noexcept;
+
+// Copies text into an empty caller-owned buf (malloc'd, NUL-terminated); a non-empty buf is
+// refused as by empty_out and left as it was.
+int fill_buf(budcore_buf* out, std::string_view text, std::string_view field = "out") noexcept;
 
 // Validates that (s, len) is UTF-8 and returns it as a view; sets the error and returns false
 // otherwise. A NULL pointer with len 0 is the empty string.

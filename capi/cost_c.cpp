@@ -21,18 +21,7 @@ namespace core = budcore::core;
 namespace cost = budcore::cost;
 using core::Result;
 
-// Every output must be an empty buf; sets the error and returns false otherwise.
-bool empty_out(budcore_buf* out) {
-  if (out == nullptr) {
-    capi::set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
-    return false;
-  }
-  if (out->ptr != nullptr) {
-    capi::set_error(BUDCORE_EINVALID, "output buffer still holds text; dispose of it or pass BUDCORE_BUF_INIT", "out");
-    return false;
-  }
-  return true;
-}
+using capi::empty_out;
 
 // An estimator error with its contract-5 code in front of the message.
 int estimator_error(core::Error e) {

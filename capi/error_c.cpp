@@ -78,8 +78,20 @@ void clear_error() noexcept {
   t.publish(BUDCORE_OK);
 }
 
-int fill_buf(budcore_buf* out, std::string_view text) noexcept {
-  if (out == nullptr) return set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
+bool empty_out(const budcore_buf* out, std::string_view field) noexcept {
+  if (out == nullptr) {
+    set_error(BUDCORE_EINVALID, "output buffer is NULL", field);
+    return false;
+  }
+  if (out->ptr != nullptr) {
+    set_error(BUDCORE_EINVALID, "output buffer still holds text; dispose of it or pass BUDCORE_BUF_INIT", field);
+    return false;
+  }
+  return true;
+}
+
+int fill_buf(budcore_buf* out, std::string_view text, std::string_view field) noexcept {
+  if (!empty_out(out, field)) return budcore_error_last()->code;
   auto* p = static_cast<char*>(std::malloc(text.size() + 1));
   if (p == nullptr) return set_error(BUDCORE_ENOMEM, "out of memory");
   if (!text.empty()) std::memcpy(p, text.data(), text.size());

@@ -6,7 +6,7 @@ extern "C" int budcore_job_validate(budcore_buf* out, const char* json, size_t j
   namespace capi = budcore::capi;
   return capi::guard([&]() -> int {
     // Checked before parsing so a caller with no place for the result learns it at once.
-    if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
+    if (!capi::empty_out(out)) return budcore_error_last()->code;
     std::string_view text;
     if (!capi::input_text(json, json_len, "json", text)) return budcore_error_last()->code;
     auto job = budcore::job::Job::from_json(text);

@@ -102,7 +102,7 @@ extern "C" int budcore_pipeline_run(budcore_buf* out, const char* document, size
                                     const char* options_json, size_t options_len,
                                     const budcore_function_registry* functions) {
   return capi::guard([&]() -> int {
-    if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
+    if (!capi::empty_out(out)) return budcore_error_last()->code;
     std::string_view doc_text, options_text;
     if (!capi::input_text(document, document_len, "document", doc_text)) return budcore_error_last()->code;
     if (!capi::input_text(options_json, options_len, "options_json", options_text)) return budcore_error_last()->code;

@@ -30,18 +30,7 @@ platform::Platform* handle(const budcore_platform* p) {
   return p->platform.get();
 }
 
-// `out` must be an empty buf: a failed call leaves it untouched, and text still in it would leak.
-bool empty_out(const budcore_buf* out) {
-  if (out == nullptr) {
-    capi::set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
-    return false;
-  }
-  if (out->ptr != nullptr) {
-    capi::set_error(BUDCORE_EINVALID, "output buffer still holds text: dispose of it first", "out");
-    return false;
-  }
-  return true;
-}
+using capi::empty_out;
 
 bool text(const char* s, std::size_t len, std::string_view field, std::string_view& view) {
   return capi::input_text(s, len, field, view);

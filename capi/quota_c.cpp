@@ -5,7 +5,7 @@
 extern "C" int budcore_quota_simulate(budcore_buf* out, const char* scenario_json, size_t len) {
   namespace capi = budcore::capi;
   return capi::guard([&]() -> int {
-    if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
+    if (!capi::empty_out(out)) return budcore_error_last()->code;
     std::string_view text;
     if (!capi::input_text(scenario_json, len, "scenario_json", text)) return budcore_error_last()->code;
     auto scenario = budcore::quota::parse_scenario(text);

@@ -16,15 +16,7 @@ namespace schedule = budcore::schedule;
 
 // An empty output buffer and UTF-8 input; sets the error and returns false otherwise.
 bool prepare(budcore_buf* out, const char* s, size_t len, const char* field, std::string_view& text) {
-  if (out == nullptr) {
-    capi::set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
-    return false;
-  }
-  if (out->ptr != nullptr) {
-    capi::set_error(BUDCORE_EINVALID, "output buffer still holds text; dispose of it first", "out");
-    return false;
-  }
-  return capi::input_text(s, len, field, text);
+  return capi::empty_out(out) && capi::input_text(s, len, field, text);
 }
 
 budcore::core::Result<schedule::Timeline> timeline_of(std::string_view text) {

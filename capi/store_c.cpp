@@ -15,10 +15,7 @@ using budcore::core::Id;
 
 // Checks the handle and output, and parses the tenant; sets the error and returns false on failure.
 bool common_args(budcore_buf* out, budcore_store* store, const char* tenant, size_t tenant_len, Id& tenant_id) {
-  if (out == nullptr) {
-    capi::set_error(BUDCORE_EINVALID, "output buffer is NULL", "out");
-    return false;
-  }
+  if (!capi::empty_out(out)) return false;
   if (store == nullptr || !store->store) {
     capi::set_error(BUDCORE_EINVALID, "store handle is NULL", "store");
     return false;

@@ -8,7 +8,7 @@ extern "C" int budcore_template_render(budcore_buf* out, const char* tmpl, size_
                                        const char* context_json, size_t ctx_len, int native) {
   namespace bc = budcore;
   return bc::capi::guard([&] {
-    if (!out) return bc::capi::set_error(BUDCORE_EINVALID, "out must not be NULL", "out");
+    if (!bc::capi::empty_out(out)) return budcore_error_last()->code;
     std::string_view text, ctx_text;
     if (!bc::capi::input_text(tmpl, tmpl_len, "template", text)) return budcore_error_last()->code;
     if (!bc::capi::input_text(context_json, ctx_len, "context", ctx_text)) return budcore_error_last()->code;

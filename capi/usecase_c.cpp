@@ -26,16 +26,7 @@ constexpr std::string_view kRequestKeys[] = {"parameters", "overrides", "name"};
 
 // A buf the library may fill: not NULL and not still holding text (which would leak).
 bool empty_buf(budcore_buf* buf, std::string_view field, bool optional) {
-  if (buf == nullptr) {
-    if (optional) return true;
-    capi::set_error(BUDCORE_EINVALID, "output buffer is NULL", field);
-    return false;
-  }
-  if (buf->ptr != nullptr) {
-    capi::set_error(BUDCORE_EINVALID, "output buffer still holds text; dispose of it first", field);
-    return false;
-  }
-  return true;
+  return (optional && buf == nullptr) || capi::empty_out(buf, field);
 }
 
 bool registry_arg(const budcore_usecase_registry* r) {
@@ -174,7 +165,7 @@ extern "C" int budcore_usecase_render(budcore_buf* out, budcore_buf* errors_out,
     if (!result.valid()) {
       const auto& first = result.errors.front();
       if (errors_out != nullptr) {
-        if (int rc = capi::fill_buf(errors_out, core::to_json(result.to_value())); rc != BUDCORE_OK) return rc;
+        if (int rc = capi::fill_buf(errors_out, core::to_json(result.to_value()), "errors_out"); rc != BUDCORE_OK) return rc;
       }
       return capi::set_error(core::Error::invalid(first.path, {}, first.code + ": " + first.message));
     }

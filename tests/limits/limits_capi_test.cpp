@@ -77,7 +77,7 @@ TEST(LimitsCapiTest, OversizedDocumentsAreRefusedWithAShortError) {
   EXPECT_NE(c.message.find("1572864"), std::string::npos) << c.message;
   // Anything over the general input limit is refused before it is scanned.
   std::string huge(budcore::core::kDefaultMaxInputBytes + 1, ' ');
-  Call h = on_worker([&](budcore_buf* out) { return budcore_pipeline_plan(out, huge.data(), huge.size()); });
+  Call h = on_worker([&](budcore_buf* out) { return budcore_pipeline_plan(out, nullptr, huge.data(), huge.size()); });
   EXPECT_EQ(h.rc, BUDCORE_EINVALID);
   EXPECT_NE(h.message.find("over the limit of 67108864 bytes"), std::string::npos) << h.message;
   std::string yaml = "pipeline: {id: p, parameters: {big: &big " + std::string(1 << 20, 'x') + "}}\nsteps: [";
@@ -85,10 +85,12 @@ TEST(LimitsCapiTest, OversizedDocumentsAreRefusedWithAShortError) {
   yaml += "]\n";
   // The bomb (1 MB aliased 1000 times: 1 GB expanded) under an 8 MiB input limit.
   budcore::core::set_max_input_bytes(8u << 20);
-  Call bomb = on_worker([&](budcore_buf* out) { return budcore_pipeline_plan(out, yaml.data(), yaml.size()); });
+  Call bomb = on_worker([&](budcore_buf* out) { return budcore_pipeline_plan(out, nullptr, yaml.data(), yaml.size()); });
   budcore::core::set_max_input_bytes(0);
-  // plan reports problems in its output document rather than as a status
-  EXPECT_NE(bomb.out.find("aliases expand"), std::string::npos) << bomb.rc << " " << bomb.out.substr(0, 300);
+  // An invalid pipeline leaves `out` empty; the first problem is the last error.
+  EXPECT_EQ(bomb.rc, BUDCORE_EINVALID);
+  EXPECT_TRUE(bomb.out.empty());
+  EXPECT_NE(bomb.message.find("aliases expand"), std::string::npos) << bomb.rc << " " << bomb.message.substr(0, 300);
 }
 
 TEST(LimitsCapiTest, QuotaAndPipelineNumbersAreRangeChecked) {

@@ -25,14 +25,14 @@ func PlanPipeline(document string) (string, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	var out C.budcore_buf
+	var out, errors C.budcore_buf
 	defer C.budcore_buf_dispose(&out)
-	rc := C.budcore_pipeline_plan(&out, cText(document), C.size_t(len(document)))
-	report := C.GoStringN(out.ptr, C.int(out.size))
+	defer C.budcore_buf_dispose(&errors)
+	rc := C.budcore_pipeline_plan(&out, &errors, cText(document), C.size_t(len(document)))
 	if rc != C.BUDCORE_OK {
-		return report, lastError(rc)
+		return C.GoStringN(errors.ptr, C.int(errors.size)), lastError(rc)
 	}
-	return report, nil
+	return C.GoStringN(out.ptr, C.int(out.size)), nil
 }
 
 // Function is a FUNCTION step's callable: it gets the step's resolved `config.args` as a JSON

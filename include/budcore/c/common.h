@@ -44,6 +44,12 @@ typedef struct budcore_buf {
  * Thread-safety: safe on distinct bufs. */
 BUDCORE_API void budcore_buf_dispose(budcore_buf *buf);
 
+/* Replaces the text in `buf` with a library-owned copy of (text, len) (freeing what it held),
+ * NUL-terminated. For callbacks filling their `out` (budcore/c/pipeline.h), and for any buf the caller wants to hand
+ * to the library. (NULL, 0) sets the empty text. Errors: BUDCORE_EINVALID for a NULL buf or
+ * (NULL, len > 0); BUDCORE_ENOMEM. Thread-safety: safe on distinct bufs. */
+BUDCORE_API int budcore_buf_set(budcore_buf *buf, const char *text, size_t len);
+
 /* Frees any other memory the library documents as caller-owned. NULL is a no-op. */
 BUDCORE_API void budcore_free(void *ptr);
 

@@ -10,11 +10,13 @@ BUDCORE_BEGIN_DECL
 /* Validates and plans a pipeline document (JSON or YAML text: {"pipeline": {...}, "steps": [...]})
  * and writes the plan of CONTRACTS.md section 3 to `out` as JSON: {"valid": true, "order": [...],
  * "levels": [...], "critical_path": [...], "critical_path_seconds": N, "job_steps": [...]}.
- * An invalid pipeline returns BUDCORE_EINVALID and still fills `out`, with
- * {"valid": false, "errors": [{"code", "message", "path"}, ...]} listing every problem;
- * budcore_error_last() then describes the first one (field = its path). Release `out` with
- * budcore_buf_dispose() in both cases. Thread-safety: safe from any thread. */
-BUDCORE_API int budcore_pipeline_plan(budcore_buf *out, const char *document, size_t document_len);
+ * An invalid pipeline returns BUDCORE_EINVALID and leaves `out` untouched; `errors_out` (may be
+ * NULL) then receives {"valid": false, "errors": [{"code", "message", "path"}, ...]} listing
+ * every problem, and budcore_error_last() describes the first one (field = its path). Both bufs
+ * must be empty (BUDCORE_BUF_INIT); release what was filled with budcore_buf_dispose().
+ * Thread-safety: safe from any thread. */
+BUDCORE_API int budcore_pipeline_plan(budcore_buf *out, budcore_buf *errors_out, const char *document,
+                                      size_t document_len);
 
 /* ---- FUNCTION steps ---------------------------------------------------------------------- */
 
@@ -39,11 +41,6 @@ BUDCORE_API int budcore_pipeline_plan(budcore_buf *out, const char *document, si
 typedef int (*budcore_step_function)(void *user_data, const char *args_json, size_t args_len, int attempt,
                                      const char *step_id, budcore_buf *out);
 
-/* Replaces the text in `buf` with a library-owned copy of (text, len) (freeing what it held),
- * NUL-terminated. For callbacks filling their `out`, and for any buf the caller wants to hand
- * to the library. (NULL, 0) sets the empty text. Errors: BUDCORE_EINVALID for a NULL buf or
- * (NULL, len > 0); BUDCORE_ENOMEM. Thread-safety: safe on distinct bufs. */
-BUDCORE_API int budcore_buf_set(budcore_buf *buf, const char *text, size_t len);
 
 /* Named FUNCTION callables for budcore_pipeline_run(). Opaque. */
 typedef struct budcore_function_registry budcore_function_registry;

@@ -145,6 +145,7 @@ extern "C" {
     // pipeline.h
     pub fn budcore_pipeline_plan(
         out: *mut budcore_buf,
+        errors_out: *mut budcore_buf,
         document: *const c_char,
         document_len: usize,
     ) -> c_int;

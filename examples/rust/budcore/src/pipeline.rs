@@ -27,15 +27,21 @@ impl std::error::Error for PlanError {}
 /// section 3 as JSON: order, levels, critical path and its seconds, JOB steps.
 pub fn plan_pipeline(document: &str) -> Result<String, PlanError> {
     let mut out = Buf::new();
+    let mut errors = Buf::new();
     // SAFETY: (ptr, len) describe a live slice; the library copies what it keeps.
     let rc = unsafe {
-        sys::budcore_pipeline_plan(out.as_mut_ptr(), document.as_ptr().cast(), document.len())
+        sys::budcore_pipeline_plan(
+            out.as_mut_ptr(),
+            errors.as_mut_ptr(),
+            document.as_ptr().cast(),
+            document.len(),
+        )
     };
     match check(rc) {
         Ok(()) => Ok(out.to_string_lossy()),
         Err(error) => Err(PlanError {
             error,
-            report: out.to_string_lossy(),
+            report: errors.to_string_lossy(),
         }),
     }
 }
