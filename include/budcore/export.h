@@ -15,6 +15,14 @@
 #define BUDCORE_API __attribute__((visibility("default")))
 #endif
 
+/* For the library's own private types (the Impl behind a public class): never exported from
+ * the shared library, so its symbol list is the public API. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
+#define BUDCORE_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define BUDCORE_HIDDEN
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define BUDCORE_DEPRECATED(msg) __attribute__((deprecated(msg)))
 #else

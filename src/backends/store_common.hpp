@@ -16,6 +16,8 @@
 
 #include "budcore/backend/store.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::backends {
 
 enum class Dialect : std::uint8_t { Sqlite, Postgres };
@@ -106,3 +108,5 @@ std::unique_ptr<backend::Store> make_sql_store(std::unique_ptr<SqlConnection> co
                                                std::shared_ptr<core::Clock> clock);
 
 }  // namespace budcore::backends
+
+#pragma GCC visibility pop

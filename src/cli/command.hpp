@@ -11,6 +11,8 @@
 #include "budcore/core/error.hpp"
 #include "budcore/core/result.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::cli {
 
 // Exit codes of CONTRACTS.md: 0 success, 2 invalid input, 1 internal failure.
@@ -42,3 +44,5 @@ core::Result<std::string> read_file_arg(const std::string& file, std::size_t max
 int& exit_code();
 
 }  // namespace budcore::cli
+
+#pragma GCC visibility pop

@@ -10,6 +10,8 @@
 #include "budcore/core/value.hpp"
 #include "budcore/cost/price_book.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::cli {
 
 core::Result<cost::PriceBook> load_price_book(const std::string& path);
@@ -26,3 +28,5 @@ int print_json(const core::Value& value);
 void register_cost_report_commands(CLI::App& cost);
 
 }  // namespace budcore::cli
+
+#pragma GCC visibility pop

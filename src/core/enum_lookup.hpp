@@ -11,6 +11,8 @@
 #include "budcore/core/error.hpp"
 #include "budcore/core/result.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::core::detail {
 
 template <class E, std::size_t N>
@@ -58,3 +60,5 @@ constexpr std::string_view enum_name(E e, const EnumNames<E, N>& names) noexcept
 }
 
 }  // namespace budcore::core::detail
+
+#pragma GCC visibility pop

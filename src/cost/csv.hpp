@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::cost::detail {
 
 // Appends the fields as one CSV line ("\r\n"-free: "\n"), quoting a field that holds a comma,
@@ -29,3 +31,5 @@ inline void append_csv_row(std::string& out, const std::vector<std::string>& fie
 }
 
 }  // namespace budcore::cost::detail
+
+#pragma GCC visibility pop

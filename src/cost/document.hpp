@@ -11,6 +11,8 @@
 #include "budcore/core/result.hpp"
 #include "budcore/core/value.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::cost::detail {
 
 // The message of every "required field is missing" error (the job codec's wording).
@@ -48,3 +50,5 @@ core::Result<std::string> decimal_text_of(const core::Value& v, const std::strin
 core::Result<core::Quantity> read_factor(const core::Value& v, const std::string& path, std::int64_t max_units);
 
 }  // namespace budcore::cost::detail
+
+#pragma GCC visibility pop

@@ -13,6 +13,8 @@
 #include "budcore/core/quantity.hpp"
 #include "budcore/core/result.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::cost::detail {
 
 // price x quantity [x factor] / divisor, rounded half-even to `decimals` (0..12) places.
@@ -55,3 +57,5 @@ core::int128 share(core::int128 value, std::int64_t t0, std::int64_t t1, std::in
 std::vector<core::int128> allocate(core::int128 amount, const std::vector<core::int128>& weights);
 
 }  // namespace budcore::cost::detail
+
+#pragma GCC visibility pop

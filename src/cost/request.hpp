@@ -8,6 +8,8 @@
 #include "budcore/core/value.hpp"
 #include "budcore/cost/estimator.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::cost::detail {
 
 // Reads job_type, gpu_type, gpu_count, cpu_cores, memory_gb, storage_gb,
@@ -23,3 +25,5 @@ core::Result<ResourceRequest> component_defaults(const core::Value& component, c
                                                  ResourceRequest base);
 
 }  // namespace budcore::cost::detail
+
+#pragma GCC visibility pop

@@ -14,6 +14,8 @@
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::job::detail {
 
 // The value as a person wrote it: a string as is, anything else as compact JSON.
@@ -73,3 +75,5 @@ class Reader {
 };
 
 }  // namespace budcore::job::detail
+
+#pragma GCC visibility pop

@@ -5,6 +5,8 @@
 
 #include "budcore/job/job.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::job::detail {
 
 // Exactly core::to_json(job.to_value()) without its null members (the document the store keeps),
@@ -12,3 +14,5 @@ namespace budcore::job::detail {
 std::string compact_json(const Job& job);
 
 }  // namespace budcore::job::detail
+
+#pragma GCC visibility pop

@@ -4,6 +4,8 @@
 #include "budcore/pipeline/planner.hpp"
 #include "pipeline/facts.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::pipeline::detail {
 
 // Checks every rule; fills result.plan when the pipeline is valid and want_plan is set.
@@ -14,3 +16,5 @@ PlanResult analyze(Facts facts, bool want_plan);
 PlanResult plan_text(std::string_view text, bool padded);
 
 }  // namespace budcore::pipeline::detail
+
+#pragma GCC visibility pop

@@ -194,7 +194,7 @@ int year_of(std::int64_t utc_seconds) { return civil_from_seconds(utc_seconds).y
 
 // ---- TimeZone ----
 
-struct TimeZone::Impl {
+struct BUDCORE_HIDDEN TimeZone::Impl {
   std::string name;
   std::vector<std::int64_t> transitions;  // UTC seconds, ascending
   std::vector<int> offsets_after;         // offset in effect from transitions[i]

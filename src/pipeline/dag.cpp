@@ -15,7 +15,7 @@ namespace budcore::pipeline {
 using Csr = boost::compressed_sparse_row_graph<boost::bidirectionalS, boost::no_property, boost::no_property,
                                               boost::no_property, std::uint32_t, std::uint32_t>;
 
-struct Dag::Impl {
+struct BUDCORE_HIDDEN Dag::Impl {
   Csr g;
   std::vector<std::int32_t> levels;
   bool has_cycle = false;

@@ -14,6 +14,8 @@
 #include "budcore/core/result.hpp"
 #include "budcore/pipeline/run_state.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::pipeline::detail {
 
 struct UpstreamResult {
@@ -46,3 +48,5 @@ enum class TriggerRule : std::uint8_t { AllSuccess, AllDone, OneSuccess, OneFail
 core::Result<TriggerRule> parse_trigger_rule(std::string_view text);
 
 }  // namespace budcore::pipeline::detail
+
+#pragma GCC visibility pop

@@ -16,6 +16,8 @@
 #include "budcore/templates/template.hpp"
 #include "pipeline/engine_depends.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::pipeline {
 
 namespace detail {
@@ -66,7 +68,7 @@ bool truthy(const core::Value& v) noexcept;
 
 }  // namespace detail
 
-struct Engine::Impl {
+struct BUDCORE_HIDDEN Engine::Impl {
   EngineDeps deps;
   EngineOptions options;
   PipelineSpec spec;
@@ -160,3 +162,5 @@ struct Engine::Impl {
 };
 
 }  // namespace budcore::pipeline
+
+#pragma GCC visibility pop

@@ -14,6 +14,8 @@
 
 #include "budcore/pipeline/validation.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::pipeline::detail {
 
 enum class DepKind : std::uint8_t { DependsOn, Then, Else, Parallel };
@@ -117,3 +119,5 @@ std::string step_path(std::size_t index);
 bool looks_like_template(std::string_view s) noexcept;
 
 }  // namespace budcore::pipeline::detail
+
+#pragma GCC visibility pop

@@ -239,7 +239,7 @@ bool read_steps(simdjson::dom::array arr, std::vector<StepFacts>& steps) {
 
 }  // namespace
 
-struct JsonSource::Impl {
+struct BUDCORE_HIDDEN JsonSource::Impl {
   simdjson::dom::parser parser;
 };
 

@@ -11,6 +11,8 @@
 
 #include "budcore/pipeline/orchestrator.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::pipeline {
 namespace detail {
 
@@ -63,7 +65,7 @@ class RunSink final : public StateSink {
 
 }  // namespace detail
 
-struct Orchestrator::Impl {
+struct BUDCORE_HIDDEN Orchestrator::Impl {
   using OrchestratedPipeline = detail::OrchestratedPipeline;
   using Timestamp = core::Timestamp;
   using Value = core::Value;
@@ -144,3 +146,5 @@ struct Orchestrator::Impl {
 };
 
 }  // namespace budcore::pipeline
+
+#pragma GCC visibility pop

@@ -25,7 +25,7 @@ const StepFunction* FunctionRegistry::find(std::string_view name) const {
   return it == functions_.end() ? nullptr : &it->second;
 }
 
-struct SimJobRunner::Impl {
+struct BUDCORE_HIDDEN SimJobRunner::Impl {
   struct Job {
     std::string step_id;
     core::Timestamp finish_at;

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::pipeline::detail {
 
 struct TemplateCheck {
@@ -22,3 +24,5 @@ TemplateCheck check_template(std::string_view text);
 bool path_names_step(std::string_view path, std::string_view id) noexcept;
 
 }  // namespace budcore::pipeline::detail
+
+#pragma GCC visibility pop

@@ -235,7 +235,7 @@ core::Result<std::optional<core::Map>> render(const Compiled& c, const Value& co
 
 }  // namespace
 
-struct TriggerSet::Impl {
+struct BUDCORE_HIDDEN TriggerSet::Impl {
   TriggerSetOptions options;
   std::vector<Compiled> events;
   std::vector<std::string> event_patterns;

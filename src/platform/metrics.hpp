@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::platform {
 
 class Metrics {
@@ -37,3 +39,5 @@ class Metrics {
 };
 
 }  // namespace budcore::platform
+
+#pragma GCC visibility pop

@@ -23,6 +23,8 @@
 #include "budcore/platform/platform.hpp"
 #include "platform/metrics.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::platform {
 
 // A Clock fixed at one instant: transitions are stamped with the time the cluster reports.
@@ -86,7 +88,7 @@ struct PendingWrite {
   bool ended = false;          // its platform record goes
 };
 
-struct Platform::Impl {
+struct BUDCORE_HIDDEN Platform::Impl {
   PlatformConfig config;
   std::shared_ptr<core::Clock> clock;
   core::VirtualClock* vclock = nullptr;  // when the clock is virtual
@@ -186,3 +188,5 @@ core::Result<std::unique_ptr<backend::ClusterBackend>> open_kubernetes_cluster(c
                                                                                const core::Clock& clock);
 
 }  // namespace budcore::platform
+
+#pragma GCC visibility pop

@@ -16,6 +16,8 @@
 
 #include "budcore/quota/admission.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::quota {
 
 using Amount = std::int64_t;  // milli-units, saturating
@@ -169,7 +171,7 @@ struct Entry {
   enum class Outcome { None, Admitted, Preempting, Deferred, NoFit, NoCandidates, Skipped } outcome = Outcome::None;
 };
 
-struct AdmissionEngine::Impl {
+struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   mutable std::mutex mu;  // every public call holds it: reservations are atomic
   EngineOptions options;
   std::vector<ResourceFlavor> flavors;
@@ -279,3 +281,5 @@ struct AdmissionEngine::Impl {
 };
 
 }  // namespace budcore::quota
+
+#pragma GCC visibility pop

@@ -15,6 +15,8 @@
 #include "budcore/pipeline/cron.hpp"
 #include "budcore/schedule/timeline.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::schedule {
 
 // A window in its zone: open now? when does it next open / close?
@@ -79,7 +81,7 @@ struct Tree {
   std::vector<std::string> warnings;  // from its last simulation
 };
 
-struct Timeline::Impl {
+struct BUDCORE_HIDDEN Timeline::Impl {
   quota::QuotaConfig config;
   quota::EngineOptions options;
   core::Timestamp now;
@@ -106,3 +108,5 @@ struct Timeline::Impl {
 };
 
 }  // namespace budcore::schedule
+
+#pragma GCC visibility pop

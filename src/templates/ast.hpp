@@ -11,6 +11,8 @@
 #include "budcore/core/value.hpp"
 #include "budcore/templates/template.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::templates::detail {
 
 class RValue;
@@ -74,3 +76,5 @@ struct Stmt {
 };
 
 }  // namespace budcore::templates::detail
+
+#pragma GCC visibility pop

@@ -14,6 +14,8 @@
 #include "templates/ast.hpp"
 #include "templates/rvalue.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::templates::detail {
 
 struct RenderFailure {
@@ -116,3 +118,5 @@ bool has_method(const RValue& self, std::string_view name);
 RValue call_method(Evaluator& ev, const RValue& self, std::string_view name, const CallArgs& args, const Expr* at);
 
 }  // namespace budcore::templates::detail
+
+#pragma GCC visibility pop

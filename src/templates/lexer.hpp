@@ -10,6 +10,8 @@
 
 #include "budcore/templates/template.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::templates::detail {
 
 enum class Tok : std::uint8_t {
@@ -33,3 +35,5 @@ bool lex(std::string_view text, std::vector<Token>& out, TemplateError& error,
          bool expression_only = false);
 
 }  // namespace budcore::templates::detail
+
+#pragma GCC visibility pop

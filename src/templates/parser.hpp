@@ -6,6 +6,8 @@
 #include "budcore/templates/template.hpp"
 #include "templates/ast.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::templates::detail {
 
 bool parse_template(std::string_view text, const Limits& limits, Body& out, TemplateError& error);
@@ -15,3 +17,5 @@ bool parse_template(std::string_view text, const Limits& limits, Body& out, Temp
 bool parse_python_literal(std::string_view text, core::Value& out);
 
 }  // namespace budcore::templates::detail
+
+#pragma GCC visibility pop

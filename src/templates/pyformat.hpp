@@ -7,6 +7,8 @@
 
 #include "templates/rvalue.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::templates::detail {
 
 // repr(float): "1.0", "0.30000000000000004", "1e+16", "1e-05", "inf", "nan".
@@ -28,3 +30,5 @@ inline std::string py_str(const RValue& v) {
 }
 
 }  // namespace budcore::templates::detail
+
+#pragma GCC visibility pop

@@ -14,6 +14,8 @@
 
 #include "budcore/core/value.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::templates::detail {
 
 class RValue;
@@ -223,3 +225,5 @@ RValue dict_key(const RValue& v, std::size_t i);
 RValue dict_value(const RValue& v, std::size_t i);
 
 }  // namespace budcore::templates::detail
+
+#pragma GCC visibility pop

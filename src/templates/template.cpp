@@ -11,7 +11,7 @@
 
 namespace budcore::templates {
 
-struct Template::Impl {
+struct BUDCORE_HIDDEN Template::Impl {
   detail::Body body;
   Limits limits;
 };

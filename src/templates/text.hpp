@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::templates::detail {
 
 struct Evaluator;
@@ -33,3 +35,5 @@ std::string_view py_strip(std::string_view s, bool whitespace, std::string_view 
 std::string py_pad(std::string_view s, std::int64_t width, std::string_view how, std::string_view fill);
 
 }  // namespace budcore::templates::detail
+
+#pragma GCC visibility pop

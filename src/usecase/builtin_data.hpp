@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <string_view>
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::usecase::detail {
 
 struct BuiltinFile {
@@ -17,3 +19,5 @@ extern const BuiltinFile kBuiltinFiles[];
 extern const std::size_t kBuiltinFileCount;
 
 }  // namespace budcore::usecase::detail
+
+#pragma GCC visibility pop

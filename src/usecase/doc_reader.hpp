@@ -13,6 +13,8 @@
 #include "budcore/core/value.hpp"
 #include "job/codec_util.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::usecase::detail {
 
 using job::detail::Reader;
@@ -61,3 +63,5 @@ core::Value string_list_value(const std::vector<std::string>& v);
 std::string scalar_text(const core::Value& v);
 
 }  // namespace budcore::usecase::detail
+
+#pragma GCC visibility pop

@@ -14,6 +14,8 @@
 #include "budcore/templates/template.hpp"
 #include "budcore/usecase/resolver.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::usecase {
 
 namespace detail {
@@ -49,7 +51,7 @@ core::Value pipeline_document(const ResolvedStack& stack);
 
 }  // namespace detail
 
-struct Resolver::Impl {
+struct BUDCORE_HIDDEN Resolver::Impl {
   struct Instance {
     const TemplateComponent* tc = nullptr;   // into tmpl
     std::optional<ComponentDefinition> def;  // nullopt: unknown component_ref
@@ -90,3 +92,5 @@ struct Resolver::Impl {
 };
 
 }  // namespace budcore::usecase
+
+#pragma GCC visibility pop

@@ -14,6 +14,8 @@
 #include "budcore/backend/http_client.hpp"
 #include "budcore/core/time.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::backends::curl {
 
 // curl_global_init, once per process (it is not thread-safe in every libcurl build).
@@ -47,3 +49,5 @@ class HandlePool {
 };
 
 }  // namespace budcore::backends::curl
+
+#pragma GCC visibility pop

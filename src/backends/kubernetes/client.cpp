@@ -238,7 +238,7 @@ std::string resource_path(const Resource& r, std::string_view ns, std::string_vi
   return p;
 }
 
-struct Client::Impl {
+struct BUDCORE_HIDDEN Client::Impl {
   ClusterConfig cfg;
   ClientOptions opt;
   backends::curl::HandlePool pool{8};

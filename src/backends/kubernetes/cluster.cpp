@@ -55,7 +55,7 @@ backend::WorkloadInfo::Phase phase_of(JobStatus s) {
 
 }  // namespace
 
-struct KueueCluster::Impl {
+struct BUDCORE_HIDDEN KueueCluster::Impl {
   std::unique_ptr<Client> client;
   KueueClusterOptions options;
   const core::Clock* clock = nullptr;

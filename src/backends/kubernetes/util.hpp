@@ -23,9 +23,13 @@ std::string fnv1a_hex(std::string_view s);
 
 #include "budcore/core/result.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::kubernetes {
 class Client;
 // Creates the namespace unless it exists; true when this call created it (kueue_objects.cpp).
 core::Result<bool> ensure_namespace(Client& client, const std::string& name);
 
 }  // namespace budcore::kubernetes
+
+#pragma GCC visibility pop

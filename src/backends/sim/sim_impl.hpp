@@ -17,6 +17,8 @@
 
 #include "budcore/backend/sim_cluster.hpp"
 
+#pragma GCC visibility push(hidden)  // private to the library: not exported
+
 namespace budcore::backend {
 
 namespace sim {
@@ -110,7 +112,7 @@ struct Node {
 
 }  // namespace sim
 
-struct SimCluster::Impl {
+struct BUDCORE_HIDDEN SimCluster::Impl {
   const core::Clock* clock = nullptr;
   SimClusterOptions options;
   std::unique_ptr<quota::AdmissionEngine> engine;
@@ -182,3 +184,5 @@ struct SimCluster::Impl {
 };
 
 }  // namespace budcore::backend
+
+#pragma GCC visibility pop
