@@ -1,0 +1,316 @@
+// Kueue's scheduling cycle (pkg/scheduler/scheduler.go): heads, nomination with the failure memo,
+// ordering, processing with in-cycle usage, requeueing; and admission itself.
+#include <algorithm>
+
+#include "quota/engine_impl.hpp"
+
+namespace budcore::quota {
+
+using Impl = AdmissionEngine::Impl;
+
+namespace {
+std::string joined_reasons(const Assignment& a) {
+  std::string out;
+  for (const auto& r : a.reasons) out += (out.empty() ? "" : "; ") + r;
+  return out;
+}
+
+// The pending reason of a head that failed: no fit, or no workloads to preempt.
+std::string failure_reason(const Assignment& a) {
+  if (a.failure != nullptr) return *a.failure;
+  std::string reasons = joined_reasons(a);
+  if (a.mode == AMode::NoFit) return reasons.empty() ? "couldn't assign flavors" : reasons;
+  return reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
+}
+
+void set_failure(Wl& wl, const Assignment& a) {
+  if (a.failure != nullptr) wl.reason_shared = a.failure;
+  else wl.set_reason(failure_reason(a));
+}
+
+}  // namespace
+
+// Charges an assignment's quota to the workload's queue and marks it admitted.
+void Impl::admit(int w, const Assignment& a) {
+  Wl& wl = wls[w];
+  int cq = wl.cq;
+  wl.state = WorkloadState::Admitted;
+  wl.adm_cq = cq;
+  wl.usage = a.usage;
+  wl.adm_counts = a.counts;
+  wl.adm_ps_flavor.clear();
+  wl.borrowing = false;
+  for (const auto& ps : a.pod_sets) {
+    std::map<int, int> m;
+    for (const auto& [r, ra] : ps.flavors) m[r] = ra.flavor;
+    wl.adm_ps_flavor.push_back(std::move(m));
+  }
+  add_wl_usage(w);
+  ++state_version;
+  for (const auto& [fr, v] : wl.usage)
+    if (nodes[cqs[cq].node].usage[fr] > nodes[cqs[cq].node].nominal[fr]) wl.borrowing = true;
+  wl.borrowing = wl.borrowing || a.borrowing > 0;
+  wl.reservation_seq = ++reservation_clock;
+  wl.admitted_by_engine = true;
+  wl.set_reason({});
+  cqs[cq].workloads.insert(w);
+  leave_queue(w);
+}
+
+CycleReport Impl::run_cycle() {
+  CycleReport report;
+  ++cycle;
+  // Victims' evictions complete: release quota, requeue them and their tree's inadmissible set.
+  auto victims = std::move(evicting);
+  evicting.clear();
+  for (int v : victims) {
+    Wl& wl = wls[v];
+    int cq = wl.adm_cq;
+    remove_wl_usage(v);
+    ++state_version;
+    cqs[cq].workloads.erase(v);
+    wl.state = WorkloadState::Pending;
+    wl.adm_cq = -1;
+    wl.usage.clear();
+    wl.set_reason("preempted; waiting to be admitted again");
+    report.released.push_back(wl.key);
+    requeue_tree(cqs[cq].node);
+    push_heap(v);
+    report.changed = true;
+  }
+  if (victims.empty() && trivial_cycle(report)) return report;
+  // 1. Heads: one per ClusterQueue (the sticky preemptor first).
+  std::vector<Entry> entries;
+  for (auto& q : cqs) {
+    if (q.spec.stop_policy != StopPolicy::None) continue;
+    const int head = queue_head(q);
+    if (head < 0) continue;
+    take_head(head);
+    Entry e;
+    e.wl = head;
+    entries.push_back(std::move(e));
+  }
+  // 2-3. Nominate against the start-of-cycle state.
+  for (auto& e : entries) {
+    auto [a, t] = nominate(e.wl);
+    e.assignment = std::move(a);
+    e.targets = std::move(t);
+  }
+  // 4. Order: lower borrowing level, higher priority, earlier creation.
+  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& x, const Entry& y) {
+    if (x.assignment->borrowing != y.assignment->borrowing) return x.assignment->borrowing < y.assignment->borrowing;
+    const Wl& a = wls[x.wl];
+    const Wl& b = wls[y.wl];
+    if (a.spec.priority != b.spec.priority) return a.spec.priority > b.spec.priority;
+    if (a.spec.creation_seq != b.spec.creation_seq) return a.spec.creation_seq < b.spec.creation_seq;
+    return a.key < b.key;
+  });
+  // Temporary snapshot additions (reservations, preemptors' usage) undone at the end.
+  std::vector<std::pair<int, std::vector<std::pair<int, Amount>>>> temp_usage;
+  std::set<int> claimed;  // victims chosen this cycle
+  auto fits_without = [&](int cq, const std::vector<std::pair<int, Amount>>& usage, const std::vector<int>& extra) {
+    std::vector<int> removed;
+    for (int v : claimed) removed.push_back(v);
+    for (int v : extra)
+      if (!claimed.count(v)) removed.push_back(v);
+    for (int v : removed) remove_wl_usage(v);
+    bool ok = fits(cq, usage);
+    for (int v : removed) add_wl_usage(v);
+    return ok;
+  };
+  auto frs_of = [&](const Assignment& a) {
+    std::vector<int> frs;
+    for (const auto& ps : a.pod_sets)
+      for (const auto& [r, ra] : ps.flavors)
+        if (ra.mode != PMode::Fit && ra.mode != PMode::NoFit) frs.push_back(fr_of(ra.flavor, r));
+    return frs;
+  };
+  auto process = [&](Entry& e) {
+    Wl& wl = wls[e.wl];
+    int cq = wl.cq;
+    bool overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
+    bool fit_now;
+    if (overlap) {
+      // RecomputeAssignmentUponPreemptionTargetsOverlap: with other victims gone, same flavors.
+      for (int v : claimed) remove_wl_usage(v);
+      Assignment pinned = *e.assignment;
+      Assignment na = assign(e.wl, pinned.counts, &pinned);
+      std::vector<int> nt;
+      if (na.mode == AMode::Preempt) nt = get_targets(e.wl, frs_of(na), na.usage);
+      for (int v : claimed) add_wl_usage(v);
+      if (na.mode == AMode::Fit) na.mode = AMode::DeferredFit;
+      e.assignment = std::make_shared<const Assignment>(std::move(na));
+      e.targets = std::move(nt);
+      overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
+    }
+    fit_now = fits_without(cq, e.assignment->usage, e.targets);
+    AMode mode = e.assignment->mode;
+    if (mode == AMode::NoFit) {
+      e.outcome = Entry::Outcome::NoFit;
+      set_failure(wl, *e.assignment);
+    } else if (mode == AMode::Preempt && e.targets.empty()) {
+      e.outcome = Entry::Outcome::NoCandidates;
+      set_failure(wl, *e.assignment);
+      if (cqs[cq].spec.preemption.reclaim_within_cohort != PreemptionPolicy::Any) {
+        std::vector<std::pair<int, Amount>> reserve;
+        const Node& n = nodes[cqs[cq].node];
+        for (const auto& [fr, v] : e.assignment->usage) {
+          Amount r;
+          if (e.assignment->borrowing > 0) {
+            r = n.borrowing_limit[fr] == kNoLimit ? v : std::min(v, sat_sub(sat_add(n.nominal[fr], n.borrowing_limit[fr]), n.usage[fr]));
+          } else {
+            r = std::max<Amount>(0, std::min(v, sat_sub(n.nominal[fr], n.usage[fr])));
+          }
+          reserve.emplace_back(fr, r);
+        }
+        add_usage_list(cq, reserve);
+        temp_usage.emplace_back(cq, std::move(reserve));
+      }
+    } else if (mode == AMode::DeferredFit) {
+      e.outcome = Entry::Outcome::Deferred;
+      wl.set_reason("waiting for preempted workloads to release quota");
+      add_usage_list(cq, e.assignment->usage);
+      temp_usage.emplace_back(cq, e.assignment->usage);
+    } else if (overlap || !fit_now) {
+      e.outcome = Entry::Outcome::Skipped;
+      wl.set_reason(overlap ? "has overlapping preemption targets with another workload"
+                          : "no longer fits after processing another workload");
+      if (std::string reasons = joined_reasons(*e.assignment); !reasons.empty()) wl.set_reason(wl.reason() + "; " + reasons);
+    } else if (mode == AMode::Preempt) {
+      e.outcome = Entry::Outcome::Preempting;
+      add_usage_list(cq, e.assignment->usage);
+      temp_usage.emplace_back(cq, e.assignment->usage);
+      std::string names;
+      for (int t : e.targets) {
+        claimed.insert(t);
+        wls[t].state = WorkloadState::Evicting;
+        ++state_version;
+        wls[t].preempted = true;
+        evicting.push_back(t);
+        report.preempted.push_back(wls[t].key);
+        names += (names.empty() ? "" : ", ") + wls[t].key;
+      }
+      wl.set_reason("waiting for preempted workloads to release quota (" + names + ")");
+      report.changed = true;
+    } else {
+      // Fit: reserve quota.
+      e.outcome = Entry::Outcome::Admitted;
+      admit(e.wl, *e.assignment);
+      report.admitted.push_back(wl.key);
+      report.changed = true;
+    }
+  };
+  if (!options.fair_sharing) {
+    for (auto& e : entries) process(e);
+  } else {
+    // Fair sharing: a DRS tournament per cohort tree picks each next entry, after the previous
+    // entries' usage is in the snapshot (fair_sharing_iterator.go).
+    std::vector<char> done(entries.size(), 0);
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      std::size_t i = fair_next(entries, done);
+      done[i] = 1;
+      process(entries[i]);
+    }
+  }
+  for (auto it = temp_usage.rbegin(); it != temp_usage.rend(); ++it) remove_usage_list(it->first, it->second);
+  // 5. Requeue what was not admitted.
+  for (auto& e : entries) {
+    if (e.outcome == Entry::Outcome::Admitted) continue;
+    Wl& wl = wls[e.wl];
+    auto& q = cqs[wl.cq];
+    bool strict = q.spec.queueing_strategy == QueueingStrategy::StrictFIFO;
+    bool immediate = strict || e.outcome == Entry::Outcome::Skipped || e.outcome == Entry::Outcome::Preempting ||
+                     e.outcome == Entry::Outcome::Deferred;
+    if (e.outcome == Entry::Outcome::Preempting && !strict) q.sticky = e.wl;
+    if (immediate) {
+      push_heap(e.wl);
+    } else {
+      make_inadmissible(e.wl);
+      report.changed = true;
+    }
+  }
+  return report;
+}
+
+// Everything a nomination reads of the workload itself: its queue, priority (and creation order
+// where a policy compares it), and every pod set's name, counts, per-pod requests and
+// scheduling constraints.
+int Impl::shape_of(const Wl& wl) {
+  std::string k = std::to_string(wl.cq) + "|" + std::to_string(wl.spec.priority);
+  const auto& pol = cqs[wl.cq].spec.preemption;
+  if (options.fair_sharing || pol.within_cluster_queue == PreemptionPolicy::LowerOrNewerEqualPriority ||
+      pol.reclaim_within_cohort == PreemptionPolicy::LowerOrNewerEqualPriority)
+    k += "|" + std::to_string(wl.spec.creation_seq);
+  for (std::size_t p = 0; p < wl.spec.pod_sets.size(); ++p) {
+    const PodSet& ps = wl.spec.pod_sets[p];
+    k += "|" + ps.name + "#" + std::to_string(ps.count) + "#" + (ps.min_count ? std::to_string(*ps.min_count) : "-");
+    for (const auto& [r, v] : wl.per_pod[p]) k += ":" + std::to_string(r) + "=" + std::to_string(v);
+    for (const auto& [a, b] : ps.node_selector) k += "@" + a + "=" + b;
+    for (const auto& t : ps.tolerations) k += "~" + t.key + "=" + t.value + "/" + t.effect;
+  }
+  auto [it, inserted] = shape_ids.emplace(std::move(k), static_cast<int>(shape_ids.size()));
+  return it->second;
+}
+
+const std::string* Impl::intern_failure(std::string text) {
+  auto it = failure_texts.find(text);
+  if (it == failure_texts.end()) {
+    auto owned = std::make_unique<const std::string>(text);
+    it = failure_texts.emplace(std::move(text), std::move(owned)).first;
+  }
+  return it->second.get();
+}
+
+const Impl::Nomination* Impl::failed_nomination(int shape) const {
+  if (shape < 0 || static_cast<std::size_t>(shape) >= failed_nominations.size()) return nullptr;
+  const Nomination& n = failed_nominations[static_cast<std::size_t>(shape)];
+  return n.version == state_version ? &n : nullptr;
+}
+
+std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(int w) {
+  const int shape = options.memoize_nominations ? wls[w].shape : -1;
+  if (const Nomination* n = failed_nomination(shape)) return {n->assignment, {}};
+  auto [a, targets] = initial_assignment(w);
+  bool failed = targets.empty() && (a.mode == AMode::NoFit || a.mode == AMode::Preempt);
+  if (failed) a.failure = intern_failure(failure_reason(a));
+  auto shared = std::make_shared<const Assignment>(std::move(a));
+  if (shape >= 0 && failed) {
+    if (static_cast<std::size_t>(shape) >= failed_nominations.size()) failed_nominations.resize(static_cast<std::size_t>(shape) + 1);
+    failed_nominations[static_cast<std::size_t>(shape)] = Nomination{state_version, shared};
+  }
+  return {std::move(shared), std::move(targets)};
+}
+
+// A cycle in which every queue's head is a known failure at this state version (memo) changes
+// nothing but those heads' reasons and places: no fit, or no preemption candidates (the quota
+// such a head holds back for itself only matters to heads that could be admitted, and there
+// are none). It is done here without building, sorting and processing entries; the outcome is
+// the full cycle's. Heads are only taken once every queue's head is known to fail.
+bool Impl::trivial_cycle(CycleReport& report) {
+  if (!options.memoize_nominations) return false;
+  auto& heads = trivial_heads_;
+  heads.clear();
+  for (auto& q : cqs) {
+    if (q.spec.stop_policy != StopPolicy::None) continue;
+    const int head = queue_head(q);
+    if (head < 0) continue;
+    const Nomination* n = failed_nomination(wls[head].shape);
+    if (n == nullptr) return false;
+    heads.emplace_back(head, n);
+  }
+  if (heads.empty()) return false;
+  for (auto [w, n] : heads) {
+    Wl& wl = wls[w];
+    take_head(w);
+    wl.reason_shared = n->assignment->failure;
+    if (cqs[wl.cq].spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
+      push_heap(w);
+    } else {
+      make_inadmissible(w);
+      report.changed = true;
+    }
+  }
+  return true;
+}
+
+}  // namespace budcore::quota
