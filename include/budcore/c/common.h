@@ -48,12 +48,14 @@ BUDCORE_API void budcore_buf_dispose(budcore_buf *buf);
  * NUL-terminated. For callbacks filling their `out` (budcore/c/pipeline.h), and for any buf the caller wants to hand
  * to the library. (NULL, 0) sets the empty text. Errors: BUDCORE_EINVALID for a NULL buf or
  * (NULL, len > 0); BUDCORE_ENOMEM. Thread-safety: safe on distinct bufs. */
-BUDCORE_API int budcore_buf_set(budcore_buf *buf, const char *text, size_t len);
+BUDCORE_API int budcore_buf_set(budcore_buf *buf, const char *text, size_t text_len);
 
-/* Frees any other memory the library documents as caller-owned. NULL is a no-op. */
+/* Frees any other memory the library documents as caller-owned. NULL is a no-op.
+ * Thread-safety: safe from any thread (on memory no other thread uses). */
 BUDCORE_API void budcore_free(void *ptr);
 
-/* Static English name of a status code ("invalid input"); never NULL. */
+/* Static English name of a status code ("invalid input"); never NULL.
+ * Thread-safety: safe from any thread. */
 BUDCORE_API const char *budcore_strerror(int code);
 
 BUDCORE_END_DECL

@@ -34,13 +34,13 @@ BUDCORE_API int budcore_cost_compare_tiers(budcore_buf *out, const char *prices,
  * {"cheapest", "options": [{"gpu_type", "memory_gib", "unit_price", "cost"}], "unknown_memory"}.
  * BUDCORE_ENOTFOUND when no type fits. Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_cost_cheapest_gpu(budcore_buf *out, const char *prices, size_t prices_len,
-                                          const char *requirement_json, size_t requirement_len);
+                                          const char *requirement_json, size_t requirement_json_len);
 
 /* Prices one usage interval ({"job_id", "start", "end", "gpu_type", "gpu_count", ...}) and
  * writes the usage record (computed_cost and its parts, 12 decimals at most).
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_cost_meter(budcore_buf *out, const char *prices, size_t prices_len, const char *interval_json,
-                                   size_t interval_len);
+                                   size_t interval_json_len);
 
 /* A report over usage records: usage_json is a list of usage records or intervals (or
  * {"usage": [...]}; JSON Lines also work); query_json (NULL with 0: chargeback by tenant) is
@@ -48,19 +48,19 @@ BUDCORE_API int budcore_cost_meter(budcore_buf *out, const char *prices, size_t 
  * "shared": [{"name", "amount", "currency"}]}. granularity "total" writes a chargeback report
  * with shared costs allocated by usage share, any other a rollup per bucket. prices (NULL with
  * 0: none) prices intervals and converts currencies. Thread-safety: safe from any thread. */
-BUDCORE_API int budcore_cost_report(budcore_buf *out, const char *usage_json, size_t usage_len, const char *query_json,
-                                    size_t query_len, const char *prices, size_t prices_len);
+BUDCORE_API int budcore_cost_report(budcore_buf *out, const char *usage_json, size_t usage_json_len, const char *query_json,
+                                    size_t query_json_len, const char *prices, size_t prices_len);
 
 /* Month-end forecast and daily anomalies from usage records, as of `now` (RFC 3339):
  * {"forecast": {...}, "anomalies": [...]}. Thread-safety: safe from any thread. */
-BUDCORE_API int budcore_cost_forecast(budcore_buf *out, const char *usage_json, size_t usage_len, const char *now,
+BUDCORE_API int budcore_cost_forecast(budcore_buf *out, const char *usage_json, size_t usage_json_len, const char *now,
                                       size_t now_len);
 
 /* Meters an interval and appends the record to `store` for the interval's tenant_id; writes
  * the stored record (with "seq"). Nothing is stored when pricing fails.
  * Thread-safety: as the store handle (it may be shared by threads). */
 BUDCORE_API int budcore_cost_record_usage(budcore_buf *out, budcore_store *store, const char *prices,
-                                          size_t prices_len, const char *interval_json, size_t interval_len);
+                                          size_t prices_len, const char *interval_json, size_t interval_json_len);
 
 /* The actual cost of a job of `tenant` from its usage records: {"currency", "records",
  * "seconds", "gpu_seconds", ..., "total"}. Thread-safety: as the store handle. */
@@ -75,7 +75,7 @@ BUDCORE_API int budcore_cost_job_cost(budcore_buf *out, budcore_store *store, co
  * Thread-safety: as the store handle. */
 BUDCORE_API int budcore_cost_admit_job(budcore_buf *out, budcore_store *store, const char *budgets,
                                        size_t budgets_len, const char *prices, size_t prices_len, const char *job_json,
-                                       size_t job_len, const char *now, size_t now_len);
+                                       size_t job_json_len, const char *now, size_t now_len);
 
 BUDCORE_END_DECL
 

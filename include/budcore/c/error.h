@@ -18,7 +18,7 @@ typedef struct budcore_error {
  * thread. Thread-safety: thread-local. */
 BUDCORE_API const budcore_error *budcore_error_last(void);
 
-/* Clears this thread's last error. */
+/* Clears this thread's last error. Thread-safety: thread-local. */
 BUDCORE_API void budcore_error_clear(void);
 
 BUDCORE_END_DECL

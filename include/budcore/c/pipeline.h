@@ -46,11 +46,12 @@ typedef int (*budcore_step_function)(void *user_data, const char *args_json, siz
 typedef struct budcore_function_registry budcore_function_registry;
 
 /* Creates an empty registry in *out (NULL on failure). Release it with
- * budcore_function_registry_free(). */
+ * budcore_function_registry_free(). Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_function_registry_new(budcore_function_registry **out);
 
 /* Frees the registry. NULL is a no-op. user_data pointers are not touched: the caller owns
- * them and must keep them valid until the registry is freed. */
+ * them and must keep them valid until the registry is freed. Thread-safety: not while any
+ * other call uses the registry. */
 BUDCORE_API void budcore_function_registry_free(budcore_function_registry *registry);
 
 /* Registers `callback` as the function named (name, name_len), the `function` a FUNCTION
@@ -61,7 +62,8 @@ BUDCORE_API void budcore_function_registry_free(budcore_function_registry *regis
 BUDCORE_API int budcore_function_registry_add(budcore_function_registry *registry, const char *name,
                                               size_t name_len, budcore_step_function callback, void *user_data);
 
-/* Returns the number of registered functions (0 for NULL). */
+/* Returns the number of registered functions (0 for NULL). Thread-safety: safe on a registry
+ * nobody modifies. */
 BUDCORE_API size_t budcore_function_registry_size(const budcore_function_registry *registry);
 
 /* ---- rehearsed runs ------------------------------------------------------------------------ */
@@ -89,7 +91,7 @@ BUDCORE_API size_t budcore_function_registry_size(const budcore_function_registr
  * "options.bogus" or "options.fail.step-3"); `out` is then untouched.
  * Thread-safety: safe from any thread (see budcore_function_registry_add). */
 BUDCORE_API int budcore_pipeline_run(budcore_buf *out, const char *document, size_t document_len,
-                                     const char *options_json, size_t options_len,
+                                     const char *options_json, size_t options_json_len,
                                      const budcore_function_registry *functions);
 
 BUDCORE_END_DECL

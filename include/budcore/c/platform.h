@@ -51,8 +51,8 @@ BUDCORE_API void budcore_platform_free(budcore_platform *platform);
  * {"results": [...]}). idempotency_key applies to a single job (NULL/0: none).
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_submit(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
-                                        const char *job_json, size_t job_len, const char *idempotency_key,
-                                        size_t key_len);
+                                        const char *job_json, size_t job_json_len, const char *idempotency_key,
+                                        size_t idempotency_key_len);
 
 /* Writes the job record {"version", "idempotency_key", "job"}; another tenant's job is
  * BUDCORE_ENOTFOUND.
@@ -64,7 +64,7 @@ BUDCORE_API int budcore_platform_get(budcore_buf *out, const budcore_platform *p
  * {"items": [...], "next_cursor"}.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_list(budcore_buf *out, const budcore_platform *platform, const budcore_caller *caller,
-                                      const char *query_json, size_t query_len);
+                                      const char *query_json, size_t query_json_len);
 
 /* Cancels a job that has not ended (BUDCORE_ECONFLICT otherwise). Writes the job record.
  * Thread-safety: safe. */
@@ -104,8 +104,8 @@ BUDCORE_API int budcore_platform_watch(int64_t *out_last_seq, const budcore_plat
  * {"id", "pipeline", "status", "created_at", "updated_at", "version", "state"}.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_run_pipeline(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
-                                              const char *document_json, size_t document_len, const char *params_json,
-                                              size_t params_len);
+                                              const char *document_json, size_t document_json_len, const char *params_json,
+                                              size_t params_json_len);
 
 /* Writes a pipeline run (as budcore_platform_run_pipeline).
  * Thread-safety: safe. */
@@ -157,7 +157,7 @@ BUDCORE_API int budcore_platform_simulate(budcore_buf *out, const char *scenario
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_deploy_usecase(budcore_buf *out, budcore_platform *platform,
                                                 const budcore_caller *caller, const char *template_ref,
-                                                size_t template_ref_len, const char *params_json, size_t params_len);
+                                                size_t template_ref_len, const char *params_json, size_t params_json_len);
 
 /* Writes a deployment record (as budcore_platform_deploy_usecase) with its jobs' statuses now.
  * BUDCORE_ENOTFOUND for another tenant's deployment.

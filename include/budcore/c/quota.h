@@ -12,7 +12,7 @@ BUDCORE_BEGIN_DECL
  * budcore_buf_dispose(). On invalid input returns BUDCORE_EINVALID and
  * budcore_error_last()->field names the offending field ("workloads[2].pod_sets[0].count").
  * Thread-safety: safe from any thread. */
-BUDCORE_API int budcore_quota_simulate(budcore_buf *out, const char *scenario_json, size_t len);
+BUDCORE_API int budcore_quota_simulate(budcore_buf *out, const char *scenario_json, size_t scenario_json_len);
 
 BUDCORE_END_DECL
 

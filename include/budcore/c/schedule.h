@@ -18,19 +18,19 @@ BUDCORE_BEGIN_DECL
  * an unknown key) is BUDCORE_EINVALID and budcore_error_last()->field names it
  * ("workloads[1].duration_seconds"); `out` is left untouched on failure.
  * Thread-safety: safe from any thread. */
-BUDCORE_API int budcore_schedule_estimate(budcore_buf *out, const char *scenario_json, size_t len, unsigned flags);
+BUDCORE_API int budcore_schedule_estimate(budcore_buf *out, const char *scenario_json, size_t scenario_json_len, unsigned flags);
 
 /* Replays a Kueue scheduler-performance configuration in virtual time: config_json is the
  * text "baseline" (Kueue's configs/baseline) or a generator configuration (Kueue's
  * generator.yaml keys, as JSON). Writes the checker's metrics per ClusterQueue class and
  * workload class, the thresholds and whether they are met.
  * Thread-safety: safe from any thread. */
-BUDCORE_API int budcore_schedule_replay(budcore_buf *out, const char *config_json, size_t len);
+BUDCORE_API int budcore_schedule_replay(budcore_buf *out, const char *config_json, size_t config_json_len);
 
 /* Writes the schedule view of a scenario (as for budcore_schedule_estimate) as one
  * self-contained HTML page to `out`.
  * Thread-safety: safe from any thread. */
-BUDCORE_API int budcore_schedule_render_html(budcore_buf *out, const char *scenario_json, size_t len);
+BUDCORE_API int budcore_schedule_render_html(budcore_buf *out, const char *scenario_json, size_t scenario_json_len);
 
 /* A live timeline. Opaque; release with budcore_timeline_free(). */
 typedef struct budcore_timeline budcore_timeline;
@@ -38,7 +38,7 @@ typedef struct budcore_timeline budcore_timeline;
 /* Builds a timeline from a scenario (as for budcore_schedule_estimate). On failure *out is
  * NULL and the status says why.
  * Thread-safety: the handle is single-threaded; calls on different handles may run at once. */
-BUDCORE_API int budcore_timeline_new(budcore_timeline **out, const char *scenario_json, size_t len);
+BUDCORE_API int budcore_timeline_new(budcore_timeline **out, const char *scenario_json, size_t scenario_json_len);
 
 /* Releases the timeline. NULL is a no-op.
  * Thread-safety: not with other calls on the same handle. */
@@ -57,7 +57,7 @@ BUDCORE_API int budcore_timeline_result(budcore_buf *out, const budcore_timeline
  * job, or a contradiction (finishing a job that is not running), changes nothing and returns
  * BUDCORE_EINVALID, BUDCORE_ENOTFOUND or BUDCORE_ECONFLICT.
  * Thread-safety: not with other calls on the same handle. */
-BUDCORE_API int budcore_timeline_apply(budcore_timeline *timeline, const char *event_json, size_t len);
+BUDCORE_API int budcore_timeline_apply(budcore_timeline *timeline, const char *event_json, size_t event_json_len);
 
 BUDCORE_END_DECL
 

@@ -18,19 +18,21 @@ typedef struct budcore_store budcore_store;
  * Thread-safety: the handle may be shared by threads (calls are serialized inside). */
 BUDCORE_API int budcore_store_open(budcore_store **out, const char *uri, size_t uri_len);
 
-/* Closes the store. NULL is a no-op. */
+/* Closes the store. NULL is a no-op. Thread-safety: not while any other call uses the store. */
 BUDCORE_API void budcore_store_free(budcore_store *store);
 
 /* Submits a job (JSON, the Job schema) for `tenant` (a UUID). With a non-empty
  * idempotency_key a retried submit returns the first job instead of creating a second one
  * ("created": false). Writes {"created", "version", "idempotency_key", "job"} to `out`.
- * Errors: BUDCORE_EINVALID naming the field, BUDCORE_EIO. */
+ * Errors: BUDCORE_EINVALID naming the field, BUDCORE_EIO.
+ * Thread-safety: safe from any thread (calls on one store are serialized inside). */
 BUDCORE_API int budcore_store_job_submit(budcore_buf *out, budcore_store *store, const char *tenant,
-                                         size_t tenant_len, const char *job_json, size_t job_len,
-                                         const char *idempotency_key, size_t key_len);
+                                         size_t tenant_len, const char *job_json, size_t job_json_len,
+                                         const char *idempotency_key, size_t idempotency_key_len);
 
 /* Writes the job record {"version", "idempotency_key", "job"} of job `id` of `tenant` to `out`.
- * Another tenant's job is BUDCORE_ENOTFOUND. */
+ * Another tenant's job is BUDCORE_ENOTFOUND.
+ * Thread-safety: safe from any thread (calls on one store are serialized inside). */
 BUDCORE_API int budcore_store_job_get(budcore_buf *out, budcore_store *store, const char *tenant,
                                       size_t tenant_len, const char *id, size_t id_len);
 
@@ -38,9 +40,10 @@ BUDCORE_API int budcore_store_job_get(budcore_buf *out, budcore_store *store, co
  * {"status": "queued" | [...], "project_id", "cluster_id", "pipeline_id", "job_type", "source",
  *  "created_from", "created_to", "limit": 1..1000 (default 100), "after": cursor,
  *  "view": "summary" (default) | "full"}. Writes {"items": [...], "next_cursor": "..."}: pass
- * next_cursor as "after" for the next page ("" on the last page). */
+ * next_cursor as "after" for the next page ("" on the last page).
+ * Thread-safety: safe from any thread (calls on one store are serialized inside). */
 BUDCORE_API int budcore_store_job_list(budcore_buf *out, budcore_store *store, const char *tenant,
-                                       size_t tenant_len, const char *query_json, size_t query_len);
+                                       size_t tenant_len, const char *query_json, size_t query_json_len);
 
 BUDCORE_END_DECL
 

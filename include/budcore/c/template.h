@@ -7,7 +7,7 @@
 BUDCORE_BEGIN_DECL
 
 /* Renders template `tmpl` (UTF-8, tmpl_len bytes) against the JSON object `context_json`
- * (ctx_len bytes; NULL with length 0 means an empty context) and writes the result to `out`,
+ * (context_json_len bytes; NULL with length 0 means an empty context) and writes the result to `out`,
  * which the caller releases with budcore_buf_dispose().
  * native == 0: the text Jinja2's Environment(undefined=StrictUndefined) would render.
  * native != 0: the JSON of the value Jinja2's NativeEnvironment would return
@@ -17,7 +17,7 @@ BUDCORE_BEGIN_DECL
  * ("UndefinedError: 'x' is undefined (line 1, column 4)"); ->field is "template" or "context".
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_template_render(budcore_buf *out, const char *tmpl, size_t tmpl_len,
-                                        const char *context_json, size_t ctx_len, int native);
+                                        const char *context_json, size_t context_json_len, int native);
 
 BUDCORE_END_DECL
 

@@ -39,8 +39,8 @@ BUDCORE_API int budcore_usecase_registry_add_template(budcore_usecase_registry *
  * nothing; errors name the file (BUDCORE_EINVALID also when a path cannot be read).
  * Thread-safety: not concurrently with any other call on the registry. */
 BUDCORE_API int budcore_usecase_registry_load(budcore_usecase_registry *registry, const char *components_path,
-                                              size_t components_len, const char *templates_path,
-                                              size_t templates_len);
+                                              size_t components_path_len, const char *templates_path,
+                                              size_t templates_path_len);
 
 /* Writes {"templates": [{"id", "name", "version", "category", "complexity", "description",
  * "tags", "parameters", "components", "source_file"}, ...]} to `out`.
@@ -68,7 +68,7 @@ BUDCORE_API int budcore_usecase_components(budcore_buf *out, const budcore_useca
  * Thread-safety: concurrent read-only calls on one registry are safe. */
 BUDCORE_API int budcore_usecase_render(budcore_buf *out, budcore_buf *errors_out,
                                        const budcore_usecase_registry *registry, const char *template_id,
-                                       size_t template_id_len, const char *request_json, size_t request_len);
+                                       size_t template_id_len, const char *request_json, size_t request_json_len);
 
 BUDCORE_END_DECL
 

@@ -22,7 +22,8 @@ BUDCORE_BEGIN_DECL
 /* Runtime version of the loaded library; any out pointer may be NULL. Returns 0.
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_version(int *major, int *minor, int *patch);
-/* Borrowed, static string ("0.1.0"); valid for the life of the process. */
+/* Borrowed, static string ("0.1.0"); valid for the life of the process.
+ * Thread-safety: safe from any thread. */
 BUDCORE_API const char *budcore_version_string(void);
 
 BUDCORE_END_DECL

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Checks the C headers' conventions: every BUDCORE_API declaration is documented with a
+`Thread-safety:` line, and every text parameter `const char *x` is followed by its length
+`size_t x_len` (one naming scheme for lengths). Usage: header_docs_test.py SOURCE_DIR"""
+import glob
+import re
+import sys
+
+DECL = re.compile(r"((?:/\*(?:[^*]|\*(?!/))*\*/\s*)?)(BUDCORE_API[^;]*;)")
+
+
+def problems(path):
+    text = open(path, encoding="utf-8").read()
+    name = path.split("/")[-1]
+    for m in DECL.finditer(text):
+        comment, decl = m.group(1), " ".join(m.group(2).split())
+        fn = re.search(r"(budcore_\w+)\s*\(", decl)
+        fn = fn.group(1) if fn else decl[:40]
+        if "Thread-safety:" not in comment:
+            yield f"{name}: {fn} has no 'Thread-safety:' line in its comment"
+        params = re.search(r"\((.*)\)", decl)
+        if not params:
+            continue
+        parts = [p.strip() for p in params.group(1).split(",")]
+        for i, p in enumerate(parts):
+            t = re.fullmatch(r"const char \*(\w+)", p)
+            if not t:
+                continue
+            want = t.group(1) + "_len"
+            nxt = parts[i + 1] if i + 1 < len(parts) else ""
+            if nxt != f"size_t {want}":
+                yield f"{name}: {fn}: text parameter {t.group(1)} must be followed by size_t {want}, not '{nxt}'"
+
+
+def main():
+    src = sys.argv[1]
+    headers = sorted(glob.glob(f"{src}/include/budcore/c/*.h"))
+    found = [p for h in headers for p in problems(h)]
+    decls = sum(len(DECL.findall(open(h, encoding="utf-8").read())) for h in headers)
+    if decls == 0:
+        print("no declarations found")
+        return 1
+    for p in found:
+        print(p)
+    if not found:
+        print(f"header docs ok: {decls} declarations")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
