@@ -115,8 +115,8 @@ bool input_text(const char* s, std::size_t len, std::string_view field, std::str
               field);
     return false;
   }
-  if (core::find_invalid_utf8(view)) {
-    set_error(BUDCORE_EINVALID, "text is not valid UTF-8", "utf8");
+  if (auto bad = core::find_invalid_utf8(view)) {
+    set_error(BUDCORE_EINVALID, std::string(field) + " is not valid UTF-8 (byte " + std::to_string(*bad) + ")", field);
     return false;
   }
   return true;

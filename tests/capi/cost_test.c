@@ -52,7 +52,7 @@ static void estimates(void) {
   CHECK(strncmp(budcore_error_last()->message, "missing_field: ", 15) == 0);
   CHECK(strcmp(budcore_error_last()->field, "estimated_duration_seconds") == 0);
   CHECK(budcore_cost_estimate(&out, "\xff", 1, job, strlen(job)) == BUDCORE_EINVALID);
-  CHECK(strcmp(budcore_error_last()->field, "utf8") == 0);
+  CHECK(strcmp(budcore_error_last()->field, "prices") == 0);
   CHECK(budcore_cost_estimate(NULL, kPrices, strlen(kPrices), job, strlen(job)) == BUDCORE_EINVALID);
 
   static const char need[] = "{\"memory_gib\": 40, \"gpu_count\": 2}";

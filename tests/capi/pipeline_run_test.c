@@ -1,5 +1,6 @@
 /* budcore_pipeline_run and the function registry exercised from C: FUNCTION steps backed by
- * C callbacks, their outputs read downstream, callback failures, options errors, threads. */
+ * C callbacks, their outputs read downstream, callback failures, a callback aborting the run,
+ * payloads the registry frees, options errors, threads. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +31,12 @@ struct scorer {
   const char *fail_text; /* message for a failure (may be "") */
   const char *reply;     /* a fixed reply instead of {"total": 2n} */
   int poke_error;        /* call a failing budcore function from inside the callback */
+  int abort_run;         /* return BUDCORE_EUSER (with abort_text in out) */
+  const char *abort_text;
 };
 
-static int score(void *user_data, const char *args_json, size_t args_len, int attempt, const char *step_id,
-                 budcore_buf *out) {
+static int score(const char *args_json, size_t args_len, int attempt, const char *step_id, budcore_buf *out,
+                 void *user_data) {
   struct scorer *s = (struct scorer *)user_data;
   char text[64];
   const char *n_at;
@@ -47,6 +50,10 @@ static int score(void *user_data, const char *args_json, size_t args_len, int at
     budcore_buf junk = BUDCORE_BUF_INIT;
     (void)budcore_job_validate(NULL, "{}", 2); /* leaves an error on this thread */
     budcore_buf_dispose(&junk);
+  }
+  if (s->abort_run) {
+    budcore_buf_set(out, s->abort_text, strlen(s->abort_text));
+    return BUDCORE_EUSER;
   }
   if (attempt <= s->fail_attempts) {
     budcore_buf_set(out, s->fail_text, strlen(s->fail_text));
@@ -63,7 +70,7 @@ static budcore_function_registry *make_registry(struct scorer *s) {
   budcore_function_registry *reg = NULL;
   CHECK(budcore_function_registry_new(&reg) == BUDCORE_OK);
   CHECK(reg != NULL);
-  CHECK(budcore_function_registry_add(reg, "score", 5, score, s) == BUDCORE_OK);
+  CHECK(budcore_function_registry_add(reg, "score", 5, score, s, NULL) == BUDCORE_OK);
   return reg;
 }
 
@@ -99,17 +106,17 @@ static void test_registry(void) {
   memset(&s, 0, sizeof s);
   reg = make_registry(&s);
   CHECK(budcore_function_registry_size(reg) == 1);
-  CHECK(budcore_function_registry_add(reg, "score", 5, score, &s) == BUDCORE_EEXISTS);
-  CHECK(budcore_function_registry_add(reg, "", 0, score, &s) == BUDCORE_EINVALID);
+  CHECK(budcore_function_registry_add(reg, "score", 5, score, &s, NULL) == BUDCORE_EEXISTS);
+  CHECK(budcore_function_registry_add(reg, "", 0, score, &s, NULL) == BUDCORE_EINVALID);
   CHECK(strcmp(budcore_error_last()->field, "name") == 0);
-  CHECK(budcore_function_registry_add(reg, "other", 5, NULL, &s) == BUDCORE_EINVALID);
+  CHECK(budcore_function_registry_add(reg, "other", 5, NULL, &s, NULL) == BUDCORE_EINVALID);
   CHECK(strcmp(budcore_error_last()->field, "callback") == 0);
-  CHECK(budcore_function_registry_add(NULL, "other", 5, score, &s) == BUDCORE_EINVALID);
+  CHECK(budcore_function_registry_add(NULL, "other", 5, score, &s, NULL) == BUDCORE_EINVALID);
   CHECK(strcmp(budcore_error_last()->field, "registry") == 0);
-  CHECK(budcore_function_registry_add(reg, "\xC0\xAF", 2, score, &s) == BUDCORE_EINVALID);
-  CHECK(strcmp(budcore_error_last()->field, "utf8") == 0);
-  CHECK(budcore_function_registry_add(reg, "scoreXYZ", 5, score, &s) == BUDCORE_EEXISTS); /* length honoured */
-  CHECK(budcore_function_registry_add(reg, "other", 5, score, NULL) == BUDCORE_OK);
+  CHECK(budcore_function_registry_add(reg, "\xC0\xAF", 2, score, &s, NULL) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "name") == 0);
+  CHECK(budcore_function_registry_add(reg, "scoreXYZ", 5, score, &s, NULL) == BUDCORE_EEXISTS); /* length honoured */
+  CHECK(budcore_function_registry_add(reg, "other", 5, score, NULL, NULL) == BUDCORE_OK);
   CHECK(budcore_function_registry_size(reg) == 2);
   CHECK(budcore_function_registry_size(NULL) == 0);
   CHECK(budcore_function_registry_new(NULL) == BUDCORE_EINVALID);
@@ -209,6 +216,67 @@ static void test_callback_errors(void) {
   budcore_buf_dispose(&out);
 }
 
+static int pure_score(const char *args_json, size_t args_len, int attempt, const char *step_id, budcore_buf *out,
+                      void *user_data) {
+  const char *n_at = strstr(args_json, "\"n\":");
+  char text[64];
+  int n = 0;
+  (void)user_data, (void)args_len, (void)attempt, (void)step_id;
+  if (n_at == NULL || sscanf(n_at + 4, "%d", &n) != 1) return 1;
+  sprintf(text, "{\"total\": %d}", 2 * n);
+  return budcore_buf_set(out, text, strlen(text)) == BUDCORE_OK ? 0 : 1;
+}
+
+/* A callback returning BUDCORE_EUSER stops the run at once: no retry (the step allows one), no
+ * later step; the run returns BUDCORE_EUSER with the callback's message, `out` untouched. */
+static void test_callback_aborts_the_run(void) {
+  struct scorer s;
+  budcore_function_registry *reg;
+  budcore_buf out = BUDCORE_BUF_INIT;
+  memset(&s, 0, sizeof s);
+  reg = make_registry(&s);
+  s.abort_run = 1;
+  s.abort_text = "operator pressed stop";
+  CHECK(run(&out, NULL, reg) == BUDCORE_EUSER);
+  CHECK(s.calls == 1);
+  CHECK(out.ptr == NULL);
+  CHECK(strcmp(budcore_error_last()->message, "operator pressed stop") == 0);
+  CHECK(strcmp(budcore_error_last()->field, "score") == 0);
+  /* Without a message the library names the function and the step. */
+  s.abort_text = "";
+  CHECK(run(&out, NULL, reg) == BUDCORE_EUSER);
+  CHECK(strcmp(budcore_error_last()->message, "function 'score' aborted the run at step score") == 0);
+  CHECK(out.ptr == NULL);
+  /* The next run on this thread is not affected. */
+  s.abort_run = 0;
+  CHECK(run(&out, NULL, reg) == BUDCORE_OK);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"status\":\"completed\"") != NULL);
+  budcore_buf_dispose(&out);
+  budcore_function_registry_free(reg);
+}
+
+/* The registry owns a payload once added: free_user_data runs once, when the registry is freed;
+ * a refused add leaves the payload to the caller. */
+static int freed_count;
+static void free_counter(void *payload) {
+  ++freed_count;
+  free(payload);
+}
+
+static void test_registry_frees_payloads(void) {
+  budcore_function_registry *reg = NULL;
+  int *a = (int *)malloc(sizeof *a), *b = (int *)malloc(sizeof *b);
+  freed_count = 0;
+  CHECK(budcore_function_registry_new(&reg) == BUDCORE_OK);
+  CHECK(budcore_function_registry_add(reg, "score", 5, pure_score, a, free_counter) == BUDCORE_OK);
+  CHECK(budcore_function_registry_add(reg, "score", 5, pure_score, b, free_counter) == BUDCORE_EEXISTS);
+  CHECK(freed_count == 0); /* b is still ours */
+  free(b);
+  CHECK(budcore_function_registry_add(reg, "other", 5, pure_score, NULL, NULL) == BUDCORE_OK);
+  budcore_function_registry_free(reg);
+  CHECK(freed_count == 1);
+}
+
 static void test_fault_options(void) {
   struct scorer s;
   budcore_function_registry *reg;
@@ -261,16 +329,6 @@ struct thread_run {
   int ok;
 };
 
-static int pure_score(void *user_data, const char *args_json, size_t args_len, int attempt, const char *step_id,
-                      budcore_buf *out) {
-  const char *n_at = strstr(args_json, "\"n\":");
-  char text[64];
-  int n = 0;
-  (void)user_data, (void)args_len, (void)attempt, (void)step_id;
-  if (n_at == NULL || sscanf(n_at + 4, "%d", &n) != 1) return 1;
-  sprintf(text, "{\"total\": %d}", 2 * n);
-  return budcore_buf_set(out, text, strlen(text)) == BUDCORE_OK ? 0 : 1;
-}
 
 static void *run_thread(void *arg) {
   struct thread_run *t = (struct thread_run *)arg;
@@ -289,7 +347,7 @@ static void test_concurrent_runs(void) {
   struct thread_run runs[RUN_THREADS];
   int i;
   CHECK(budcore_function_registry_new(&reg) == BUDCORE_OK);
-  CHECK(budcore_function_registry_add(reg, "score", 5, pure_score, NULL) == BUDCORE_OK);
+  CHECK(budcore_function_registry_add(reg, "score", 5, pure_score, NULL, NULL) == BUDCORE_OK);
   for (i = 0; i < RUN_THREADS; ++i) {
     runs[i].reg = reg;
     runs[i].base = i + 1;
@@ -307,7 +365,7 @@ static void test_deterministic(void) {
   budcore_buf a = BUDCORE_BUF_INIT, b = BUDCORE_BUF_INIT;
   budcore_function_registry *reg = NULL;
   CHECK(budcore_function_registry_new(&reg) == BUDCORE_OK);
-  CHECK(budcore_function_registry_add(reg, "score", 5, pure_score, NULL) == BUDCORE_OK);
+  CHECK(budcore_function_registry_add(reg, "score", 5, pure_score, NULL, NULL) == BUDCORE_OK);
   CHECK(run(&a, "{\"fail\": [\"prep\"]}", reg) == BUDCORE_OK);
   CHECK(run(&b, "{\"fail\": [\"prep\"]}", reg) == BUDCORE_OK);
   CHECK(a.ptr != NULL && b.ptr != NULL && a.size == b.size && memcmp(a.ptr, b.ptr, a.size) == 0);
@@ -322,6 +380,8 @@ int main(void) {
   test_registry();
   test_function_output_feeds_transform();
   test_callback_errors();
+  test_callback_aborts_the_run();
+  test_registry_frees_payloads();
   test_fault_options();
   test_invalid_input();
   test_concurrent_runs();

@@ -107,7 +107,8 @@ TEST(PipelineCapiTest, RejectsNullOutputAndBadUtf8) {
   budcore_buf out = BUDCORE_BUF_INIT;
   const char bad[] = "\xff\xfe";
   EXPECT_EQ(budcore_pipeline_plan(&out, nullptr, bad, 2), BUDCORE_EINVALID);
-  EXPECT_STREQ(budcore_error_last()->field, "utf8");
+  EXPECT_STREQ(budcore_error_last()->field, "document");
+  EXPECT_NE(std::string(budcore_error_last()->message).find("document is not valid UTF-8 (byte 0)"), std::string::npos);
   EXPECT_EQ(out.ptr, nullptr);
 }
 

@@ -92,7 +92,7 @@ TEST(UsecaseCapiTest, BufferRulesAndArguments) {
   EXPECT_EQ(budcore_usecase_registry_new(nullptr, 0), BUDCORE_EINVALID);
   const char bad_utf8[] = "simple\xff";
   EXPECT_EQ(budcore_usecase_show(&b, reg.r, bad_utf8, sizeof bad_utf8 - 1), BUDCORE_EINVALID);
-  EXPECT_STREQ(budcore_error_last()->field, "utf8");
+  EXPECT_STREQ(budcore_error_last()->field, "id");
   EXPECT_EQ(budcore_usecase_show(&b, reg.r, nullptr, 3), BUDCORE_EINVALID);
   budcore_usecase_registry_free(nullptr);
 }

@@ -50,7 +50,7 @@ func TestValidateBadJob(t *testing.T) {
 		{`{"name":"x","job_type":"batch","deployment_type":"docker","gpu_count":-1}`, "gpu_count", "-1"},
 		{`{"name":"x","job_type":"cron","deployment_type":"docker"}`, "job_type", "cron"},
 		{`{"name":"x","job_type":"batch","deployment_type":"docker","gpu_cont":1}`, "gpu_cont", ""},
-		{"{\"name\":\"\xff\"}", "utf8", ""},
+		{"{\"name\":\"\xff\"}", "json", ""},
 	}
 	for _, c := range cases {
 		_, err := ValidateJob(c.doc)

@@ -11,6 +11,7 @@ int budcore_go_registry_add(budcore_function_registry *registry, const char *nam
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/cgo"
@@ -41,6 +42,11 @@ func PlanPipeline(document string) (string, error) {
 // library wraps as {"result": value}; "" means {}), or an error that fails the attempt with
 // its message. A panic fails the attempt too.
 type Function func(args string, attempt int, stepID string) (string, error)
+
+// ErrAbortRun, returned by a Function (or wrapped: errors.Is), stops the whole run at once: no
+// retry, no further step. RunPipeline then returns an *Error with Code User whose Message is
+// the returned error's text and whose Field is the step id.
+var ErrAbortRun = errors.New("run aborted by a function")
 
 // Functions holds named Functions for RunPipeline. Add them first; a Functions nobody adds to
 // any more may serve concurrent runs. Close releases it.
@@ -117,6 +123,9 @@ func budcoreGoStep(handle C.uintptr_t, args *C.char, argsLen C.size_t, attempt C
 	outputs, err := fn(C.GoStringN(args, C.int(argsLen)), int(attempt), C.GoString(stepID))
 	if err != nil {
 		text = err.Error()
+		if errors.Is(err, ErrAbortRun) {
+			return C.BUDCORE_EUSER
+		}
 		return 1
 	}
 	text = outputs

@@ -159,6 +159,27 @@ func TestPanickingFunctionFailsTheStep(t *testing.T) {
 	}
 }
 
+func TestFunctionAbortsTheRun(t *testing.T) {
+	fns, _ := NewFunctions()
+	defer fns.Close()
+	calls := 0
+	if err := fns.Add("score", func(string, int, string) (string, error) {
+		calls++
+		return "", fmt.Errorf("operator pressed stop: %w", ErrAbortRun)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := RunPipeline(scored, "", fns)
+	var be *Error
+	if !errors.As(err, &be) || be.Code != User || be.Field != "score" ||
+		be.Message != "operator pressed stop: run aborted by a function" {
+		t.Fatalf("want a User error at step score, got %v", err)
+	}
+	if out != "" || calls != 1 {
+		t.Errorf("out %q, calls %d: an abort returns nothing and is not retried", out, calls)
+	}
+}
+
 func TestRegistryAndOptionErrors(t *testing.T) {
 	fns, _ := NewFunctions()
 	defer fns.Close()

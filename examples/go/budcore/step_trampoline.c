@@ -5,12 +5,13 @@
 
 #include "_cgo_export.h"
 
-static int step_trampoline(void *user_data, const char *args_json, size_t args_len, int attempt,
-                           const char *step_id, budcore_buf *out) {
-  return budcoreGoStep((uintptr_t)user_data, (char *)args_json, args_len, attempt, (char *)step_id, out);
+static int step_trampoline(const char *args_json, size_t args_json_len, int attempt, const char *step_id,
+                           budcore_buf *out, void *user_data) {
+  return budcoreGoStep((uintptr_t)user_data, (char *)args_json, args_json_len, attempt, (char *)step_id, out);
 }
 
 int budcore_go_registry_add(budcore_function_registry *registry, const char *name, size_t name_len,
                             uintptr_t handle) {
-  return budcore_function_registry_add(registry, name, name_len, step_trampoline, (void *)handle);
+  /* The Go side deletes the handles itself (Functions.Close), so no free_payload here. */
+  return budcore_function_registry_add(registry, name, name_len, step_trampoline, (void *)handle, NULL);
 }

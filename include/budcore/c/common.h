@@ -50,6 +50,10 @@ BUDCORE_API void budcore_buf_dispose(budcore_buf *buf);
  * (NULL, len > 0); BUDCORE_ENOMEM. Thread-safety: safe on distinct bufs. */
 BUDCORE_API int budcore_buf_set(budcore_buf *buf, const char *text, size_t text_len);
 
+/* Releases a payload (user_data) the library kept on the caller's behalf, once, when the
+ * library no longer needs it (for example when a function registry is freed). */
+typedef void (*budcore_free_payload)(void *payload);
+
 /* Frees any other memory the library documents as caller-owned. NULL is a no-op.
  * Thread-safety: safe from any thread (on memory no other thread uses). */
 BUDCORE_API void budcore_free(void *ptr);

@@ -22,24 +22,27 @@ BUDCORE_API int budcore_pipeline_plan(budcore_buf *out, budcore_buf *errors_out,
 
 /* A FUNCTION step's callable. The library calls it synchronously, on the thread that called
  * budcore_pipeline_run(), once per attempt:
- *   user_data  the pointer given to budcore_function_registry_add(), passed through untouched;
- *   args_json  the step's resolved `config.args` as a JSON object (args_len bytes, also
+ *   args_json  the step's resolved `config.args` as a JSON object (args_json_len bytes, also
  *              NUL-terminated); valid only during the call;
  *   attempt    1 for the first attempt, 2 for the first retry, ...;
  *   step_id    the step's id, NUL-terminated ("loop-1[2]" inside a LOOP); valid only during
  *              the call;
  *   out        an empty buf the callback fills with budcore_buf_set() (which copies), never
- *              with memory of its own.
+ *              with memory of its own;
+ *   user_data  the payload given to budcore_function_registry_add(), passed through untouched.
  * Return 0 on success with the step's outputs in `out` as JSON: an object becomes the step's
  * outputs, any other value is wrapped as {"result": value}, and an empty `out` means {}.
- * Invalid JSON fails the attempt. Return any non-zero value to fail the attempt; `out` then
- * holds the failure message (UTF-8; empty gives "function 'NAME' failed with code N"). A
- * failed attempt is retried as the step's retry policy says; the last one leaves the step
- * "failed" with the message.
+ * Invalid JSON fails the attempt. Return BUDCORE_EUSER to abort the whole run at once: no
+ * retry, no further step; budcore_pipeline_run() then returns BUDCORE_EUSER with `out`'s text
+ * (or "function 'NAME' aborted the run at step ID") as the message and the step id as field.
+ * Return any other non-zero value to fail the attempt; `out` then holds the failure message
+ * (UTF-8; empty gives "function 'NAME' failed with code N"). A failed attempt is retried as
+ * the step's retry policy says; the last one leaves the step "failed" with the message.
  * The callback may call other budcore functions (the thread's last error is reset when the
- * run returns). It must not unwind (C++ exception, longjmp) through the library. */
-typedef int (*budcore_step_function)(void *user_data, const char *args_json, size_t args_len, int attempt,
-                                     const char *step_id, budcore_buf *out);
+ * run returns). It must not unwind (C++ exception, longjmp) through the library.
+ * Thread-safety: see budcore_function_registry_add(). */
+typedef int (*budcore_step_function)(const char *args_json, size_t args_json_len, int attempt, const char *step_id,
+                                     budcore_buf *out, void *user_data);
 
 
 /* Named FUNCTION callables for budcore_pipeline_run(). Opaque. */
@@ -49,18 +52,20 @@ typedef struct budcore_function_registry budcore_function_registry;
  * budcore_function_registry_free(). Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_function_registry_new(budcore_function_registry **out);
 
-/* Frees the registry. NULL is a no-op. user_data pointers are not touched: the caller owns
- * them and must keep them valid until the registry is freed. Thread-safety: not while any
- * other call uses the registry. */
+/* Frees the registry. NULL is a no-op. Each function's free_user_data (if not NULL) is called
+ * once with its user_data. Thread-safety: not while any other call uses the registry. */
 BUDCORE_API void budcore_function_registry_free(budcore_function_registry *registry);
 
 /* Registers `callback` as the function named (name, name_len), the `function` a FUNCTION
- * step's config names. Errors: BUDCORE_EINVALID (NULL registry or callback, empty name;
- * field names the argument), BUDCORE_EEXISTS when the name is taken.
+ * step's config names, with `user_data` passed to every call. On success the registry owns
+ * user_data: free_user_data (may be NULL) is called with it once, when the registry is freed.
+ * On failure nothing is kept or freed. Errors: BUDCORE_EINVALID (NULL registry or callback,
+ * empty name; field names the argument), BUDCORE_EEXISTS when the name is taken.
  * Thread-safety: adding is not thread-safe; a registry nobody modifies any more may be used by
  * concurrent budcore_pipeline_run() calls, whose callbacks then run concurrently. */
 BUDCORE_API int budcore_function_registry_add(budcore_function_registry *registry, const char *name,
-                                              size_t name_len, budcore_step_function callback, void *user_data);
+                                              size_t name_len, budcore_step_function callback, void *user_data,
+                                              budcore_free_payload free_user_data);
 
 /* Returns the number of registered functions (0 for NULL). Thread-safety: safe on a registry
  * nobody modifies. */

@@ -62,14 +62,17 @@ pub struct budcore_error {
 /// A FUNCTION step's callable (see `budcore_step_function` in pipeline.h). It must not unwind.
 pub type budcore_step_function = Option<
     unsafe extern "C" fn(
-        user_data: *mut c_void,
         args_json: *const c_char,
-        args_len: usize,
+        args_json_len: usize,
         attempt: c_int,
         step_id: *const c_char,
         out: *mut budcore_buf,
+        user_data: *mut c_void,
     ) -> c_int,
 >;
+
+/// Releases a payload the library kept (`budcore_free_payload` in common.h).
+pub type budcore_free_payload = Option<unsafe extern "C" fn(payload: *mut c_void)>;
 
 /// Opaque registry of named FUNCTION callables.
 #[repr(C)]
@@ -158,6 +161,7 @@ extern "C" {
         name_len: usize,
         callback: budcore_step_function,
         user_data: *mut c_void,
+        free_user_data: budcore_free_payload,
     ) -> c_int;
     pub fn budcore_function_registry_size(registry: *const budcore_function_registry) -> usize;
     pub fn budcore_pipeline_run(

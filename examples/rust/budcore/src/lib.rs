@@ -12,7 +12,7 @@ use std::os::raw::{c_char, c_int};
 pub use budcore_sys as sys;
 
 mod pipeline;
-pub use pipeline::{plan_pipeline, run_pipeline, FunctionResult, Functions, PlanError};
+pub use pipeline::{plan_pipeline, run_pipeline, FunctionResult, Functions, PlanError, StepError};
 mod schedule;
 pub use schedule::{schedule_estimate, schedule_html, schedule_replay, Timeline};
 mod platform;
@@ -205,7 +205,7 @@ pub fn validate_job(json: &str) -> Result<String, Error> {
 }
 
 /// As [`validate_job`], for bytes that may not be UTF-8 (the library rejects those with
-/// field "utf8").
+/// field "json", the argument, and the offending byte offset in the message).
 pub fn validate_job_bytes(json: &[u8]) -> Result<String, Error> {
     let mut out = Buf::new();
     // SAFETY: (ptr, len) describe a live slice; the library copies what it keeps.

@@ -46,21 +46,41 @@ pub fn plan_pipeline(document: &str) -> Result<String, PlanError> {
     }
 }
 
+/// Why a FUNCTION closure did not return outputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StepError {
+    /// The attempt failed with this message; the step's retry policy decides what follows.
+    Fail(String),
+    /// Stop the whole run at once (no retry, no further step): [`run_pipeline`] returns an
+    /// `ErrorCode::User` error with this message.
+    Abort(String),
+}
+
+impl From<String> for StepError {
+    fn from(message: String) -> Self {
+        StepError::Fail(message)
+    }
+}
+
+impl From<&str> for StepError {
+    fn from(message: &str) -> Self {
+        StepError::Fail(message.to_string())
+    }
+}
+
 /// What a FUNCTION closure returns: the step's outputs as JSON text (an object, or any value,
-/// which the library wraps as {"result": value}), or a failure message.
-pub type FunctionResult = Result<String, String>;
+/// which the library wraps as {"result": value}), or a [`StepError`] (a `String` or `&str`
+/// converts into a failed attempt).
+pub type FunctionResult = Result<String, StepError>;
 
 /// A FUNCTION step's callable: (resolved `config.args` as JSON, attempt from 1, step id).
 type Callable = dyn Fn(&str, i32, &str) -> FunctionResult + Send + Sync;
 
 /// Named closures for FUNCTION steps. Add them, then lend the registry to any number of
-/// concurrent [`run_pipeline`] calls.
+/// concurrent [`run_pipeline`] calls. The registry owns each closure and drops it when the
+/// registry is freed (the library's `free_user_data`).
 pub struct Functions {
     raw: *mut sys::budcore_function_registry,
-    // Boxed twice so each closure has a thin, stable address to hand the library as user_data
-    // (the outer Box's address survives the Vec growing; a fat dyn pointer cannot be void*).
-    #[allow(clippy::vec_box)]
-    closures: Vec<Box<Box<Callable>>>,
 }
 
 // SAFETY: the registry is only modified through &mut self; the library allows concurrent runs
@@ -73,10 +93,7 @@ impl Functions {
         let mut raw = std::ptr::null_mut();
         // SAFETY: raw is a valid out-pointer.
         check(unsafe { sys::budcore_function_registry_new(&mut raw) })?;
-        Ok(Functions {
-            raw,
-            closures: Vec::new(),
-        })
+        Ok(Functions { raw })
     }
 
     /// Registers `f` as the function called `name` (a FUNCTION step's `config.function`).
@@ -85,19 +102,26 @@ impl Functions {
     where
         F: Fn(&str, i32, &str) -> FunctionResult + Send + Sync + 'static,
     {
-        let mut boxed: Box<Box<Callable>> = Box::new(Box::new(f));
-        let user_data: *mut Box<Callable> = &mut *boxed;
-        // SAFETY: the closure lives in self.closures until the registry is freed in drop.
-        check(unsafe {
+        // Boxed twice so the closure has a thin address to hand the library as user_data (a fat
+        // dyn pointer cannot be void*).
+        let boxed: *mut Box<Callable> = Box::into_raw(Box::new(Box::new(f)));
+        // SAFETY: on success the registry owns `boxed` and drops it through drop_closure when
+        // it is freed; on failure it keeps nothing, so the box is taken back here.
+        let rc = unsafe {
             sys::budcore_function_registry_add(
                 self.raw,
                 name.as_ptr().cast(),
                 name.len(),
                 Some(trampoline),
-                user_data.cast(),
+                boxed.cast(),
+                Some(drop_closure),
             )
-        })?;
-        self.closures.push(boxed);
+        };
+        if let Err(e) = check(rc) {
+            // SAFETY: the library did not keep the pointer.
+            drop(unsafe { Box::from_raw(boxed) });
+            return Err(e);
+        }
         Ok(())
     }
 
@@ -113,8 +137,15 @@ impl Functions {
 
 impl Drop for Functions {
     fn drop(&mut self) {
-        // SAFETY: raw came from budcore_function_registry_new; the closures outlive it.
+        // SAFETY: raw came from budcore_function_registry_new; freeing it drops the closures.
         unsafe { sys::budcore_function_registry_free(self.raw) }
+    }
+}
+
+/// The registry's free_user_data: drops a closure [`Functions::add`] boxed.
+unsafe extern "C" fn drop_closure(payload: *mut c_void) {
+    if !payload.is_null() {
+        drop(Box::from_raw(payload as *mut Box<Callable>));
     }
 }
 
@@ -124,12 +155,12 @@ unsafe fn set_buf(out: *mut sys::budcore_buf, text: &str) -> c_int {
 }
 
 unsafe extern "C" fn trampoline(
-    user_data: *mut c_void,
     args_json: *const c_char,
     args_len: usize,
     attempt: c_int,
     step_id: *const c_char,
     out: *mut sys::budcore_buf,
+    user_data: *mut c_void,
 ) -> c_int {
     let f = &*(user_data as *const Box<Callable>);
     let args =
@@ -139,7 +170,8 @@ unsafe extern "C" fn trampoline(
     let result = catch_unwind(AssertUnwindSafe(|| f(&args, attempt, &step)));
     let (text, rc) = match result {
         Ok(Ok(outputs)) => (outputs, 0),
-        Ok(Err(message)) => (message, 1),
+        Ok(Err(StepError::Fail(message))) => (message, 1),
+        Ok(Err(StepError::Abort(message))) => (message, sys::BUDCORE_EUSER),
         Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()

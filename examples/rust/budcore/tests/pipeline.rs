@@ -2,7 +2,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use budcore::{plan_pipeline, run_pipeline, ErrorCode, Functions};
+use budcore::{plan_pipeline, run_pipeline, ErrorCode, Functions, StepError};
 
 fn rag_pipeline() -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../specs/rag-pipeline.json");
@@ -108,6 +108,36 @@ fn a_panicking_closure_fails_the_step_instead_of_unwinding_into_c() {
     let report = run_pipeline(SCORED, "", Some(&functions)).unwrap();
     assert!(report.contains(r#""status":"failed""#), "{report}");
     assert!(report.contains("function panicked: boom"), "{report}");
+}
+
+#[test]
+fn a_closure_can_abort_the_whole_run_and_the_registry_drops_closures() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = calls.clone();
+    let dropped = Arc::new(AtomicUsize::new(0));
+    struct OnDrop(Arc<AtomicUsize>);
+    impl Drop for OnDrop {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let guard = OnDrop(dropped.clone());
+    let mut functions = Functions::new().unwrap();
+    functions
+        .add("score", move |_, _, _| {
+            let _keep = &guard;
+            seen.fetch_add(1, Ordering::SeqCst);
+            Err(StepError::Abort("operator pressed stop".into()))
+        })
+        .unwrap();
+    let err = run_pipeline(SCORED, "", Some(&functions)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::User);
+    assert_eq!(err.message, "operator pressed stop");
+    assert_eq!(err.field, "score");
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "no retry after an abort");
+    assert_eq!(dropped.load(Ordering::SeqCst), 0);
+    drop(functions);
+    assert_eq!(dropped.load(Ordering::SeqCst), 1, "freeing the registry drops the closure");
 }
 
 #[test]

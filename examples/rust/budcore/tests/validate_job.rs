@@ -80,7 +80,7 @@ fn malformed_json_is_invalid() {
 #[test]
 fn invalid_utf8_is_rejected() {
     let err = validate_job_bytes(b"{\"name\":\"\xff\"}").unwrap_err();
-    assert_eq!((err.code, err.field.as_str()), (ErrorCode::Invalid, "utf8"));
+    assert_eq!((err.code, err.field.as_str()), (ErrorCode::Invalid, "json"));
 }
 
 #[test]
