@@ -16,6 +16,10 @@ int status_of(core::ErrorCode code) noexcept;
 int set_error(const core::Error& e) noexcept;
 int set_error(int status, std::string_view message, std::string_view field = {}) noexcept;
 void clear_error() noexcept;
+// Records a template failure: the error as set_error(e.to_error()) plus its kind, line and
+// column for budcore_template_error_last().
+int set_template_error(int status, std::string_view message, std::string_view field, std::string_view kind, int line,
+                       int column) noexcept;
 
 // The one buffer rule: every output is an empty buf (BUDCORE_BUF_INIT or disposed) and a failed
 // call leaves it untouched. Sets the error (field `field`) and returns false for a NULL buf or

@@ -9,8 +9,9 @@ namespace budcore::capi {
 namespace {
 
 struct ThreadError {
-  std::string message, field, value;
+  std::string message, field, value, template_kind;
   budcore_error view{BUDCORE_OK, "", "", ""};
+  budcore_template_error template_view{"", 0, 0};
   void publish(int code) {
     view = budcore_error{code, message.c_str(), field.c_str(), value.c_str()};
   }
@@ -75,7 +76,21 @@ void clear_error() noexcept {
   t.message.clear();
   t.field.clear();
   t.value.clear();
+  t.template_kind.clear();
+  t.template_view = budcore_template_error{"", 0, 0};
   t.publish(BUDCORE_OK);
+}
+
+int set_template_error(int status, std::string_view message, std::string_view field, std::string_view kind, int line,
+                       int column) noexcept {
+  int code = set_error(status, message, field);
+  try {
+    auto& t = tls();
+    t.template_kind.assign(kind);
+    t.template_view = budcore_template_error{t.template_kind.c_str(), line, column};
+  } catch (...) {
+  }
+  return code;
 }
 
 bool empty_out(const budcore_buf* out, std::string_view field) noexcept {
@@ -127,6 +142,8 @@ bool input_text(const char* s, std::size_t len, std::string_view field, std::str
 extern "C" {
 
 const budcore_error* budcore_error_last(void) { return &budcore::capi::tls().view; }
+
+const budcore_template_error* budcore_template_error_last(void) { return &budcore::capi::tls().template_view; }
 
 void budcore_error_clear(void) { budcore::capi::clear_error(); }
 

@@ -1,8 +1,11 @@
-// The C ABI entry point, called as a C caller would.
+// The C ABI entry points, called as a C caller would: one-shot renders, compiled templates
+// shared by threads, and failures whose kind, line and column are fields.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "budcore/budcore.h"
 
@@ -36,6 +39,71 @@ TEST(TemplateCapiTest, ReportsErrorsByKind) {
   EXPECT_EQ(call(&out, "{{ x }}", "[1]", 0), BUDCORE_EINVALID);
   EXPECT_EQ(budcore_template_render(nullptr, "", 0, nullptr, 0, 0), BUDCORE_EINVALID);
   EXPECT_EQ(out.ptr, nullptr);
+}
+
+TEST(TemplateCapiTest, FailuresCarryKindLineAndColumnAsFields) {
+  budcore_buf out = BUDCORE_BUF_INIT;
+  EXPECT_EQ(call(&out, "line one\n  {{ missing }}", "{}", 0), BUDCORE_EINVALID);
+  const budcore_template_error* t = budcore_template_error_last();
+  ASSERT_NE(t, nullptr);
+  EXPECT_STREQ(t->kind, "UndefinedError");
+  EXPECT_EQ(t->line, 2);
+  EXPECT_GT(t->column, 0);
+  EXPECT_EQ(call(&out, "{% if x %}", "{}", 0), BUDCORE_EINVALID);
+  EXPECT_STREQ(budcore_template_error_last()->kind, "TemplateSyntaxError");
+  EXPECT_EQ(budcore_template_error_last()->line, 1);
+  EXPECT_EQ(call(&out, "{{ x | nosuchfilter }}", "{}", 0), BUDCORE_EINVALID);
+  EXPECT_STREQ(budcore_template_error_last()->kind, "TemplateAssertionError");
+  EXPECT_EQ(call(&out, "{{ 1 // 0 }}", "{}", 0), BUDCORE_EINVALID);
+  EXPECT_STREQ(budcore_template_error_last()->kind, "ZeroDivisionError");
+  EXPECT_EQ(call(&out, "{{ range(10000000) | list }}", "{}", 0), BUDCORE_ESECURITY);
+  EXPECT_STREQ(budcore_template_error_last()->kind, "SecurityError");
+  // Not a template failure, and a success: no kind.
+  EXPECT_EQ(call(&out, "{{ x }}", "[1]", 0), BUDCORE_EINVALID);
+  EXPECT_STREQ(budcore_template_error_last()->kind, "");
+  ASSERT_EQ(call(&out, "ok", "{}", 0), BUDCORE_OK);
+  EXPECT_STREQ(budcore_template_error_last()->kind, "");
+  EXPECT_EQ(budcore_template_error_last()->line, 0);
+  budcore_buf_dispose(&out);
+}
+
+TEST(TemplateCapiTest, CompiledTemplatesRenderManyTimesFromManyThreads) {
+  budcore_template* t = nullptr;
+  const std::string text = "{{ name }}:{{ n * 2 }}";
+  ASSERT_EQ(budcore_template_compile(&t, text.data(), text.size()), BUDCORE_OK);
+  ASSERT_NE(t, nullptr);
+  std::vector<std::thread> threads;
+  std::vector<int> ok(8, 0);
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back([&, i] {
+      for (int k = 0; k < 50; ++k) {
+        budcore_buf out = BUDCORE_BUF_INIT;
+        std::string ctx = R"({"name": "t)" + std::to_string(i) + R"(", "n": )" + std::to_string(k) + "}";
+        if (budcore_template_render_compiled(&out, t, ctx.data(), ctx.size(), 0) == BUDCORE_OK &&
+            std::string(out.ptr) == "t" + std::to_string(i) + ":" + std::to_string(2 * k))
+          ++ok[static_cast<std::size_t>(i)];
+        budcore_buf_dispose(&out);
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int v : ok) EXPECT_EQ(v, 50);
+  budcore_buf out = BUDCORE_BUF_INIT;
+  ASSERT_EQ(budcore_template_render_compiled(&out, t, R"({"name": "x", "n": 1})", 21, 1), BUDCORE_OK);
+  EXPECT_STREQ(out.ptr, "\"x:2\"");
+  budcore_buf_dispose(&out);
+  EXPECT_EQ(budcore_template_render_compiled(&out, t, "{}", 2, 0), BUDCORE_EINVALID);
+  EXPECT_STREQ(budcore_template_error_last()->kind, "UndefinedError");
+  EXPECT_EQ(budcore_template_render_compiled(&out, nullptr, "{}", 2, 0), BUDCORE_EINVALID);
+  EXPECT_STREQ(budcore_error_last()->field, "tmpl");
+  budcore_template_free(t);
+  budcore_template_free(nullptr);
+
+  budcore_template* bad = reinterpret_cast<budcore_template*>(&out);
+  EXPECT_EQ(budcore_template_compile(&bad, "{% for %}", 9), BUDCORE_EINVALID);
+  EXPECT_EQ(bad, nullptr);
+  EXPECT_STREQ(budcore_template_error_last()->kind, "TemplateSyntaxError");
+  EXPECT_EQ(budcore_template_compile(nullptr, "x", 1), BUDCORE_EINVALID);
+  EXPECT_STREQ(budcore_error_last()->field, "out");
 }
 
 }  // namespace

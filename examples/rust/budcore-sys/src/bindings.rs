@@ -475,3 +475,43 @@ extern "C" {
         id_len: usize,
     ) -> c_int;
 }
+
+// budcore/c/template.h
+/// Opaque compiled template.
+#[repr(C)]
+pub struct budcore_template {
+    _private: [u8; 0],
+}
+
+/// The template details of this thread's last error.
+#[repr(C)]
+pub struct budcore_template_error {
+    pub kind: *const c_char,
+    pub line: c_int,
+    pub column: c_int,
+}
+
+extern "C" {
+    pub fn budcore_template_render(
+        out: *mut budcore_buf,
+        tmpl: *const c_char,
+        tmpl_len: usize,
+        context_json: *const c_char,
+        context_json_len: usize,
+        native: c_int,
+    ) -> c_int;
+    pub fn budcore_template_compile(
+        out: *mut *mut budcore_template,
+        text: *const c_char,
+        text_len: usize,
+    ) -> c_int;
+    pub fn budcore_template_render_compiled(
+        out: *mut budcore_buf,
+        tmpl: *const budcore_template,
+        context_json: *const c_char,
+        context_json_len: usize,
+        native: c_int,
+    ) -> c_int;
+    pub fn budcore_template_free(tmpl: *mut budcore_template);
+    pub fn budcore_template_error_last() -> *const budcore_template_error;
+}

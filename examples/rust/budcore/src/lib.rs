@@ -22,6 +22,8 @@ pub mod cost;
 
 mod usecase;
 pub use usecase::{RenderError, UsecaseRegistry};
+mod templates;
+pub use templates::{render_template, Template, TemplateError};
 
 /// The C ABI's status codes (`BUDCORE_E*`), as a Rust enum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,7 +99,7 @@ pub struct Error {
 }
 
 /// Copies a C string the library owns; NULL reads as "".
-unsafe fn owned(p: *const c_char) -> String {
+pub(crate) unsafe fn owned(p: *const c_char) -> String {
     if p.is_null() {
         String::new()
     } else {
