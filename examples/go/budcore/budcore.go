@@ -52,6 +52,20 @@ func ValidateJob(json string) (string, error) {
 	return C.GoStringN(out.ptr, C.int(out.size)), nil
 }
 
+// QuotaSimulate runs admission cycles on a quota scenario (contract 2: `budcore quota
+// simulate`) and returns the decisions as JSON.
+func QuotaSimulate(scenario string) (string, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
+	var out C.budcore_buf
+	defer C.budcore_buf_dispose(&out)
+	if rc := C.budcore_quota_simulate(&out, cText(scenario), C.size_t(len(scenario))); rc != C.BUDCORE_OK {
+		return "", lastError(rc)
+	}
+	return C.GoStringN(out.ptr, C.int(out.size)), nil
+}
+
 // cText lends s to C without copying; NULL for the empty string (the ABI reads (NULL, 0)
 // as "").
 func cText(s string) *C.char {

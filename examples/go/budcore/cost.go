@@ -130,6 +130,31 @@ func (s *Store) JobCost(tenant, jobID string) (string, error) {
 	})
 }
 
+// JobSubmit submits a job (JSON, the Job schema) for tenant; a repeated non-empty
+// idempotencyKey returns the first job ("created": false).
+func (s *Store) JobSubmit(tenant, job, idempotencyKey string) (string, error) {
+	return costCall(func(out *C.budcore_buf) C.int {
+		return C.budcore_store_job_submit(out, s.handle, cText(tenant), size(tenant), cText(job), size(job),
+			cText(idempotencyKey), size(idempotencyKey))
+	})
+}
+
+// JobGet returns the job record {"version", "idempotency_key", "job"}; another tenant's job
+// is an *Error with Code NotFound.
+func (s *Store) JobGet(tenant, id string) (string, error) {
+	return costCall(func(out *C.budcore_buf) C.int {
+		return C.budcore_store_job_get(out, s.handle, cText(tenant), size(tenant), cText(id), size(id))
+	})
+}
+
+// JobList returns a page of tenant's jobs, newest first: {"items", "next_cursor"}; query is
+// the JSON of budcore_store_job_list ("" for the defaults).
+func (s *Store) JobList(tenant, query string) (string, error) {
+	return costCall(func(out *C.budcore_buf) C.int {
+		return C.budcore_store_job_list(out, s.handle, cText(tenant), size(tenant), cText(query), size(query))
+	})
+}
+
 // AdmitJob is the admission gate: the decision JSON when the job's budgets allow it, an
 // *Error with Code Budget (errors.Is(err, ErrBudget)) naming "budgets.<name>" when one denies
 // it. now "" means the system clock.

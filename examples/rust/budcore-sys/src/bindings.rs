@@ -515,3 +515,38 @@ extern "C" {
     pub fn budcore_template_free(tmpl: *mut budcore_template);
     pub fn budcore_template_error_last() -> *const budcore_template_error;
 }
+
+// budcore/c/store.h (jobs) and budcore/c/quota.h
+extern "C" {
+    pub fn budcore_store_job_submit(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const c_char,
+        tenant_len: usize,
+        job_json: *const c_char,
+        job_json_len: usize,
+        idempotency_key: *const c_char,
+        idempotency_key_len: usize,
+    ) -> c_int;
+    pub fn budcore_store_job_get(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const c_char,
+        tenant_len: usize,
+        id: *const c_char,
+        id_len: usize,
+    ) -> c_int;
+    pub fn budcore_store_job_list(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const c_char,
+        tenant_len: usize,
+        query_json: *const c_char,
+        query_json_len: usize,
+    ) -> c_int;
+    pub fn budcore_quota_simulate(
+        out: *mut budcore_buf,
+        scenario_json: *const c_char,
+        scenario_json_len: usize,
+    ) -> c_int;
+}

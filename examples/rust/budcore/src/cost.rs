@@ -110,6 +110,29 @@ impl Store {
         with_out(|out| unsafe { sys::budcore_cost_job_cost(out, self.0, t, tl, j, jl) })
     }
 
+    /// Submits a job (JSON, the Job schema) for `tenant`; a repeated non-empty
+    /// `idempotency_key` returns the first job ("created": false).
+    pub fn job_submit(&self, tenant: &str, job: &str, idempotency_key: &str) -> Result<String, Error> {
+        let ((t, tl), (j, jl), (k, kl)) = (text(tenant), text(job), text(idempotency_key));
+        // SAFETY: as in record_usage.
+        with_out(|out| unsafe { sys::budcore_store_job_submit(out, self.0, t, tl, j, jl, k, kl) })
+    }
+
+    /// The job record {"version", "idempotency_key", "job"}; another tenant's job is NotFound.
+    pub fn job_get(&self, tenant: &str, id: &str) -> Result<String, Error> {
+        let ((t, tl), (i, il)) = (text(tenant), text(id));
+        // SAFETY: as in record_usage.
+        with_out(|out| unsafe { sys::budcore_store_job_get(out, self.0, t, tl, i, il) })
+    }
+
+    /// A page of `tenant`'s jobs, newest first: {"items", "next_cursor"} (`query` as in
+    /// budcore_store_job_list; None for the defaults).
+    pub fn job_list(&self, tenant: &str, query: Option<&str>) -> Result<String, Error> {
+        let ((t, tl), (q, ql)) = (text(tenant), opt_text(query));
+        // SAFETY: as in record_usage; NULL with 0 is the documented "absent".
+        with_out(|out| unsafe { sys::budcore_store_job_list(out, self.0, t, tl, q, ql) })
+    }
+
     /// The admission gate: Ok(decision JSON) when the job's budgets allow it, Err with
     /// [`ErrorCode::Budget`] and the reason (field "budgets.<name>") when one denies it.
     pub fn admit_job(

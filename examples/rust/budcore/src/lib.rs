@@ -194,6 +194,25 @@ impl Drop for Buf {
     }
 }
 
+/// Runs admission cycles on a quota scenario (contract 2: `budcore quota simulate`) and
+/// returns the decisions as JSON.
+pub fn quota_simulate(scenario_json: &str) -> Result<String, Error> {
+    let mut out = Buf::new();
+    // SAFETY: (ptr, len) describe a live slice; the library copies what it keeps.
+    check(unsafe {
+        sys::budcore_quota_simulate(out.as_mut_ptr(), scenario_json.as_ptr().cast(), scenario_json.len())
+    })?;
+    Ok(out.to_string_lossy())
+}
+
+/// Version of the loaded library as numbers (major, minor, patch).
+pub fn version_numbers() -> (i32, i32, i32) {
+    let (mut major, mut minor, mut patch) = (0, 0, 0);
+    // SAFETY: three valid out-pointers.
+    unsafe { sys::budcore_version(&mut major, &mut minor, &mut patch) };
+    (major, minor, patch)
+}
+
 /// Version of the loaded library, "0.1.0".
 pub fn version() -> String {
     // SAFETY: a static NUL-terminated string.

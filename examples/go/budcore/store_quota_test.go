@@ -1,0 +1,73 @@
+package budcore
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const (
+	tenantA  = "11111111-1111-4111-8111-111111111111"
+	tenantB  = "22222222-2222-4222-8222-222222222222"
+	storeJob = `{"name": "train", "job_type": "batch", "deployment_type": "docker"}`
+)
+
+func idOf(t *testing.T, record string) string {
+	at := strings.Index(record, `"id":"`)
+	if at < 0 {
+		t.Fatalf("no id in %s", record)
+	}
+	return record[at+6 : at+6+36]
+}
+
+func TestStoreJobsArePerTenantAndIdempotent(t *testing.T) {
+	s, err := OpenStore("sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	first, err := s.JobSubmit(tenantA, storeJob, "key-1")
+	if err != nil || !strings.Contains(first, `"created":true`) {
+		t.Fatalf("submit: %s, %v", first, err)
+	}
+	again, err := s.JobSubmit(tenantA, storeJob, "key-1")
+	if err != nil || !strings.Contains(again, `"created":false`) || idOf(t, again) != idOf(t, first) {
+		t.Fatalf("a repeated key returns the first job: %s, %v", again, err)
+	}
+	if got, err := s.JobGet(tenantA, idOf(t, first)); err != nil || !strings.Contains(got, `"name":"train"`) {
+		t.Fatalf("get: %s, %v", got, err)
+	}
+	_, err = s.JobGet(tenantB, idOf(t, first))
+	var be *Error
+	if !errors.As(err, &be) || be.Code != NotFound {
+		t.Fatalf("another tenant's job is not found: %v", err)
+	}
+	if page, err := s.JobList(tenantB, ""); err != nil || !strings.Contains(page, `"items":[]`) {
+		t.Fatalf("tenant B sees nothing: %s, %v", page, err)
+	}
+	if _, err := s.JobSubmit(tenantA, storeJob, ""); err != nil {
+		t.Fatal(err)
+	}
+	if page, err := s.JobList(tenantA, `{"limit": 1}`); err != nil || strings.Contains(page, `"next_cursor":""`) {
+		t.Fatalf("a one-job page of two has a cursor: %s, %v", page, err)
+	}
+}
+
+func TestQuotaSimulate(t *testing.T) {
+	scenario := `{"cycles": "until_quiescent", "resource_flavors": [{"name": "default"}],
+	  "cluster_queues": [{"name": "cq", "resource_groups": [{"covered_resources": ["cpu"],
+	    "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominal": "4"}]}]}]}],
+	  "local_queues": [{"namespace": "ns", "name": "lq", "cluster_queue": "cq"}],
+	  "workloads": [
+	    {"name": "a", "namespace": "ns", "queue": "lq", "creation_seq": 1, "pod_sets": [{"name": "main", "count": 1, "requests": {"cpu": "3"}}]},
+	    {"name": "b", "namespace": "ns", "queue": "lq", "creation_seq": 2, "pod_sets": [{"name": "main", "count": 1, "requests": {"cpu": "3"}}]}]}`
+	out, err := QuotaSimulate(scenario)
+	if err != nil || !strings.Contains(out, `"a":{`) || !strings.Contains(out, `"pending":{"b":`) {
+		t.Fatalf("simulate: %s, %v", out, err)
+	}
+	_, err = QuotaSimulate(`{"bogus": 1}`)
+	var be *Error
+	if !errors.As(err, &be) || be.Code != Invalid || be.Field != "bogus" {
+		t.Fatalf("unknown key: %v", err)
+	}
+}

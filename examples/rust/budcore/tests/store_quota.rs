@@ -1,0 +1,56 @@
+//! The store's job calls and quota simulate from Rust: tenants kept apart, idempotent
+//! submits, pages, and the contract-2 decisions.
+
+use budcore::cost::Store;
+use budcore::{quota_simulate, version, version_numbers, ErrorCode};
+
+const TENANT_A: &str = "11111111-1111-4111-8111-111111111111";
+const TENANT_B: &str = "22222222-2222-4222-8222-222222222222";
+const JOB: &str = r#"{"name": "train", "job_type": "batch", "deployment_type": "docker"}"#;
+
+fn id_of(record: &str) -> String {
+    let at = record.find(r#""id":""#).expect("an id") + 6;
+    record[at..at + 36].to_string()
+}
+
+#[test]
+fn store_jobs_are_per_tenant_and_submits_are_idempotent() {
+    let store = Store::open("sqlite::memory:").unwrap();
+    let first = store.job_submit(TENANT_A, JOB, "key-1").unwrap();
+    assert!(first.contains(r#""created":true"#), "{first}");
+    let again = store.job_submit(TENANT_A, JOB, "key-1").unwrap();
+    assert!(again.contains(r#""created":false"#), "{again}");
+    let id = id_of(&first);
+    assert_eq!(id, id_of(&again));
+    let got = store.job_get(TENANT_A, &id).unwrap();
+    assert!(got.contains(r#""name":"train""#), "{got}");
+    let other = store.job_get(TENANT_B, &id).unwrap_err();
+    assert_eq!(other.code, ErrorCode::NotFound);
+    store.job_submit(TENANT_A, JOB, "").unwrap();
+    let page = store.job_list(TENANT_A, Some(r#"{"limit": 1}"#)).unwrap();
+    assert!(page.contains(r#""next_cursor":""#) && !page.contains(r#""next_cursor":"""#), "{page}");
+    let none = store.job_list(TENANT_B, None).unwrap();
+    assert!(none.contains(r#""items":[]"#), "{none}");
+    let bad = store.job_submit(TENANT_A, r#"{"name": "x", "gpu_count": -1}"#, "").unwrap_err();
+    assert_eq!(bad.code, ErrorCode::Invalid);
+}
+
+#[test]
+fn quota_simulate_admits_what_fits() {
+    let scenario = r#"{"cycles": "until_quiescent", "resource_flavors": [{"name": "default"}],
+      "cluster_queues": [{"name": "cq", "resource_groups": [{"covered_resources": ["cpu"],
+        "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominal": "4"}]}]}]}],
+      "local_queues": [{"namespace": "ns", "name": "lq", "cluster_queue": "cq"}],
+      "workloads": [
+        {"name": "a", "namespace": "ns", "queue": "lq", "creation_seq": 1,
+         "pod_sets": [{"name": "main", "count": 1, "requests": {"cpu": "3"}}]},
+        {"name": "b", "namespace": "ns", "queue": "lq", "creation_seq": 2,
+         "pod_sets": [{"name": "main", "count": 1, "requests": {"cpu": "3"}}]}]}"#;
+    let out = quota_simulate(scenario).unwrap();
+    assert!(out.contains(r#""a":{"#), "{out}");
+    assert!(out.contains(r#""pending":{"b":"#), "{out}");
+    let err = quota_simulate(r#"{"bogus": 1}"#).unwrap_err();
+    assert_eq!((err.code, err.field.as_str()), (ErrorCode::Invalid, "bogus"));
+    let (major, minor, _) = version_numbers();
+    assert_eq!(format!("{major}.{minor}"), version().rsplit_once('.').unwrap().0);
+}
