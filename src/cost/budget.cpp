@@ -393,7 +393,7 @@ Value to_value(const BudgetAlert& a) {
   return Value(std::move(m));
 }
 
-BudgetMonitor::BudgetMonitor(backend::Store& store, backend::Notifier& notifier, const PriceBook& book)
+BudgetMonitor::BudgetMonitor(backend::Store& store, core::Notifier& notifier, const PriceBook& book)
     : store_(store), notifier_(notifier), book_(book) {}
 
 Result<std::vector<BudgetAlert>> BudgetMonitor::evaluate(const BudgetSet& set, Timestamp now) {
@@ -416,7 +416,7 @@ Result<std::vector<BudgetAlert>> BudgetMonitor::evaluate(const BudgetSet& set, T
       a.message = "Budget '" + b.name + "' has reached " + std::to_string(t) + "% (" + s.spent.to_string() + " of " +
                   s.amount.to_string() + ", " + std::string(to_string(b.period)) + " period from " +
                   s.period_start.to_string() + ")";
-      backend::Notification n;
+      core::Notification n;
       n.channel = b.notify ? b.notify->channel : "webhook";
       if (b.notify) n.recipients = b.notify->recipients;
       n.message = a.message;

@@ -206,10 +206,10 @@ Result<std::vector<RunawayAlert>> detect_runaway(std::span<const RunawayCheck> j
   return out;
 }
 
-core::Status notify_runaway(backend::Notifier& notifier, std::span<const RunawayAlert> alerts,
+core::Status notify_runaway(core::Notifier& notifier, std::span<const RunawayAlert> alerts,
                             const std::string& channel, const std::vector<std::string>& recipients) {
   for (const auto& a : alerts) {
-    backend::Notification n;
+    core::Notification n;
     n.channel = channel;
     n.recipients = recipients;
     n.message = "Runaway job: " + a.reason;

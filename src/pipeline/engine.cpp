@@ -404,7 +404,7 @@ bool Engine::Impl::act(int n, const Value& resolved) {
       if (!cfg) return error_for_good(n, cfg.error().describe());
       if (!deps.http) return error_for_good(n, "no HTTP client");
       const auto& ac = std::get<ApiCallStepConfig>(*cfg);
-      backend::HttpRequest req;
+      core::HttpRequest req;
       req.method = ac.method;
       req.url = ac.url;
       req.timeout = core::Duration::seconds(ac.timeout_seconds);
@@ -446,7 +446,7 @@ bool Engine::Impl::act(int n, const Value& resolved) {
       if (!cfg) return error_for_good(n, cfg.error().describe());
       if (!deps.notifier) return error_for_good(n, "no notifier");
       const auto& nc = std::get<NotificationStepConfig>(*cfg);
-      backend::Notification note;
+      core::Notification note;
       note.channel = nc.channel;
       note.recipients = nc.recipients;
       note.message = nc.message;

@@ -9,7 +9,7 @@ namespace budcore::pipeline {
 SimHttpClient::SimHttpClient(std::map<std::string, std::vector<std::string>, std::less<>> output_keys)
     : output_keys_(std::move(output_keys)) {}
 
-core::Result<backend::HttpResponse> SimHttpClient::send(const backend::HttpRequest& request) {
+core::Result<core::HttpResponse> SimHttpClient::send(const core::HttpRequest& request) {
   ++requests_;
   std::string step;
   for (const auto& [name, value] : request.headers) {
@@ -23,14 +23,14 @@ core::Result<backend::HttpResponse> SimHttpClient::send(const backend::HttpReque
   if (auto it = output_keys_.find(step); it != output_keys_.end()) {
     for (const auto& key : it->second) body.set(key, "sim://" + step + "/" + key);
   }
-  backend::HttpResponse response;
+  core::HttpResponse response;
   response.status = 200;
   response.headers.emplace_back("content-type", "application/json");
   response.body = core::to_json(core::Value(std::move(body)));
   return response;
 }
 
-core::Status SimNotifier::notify(const backend::Notification& notification) {
+core::Status SimNotifier::notify(const core::Notification& notification) {
   sent_.push_back(notification);
   return {};
 }

@@ -6,6 +6,7 @@
 
 #include "backends/loopback_http_server.hpp"
 #include "budcore/backend/http_client.hpp"
+#include "budcore/backend/notifier.hpp"
 #include "budcore/cost/estimator.hpp"
 #include "budcore/cost/forecast.hpp"
 #include "cost/cost_fixture.hpp"

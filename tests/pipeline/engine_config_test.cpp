@@ -43,7 +43,7 @@ TEST(EngineConfigTest, LoopBodyAndHooksAreChecked) {
 
 TEST(EngineConfigTest, TemplatesMayStandForAnyFieldAndAreCheckedOnceResolved) {
   Harness h;
-  backend::HttpResponse ok;
+  core::HttpResponse ok;
   ok.status = 200;
   ok.body = "{}";
   h.http.script = {ok};

@@ -42,21 +42,21 @@ struct RecordingSink final : StateSink {
   }
 };
 
-struct FakeHttp final : backend::HttpClient {
-  std::vector<backend::HttpRequest> requests;
-  std::vector<backend::HttpResponse> script;  // consumed in order; the last one repeats
-  core::Result<backend::HttpResponse> send(const backend::HttpRequest& r) override {
+struct FakeHttp final : core::HttpClient {
+  std::vector<core::HttpRequest> requests;
+  std::vector<core::HttpResponse> script;  // consumed in order; the last one repeats
+  core::Result<core::HttpResponse> send(const core::HttpRequest& r) override {
     requests.push_back(r);
     if (script.empty()) return core::Error::make(core::ErrorCode::Io, "connection refused");
-    backend::HttpResponse resp = script.front();
+    core::HttpResponse resp = script.front();
     if (script.size() > 1) script.erase(script.begin());
     return resp;
   }
 };
 
-struct FakeNotifier final : backend::Notifier {
-  std::vector<backend::Notification> sent;
-  core::Status notify(const backend::Notification& n) override {
+struct FakeNotifier final : core::Notifier {
+  std::vector<core::Notification> sent;
+  core::Status notify(const core::Notification& n) override {
     sent.push_back(n);
     return {};
   }

@@ -57,8 +57,8 @@ nlohmann::json body_json(const RecordedRequest& r) {
 // Real HTTP executors over a loopback server; the clock is chosen per test.
 struct HttpHarness {
   LoopbackHttpServer server;
-  std::unique_ptr<backend::HttpClient> http = backend::make_curl_http_client();
-  std::unique_ptr<backend::Notifier> notifier;
+  std::unique_ptr<core::HttpClient> http = backend::make_curl_http_client();
+  std::unique_ptr<core::Notifier> notifier;
   FunctionRegistry functions;
   RecordingSink sink;
   core::VirtualClock virtual_clock;

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "budcore/backend/notifier.hpp"
+#include "budcore/core/notifier.hpp"
 #include "budcore/backend/store.hpp"
 #include "budcore/core/id.hpp"
 #include "budcore/core/money.hpp"
@@ -174,7 +174,7 @@ BUDCORE_API core::Value to_value(const BudgetAlert& a);
 // the alerts before it were recorded.
 class BUDCORE_API BudgetMonitor {
  public:
-  BudgetMonitor(backend::Store& store, backend::Notifier& notifier, const PriceBook& book);
+  BudgetMonitor(backend::Store& store, core::Notifier& notifier, const PriceBook& book);
   // The alerts raised by this call.
   core::Result<std::vector<BudgetAlert>> evaluate(const BudgetSet& set, core::Timestamp now);
   // Budgets with stop_running whose spend has passed their amount: the scopes whose running
@@ -183,7 +183,7 @@ class BUDCORE_API BudgetMonitor {
 
  private:
   backend::Store& store_;
-  backend::Notifier& notifier_;
+  core::Notifier& notifier_;
   const PriceBook& book_;
 };
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "budcore/backend/notifier.hpp"
+#include "budcore/core/notifier.hpp"
 #include "budcore/core/id.hpp"
 #include "budcore/core/money.hpp"
 #include "budcore/core/result.hpp"
@@ -98,7 +98,7 @@ BUDCORE_API RunawayCheck runaway_check_of(const job::Job& job, const CostSummary
 BUDCORE_API core::Result<std::vector<RunawayAlert>> detect_runaway(std::span<const RunawayCheck> jobs,
                                                                    const RunawayOptions& options = {});
 // Sends one "error" notification per alert on `channel`; stops at the first failed delivery.
-BUDCORE_API core::Status notify_runaway(backend::Notifier& notifier, std::span<const RunawayAlert> alerts,
+BUDCORE_API core::Status notify_runaway(core::Notifier& notifier, std::span<const RunawayAlert> alerts,
                                         const std::string& channel = "webhook",
                                         const std::vector<std::string>& recipients = {});
 

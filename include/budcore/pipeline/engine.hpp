@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "budcore/backend/http_client.hpp"
-#include "budcore/backend/notifier.hpp"
+#include "budcore/core/http.hpp"
+#include "budcore/core/notifier.hpp"
 #include "budcore/core/clock.hpp"
 #include "budcore/core/result.hpp"
 #include "budcore/core/value.hpp"
@@ -30,8 +30,8 @@ namespace budcore::pipeline {
 struct EngineDeps {
   const core::Clock* clock = nullptr;  // required
   JobRunner* jobs = nullptr;
-  backend::HttpClient* http = nullptr;
-  backend::Notifier* notifier = nullptr;
+  core::HttpClient* http = nullptr;
+  core::Notifier* notifier = nullptr;
   const FunctionRegistry* functions = nullptr;
   StateSink* sink = nullptr;  // optional
 };

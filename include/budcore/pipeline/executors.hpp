@@ -1,5 +1,5 @@
 // budcore::pipeline executors — what the engine calls to run JOB and FUNCTION steps.
-// (API_CALL goes through backend::HttpClient, NOTIFICATION through backend::Notifier.)
+// (API_CALL goes through core::HttpClient, NOTIFICATION through core::Notifier.)
 //
 // JobRunner is keyed by an idempotency key the engine derives from (run, step, attempt), so a
 // resumed engine can submit again after a crash without creating a second job.
