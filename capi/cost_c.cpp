@@ -40,7 +40,7 @@ Result<core::Value> document(std::string_view t, const char* field) { return cos
 // The price book text; false (error set) when it is not UTF-8.
 bool prices_text(const char* prices, size_t len, std::string_view& t) { return text(prices, len, "prices", t); }
 
-bool store_ok(budcore_store* store) {
+bool store_ok(const budcore_store* store) {
   if (store == nullptr || !store->store) {
     capi::set_error(BUDCORE_EINVALID, "store handle is NULL", "store");
     return false;
@@ -198,7 +198,7 @@ extern "C" int budcore_cost_record_usage(budcore_buf* out, budcore_store* store,
   });
 }
 
-extern "C" int budcore_cost_job_cost(budcore_buf* out, budcore_store* store, const char* tenant, size_t tenant_len,
+extern "C" int budcore_cost_job_cost(budcore_buf* out, const budcore_store* store, const char* tenant, size_t tenant_len,
                                      const char* job_id, size_t job_id_len) {
   return capi::guard([&]() -> int {
     if (!empty_out(out) || !store_ok(store)) return last();

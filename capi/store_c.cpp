@@ -14,7 +14,7 @@ namespace capi = budcore::capi;
 using budcore::core::Id;
 
 // Checks the handle and output, and parses the tenant; sets the error and returns false on failure.
-bool common_args(budcore_buf* out, budcore_store* store, const char* tenant, size_t tenant_len, Id& tenant_id) {
+bool common_args(budcore_buf* out, const budcore_store* store, const char* tenant, size_t tenant_len, Id& tenant_id) {
   if (!capi::empty_out(out)) return false;
   if (store == nullptr || !store->store) {
     capi::set_error(BUDCORE_EINVALID, "store handle is NULL", "store");
@@ -65,7 +65,7 @@ extern "C" int budcore_store_job_submit(budcore_buf* out, budcore_store* store, 
   });
 }
 
-extern "C" int budcore_store_job_get(budcore_buf* out, budcore_store* store, const char* tenant, size_t tenant_len,
+extern "C" int budcore_store_job_get(budcore_buf* out, const budcore_store* store, const char* tenant, size_t tenant_len,
                                      const char* id, size_t id_len) {
   return capi::guard([&]() -> int {
     Id tid;
@@ -80,7 +80,7 @@ extern "C" int budcore_store_job_get(budcore_buf* out, budcore_store* store, con
   });
 }
 
-extern "C" int budcore_store_job_list(budcore_buf* out, budcore_store* store, const char* tenant, size_t tenant_len,
+extern "C" int budcore_store_job_list(budcore_buf* out, const budcore_store* store, const char* tenant, size_t tenant_len,
                                       const char* query_json, size_t query_len) {
   return capi::guard([&]() -> int {
     Id tid;

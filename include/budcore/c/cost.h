@@ -64,7 +64,7 @@ BUDCORE_API int budcore_cost_record_usage(budcore_buf *out, budcore_store *store
 
 /* The actual cost of a job of `tenant` from its usage records: {"currency", "records",
  * "seconds", "gpu_seconds", ..., "total"}. Thread-safety: as the store handle. */
-BUDCORE_API int budcore_cost_job_cost(budcore_buf *out, budcore_store *store, const char *tenant, size_t tenant_len,
+BUDCORE_API int budcore_cost_job_cost(budcore_buf *out, const budcore_store *store, const char *tenant, size_t tenant_len,
                                       const char *job_id, size_t job_id_len);
 
 /* The admission gate: estimates `job_json` (a Job document with tenant_id and project_id) and

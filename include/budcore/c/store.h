@@ -33,7 +33,7 @@ BUDCORE_API int budcore_store_job_submit(budcore_buf *out, budcore_store *store,
 /* Writes the job record {"version", "idempotency_key", "job"} of job `id` of `tenant` to `out`.
  * Another tenant's job is BUDCORE_ENOTFOUND.
  * Thread-safety: safe from any thread (calls on one store are serialized inside). */
-BUDCORE_API int budcore_store_job_get(budcore_buf *out, budcore_store *store, const char *tenant,
+BUDCORE_API int budcore_store_job_get(budcore_buf *out, const budcore_store *store, const char *tenant,
                                       size_t tenant_len, const char *id, size_t id_len);
 
 /* Lists `tenant`'s jobs newest first. query_json (NULL with length 0: defaults) is
@@ -42,7 +42,7 @@ BUDCORE_API int budcore_store_job_get(budcore_buf *out, budcore_store *store, co
  *  "view": "summary" (default) | "full"}. Writes {"items": [...], "next_cursor": "..."}: pass
  * next_cursor as "after" for the next page ("" on the last page).
  * Thread-safety: safe from any thread (calls on one store are serialized inside). */
-BUDCORE_API int budcore_store_job_list(budcore_buf *out, budcore_store *store, const char *tenant,
+BUDCORE_API int budcore_store_job_list(budcore_buf *out, const budcore_store *store, const char *tenant,
                                        size_t tenant_len, const char *query_json, size_t query_json_len);
 
 BUDCORE_END_DECL

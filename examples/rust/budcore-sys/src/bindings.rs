@@ -377,7 +377,7 @@ extern "C" {
     ) -> c_int;
     pub fn budcore_cost_job_cost(
         out: *mut budcore_buf,
-        store: *mut budcore_store,
+        store: *const budcore_store,
         tenant: *const c_char,
         tenant_len: usize,
         job_id: *const c_char,
@@ -530,7 +530,7 @@ extern "C" {
     ) -> c_int;
     pub fn budcore_store_job_get(
         out: *mut budcore_buf,
-        store: *mut budcore_store,
+        store: *const budcore_store,
         tenant: *const c_char,
         tenant_len: usize,
         id: *const c_char,
@@ -538,7 +538,7 @@ extern "C" {
     ) -> c_int;
     pub fn budcore_store_job_list(
         out: *mut budcore_buf,
-        store: *mut budcore_store,
+        store: *const budcore_store,
         tenant: *const c_char,
         tenant_len: usize,
         query_json: *const c_char,
