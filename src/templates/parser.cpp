@@ -726,100 +726,6 @@ class Parser {
   std::uintptr_t stack_floor_ = core::stack_floor();
 };
 
-// Resolves filters and tests. An unknown one is a TemplateAssertionError, except inside an
-// `if` block or an inline if-expression, where Jinja2 defers the error to the call.
-class Resolver {
- public:
-  explicit Resolver(TemplateError& err) : err_(err) {}
-
-  bool body(Body& b, bool soft) {
-    for (auto& s : b)
-      if (!stmt(s, soft)) return false;
-    return true;
-  }
-
- private:
-  bool stmt(Stmt& s, bool soft) {
-    switch (s.kind) {
-      case StmtKind::Text: return true;
-      case StmtKind::Output:
-      case StmtKind::Set: return expr(s.expr.get(), soft);
-      case StmtKind::SetBlock: return body(s.body, soft);
-      case StmtKind::If:
-        for (auto& [cond, b] : s.branches)
-          if (!expr(cond.get(), true) || !body(b, true)) return false;
-        return body(s.else_body, true);
-      case StmtKind::For:
-        return expr(s.expr.get(), soft) && expr(s.loop_filter.get(), false) && body(s.body, false) &&
-               body(s.else_body, false);
-    }
-    return true;
-  }
-  bool expr(Expr* e, bool soft) {
-    if (!e) return true;
-    if (e->kind == ExprKind::Cond) soft = true;
-    if (e->kind == ExprKind::Filter) {
-      e->filter = find_filter(e->name);
-      if (!e->filter && !soft) return fail(*e, "No filter named '" + e->name + "'.");
-    } else if (e->kind == ExprKind::Test) {
-      e->test = find_test(e->name);
-      if (!e->test && !soft) return fail(*e, "No test named '" + e->name + "'.");
-    }
-    // For a Choice both readings are checked: the plain one may carry the error Jinja2 reports.
-    for (auto& k : e->kids)
-      if (!expr(k.get(), soft)) return false;
-    for (auto& k : e->kw_values)
-      if (!expr(k.get(), soft)) return false;
-    return true;
-  }
-  bool fail(const Expr& e, std::string msg) {
-    err_.kind = ErrorKind::TemplateAssertion;
-    err_.message = std::move(msg);
-    err_.line = e.line;
-    err_.column = e.column;
-    return false;
-  }
-  TemplateError& err_;
-};
-
-bool to_literal(const Expr& e, core::Value& out) {
-  switch (e.kind) {
-    case ExprKind::Const: out = e.constant; return true;
-    case ExprKind::Neg:
-    case ExprKind::Pos: {
-      const Expr& k = *e.kids[0];
-      if (k.kind != ExprKind::Const || !(k.constant.is_int() || k.constant.is_float())) return false;
-      if (e.kind == ExprKind::Pos) { out = k.constant; return true; }
-      if (k.constant.is_int()) out = core::Value(static_cast<long long>(-k.constant.as_int()));
-      else out = core::Value(-k.constant.as_float());
-      return true;
-    }
-    case ExprKind::List:
-    case ExprKind::Tuple: {
-      core::List l;
-      l.reserve(e.kids.size());
-      for (auto& k : e.kids) {
-        core::Value v;
-        if (!to_literal(*k, v)) return false;
-        l.push_back(std::move(v));
-      }
-      out = core::Value(std::move(l));
-      return true;
-    }
-    case ExprKind::Dict: {
-      core::Map m;
-      for (std::size_t i = 0; i + 1 < e.kids.size(); i += 2) {
-        core::Value k, v;
-        if (!to_literal(*e.kids[i], k) || !to_literal(*e.kids[i + 1], v) || !k.is_string()) return false;
-        m.set(k.as_string(), std::move(v));
-      }
-      out = core::Value(std::move(m));
-      return true;
-    }
-    default: return false;
-  }
-}
-
 }  // namespace
 
 bool parse_template(std::string_view text, const Limits& limits, Body& out, TemplateError& error) {
@@ -835,33 +741,18 @@ bool parse_template(std::string_view text, const Limits& limits, Body& out, Temp
   } catch (const SyntaxFailure&) {
     return false;
   }
-  Resolver resolver(error);
-  return resolver.body(out, false);
+  return resolve_names(out, error);
 }
 
-bool parse_python_literal(std::string_view text, core::Value& out) {
-  if (text.empty() || text.front() == ' ' || text.front() == '\t') return false;
-  std::vector<Token> toks;
+ExprPtr parse_literal_tokens(std::vector<Token>& tokens) {
   TemplateError err;
-  if (!lex(text, toks, err, true)) return false;
-  for (const auto& t : toks) {
-    // Cheap screening first, so ordinary text never reaches the parser.
-    if (t.type == Tok::Name && t.text != "True" && t.text != "False" && t.text != "None") return false;
-    if (t.type == Tok::Op && std::string_view("[](){},:-+").find(t.text) == std::string_view::npos) return false;
-    // Python rejects leading zeros in decimal integers ("01").
-    if (t.type == Tok::Int && t.text.size() > 1 && t.text[0] == '0' && (t.text[1] | 32) != 'x' &&
-        (t.text[1] | 32) != 'o' && (t.text[1] | 32) != 'b' && t.text.find_first_not_of('0') != std::string::npos)
-      return false;
-  }
   Limits limits;
-  Parser parser(toks, limits, err, true);
-  ExprPtr e;
+  Parser parser(tokens, limits, err, true);
   try {
-    e = parser.parse_literal_expression();
+    return parser.parse_literal_expression();
   } catch (const SyntaxFailure&) {
-    return false;
+    return nullptr;
   }
-  return to_literal(*e, out);
 }
 
 }  // namespace budcore::templates::detail

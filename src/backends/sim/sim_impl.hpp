@@ -23,6 +23,8 @@ namespace budcore::backend {
 
 namespace sim {
 
+inline constexpr std::int64_t kNanos = 1'000'000'000;
+
 enum class Phase : std::uint8_t {
   Free,        // an unused slot
   Waiting,     // its time window is closed
