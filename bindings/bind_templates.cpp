@@ -172,6 +172,24 @@ py::list render_many(const Template& t, const py::iterable& contexts, bool nativ
 
 }  // namespace
 
+namespace {
+
+// The positional-only parameters of the render calls, checked as Python would.
+std::string text_arg(const py::args& args, const char* fn) {
+  if (args.empty() || !py::isinstance<py::str>(args[0]))
+    throw py::type_error(std::string(fn) + "() takes the template text (a str) as its first positional argument");
+  if (args.size() > 2) throw py::type_error(std::string(fn) + "() takes at most 2 positional arguments (text, context)");
+  return args[0].cast<std::string>();
+}
+
+py::object context_arg(const py::args& args, std::size_t at, const char* fn) {
+  if (args.size() > at + 1)
+    throw py::type_error(std::string(fn) + "() takes at most " + std::to_string(at + 1) + " positional argument(s)");
+  return args.size() > at ? py::reinterpret_borrow<py::object>(args[at]) : py::object(py::none());
+}
+
+}  // namespace
+
 void bind_templates(py::module_& m) {
   bind_template_errors(m);
 
@@ -181,29 +199,41 @@ void bind_templates(py::module_& m) {
       .def(py::init(&compile), py::arg("source"))
       .def(
           "render",
-          [](const Template& t, const py::object& context, const py::kwargs& kwargs) {
-            return render(t, context, false, kwargs);
+          [](const Template& t, const py::args& args, const py::kwargs& kwargs) {
+            return render(t, context_arg(args, 0, "Template.render"), false, kwargs);
           },
-          py::arg("context") = py::none(), "Render to text exactly as Jinja2 would.")
+          "render(context=None, /, **kwargs) -> str\n\nRender to text exactly as Jinja2 would. Context "
+          "variables come as a dict, as keyword arguments, or both (keywords win); `context` is "
+          "positional-only, so any name can be a variable.")
       .def(
           "render_native",
-          [](const Template& t, const py::object& context, const py::kwargs& kwargs) {
-            return render(t, context, true, kwargs);
+          [](const Template& t, const py::args& args, const py::kwargs& kwargs) {
+            return render(t, context_arg(args, 0, "Template.render_native"), true, kwargs);
           },
-          py::arg("context") = py::none(), "Evaluate like NativeEnvironment: typed result.")
+          "render_native(context=None, /, **kwargs)\n\nEvaluate like NativeEnvironment: typed result.")
       .def("render_many", &render_many, py::arg("contexts"), py::arg("native") = false,
            "Render once per context (a batch, without the GIL); raises on the first failure.")
       .def("references", &Template::references,
            "Context paths the template reads, e.g. ['steps.step-1.outputs.config'].")
       .def_property_readonly("is_single_expression", &Template::is_single_expression);
 
+  // text and context are positional-only and there is no mode flag among the keywords, so every
+  // keyword is a context variable: render("{{ native }}", native="yes") gives "yes". (*args,
+  // because pybind11 refuses a keyword named like a positional-only parameter.)
   m.def(
       "render",
-      [](const std::string& text, const py::object& context, bool native, const py::kwargs& kwargs) {
-        return render(compile(text), context, native, kwargs);
+      [](const py::args& args, const py::kwargs& kwargs) {
+        return render(compile(text_arg(args, "render")), context_arg(args, 1, "render"), false, kwargs);
       },
-      py::arg("text"), py::arg("context") = py::none(), py::arg("native") = false,
-      "Compile and render a template in one call (see Template).");
+      "render(text, context=None, /, **kwargs) -> str\n\nCompile and render a template to text in one "
+      "call (see Template.render).");
+  m.def(
+      "render_native",
+      [](const py::args& args, const py::kwargs& kwargs) {
+        return render(compile(text_arg(args, "render_native")), context_arg(args, 1, "render_native"), true, kwargs);
+      },
+      "render_native(text, context=None, /, **kwargs)\n\nCompile and evaluate a template like "
+      "NativeEnvironment in one call (see Template.render_native).");
 }
 
 }  // namespace budcore::bindings

@@ -50,6 +50,7 @@ from ._core import (
     open_store,
     parse_json,
     render,
+    render_native,
     to_json,
     version_info,
 )
@@ -105,6 +106,7 @@ __all__ = [
     "platform",
     "quota",
     "render",
+    "render_native",
     "schedule",
     "simulate",
     "to_json",

@@ -3,7 +3,7 @@ import threading
 import pytest
 
 import budcore
-from budcore import Template, render
+from budcore import Template, render, render_native
 
 jinja2 = pytest.importorskip("jinja2")
 
@@ -41,13 +41,13 @@ def test_render_matches_jinja2(text, ctx):
     ("v{{ n }}", {"n": 3}),
 ])
 def test_native_matches_jinja2_native(text, ctx):
-    assert render(text, ctx, native=True) == jinja(text, native=True, **ctx)
+    assert render_native(text, ctx) == jinja(text, native=True, **ctx)
     assert Template(text).render_native(ctx) == jinja(text, native=True, **ctx)
 
 
 def test_native_keeps_types():
-    assert render("{{ x }}", {"x": 5}, native=True) == 5
-    assert render("{{ x }}", {"x": [1, {"a": None}]}, native=True) == [1, {"a": None}]
+    assert render_native("{{ x }}", {"x": 5}) == 5
+    assert render_native("{{ x }}", {"x": [1, {"a": None}]}) == [1, {"a": None}]
     assert render("{{ x }}", {"x": 5}) == "5"
 
 
@@ -140,3 +140,12 @@ def test_rendering_from_threads():
         th.join()
     expected = jinja("{% for i in range(n) %}{{ i }},{% endfor %}", n=200)
     assert all(v == [expected] * 50 for v in out.values()) and len(out) == 4
+
+
+def test_every_keyword_is_a_context_variable():
+    # text and context are positional-only and no mode flag hides among the keywords.
+    assert render("{{ native }}", native="yes") == "yes"
+    assert render("{{ text }}-{{ context }}", text="t", context="c") == "t-c"
+    assert render_native("{{ native }}", native=3) == 3
+    assert Template("{{ context }}").render(context="c") == "c"
+    assert render("{{ a }}{{ b }}", {"a": 1, "b": 2}, b=3) == "13"
