@@ -30,9 +30,10 @@ int validate_job_file(const std::string& file) {
     report_error(e);
     return kExitInvalid;
   }
-  auto job = job::Job::from_value(*doc);
+  auto job = job::Job::decode(*doc);
   if (!job) return report_error(job.error());
-  if (auto st = job->validate(); !st) return report_error(st.error());
+  // Every semantic problem at once, each with its path (as Kubernetes' API validation does).
+  if (auto problems = job->validate_all(); !problems.empty()) return report_errors(problems);
   std::cout << job->to_json() << "\n";
   return kExitOk;
 }

@@ -29,6 +29,9 @@ const std::vector<Registrar>& registrars();
 // Writes {"error": {"code": ..., "message": ..., "path": ...}} to stderr and returns the exit
 // code for the error (2 for invalid input, 1 otherwise).
 int report_error(const core::Error& error);
+// Several problems of one document at once: {"error": <the first>, "errors": [every one]} (the
+// shape of report_error plus the list), the first deciding the exit code.
+int report_errors(const std::vector<core::Error>& errors);
 // An argument-parser failure (missing, unknown or malformed option) as an `invalid` error whose
 // path is the option it names.
 core::Error usage_error(std::string_view parser_message);

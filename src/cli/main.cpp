@@ -58,6 +58,24 @@ int report_error(const core::Error& full) {
   return input ? kExitInvalid : kExitInternal;
 }
 
+int report_errors(const std::vector<core::Error>& errors) {
+  if (errors.size() == 1) return report_error(errors.front());
+  nlohmann::ordered_json j, list = nlohmann::ordered_json::array();
+  for (const auto& full : errors) {
+    core::Error e = core::clamp_for_display(full);
+    nlohmann::ordered_json item;
+    item["code"] = std::string(core::to_string(e.code));
+    item["message"] = e.message;
+    item["path"] = e.field;
+    if (!e.value.empty()) item["value"] = e.value;
+    list.push_back(std::move(item));
+  }
+  j["error"] = list.front();
+  j["errors"] = std::move(list);
+  std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return errors.front().code == core::ErrorCode::Internal ? kExitInternal : kExitInvalid;
+}
+
 core::Error usage_error(std::string_view parser_message) {
   // The parser names the option in its message ("--batch is required", "The following
   // arguments were not expected: --bacth", "--cycles: Value x not in range"): the first word

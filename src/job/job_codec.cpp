@@ -168,7 +168,7 @@ core::Status read_job(const Map& m, Job& j) {
 
 std::span<const std::string_view> job_document_keys() noexcept { return kJobKeys; }
 
-Result<Job> Job::from_value(const Value& value) {
+Result<Job> Job::decode(const Value& value) {
   if (!value.is_map()) {
     return Error::invalid({}, detail::value_text(value),
                           std::string("a job document must be a JSON object, not ") +
@@ -176,6 +176,11 @@ Result<Job> Job::from_value(const Value& value) {
   }
   Job j;
   BUDCORE_TRY(read_job(value.as_map(), j));
+  return j;
+}
+
+Result<Job> Job::from_value(const Value& value) {
+  BUDCORE_TRY_ASSIGN(Job j, decode(value));
   BUDCORE_TRY(j.validate());
   return j;
 }

@@ -127,6 +127,19 @@ TEST_F(CliJobTest, InvalidFieldExitsTwoNamingThePath) {
   EXPECT_FALSE(e["message"].get<std::string>().empty());
 }
 
+TEST_F(CliJobTest, EveryProblemIsReportedAtOnceEachWithItsPath) {
+  fs::path f = write("many.json", R"({"name": "Not_A_Label", "job_type": "batch", "deployment_type": "docker",
+    "gpu_count": -1, "storage_gb": -5})");
+  CliRun r = run("job validate " + quote(f.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  json all = json::parse(r.err);
+  ASSERT_TRUE(all.contains("errors")) << r.err;
+  std::vector<std::string> paths;
+  for (const auto& e : all["errors"]) paths.push_back(e["path"]);
+  EXPECT_EQ(paths, (std::vector<std::string>{"name", "gpu_count", "storage_gb"})) << r.err;
+  EXPECT_EQ(all["error"], all["errors"][0]);  // the single-error shape still holds
+}
+
 TEST_F(CliJobTest, UnknownKeyIsNamed) {
   fs::path f = write("typo.yaml", "name: typo\njob_type: batch\ndeployment_type: docker\ngpu_cont: 2\n");
   CliRun r = run("job validate " + quote(f.string()));

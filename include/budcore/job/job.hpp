@@ -153,6 +153,9 @@ struct BUDCORE_API Job {
   // path, offending value and reason). Structural errors (wrong JSON type, unknown key, bad
   // UUID, bad enum value) come first, then the rules of validate().
   static core::Result<Job> from_value(const core::Value& value);
+  // Decodes only (keys, types, enums), without the semantic rules of validate(): for callers
+  // that then report every problem at once with validate_all().
+  static core::Result<Job> decode(const core::Value& value);
   // Also refuses text longer than kMaxDocumentBytes.
   static core::Result<Job> from_json(std::string_view json);
   core::Value to_value() const;
