@@ -6,7 +6,7 @@
 
 namespace budcore::templates::detail {
 
-thread_local AllocBudget* AllocBudget::current_ = nullptr;
+
 
 AllocBudget::AllocBudget(std::size_t limit, std::size_t text_limit) noexcept
     : limit_(limit), text_limit_(text_limit), previous_(current_) {

@@ -47,7 +47,7 @@ class AllocBudget {
   std::size_t text_limit_;
   std::size_t used_ = 0;
   AllocBudget* previous_;
-  static thread_local AllocBudget* current_;
+  static constinit inline thread_local AllocBudget* current_ = nullptr;  // constinit: no TLS init wrapper (clang links hidden ones badly)
 };
 
 inline void charge_alloc(std::size_t bytes) {

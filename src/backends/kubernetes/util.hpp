@@ -22,11 +22,11 @@ std::string fnv1a_hex(std::string_view s);
 }  // namespace budcore::kubernetes
 
 #include "budcore/core/result.hpp"
+#include "budcore/kubernetes/client.hpp"
 
 #pragma GCC visibility push(hidden)  // private to the library: not exported
 
 namespace budcore::kubernetes {
-class Client;
 // Creates the namespace unless it exists; true when this call created it (kueue_objects.cpp).
 core::Result<bool> ensure_namespace(Client& client, const std::string& name);
 
