@@ -104,7 +104,7 @@ struct Wl {
   std::int64_t reservation_seq = 0;
   bool admitted_by_engine = false;
   bool preempted = false;
-  // Queue membership (CqState::members). A member is parked -- in Kueue's inadmissible list --
+  // Queue membership (CqState::order). A member is parked -- in Kueue's inadmissible list --
   // while parked_gen equals its cohort tree's generation; taken while it is a cycle's head.
   bool member = false, taken = false;
   bool taken_ahead = false;  // taken at or after its queue's cursor
@@ -214,7 +214,6 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   struct SkipRun {
     CqState* q;
     std::size_t passes;  // leading heads known to fail (max: a StrictFIFO head, forever)
-    bool exhausted;      // they are all it has
   };
   std::vector<SkipRun> skip_runs_;  // skip_failing_cycles' scratch
 
@@ -259,8 +258,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   std::vector<int> fair_targets(int w, const std::vector<int>& frs_need, const std::vector<std::pair<int, Amount>>& requests);
   std::size_t fair_next(const std::vector<Entry>& entries, const std::vector<char>& done);
 
-  // --- queues and cycles (engine.cpp)
-  // --- queues (pending_queue.cpp)
+  // --- queues (pending_queue.cpp); the cycle is in cycle.cpp
   std::vector<std::uint64_t> tree_gen;  // per root node; requeue_tree bumps it
   bool heap_less(int a, int b) const;
   bool parked(const Wl& wl) const { return wl.parked_gen != 0 && wl.parked_gen == tree_gen[cqs[wl.cq].root]; }

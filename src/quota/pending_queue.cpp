@@ -128,12 +128,8 @@ void Impl::requeue_tree(int node) { ++tree_gen[root_of(node)]; }
 // returns 0 and run_cycle() does the next cycle.
 std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
   constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
-  auto failed = [&](int shape) {
-    return shape >= 0 && static_cast<std::size_t>(shape) < failed_nominations.size() &&
-           failed_nominations[static_cast<std::size_t>(shape)].version == state_version;
-  };
-  using Run = SkipRun;
-  std::vector<Run>& runs = skip_runs_;
+  auto failed = [&](int shape) { return failed_nomination(shape) != nullptr; };
+  std::vector<SkipRun>& runs = skip_runs_;
   runs.clear();
   std::size_t cap = kUnbounded;  // the fewest passes of a queue that still has a head after them
   for (auto& q : cqs) {
@@ -143,21 +139,19 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
     if (!q.early.empty() || q.parked_ahead > 0) return 0;
     const std::size_t n = q.order.size();
     std::size_t i = q.cursor;
-    while (i < n && wls[q.order[i]].taken) ++i;  // none outside a cycle; kept for safety
-    if (i != q.cursor) return 0;
-    if (i == n) continue;  // no head
+    if (i == n) continue;                // no head
+    if (wls[q.order[i]].taken) return 0;  // none outside a cycle; kept for safety
     if (q.spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
       if (!failed(q.order_shape[i])) return 0;
-      runs.push_back({&q, kUnbounded, false});
+      runs.push_back({&q, kUnbounded});
       continue;
     }
     const std::size_t limit = cap == kUnbounded ? n : std::min(n, i + cap);
     while (i < limit && failed(q.order_shape[i])) ++i;
     std::size_t passes = i - q.cursor;
     if (passes == 0) return 0;
-    bool exhausted = i == n;
-    if (!exhausted) cap = std::min(cap, passes);
-    runs.push_back({&q, passes, exhausted});
+    if (i < n) cap = std::min(cap, passes);  // it still has a head after these
+    runs.push_back({&q, passes});
   }
   if (runs.empty()) return 0;
   std::size_t cycles = cap;
@@ -171,14 +165,14 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
     CqState& q = *r.q;
     if (r.passes == kUnbounded) {  // its head is taken and put back every cycle
       Wl& head = wls[q.order[q.cursor]];
-      head.reason_shared = failed_nominations[static_cast<std::size_t>(q.order_shape[q.cursor])].assignment->failure;
+      head.reason_shared = failed_nomination(q.order_shape[q.cursor])->assignment->failure;
       continue;
     }
     const std::size_t end = q.cursor + std::min(r.passes, cycles);
     const std::uint64_t gen = tree_gen[q.root];
     for (std::size_t i = q.cursor; i < end; ++i) {
       Wl& wl = wls[q.order[i]];
-      wl.reason_shared = failed_nominations[static_cast<std::size_t>(q.order_shape[i])].assignment->failure;
+      wl.reason_shared = failed_nomination(q.order_shape[i])->assignment->failure;
       wl.parked_gen = gen;
     }
     q.cursor = end;
