@@ -6,6 +6,8 @@ find_package(Boost 1.74 REQUIRED COMPONENTS graph)
 find_package(Eigen3 REQUIRED NO_MODULE)
 find_package(SQLiteCpp REQUIRED)
 find_package(CURL REQUIRED)
+# libcrypto: SHA-256 for the audit log's hash chain.
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 # simdjson: the streaming JSON reader of `pipeline plan` (100k-step documents).
 find_package(simdjson REQUIRED)
 find_package(PkgConfig REQUIRED)

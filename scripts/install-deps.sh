@@ -8,7 +8,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
   clang libclang-rt-14-dev llvm
   libboost-graph-dev libeigen3-dev libsqlitecpp-dev libsqlite3-dev libyaml-cpp-dev
-  nlohmann-json3-dev libcurl4-openssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev libcli11-dev libpq-dev postgresql libsimdjson-dev
   python3-dev
   curl openssl  # scripts/k8s-testbed.sh (certificates, readiness probes); it also needs Go >= 1.24

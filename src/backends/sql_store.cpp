@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/sql_security.hpp"
 #include "backends/store_common.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/core/limits.hpp"
@@ -736,22 +737,13 @@ class SqlStore final : public backend::Store {
     BUDCORE_TRY(check_key("actor", e.actor));
     BUDCORE_TRY(check_key("action", e.action));
     if (e.at == core::Timestamp()) e.at = s_->clock->now();
-    return write([&]() -> Result<AuditEntry> {
-      std::string tid = tenant.to_string(), detail = core::to_json(e.detail);
-      SqlParam p[] = {tid, e.at.unix_nanos(), e.actor, e.action, e.object_type, e.object_id, e.request_id, detail};
-      BUDCORE_TRY(db().query("INSERT INTO audit_log (tenant_id, at_ns, actor, action, object_type, object_id, "
-                             "request_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-                             p, [&](const SqlRow& row) -> Status {
-                               e.seq = row.int64(0);
-                               return {};
-                             }));
-      return std::move(e);
-    });
+    return write([&]() -> Result<AuditEntry> { return append_chained_audit(db(), tenant, std::move(e)); });
   }
 
   Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& aq, const PageRequest& page) override {
     Query q;
-    q.sql("SELECT seq, at_ns, actor, action, object_type, object_id, request_id, detail FROM audit_log")
+    q.sql("SELECT seq, at_ns, actor, action, object_type, object_id, request_id, detail, prev_hash, hash "
+          "FROM audit_log")
         .where("tenant_id = ?")
         .bind(tenant.to_string());
     if (aq.actor) q.where("actor = ?").bind(*aq.actor);
@@ -781,11 +773,37 @@ class SqlStore final : public backend::Store {
         e.object_id = row.text(5);
         e.request_id = row.text(6);
         BUDCORE_TRY_ASSIGN(e.detail, load_json(row.text(7), "audit_log[" + std::to_string(e.seq) + "].detail"));
+        if (!row.is_null(8)) e.prev_hash = row.text(8);
+        if (!row.is_null(9)) e.hash = row.text(9);
         out.items.push_back(std::move(e));
         return {};
       }));
       return out;
     });
+  }
+
+  Result<backend::AuditChainReport> verify_audit_chain() override {
+    return read([&] { return backends::verify_audit_chain(db()); });
+  }
+
+  // ---- role bindings ----
+
+  Result<backend::RoleBindingRecord> put_role_binding(const core::Id& tenant, backend::RoleBindingRecord b) override {
+    BUDCORE_TRY(check_key("principal", b.principal));
+    BUDCORE_TRY(check_key("role", b.role));
+    BUDCORE_TRY(check_key("created_by", b.created_by));
+    if (b.created_at == core::Timestamp()) b.created_at = s_->clock->now();
+    return write([&] { return backends::put_role_binding(db(), tenant, std::move(b)); });
+  }
+
+  Status delete_role_binding(const core::Id& tenant, std::string_view principal, std::string_view role,
+                             const std::optional<core::Id>& project_id) override {
+    return write([&] { return backends::delete_role_binding(db(), tenant, principal, role, project_id); });
+  }
+
+  Result<std::vector<backend::RoleBindingRecord>> list_role_bindings(
+      const core::Id& tenant, std::optional<std::string_view> principal) override {
+    return read([&] { return backends::list_role_bindings(db(), tenant, principal); });
   }
 
   // ---- platform bookkeeping ----

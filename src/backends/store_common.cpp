@@ -188,6 +188,29 @@ ALTER TABLE {T} ADD COLUMN is_default BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE {T} ADD COLUMN source TEXT NOT NULL DEFAULT '';
 )sql";
 
+// v6: the audit log's hash chain (docs/security.md "Audit") with its head, and role bindings
+// (project_id '' = every project of the tenant).
+constexpr std::string_view kSchemaV6 = R"sql(
+ALTER TABLE audit_log ADD COLUMN prev_hash TEXT;
+ALTER TABLE audit_log ADD COLUMN hash TEXT;
+CREATE TABLE audit_chain (
+  id BIGINT PRIMARY KEY,
+  last_seq BIGINT NOT NULL,
+  last_hash TEXT NOT NULL
+);
+INSERT INTO audit_chain (id, last_seq, last_hash)
+  VALUES (1, 0, '0000000000000000000000000000000000000000000000000000000000000000');
+CREATE TABLE role_bindings (
+  tenant_id {ID} NOT NULL,
+  principal {ID} NOT NULL,
+  role {ID} NOT NULL,
+  project_id {ID} NOT NULL,
+  created_ns BIGINT NOT NULL,
+  created_by TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, principal, role, project_id)
+);
+)sql";
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -244,6 +267,7 @@ std::string migration_sql(Dialect dialect, int version) {
     case 5:
       return replace_all(std::string(kSchemaV5PerCatalogTable), "{T}", "components") +
              replace_all(std::string(kSchemaV5PerCatalogTable), "{T}", "usecase_templates");
+    case 6: return apply_dialect(dialect, kSchemaV6);
     default: return {};
   }
 }

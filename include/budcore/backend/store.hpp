@@ -199,6 +199,35 @@ struct AuditEntry {
   std::string object_id;
   std::string request_id;
   core::Value detail = core::Value(core::Map{});
+  // Set by append_audit (schema version 6): every entry's hash covers its fields and the hash
+  // of the entry before it (over all tenants, in seq order), so that an edited, deleted or
+  // inserted row breaks the chain (verify_audit_chain). Empty for rows written before.
+  std::string prev_hash;  // 64 hex digits; the first entry's is 64 zeros
+  std::string hash;
+};
+
+// What verify_audit_chain found. ok is false when any problem was found.
+struct AuditChainReport {
+  bool ok = true;
+  std::int64_t entries = 0;     // rows checked (every tenant's)
+  std::int64_t unchained = 0;   // rows written before schema version 6 (no hash to check)
+  std::int64_t head_seq = 0;    // the last chained entry the store recorded
+  std::string head_hash;        // ... and its hash: keep it elsewhere to anchor the chain
+  std::vector<std::string> problems;  // "audit_log[seq 17]: hash does not match its fields", ...
+};
+
+// ---- role bindings (schema version 6) -------------------------------------------------------
+
+// One grant of a role to a principal, within a tenant (or the system tenant for platform-wide
+// roles), on one project or the whole tenant. The platform layer gives roles their meaning
+// (platform/rbac.hpp); the store keeps them.
+struct RoleBindingRecord {
+  std::string principal;              // "user:alice", "sa:ci-bot"
+  std::string role;                   // "viewer", "editor", "admin", "tenant-admin", "platform-admin"
+  std::optional<core::Id> project_id; // nullopt: every project of the tenant
+  core::Timestamp created_at;         // stamped by the store
+  std::string created_by;             // the principal that granted it
+  friend bool operator==(const RoleBindingRecord&, const RoleBindingRecord&) = default;
 };
 
 // Entries oldest first; set fields must match, `at` in [from, to).
@@ -339,6 +368,19 @@ class BUDCORE_API Store {
   virtual core::Result<AuditEntry> append_audit(const core::Id& tenant, AuditEntry entry) = 0;
   virtual core::Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& query,
                                                     const PageRequest& page = {}) = 0;
+
+  // The audit chain over every tenant's entries, checked from the first entry to the head the
+  // store recorded (a system-level check: `budcore audit verify`).
+  virtual core::Result<AuditChainReport> verify_audit_chain() = 0;
+
+  // Role bindings. `tenant` may be system_tenant() (platform-wide roles). put: AlreadyExists
+  // when the same (principal, role, project) is bound; delete: NotFound when it is not.
+  // list: the tenant's bindings (of one principal when given), by principal, role, project.
+  virtual core::Result<RoleBindingRecord> put_role_binding(const core::Id& tenant, RoleBindingRecord binding) = 0;
+  virtual core::Status delete_role_binding(const core::Id& tenant, std::string_view principal, std::string_view role,
+                                           const std::optional<core::Id>& project_id) = 0;
+  virtual core::Result<std::vector<RoleBindingRecord>> list_role_bindings(
+      const core::Id& tenant, std::optional<std::string_view> principal = std::nullopt) = 0;
 
   // The event log (append-only): append_event assigns seq; list_events returns the tenant's
   // events with seq > after_seq, oldest first, at most `limit` (clamped to [1, 10000]).

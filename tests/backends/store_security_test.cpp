@@ -1,0 +1,175 @@
+// The audit log's hash chain and role bindings, on SQLite (a file) and a real PostgreSQL
+// server: the chain verifies, and an edited, deleted or inserted row is found by
+// verify_audit_chain after the append-only triggers were dropped by someone with database access.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "backends/store_fixture.hpp"
+#include "budcore/backend/store.hpp"
+#include "budcore/core/clock.hpp"
+
+namespace budcore::backend {
+namespace {
+
+using core::ErrorCode;
+using core::Id;
+
+class StoreSecurity : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    target_ = testing::make_target(GetParam());
+    if (!target_.skip.empty()) GTEST_SKIP() << target_.skip;
+    ASSERT_TRUE(target_.error.empty()) << target_.error;
+    options_.clock = std::make_shared<core::VirtualClock>();
+    auto s = open_store(target_.uri, options_);
+    ASSERT_TRUE(s) << s.error().describe();
+    store_ = std::move(*s);
+  }
+
+  // Raw SQL on the same database, as an attacker with database access would run it.
+  void tamper(const std::string& sql) {
+    auto conn = backends::open_connection(target_.uri, options_);
+    ASSERT_TRUE(conn) << conn.error().describe();
+    const bool sqlite = (*conn)->dialect() == backends::Dialect::Sqlite;
+    std::string drop = sqlite ? "DROP TRIGGER IF EXISTS audit_log_append_only_u; DROP TRIGGER IF EXISTS audit_log_append_only_d;"
+                              : "DROP TRIGGER IF EXISTS audit_log_append_only ON audit_log;";
+    auto st = (*conn)->exec_script(drop + sql);
+    ASSERT_TRUE(st) << st.error().describe();
+  }
+
+  std::vector<AuditEntry> append(int n) {
+    std::vector<AuditEntry> out;
+    for (int i = 0; i < n; ++i) {
+      AuditEntry e;
+      e.actor = "user:alice";
+      e.action = i % 2 == 0 ? "job.create" : "job.cancel";
+      e.object_type = "job";
+      e.object_id = "job-" + std::to_string(i);
+      e.request_id = "req-" + std::to_string(i);
+      e.detail = core::Value::map({{"i", i}});
+      auto r = store_->append_audit(i % 3 == 0 ? tenant_b_ : tenant_a_, e);
+      EXPECT_TRUE(r) << r.error().describe();
+      if (r) out.push_back(*r);
+    }
+    return out;
+  }
+
+  testing::BackendTarget target_;
+  StoreOptions options_;
+  std::unique_ptr<Store> store_;
+  const Id tenant_a_ = Id::generate();
+  const Id tenant_b_ = Id::generate();
+};
+
+TEST_P(StoreSecurity, AuditEntriesChainAcrossTenantsAndVerify) {
+  auto entries = append(6);
+  ASSERT_EQ(entries.size(), 6u);
+  EXPECT_EQ(entries.front().prev_hash, std::string(64, '0'));
+  for (std::size_t i = 1; i < entries.size(); ++i) {
+    EXPECT_EQ(entries[i].prev_hash, entries[i - 1].hash) << i;
+    EXPECT_EQ(entries[i].hash.size(), 64u);
+    EXPECT_NE(entries[i].hash, entries[i - 1].hash);
+  }
+  auto listed = store_->list_audit(tenant_a_, {});
+  ASSERT_TRUE(listed) << listed.error().describe();
+  ASSERT_FALSE(listed->items.empty());
+  EXPECT_EQ(listed->items.front().hash, entries[1].hash);
+  auto report = store_->verify_audit_chain();
+  ASSERT_TRUE(report) << report.error().describe();
+  EXPECT_TRUE(report->ok) << (report->problems.empty() ? "" : report->problems.front());
+  EXPECT_EQ(report->entries, 6);
+  EXPECT_EQ(report->unchained, 0);
+  EXPECT_EQ(report->head_seq, entries.back().seq);
+  EXPECT_EQ(report->head_hash, entries.back().hash);
+}
+
+TEST_P(StoreSecurity, VerifyFindsAnEditedEntry) {
+  auto entries = append(5);
+  tamper("UPDATE audit_log SET actor = 'user:mallory' WHERE seq = " + std::to_string(entries[2].seq) + ";");
+  auto report = store_->verify_audit_chain();
+  ASSERT_TRUE(report) << report.error().describe();
+  EXPECT_FALSE(report->ok);
+  ASSERT_EQ(report->problems.size(), 1u);
+  EXPECT_NE(report->problems[0].find("seq " + std::to_string(entries[2].seq)), std::string::npos) << report->problems[0];
+  EXPECT_NE(report->problems[0].find("edited"), std::string::npos) << report->problems[0];
+}
+
+TEST_P(StoreSecurity, VerifyFindsADeletedEntryInTheMiddleAndAtTheEnd) {
+  auto entries = append(5);
+  tamper("DELETE FROM audit_log WHERE seq = " + std::to_string(entries[1].seq) + ";");
+  auto middle = store_->verify_audit_chain();
+  ASSERT_TRUE(middle) << middle.error().describe();
+  EXPECT_FALSE(middle->ok);
+  ASSERT_EQ(middle->problems.size(), 1u);
+  EXPECT_NE(middle->problems[0].find("seq " + std::to_string(entries[2].seq)), std::string::npos);
+  EXPECT_NE(middle->problems[0].find("deleted"), std::string::npos);
+
+  tamper("DELETE FROM audit_log WHERE seq = " + std::to_string(entries[4].seq) + ";");
+  auto tail = store_->verify_audit_chain();
+  ASSERT_TRUE(tail) << tail.error().describe();
+  EXPECT_FALSE(tail->ok);
+  ASSERT_EQ(tail->problems.size(), 2u);
+  EXPECT_NE(tail->problems[1].find("audit_chain"), std::string::npos) << tail->problems[1];
+}
+
+TEST_P(StoreSecurity, VerifyFindsARecomputedRowWithoutTheHead) {
+  // An attacker who rewrites a row's hash to match its edit still breaks the next row's link.
+  auto entries = append(3);
+  tamper("UPDATE audit_log SET hash = '" + std::string(64, 'a') + "' WHERE seq = " + std::to_string(entries[0].seq) + ";");
+  auto report = store_->verify_audit_chain();
+  ASSERT_TRUE(report) << report.error().describe();
+  EXPECT_FALSE(report->ok);
+  EXPECT_EQ(report->problems.size(), 2u);  // row 0's hash, row 1's link
+}
+
+TEST_P(StoreSecurity, RoleBindingsArePerTenantAndExact) {
+  RoleBindingRecord b;
+  b.principal = "user:alice'); DROP TABLE jobs; --";
+  b.role = "editor";
+  b.created_by = "user:root";
+  auto put = store_->put_role_binding(tenant_a_, b);
+  ASSERT_TRUE(put) << put.error().describe();
+  EXPECT_NE(put->created_at, core::Timestamp());
+  EXPECT_EQ(store_->put_role_binding(tenant_a_, b).error().code, ErrorCode::AlreadyExists);
+  RoleBindingRecord p = b;
+  p.project_id = Id::generate();
+  p.role = "admin";
+  ASSERT_TRUE(store_->put_role_binding(tenant_a_, p));
+  RoleBindingRecord other;
+  other.principal = "sa:ci-bot";
+  other.role = "viewer";
+  other.created_by = "user:root";
+  ASSERT_TRUE(store_->put_role_binding(tenant_a_, other));
+  ASSERT_TRUE(store_->put_role_binding(system_tenant(), RoleBindingRecord{"user:root", "platform-admin", {}, {}, "config"}));
+
+  auto all = store_->list_role_bindings(tenant_a_);
+  ASSERT_TRUE(all) << all.error().describe();
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].principal, "sa:ci-bot");
+  auto alice = store_->list_role_bindings(tenant_a_, b.principal);
+  ASSERT_TRUE(alice);
+  ASSERT_EQ(alice->size(), 2u);
+  EXPECT_EQ((*alice)[0].role, "admin");
+  EXPECT_EQ((*alice)[0].project_id, p.project_id);
+  EXPECT_EQ((*alice)[1].role, "editor");
+  EXPECT_FALSE((*alice)[1].project_id);
+  EXPECT_TRUE(store_->list_role_bindings(tenant_b_)->empty());
+  EXPECT_EQ(store_->list_role_bindings(system_tenant())->size(), 1u);
+
+  // Tenant B cannot remove tenant A's binding; A can, once.
+  EXPECT_EQ(store_->delete_role_binding(tenant_b_, b.principal, "editor", std::nullopt).error().code, ErrorCode::NotFound);
+  EXPECT_TRUE(store_->delete_role_binding(tenant_a_, b.principal, "editor", std::nullopt));
+  auto again = store_->delete_role_binding(tenant_a_, b.principal, "editor", std::nullopt);
+  EXPECT_EQ(again.error().code, ErrorCode::NotFound);
+  EXPECT_NE(again.error().message.find("no role editor"), std::string::npos) << again.error().message;
+  EXPECT_EQ(store_->list_role_bindings(tenant_a_, b.principal)->size(), 1u);
+  EXPECT_EQ(store_->put_role_binding(tenant_a_, RoleBindingRecord{"", "viewer", {}, {}, "user:root"}).error().field,
+            "principal");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreSecurity, ::testing::Values("sqlite_file", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace budcore::backend
