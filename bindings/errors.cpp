@@ -15,7 +15,7 @@ namespace {
 
 using core::ErrorCode;
 
-constexpr std::size_t kCodes = static_cast<std::size_t>(ErrorCode::Internal) + 1;
+constexpr std::size_t kCodes = static_cast<std::size_t>(ErrorCode::RateLimited) + 1;
 
 // Borrowed for the life of the process: the module keeps a reference to each class, and
 // Python never unloads extension modules.
@@ -55,6 +55,7 @@ py::object make_exception(const core::Error& full) {
   exc.attr("message") = py::str(e.message);
   exc.attr("field") = str_or_none(e.field);
   exc.attr("value") = str_or_none(e.value);
+  if (e.code == core::ErrorCode::RateLimited) exc.attr("retry_after") = static_cast<double>(e.retry_after_ms) / 1000.0;
   return exc;
 }
 
@@ -98,7 +99,13 @@ void bind_errors(py::module_& m) {
       py::make_tuple(base, builtin(PyExc_OverflowError)));
   sub(ErrorCode::Unsupported, "UnsupportedError", "Valid input that budcore does not handle.",
       py::make_tuple(base, builtin(PyExc_NotImplementedError)));
-  sub(ErrorCode::Security, "SecurityError", "A sandbox limit was hit.", py::make_tuple(base));
+  sub(ErrorCode::Security, "SecurityError",
+      "Refused by a security rule: a role the caller lacks, a tenant policy, a sandbox limit.",
+      py::make_tuple(base));
+  sub(ErrorCode::RateLimited, "RateLimitedError",
+      "Too many requests now; .retry_after is the number of seconds after which a retry may succeed.",
+      py::make_tuple(base));
+  py::handle(g_by_code[static_cast<std::size_t>(ErrorCode::RateLimited)]).attr("retry_after") = 0.0;
   sub(ErrorCode::Io, "IoError", "File, database or network failure.",
       py::make_tuple(base, builtin(PyExc_OSError)));
   sub(ErrorCode::Internal, "InternalError", "A bug in budcore: an invariant did not hold.",

@@ -10,10 +10,11 @@ namespace {
 
 struct ThreadError {
   std::string message, field, value, template_kind;
-  budcore_error view{BUDCORE_OK, "", "", ""};
+  budcore_error view{BUDCORE_OK, "", "", "", 0};
+  long long retry_after_ms = 0;
   budcore_template_error template_view{"", 0, 0};
   void publish(int code) {
-    view = budcore_error{code, message.c_str(), field.c_str(), value.c_str()};
+    view = budcore_error{code, message.c_str(), field.c_str(), value.c_str(), retry_after_ms};
   }
 };
 
@@ -39,6 +40,7 @@ int status_of(core::ErrorCode code) noexcept {
     case ErrorCode::Security: return BUDCORE_ESECURITY;
     case ErrorCode::Io: return BUDCORE_EIO;
     case ErrorCode::Internal: return BUDCORE_ERROR;
+    case ErrorCode::RateLimited: return BUDCORE_ERATELIMITED;
   }
   return BUDCORE_ERROR;
 }
@@ -51,6 +53,7 @@ int set_error(const core::Error& full) noexcept {
     t.message = e.message;
     t.field = e.field;
     t.value = e.value;
+    t.retry_after_ms = e.retry_after_ms;
     int code = status_of(e.code);
     t.publish(code);
     return code;
@@ -65,6 +68,7 @@ int set_error(int status, std::string_view message, std::string_view field) noex
     t.message.assign(message.substr(0, core::kMaxMessageBytes));
     t.field.assign(field.substr(0, core::kMaxMessageBytes));
     t.value.clear();
+    t.retry_after_ms = 0;
     t.publish(status);
   } catch (...) {
   }
@@ -76,6 +80,7 @@ void clear_error() noexcept {
   t.message.clear();
   t.field.clear();
   t.value.clear();
+  t.retry_after_ms = 0;
   t.template_kind.clear();
   t.template_view = budcore_template_error{"", 0, 0};
   t.publish(BUDCORE_OK);
@@ -169,7 +174,8 @@ const char* budcore_strerror(int code) {
     case BUDCORE_EUSER: return "aborted by user callback";
     case BUDCORE_ENOMEM: return "out of memory";
     case BUDCORE_EOVERFLOW: return "arithmetic overflow";
-    case BUDCORE_ESECURITY: return "security limit reached";
+    case BUDCORE_ESECURITY: return "refused by a security rule";
+    case BUDCORE_ERATELIMITED: return "rate limited: retry later";
     case BUDCORE_EIO: return "I/O failure";
     case BUDCORE_EUNSUPPORTED: return "unsupported";
     default: return "unknown status code";

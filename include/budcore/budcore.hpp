@@ -73,6 +73,8 @@
 #include "budcore/platform/hooks.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
+#include "budcore/platform/rate_limiter.hpp"
+#include "budcore/platform/rbac.hpp"
 #include "budcore/platform/scenario.hpp"
 #include "budcore/quota/admission.hpp"
 #include "budcore/quota/cluster_queue.hpp"

@@ -15,6 +15,7 @@ std::string_view to_string(ErrorCode code) noexcept {
     case ErrorCode::Security: return "security";
     case ErrorCode::Io: return "io";
     case ErrorCode::Internal: return "internal";
+    case ErrorCode::RateLimited: return "rate_limited";
   }
   return "internal";
 }

@@ -9,6 +9,7 @@
 #include "budcore/core/yaml.hpp"
 #include "budcore/quota/scenario.hpp"
 #include "job/codec_util.hpp"
+#include "platform/config_section.hpp"
 
 namespace budcore::platform {
 
@@ -17,92 +18,8 @@ using core::Value;
 
 namespace {
 
-constexpr std::int64_t kMaxSeconds = std::int64_t{100} * 365 * 86'400;
-
-// Field readers over one map of the document; every error is prefixed with the map's path.
-class Section {
- public:
-  Section(const Value& v, std::string path) : path_(std::move(path)) {
-    static const core::Map kEmpty;
-    map_ = v.is_map() ? &v.as_map() : &kEmpty;
-  }
-  static core::Result<Section> of(const Value& v, std::string path) {
-    if (!v.is_map() && !v.is_null())
-      return Error::invalid(path, core::to_json(v), "must be a map, not " + std::string(core::to_string(v.kind())));
-    return Section(v, std::move(path));
-  }
-  core::Status known(std::initializer_list<std::string_view> keys) const {
-    std::vector<std::string_view> k(keys);
-    return at(job::detail::Reader(*map_).reject_unknown(k));
-  }
-  const Value* get(std::string_view key) const {
-    const Value* v = map_->find(key);
-    return v == nullptr || v->is_null() ? nullptr : v;
-  }
-  std::string path(std::string_view key) const { return core::join_path(path_, key); }
-  core::Status at(core::Status st) const {
-    if (!st) {
-      core::Error e = st.error();
-      if (!path_.empty()) e.at(path_);
-      return e;
-    }
-    return {};
-  }
-  template <class T>
-  core::Result<T> at(core::Result<T> r) const {
-    if (!r) {
-      core::Error e = r.error();
-      if (!path_.empty()) e.at(path_);
-      return e;
-    }
-    return r;
-  }
-  core::Status string(std::string_view key, std::string& out) const {
-    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).string(key)));
-    if (v) out = *v;
-    return {};
-  }
-  core::Status boolean(std::string_view key, bool& out) const {
-    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).boolean(key)));
-    if (v) out = *v;
-    return {};
-  }
-  core::Status integer(std::string_view key, std::int64_t& out, std::int64_t lo, std::int64_t hi) const {
-    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).integer(key)));
-    if (!v) return {};
-    if (*v < lo || *v > hi)
-      return Error::invalid(path(key), std::to_string(*v),
-                            "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
-    out = *v;
-    return {};
-  }
-  core::Status number(std::string_view key, double& out, double lo, double hi) const {
-    const Value* v = get(key);
-    if (v == nullptr) return {};
-    if (!v->is_number()) return Error::invalid(path(key), core::to_json(*v), "must be a number");
-    double d = v->as_float();
-    if (!std::isfinite(d) || d < lo || d > hi)
-      return Error::invalid(path(key), core::to_json(*v),
-                            "must be between " + core::format_json_float(lo) + " and " + core::format_json_float(hi));
-    out = d;
-    return {};
-  }
-  core::Status seconds(std::string_view key, core::Duration& out, std::int64_t lo) const {
-    double s = -1;
-    BUDCORE_TRY(number(key, s, static_cast<double>(lo), static_cast<double>(kMaxSeconds)));
-    if (s >= 0) out = core::Duration::nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9)));
-    return {};
-  }
-  core::Status quantity(std::string_view key, std::optional<core::Quantity>& out) const {
-    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).quantity(key, false)));
-    if (v) out = *v;
-    return {};
-  }
-
- private:
-  const core::Map* map_;
-  std::string path_;
-};
+using detail::kMaxSeconds;
+using detail::Section;
 
 core::Status read_pool(const Value& v, const std::string& path, backend::NodePool& p) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, path));
@@ -391,7 +308,7 @@ core::Result<PlatformConfig> PlatformConfig::from_value(const Value& document) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(document, ""));
   if (!document.is_map()) return Error::invalid("", core::to_json(document), "a platform config is a map");
   BUDCORE_TRY(s.known({"schema_version", "store", "clock", "cluster", "quota", "queues", "retry", "pipelines",
-                       "max_events_per_commit", "cost"}));
+                       "max_events_per_commit", "cost", "security"}));
   std::int64_t version = kSchemaVersion;
   BUDCORE_TRY(s.integer("schema_version", version, 1, 1'000'000));
   if (version != kSchemaVersion)
@@ -439,6 +356,7 @@ core::Result<PlatformConfig> PlatformConfig::from_value(const Value& document) {
   if (const Value* v = s.get("retry")) BUDCORE_TRY(read_retry(*v, c.retry));
   if (const Value* v = s.get("pipelines")) BUDCORE_TRY(read_pipelines(*v, c));
   if (const Value* v = s.get("cost")) BUDCORE_TRY(read_cost(*v, c));
+  if (const Value* v = s.get("security")) BUDCORE_TRY(detail::read_security(*v, c));
   std::int64_t per_commit = static_cast<std::int64_t>(c.max_events_per_commit);
   BUDCORE_TRY(s.integer("max_events_per_commit", per_commit, 1, 1'000'000));
   c.max_events_per_commit = static_cast<std::size_t>(per_commit);

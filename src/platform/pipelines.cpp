@@ -296,7 +296,8 @@ core::Result<PipelineRun> Platform::run_pipeline(const CallContext& caller, cons
                                                          {"principal", caller.principal},
                                                          {"started_ns", run->started_ns}})));
     BUDCORE_TRY(tx.append_event(caller.tenant, e));
-    return {};
+    return m.audit(tx, caller, "pipeline_runs.run", "pipeline_run", run->id.to_string(), {}, core::to_json(run->document),
+                   core::Map{{"pipeline", run->pipeline}});
   });
   if (!st) return st.error();
   LiveRun& ref = *run;
@@ -325,6 +326,10 @@ core::Result<PipelineRun> Platform::cancel_pipeline_run(const CallContext& calle
     return Error::make(ErrorCode::Conflict, "pipeline run " + id.to_string() + " has ended: only a running run can be cancelled",
                        "status");
   BUDCORE_TRY(it->second->engine->cancel(reason.empty() ? "cancelled" : reason));
+  BUDCORE_TRY(m.store->transact([&](backend::Store& tx) {
+    return m.audit(tx, caller, "pipeline_runs.cancel", "pipeline_run", id.to_string(), core::to_json(rec.state), {},
+                   core::Map{{"reason", std::string(reason)}});
+  }));
   BUDCORE_TRY(m.pump_locked());
   BUDCORE_TRY_ASSIGN(rec, m.store->get_pipeline(caller.tenant, id));
   return run_of(rec);

@@ -3,6 +3,8 @@
 #include "budcore/platform/platform.hpp"
 
 #include "budcore/core/json.hpp"
+#include "budcore/platform/rbac.hpp"
+#include "core/digest.hpp"
 #include "budcore/platform/cost_controls.hpp"
 #include "budcore/quota/job_workload.hpp"
 #include "platform/platform_impl.hpp"
@@ -61,6 +63,11 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
   if (m.config.http == HttpKind::Curl) m.http = backend::make_curl_http_client();
   BUDCORE_TRY(m.recover());
   std::unique_ptr<Platform> p(new Platform(std::move(impl)));
+  if (const SecurityConfig& sec = p->impl_->config.security; sec.rbac || sec.default_policy || !sec.tenants.empty()) {
+    Impl& m = *p->impl_;
+    if (sec.rbac) m.authorizer = std::make_shared<RbacAuthorizer>(*m.store, sec.platform_admins);
+    if (sec.default_policy || !sec.tenants.empty()) m.gates.insert(m.gates.begin(), std::make_shared<TenantPolicyGate>(sec));
+  }
   if (const PlatformConfig& c = p->impl_->config; c.prices) {
     std::shared_ptr<backend::Notifier> alerts;
     if (c.budget_alerts) alerts = CostControls::webhook_alerts(*c.budget_alerts);
@@ -83,11 +90,72 @@ core::Timestamp Platform::now() const { return impl_->clock->now(); }
 // ---- Impl helpers -------------------------------------------------------------------------------
 
 core::Status Platform::Impl::guard(const CallContext& caller, std::string_view verb, std::string_view resource,
-                                   const core::Id* object) {
+                                   const core::Id* object, const core::Id* project) {
   if (halted) return *halted;
   if (caller.tenant.is_nil())
     return Error::invalid("tenant", caller.tenant.to_string(), "a call needs a tenant (the nil id is the system tenant)");
-  if (authorizer) BUDCORE_TRY(authorizer->authorize(caller, verb, resource, object));
+  if (!authorizer) return {};
+  // A job named by id is authorized in its project. A job that does not exist (or is another
+  // tenant's) is asked about tenant-wide, so a caller without the role cannot tell the two apart.
+  std::optional<core::Id> stored_project;
+  if (object != nullptr && project == nullptr && project_scoped(resource)) {
+    auto rec = store->get_job(caller.tenant, *object);
+    if (rec) stored_project = rec->job.project_id;
+    else if (rec.error().code != ErrorCode::NotFound) return rec.error();
+    if (stored_project) project = &*stored_project;
+  }
+  auto st = authorizer->authorize(caller, AccessRequest{verb, resource, object, project});
+  if (!st) {
+    backend::AuditEntry e;
+    e.actor = caller.principal.empty() ? "anonymous" : caller.principal;
+    e.action = std::string(resource) + "." + std::string(verb);
+    e.object_type = std::string(resource);
+    if (object != nullptr) e.object_id = object->to_string();
+    e.request_id = caller.request_id;
+    e.detail = core::Value::map({{"outcome", "denied"}, {"reason", st.error().message}});
+    // The denial stands even if it cannot be recorded (a store failure surfaces on the next write).
+    if (e.actor.size() <= 256) (void)store->append_audit(caller.tenant, std::move(e));
+    return st;
+  }
+  return {};
+}
+
+core::Status Platform::Impl::guard_submit(const CallContext& caller, const std::vector<SubmitRequest>& jobs) {
+  BUDCORE_TRY(guard(caller, "create", "jobs", nullptr, jobs.empty() ? nullptr : &jobs.front().job.project_id));
+  if (!authorizer || jobs.empty()) return {};
+  // Each project once (a batch is usually one project), and critical jobs need an admin.
+  std::vector<std::pair<core::Id, bool>> asked{{jobs.front().job.project_id, false}};
+  for (const auto& r : jobs) {
+    const bool critical = r.job.priority == job::JobPriority::Critical;
+    auto it = std::find_if(asked.begin(), asked.end(), [&](const auto& a) { return a.first == r.job.project_id; });
+    if (it == asked.end()) {
+      BUDCORE_TRY(guard(caller, "create", "jobs", nullptr, &r.job.project_id));
+      it = asked.insert(asked.end(), {r.job.project_id, false});
+    }
+    if (critical && !it->second) {
+      BUDCORE_TRY(guard(caller, "create_critical", "jobs", nullptr, &r.job.project_id));
+      it->second = true;
+    }
+  }
+  return {};
+}
+
+core::Status Platform::Impl::audit(backend::Store& tx, const CallContext& caller, std::string_view action,
+                                   std::string_view object_type, std::string_view object, std::string_view before,
+                                   std::string_view after, core::Map extra) const {
+  backend::AuditEntry e;
+  e.actor = caller.principal.empty() ? "anonymous" : caller.principal;
+  e.action = std::string(action);
+  e.object_type = std::string(object_type);
+  e.object_id = std::string(object);
+  e.request_id = caller.request_id;
+  e.at = clock->now();
+  extra.set("outcome", "ok");
+  extra.set("before", before.empty() ? core::Value() : core::Value(core::sha256_hex(before)));
+  extra.set("after", after.empty() ? core::Value() : core::Value(core::sha256_hex(after)));
+  e.detail = core::Value(std::move(extra));
+  auto r = tx.append_audit(caller.tenant, std::move(e));
+  if (!r) return r.error();
   return {};
 }
 
@@ -126,9 +194,10 @@ core::Error Platform::Impl::fail_halted(core::Error e) {
 
 core::Result<SubmitResult> Platform::submit(const CallContext& caller, job::Job job, std::string_view key) {
   std::lock_guard lock(impl_->mu);
-  BUDCORE_TRY(impl_->guard(caller, "create", "jobs"));
   std::vector<SubmitRequest> one;
   one.push_back(SubmitRequest{std::move(job), std::string(key)});
+  BUDCORE_TRY(impl_->guard_submit(caller, one));
+  BUDCORE_TRY(impl_->check_submit_limits(caller, 1));
   BUDCORE_TRY_ASSIGN(auto results, impl_->submit_jobs(caller, std::move(one), false));
   impl_->wake.notify_all();
   return std::move(results.front());
@@ -136,7 +205,8 @@ core::Result<SubmitResult> Platform::submit(const CallContext& caller, job::Job 
 
 core::Result<std::vector<SubmitResult>> Platform::submit_batch(const CallContext& caller, std::vector<SubmitRequest> jobs) {
   std::lock_guard lock(impl_->mu);
-  BUDCORE_TRY(impl_->guard(caller, "create", "jobs"));
+  BUDCORE_TRY(impl_->guard_submit(caller, jobs));
+  BUDCORE_TRY(impl_->check_submit_limits(caller, jobs.size()));
   auto r = impl_->submit_jobs(caller, std::move(jobs), true);
   impl_->wake.notify_all();
   return r;
@@ -152,7 +222,7 @@ core::Result<backend::Page<backend::JobSummary>> Platform::list_jobs(const CallC
                                                                      const backend::JobFilter& filter,
                                                                      const backend::PageRequest& page) {
   std::lock_guard lock(impl_->mu);
-  BUDCORE_TRY(impl_->guard(caller, "list", "jobs"));
+  BUDCORE_TRY(impl_->guard(caller, "list", "jobs", nullptr, filter.project_id ? &*filter.project_id : nullptr));
   return impl_->store->list_job_summaries(caller.tenant, filter, page);
 }
 

@@ -21,6 +21,7 @@
 #include "budcore/pipeline/engine.hpp"
 #include "budcore/pipeline/simulation.hpp"
 #include "budcore/platform/platform.hpp"
+#include "budcore/platform/rate_limiter.hpp"
 #include "platform/metrics.hpp"
 
 #pragma GCC visibility push(hidden)  // private to the library: not exported
@@ -88,6 +89,18 @@ struct PendingWrite {
   bool ended = false;          // its platform record goes
 };
 
+// The config's per-tenant admission policy (registries, GPUs per job, GPU types, priorities),
+// installed as the first admission gate when the config has one (tenant_policy.cpp).
+class TenantPolicyGate final : public AdmissionGate {
+ public:
+  explicit TenantPolicyGate(SecurityConfig security);
+  std::string_view name() const noexcept override;
+  core::Status admit(const CallContext& caller, const job::Job& job, GateStage stage) override;
+
+ private:
+  SecurityConfig security_;
+};
+
 struct BUDCORE_HIDDEN Platform::Impl {
   PlatformConfig config;
   std::shared_ptr<core::Clock> clock;
@@ -108,6 +121,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
 
   std::vector<std::shared_ptr<AdmissionGate>> gates;
   std::shared_ptr<Authorizer> authorizer;
+  SubmitRateLimiter limiter;  // security.tenants.*.submits_per_second
   std::vector<std::shared_ptr<UsageObserver>> usage_observers;
   std::shared_ptr<JobCostMeter> cost_meter;
   bool budget_stops_due = false;  // usage was metered or a run started since the last fire_budget_stops
@@ -124,8 +138,21 @@ struct BUDCORE_HIDDEN Platform::Impl {
   bool stopping = false;
 
   // --- platform.cpp
+  // Refuses a call before it reads or writes anything: halted, no tenant, or the authorizer
+  // (which sees the job's project for a job named by id; denials are audited).
   core::Status guard(const CallContext& caller, std::string_view verb, std::string_view resource,
-                     const core::Id* object = nullptr);
+                     const core::Id* object = nullptr, const core::Id* project = nullptr);
+  // guard() for a submit: "create" in every project the jobs name, "create_critical" for
+  // critical ones.
+  core::Status guard_submit(const CallContext& caller, const std::vector<SubmitRequest>& jobs);
+  // A caller's submit of n jobs against its tenant's queue depth and token bucket
+  // (RateLimited with a retry-after; tenant_policy.cpp).
+  core::Status check_submit_limits(const CallContext& caller, std::size_t n);
+  // The audit entry of a mutation, in the mutation's transaction: who, what, the object, and
+  // SHA-256 digests of its JSON before and after ("" = none).
+  core::Status audit(backend::Store& tx, const CallContext& caller, std::string_view action,
+                     std::string_view object_type, std::string_view object, std::string_view before,
+                     std::string_view after, core::Map extra = {}) const;
   core::Status check_gates(const CallContext& caller, const job::Job& job, GateStage stage);
   core::Result<backend::WorkloadRequest> request_for(const LiveJob& lj, const job::Job& job) const;
   void hand_to_cluster(LiveJob& lj, const job::Job& job);

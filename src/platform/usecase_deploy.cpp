@@ -142,7 +142,12 @@ core::Result<DeploymentRecord> Platform::deploy_usecase(const CallContext& calle
 
   // The record first, so no job carrying its id exists without it; a run that does not start
   // takes the record back with it.
-  BUDCORE_TRY(m.store->put_platform_record(kKind, record.id.to_string(), stored_doc(record)));
+  BUDCORE_TRY(m.store->transact([&](backend::Store& tx) -> core::Status {
+    const core::Value doc = stored_doc(record);
+    BUDCORE_TRY(tx.put_platform_record(kKind, record.id.to_string(), doc));
+    return m.audit(tx, caller, "usecase_deployments.deploy", "usecase_deployment", record.id.to_string(), {}, core::to_json(doc),
+                   core::Map{{"template", record.template_id}});
+  }));
   auto run = run_pipeline(caller, plan.pipeline);
   if (!run) {
     (void)m.store->delete_platform_record(kKind, record.id.to_string());
@@ -192,9 +197,14 @@ core::Result<DeploymentRecord> Platform::teardown_deployment(const CallContext& 
   if (r.teardown_requested && r.status == DeploymentStatus::Deleted) return r;  // idempotent
 
   // Mark first: a teardown interrupted half way is finished by the next call.
+  const std::string before = core::to_json(stored_doc(r));
   r.teardown_requested = true;
   r.updated_at = m.clock->now();
-  BUDCORE_TRY(m.store->put_platform_record(kKind, r.id.to_string(), stored_doc(r)));
+  BUDCORE_TRY(m.store->transact([&](backend::Store& tx) -> core::Status {
+    const core::Value doc = stored_doc(r);
+    BUDCORE_TRY(tx.put_platform_record(kKind, r.id.to_string(), doc));
+    return m.audit(tx, caller, "usecase_deployments.teardown", "usecase_deployment", r.id.to_string(), before, core::to_json(doc));
+  }));
   for (const auto& instance : r.begin_teardown()) {
     const auto* c = r.component(instance);
     auto cancelled = m.cancel(caller, *c->job_id, "use-case deployment " + r.id.to_string() + " torn down");

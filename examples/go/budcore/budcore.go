@@ -88,6 +88,8 @@ func lastError(rc C.int) error {
 		Field:   C.GoString(e.field),
 		Value:   C.GoString(e.value),
 		Message: C.GoString(e.message),
+
+		RetryAfterMs: int64(e.retry_after_ms),
 	}
 	if err.Message == "" {
 		err.Message = C.GoString(C.budcore_strerror(rc))

@@ -25,6 +25,7 @@ const (
 	Security    Code = C.BUDCORE_ESECURITY
 	IO          Code = C.BUDCORE_EIO
 	Unsupported Code = C.BUDCORE_EUNSUPPORTED
+	RateLimited Code = C.BUDCORE_ERATELIMITED
 )
 
 // String is the library's English name of the code ("invalid input").
@@ -36,6 +37,8 @@ type Error struct {
 	Field   string // path of the offending input ("gpu_count", "spec.args[2]"); "" if none
 	Value   string // the offending value as given; "" if none
 	Message string
+	// RetryAfterMs: for RateLimited, when a retry may succeed (milliseconds from now); 0 otherwise.
+	RetryAfterMs int64
 }
 
 func (e *Error) Error() string {
@@ -67,7 +70,8 @@ var (
 	ErrUser        = &Error{Code: User, Message: "aborted by user callback"}
 	ErrNoMem       = &Error{Code: NoMem, Message: "out of memory"}
 	ErrOverflow    = &Error{Code: Overflow, Message: "arithmetic overflow"}
-	ErrSecurity    = &Error{Code: Security, Message: "security limit reached"}
+	ErrSecurity    = &Error{Code: Security, Message: "refused by a security rule"}
+	ErrRateLimited = &Error{Code: RateLimited, Message: "rate limited: retry later"}
 	ErrIO          = &Error{Code: IO, Message: "I/O failure"}
 	ErrUnsupported = &Error{Code: Unsupported, Message: "unsupported"}
 )

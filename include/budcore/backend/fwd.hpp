@@ -37,6 +37,8 @@ struct QuotaConfigRecord;
 struct UsageRecord;
 struct UsageQuery;
 struct AuditEntry;
+struct AuditChainReport;
+struct RoleBindingRecord;
 struct AuditQuery;
 struct EventRecord;
 struct PlatformRecord;

@@ -28,7 +28,8 @@ typedef enum budcore_status {
   BUDCORE_EOVERFLOW = -10,
   BUDCORE_ESECURITY = -11,
   BUDCORE_EIO = -12,
-  BUDCORE_EUNSUPPORTED = -13
+  BUDCORE_EUNSUPPORTED = -13,
+  BUDCORE_ERATELIMITED = -14 /* too many requests now; budcore_error_last()->retry_after_ms says when */
 } budcore_status;
 
 /* Text owned by the caller after the library fills it; always NUL-terminated (ptr[size] == 0).

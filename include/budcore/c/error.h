@@ -11,6 +11,7 @@ typedef struct budcore_error {
   const char *message; /* never NULL; "" when there is no error */
   const char *field;   /* path of the offending input ("resources.gpu_count"); "" if none */
   const char *value;   /* the offending value as given; "" if none */
+  long long retry_after_ms; /* BUDCORE_ERATELIMITED: retry after this many ms; 0 otherwise */
 } budcore_error;
 
 /* The last error raised on this thread. Never NULL: with no error, code is BUDCORE_OK and the

@@ -1,6 +1,7 @@
 // budcore::core::Error — what went wrong, where in the input, and with which value.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,9 +19,10 @@ enum class ErrorCode : int {
   BudgetExceeded,       // denied by a budget
   Overflow,             // arithmetic result does not fit the exact representation
   Unsupported,          // valid input the library does not handle
-  Security,             // a sandbox limit was hit
+  Security,             // refused by a security rule: RBAC, tenant policy, a sandbox limit
   Io,                   // file, database or network failure
   Internal,             // a bug: an invariant did not hold
+  RateLimited,          // too many requests now: retry after Error::retry_after_ms
 };
 
 BUDCORE_API std::string_view to_string(ErrorCode code) noexcept;
@@ -33,6 +35,8 @@ struct BUDCORE_API Error {
   std::string message;
   std::string field;
   std::string value;
+  // RateLimited: when a retry may succeed, in milliseconds from now (0 otherwise).
+  std::int64_t retry_after_ms = 0;
 
   static Error invalid(std::string field, std::string value, std::string why);
   static Error make(ErrorCode code, std::string message, std::string field = {});

@@ -23,6 +23,10 @@
 //   pipelines: {http: sim|curl, notifier: sim|none}
 //   cost: {prices: <price book> | path, budgets: [<budget>, ...] | path,
 //          alerts: {webhook: URL, timeout_seconds}}   # docs/cost.md
+//   security: {rbac: true, platform_admins: [user:root],          # docs/security.md
+//              tenants: {"*" | <tenant id>: {allowed_registries, denied_registries,
+//                        max_gpus_per_job, gpu_types, priorities, submits_per_second,
+//                        submit_burst, max_queued_jobs}}}
 //
 // Every key is optional; an absent `quota` / `cluster.inventory` gives the embedded defaults
 // (embedded_quota(), embedded_inventory()). Unknown keys are Invalid with a "did you mean" hint;
@@ -30,6 +34,8 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <vector>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +48,8 @@
 #include "budcore/cost/budget.hpp"
 #include "budcore/cost/price_book.hpp"
 #include "budcore/export.h"
+#include "budcore/core/id.hpp"
+#include "budcore/job/priority.hpp"
 #include "budcore/job/retry_policy.hpp"
 #include "budcore/quota/config.hpp"
 
@@ -68,6 +76,36 @@ struct KubernetesClusterConfig {
   std::string model_image;  // image of MODEL jobs that name none
 };
 
+// What one tenant may submit (docs/security.md "Admission policy"); a refusal is a Security
+// error naming the job's field. Limits: a token bucket of submits and a cap on the tenant's
+// jobs that have not ended, refused with RateLimited carrying a retry-after.
+struct TenantPolicy {
+  std::vector<std::string> allowed_registries;  // spec.image prefixes ("registry.corp/"); empty = any
+  std::vector<std::string> denied_registries;   // checked first
+  std::optional<std::int64_t> max_gpus_per_job;
+  std::vector<std::string> gpu_types;           // allowed gpu_type values; empty = any
+  std::vector<job::JobPriority> priorities;     // allowed priorities; empty = any
+  double submits_per_second = 0;                // refill rate; 0 = no rate limit
+  std::int64_t submit_burst = 0;                // bucket size; 0 = max(1, ceil(rate))
+  std::int64_t max_queued_jobs = 0;             // jobs not yet ended; 0 = no limit
+  friend bool operator==(const TenantPolicy&, const TenantPolicy&) = default;
+};
+
+// `security`: rbac installs RbacAuthorizer (rbac.hpp) with platform_admins as its bootstrap
+// admins; tenants["*"] is every tenant's policy unless the tenant has its own.
+struct SecurityConfig {
+  bool rbac = false;
+  std::vector<std::string> platform_admins;
+  std::optional<TenantPolicy> default_policy;  // tenants."*"
+  std::map<core::Id, TenantPolicy> tenants;
+  // The policy of a tenant (its own, else the default); nullptr when none applies.
+  const TenantPolicy* policy_for(const core::Id& tenant) const {
+    auto it = tenants.find(tenant);
+    if (it != tenants.end()) return &it->second;
+    return default_policy ? &*default_policy : nullptr;
+  }
+};
+
 struct BUDCORE_API PlatformConfig {
   static constexpr int kSchemaVersion = 1;
   static constexpr std::size_t kMaxDocumentBytes = 4u << 20;
@@ -91,6 +129,8 @@ struct BUDCORE_API PlatformConfig {
   // `cost.alerts.webhook`: budget threshold alerts are POSTed there (a Slack-compatible
   // webhook) as metered spend crosses them; without it they are only recorded in the audit log.
   std::optional<backend::WebhookNotifierOptions> budget_alerts;
+  // `security` (docs/security.md).
+  SecurityConfig security;
 
   // Parses a config document (a map). Relative sqlite paths stay as written.
   static core::Result<PlatformConfig> from_value(const core::Value& document);

@@ -36,16 +36,27 @@ class BUDCORE_API AdmissionGate {
   virtual core::Status admit(const CallContext& caller, const job::Job& job, GateStage stage) = 0;
 };
 
-// Asked at the top of every Platform call, before anything is read or written: verb ("create",
-// "get", "list", "cancel", "retry", "update", "preempt", "watch", "run", "metrics"), resource
-// ("jobs", "pipeline_runs", "events", "metrics") and the object's id when there is one. An error
-// refuses the call (Security, naming what is missing). The default allows everything within
-// the caller's tenant.
+// What a call asks to do: verb ("create", "get", "list", "cancel", "retry", "update",
+// "preempt", "watch", "run", "deploy", "teardown", "bind", "unbind", "verify"), resource
+// ("jobs", "pipeline_runs", "usecase_deployments", "events", "role_bindings", "audit",
+// "costs"), the object's id when there is one, and for jobs the project the job belongs to
+// (create: the submitted job's; get/cancel/...: the stored job's; list: the filter's, if any).
+struct AccessRequest {
+  std::string_view verb;
+  std::string_view resource;
+  const core::Id* object = nullptr;
+  const core::Id* project = nullptr;
+};
+
+// Asked before a Platform call reads or writes anything of the caller's (for a job named by
+// id: after the platform looked up its project, before anything is returned or changed). An
+// error refuses the call (Security, naming what is missing); the platform audits the denial.
+// Without one every call within the caller's tenant is allowed; `security.rbac: true` in the
+// config installs RbacAuthorizer (rbac.hpp).
 class BUDCORE_API Authorizer {
  public:
   virtual ~Authorizer();
-  virtual core::Status authorize(const CallContext& caller, std::string_view verb, std::string_view resource,
-                                 const core::Id* object) = 0;
+  virtual core::Status authorize(const CallContext& caller, const AccessRequest& request) = 0;
 };
 
 // Sees every metered interval the cluster reports (one per run segment: start to completion,

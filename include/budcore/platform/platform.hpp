@@ -49,6 +49,7 @@
 #include "budcore/platform/config.hpp"
 #include "budcore/platform/context.hpp"
 #include "budcore/platform/hooks.hpp"
+#include "budcore/platform/rbac.hpp"
 #include "budcore/usecase/deployment.hpp"
 #include "budcore/usecase/registry.hpp"
 
@@ -186,6 +187,23 @@ class BUDCORE_API Platform {
   // order), then its pipeline run if it still runs, and marks the record torn down (status
   // deleted). Idempotent: tearing down a torn-down deployment returns it unchanged.
   core::Result<usecase::DeploymentRecord> teardown_deployment(const CallContext& caller, const core::Id& id);
+
+  // ---- security (docs/security.md) --------------------------------------------------------------
+  // Grants `binding` in the caller's tenant (needs tenant-admin there; a platform-admin binding
+  // goes to the system tenant and needs platform-admin). Invalid naming principal, role or
+  // project (tenant-admin and platform-admin take no project); AlreadyExists when bound.
+  // Audited ("role_bindings.bind").
+  core::Result<backend::RoleBindingRecord> bind_role(const CallContext& caller, const RoleBinding& binding);
+  // Revokes it (NotFound when it is not bound). Audited ("role_bindings.unbind").
+  core::Status unbind_role(const CallContext& caller, const RoleBinding& binding);
+  // The caller tenant's bindings (of one principal when given); tenant-admin.
+  core::Result<std::vector<backend::RoleBindingRecord>> list_role_bindings(
+      const CallContext& caller, std::optional<std::string> principal = std::nullopt);
+  // The caller tenant's audit log, oldest first; tenant-admin.
+  core::Result<backend::Page<backend::AuditEntry>> list_audit(const CallContext& caller, const backend::AuditQuery& query,
+                                                              const backend::PageRequest& page = {});
+  // Checks the whole audit chain (every tenant's entries); platform-admin.
+  core::Result<backend::AuditChainReport> verify_audit(const CallContext& caller);
 
   // ---- driving -------------------------------------------------------------------------------
   // Acts on everything due now: retries, cluster events (applied and committed in batches),

@@ -30,6 +30,7 @@ pub const BUDCORE_EOVERFLOW: budcore_status = -10;
 pub const BUDCORE_ESECURITY: budcore_status = -11;
 pub const BUDCORE_EIO: budcore_status = -12;
 pub const BUDCORE_EUNSUPPORTED: budcore_status = -13;
+pub const BUDCORE_ERATELIMITED: budcore_status = -14;
 
 /// Text the library allocated for the caller; NUL-terminated (`ptr[size] == 0`).
 /// Release with `budcore_buf_dispose`.
@@ -56,6 +57,7 @@ pub struct budcore_error {
     pub message: *const c_char,
     pub field: *const c_char,
     pub value: *const c_char,
+    pub retry_after_ms: std::os::raw::c_longlong,
 }
 
 // budcore/c/pipeline.h

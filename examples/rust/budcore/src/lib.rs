@@ -43,6 +43,8 @@ pub enum ErrorCode {
     Security,
     Io,
     Unsupported,
+    /// `BUDCORE_ERATELIMITED`: too many requests now; `Error::retry_after_ms` says when to retry.
+    RateLimited,
     /// A code this crate does not know (a newer library).
     Other(i32),
 }
@@ -63,6 +65,7 @@ impl ErrorCode {
             sys::BUDCORE_ESECURITY => Self::Security,
             sys::BUDCORE_EIO => Self::Io,
             sys::BUDCORE_EUNSUPPORTED => Self::Unsupported,
+            sys::BUDCORE_ERATELIMITED => Self::RateLimited,
             other => Self::Other(other),
         }
     }
@@ -82,6 +85,7 @@ impl ErrorCode {
             Self::Security => sys::BUDCORE_ESECURITY,
             Self::Io => sys::BUDCORE_EIO,
             Self::Unsupported => sys::BUDCORE_EUNSUPPORTED,
+            Self::RateLimited => sys::BUDCORE_ERATELIMITED,
             Self::Other(c) => c,
         }
     }
@@ -96,6 +100,8 @@ pub struct Error {
     /// The offending value as given; empty if none.
     pub value: String,
     pub message: String,
+    /// `RateLimited`: retry after this many milliseconds (0 otherwise).
+    pub retry_after_ms: i64,
 }
 
 /// Copies a C string the library owns; NULL reads as "".
@@ -124,6 +130,7 @@ impl Error {
                 field: owned(e.field),
                 value: owned(e.value),
                 message: owned(e.message),
+                retry_after_ms: e.retry_after_ms as i64,
             };
             if err.message.is_empty() {
                 err.message = owned(sys::budcore_strerror(rc));

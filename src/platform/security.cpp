@@ -1,0 +1,87 @@
+// The Platform's security calls: role bindings and the audit log (docs/security.md).
+#include "budcore/platform/platform.hpp"
+#include "platform/platform_impl.hpp"
+
+namespace budcore::platform {
+
+using core::Error;
+
+namespace {
+
+core::Status check_binding(const RoleBinding& b) {
+  BUDCORE_TRY(check_principal(b.principal, "binding.principal"));
+  if (b.project && (b.role == Role::TenantAdmin || b.role == Role::PlatformAdmin))
+    return Error::invalid("binding.project", b.project->to_string(),
+                          std::string(to_string(b.role)) + " is bound to a whole " +
+                              (b.role == Role::TenantAdmin ? "tenant" : "platform") + ", not to one project");
+  if (b.project && b.project->is_nil())
+    return Error::invalid("binding.project", b.project->to_string(), "the nil id is no project; omit it for the whole tenant");
+  return {};
+}
+
+std::string binding_key(const core::Id& tenant, const RoleBinding& b) {
+  return tenant.to_string() + "/" + b.principal + "/" + std::string(to_string(b.role)) + "/" +
+         (b.project ? b.project->to_string() : "*");
+}
+
+}  // namespace
+
+core::Result<backend::RoleBindingRecord> Platform::bind_role(const CallContext& caller, const RoleBinding& binding) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  const bool platform_wide = binding.role == Role::PlatformAdmin;
+  BUDCORE_TRY(m.guard(caller, platform_wide ? "bind_platform" : "bind", "role_bindings"));
+  BUDCORE_TRY(check_binding(binding));
+  const core::Id tenant = platform_wide ? backend::system_tenant() : caller.tenant;
+  backend::RoleBindingRecord rec;
+  rec.principal = binding.principal;
+  rec.role = std::string(to_string(binding.role));
+  rec.project_id = binding.project;
+  rec.created_by = caller.principal.empty() ? "anonymous" : caller.principal;
+  rec.created_at = m.clock->now();
+  backend::RoleBindingRecord out;
+  BUDCORE_TRY(m.store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY_ASSIGN(out, tx.put_role_binding(tenant, rec));
+    return m.audit(tx, caller, "role_bindings.bind", "role_binding", binding_key(tenant, binding), {}, {},
+                   core::Map{{"principal", rec.principal}, {"role", rec.role}});
+  }));
+  return out;
+}
+
+core::Status Platform::unbind_role(const CallContext& caller, const RoleBinding& binding) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  const bool platform_wide = binding.role == Role::PlatformAdmin;
+  BUDCORE_TRY(m.guard(caller, platform_wide ? "bind_platform" : "unbind", "role_bindings"));
+  BUDCORE_TRY(check_binding(binding));
+  const core::Id tenant = platform_wide ? backend::system_tenant() : caller.tenant;
+  return m.store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.delete_role_binding(tenant, binding.principal, to_string(binding.role), binding.project));
+    return m.audit(tx, caller, "role_bindings.unbind", "role_binding", binding_key(tenant, binding), {}, {},
+                   core::Map{{"principal", binding.principal}, {"role", std::string(to_string(binding.role))}});
+  });
+}
+
+core::Result<std::vector<backend::RoleBindingRecord>> Platform::list_role_bindings(const CallContext& caller,
+                                                                                   std::optional<std::string> principal) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "list", "role_bindings"));
+  if (principal) return impl_->store->list_role_bindings(caller.tenant, std::string_view(*principal));
+  return impl_->store->list_role_bindings(caller.tenant);
+}
+
+core::Result<backend::Page<backend::AuditEntry>> Platform::list_audit(const CallContext& caller,
+                                                                      const backend::AuditQuery& query,
+                                                                      const backend::PageRequest& page) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "list", "audit"));
+  return impl_->store->list_audit(caller.tenant, query, page);
+}
+
+core::Result<backend::AuditChainReport> Platform::verify_audit(const CallContext& caller) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "verify", "audit"));
+  return impl_->store->verify_audit_chain();
+}
+
+}  // namespace budcore::platform

@@ -1,0 +1,84 @@
+// The `security` section of a platform config (docs/security.md).
+#include "budcore/platform/config.hpp"
+#include "budcore/platform/rate_limiter.hpp"
+#include "budcore/platform/rbac.hpp"
+#include "platform/config_section.hpp"
+
+namespace budcore::platform::detail {
+
+namespace {
+
+core::Status string_list(const Section& s, std::string_view key, std::vector<std::string>& out) {
+  const Value* v = s.get(key);
+  if (v == nullptr) return {};
+  if (!v->is_list()) return Error::invalid(s.path(key), core::to_json(*v), "must be a list of strings");
+  const auto& items = v->as_list();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string at = s.path(key) + "[" + std::to_string(i) + "]";
+    if (!items[i].is_string() || items[i].as_string().empty())
+      return Error::invalid(at, core::to_json(items[i]), "must be a non-empty string");
+    out.push_back(items[i].as_string());
+  }
+  return {};
+}
+
+core::Result<TenantPolicy> read_policy(const Value& v, const std::string& path) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(v, path));
+  BUDCORE_TRY(s.known({"allowed_registries", "denied_registries", "max_gpus_per_job", "gpu_types", "priorities",
+                       "submits_per_second", "submit_burst", "max_queued_jobs"}));
+  TenantPolicy p;
+  BUDCORE_TRY(string_list(s, "allowed_registries", p.allowed_registries));
+  BUDCORE_TRY(string_list(s, "denied_registries", p.denied_registries));
+  BUDCORE_TRY(string_list(s, "gpu_types", p.gpu_types));
+  std::vector<std::string> priorities;
+  BUDCORE_TRY(string_list(s, "priorities", priorities));
+  for (std::size_t i = 0; i < priorities.size(); ++i) {
+    auto pr = job::parse_job_priority(priorities[i]);
+    if (!pr) return Error::invalid(s.path("priorities") + "[" + std::to_string(i) + "]", priorities[i],
+                                   "is not a priority (critical, high, normal, low)");
+    p.priorities.push_back(*pr);
+  }
+  if (s.get("max_gpus_per_job") != nullptr) {
+    std::int64_t n = 0;
+    BUDCORE_TRY(s.integer("max_gpus_per_job", n, 0, 1'000'000));
+    p.max_gpus_per_job = n;
+  }
+  BUDCORE_TRY(s.number("submits_per_second", p.submits_per_second, 0, 1e9));
+  if (p.submits_per_second > 0 && p.submits_per_second < 1e-3)
+    return Error::invalid(s.path("submits_per_second"), core::format_json_float(p.submits_per_second),
+                          "must be 0 (no limit) or at least 0.001");
+  BUDCORE_TRY(s.integer("submit_burst", p.submit_burst, 0, SubmitRateLimiter::kMaxBurst));
+  BUDCORE_TRY(s.integer("max_queued_jobs", p.max_queued_jobs, 0, 1'000'000'000));
+  if (p.submit_burst > 0 && p.submits_per_second == 0)
+    return Error::invalid(s.path("submit_burst"), std::to_string(p.submit_burst), "needs submits_per_second");
+  return p;
+}
+
+}  // namespace
+
+core::Status read_security(const Value& v, PlatformConfig& c) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "security"));
+  BUDCORE_TRY(s.known({"rbac", "platform_admins", "tenants"}));
+  SecurityConfig& sec = c.security;
+  BUDCORE_TRY(s.boolean("rbac", sec.rbac));
+  BUDCORE_TRY(string_list(s, "platform_admins", sec.platform_admins));
+  for (std::size_t i = 0; i < sec.platform_admins.size(); ++i)
+    BUDCORE_TRY(check_principal(sec.platform_admins[i], "security.platform_admins[" + std::to_string(i) + "]"));
+  if (const Value* t = s.get("tenants")) {
+    if (!t->is_map()) return Error::invalid("security.tenants", core::to_json(*t), "must be a map of tenant id (or \"*\") to policy");
+    for (const auto& [key, policy] : t->as_map()) {
+      const std::string path = "security.tenants." + key;
+      BUDCORE_TRY_ASSIGN(TenantPolicy p, read_policy(policy, path));
+      if (key == "*") {
+        sec.default_policy = std::move(p);
+        continue;
+      }
+      auto id = core::Id::parse(key);
+      if (!id || id->is_nil()) return Error::invalid("security.tenants", key, "a key is a tenant id (a UUID) or \"*\"");
+      sec.tenants[*id] = std::move(p);
+    }
+  }
+  return {};
+}
+
+}  // namespace budcore::platform::detail
