@@ -153,4 +153,42 @@ core::Result<Value> run_job_query(Store& store, const core::Id& tenant, const Jo
   return to_value(page);
 }
 
+Value to_value(const AuditEntry& e) {
+  return Value(Map{{"seq", e.seq},
+                   {"at", e.at.to_string()},
+                   {"actor", e.actor},
+                   {"action", e.action},
+                   {"object_type", e.object_type},
+                   {"object_id", e.object_id},
+                   {"request_id", e.request_id},
+                   {"detail", e.detail},
+                   {"prev_hash", opt_text(e.prev_hash)},
+                   {"hash", opt_text(e.hash)}});
+}
+
+Value to_value(const Page<AuditEntry>& page) {
+  core::List items;
+  items.reserve(page.items.size());
+  for (const auto& e : page.items) items.push_back(to_value(e));
+  return Value(Map{{"items", Value(std::move(items))}, {"next_cursor", page.next_cursor}});
+}
+
+Value to_value(const AuditChainReport& r) {
+  core::List problems(r.problems.begin(), r.problems.end());
+  return Value(Map{{"ok", r.ok},
+                   {"entries", r.entries},
+                   {"unchained", r.unchained},
+                   {"head_seq", r.head_seq},
+                   {"head_hash", r.head_hash},
+                   {"problems", Value(std::move(problems))}});
+}
+
+Value to_value(const RoleBindingRecord& b) {
+  return Value(Map{{"principal", b.principal},
+                   {"role", b.role},
+                   {"project_id", b.project_id ? Value(b.project_id->to_string()) : Value()},
+                   {"created_at", b.created_at.to_string()},
+                   {"created_by", b.created_by}});
+}
+
 }  // namespace budcore::backend

@@ -10,6 +10,8 @@
 //   budcore platform run-status ID                             a pipeline run
 //   budcore platform run (--for SECONDS | --idle)              move a virtual clock (a system clock: follow the cluster for SECONDS)
 //   budcore platform cluster | metrics | check
+//   budcore platform bind PRINCIPAL ROLE [--project P] | unbind PRINCIPAL ROLE [--project P]
+//   budcore platform bindings [--of PRINCIPAL] | audit [--object ID] [--limit N] [--after C] | audit-verify
 //
 // Every command but simulate opens the platform from --config FILE or, by default, the embedded
 // one in --dir DIR (default .budcore); job commands need --tenant UUID. JSON on stdout (metrics:
@@ -47,11 +49,18 @@ struct Common {
 
 void print(const core::Value& v) { std::cout << core::to_json(v) << "\n"; }
 
-// A missing file, a bad document or an unknown id is the caller's input (2); a store that
+// A missing file, a bad document, an unknown id or a refusal is the caller's input (2); a store that
 // cannot be opened or fails is budcore's (1).
 int fail(const core::Error& e) {
   int rc = report_error(e);
-  return e.code == core::ErrorCode::NotFound || e.code == core::ErrorCode::Conflict ? kExitInvalid : rc;
+  // A refused call (a missing role, a tenant policy, a rate limit) is the caller's too.
+  switch (e.code) {
+    case core::ErrorCode::NotFound:
+    case core::ErrorCode::Conflict:
+    case core::ErrorCode::Security:
+    case core::ErrorCode::RateLimited: return kExitInvalid;
+    default: return rc;
+  }
 }
 
 core::Result<core::Value> read_doc(const std::string& file) {
@@ -81,7 +90,7 @@ core::Result<std::unique_ptr<platform::Platform>> open(const Common& c) {
 core::Result<platform::CallContext> caller(const Common& c) {
   auto id = core::Id::parse(c.tenant);
   if (!id) return core::Error::invalid("tenant", c.tenant, "is not a UUID (--tenant)");
-  return platform::CallContext::for_tenant(*id, c.principal.empty() ? "cli" : c.principal);
+  return platform::CallContext::for_tenant(*id, c.principal);
 }
 
 core::Result<core::Id> uuid(const std::string& text, const char* field) {
@@ -152,7 +161,8 @@ const bool registered = register_commands([](CLI::App& root) {
     cmd->add_option("--dir", common->dir, "Embedded platform directory (default .budcore)");
     if (tenant) {
       cmd->add_option("--tenant", common->tenant, "Tenant id (UUID)")->required();
-      cmd->add_option("--principal", common->principal, "Who calls (recorded with events)");
+      cmd->add_option("--principal", common->principal,
+                      "Who calls: user:NAME or sa:NAME (checked by RBAC, recorded with events and audit)");
     }
   };
 
@@ -271,6 +281,81 @@ const bool registered = register_commands([](CLI::App& root) {
       if (*wlimit < 1) return core::Error::invalid("limit", std::to_string(*wlimit), "must be between 1 and 10000");
       BUDCORE_TRY_ASSIGN(auto page, p.watch(ctx, *since, static_cast<std::size_t>(*wlimit)));
       return platform::to_value(page);
+    });
+  });
+
+  // ---- security: role bindings and the audit log (docs/security.md) ----
+  for (const bool grant : {true, false}) {
+    auto* cmd = group->add_subcommand(grant ? "bind" : "unbind", grant ? "Grant a role (tenant admins)" : "Revoke a role (tenant admins)");
+    add_common(cmd, true);
+    auto who = std::make_shared<std::string>();
+    auto role = std::make_shared<std::string>();
+    auto project = std::make_shared<std::string>();
+    cmd->add_option("PRINCIPAL", *who, "user:NAME or sa:NAME")->required();
+    cmd->add_option("ROLE", *role, "viewer, editor, admin, tenant-admin or platform-admin")->required();
+    cmd->add_option("--project", *project, "Project id (UUID); default: the whole tenant");
+    cmd->callback([=] {
+      exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+        platform::RoleBinding b;
+        b.principal = *who;
+        BUDCORE_TRY_ASSIGN(b.role, platform::parse_role(*role));
+        if (!project->empty()) {
+          BUDCORE_TRY_ASSIGN(b.project, uuid(*project, "project"));
+        }
+        if (grant) {
+          BUDCORE_TRY_ASSIGN(auto rec, p.bind_role(ctx, b));
+          return backend::to_value(rec);
+        }
+        BUDCORE_TRY(p.unbind_role(ctx, b));
+        return core::Value::map({{"unbound", true}});
+      });
+    });
+  }
+
+  auto* bindings = group->add_subcommand("bindings", "The tenant's role bindings (tenant admins)");
+  add_common(bindings, true);
+  auto of = std::make_shared<std::string>();
+  bindings->add_option("--of", *of, "Only this principal's");
+  bindings->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      std::optional<std::string> who;
+      if (!of->empty()) who = *of;
+      BUDCORE_TRY_ASSIGN(auto list, p.list_role_bindings(ctx, who));
+      core::List items;
+      for (const auto& b : list) items.push_back(backend::to_value(b));
+      return core::Value::map({{"items", core::Value(std::move(items))}});
+    });
+  });
+
+  auto* audit = group->add_subcommand("audit", "The tenant's audit log, oldest first (tenant admins)");
+  add_common(audit, true);
+  auto object = std::make_shared<std::string>();
+  auto alimit = std::make_shared<int>(100);
+  auto aafter = std::make_shared<std::string>();
+  audit->add_option("--object", *object, "Only entries about this object id");
+  audit->add_option("--limit", *alimit, "Page size (1..1000)");
+  audit->add_option("--after", *aafter, "Cursor of the previous page");
+  audit->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      if (*alimit < 1 || *alimit > 1000) return core::Error::invalid("limit", std::to_string(*alimit), "must be between 1 and 1000");
+      backend::AuditQuery q;
+      if (!object->empty()) q.object_id = *object;
+      BUDCORE_TRY_ASSIGN(auto page, p.list_audit(ctx, q, backend::PageRequest{static_cast<std::size_t>(*alimit), *aafter}));
+      return backend::to_value(page);
+    });
+  });
+
+  auto* verify = group->add_subcommand("audit-verify", "Check the audit log's hash chain (platform admins)");
+  add_common(verify, true);
+  verify->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      BUDCORE_TRY_ASSIGN(auto report, p.verify_audit(ctx));
+      if (!report.ok) {
+        core::Error e = core::Error::make(core::ErrorCode::Invalid, "the audit chain is broken: " + report.problems.front(), "audit_log");
+        e.value = std::to_string(report.problems.size()) + " problems";
+        return e;
+      }
+      return backend::to_value(report);
     });
   });
 

@@ -51,10 +51,12 @@ int report_error(const core::Error& full) {
   j["error"]["message"] = error.message;
   j["error"]["path"] = error.field;
   if (!error.value.empty()) j["error"]["value"] = error.value;
+  if (error.retry_after_ms > 0) j["error"]["retry_after_ms"] = error.retry_after_ms;
   std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  // Input over a limit (size, nesting, range) is invalid input too.
+  // Input over a limit (size, nesting, range) is invalid input too, as is a request refused
+  // until later (rate limited).
   bool input = error.code == core::ErrorCode::Invalid || error.code == core::ErrorCode::Security ||
-               error.code == core::ErrorCode::Overflow;
+               error.code == core::ErrorCode::Overflow || error.code == core::ErrorCode::RateLimited;
   return input ? kExitInvalid : kExitInternal;
 }
 

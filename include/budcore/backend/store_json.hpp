@@ -11,6 +11,10 @@
 //           "job_type", "source", "created_from", "created_to" (RFC 3339), "limit": 1..1000,
 //           "after": "<next_cursor>", "view": "summary" (default) | "full"}; every key optional,
 //           an unknown key is Invalid naming it.
+// Audit:   {"seq", "at", "actor", "action", "object_type", "object_id", "request_id", "detail",
+//           "prev_hash", "hash"}   (one line each in `budcore audit export`)
+// Chain:   {"ok", "entries", "unchained", "head_seq", "head_hash", "problems": [...]}
+// Binding: {"principal", "role", "project_id" | null, "created_at", "created_by"}
 #pragma once
 
 #include "budcore/backend/store.hpp"
@@ -25,6 +29,10 @@ BUDCORE_API core::Value to_value(const CreateJobResult& result);
 BUDCORE_API core::Value to_value(const JobSummary& summary);
 BUDCORE_API core::Value to_value(const Page<JobRecord>& page);
 BUDCORE_API core::Value to_value(const Page<JobSummary>& page);
+BUDCORE_API core::Value to_value(const AuditEntry& entry);
+BUDCORE_API core::Value to_value(const Page<AuditEntry>& page);
+BUDCORE_API core::Value to_value(const AuditChainReport& report);
+BUDCORE_API core::Value to_value(const RoleBindingRecord& binding);
 
 enum class JobView : std::uint8_t { Summary, Full };
 
