@@ -423,3 +423,81 @@ extern "C" int budcore_platform_teardown_deployment(budcore_buf* out, budcore_pl
   return on_job(out, p, c, id, id_len,
                 [](auto& pl, auto& ctx, auto& d) { return deployment(pl.teardown_deployment(ctx, d)); });
 }
+
+// ---- security ----
+
+namespace {
+
+// The common prologue of a call with a caller and an optional document.
+template <class Fn>
+int with_caller(budcore_buf* out, const budcore_platform* p, const budcore_caller* c, const char* doc, std::size_t len,
+                std::string_view field, Fn&& fn) {
+  return capi::guard([&]() -> int {
+    if (out != nullptr && !empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    core::Value v;
+    if (!caller_of(c, ctx) || !document(doc, len, field, v, true)) return last_code();
+    auto r = fn(*pl, ctx, v);
+    if (!r) return capi::set_error(r.error());
+    return out == nullptr ? BUDCORE_OK : capi::fill_buf(out, core::to_json(*r));
+  });
+}
+
+}  // namespace
+
+extern "C" int budcore_platform_bind_role(budcore_buf* out, budcore_platform* p, const budcore_caller* c,
+                                          const char* binding_json, size_t binding_json_len) {
+  if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "out is NULL", "out");
+  return with_caller(out, p, c, binding_json, binding_json_len, "binding_json",
+                     [](auto& pl, auto& ctx, const core::Value& doc) -> core::Result<core::Value> {
+                       BUDCORE_TRY_ASSIGN(auto b, platform::parse_role_binding(doc));
+                       BUDCORE_TRY_ASSIGN(auto rec, pl.bind_role(ctx, b));
+                       return budcore::backend::to_value(rec);
+                     });
+}
+
+extern "C" int budcore_platform_unbind_role(budcore_platform* p, const budcore_caller* c, const char* binding_json,
+                                            size_t binding_json_len) {
+  return with_caller(nullptr, p, c, binding_json, binding_json_len, "binding_json",
+                     [](auto& pl, auto& ctx, const core::Value& doc) -> core::Result<core::Value> {
+                       BUDCORE_TRY_ASSIGN(auto b, platform::parse_role_binding(doc));
+                       BUDCORE_TRY(pl.unbind_role(ctx, b));
+                       return core::Value();
+                     });
+}
+
+extern "C" int budcore_platform_role_bindings(budcore_buf* out, const budcore_platform* p, const budcore_caller* c,
+                                              const char* principal, size_t principal_len) {
+  if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "out is NULL", "out");
+  std::string_view who;
+  return capi::guard([&]() -> int {
+    if (!text(principal, principal_len, "principal", who)) return last_code();
+    return with_caller(out, p, c, nullptr, 0, "", [&](auto& pl, auto& ctx, const core::Value&) -> core::Result<core::Value> {
+      std::optional<std::string> of;
+      if (!who.empty()) of = std::string(who);
+      BUDCORE_TRY_ASSIGN(auto list, pl.list_role_bindings(ctx, of));
+      return platform::to_value(list);
+    });
+  });
+}
+
+extern "C" int budcore_platform_audit(budcore_buf* out, const budcore_platform* p, const budcore_caller* c,
+                                      const char* query_json, size_t query_json_len) {
+  if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "out is NULL", "out");
+  return with_caller(out, p, c, query_json, query_json_len, "query_json",
+                     [](auto& pl, auto& ctx, const core::Value& doc) -> core::Result<core::Value> {
+                       BUDCORE_TRY_ASSIGN(auto q, platform::parse_audit_query(doc));
+                       BUDCORE_TRY_ASSIGN(auto page, pl.list_audit(ctx, q.query, q.page));
+                       return budcore::backend::to_value(page);
+                     });
+}
+
+extern "C" int budcore_platform_audit_verify(budcore_buf* out, const budcore_platform* p, const budcore_caller* c) {
+  if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "out is NULL", "out");
+  return with_caller(out, p, c, nullptr, 0, "", [](auto& pl, auto& ctx, const core::Value&) -> core::Result<core::Value> {
+    BUDCORE_TRY_ASSIGN(auto report, pl.verify_audit(ctx));
+    return budcore::backend::to_value(report);
+  });
+}

@@ -1,6 +1,8 @@
 // JSON forms of the Platform's results (budcore/platform/platform_json.hpp).
 #include "budcore/platform/platform_json.hpp"
 
+#include <algorithm>
+
 #include "budcore/backend/store_json.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/core/quantity.hpp"
@@ -106,6 +108,82 @@ core::Result<std::vector<SubmitRequest>> parse_submit_batch(const Value& doc) {
     out.push_back(std::move(*r));
   }
   return out;
+}
+
+namespace {
+
+core::Result<const core::Map*> known_map(const Value& doc, std::string_view what,
+                                         std::initializer_list<std::string_view> keys) {
+  static const core::Map kEmpty;
+  if (doc.is_null()) return &kEmpty;
+  if (!doc.is_map()) return core::Error::invalid("", core::to_json(doc), std::string(what) + " is a map");
+  for (const auto& [k, v] : doc.as_map()) {
+    (void)v;
+    if (std::find(keys.begin(), keys.end(), k) == keys.end())
+      return core::Error::invalid(k, "", "is not a key of " + std::string(what));
+  }
+  return &doc.as_map();
+}
+
+core::Result<std::optional<std::string>> opt_string(const core::Map& m, std::string_view key) {
+  const Value* v = m.find(key);
+  if (v == nullptr || v->is_null()) return std::optional<std::string>();
+  if (!v->is_string()) return core::Error::invalid(std::string(key), core::to_json(*v), "must be a string");
+  return std::optional<std::string>(v->as_string());
+}
+
+core::Result<std::optional<core::Timestamp>> opt_time(const core::Map& m, std::string_view key) {
+  BUDCORE_TRY_ASSIGN(auto text, opt_string(m, key));
+  if (!text) return std::optional<core::Timestamp>();
+  auto t = core::Timestamp::parse(*text);
+  if (!t) return core::Error::invalid(std::string(key), *text, t.error().message);
+  return std::optional<core::Timestamp>(*t);
+}
+
+}  // namespace
+
+core::Result<RoleBinding> parse_role_binding(const Value& doc) {
+  if (!doc.is_map()) return core::Error::invalid("binding", core::to_json(doc), "a role binding is a map");
+  BUDCORE_TRY_ASSIGN(const core::Map* m, known_map(doc, "a role binding", {"principal", "role", "project_id"}));
+  RoleBinding b;
+  BUDCORE_TRY_ASSIGN(auto principal, opt_string(*m, "principal"));
+  BUDCORE_TRY_ASSIGN(auto role, opt_string(*m, "role"));
+  if (!principal) return core::Error::invalid("principal", "", "required: user:<name> or sa:<name>");
+  if (!role) return core::Error::invalid("role", "", "required: viewer, editor, admin, tenant-admin or platform-admin");
+  b.principal = *principal;
+  BUDCORE_TRY_ASSIGN(b.role, parse_role(*role));
+  BUDCORE_TRY_ASSIGN(auto project, opt_string(*m, "project_id"));
+  if (project) {
+    auto id = core::Id::parse(*project);
+    if (!id) return core::Error::invalid("project_id", *project, "is not a UUID");
+    b.project = *id;
+  }
+  return b;
+}
+
+core::Result<AuditPageQuery> parse_audit_query(const Value& doc) {
+  BUDCORE_TRY_ASSIGN(const core::Map* m, known_map(doc, "an audit query",
+                                                   {"actor", "object_type", "object_id", "from", "to", "limit", "after"}));
+  AuditPageQuery q;
+  BUDCORE_TRY_ASSIGN(q.query.actor, opt_string(*m, "actor"));
+  BUDCORE_TRY_ASSIGN(q.query.object_type, opt_string(*m, "object_type"));
+  BUDCORE_TRY_ASSIGN(q.query.object_id, opt_string(*m, "object_id"));
+  BUDCORE_TRY_ASSIGN(q.query.from, opt_time(*m, "from"));
+  BUDCORE_TRY_ASSIGN(q.query.to, opt_time(*m, "to"));
+  if (const Value* limit = m->find("limit"); limit != nullptr && !limit->is_null()) {
+    if (!limit->is_int() || limit->as_int() < 1 || limit->as_int() > 1000)
+      return core::Error::invalid("limit", core::to_json(*limit), "must be an integer between 1 and 1000");
+    q.page.limit = static_cast<std::size_t>(limit->as_int());
+  }
+  BUDCORE_TRY_ASSIGN(auto after, opt_string(*m, "after"));
+  if (after) q.page.after = *after;
+  return q;
+}
+
+Value to_value(const std::vector<backend::RoleBindingRecord>& bindings) {
+  core::List items;
+  for (const auto& b : bindings) items.push_back(backend::to_value(b));
+  return Value::map({{"items", Value(std::move(items))}});
 }
 
 }  // namespace budcore::platform

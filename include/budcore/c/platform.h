@@ -176,6 +176,47 @@ BUDCORE_API int budcore_platform_deployments(budcore_buf *out, const budcore_pla
 BUDCORE_API int budcore_platform_teardown_deployment(budcore_buf *out, budcore_platform *platform,
                                                      const budcore_caller *caller, const char *id, size_t id_len);
 
+/* ---- security (docs/security.md) ----
+ * With `security.rbac: true` in the config every call is checked against the caller's roles:
+ * a refusal is BUDCORE_ESECURITY naming the principal (field "principal") and the role that is
+ * missing; a tenant policy's refusal is BUDCORE_ESECURITY naming the job's field; a submit over
+ * the tenant's rate or queue depth is BUDCORE_ERATELIMITED with budcore_error.retry_after_ms. */
+
+/* Grants a role: binding_json {"principal": "user:erin", "role": "editor", "project_id":
+ * "<uuid>" | null} (tenant admins; "platform-admin": platform admins). Writes the binding
+ * record {"principal", "role", "project_id", "created_at", "created_by"}. BUDCORE_EEXISTS when
+ * it is already bound.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_bind_role(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
+                                           const char *binding_json, size_t binding_json_len);
+
+/* Revokes a role (the same document); BUDCORE_ENOTFOUND when it is not bound.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_unbind_role(budcore_platform *platform, const budcore_caller *caller,
+                                             const char *binding_json, size_t binding_json_len);
+
+/* Writes the caller tenant's role bindings {"items": [...]} (of one principal when principal is
+ * not NULL/0; tenant admins).
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_role_bindings(budcore_buf *out, const budcore_platform *platform,
+                                               const budcore_caller *caller, const char *principal,
+                                               size_t principal_len);
+
+/* Writes a page of the caller tenant's audit log {"items": [{"seq", "at", "actor", "action",
+ * "object_type", "object_id", "request_id", "detail", "prev_hash", "hash"}], "next_cursor"},
+ * oldest first; query_json {"actor", "object_type", "object_id", "from", "to", "limit",
+ * "after"} or NULL/0 (tenant admins).
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_audit(budcore_buf *out, const budcore_platform *platform, const budcore_caller *caller,
+                                       const char *query_json, size_t query_json_len);
+
+/* Checks the audit log's hash chain over every tenant (platform admins). Writes {"ok",
+ * "entries", "unchained", "head_seq", "head_hash", "problems": [...]}; a broken chain is a
+ * report with ok false, not an error.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_audit_verify(budcore_buf *out, const budcore_platform *platform,
+                                              const budcore_caller *caller);
+
 BUDCORE_END_DECL
 
 #endif

@@ -10,6 +10,10 @@
 //            "nodes", "devices", "started_at", "message"}], "usage": {cq: {flavor: {resource:
 //            {"used", "nominal"}}}}}   (usage in the resource's units, as decimal strings)
 // Pipeline run: PipelineRun::to_value()
+// Binding (in): {"principal": "user:erin", "role": "editor", "project_id": "<uuid>" | null}
+// Audit query:  {"actor", "object_type", "object_id", "from", "to" (RFC 3339), "limit": 1..1000,
+//                "after": "<next_cursor>"}; every key optional
+// Bindings:     {"items": [<binding record of store_json>...]}
 #pragma once
 
 #include "budcore/core/value.hpp"
@@ -28,5 +32,15 @@ BUDCORE_API core::Value to_value(const ClusterSnapshot& snapshot);
 BUDCORE_API core::Result<SubmitRequest> parse_submit_request(const core::Value& doc);
 // A batch: {"jobs": [<submit request>...]} or a list of them. Errors name "jobs[i].<field>".
 BUDCORE_API core::Result<std::vector<SubmitRequest>> parse_submit_batch(const core::Value& doc);
+
+// A role binding document; errors name the key (unknown keys are Invalid).
+BUDCORE_API core::Result<RoleBinding> parse_role_binding(const core::Value& doc);
+struct AuditPageQuery {
+  backend::AuditQuery query;
+  backend::PageRequest page;
+};
+// An audit query document (null: everything, first page).
+BUDCORE_API core::Result<AuditPageQuery> parse_audit_query(const core::Value& doc);
+BUDCORE_API core::Value to_value(const std::vector<backend::RoleBindingRecord>& bindings);
 
 }  // namespace budcore::platform

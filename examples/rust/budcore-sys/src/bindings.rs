@@ -476,6 +476,39 @@ extern "C" {
         id: *const c_char,
         id_len: usize,
     ) -> c_int;
+    // platform.h: security
+    pub fn budcore_platform_bind_role(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        binding_json: *const c_char,
+        binding_json_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_unbind_role(
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        binding_json: *const c_char,
+        binding_json_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_role_bindings(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+        principal: *const c_char,
+        principal_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_audit(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+        query_json: *const c_char,
+        query_json_len: usize,
+    ) -> c_int;
+    pub fn budcore_platform_audit_verify(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+    ) -> c_int;
 }
 
 // budcore/c/template.h

@@ -271,6 +271,52 @@ impl Platform {
     }
 }
 
+/// Security (docs/security.md): role bindings and the audit log. With `security.rbac: true`
+/// every call is checked against the caller's roles; a refusal is `ErrorCode::Security` naming
+/// the principal, a submit over the tenant's limits `ErrorCode::RateLimited` with
+/// `Error::retry_after_ms`.
+impl Platform {
+    /// Grants a role: `{"principal": "user:erin", "role": "editor", "project_id": null}`;
+    /// returns the binding record.
+    pub fn bind_role(&self, caller: &Caller, binding_json: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (b, n) = text(binding_json);
+        // SAFETY: a live handle and slices the library copies.
+        json_out(|out| unsafe { sys::budcore_platform_bind_role(out, self.ptr(), &c, b, n) })
+    }
+
+    /// Revokes a role (the same document).
+    pub fn unbind_role(&self, caller: &Caller, binding_json: &str) -> Result<(), Error> {
+        let c = caller.raw();
+        let (b, n) = text(binding_json);
+        // SAFETY: as bind_role.
+        check(unsafe { sys::budcore_platform_unbind_role(self.ptr(), &c, b, n) })
+    }
+
+    /// The tenant's role bindings `{"items": [...]}`, of one principal when given.
+    pub fn role_bindings(&self, caller: &Caller, principal: Option<&str>) -> Result<String, Error> {
+        let c = caller.raw();
+        let (p, n) = text(principal.unwrap_or(""));
+        // SAFETY: as bind_role.
+        json_out(|out| unsafe { sys::budcore_platform_role_bindings(out, self.ptr(), &c, p, n) })
+    }
+
+    /// A page of the tenant's audit log; `query` as `{"object_id": "...", "limit": 100}` or "".
+    pub fn audit(&self, caller: &Caller, query: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (q, n) = text(query);
+        // SAFETY: as bind_role.
+        json_out(|out| unsafe { sys::budcore_platform_audit(out, self.ptr(), &c, q, n) })
+    }
+
+    /// Checks the audit chain over every tenant: `{"ok", "entries", "head_hash", "problems", ...}`.
+    pub fn audit_verify(&self, caller: &Caller) -> Result<String, Error> {
+        let c = caller.raw();
+        // SAFETY: as bind_role.
+        json_out(|out| unsafe { sys::budcore_platform_audit_verify(out, self.ptr(), &c) })
+    }
+}
+
 impl Drop for Platform {
     fn drop(&mut self) {
         // SAFETY: the handle came from open and is freed once.
