@@ -234,6 +234,45 @@ void bind_platform(py::module_& m) {
         return to_python(platform::to_value(s));
       })
       .def("check", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.check_invariants(); }); })
+      // ---- security (budcore.Platform.bind_role / unbind_role / role_bindings / audit / verify_audit)
+      .def(
+          "bind_role",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& binding, bool grant) {
+            auto ctx = caller(tenant, principal, request);
+            auto b = unwrap(platform::parse_role_binding(to_value(binding, "binding")));
+            if (!grant) {
+              call(h, [&](platform::Platform& p) { return p.unbind_role(ctx, b); });
+              return py::object(py::none());
+            }
+            auto rec = call(h, [&](platform::Platform& p) { return p.bind_role(ctx, b); });
+            return to_python(backend::to_value(rec));
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("binding"), py::arg("grant"))
+      .def(
+          "role_bindings",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, std::optional<std::string> of) {
+            auto ctx = caller(tenant, principal, request);
+            auto list = call(h, [&](platform::Platform& p) { return p.list_role_bindings(ctx, of); });
+            return to_python(platform::to_value(list));
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("of"))
+      .def(
+          "audit",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& query) {
+            auto ctx = caller(tenant, principal, request);
+            auto q = unwrap(platform::parse_audit_query(query.is_none() ? core::Value() : to_value(query, "query")));
+            auto page = call(h, [&](platform::Platform& p) { return p.list_audit(ctx, q.query, q.page); });
+            return to_python(backend::to_value(page));
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("query"))
+      .def(
+          "verify_audit",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
+            auto ctx = caller(tenant, principal, request);
+            auto report = call(h, [&](platform::Platform& p) { return p.verify_audit(ctx); });
+            return to_python(backend::to_value(report));
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"))
       // ---- use-case deployments (budcore.usecases.deploy / deployment / deployments / teardown)
       .def(
           "deploy_usecase",

@@ -247,6 +247,45 @@ class Platform:
         """Raises budcore.InternalError naming what differs when a crash-safety invariant fails."""
         self._h.check()
 
+    # -- security (docs/security.md) -----------------------------------------------------------
+    def bind_role(self, principal: str, role: str, *, project: Any = None, tenant: Any = None) -> dict:
+        """Grants ``role`` (viewer, editor, admin, tenant-admin, platform-admin) to ``principal``
+        ("user:NAME" or "sa:NAME") on ``project`` (a UUID) or the whole tenant. Needs
+        tenant-admin (platform-admin for platform-admin). Returns the binding record."""
+        binding = {"principal": principal, "role": role, "project_id": None if project is None else str(project)}
+        return self._h.bind_role(*self._who(tenant), binding, True)
+
+    def unbind_role(self, principal: str, role: str, *, project: Any = None, tenant: Any = None) -> None:
+        """Revokes a binding (budcore.NotFoundError when there is none)."""
+        binding = {"principal": principal, "role": role, "project_id": None if project is None else str(project)}
+        self._h.bind_role(*self._who(tenant), binding, False)
+
+    def role_bindings(self, principal: Optional[str] = None, *, tenant: Any = None) -> list[dict]:
+        """The tenant's role bindings (of one principal when given); tenant admins."""
+        return self._h.role_bindings(*self._who(tenant), principal)["items"]
+
+    def audit(self, *, tenant: Any = None, limit: Optional[int] = None, **query: Any) -> list[dict]:
+        """The tenant's audit log, oldest first (tenant admins): every entry matching ``actor``,
+        ``object_type``, ``object_id``, ``from``/``to`` (RFC 3339), each with its ``hash``."""
+        entries: list[dict] = []
+        after = ""
+        while True:
+            q = {k: v for k, v in query.items() if v is not None}
+            q["limit"] = 1000
+            if after:
+                q["after"] = after
+            page = self._h.audit(*self._who(tenant), q)
+            entries.extend(page["items"])
+            after = page["next_cursor"]
+            if not after or (limit is not None and len(entries) >= limit):
+                break
+        return entries if limit is None else entries[:limit]
+
+    def verify_audit(self, *, tenant: Any = None) -> dict:
+        """Checks the audit chain over every tenant (platform admins): {'ok', 'entries',
+        'head_hash', 'problems', ...}; a broken chain is ok False, not an exception."""
+        return self._h.verify_audit(*self._who(tenant))
+
     def __repr__(self) -> str:
         return f"Platform(tenant={self.tenant!r}, closed={self.closed})"
 
