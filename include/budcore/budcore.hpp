@@ -7,6 +7,7 @@
 #include "budcore/backend/fwd.hpp"
 #include "budcore/backend/http_client.hpp"
 #include "budcore/backend/notifier.hpp"
+#include "budcore/backend/secret_provider.hpp"
 #include "budcore/backend/sim_cluster.hpp"
 #include "budcore/backend/store.hpp"
 #include "budcore/backend/store_json.hpp"

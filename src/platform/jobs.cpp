@@ -84,6 +84,8 @@ core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, st
   job.actual_start.reset();
   job.actual_end.reset();
   if (auto st = job.validate(); !st) return fail(st.error());
+  // A secret reference that does not resolve is the caller's to fix now, not the run's to fail.
+  if (auto st = secrets->check(caller.tenant, job.spec, "spec"); !st) return fail(st.error());
   if (auto w = quota::workload_for(job, 0, config.cluster.layout); !w) return fail(w.error());
   if (sim) {
     if (auto st = backend::SimCluster::check_spec(job.spec); !st) return fail(st.error());

@@ -189,12 +189,15 @@ core::Status Impl::start_engine(LiveRun& run, const core::Value* saved_state) {
   deps.jobs = run.jobs.get();
   deps.functions = &functions;
   deps.sink = run.sink.get();
-  if (config.http == HttpKind::Curl) {
-    deps.http = http.get();
-  } else {
+  core::HttpClient* wire = http.get();
+  if (config.http != HttpKind::Curl) {
     run.sim_http = std::make_unique<pipeline::SimHttpClient>(pipeline::referenced_output_keys(run.document));
-    deps.http = run.sim_http.get();
+    wire = run.sim_http.get();
   }
+  // secret:// in a step's URL, headers or body is expanded at the wire, and its value redacted
+  // from what comes back, so the run's state, events and errors never hold it.
+  run.secret_http = backend::secret_expanding_http_client(*wire, secrets, run.tenant);
+  deps.http = run.secret_http.get();
   if (config.notifier == NotifierKind::Sim) {
     run.sim_notifier = std::make_unique<pipeline::SimNotifier>();
     deps.notifier = run.sim_notifier.get();

@@ -61,6 +61,12 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
     m.cluster = std::move(sim);
   }
   if (m.config.http == HttpKind::Curl) m.http = backend::make_curl_http_client();
+  {
+    std::vector<std::shared_ptr<backend::SecretProvider>> providers;
+    for (const auto& sp : m.config.security.secret_providers)
+      providers.push_back(sp.kind == "file" ? backend::file_secret_provider(sp.arg) : backend::env_secret_provider(sp.arg));
+    m.secrets = std::make_shared<backend::SecretResolver>(std::move(providers));
+  }
   BUDCORE_TRY(m.recover());
   std::unique_ptr<Platform> p(new Platform(std::move(impl)));
   if (const SecurityConfig& sec = p->impl_->config.security; sec.rbac || sec.default_policy || !sec.tenants.empty()) {

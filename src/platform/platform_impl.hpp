@@ -21,6 +21,7 @@
 #include "budcore/pipeline/engine.hpp"
 #include "budcore/pipeline/simulation.hpp"
 #include "budcore/platform/platform.hpp"
+#include "budcore/backend/secret_provider.hpp"
 #include "budcore/platform/rate_limiter.hpp"
 #include "platform/metrics.hpp"
 
@@ -75,6 +76,7 @@ struct LiveRun {
   std::unique_ptr<RunJobs> jobs;
   std::unique_ptr<RunSink> sink;
   std::unique_ptr<pipeline::SimHttpClient> sim_http;
+  std::unique_ptr<core::HttpClient> secret_http;  // expands secret:// for the run's tenant
   std::unique_ptr<pipeline::SimNotifier> sim_notifier;
   std::optional<pipeline::Engine> engine;
   bool finished = false;
@@ -122,6 +124,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
   std::vector<std::shared_ptr<AdmissionGate>> gates;
   std::shared_ptr<Authorizer> authorizer;
   SubmitRateLimiter limiter;  // security.tenants.*.submits_per_second
+  std::shared_ptr<backend::SecretResolver> secrets;  // security.secrets
   std::vector<std::shared_ptr<UsageObserver>> usage_observers;
   std::shared_ptr<JobCostMeter> cost_meter;
   bool budget_stops_due = false;  // usage was metered or a run started since the last fire_budget_stops

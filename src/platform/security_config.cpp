@@ -58,12 +58,33 @@ core::Result<TenantPolicy> read_policy(const Value& v, const std::string& path) 
 
 core::Status read_security(const Value& v, PlatformConfig& c) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "security"));
-  BUDCORE_TRY(s.known({"rbac", "platform_admins", "tenants"}));
+  BUDCORE_TRY(s.known({"rbac", "platform_admins", "tenants", "secrets"}));
   SecurityConfig& sec = c.security;
   BUDCORE_TRY(s.boolean("rbac", sec.rbac));
   BUDCORE_TRY(string_list(s, "platform_admins", sec.platform_admins));
   for (std::size_t i = 0; i < sec.platform_admins.size(); ++i)
     BUDCORE_TRY(check_principal(sec.platform_admins[i], "security.platform_admins[" + std::to_string(i) + "]"));
+  if (const Value* list = s.get("secrets")) {
+    if (!list->is_list()) return Error::invalid("security.secrets", core::to_json(*list), "must be a list of providers");
+    sec.secret_providers.clear();
+    for (std::size_t i = 0; i < list->as_list().size(); ++i) {
+      const Value& p = list->as_list()[i];
+      const std::string at = "security.secrets[" + std::to_string(i) + "]";
+      SecretProviderConfig c;
+      if (p.is_string() && p.as_string() == "env") {
+        sec.secret_providers.push_back(c);
+        continue;
+      }
+      if (!p.is_map() || p.as_map().size() != 1)
+        return Error::invalid(at, core::to_json(p), "a provider is env, {env: PREFIX} or {file: DIR}");
+      const auto& [kind, arg] = *p.as_map().begin();
+      if ((kind != "env" && kind != "file") || !arg.is_string() || arg.as_string().empty())
+        return Error::invalid(at, core::to_json(p), "a provider is env, {env: PREFIX} or {file: DIR}");
+      c.kind = kind;
+      c.arg = arg.as_string();
+      sec.secret_providers.push_back(std::move(c));
+    }
+  }
   if (const Value* t = s.get("tenants")) {
     if (!t->is_map()) return Error::invalid("security.tenants", core::to_json(*t), "must be a map of tenant id (or \"*\") to policy");
     for (const auto& [key, policy] : t->as_map()) {

@@ -17,6 +17,8 @@ struct AdoptedRun;
 class ClusterBackend;
 struct CurlHttpOptions;
 struct WebhookNotifierOptions;
+class SecretProvider;
+class SecretResolver;
 enum class GpuSharing : std::uint8_t;
 struct NodePool;
 struct SimOutcomeModel;

@@ -24,6 +24,7 @@
 //   cost: {prices: <price book> | path, budgets: [<budget>, ...] | path,
 //          alerts: {webhook: URL, timeout_seconds}}   # docs/cost.md
 //   security: {rbac: true, platform_admins: [user:root],          # docs/security.md
+//              secrets: [env | {env: PREFIX} | {file: DIR}],       # default [env]
 //              tenants: {"*" | <tenant id>: {allowed_registries, denied_registries,
 //                        max_gpus_per_job, gpu_types, priorities, submits_per_second,
 //                        submit_burst, max_queued_jobs}}}
@@ -93,8 +94,16 @@ struct TenantPolicy {
 
 // `security`: rbac installs RbacAuthorizer (rbac.hpp) with platform_admins as its bootstrap
 // admins; tenants["*"] is every tenant's policy unless the tenant has its own.
+struct SecretProviderConfig {
+  std::string kind = "env";  // "env" or "file"
+  std::string arg = "BUDCORE_SECRET_";  // env: the variable prefix; file: the directory
+  friend bool operator==(const SecretProviderConfig&, const SecretProviderConfig&) = default;
+};
+
 struct SecurityConfig {
   bool rbac = false;
+  // Where secret://name references are resolved (backend/secret_provider.hpp), in order.
+  std::vector<SecretProviderConfig> secret_providers{SecretProviderConfig{}};
   std::vector<std::string> platform_admins;
   std::optional<TenantPolicy> default_policy;  // tenants."*"
   std::map<core::Id, TenantPolicy> tenants;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "backends/kubernetes/util.hpp"
+#include "budcore/backend/secret_provider.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/kubernetes/client.hpp"
 #include "job/codec_util.hpp"
@@ -119,6 +120,18 @@ core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
       if (!env_name(k)) return Error::invalid("spec.env", k, "not a valid environment variable name");
       if (!val.is_string() && !val.is_number() && !val.is_bool())
         return Error::invalid("spec.env." + k, job::detail::value_text(val), "expected a string, number or boolean");
+      // "secret://name" is the cluster's Secret `name` (key "value"): the value never passes
+      // through budcore (docs/security.md "Secrets").
+      if (val.is_string() && val.as_string().starts_with(backend::kSecretScheme)) {
+        auto refs = backend::secret_refs(val.as_string(), "spec.env." + k);
+        if (!refs) return refs.error();
+        const std::string ref_name = val.as_string().substr(backend::kSecretScheme.size());
+        if (refs->size() != 1 || refs->front() != ref_name || !dns_name(ref_name))
+          return Error::invalid("spec.env." + k, val.as_string(),
+                                "a secret reference in env must be the whole value and name a valid Secret");
+        env.emplace_back(Map{{"name", k}, {"valueFrom", Map{{"secretKeyRef", Map{{"name", ref_name}, {"key", "value"}}}}}});
+        continue;
+      }
       env.emplace_back(Map{{"name", k}, {"value", val.is_string() ? val.as_string() : job::detail::value_text(val)}});
     }
   }

@@ -1,0 +1,82 @@
+// budcore::backend::SecretProvider — where `secret://name` references get their values
+// (docs/security.md "Secrets"). Job specs, pipeline steps, templates and configs name secrets
+// only by reference; the value is looked up at the boundary that needs it (an HTTP call of an
+// API_CALL step; on Kubernetes the cluster's own Secret, through secretKeyRef) and is never
+// stored, logged, returned in an error or written to an event: SecretResolver remembers every
+// value it handed out and redacts it from what comes back.
+//
+// A reference is `secret://` followed by a name of 1..128 bytes of letters, digits and . _ -
+// (it ends at the first other byte, so "Bearer secret://api-token" holds one reference).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "budcore/core/http.hpp"
+#include "budcore/core/id.hpp"
+#include "budcore/core/result.hpp"
+#include "budcore/core/value.hpp"
+#include "budcore/export.h"
+
+namespace budcore::backend {
+
+inline constexpr std::string_view kSecretScheme = "secret://";
+
+// Thread-safety: implementations may be called from several threads at once.
+class BUDCORE_API SecretProvider {
+ public:
+  virtual ~SecretProvider();
+  virtual std::string_view name() const noexcept = 0;  // "env", "file"
+  // The value of secret `name` for `tenant`: NotFound when this provider has none. Errors never
+  // carry the value.
+  virtual core::Result<std::string> resolve(const core::Id& tenant, std::string_view name) = 0;
+};
+
+// secret://db-password -> $BUDCORE_SECRET_DB_PASSWORD (prefix + the name upper-cased, . and -
+// as _); a tenant's own value first: $BUDCORE_SECRET_<tenant hex without dashes>_DB_PASSWORD.
+BUDCORE_API std::shared_ptr<SecretProvider> env_secret_provider(std::string prefix = "BUDCORE_SECRET_");
+// <dir>/<tenant>/<name>, else <dir>/<name>: the file's bytes without one trailing newline (at
+// most 64 KiB).
+BUDCORE_API std::shared_ptr<SecretProvider> file_secret_provider(std::string dir);
+
+// Every reference in `text`, in order (names only). Invalid (naming `field`) for "secret://"
+// followed by no valid name.
+BUDCORE_API core::Result<std::vector<std::string>> secret_refs(std::string_view text, std::string_view field = "text");
+
+// Resolves references through providers (in order: the first that has the name wins) and keeps
+// every value it resolved, so that redact() can take them out of any text.
+// Thread-safety: every member may be called from any thread.
+class BUDCORE_API SecretResolver {
+ public:
+  explicit SecretResolver(std::vector<std::shared_ptr<SecretProvider>> providers);
+
+  // `text` with every reference replaced by its value. NotFound naming `field` and the
+  // reference when no provider has it; Invalid for a value under 4 bytes (too short to redact).
+  core::Result<std::string> expand(const core::Id& tenant, std::string_view text, std::string_view field = "text");
+  // Every reference in the strings of `doc` (recursively) resolves for the tenant; errors name
+  // the path under `path` ("spec.env.TOKEN"). Nothing is remembered or returned.
+  core::Status check(const core::Id& tenant, const core::Value& doc, std::string_view path);
+  // Every value this resolver handed out, replaced by "[redacted secret://name]".
+  std::string redact(std::string_view text) const;
+  core::Value redact_value(const core::Value& doc) const;
+  core::Error redact_error(core::Error e) const;
+
+ private:
+  core::Result<std::string> lookup(const core::Id& tenant, std::string_view name, std::string_view field);
+
+  std::vector<std::shared_ptr<SecretProvider>> providers_;
+  mutable std::mutex mu_;
+  std::vector<std::pair<std::string, std::string>> seen_;  // (value, name), longest value first
+};
+
+// An HttpClient that expands references in the URL, header values and body of each request
+// (for `tenant`) and redacts resolved values from the response and from errors, around `inner`.
+BUDCORE_API std::unique_ptr<core::HttpClient> secret_expanding_http_client(core::HttpClient& inner,
+                                                                           std::shared_ptr<SecretResolver> resolver,
+                                                                           core::Id tenant);
+
+}  // namespace budcore::backend
