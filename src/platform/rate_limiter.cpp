@@ -5,6 +5,37 @@
 
 namespace budcore::platform {
 
+std::int64_t& SubmitRateLimiter::bucket(const core::Id& tenant, std::int64_t now_ns) {
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = std::hash<core::Id>{}(tenant) & mask;; i = (i + 1) & mask) {
+    Slot& s = slots_[i];
+    if (s.used && s.tenant == tenant) return s.tat;
+    if (!s.used) {
+      if (2 * (size_ + 1) > slots_.size()) {
+        grow();
+        return bucket(tenant, now_ns);
+      }
+      s.used = true;
+      s.tenant = tenant;
+      s.tat = now_ns;
+      ++size_;
+      return s.tat;
+    }
+  }
+}
+
+void SubmitRateLimiter::grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  const std::size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (!s.used) continue;
+    std::size_t i = std::hash<core::Id>{}(s.tenant) & mask;
+    while (slots_[i].used) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
 SubmitRateLimiter::Decision SubmitRateLimiter::acquire(const core::Id& tenant, const Limit& limit, std::int64_t n,
                                                        std::int64_t now_ns) {
   // One token every `interval` ns; the bucket holds `burst` of them (tolerance = burst intervals).
@@ -15,7 +46,7 @@ SubmitRateLimiter::Decision SubmitRateLimiter::acquire(const core::Id& tenant, c
       kMaxBurst, limit.burst > 0 ? limit.burst : std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(rate))));
   if (n > burst) return Decision{false, -1};
   const std::int64_t tolerance = burst * interval;
-  std::int64_t& tat = buckets_.try_emplace(tenant, now_ns).first->second;
+  std::int64_t& tat = bucket(tenant, now_ns);
   const std::int64_t next = std::max(tat, now_ns) + n * interval;
   if (next - now_ns > tolerance) return Decision{false, next - now_ns - tolerance};
   tat = next;

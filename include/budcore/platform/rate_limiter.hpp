@@ -11,7 +11,7 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
+#include <vector>
 
 #include "budcore/core/id.hpp"
 #include "budcore/export.h"
@@ -36,10 +36,21 @@ class BUDCORE_API SubmitRateLimiter {
   // never goes back), or none when they are not all there.
   Decision acquire(const core::Id& tenant, const Limit& limit, std::int64_t n, std::int64_t now_ns);
 
-  std::size_t tenants() const noexcept { return buckets_.size(); }
+  std::size_t tenants() const noexcept { return size_; }
 
  private:
-  std::unordered_map<core::Id, std::int64_t> buckets_;  // tenant -> theoretical arrival time (ns)
+  // An open-addressing table (linear probing, at most half full): one cache line per decision
+  // even with 100,000 tenants, where a node-based map takes two.
+  struct Slot {
+    core::Id tenant;
+    std::int64_t tat = 0;  // theoretical arrival time (ns)
+    bool used = false;
+  };
+  std::int64_t& bucket(const core::Id& tenant, std::int64_t now_ns);
+  void grow();
+
+  std::vector<Slot> slots_ = std::vector<Slot>(64);
+  std::size_t size_ = 0;
 };
 
 }  // namespace budcore::platform
