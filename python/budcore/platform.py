@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from ._core import StoredJob, platform_open, platform_open_embedded, platform_simulate
 
@@ -106,6 +106,23 @@ class PipelineRun:
         return pd.DataFrame(self.state.get("steps", []))
 
 
+def _every_page(fetch: Callable[[dict], dict], filters: Mapping[str, Any], limit: Optional[int]) -> list[dict]:
+    """Every item of a keyset-paged list (pages of 1000 following next_cursor), at most ``limit``."""
+    items: list[dict] = []
+    after = ""
+    while True:
+        query = {k: v for k, v in filters.items() if v is not None}
+        query["limit"] = 1000
+        if after:
+            query["after"] = after
+        page = fetch(query)
+        items.extend(page["items"])
+        after = page["next_cursor"]
+        if not after or (limit is not None and len(items) >= limit):
+            break
+    return items if limit is None else items[:limit]
+
+
 class Platform:
     """The budcore Platform. Open it from a config (a dict, YAML/JSON text or a file path) or
     with :meth:`embedded`; every call acts for ``tenant`` (a UUID) unless one is passed. A context
@@ -184,19 +201,8 @@ class Platform:
     def jobs(self, *, tenant: Any = None, limit: Optional[int] = None, **filters: Any) -> JobTable:
         """Every job matching the filters (status, project_id, pipeline_id, job_type, source,
         created_from, created_to), newest first, as a :class:`JobTable`."""
-        rows: list[dict] = []
-        after = ""
-        while True:
-            query = {k: v for k, v in filters.items() if v is not None}
-            query["limit"] = 1000
-            if after:
-                query["after"] = after
-            page = self._h.list(*self._who(tenant), query)
-            rows.extend(page["items"])
-            after = page["next_cursor"]
-            if not after or (limit is not None and len(rows) >= limit):
-                break
-        return JobTable(rows if limit is None else rows[:limit])
+        who = self._who(tenant)
+        return JobTable(_every_page(lambda q: self._h.list(*who, q), filters, limit))
 
     def watch(self, since: int = 0, *, follow: bool = False, poll_seconds: float = 0.5,
               tenant: Any = None) -> Iterator[Event]:
@@ -267,19 +273,8 @@ class Platform:
     def audit(self, *, tenant: Any = None, limit: Optional[int] = None, **query: Any) -> list[dict]:
         """The tenant's audit log, oldest first (tenant admins): every entry matching ``actor``,
         ``object_type``, ``object_id``, ``from``/``to`` (RFC 3339), each with its ``hash``."""
-        entries: list[dict] = []
-        after = ""
-        while True:
-            q = {k: v for k, v in query.items() if v is not None}
-            q["limit"] = 1000
-            if after:
-                q["after"] = after
-            page = self._h.audit(*self._who(tenant), q)
-            entries.extend(page["items"])
-            after = page["next_cursor"]
-            if not after or (limit is not None and len(entries) >= limit):
-                break
-        return entries if limit is None else entries[:limit]
+        who = self._who(tenant)
+        return _every_page(lambda q: self._h.audit(*who, q), query, limit)
 
     def verify_audit(self, *, tenant: Any = None) -> dict:
         """Checks the audit chain over every tenant (platform admins): {'ok', 'entries',

@@ -340,7 +340,7 @@ core::Result<backend::JobRecord> Platform::set_priority(const CallContext& calle
   if (lj.doc) lj.doc->priority = priority, lj.doc->updated_at = out.job.updated_at;
   if (lj.in_cluster) (void)m.cluster->set_priority(id, job::kueue_priority_value(priority));
   out.idempotency_key = rec.idempotency_key;
-  return out;
+  return m.visible(caller, std::move(out));
 }
 
 core::Result<backend::JobRecord> Platform::preempt_job(const CallContext& caller, const core::Id& id, std::string_view reason) {

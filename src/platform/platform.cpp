@@ -126,6 +126,17 @@ core::Status Platform::Impl::guard(const CallContext& caller, std::string_view v
   return {};
 }
 
+core::Result<backend::JobRecord> Platform::Impl::visible(const CallContext& caller,
+                                                         core::Result<backend::JobRecord> rec) {
+  if (!rec || !authorizer) return rec;
+  if (!authorizer->authorize(caller, AccessRequest{"get", "costs", nullptr, &rec->job.project_id})) {
+    rec->job.estimated_cost.reset();
+    rec->job.actual_cost.reset();
+    rec->job.budget_limit.reset();
+  }
+  return rec;
+}
+
 core::Status Platform::Impl::guard_submit(const CallContext& caller, const std::vector<SubmitRequest>& jobs) {
   BUDCORE_TRY(guard(caller, "create", "jobs", nullptr, jobs.empty() ? nullptr : &jobs.front().job.project_id));
   if (!authorizer || jobs.empty()) return {};
@@ -221,7 +232,7 @@ core::Result<std::vector<SubmitResult>> Platform::submit_batch(const CallContext
 core::Result<backend::JobRecord> Platform::get_job(const CallContext& caller, const core::Id& id) {
   std::lock_guard lock(impl_->mu);
   BUDCORE_TRY(impl_->guard(caller, "get", "jobs", &id));
-  return impl_->store->get_job(caller.tenant, id);
+  return impl_->visible(caller, impl_->store->get_job(caller.tenant, id));
 }
 
 core::Result<backend::Page<backend::JobSummary>> Platform::list_jobs(const CallContext& caller,
@@ -235,13 +246,13 @@ core::Result<backend::Page<backend::JobSummary>> Platform::list_jobs(const CallC
 core::Result<backend::JobRecord> Platform::cancel_job(const CallContext& caller, const core::Id& id, std::string_view reason) {
   std::lock_guard lock(impl_->mu);
   BUDCORE_TRY(impl_->guard(caller, "cancel", "jobs", &id));
-  return impl_->cancel(caller, id, reason);
+  return impl_->visible(caller, impl_->cancel(caller, id, reason));
 }
 
 core::Result<backend::JobRecord> Platform::retry_job(const CallContext& caller, const core::Id& id) {
   std::lock_guard lock(impl_->mu);
   BUDCORE_TRY(impl_->guard(caller, "retry", "jobs", &id));
-  return impl_->retry(caller, id, false);
+  return impl_->visible(caller, impl_->retry(caller, id, false));
 }
 
 core::Result<EventPage> Platform::watch(const CallContext& caller, std::int64_t since, std::size_t limit) {

@@ -148,6 +148,10 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // guard() for a submit: "create" in every project the jobs name, "create_critical" for
   // critical ones.
   core::Status guard_submit(const CallContext& caller, const std::vector<SubmitRequest>& jobs);
+  // A job record as the caller may see it: with RBAC, cost fields (estimated_cost, actual_cost,
+  // budget_limit) are for those who may "get costs" in the job's project (admins); others get
+  // them cleared.
+  core::Result<backend::JobRecord> visible(const CallContext& caller, core::Result<backend::JobRecord> rec);
   // A caller's submit of n jobs against its tenant's queue depth and token bucket
   // (RateLimited with a retry-after; tenant_policy.cpp).
   core::Status check_submit_limits(const CallContext& caller, std::size_t n);

@@ -93,7 +93,7 @@ std::optional<Role> required_role(std::string_view verb, std::string_view resour
   return std::nullopt;
 }
 
-bool project_scoped(std::string_view resource) noexcept { return resource == "jobs"; }
+bool project_scoped(std::string_view resource) noexcept { return resource == "jobs" || resource == "costs"; }
 
 RbacAuthorizer::RbacAuthorizer(backend::Store& store, std::vector<std::string> platform_admins)
     : store_(store), platform_admins_(std::move(platform_admins)) {}

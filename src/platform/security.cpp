@@ -24,15 +24,22 @@ std::string binding_key(const core::Id& tenant, const RoleBinding& b) {
          (b.project ? b.project->to_string() : "*");
 }
 
+// The tenant a binding is kept under (the system tenant for platform-admin), once the caller may
+// `verb` it and the binding is well formed.
+core::Result<core::Id> binding_tenant(Platform::Impl& m, const CallContext& caller, const RoleBinding& b,
+                                      std::string_view verb) {
+  const bool platform_wide = b.role == Role::PlatformAdmin;
+  BUDCORE_TRY(m.guard(caller, platform_wide ? "bind_platform" : verb, "role_bindings"));
+  BUDCORE_TRY(check_binding(b));
+  return platform_wide ? backend::system_tenant() : caller.tenant;
+}
+
 }  // namespace
 
 core::Result<backend::RoleBindingRecord> Platform::bind_role(const CallContext& caller, const RoleBinding& binding) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
-  const bool platform_wide = binding.role == Role::PlatformAdmin;
-  BUDCORE_TRY(m.guard(caller, platform_wide ? "bind_platform" : "bind", "role_bindings"));
-  BUDCORE_TRY(check_binding(binding));
-  const core::Id tenant = platform_wide ? backend::system_tenant() : caller.tenant;
+  BUDCORE_TRY_ASSIGN(const core::Id tenant, binding_tenant(m, caller, binding, "bind"));
   backend::RoleBindingRecord rec;
   rec.principal = binding.principal;
   rec.role = std::string(to_string(binding.role));
@@ -51,10 +58,7 @@ core::Result<backend::RoleBindingRecord> Platform::bind_role(const CallContext& 
 core::Status Platform::unbind_role(const CallContext& caller, const RoleBinding& binding) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
-  const bool platform_wide = binding.role == Role::PlatformAdmin;
-  BUDCORE_TRY(m.guard(caller, platform_wide ? "bind_platform" : "unbind", "role_bindings"));
-  BUDCORE_TRY(check_binding(binding));
-  const core::Id tenant = platform_wide ? backend::system_tenant() : caller.tenant;
+  BUDCORE_TRY_ASSIGN(const core::Id tenant, binding_tenant(m, caller, binding, "unbind"));
   return m.store->transact([&](backend::Store& tx) -> core::Status {
     BUDCORE_TRY(tx.delete_role_binding(tenant, binding.principal, to_string(binding.role), binding.project));
     return m.audit(tx, caller, "role_bindings.unbind", "role_binding", binding_key(tenant, binding), {}, {},

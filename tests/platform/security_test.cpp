@@ -99,6 +99,16 @@ TEST_P(PlatformSecurity, RolesGrantVerbsWithinTheirProject) {
   ASSERT_FALSE(unfiltered);
   EXPECT_NE(unfiltered.error().message.find("filter by project_id"), std::string::npos);
 
+  // Costs are for admins: the viewer reads the job without them, the admin with them.
+  job::Job priced = job_in(kProjectP, "priced");
+  priced.estimated_cost = core::Money::parse("12.50", "USD").value();
+  auto pj = p->submit(as(tenant_a(), "user:erin"), priced);
+  ASSERT_TRUE(pj) << pj.error().describe();
+  EXPECT_FALSE(p->get_job(as(tenant_a(), "user:vic"), pj->record.job.id)->job.estimated_cost);
+  EXPECT_FALSE(p->get_job(as(tenant_a(), "user:erin"), pj->record.job.id)->job.estimated_cost);
+  ASSERT_TRUE(p->get_job(as(tenant_a(), "user:ada"), pj->record.job.id)->job.estimated_cost);
+  EXPECT_EQ(p->get_job(as(tenant_a(), "user:ada"), pj->record.job.id)->job.estimated_cost->to_string(), "12.50 USD");
+
   // Critical jobs and preemption need an admin.
   job::Job critical = job_in(kProjectP, "urgent");
   critical.priority = job::JobPriority::Critical;

@@ -11,7 +11,8 @@
 //   platform-admin   platform           everything in every tenant, + verify the audit chain
 //
 // Each role includes the ones above it. Jobs carry a project (project_id), so a project role
-// covers that project's jobs; pipeline runs, deployments, events, costs, role bindings and
+// covers that project's jobs and their costs (a job read by someone below admin there has its
+// cost fields cleared); pipeline runs, deployments, events, costs, role bindings and
 // the audit log belong to the tenant and need a tenant-wide role. Principals are named
 // "user:<name>" or "sa:<name>"; the embedding service authenticates them, budcore authorizes.
 #pragma once
@@ -44,7 +45,8 @@ BUDCORE_API core::Status check_principal(std::string_view principal, std::string
 // The least role that may do `verb` on `resource` (the table above); nullopt for a pair no
 // role grants (denied).
 BUDCORE_API std::optional<Role> required_role(std::string_view verb, std::string_view resource) noexcept;
-// Whether the resource's objects carry a project, so that project roles apply to them (jobs).
+// Whether the resource's objects carry a project, so that project roles apply to them (jobs,
+// and the costs of jobs).
 BUDCORE_API bool project_scoped(std::string_view resource) noexcept;
 
 // A role granted to a principal: within the caller's tenant, on one project or (nullopt) all
