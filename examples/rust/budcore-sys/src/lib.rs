@@ -15,7 +15,8 @@ mod tests {
         assert_eq!(offset_of!(budcore_buf, size), size_of::<usize>());
         assert_eq!(align_of::<budcore_error>(), align_of::<*const u8>());
         assert_eq!(offset_of!(budcore_error, message), size_of::<*const u8>());
-        assert_eq!(size_of::<budcore_error>(), 4 * size_of::<*const u8>());
+        assert_eq!(offset_of!(budcore_error, retry_after_ms), 4 * size_of::<*const u8>());
+        assert_eq!(size_of::<budcore_error>(), 5 * size_of::<*const u8>());
     }
 
     #[test]
