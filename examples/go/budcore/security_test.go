@@ -59,3 +59,42 @@ func TestSecurityRolesLimitsAndAudit(t *testing.T) {
 		t.Fatalf("unbinding twice: %v", err)
 	}
 }
+
+// Tenant B guessing tenant A's job id gets the error of an id that exists nowhere, and its own
+// list and events hold nothing of A's; A's idempotency key replayed by B makes B a job of its own.
+func TestTenantBSeesNothingOfTenantA(t *testing.T) {
+	p, err := OpenEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	a := Caller{Tenant: goTenant, Principal: "user:a"}
+	b := Caller{Tenant: "00000000-0000-4000-8000-0000000000f9", Principal: "user:b"}
+	rec, err := p.Submit(a, goJob, "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := jobID(t, rec)
+	for _, probe := range []func(string) (string, error){
+		func(i string) (string, error) { return p.Get(b, i) },
+		func(i string) (string, error) { return p.Cancel(b, i, "") },
+		func(i string) (string, error) { return p.Retry(b, i) },
+		func(i string) (string, error) { return p.SetPriority(b, i, "critical") },
+		func(i string) (string, error) { return p.Preempt(b, i, "") },
+	} {
+		_, onA := probe(id)
+		_, onNone := probe("00000000-0000-4000-8000-00000000dead")
+		if !errors.Is(onA, ErrNotFound) || !errors.Is(onNone, ErrNotFound) {
+			t.Fatalf("want not found for both, got %v / %v", onA, onNone)
+		}
+	}
+	replay, err := p.Submit(b, goJob, "shared")
+	if err != nil || !strings.Contains(replay, `"created":true`) || jobID(t, replay) == id {
+		t.Fatalf("a replayed key: %v %s", err, replay)
+	}
+	list, _ := p.List(b, "")
+	events, _ := p.Events(b, 0, 1000)
+	if strings.Contains(list+events, id) || strings.Contains(list+events, goTenant) {
+		t.Fatalf("tenant B sees tenant A: %s %s", list, events)
+	}
+}

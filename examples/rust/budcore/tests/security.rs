@@ -44,3 +44,35 @@ fn roles_limits_and_the_audit_log() {
     drop(p);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn tenant_b_sees_nothing_of_tenant_a() {
+    let dir = std::env::temp_dir().join(format!("budcore-rust-isolation-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = Platform::open_embedded(dir.to_str().unwrap()).unwrap();
+    let a = Caller { tenant: TENANT, principal: "user:a", request_id: "" };
+    let b = Caller { tenant: "00000000-0000-4000-8000-0000000000e8", principal: "user:b", request_id: "" };
+    let rec = p.submit(&a, JOB, Some("shared")).unwrap();
+    let at = rec.find("\"id\":\"").unwrap() + 6;
+    let id = rec[at..at + 36].to_string();
+    let unknown = "00000000-0000-4000-8000-00000000dead";
+    for probe in [
+        &(|i: &str| p.get(&b, i)) as &dyn Fn(&str) -> Result<String, budcore::Error>,
+        &|i: &str| p.cancel(&b, i, ""),
+        &|i: &str| p.retry(&b, i),
+        &|i: &str| p.set_priority(&b, i, "critical"),
+        &|i: &str| p.preempt(&b, i, ""),
+    ] {
+        let on_a = probe(&id).unwrap_err();
+        let on_none = probe(unknown).unwrap_err();
+        assert_eq!((on_a.code, on_none.code), (ErrorCode::NotFound, ErrorCode::NotFound));
+        assert_eq!(on_a.message.replace(&id, "<id>"), on_none.message.replace(unknown, "<id>"));
+    }
+    let replay = p.submit(&b, JOB, Some("shared")).unwrap();
+    assert!(replay.contains("\"created\":true") && !replay.contains(&id));
+    let seen = p.list(&b, "").unwrap() + &p.events(&b, 0, 1000).unwrap();
+    assert!(!seen.contains(&id) && !seen.contains(TENANT));
+    drop(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
