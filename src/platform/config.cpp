@@ -148,8 +148,8 @@ core::Status read_cost(const Value& v, PlatformConfig& c) {
     BUDCORE_TRY(a.known({"webhook", "timeout_seconds"}));
     backend::WebhookNotifierOptions o;
     BUDCORE_TRY(a.string("webhook", o.url));
-    if (!o.url.starts_with("http://") && !o.url.starts_with("https://"))
-      return Error::invalid("cost.alerts.webhook", o.url, "must be an http:// or https:// URL");
+    if (!o.url.starts_with("http://") && !o.url.starts_with("https://") && !o.url.starts_with("secret://"))
+      return Error::invalid("cost.alerts.webhook", o.url, "must be an http:// or https:// URL (or a secret:// reference to one)");
     BUDCORE_TRY(a.seconds("timeout_seconds", o.timeout, 1));
     c.budget_alerts = std::move(o);
   }

@@ -217,14 +217,22 @@ namespace {
 // The notifier refers to its HTTP client: both live as long as the shared notifier does.
 struct WebhookAlerts {
   std::unique_ptr<backend::HttpClient> http;
+  std::unique_ptr<core::HttpClient> wire;  // http, expanding secret:// references (or null)
   std::unique_ptr<backend::Notifier> notifier;
 };
 }  // namespace
 
-std::shared_ptr<backend::Notifier> CostControls::webhook_alerts(backend::WebhookNotifierOptions options) {
+std::shared_ptr<backend::Notifier> CostControls::webhook_alerts(backend::WebhookNotifierOptions options,
+                                                                std::shared_ptr<backend::SecretResolver> secrets) {
   auto owner = std::make_shared<WebhookAlerts>();
   owner->http = backend::make_curl_http_client();
-  owner->notifier = backend::make_webhook_notifier(*owner->http, std::move(options));
+  core::HttpClient* client = owner->http.get();
+  if (secrets) {
+    // Budget alerts belong to no tenant's request: the system tenant's secrets.
+    owner->wire = backend::secret_expanding_http_client(*owner->http, std::move(secrets), backend::system_tenant());
+    client = owner->wire.get();
+  }
+  owner->notifier = backend::make_webhook_notifier(*client, std::move(options));
   backend::Notifier* n = owner->notifier.get();
   return std::shared_ptr<backend::Notifier>(std::move(owner), n);
 }

@@ -76,7 +76,7 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
   }
   if (const PlatformConfig& c = p->impl_->config; c.prices) {
     std::shared_ptr<backend::Notifier> alerts;
-    if (c.budget_alerts) alerts = CostControls::webhook_alerts(*c.budget_alerts);
+    if (c.budget_alerts) alerts = CostControls::webhook_alerts(*c.budget_alerts, p->impl_->secrets);
     p->impl_->cost_controls = CostControls::attach(*p, *c.prices, c.budgets, std::move(alerts));
   }
   if (p->impl_->config.clock == ClockKind::System) {

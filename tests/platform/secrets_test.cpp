@@ -13,6 +13,7 @@
 #include "budcore/backend/secret_provider.hpp"
 #include "budcore/backend/store_json.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/platform/cost_controls.hpp"
 #include "budcore/platform/platform_json.hpp"
 #include "platform/platform_fixture.hpp"
 
@@ -145,6 +146,42 @@ TEST(PlatformSecrets, APlantedSecretIsUsedAtTheWireAndFoundNowhereElse) {
   }
   EXPECT_NE(file_bytes(db).find("secret://api-token"), std::string::npos);
   ::unsetenv("BUDCORE_SECRET_API_TOKEN");
+}
+
+// cost.alerts.webhook may be a secret (a Slack webhook URL is a credential): the alert reaches
+// the URL the secret holds, and the config and the errors only ever hold the reference.
+TEST(PlatformSecrets, TheBudgetAlertWebhookCanBeASecret) {
+  LoopbackHttpServer receiver;
+  receiver.enqueue({.status = 500, .reason = "Internal Server Error", .body = "down"});
+  const std::string hook = receiver.url("/hooks/T0-" + core::Id::generate().to_string());
+  ::setenv("BUDCORE_SECRET_ALERT_HOOK", hook.c_str(), 1);
+  TempDir store;
+  auto config = platform::PlatformConfig::parse(R"({"store": "sqlite://)" + (store.path / "b.db").string() +
+                                                R"(", "cost": {"prices": {"currency": "USD",
+        "gpu_hour": {"nvidia-a100-80gb": {"on_demand": "2.00"}}, "cpu_core_hour": {"on_demand": "0"},
+        "memory_gib_hour": {"on_demand": "0"}},
+      "budgets": [{"name": "watch", "tenant_id": "00000000-0000-4000-8000-00000000000a", "amount": "4.00",
+                   "thresholds": [50, 100], "notify": {"channel": "slack", "recipients": ["#finops"]}}],
+      "alerts": {"webhook": "secret://alert-hook", "timeout_seconds": 5}}})");
+  ASSERT_TRUE(config) << config.error().describe();
+  auto p = platform::Platform::open(*config);
+  ASSERT_TRUE(p) << p.error().describe();
+  ASSERT_TRUE((*p)->submit(ctx_a(), gpu_job("hour", 1, 3600)));
+  ASSERT_TRUE((*p)->submit(ctx_a(), gpu_job("ninety-minutes", 1, 5400)));
+  ASSERT_TRUE((*p)->run_until_idle());
+  auto sent = receiver.requests();
+  ASSERT_EQ(sent.size(), 3u);
+  EXPECT_EQ(sent[0].target, hook.substr(hook.find("/hooks/")));
+  auto costs = (*p)->cost_controls();
+  ASSERT_TRUE(costs && costs->last_alert_error());
+  const std::string err = costs->last_alert_error()->describe();
+  EXPECT_EQ(err.find(hook), std::string::npos) << err;
+  EXPECT_NE(err.find("secret://alert-hook"), std::string::npos) << err;
+  EXPECT_EQ(platform::PlatformConfig::parse("store: x\ncost: {prices: {currency: USD}, alerts: {webhook: 'ftp://x'}}")
+                .error()
+                .field,
+            "cost.alerts.webhook");
+  ::unsetenv("BUDCORE_SECRET_ALERT_HOOK");
 }
 
 }  // namespace

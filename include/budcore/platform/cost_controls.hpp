@@ -2,6 +2,8 @@
 // "On a platform"). The platform layer wires the cost layer's calls into its hooks.
 #pragma once
 
+#include "budcore/backend/secret_provider.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -41,7 +43,10 @@ class BUDCORE_API CostControls {
   static std::shared_ptr<CostControls> attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets,
                                               std::shared_ptr<backend::Notifier> alerts = nullptr);
   // A webhook notifier over its own libcurl client (the platform config's cost.alerts.webhook).
-  static std::shared_ptr<backend::Notifier> webhook_alerts(backend::WebhookNotifierOptions options);
+  // With `secrets`, secret:// references in the URL (`cost.alerts.webhook: secret://slack-hook`)
+  // are expanded at the wire and their values redacted from delivery errors.
+  static std::shared_ptr<backend::Notifier> webhook_alerts(backend::WebhookNotifierOptions options,
+                                                           std::shared_ptr<backend::SecretResolver> secrets = nullptr);
 
   const cost::PriceBook& prices() const noexcept { return prices_; }
   const cost::BudgetSet& budgets() const noexcept { return budgets_; }
