@@ -138,3 +138,30 @@ INSTANTIATE_TEST_SUITE_P(Stores, TenantIsolation, ::testing::Values("sqlite_file
 
 }  // namespace
 }  // namespace budcore::testing
+
+namespace budcore::testing {
+namespace {
+
+// A use-case parameter is data: a value holding template syntax is refused before anything is
+// stored, so no caller gets a template of its choosing evaluated (template injection, or a loop
+// of 10^8 iterations as a denial of service).
+TEST(UsecaseParameterInjection, TemplateSyntaxInAParameterIsDataNotTemplate) {
+  PlatformTarget t;
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  core::Value params = shipped_template_parameters("simple-chatbot-v1");
+  params.mutable_map().set("gpu_type", "nvidia-a100-80gb");
+  const std::string injection = "{{ 'INJ' ~ 'ECTED' }}{% for i in range(100000000) %}x{% endfor %}";
+  params.mutable_map().set("model_id", injection);
+  auto dep = p->deploy_usecase(ctx_a(), "simple-chatbot-v1", params);
+  ASSERT_FALSE(dep);
+  EXPECT_EQ(dep.error().code, core::ErrorCode::Invalid);
+  EXPECT_EQ(dep.error().field, "parameters.model_id");
+  EXPECT_NE(dep.error().message.find("must not contain template markers"), std::string::npos) << dep.error().describe();
+  // Nothing was stored or started.
+  EXPECT_TRUE(p->list_jobs(ctx_a(), {})->items.empty());
+  EXPECT_TRUE(p->list_deployments(ctx_a())->empty());
+}
+
+}  // namespace
+}  // namespace budcore::testing
