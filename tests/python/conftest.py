@@ -38,3 +38,40 @@ def endpoint_json():
 @pytest.fixture
 def endpoint_dict(endpoint_json):
     return json.loads(endpoint_json)
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory):
+    """A throwaway PostgreSQL server for the session (tests/backends/pg_fixture.sh, as ctest's
+    fixture); its admin URI. Skips when the server binaries are not installed."""
+    import subprocess
+
+    state = tmp_path_factory.mktemp("pg")
+    script = ROOT / "tests" / "backends" / "pg_fixture.sh"
+    subprocess.run(["bash", str(script), "start", str(state)], check=True, capture_output=True)
+    uri_file = state / "uri"
+    if not uri_file.exists():
+        pytest.skip("PostgreSQL server binaries are not installed")
+    try:
+        yield uri_file.read_text().strip()
+    finally:
+        subprocess.run(["bash", str(script), "stop", str(state)], check=False, capture_output=True)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_uri(request, tmp_path):
+    """A fresh store URI of each backend: a SQLite file, or a schema of its own on the session's
+    PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite://{tmp_path}/store.db"
+    import subprocess
+    import uuid
+
+    admin = request.getfixturevalue("postgres_server")
+    schema = "py_" + uuid.uuid4().hex[:12]
+    psql = "/usr/lib/postgresql/15/bin/psql"
+    subprocess.run([psql, admin, "-q", "-c", f"CREATE SCHEMA {schema}"], check=True, capture_output=True)
+    return f"{admin}?options=-csearch_path%3D{schema}"

@@ -1,4 +1,5 @@
-"""The cross-tenant matrix from Python (docs/security.md "Tenant isolation"): tenant B guesses
+"""The cross-tenant matrix from Python on SQLite and PostgreSQL (docs/security.md "Tenant
+isolation"): tenant B guesses
 tenant A's ids, replays A's idempotency key and reads its own lists and events; every probe is
 the error of an id that exists nowhere, and nothing of A's shows."""
 
@@ -23,8 +24,8 @@ PIPELINE = {"pipeline": {"id": "p", "name": "a-pipe"}, "steps": [
     {"id": "s", "name": "s", "step_type": "WAIT", "depends_on": [], "config": {"duration_seconds": 3600}}]}
 
 
-def test_tenant_b_sees_and_changes_nothing_of_tenant_a(tmp_path):
-    with budcore.Platform.embedded(tmp_path / "p", principal="user:py") as p:
+def test_tenant_b_sees_and_changes_nothing_of_tenant_a(store_uri):
+    with budcore.Platform.open({"store": store_uri}, principal="user:py") as p:
         a_job = p.submit(job("a-train"), idempotency_key="shared", tenant=A)
         run = p.run_pipeline(PIPELINE, tenant=A)
         p.run(60)

@@ -1,4 +1,4 @@
-"""Security from Python (docs/security.md): RBAC with a bootstrap admin, refusals naming the
+"""Security from Python (docs/security.md), on SQLite and PostgreSQL: RBAC with a bootstrap admin, refusals naming the
 principal, a tenant policy, a rate-limited submit with retry_after, bindings, and the audit
 log with its hash chain."""
 
@@ -19,13 +19,13 @@ def job(name, gpus=0, **extra):
     return doc
 
 
-def config(tmp_path, **tenants):
-    return {"store": f"sqlite://{tmp_path}/p.db",
+def config(store_uri, **tenants):
+    return {"store": store_uri,
             "security": {"rbac": True, "platform_admins": ["user:root"], "tenants": tenants}}
 
 
-def test_roles_refusals_and_the_audit_chain(tmp_path):
-    cfg = config(tmp_path, **{"*": {"max_gpus_per_job": 2}})
+def test_roles_refusals_and_the_audit_chain(store_uri):
+    cfg = config(store_uri, **{"*": {"max_gpus_per_job": 2}})
     with budcore.Platform.open(cfg, tenant=TENANT, principal="user:root") as root, \
             budcore.Platform.open(cfg, tenant=TENANT, principal="user:erin") as erin:
         with pytest.raises(budcore.SecurityError) as refused:
@@ -62,7 +62,7 @@ def test_roles_refusals_and_the_audit_chain(tmp_path):
 
 
 def test_a_tenant_over_its_rate_gets_a_retry_after(tmp_path):
-    cfg = config(tmp_path, **{TENANT: {"submits_per_second": 2, "submit_burst": 1}})
+    cfg = config(f"sqlite://{tmp_path}/p.db", **{TENANT: {"submits_per_second": 2, "submit_burst": 1}})
     cfg["security"]["rbac"] = False
     with budcore.Platform.open(cfg, tenant=TENANT) as p:
         p.submit(job("one"))
