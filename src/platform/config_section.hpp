@@ -14,6 +14,7 @@
 #include "budcore/core/result.hpp"
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
+#include "budcore/platform/config.hpp"  // not forward-declared: a public class must not be seen hidden first
 #include "job/codec_util.hpp"
 
 #pragma GCC visibility push(hidden)
@@ -110,14 +111,9 @@ class Section {
   std::string path_;
 };
 
-}  // namespace budcore::platform::detail
-
-namespace budcore::platform {
-struct PlatformConfig;
-namespace detail {
 // security: {...} (security_config.cpp).
 core::Status read_security(const core::Value& v, PlatformConfig& c);
-}  // namespace detail
-}  // namespace budcore::platform
+
+}  // namespace budcore::platform::detail
 
 #pragma GCC visibility pop
