@@ -379,13 +379,7 @@ TEST(PlatformCostConfigTest, BudgetThresholdAlertsArePostedToTheWebhookAsSpendCr
   LoopbackHttpServer receiver;
   receiver.enqueue({.status = 500, .reason = "Internal Server Error", .body = "down"});
   TempDir store;
-  auto config = platform::PlatformConfig::parse(R"({"store": "sqlite://)" + (store.path / "b.db").string() +
-                                                R"(", "cost": {"prices": {"currency": "USD",
-        "gpu_hour": {"nvidia-a100-80gb": {"on_demand": "2.00"}}, "cpu_core_hour": {"on_demand": "0"},
-        "memory_gib_hour": {"on_demand": "0"}},
-      "budgets": [{"name": "watch", "tenant_id": "00000000-0000-4000-8000-00000000000a", "amount": "4.00",
-                   "thresholds": [50, 100], "notify": {"channel": "slack", "recipients": ["#finops"]}}],
-      "alerts": {"webhook": ")" + receiver.url("/alerts") + R"(", "timeout_seconds": 5}}})");
+  auto config = platform::PlatformConfig::parse(budget_alert_config((store.path / "b.db").string(), receiver.url("/alerts")));
   ASSERT_TRUE(config) << config.error().describe();
   ASSERT_TRUE(config->budget_alerts);
   auto p = platform::Platform::open(*config);

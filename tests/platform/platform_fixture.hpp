@@ -38,6 +38,17 @@ inline void set_sim(job::Job& j, core::Value sim) {
   j.spec = core::Value(std::move(spec));
 }
 
+// A platform config (JSON) on a SQLite file with an A100 price book, one budget of $4.00 for
+// tenant A with thresholds at 50% and 100%, and its alerts POSTed to `webhook`.
+inline std::string budget_alert_config(const std::string& db, const std::string& webhook) {
+  return R"({"store": "sqlite://)" + db + R"(", "cost": {"prices": {"currency": "USD",
+        "gpu_hour": {"nvidia-a100-80gb": {"on_demand": "2.00"}}, "cpu_core_hour": {"on_demand": "0"},
+        "memory_gib_hour": {"on_demand": "0"}},
+      "budgets": [{"name": "watch", "tenant_id": "00000000-0000-4000-8000-00000000000a", "amount": "4.00",
+                   "thresholds": [50, 100], "notify": {"channel": "slack", "recipients": ["#finops"]}}],
+      "alerts": {"webhook": ")" + webhook + R"(", "timeout_seconds": 5}}})";
+}
+
 // A platform with the embedded cluster on a store of the named backend.
 struct PlatformTarget {
   BackendTarget store;

@@ -156,13 +156,7 @@ TEST(PlatformSecrets, TheBudgetAlertWebhookCanBeASecret) {
   const std::string hook = receiver.url("/hooks/T0-" + core::Id::generate().to_string());
   ::setenv("BUDCORE_SECRET_ALERT_HOOK", hook.c_str(), 1);
   TempDir store;
-  auto config = platform::PlatformConfig::parse(R"({"store": "sqlite://)" + (store.path / "b.db").string() +
-                                                R"(", "cost": {"prices": {"currency": "USD",
-        "gpu_hour": {"nvidia-a100-80gb": {"on_demand": "2.00"}}, "cpu_core_hour": {"on_demand": "0"},
-        "memory_gib_hour": {"on_demand": "0"}},
-      "budgets": [{"name": "watch", "tenant_id": "00000000-0000-4000-8000-00000000000a", "amount": "4.00",
-                   "thresholds": [50, 100], "notify": {"channel": "slack", "recipients": ["#finops"]}}],
-      "alerts": {"webhook": "secret://alert-hook", "timeout_seconds": 5}}})");
+  auto config = platform::PlatformConfig::parse(budget_alert_config((store.path / "b.db").string(), "secret://alert-hook"));
   ASSERT_TRUE(config) << config.error().describe();
   auto p = platform::Platform::open(*config);
   ASSERT_TRUE(p) << p.error().describe();
