@@ -101,7 +101,8 @@ TEST_P(TenantIsolation, TenantBCanNeitherSeeNorInferNorChangeAnythingOfTenantA) 
   std::string b_sees = core::to_json(backend::to_value(p->list_jobs(b, {}).value())) +
                        core::to_json(platform::to_value(p->watch(b, 0, 10000).value())) +
                        core::to_json(backend::to_value(p->list_audit(b, {}).value()));
-  for (const auto& d : p->list_deployments(b).value()) b_sees += d.id.to_string();
+  const auto b_deployments = p->list_deployments(b).value();  // named: a range-for over a temporary's value() dangles
+  for (const auto& d : b_deployments) b_sees += d.id.to_string();
   for (const std::string& secret_of_a : {job_id.to_string(), run_id.to_string(), dep_id.to_string(), std::string("a-train"),
                                          std::string("a-pipe"), tenant_a().to_string()})
     EXPECT_EQ(b_sees.find(secret_of_a), std::string::npos) << secret_of_a;
