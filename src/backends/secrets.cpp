@@ -180,7 +180,23 @@ core::Result<std::string> SecretResolver::expand(const core::Id& tenant, std::st
   return out;
 }
 
+namespace {
+// Whether any string in doc holds a reference: the common case (none) costs no allocation.
+bool mentions_ref(const core::Value& doc) {
+  if (doc.is_string()) return doc.as_string().find(kSecretScheme) != std::string::npos;
+  if (doc.is_list()) {
+    for (const auto& v : doc.as_list())
+      if (mentions_ref(v)) return true;
+  } else if (doc.is_map()) {
+    for (const auto& [k, v] : doc.as_map())
+      if (mentions_ref(v)) return true;
+  }
+  return false;
+}
+}  // namespace
+
 core::Status SecretResolver::check(const core::Id& tenant, const core::Value& doc, std::string_view path) {
+  if (!mentions_ref(doc)) return {};
   if (doc.is_string()) {
     return each_ref(doc.as_string(), path, [&](std::size_t, std::size_t, std::string_view name) -> core::Status {
       auto v = lookup(tenant, name, path);

@@ -1,5 +1,6 @@
 #include "backends/sql_security.hpp"
 
+#include <optional>
 #include <string>
 
 #include "budcore/core/json.hpp"
@@ -39,17 +40,21 @@ std::string audit_entry_hash(const core::Id& tenant, const backend::AuditEntry& 
   return core::sha256_hex(text);
 }
 
-core::Result<backend::AuditEntry> append_chained_audit(SqlConnection& db, const core::Id& tenant,
-                                                       backend::AuditEntry e) {
+core::Result<ChainHead> lock_chain_head(SqlConnection& db) {
   // A no-op update that returns the head: in PostgreSQL it takes the head row's lock until commit.
-  bool found = false;
-  BUDCORE_TRY(db.query("UPDATE audit_chain SET last_seq = last_seq WHERE id = 1 RETURNING last_hash", {},
+  std::optional<ChainHead> head;
+  BUDCORE_TRY(db.query("UPDATE audit_chain SET last_seq = last_seq WHERE id = 1 RETURNING last_seq, last_hash", {},
                        [&](const SqlRow& row) -> core::Status {
-                         e.prev_hash = std::string(row.text(0));
-                         found = true;
+                         head = ChainHead{row.int64(0), std::string(row.text(1))};
                          return {};
                        }));
-  if (!found) return Error::make(ErrorCode::Io, "the store has no audit chain head (audit_chain row 1 is missing)", "audit_chain");
+  if (!head) return Error::make(ErrorCode::Io, "the store has no audit chain head (audit_chain row 1 is missing)", "audit_chain");
+  return *head;
+}
+
+core::Result<backend::AuditEntry> insert_chained_audit(SqlConnection& db, const core::Id& tenant,
+                                                       backend::AuditEntry e, ChainHead& head) {
+  e.prev_hash = head.hash;
   const std::string tid = tenant.to_string(), detail = core::to_json(e.detail);
   e.hash = audit_entry_hash(tenant, e, detail);
   SqlParam p[] = {tid, e.at.unix_nanos(), e.actor, e.action, e.object_type, e.object_id, e.request_id, detail,
@@ -60,9 +65,14 @@ core::Result<backend::AuditEntry> append_chained_audit(SqlConnection& db, const 
                          e.seq = row.int64(0);
                          return {};
                        }));
-  SqlParam head[] = {e.seq, e.hash};
-  BUDCORE_TRY(db.execute("UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1", head));
+  head = ChainHead{e.seq, e.hash};
   return e;
+}
+
+core::Status write_chain_head(SqlConnection& db, const ChainHead& head) {
+  SqlParam p[] = {head.seq, head.hash};
+  BUDCORE_TRY(db.execute("UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1", p));
+  return {};
 }
 
 core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db) {

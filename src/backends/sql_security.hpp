@@ -12,11 +12,18 @@
 
 namespace budcore::backends {
 
-// Appends one entry chained to the store's head and moves the head, in the caller's
-// transaction. The head row is locked by the first statement, so appends from several
-// connections (PostgreSQL) are chained one after another in seq order.
-core::Result<backend::AuditEntry> append_chained_audit(SqlConnection& db, const core::Id& tenant,
-                                                       backend::AuditEntry entry);
+// The chain's head: (last seq, last hash). Reading it locks the head row until the transaction
+// ends, so appends from several connections (PostgreSQL) are chained one after another.
+struct ChainHead {
+  std::int64_t seq = 0;
+  std::string hash;
+};
+core::Result<ChainHead> lock_chain_head(SqlConnection& db);
+// Inserts one entry chained after `head` and moves `head` to it (the row is not written: a
+// transaction of many appends writes the head once, with write_chain_head, before it commits).
+core::Result<backend::AuditEntry> insert_chained_audit(SqlConnection& db, const core::Id& tenant,
+                                                       backend::AuditEntry entry, ChainHead& head);
+core::Status write_chain_head(SqlConnection& db, const ChainHead& head);
 
 // The hash of an entry: SHA-256 over its fields (length-prefixed, so no two field lists encode
 // alike) and the previous hash.

@@ -198,7 +198,9 @@ class SqlStore final : public backend::Store {
     if (in_tx_) return Error::make(ErrorCode::Unsupported, "transact() calls do not nest");
     return write([&]() -> Status {
       SqlStore tx(s_, true);
-      return fn(tx);
+      BUDCORE_TRY(fn(tx));
+      if (tx.chain_head_) return write_chain_head(db(), *tx.chain_head_);
+      return {};
     });
   }
 
@@ -737,7 +739,19 @@ class SqlStore final : public backend::Store {
     BUDCORE_TRY(check_key("actor", e.actor));
     BUDCORE_TRY(check_key("action", e.action));
     if (e.at == core::Timestamp()) e.at = s_->clock->now();
-    return write([&]() -> Result<AuditEntry> { return append_chained_audit(db(), tenant, std::move(e)); });
+    if (in_tx_) {
+      // Within transact(): the head is read (and locked) once and written once, when fn returns.
+      if (!chain_head_) {
+        BUDCORE_TRY_ASSIGN(chain_head_, lock_chain_head(db()));
+      }
+      return insert_chained_audit(db(), tenant, std::move(e), *chain_head_);
+    }
+    return write([&]() -> Result<AuditEntry> {
+      BUDCORE_TRY_ASSIGN(ChainHead head, lock_chain_head(db()));
+      BUDCORE_TRY_ASSIGN(AuditEntry out, insert_chained_audit(db(), tenant, std::move(e), head));
+      BUDCORE_TRY(write_chain_head(db(), head));
+      return out;
+    });
   }
 
   Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& aq, const PageRequest& page) override {
@@ -915,6 +929,9 @@ class SqlStore final : public backend::Store {
 
  private:
   SqlConnection& db() { return *s_->conn; }
+
+  // transact(): the audit chain's head after this transaction's appends, written before commit.
+  std::optional<ChainHead> chain_head_;
 
   // Runs f in a write transaction (or in the enclosing transact()).
   template <class F>

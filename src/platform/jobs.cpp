@@ -5,6 +5,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
 #include "budcore/quota/job_workload.hpp"
+#include "job/job_json.hpp"
 #include "platform/platform_impl.hpp"
 
 namespace budcore::platform {
@@ -139,7 +140,7 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
       lj.source = job.source;
       lj.priority = job.priority;
       BUDCORE_TRY(tx.put_platform_record("job", job.id.to_string(), record_doc(lj)));
-      BUDCORE_TRY(audit(tx, caller, "jobs.create", "job", job.id.to_string(), {}, job.to_json()));
+      BUDCORE_TRY(audit(tx, caller, "jobs.create", "job", job.id.to_string(), {}, job::detail::compact_json(job)));
       staged.push_back(std::move(lj));
       staged_docs.push_back(std::make_shared<job::Job>(job));
     }
@@ -206,11 +207,11 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
     e.object_id = id;
     e.data = core::Value::map({{"job", id.to_string()}, {"reason", std::string(reason)}});
     rec.job.status_message = "retries cancelled" + (reason.empty() ? std::string() : ": " + std::string(reason));
-    const std::string before = rec.job.to_json();
+    const std::string before = job::detail::compact_json(rec.job);
     auto st = store->transact([&](backend::Store& tx) -> core::Status {
       BUDCORE_TRY_ASSIGN(rec, tx.write_job(caller.tenant, rec.job, rec.version));
       BUDCORE_TRY(tx.append_event(caller.tenant, e));
-      BUDCORE_TRY(audit(tx, caller, "jobs.cancel", "job", id.to_string(), before, rec.job.to_json()));
+      BUDCORE_TRY(audit(tx, caller, "jobs.cancel", "job", id.to_string(), before, job::detail::compact_json(rec.job)));
       return tx.delete_platform_record("job", id.to_string());
     });
     if (!st) return st.error();
@@ -227,7 +228,8 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
   auto st = store->transact([&](backend::Store& tx) -> core::Status {
     BUDCORE_TRY_ASSIGN(out, tx.write_job(caller.tenant, job, rec.version));
     for (auto& [tenant, e] : log) BUDCORE_TRY(tx.append_event(tenant, e));
-    BUDCORE_TRY(audit(tx, caller, "jobs.cancel", "job", id.to_string(), rec.job.to_json(), out.job.to_json()));
+    BUDCORE_TRY(audit(tx, caller, "jobs.cancel", "job", id.to_string(), job::detail::compact_json(rec.job),
+                      job::detail::compact_json(out.job)));
     BUDCORE_TRY(tx.delete_platform_record("job", id.to_string()));
     return save_clock(tx);
   });
@@ -291,7 +293,9 @@ core::Result<backend::JobRecord> Impl::retry(const CallContext& caller, const co
     lj.doc.reset();
     BUDCORE_TRY(tx.put_platform_record("job", id.to_string(), record_doc(lj)));
     // Automatic retries are the retry policy's, not a caller's mutation: the event log has them.
-    if (!automatic) BUDCORE_TRY(audit(tx, caller, "jobs.retry", "job", id.to_string(), rec.job.to_json(), out.job.to_json()));
+    if (!automatic)
+      BUDCORE_TRY(audit(tx, caller, "jobs.retry", "job", id.to_string(), job::detail::compact_json(rec.job),
+                        job::detail::compact_json(out.job)));
     return save_clock(tx);
   });
   if (!st) return automatic ? fail_halted(st.error()) : st.error();
@@ -330,7 +334,8 @@ core::Result<backend::JobRecord> Platform::set_priority(const CallContext& calle
   auto st = m.store->transact([&](backend::Store& tx) -> core::Status {
     BUDCORE_TRY_ASSIGN(out, tx.write_job(caller.tenant, job, rec.version));
     BUDCORE_TRY(tx.append_event(caller.tenant, e));
-    return m.audit(tx, caller, "jobs.update", "job", id.to_string(), rec.job.to_json(), out.job.to_json(),
+    return m.audit(tx, caller, "jobs.update", "job", id.to_string(), job::detail::compact_json(rec.job),
+                   job::detail::compact_json(out.job),
                    core::Map{{"priority", std::string(job::to_string(priority))}});
   });
   if (!st) return st.error();
@@ -359,7 +364,8 @@ core::Result<backend::JobRecord> Platform::preempt_job(const CallContext& caller
   BUDCORE_TRY(m.cluster->evict(id, why));
   // The eviction is the cluster's to carry out: the entry records the request and the job as it stood.
   BUDCORE_TRY(m.store->transact([&](backend::Store& tx) {
-    return m.audit(tx, caller, "jobs.preempt", "job", id.to_string(), rec.job.to_json(), {}, core::Map{{"reason", why}});
+    return m.audit(tx, caller, "jobs.preempt", "job", id.to_string(), job::detail::compact_json(rec.job), {},
+                   core::Map{{"reason", why}});
   }));
   BUDCORE_TRY(m.pump_locked());
   return m.store->get_job(caller.tenant, id);

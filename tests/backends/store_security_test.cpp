@@ -84,6 +84,41 @@ TEST_P(StoreSecurity, AuditEntriesChainAcrossTenantsAndVerify) {
   EXPECT_EQ(report->head_hash, entries.back().hash);
 }
 
+TEST_P(StoreSecurity, AppendsInOneTransactionChainAndARollbackLeavesNoTrace) {
+  append(2);
+  AuditEntry e;
+  e.actor = "user:bob";
+  e.action = "jobs.create";
+  auto failed = store_->transact([&](Store& tx) -> core::Status {
+    for (int i = 0; i < 3; ++i)
+      if (auto r = tx.append_audit(tenant_a_, e); !r) return r.error();
+    return core::Error::make(ErrorCode::Conflict, "changed my mind");
+  });
+  ASSERT_FALSE(failed);
+  auto after_rollback = store_->verify_audit_chain();
+  ASSERT_TRUE(after_rollback && after_rollback->ok);
+  EXPECT_EQ(after_rollback->entries, 2);
+  std::vector<AuditEntry> in_tx;
+  ASSERT_TRUE(store_->transact([&](Store& tx) -> core::Status {
+    for (int i = 0; i < 3; ++i) {
+      auto r = tx.append_audit(tenant_a_, e);
+      if (!r) return r.error();
+      in_tx.push_back(*r);
+    }
+    return {};
+  }));
+  EXPECT_EQ(in_tx[1].prev_hash, in_tx[0].hash);
+  EXPECT_EQ(in_tx[2].prev_hash, in_tx[1].hash);
+  auto report = store_->verify_audit_chain();
+  ASSERT_TRUE(report) << report.error().describe();
+  EXPECT_TRUE(report->ok) << (report->problems.empty() ? "" : report->problems.front());
+  EXPECT_EQ(report->entries, 5);
+  EXPECT_EQ(report->head_hash, in_tx[2].hash);
+  auto single = store_->append_audit(tenant_b_, e);  // outside a transaction, after it
+  ASSERT_TRUE(single);
+  EXPECT_EQ(single->prev_hash, in_tx[2].hash);
+}
+
 TEST_P(StoreSecurity, VerifyFindsAnEditedEntry) {
   auto entries = append(5);
   tamper("UPDATE audit_log SET actor = 'user:mallory' WHERE seq = " + std::to_string(entries[2].seq) + ";");
