@@ -5,6 +5,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
 #include "budcore/quota/job_workload.hpp"
+#include "core/digest.hpp"
 #include "job/job_json.hpp"
 #include "platform/platform_impl.hpp"
 
@@ -109,6 +110,9 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
   std::vector<LiveJob> staged;
   std::vector<std::shared_ptr<job::Job>> staged_docs;
   staged.reserve(jobs.size());
+  // The audit log has one entry per request, as Kubernetes' does: a batch is one "jobs.create"
+  // entry listing every job it created with its digest (object_id empty), one job is its own.
+  core::List created_jobs;
   auto st = store->transact([&](backend::Store& tx) -> core::Status {
     std::vector<std::pair<core::Id, backend::EventRecord>> log;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -140,9 +144,18 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
       lj.source = job.source;
       lj.priority = job.priority;
       BUDCORE_TRY(tx.put_platform_record("job", job.id.to_string(), record_doc(lj)));
-      BUDCORE_TRY(audit(tx, caller, "jobs.create", "job", job.id.to_string(), {}, job::detail::compact_json(job)));
+      if (batch)
+        created_jobs.emplace_back(core::Map{{"id", job.id.to_string()},
+                                            {"after", core::sha256_hex(job::detail::compact_json(job))}});
+      else
+        BUDCORE_TRY(audit(tx, caller, "jobs.create", "job", job.id.to_string(), {}, job::detail::compact_json(job)));
       staged.push_back(std::move(lj));
       staged_docs.push_back(std::make_shared<job::Job>(job));
+    }
+    if (!created_jobs.empty()) {
+      const auto n = static_cast<std::int64_t>(created_jobs.size());
+      BUDCORE_TRY(audit(tx, caller, "jobs.create", "job", {}, {}, {},
+                        core::Map{{"count", n}, {"jobs", core::Value(std::move(created_jobs))}}));
     }
     return save_clock(tx);
   });

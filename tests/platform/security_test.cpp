@@ -217,6 +217,25 @@ TEST_P(PlatformSecurity, EveryMutationIsAuditedWithDigests) {
     EXPECT_EQ(e.request_id, ada.request_id);
     EXPECT_EQ(e.hash.size(), 64u);
   }
+  // A batch is one request and one entry, listing every job it created with its digest.
+  std::vector<platform::SubmitRequest> three;
+  for (int i = 0; i < 3; ++i) three.push_back({job_in(kProjectP, "b" + std::to_string(i)), ""});
+  auto batch = p->submit_batch(ada, three);
+  ASSERT_TRUE(batch) << batch.error().describe();
+  backend::AuditQuery creates;
+  creates.object_type = "job";
+  auto all = p->list_audit(as(tenant_a(), "user:tara"), creates);
+  ASSERT_TRUE(all);
+  const backend::AuditEntry& last = all->items.back();
+  EXPECT_EQ(last.action, "jobs.create");
+  EXPECT_EQ(last.object_id, "");
+  EXPECT_EQ(last.detail.find("count")->as_int(), 3);
+  const auto& listed = last.detail.find("jobs")->as_list();
+  ASSERT_EQ(listed.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(listed[i].find("id")->as_string(), (*batch)[i].record.job.id.to_string());
+    EXPECT_EQ(listed[i].find("after")->as_string().size(), 64u);
+  }
 }
 
 TEST_P(PlatformSecurity, TenantPolicyRefusesWhatTheTenantMayNotRun) {
