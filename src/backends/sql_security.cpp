@@ -75,6 +75,20 @@ core::Status write_chain_head(SqlConnection& db, const ChainHead& head) {
   return {};
 }
 
+backend::AuditEntry audit_row(const SqlRow& row) {
+  backend::AuditEntry e;
+  e.seq = row.int64(0);
+  e.at = ts(row.int64(1));
+  e.actor = row.text(2);
+  e.action = row.text(3);
+  e.object_type = row.text(4);
+  e.object_id = row.text(5);
+  e.request_id = row.text(6);
+  if (!row.is_null(8)) e.prev_hash = row.text(8);
+  if (!row.is_null(9)) e.hash = row.text(9);
+  return e;
+}
+
 core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db) {
   backend::AuditChainReport r;
   std::string last_hash(core::kZeroDigest);
@@ -85,33 +99,25 @@ core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db) {
     r.problems.push_back("audit_log[seq " + std::to_string(seq) + "]: " + std::move(what));
   };
   BUDCORE_TRY(db.query(
-      "SELECT seq, tenant_id, at_ns, actor, action, object_type, object_id, request_id, detail, prev_hash, hash "
-      "FROM audit_log ORDER BY seq",
-      {}, [&](const SqlRow& row) -> core::Status {
+      "SELECT " + std::string(kAuditColumns) + ", tenant_id FROM audit_log ORDER BY seq", {},
+      [&](const SqlRow& row) -> core::Status {
         ++r.entries;
         const std::int64_t seq = row.int64(0);
-        if (row.is_null(10)) {
+        if (row.is_null(9)) {
           // Written before schema version 6: only allowed before the chain starts.
           if (chained) problem(seq, "has no hash but follows chained entries (a row was inserted)");
           else ++r.unchained;
           return {};
         }
         chained = true;
-        backend::AuditEntry e;
-        auto tenant = core::Id::parse(row.text(1));
-        e.at = ts(row.int64(2));
-        e.actor = row.text(3);
-        e.action = row.text(4);
-        e.object_type = row.text(5);
-        e.object_id = row.text(6);
-        e.request_id = row.text(7);
-        e.prev_hash = row.is_null(9) ? std::string() : std::string(row.text(9));
-        const std::string stored(row.text(10));
+        const backend::AuditEntry e = audit_row(row);
+        auto tenant = core::Id::parse(row.text(10));
+        const std::string& stored = e.hash;
         if (e.prev_hash != last_hash) {
           problem(seq, "prev_hash " + e.prev_hash.substr(0, 12) + "... is not the hash of the entry before it (" +
                            last_hash.substr(0, 12) + "...): an entry before it was deleted or inserted");
         }
-        if (!tenant || audit_entry_hash(*tenant, e, row.text(8)) != stored) {
+        if (!tenant || audit_entry_hash(*tenant, e, row.text(7)) != stored) {
           problem(seq, "its hash does not match its fields: the entry was edited");
         }
         last_hash = stored;

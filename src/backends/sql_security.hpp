@@ -29,6 +29,12 @@ core::Status write_chain_head(SqlConnection& db, const ChainHead& head);
 // alike) and the previous hash.
 std::string audit_entry_hash(const core::Id& tenant, const backend::AuditEntry& entry, std::string_view detail_json);
 
+// The audit_log columns in the order audit_row reads them (detail, column 7, is left to the
+// caller: a list parses it, the chain check hashes its text as stored).
+inline constexpr std::string_view kAuditColumns =
+    "seq, at_ns, actor, action, object_type, object_id, request_id, detail, prev_hash, hash";
+backend::AuditEntry audit_row(const SqlRow& row);
+
 core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db);
 
 core::Result<backend::RoleBindingRecord> put_role_binding(SqlConnection& db, const core::Id& tenant,

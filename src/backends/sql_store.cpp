@@ -756,8 +756,7 @@ class SqlStore final : public backend::Store {
 
   Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& aq, const PageRequest& page) override {
     Query q;
-    q.sql("SELECT seq, at_ns, actor, action, object_type, object_id, request_id, detail, prev_hash, hash "
-          "FROM audit_log")
+    q.sql("SELECT " + std::string(kAuditColumns) + " FROM audit_log")
         .where("tenant_id = ?")
         .bind(tenant.to_string());
     if (aq.actor) q.where("actor = ?").bind(*aq.actor);
@@ -778,17 +777,8 @@ class SqlStore final : public backend::Store {
           out.next_cursor = std::to_string(out.items.back().seq);
           return {};
         }
-        AuditEntry e;
-        e.seq = row.int64(0);
-        e.at = ts(row.int64(1));
-        e.actor = row.text(2);
-        e.action = row.text(3);
-        e.object_type = row.text(4);
-        e.object_id = row.text(5);
-        e.request_id = row.text(6);
+        AuditEntry e = audit_row(row);
         BUDCORE_TRY_ASSIGN(e.detail, load_json(row.text(7), "audit_log[" + std::to_string(e.seq) + "].detail"));
-        if (!row.is_null(8)) e.prev_hash = row.text(8);
-        if (!row.is_null(9)) e.hash = row.text(9);
         out.items.push_back(std::move(e));
         return {};
       }));

@@ -112,12 +112,8 @@ core::Status Platform::Impl::guard(const CallContext& caller, std::string_view v
   }
   auto st = authorizer->authorize(caller, AccessRequest{verb, resource, object, project});
   if (!st) {
-    backend::AuditEntry e;
-    e.actor = caller.principal.empty() ? "anonymous" : caller.principal;
-    e.action = std::string(resource) + "." + std::string(verb);
-    e.object_type = std::string(resource);
-    if (object != nullptr) e.object_id = object->to_string();
-    e.request_id = caller.request_id;
+    backend::AuditEntry e = audit_entry(caller, std::string(resource) + "." + std::string(verb), resource,
+                                        object != nullptr ? object->to_string() : std::string());
     e.detail = core::Value::map({{"outcome", "denied"}, {"reason", st.error().message}});
     // The denial stands even if it cannot be recorded (a store failure surfaces on the next write).
     if (e.actor.size() <= 256) (void)store->append_audit(caller.tenant, std::move(e));
@@ -157,16 +153,24 @@ core::Status Platform::Impl::guard_submit(const CallContext& caller, const std::
   return {};
 }
 
-core::Status Platform::Impl::audit(backend::Store& tx, const CallContext& caller, std::string_view action,
-                                   std::string_view object_type, std::string_view object, std::string_view before,
-                                   std::string_view after, core::Map extra) const {
+std::string actor_of(const CallContext& caller) { return caller.principal.empty() ? "anonymous" : caller.principal; }
+
+backend::AuditEntry Platform::Impl::audit_entry(const CallContext& caller, std::string_view action,
+                                                std::string_view object_type, std::string_view object) const {
   backend::AuditEntry e;
-  e.actor = caller.principal.empty() ? "anonymous" : caller.principal;
+  e.actor = actor_of(caller);
   e.action = std::string(action);
   e.object_type = std::string(object_type);
   e.object_id = std::string(object);
   e.request_id = caller.request_id;
   e.at = clock->now();
+  return e;
+}
+
+core::Status Platform::Impl::audit(backend::Store& tx, const CallContext& caller, std::string_view action,
+                                   std::string_view object_type, std::string_view object, std::string_view before,
+                                   std::string_view after, core::Map extra) const {
+  backend::AuditEntry e = audit_entry(caller, action, object_type, object);
   extra.set("outcome", "ok");
   extra.set("before", before.empty() ? core::Value() : core::Value(core::sha256_hex(before)));
   extra.set("after", after.empty() ? core::Value() : core::Value(core::sha256_hex(after)));

@@ -103,6 +103,9 @@ class TenantPolicyGate final : public AdmissionGate {
   SecurityConfig security_;
 };
 
+// Who an audit entry or a role binding names for a caller: its principal, "anonymous" without one.
+std::string actor_of(const CallContext& caller);
+
 struct BUDCORE_HIDDEN Platform::Impl {
   PlatformConfig config;
   std::shared_ptr<core::Clock> clock;
@@ -155,6 +158,10 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // A caller's submit of n jobs against its tenant's queue depth and token bucket
   // (RateLimited with a retry-after; tenant_policy.cpp).
   core::Status check_submit_limits(const CallContext& caller, std::size_t n);
+  // An audit entry's who, what and when: the caller's principal ("anonymous" without one), its
+  // request id, the platform's clock.
+  backend::AuditEntry audit_entry(const CallContext& caller, std::string_view action, std::string_view object_type,
+                                  std::string_view object) const;
   // The audit entry of a mutation, in the mutation's transaction: who, what, the object, and
   // SHA-256 digests of its JSON before and after ("" = none).
   core::Status audit(backend::Store& tx, const CallContext& caller, std::string_view action,

@@ -44,7 +44,7 @@ core::Result<backend::RoleBindingRecord> Platform::bind_role(const CallContext& 
   rec.principal = binding.principal;
   rec.role = std::string(to_string(binding.role));
   rec.project_id = binding.project;
-  rec.created_by = caller.principal.empty() ? "anonymous" : caller.principal;
+  rec.created_by = actor_of(caller);
   rec.created_at = m.clock->now();
   backend::RoleBindingRecord out;
   BUDCORE_TRY(m.store->transact([&](backend::Store& tx) -> core::Status {
