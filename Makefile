@@ -5,6 +5,9 @@ SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
+# Four build trees (dev, asan, tsan, fuzz) and the Python build outgrow ccache's default 5 GB,
+# which evicted objects between CI runs and made warm runs cold.
+export CCACHE_MAXSIZE ?= 16G
 # Lets the Python build (another build dir, same flags) reuse the dev build's objects.
 export CCACHE_NOHASHDIR := 1
 
@@ -51,11 +54,13 @@ python-tests: build-dev
 	cd tests/python && PYTHONPATH=$(CURDIR)/$(DEV)/pylib BUDCORE_CLI=$(CURDIR)/$(DEV)/bin/budcore \
 	  python3 -m pytest -q
 
+# Rust and Go run their PostgreSQL variants on a server of their own (tests/backends/with_pg.sh).
+WITH_PG := bash $(CURDIR)/tests/backends/with_pg.sh
 rust-tests: install-dev
-	cd examples/rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo cargo test -q
+	cd examples/rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo $(WITH_PG) $(CURDIR)/$(DEV)/pg_rust cargo test -q
 
 go-tests: install-dev
-	cd examples/go/budcore && $(CONSUMER_ENV) go test ./...
+	cd examples/go/budcore && $(CONSUMER_ENV) $(WITH_PG) $(CURDIR)/$(DEV)/pg_go go test ./...
 
 # Python, Rust and Go driving a platform on a real Kueue, with one test bed of their own
 # (the C++ and C ones run in ctest with its fixture).

@@ -7,7 +7,7 @@
 //   budcore platform list [--status S]... [--limit N] [--after CURSOR]
 //   budcore platform watch [--since SEQ] [--limit N]
 //   budcore platform pipeline FILE [--params FILE]             start a pipeline run
-//   budcore platform run-status ID                             a pipeline run
+//   budcore platform run-status ID | run-cancel ID [--reason R] a pipeline run
 //   budcore platform run (--for SECONDS | --idle)              move a virtual clock (a system clock: follow the cluster for SECONDS)
 //   budcore platform cluster | metrics | check
 //   budcore platform bind PRINCIPAL ROLE [--project P] | unbind PRINCIPAL ROLE [--project P]
@@ -233,6 +233,11 @@ const bool registered = register_commands([](CLI::App& root) {
     BUDCORE_TRY_ASSIGN(auto r, p.get_pipeline_run(ctx, id));
     return r.to_value();
   });
+  add_id_command("run-cancel", "Cancel a pipeline run and its running jobs", true,
+                 [](auto& p, auto& ctx, auto& id, auto& reason) -> core::Result<core::Value> {
+                   BUDCORE_TRY_ASSIGN(auto r, p.cancel_pipeline_run(ctx, id, reason));
+                   return r.to_value();
+                 });
 
   auto* prio = group->add_subcommand("priority", "Change a job's priority");
   add_common(prio, true);

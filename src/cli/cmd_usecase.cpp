@@ -212,7 +212,7 @@ using DeployFn = std::function<core::Result<Value>(platform::Platform&, const pl
 int with_deployments(const DeployArgs& a, const DeployFn& fn) {
   auto tenant = core::Id::parse(a.tenant);
   if (!tenant) return report_error(core::Error::invalid("tenant", a.tenant, "is not a UUID (--tenant)"));
-  auto ctx = platform::CallContext::for_tenant(*tenant, a.principal.empty() ? "cli" : a.principal);
+  auto ctx = platform::CallContext::for_tenant(*tenant, a.principal);
   auto p = open_platform(a);
   if (!p) {
     int rc = report_error(p.error());

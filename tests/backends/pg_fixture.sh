@@ -3,7 +3,10 @@
 # backends tests): `pg_fixture.sh start STATE_DIR` initializes a cluster under a temp dir, starts
 # it on a free loopback port and writes its URI to STATE_DIR/uri; `pg_fixture.sh stop STATE_DIR`
 # stops it and deletes the cluster. Tests read the URI through BUDCORE_PG_URI_FILE and use a
-# schema each, so they stay independent under ctest -j.
+# schema each, so they stay independent under ctest -j. `pg_fixture.sh schema STATE_DIR NAME`
+# creates schema NAME on the running server and prints a store URI whose search_path is NAME
+# (the C, Rust and Go tests take their PostgreSQL store from it); exit 3 when no server runs
+# because its binaries are missing.
 #
 # CI runs as root and initdb refuses root: as root every server command runs as `postgres`,
 # in a directory that user owns. When the server binaries are missing, start writes no URI
@@ -13,7 +16,7 @@ set -u
 cmd=${1:-}
 state=${2:-}
 if [[ -z "$cmd" || -z "$state" ]]; then
-  echo "usage: $0 start|stop STATE_DIR" >&2
+  echo "usage: $0 start|stop STATE_DIR | schema STATE_DIR NAME" >&2
   exit 2
 fi
 bindir=${BUDCORE_PG_BINDIR:-/usr/lib/postgresql/15/bin}
@@ -37,6 +40,25 @@ stop_server() {
 case "$cmd" in
   stop)
     stop_server
+    exit 0
+    ;;
+  schema)
+    name=${3:-}
+    if [[ ! "$name" =~ ^[a-z_][a-z0-9_]{0,62}$ ]]; then
+      echo "schema name '$name' must be a lower-case SQL identifier" >&2
+      exit 2
+    fi
+    if [[ ! -f "$state/uri" ]]; then
+      if [[ ! -x "$bindir/pg_ctl" ]]; then
+        echo "no PostgreSQL server: its binaries are not in $bindir" >&2
+        exit 3
+      fi
+      echo "no PostgreSQL server in $state (start one first)" >&2
+      exit 1
+    fi
+    uri=$(cat "$state/uri")
+    "$bindir/psql" "$uri" -q -v ON_ERROR_STOP=1 -c "CREATE SCHEMA $name" >&2 || exit 1
+    echo "$uri?options=-csearch_path%3D$name"
     exit 0
     ;;
   start) ;;

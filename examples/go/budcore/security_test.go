@@ -1,8 +1,11 @@
 package budcore
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -60,41 +63,130 @@ func TestSecurityRolesLimitsAndAudit(t *testing.T) {
 	}
 }
 
-// Tenant B guessing tenant A's job id gets the error of an id that exists nowhere, and its own
-// list and events hold nothing of A's; A's idempotency key replayed by B makes B a job of its own.
-func TestTenantBSeesNothingOfTenantA(t *testing.T) {
+// postgresStore is a fresh schema on the PostgreSQL server `make go-tests` starts
+// (tests/backends/pg_fixture.sh; BUDCORE_PG_STATE_DIR names it); "" outside make.
+func postgresStore(t *testing.T, name string) string {
+	state := os.Getenv("BUDCORE_PG_STATE_DIR")
+	if state == "" {
+		return ""
+	}
+	schema := fmt.Sprintf("%s_%d", name, os.Getpid())
+	out, err := exec.Command("bash", "../../../tests/backends/pg_fixture.sh", "schema", state, schema).Output()
+	if err != nil {
+		t.Fatalf("pg_fixture.sh schema: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func idIn(t *testing.T, record string) string {
+	t.Helper()
+	var doc struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(record), &doc); err != nil || doc.ID == "" {
+		t.Fatalf("no id: %v\n%s", err, record)
+	}
+	return doc.ID
+}
+
+// The cross-tenant matrix (docs/security.md): tenant A owns a job (SQL metacharacters in its
+// spec and key), a pipeline run and a deployment; every call by tenant B on their ids fails as
+// on an id that exists nowhere; B's lists, events, audit and deployments name nothing of A's;
+// A's keys make B jobs of its own; a document claiming A's tenant is refused; A's job is intact.
+func tenantBSeesNothingOfTenantA(t *testing.T, p *Platform) {
+	a := Caller{Tenant: goTenant, Principal: "user:a", RequestID: "req x'); DROP TABLE audit_log; --"}
+	b := Caller{Tenant: "00000000-0000-4000-8000-0000000000f9", Principal: "user:b"}
+	const evilKey = "k'; DELETE FROM jobs; --"
+	const evilJob = `{"name": "a-train", "job_type": "BATCH", "deployment_type": "DOCKER", "gpu_count": 0,
+	  "estimated_duration_seconds": 3600, "spec": {"note": "x'); DROP TABLE jobs; --", "x' OR '1'='1": "a key too"}}`
+	must := func(s string, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	jobIDA := jobID(t, must(p.Submit(a, evilJob, evilKey)))
+	must(p.Submit(a, goJob, "shared"))
+	runID := idIn(t, must(p.RunPipeline(a, `{"pipeline": {"id": "p", "name": "a-pipe"}, "steps": [{"id": "s", "name": "s",
+	  "step_type": "WAIT", "depends_on": [], "config": {"duration_seconds": 3600}}]}`, "")))
+	depID := idIn(t, must(p.DeployUsecase(a, "simple-chatbot-v1",
+		`{"model_id": "meta-llama/Llama-3.1-8B-Instruct", "gpu_type": "nvidia-a100-80gb"}`)))
+	must(p.Run(60))
+	before := must(p.Get(a, jobIDA))
+	const unknown = "00000000-0000-4000-8000-00000000dead"
+	type probe struct {
+		name string
+		id   string
+		call func(string) (string, error)
+	}
+	for _, pr := range []probe{
+		{"get", jobIDA, func(i string) (string, error) { return p.Get(b, i) }},
+		{"cancel", jobIDA, func(i string) (string, error) { return p.Cancel(b, i, "") }},
+		{"retry", jobIDA, func(i string) (string, error) { return p.Retry(b, i) }},
+		{"priority", jobIDA, func(i string) (string, error) { return p.SetPriority(b, i, "critical") }},
+		{"preempt", jobIDA, func(i string) (string, error) { return p.Preempt(b, i, "") }},
+		{"run", runID, func(i string) (string, error) { return p.PipelineRun(b, i) }},
+		{"run cancel", runID, func(i string) (string, error) { return p.CancelPipelineRun(b, i, "") }},
+		{"deployment", depID, func(i string) (string, error) { return p.Deployment(b, i) }},
+		{"teardown", depID, func(i string) (string, error) { return p.TeardownDeployment(b, i) }},
+	} {
+		_, onA := pr.call(pr.id)
+		_, onNone := pr.call(unknown)
+		if !errors.Is(onA, ErrNotFound) || !errors.Is(onNone, ErrNotFound) {
+			t.Fatalf("%s: want not found for both, got %v / %v", pr.name, onA, onNone)
+		}
+		said := strings.ReplaceAll(onA.Error(), pr.id, "<id>")
+		if said != strings.ReplaceAll(onNone.Error(), unknown, "<id>") || strings.Contains(said, "a-") {
+			t.Fatalf("%s: A's id is told apart: %q vs %q", pr.name, onA, onNone)
+		}
+	}
+	for _, key := range []string{"shared", evilKey} {
+		replay := must(p.Submit(b, goJob, key))
+		if !strings.Contains(replay, `"created":true`) || jobID(t, replay) == jobIDA || strings.Contains(replay, goTenant) {
+			t.Fatalf("a replayed key: %s", replay)
+		}
+	}
+	seen := must(p.List(b, "")) + must(p.Events(b, 0, 1000)) + must(p.Audit(b, "")) + must(p.Deployments(b))
+	for _, ofA := range []string{jobIDA, runID, depID, "a-train", "a-pipe", goTenant, "DROP TABLE"} {
+		if strings.Contains(seen, ofA) {
+			t.Fatalf("tenant B sees %q of tenant A", ofA)
+		}
+	}
+	forged := strings.Replace(goJob, "{", `{"tenant_id": "`+goTenant+`", `, 1)
+	var refused *Error
+	if _, err := p.Submit(b, forged, ""); !errors.As(err, &refused) || refused.Field != "tenant_id" {
+		t.Fatalf("a document claiming A's tenant: %v", err)
+	}
+	if after := must(p.Get(a, jobIDA)); after != before {
+		t.Fatalf("A's job changed:\n%s\n%s", before, after)
+	}
+	if run := must(p.PipelineRun(a, runID)); !strings.Contains(run, `"status":"running"`) {
+		t.Fatalf("A's run: %s", run)
+	}
+	if log := must(p.Audit(a, `{"limit": 1}`)); !strings.Contains(log, "DROP TABLE audit_log") {
+		t.Fatalf("A's audit: %s", log)
+	}
+}
+
+func TestTenantIsolationOnSQLite(t *testing.T) {
 	p, err := OpenEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	a := Caller{Tenant: goTenant, Principal: "user:a"}
-	b := Caller{Tenant: "00000000-0000-4000-8000-0000000000f9", Principal: "user:b"}
-	rec, err := p.Submit(a, goJob, "shared")
+	tenantBSeesNothingOfTenantA(t, p)
+}
+
+func TestTenantIsolationOnPostgres(t *testing.T) {
+	uri := postgresStore(t, "go_iso")
+	if uri == "" {
+		t.Skip("no BUDCORE_PG_STATE_DIR (make go-tests starts a server)")
+	}
+	p, err := OpenPlatform("store: '" + uri + "'\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := jobID(t, rec)
-	for _, probe := range []func(string) (string, error){
-		func(i string) (string, error) { return p.Get(b, i) },
-		func(i string) (string, error) { return p.Cancel(b, i, "") },
-		func(i string) (string, error) { return p.Retry(b, i) },
-		func(i string) (string, error) { return p.SetPriority(b, i, "critical") },
-		func(i string) (string, error) { return p.Preempt(b, i, "") },
-	} {
-		_, onA := probe(id)
-		_, onNone := probe("00000000-0000-4000-8000-00000000dead")
-		if !errors.Is(onA, ErrNotFound) || !errors.Is(onNone, ErrNotFound) {
-			t.Fatalf("want not found for both, got %v / %v", onA, onNone)
-		}
-	}
-	replay, err := p.Submit(b, goJob, "shared")
-	if err != nil || !strings.Contains(replay, `"created":true`) || jobID(t, replay) == id {
-		t.Fatalf("a replayed key: %v %s", err, replay)
-	}
-	list, _ := p.List(b, "")
-	events, _ := p.Events(b, 0, 1000)
-	if strings.Contains(list+events, id) || strings.Contains(list+events, goTenant) {
-		t.Fatalf("tenant B sees tenant A: %s %s", list, events)
-	}
+	defer p.Close()
+	tenantBSeesNothingOfTenantA(t, p)
 }
