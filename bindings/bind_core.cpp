@@ -74,19 +74,19 @@ void require_same_currency(const Money& a, const Money& b) {
 void bind_quantity(py::module_& m) {
   py::class_<Quantity>(m, "Quantity",
                        "A Kubernetes resource quantity ('500m', '2Gi', '1e3'), exact to 1n.")
-      .def(py::init(&make_quantity), py::arg("value") = py::str("0"))
-      .def_static("parse", [](const std::string& s) { return unwrap(Quantity::parse(s)); }, py::arg("text"))
-      .def_static("from_int", [](std::int64_t u) { return Quantity::from_int(u); }, py::arg("units"))
-      .def_static("from_milli", &Quantity::from_milli, py::arg("milli"))
+      .def(py::init(&make_quantity), py::arg("value") = py::str("0"), "A quantity from text ('500m', '2Gi'), an int (units) or another Quantity.")
+      .def_static("parse", [](const std::string& s) { return unwrap(Quantity::parse(s)); }, py::arg("text"), "Parses a Kubernetes quantity ('500m', '2Gi', '1e3'); ValidationError names the text.")
+      .def_static("from_int", [](std::int64_t u) { return Quantity::from_int(u); }, py::arg("units"), "A quantity of `units` whole units.")
+      .def_static("from_milli", &Quantity::from_milli, py::arg("milli"), "A quantity of `milli` thousandths of a unit.")
       .def_property_readonly("value", [](const Quantity& q) { return unwrap(q.value()); },
                              "Whole units, rounded up (Kubernetes Value()).")
       .def_property_readonly("milli_value", [](const Quantity& q) { return unwrap(q.milli_value()); },
                              "Milli-units, rounded up (Kubernetes MilliValue()).")
       .def_property_readonly("nano", [](const Quantity& q) { return int128_to_py(q.nano()); },
                              "The exact amount in nano-units.")
-      .def_property_readonly("format", [](const Quantity& q) { return format_name(q.format()); })
-      .def_property_readonly("is_zero", &Quantity::is_zero)
-      .def_property_readonly("sign", &Quantity::sign)
+      .def_property_readonly("format", [](const Quantity& q) { return format_name(q.format()); }, "How the text was written: 'DecimalSI', 'BinarySI' or 'DecimalExponent'.")
+      .def_property_readonly("is_zero", &Quantity::is_zero, "True for a zero quantity.")
+      .def_property_readonly("sign", &Quantity::sign, "-1, 0 or 1.")
       .def("__str__", &Quantity::to_string)
       .def("__repr__", [](const Quantity& q) { return "Quantity('" + q.to_string() + "')"; })
       .def("__bool__", [](const Quantity& q) { return !q.is_zero(); })
@@ -113,17 +113,17 @@ void bind_quantity(py::module_& m) {
 void bind_money(py::module_& m) {
   py::class_<Money>(m, "Money",
                     "An exact amount of an ISO 4217 currency (fixed point, 12 decimals). Never a float.")
-      .def(py::init(&make_money), py::arg("amount"), py::arg("currency") = py::none())
-      .def_static("parse", [](const std::string& s) { return unwrap(Money::parse(s)); }, py::arg("text"))
-      .def_static("zero", [](const std::string& c) { return unwrap(Money::zero(c)); }, py::arg("currency"))
-      .def_property_readonly("currency", &Money::currency)
+      .def(py::init(&make_money), py::arg("amount"), py::arg("currency") = py::none(), "Money from an amount (str, int or Decimal) and an ISO 4217 currency ('USD' when omitted).")
+      .def_static("parse", [](const std::string& s) { return unwrap(Money::parse(s)); }, py::arg("text"), "Parses '12.50 USD'; ValidationError names the text.")
+      .def_static("zero", [](const std::string& c) { return unwrap(Money::zero(c)); }, py::arg("currency"), "Zero in `currency`.")
+      .def_property_readonly("currency", &Money::currency, "The ISO 4217 currency code.")
       .def_property_readonly("amount", [](const Money& x) { return x.amount_string(); },
                              "The exact decimal amount as a str ('12.5').")
       .def_property_readonly("units", [](const Money& x) { return int128_to_py(x.units()); },
                              "The amount in 10^-12 of the currency unit.")
-      .def_property_readonly("is_zero", &Money::is_zero)
-      .def("amount_string", &Money::amount_string, py::arg("min_decimals") = 0)
-      .def("to_decimal", [](const Money& x) { return py::module_::import("decimal").attr("Decimal")(x.amount_string()); })
+      .def_property_readonly("is_zero", &Money::is_zero, "True for a zero amount.")
+      .def("amount_string", &Money::amount_string, py::arg("min_decimals") = 0, "The amount as decimal text with at least `min_decimals` decimals ('12.5', '12.50').")
+      .def("to_decimal", [](const Money& x) { return py::module_::import("decimal").attr("Decimal")(x.amount_string()); }, "The amount as a decimal.Decimal, exactly.")
       .def("round", &Money::round_to, py::arg("decimals"), "Rounds half-to-even to `decimals` places (0..12).")
       .def("__str__", &Money::to_string)
       .def("__repr__", [](const Money& x) { return "Money('" + x.to_string() + "')"; })

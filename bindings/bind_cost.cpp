@@ -178,7 +178,7 @@ void bind_cost(py::module_& m) {
                               "Prices per GPU type and tier, CPU core-hour, memory GiB-hour and storage GiB-month.")
       .def_static(
           "from_dict", [](const py::dict& d) { return unwrap(cost::PriceBook::from_value(to_value(d, "prices"))); },
-          py::arg("document"))
+          py::arg("document"), "A price book from a dict (currency, gpu_types with hourly prices per tier, ...).")
       .def_static(
           "from_text", [](const std::string& t) { return nogil([&] { return cost::PriceBook::from_text(t); }); },
           py::arg("text"), "A price book from YAML or JSON text.")
@@ -189,15 +189,15 @@ void bind_cost(py::module_& m) {
             return nogil([&] { return cost::PriceBook::load_file(p); });
           },
           py::arg("path"), "A price book file (YAML or JSON).")
-      .def("to_dict", [](const cost::PriceBook& b) { return to_python(b.to_value()); })
-      .def_property_readonly("currency", [](const cost::PriceBook& b) { return b.currency; })
-      .def_property_readonly("minimum_billable_seconds", [](const cost::PriceBook& b) { return b.minimum_billable_seconds; })
+      .def("to_dict", [](const cost::PriceBook& b) { return to_python(b.to_value()); }, "The price book as a dict (the document from_dict reads).")
+      .def_property_readonly("currency", [](const cost::PriceBook& b) { return b.currency; }, "The currency of every price.")
+      .def_property_readonly("minimum_billable_seconds", [](const cost::PriceBook& b) { return b.minimum_billable_seconds; }, "The least time a run is billed for.")
       .def_property_readonly("gpu_types",
                              [](const cost::PriceBook& b) {
                                std::vector<std::string> out;
                                for (const auto& [k, v] : b.gpu_hour) out.push_back(k);
                                return out;
-                             })
+                             }, "The GPU types priced.")
       .def("__eq__", [](const cost::PriceBook& a, const cost::PriceBook& b) { return a == b; })
       .def("__repr__", [](const cost::PriceBook& b) {
         return "PriceBook(currency='" + b.currency + "', gpu_types=" + std::to_string(b.gpu_hour.size()) + ")";
@@ -214,7 +214,7 @@ void bind_cost(py::module_& m) {
           return cost::to_value(e);
         }));
       },
-      py::arg("prices"), py::arg("spec"), py::arg("tier") = py::none());
+      py::arg("prices"), py::arg("spec"), py::arg("tier") = py::none(), "The estimated cost of a job spec at a tier (on_demand, spot, reserved).");
   m.def(
       "cost_compare_tiers",
       [](const cost::PriceBook& b, const py::object& spec) {
@@ -224,28 +224,28 @@ void bind_cost(py::module_& m) {
           return cost::to_value(c);
         }));
       },
-      py::arg("prices"), py::arg("spec"));
+      py::arg("prices"), py::arg("spec"), "A job spec's cost at every tier, cheapest first.");
   m.def(
       "cost_cheapest_gpu",
       [](const cost::PriceBook& b, const py::dict& requirement) {
         cost::GpuRequirement r = unwrap(cost::read_gpu_requirement(to_value(requirement, "requirement")));
         return to_python(cost::to_value(nogil([&] { return cost::cheapest_gpu(b, r); })));
       },
-      py::arg("prices"), py::arg("requirement"));
+      py::arg("prices"), py::arg("requirement"), "The cheapest GPU type meeting a requirement (memory, count, tier).");
   m.def(
       "cost_meter",
       [](const cost::PriceBook& b, const py::object& interval) {
         cost::UsageInterval i = unwrap(cost::read_interval(doc_of(interval, "interval")));
         return to_python(nogil([&] { return cost::meter(b, i); }).to_value());
       },
-      py::arg("prices"), py::arg("interval"));
+      py::arg("prices"), py::arg("interval"), "The cost of one usage interval, with its line items.");
   m.def(
       "cost_usage",
       [](const py::object& usage, const cost::PriceBook* book) { return to_python(usage_list(usage_of(usage, book))); },
       py::arg("usage"), py::arg("prices") = nullptr, "Usage records as dicts (intervals priced with prices).");
-  m.def("cost_report", &report, py::arg("usage"), py::arg("query") = py::none(), py::arg("prices") = nullptr);
+  m.def("cost_report", &report, py::arg("usage"), py::arg("query") = py::none(), py::arg("prices") = nullptr, "A cost report over usage records, grouped and filtered by `query`.");
   m.def("cost_rollup_arrays", &rollup_arrays, py::arg("start_seconds"), py::arg("tenant"), py::arg("gpu_type"),
-        py::arg("gpu_nanos"), py::arg("cost_pico"), py::arg("granularity") = "hour", py::arg("threads") = 0u);
+        py::arg("gpu_nanos"), py::arg("cost_pico"), py::arg("granularity") = "hour", py::arg("threads") = 0u, "Sums costs by day and tenant over columnar arrays (numpy), without Python loops.");
   m.def(
       "cost_forecast",
       [](const py::object& usage, const py::object& now, const cost::PriceBook* book) {
@@ -267,7 +267,7 @@ void bind_cost(py::module_& m) {
           return Value(std::move(out));
         }));
       },
-      py::arg("usage"), py::arg("now") = py::none(), py::arg("prices") = nullptr);
+      py::arg("usage"), py::arg("now") = py::none(), py::arg("prices") = nullptr, "Projects month-end spend from usage so far.");
   m.def(
       "cost_budget_status",
       [](const py::object& budgets, const py::object& usage, const cost::PriceBook& b, const py::object& now) {
@@ -282,7 +282,7 @@ void bind_cost(py::module_& m) {
           return Value(std::move(out));
         }));
       },
-      py::arg("budgets"), py::arg("usage"), py::arg("prices"), py::arg("now") = py::none());
+      py::arg("budgets"), py::arg("usage"), py::arg("prices"), py::arg("now") = py::none(), "Each budget's spend, remaining amount and alert levels reached.");
   m.def(
       "cost_check_admission",
       [](const py::object& budgets, const py::object& usage, const cost::PriceBook& b, const py::object& tenant,
@@ -300,7 +300,7 @@ void bind_cost(py::module_& m) {
         })));
       },
       py::arg("budgets"), py::arg("usage"), py::arg("prices"), py::arg("tenant"), py::arg("project"),
-      py::arg("estimate"), py::arg("job") = "", py::arg("now") = py::none());
+      py::arg("estimate"), py::arg("job") = "", py::arg("now") = py::none(), "Whether a job's estimate fits its tenant's and project's budgets (BudgetExceededError if not).");
 
   // ---- with a store ----
   m.def(
@@ -310,7 +310,7 @@ void bind_cost(py::module_& m) {
         auto st = s.store();
         return to_python(nogil([&] { return cost::record_usage(*st, b, i); }).to_value());
       },
-      py::arg("store"), py::arg("prices"), py::arg("interval"));
+      py::arg("store"), py::arg("prices"), py::arg("interval"), "Meters a usage interval and stores it.");
   m.def(
       "cost_load_usage",
       [](PyStore& s, const py::object& tenant, const py::object& from, const py::object& to) {
@@ -321,7 +321,7 @@ void bind_cost(py::module_& m) {
         auto st = s.store();
         return to_python(usage_list(nogil([&] { return cost::load_usage(*st, t, q); })));
       },
-      py::arg("store"), py::arg("tenant"), py::arg("from_") = py::none(), py::arg("to") = py::none());
+      py::arg("store"), py::arg("tenant"), py::arg("from_") = py::none(), py::arg("to") = py::none(), "A tenant's stored usage records between `from_` and `to`.");
   m.def(
       "cost_job_cost",
       [](PyStore& s, const py::object& tenant, const py::object& job_id) {
@@ -330,7 +330,7 @@ void bind_cost(py::module_& m) {
         auto st = s.store();
         return to_python(cost::to_value(nogil([&] { return cost::job_actual_cost(*st, t, j); })));
       },
-      py::arg("store"), py::arg("tenant"), py::arg("job_id"));
+      py::arg("store"), py::arg("tenant"), py::arg("job_id"), "A job's metered cost from the store.");
   m.def(
       "cost_admit_job",
       [](PyStore& s, const py::object& budgets, const cost::PriceBook& b, const job::Job& j, const py::object& now) {
@@ -339,7 +339,7 @@ void bind_cost(py::module_& m) {
         auto st = s.store();
         return to_python(cost::to_value(nogil([&] { return cost::admit_job(set, *st, b, j, at); })));
       },
-      py::arg("store"), py::arg("budgets"), py::arg("prices"), py::arg("job"), py::arg("now") = py::none());
+      py::arg("store"), py::arg("budgets"), py::arg("prices"), py::arg("job"), py::arg("now") = py::none(), "Checks a job against the stored budgets and usage, as the platform's cost gate does.");
 }
 
 }  // namespace budcore::bindings

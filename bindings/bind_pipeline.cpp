@@ -220,11 +220,11 @@ void bind_pipeline(py::module_& m) {
       .def(py::init([](std::string code, std::string message, std::string path) {
              return Issue{std::move(code), std::move(message), std::move(path)};
            }),
-           py::arg("code"), py::arg("message"), py::arg("path") = "")
-      .def_readonly("code", &Issue::code)
-      .def_readonly("message", &Issue::message)
-      .def_readonly("path", &Issue::path)
-      .def("to_dict", [](const Issue& i) { return to_python(issue_value(i)); })
+           py::arg("code"), py::arg("message"), py::arg("path") = "", "A pipeline problem: a code ('cycle', 'unknown_dependency', ...), a message and the path it is at.")
+      .def_readonly("code", &Issue::code, "What kind of problem ('cycle', 'unknown_dependency', 'duplicate_id', ...).")
+      .def_readonly("message", &Issue::message, "The problem in words.")
+      .def_readonly("path", &Issue::path, "Where in the document ('steps[2].depends_on[0]').")
+      .def("to_dict", [](const Issue& i) { return to_python(issue_value(i)); }, "{'code', 'message', 'path'}.")
       .def("__eq__", [](const Issue& a, const Issue& b) { return a == b; }, py::is_operator())
       .def("__hash__", [](const Issue& i) { return py::hash(py::make_tuple(i.code, i.message, i.path)); })
       .def("__repr__", &issue_repr);
@@ -251,7 +251,7 @@ void bind_pipeline(py::module_& m) {
                                    py::type::handle_of(d).attr("__name__").cast<std::string>());
             return PyPipeline{to_value(d)};
           },
-          py::arg("data"))
+          py::arg("data"), "A pipeline from a dict of the source design's Pipeline/Step schema; ValidationError names the bad field.")
       .def_static(
           "from_text",
           [](const std::string& text) {
@@ -262,16 +262,16 @@ void bind_pipeline(py::module_& m) {
             return from_result(std::move(v));
           },
           py::arg("text"), "JSON or YAML text.")
-      .def_property_readonly("id", [](const PyPipeline& p) { return field(p.document, "pipeline", "id"); })
-      .def_property_readonly("name", [](const PyPipeline& p) { return field(p.document, "pipeline", "name"); })
-      .def_property_readonly("step_ids", [](const PyPipeline& p) { return step_ids(p.document); })
+      .def_property_readonly("id", [](const PyPipeline& p) { return field(p.document, "pipeline", "id"); }, "The pipeline's id.")
+      .def_property_readonly("name", [](const PyPipeline& p) { return field(p.document, "pipeline", "name"); }, "The pipeline's name.")
+      .def_property_readonly("step_ids", [](const PyPipeline& p) { return step_ids(p.document); }, "The step ids, in document order.")
       .def("__len__", [](const PyPipeline& p) { return step_ids(p.document).size(); })
-      .def("to_dict", [](const PyPipeline& p) { return to_python(p.document); })
+      .def("to_dict", [](const PyPipeline& p) { return to_python(p.document); }, "The pipeline as a dict (the document from_dict reads).")
       .def("validate", [](const PyPipeline& p) { return validate(p).errors; },
            "Every problem (empty when valid), ordered by step then field; cycles last.")
       .def("warnings", [](const PyPipeline& p) { return validate(p).warnings; },
            "Soft references (e.g. a step read through `| default`), which are allowed.")
-      .def_property_readonly("is_valid", [](const PyPipeline& p) { return validate(p).valid(); })
+      .def_property_readonly("is_valid", [](const PyPipeline& p) { return validate(p).valid(); }, "True when the pipeline has no issues (see issues()).")
       .def(
           "plan",
           [](const PyPipeline& p) {

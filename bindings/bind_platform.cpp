@@ -97,9 +97,9 @@ PyPlatform open_embedded(const std::string& dir) {
 void bind_platform(py::module_& m) {
   using Ctx = const std::string&;
   py::class_<PyPlatform>(m, "PlatformHandle", "The C++ Platform; use budcore.Platform.")
-      .def_property_readonly("closed", &PyPlatform::closed)
-      .def("close", &PyPlatform::close)
-      .def("now", [](PyPlatform& h) { return h.get()->now().to_string(); })
+      .def_property_readonly("closed", &PyPlatform::closed, "True after close().")
+      .def("close", &PyPlatform::close, "Closes the platform and its store; later calls raise.")
+      .def("now", [](PyPlatform& h) { return h.get()->now().to_string(); }, "The platform clock's time, RFC 3339.")
       .def(
           "submit",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& job,
@@ -109,7 +109,7 @@ void bind_platform(py::module_& m) {
             auto r = call(h, [&](platform::Platform& p) { return p.submit(ctx, std::move(j), key.value_or("")); });
             return StoredJob{std::move(r.record), r.created};
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("job"), py::arg("idempotency_key"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("job"), py::arg("idempotency_key"), "Submits a job for the caller (tenant, principal, request id); returns the StoredJob.")
       .def(
           "submit_batch",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::list& jobs) {
@@ -133,7 +133,7 @@ void bind_platform(py::module_& m) {
             for (auto& r : results) out.push_back(StoredJob{std::move(r.record), r.created});
             return out;
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("jobs"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("jobs"), "Submits jobs as one batch, all or none; returns their StoredJobs.")
       .def(
           "get",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id) {
@@ -141,7 +141,7 @@ void bind_platform(py::module_& m) {
             core::Id i = id_of(id, "id");
             return StoredJob{call(h, [&](platform::Platform& p) { return p.get_job(ctx, i); }), false};
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), "The caller's job by id; NotFoundError for another tenant's.")
       .def(
           "list",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::dict& query) {
@@ -150,7 +150,7 @@ void bind_platform(py::module_& m) {
             auto page = call(h, [&](platform::Platform& p) { return p.list_jobs(ctx, q.filter, q.page); });
             return to_python(backend::to_value(page));
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("query"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("query"), "A page of the caller's jobs: {'items', 'next_cursor'}.")
       .def(
           "act",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const std::string& verb,
@@ -170,7 +170,7 @@ void bind_platform(py::module_& m) {
             });
             return StoredJob{std::move(rec), false};
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("verb"), py::arg("id"), py::arg("arg"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("verb"), py::arg("id"), py::arg("arg"), "Applies `verb` ('cancel', 'retry', 'priority', 'preempt') to a job with `arg` (reason or priority).")
       .def(
           "events",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, std::int64_t since, std::size_t limit) {
@@ -178,7 +178,7 @@ void bind_platform(py::module_& m) {
             auto page = call(h, [&](platform::Platform& p) { return p.watch(ctx, since, limit); });
             return to_python(platform::to_value(page));
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("since"), py::arg("limit"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("since"), py::arg("limit"), "The caller's events after `since`, at most `limit`: {'events', 'last_seq'}.")
       .def(
           "run_pipeline",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& doc,
@@ -189,7 +189,7 @@ void bind_platform(py::module_& m) {
             auto run = call(h, [&](platform::Platform& p) { return p.run_pipeline(ctx, d, pa); });
             return to_python(run.to_value());
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("document"), py::arg("params"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("document"), py::arg("params"), "Starts a pipeline run for the caller; returns the run record.")
       .def(
           "pipeline_run",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id, bool cancel,
@@ -201,8 +201,8 @@ void bind_platform(py::module_& m) {
             });
             return to_python(run.to_value());
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("cancel"), py::arg("reason"))
-      .def("pump", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.pump(); }); })
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("cancel"), py::arg("reason"), "A pipeline run of the caller's (cancelled first when `cancel`).")
+      .def("pump", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.pump(); }); }, "Acts on everything due now (cluster events, retries, pipeline steps).")
       .def(
           "run",
           [](PyPlatform& h, std::optional<double> seconds) {
@@ -218,12 +218,12 @@ void bind_platform(py::module_& m) {
             });
             return h.get()->now().to_string();
           },
-          py::arg("seconds"))
+          py::arg("seconds"), "Moves a virtual clock `seconds` forward (None: until idle); returns the new time.")
       .def("metrics", [](PyPlatform& h) {
         auto p = h.get();
         py::gil_scoped_release release;
         return p->metrics();
-      })
+      }, "Prometheus text exposition of the platform's metrics (an operator call).")
       .def("cluster", [](PyPlatform& h) {
         auto p = h.get();
         platform::ClusterSnapshot s;
@@ -232,8 +232,8 @@ void bind_platform(py::module_& m) {
           s = p->cluster();
         }
         return to_python(platform::to_value(s));
-      })
-      .def("check", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.check_invariants(); }); })
+      }, "What the cluster holds and the quota it uses (an operator call).")
+      .def("check", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.check_invariants(); }); }, "Checks the platform's invariants against its store and cluster; raises on a violation.")
       // ---- security (budcore.Platform.bind_role / unbind_role / role_bindings / audit / verify_audit)
       .def(
           "bind_role",
@@ -247,7 +247,7 @@ void bind_platform(py::module_& m) {
             auto rec = call(h, [&](platform::Platform& p) { return p.bind_role(ctx, b); });
             return to_python(backend::to_value(rec));
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("binding"), py::arg("grant"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("binding"), py::arg("grant"), "Grants (or with grant=False revokes) a role binding; returns the binding.")
       .def(
           "role_bindings",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, std::optional<std::string> of) {
@@ -255,7 +255,7 @@ void bind_platform(py::module_& m) {
             auto list = call(h, [&](platform::Platform& p) { return p.list_role_bindings(ctx, of); });
             return to_python(platform::to_value(list));
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("of"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("of"), "The tenant's role bindings (of one principal when `of`).")
       .def(
           "audit",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& query) {
@@ -264,7 +264,7 @@ void bind_platform(py::module_& m) {
             auto page = call(h, [&](platform::Platform& p) { return p.list_audit(ctx, q.query, q.page); });
             return to_python(backend::to_value(page));
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("query"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("query"), "A page of the tenant's audit log: {'items', 'next_cursor'}.")
       .def(
           "verify_audit",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
@@ -272,7 +272,7 @@ void bind_platform(py::module_& m) {
             auto report = call(h, [&](platform::Platform& p) { return p.verify_audit(ctx); });
             return to_python(backend::to_value(report));
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), "Checks the audit log's hash chain: {'ok', 'entries', 'head_hash', 'problems', ...}.")
       // ---- use-case deployments (budcore.usecases.deploy / deployment / deployments / teardown)
       .def(
           "deploy_usecase",
@@ -289,7 +289,7 @@ void bind_platform(py::module_& m) {
             auto d = call(h, [&](platform::Platform& p) { return p.deploy_usecase(ctx, t, pa); });
             return to_python(d.to_value());
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("template"), py::arg("params"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("template"), py::arg("params"), "Deploys a use-case template (id, id@version or a template dict) with parameters.")
       .def(
           "usecase_deployment",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id, bool teardown) {
@@ -300,7 +300,7 @@ void bind_platform(py::module_& m) {
             });
             return to_python(d.to_value());
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("teardown"))
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("teardown"), "A deployment record of the caller's (torn down first when `teardown`).")
       .def(
           "usecase_deployments",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
@@ -310,7 +310,7 @@ void bind_platform(py::module_& m) {
             for (const auto& d : list) items.push_back(d.to_value());
             return to_python(core::Value(std::move(items)));
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"));
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), "The caller tenant's deployment records, oldest first.");
 
   m.def("platform_open", &open, py::arg("config"), "Open a platform from a config (dict, YAML or JSON text).");
   m.def("platform_open_embedded", &open_embedded, py::arg("dir"), "Open the embedded platform in a directory.");

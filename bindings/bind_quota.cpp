@@ -337,7 +337,7 @@ void bind_quota(py::module_& m) {
           "from_dict", [](const py::object& d) { return config_from_text(json_text_of(d, "config")); },
           py::arg("data"), "From a dict in the `quota simulate` shape (workloads, if any, are ignored).")
       .def_static(
-          "from_json", [](const std::string& text) { return config_from_text(text); }, py::arg("text"))
+          "from_json", [](const std::string& text) { return config_from_text(text); }, py::arg("text"), "A quota configuration from JSON text; ValidationError names the bad field.")
       .def_static(
           "load",
           [](const py::object& path_obj) {
@@ -379,9 +379,9 @@ void bind_quota(py::module_& m) {
             return config_from_kueue(std::move(r));
           },
           py::arg("path"), "A Kueue YAML file or a directory of them.")
-      .def("to_dict", [](const PyQuotaConfig& c) { return to_python(parse_json_or_throw(quota::config_to_json(c.config, -1))); })
+      .def("to_dict", [](const PyQuotaConfig& c) { return to_python(parse_json_or_throw(quota::config_to_json(c.config, -1))); }, "The configuration as a dict (the document from_dict reads).")
       .def("to_json", [](const PyQuotaConfig& c, int indent) { return quota::config_to_json(c.config, indent); },
-           py::arg("indent") = 2)
+           py::arg("indent") = 2, "The configuration as JSON text, indented by `indent` spaces.")
       .def(
           "to_kueue",
           [](const PyQuotaConfig& c, const std::string& version) {
@@ -389,23 +389,23 @@ void bind_quota(py::module_& m) {
             for (const auto& d : quota::export_kueue(c.config, api_version(version))) out.append(to_python(d));
             return out;
           },
-          py::arg("version") = "v1beta2")
+          py::arg("version") = "v1beta2", "The configuration as Kueue objects (ResourceFlavor, Cohort, ClusterQueue, LocalQueue dicts) of API `version`.")
       .def(
           "to_kueue_yaml",
           [](const PyQuotaConfig& c, const std::string& version) {
             return quota::export_kueue_yaml(c.config, api_version(version));
           },
-          py::arg("version") = "v1beta2")
+          py::arg("version") = "v1beta2", "The configuration as a multi-document Kueue YAML of API `version`.")
       .def_readonly("warnings", &PyQuotaConfig::warnings, "What a Kueue import skipped or defaulted.")
-      .def_property_readonly("resource_flavors", [](const PyQuotaConfig& c) { return names_of(c.config.resource_flavors); })
-      .def_property_readonly("cohorts", [](const PyQuotaConfig& c) { return names_of(c.config.cohorts); })
-      .def_property_readonly("cluster_queues", [](const PyQuotaConfig& c) { return names_of(c.config.cluster_queues); })
+      .def_property_readonly("resource_flavors", [](const PyQuotaConfig& c) { return names_of(c.config.resource_flavors); }, "Names of the ResourceFlavors.")
+      .def_property_readonly("cohorts", [](const PyQuotaConfig& c) { return names_of(c.config.cohorts); }, "Names of the Cohorts.")
+      .def_property_readonly("cluster_queues", [](const PyQuotaConfig& c) { return names_of(c.config.cluster_queues); }, "Names of the ClusterQueues.")
       .def_property_readonly("local_queues",
                              [](const PyQuotaConfig& c) {
                                std::vector<std::string> out;
                                for (const auto& lq : c.config.local_queues) out.push_back(lq.namespace_ + "/" + lq.name);
                                return out;
-                             })
+                             }, "The LocalQueues as 'namespace/name'.")
       .def("__repr__", [](const PyQuotaConfig& c) {
         return "QuotaConfig(" + std::to_string(c.config.cluster_queues.size()) + " cluster queues, " +
                std::to_string(c.config.cohorts.size()) + " cohorts, " +
@@ -417,15 +417,15 @@ void bind_quota(py::module_& m) {
                        "`quota simulate` shape; keys are 'namespace/name'. Thread-safe; cycles release "
                        "the GIL.")
       .def(py::init<const PyQuotaConfig&, bool, const std::vector<std::string>&>(), py::arg("config"),
-           py::arg("fair_sharing") = false, py::arg("fair_sharing_strategies") = std::vector<std::string>{})
-      .def("add_workload", &PyEngine::add_workload, py::arg("workload"))
+           py::arg("fair_sharing") = false, py::arg("fair_sharing_strategies") = std::vector<std::string>{}, "An admission engine over `config` with Kueue's semantics (fair sharing when asked).")
+      .def("add_workload", &PyEngine::add_workload, py::arg("workload"), "Adds a workload (a dict: name, namespace, queue, priority, pod_sets, ...) to its queue.")
       .def("try_reserve", &PyEngine::try_reserve, py::arg("workload"),
            "Admit now if it fits without preemption; else QuotaExceededError with the reason.")
-      .def("finish", &PyEngine::finish, py::arg("key"))
-      .def("run_cycle", &PyEngine::run_cycle)
-      .def("run_until_quiescent", &PyEngine::run_until_quiescent, py::arg("max_cycles") = 1'000'000)
-      .def("status", &PyEngine::status, py::arg("key"))
-      .def("statuses", &PyEngine::statuses)
+      .def("finish", &PyEngine::finish, py::arg("key"), "A workload ends: its quota is released and its cohort tree's waiting workloads are requeued.")
+      .def("run_cycle", &PyEngine::run_cycle, "Runs one scheduling cycle; returns {'admitted', 'preempted', 'released', 'changed'}.")
+      .def("run_until_quiescent", &PyEngine::run_until_quiescent, py::arg("max_cycles") = 1'000'000, "Runs cycles until one changes nothing (at most `max_cycles`); returns the number run.")
+      .def("status", &PyEngine::status, py::arg("key"), "A workload's status: state, cluster queue, flavors, pending reason.")
+      .def("statuses", &PyEngine::statuses, "Every workload's status, in key order.")
       .def("usage", &PyEngine::usage, py::arg("view") = "cluster_queue",
            "view -> flavor -> resource -> {nominal, used, borrowed, lent, available} (Quantity).")
       .def("usage_rows", &PyEngine::usage_rows, py::arg("view") = "cluster_queue",

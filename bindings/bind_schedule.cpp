@@ -101,14 +101,14 @@ void bind_schedule(py::module_& m) {
   py::class_<PyTimeline>(m, "ScheduleTimeline",
                          "Estimated start and end of every job under the quota rules (CONTRACTS.md section 6). "
                          "Built from a scenario dict or JSON; events revise it. Not thread-safe.")
-      .def(py::init<const py::object&>(), py::arg("scenario"))
+      .def(py::init<const py::object&>(), py::arg("scenario"), "A live schedule timeline from a scenario dict (quota config, jobs, now, horizon).")
       .def("result", &PyTimeline::result, py::arg("details") = true,
            "{jobs, never, makespan} (with details: wait reasons, warnings, utilization).")
       .def("apply", &PyTimeline::apply, py::arg("event"),
            "Apply a live event: {type: started|finished|failed|preempted|cancelled|submitted|advance, name, at, ...}.")
       .def("lanes", &PyTimeline::lanes, "Device lanes (source design 5.4): [{name, flavor, resource, blocks}].")
       .def("html", &PyTimeline::html, py::arg("title") = "budcore schedule", "One self-contained HTML page.")
-      .def_property_readonly("trees_simulated", &PyTimeline::trees_simulated);
+      .def_property_readonly("trees_simulated", &PyTimeline::trees_simulated, "Cohort trees simulated again by the last update.");
   m.def("schedule_replay", &replay, py::arg("config") = "baseline",
         "Replay Kueue's scheduler-performance configuration ('baseline' or a generator dict) and score it.");
 }

@@ -135,16 +135,16 @@ py::object check(const py::object& uri_obj) {
 
 void bind_store(py::module_& m) {
   py::class_<StoredJob>(m, "StoredJob", "A job as the store holds it.")
-      .def_property_readonly("job", [](const StoredJob& s) { return s.record.job; })
-      .def_property_readonly("id", [](const StoredJob& s) { return s.record.job.id.to_string(); })
-      .def_property_readonly("version", [](const StoredJob& s) { return s.record.version; })
+      .def_property_readonly("job", [](const StoredJob& s) { return s.record.job; }, "The job as stored.")
+      .def_property_readonly("id", [](const StoredJob& s) { return s.record.job.id.to_string(); }, "The job's UUID, as a string.")
+      .def_property_readonly("version", [](const StoredJob& s) { return s.record.version; }, "The record's version: it moves on every change (optimistic concurrency).")
       .def_property_readonly("idempotency_key",
                              [](const StoredJob& s) -> std::optional<std::string> {
                                if (s.record.idempotency_key.empty()) return std::nullopt;
                                return s.record.idempotency_key;
-                             })
+                             }, "The key the job was submitted with, or None.")
       .def_readonly("created", &StoredJob::created, "True when submit_job created it (False: the idempotency key named an existing job).")
-      .def("to_dict", [](const StoredJob& s) { return to_python(backend::to_value(s.record)); })
+      .def("to_dict", [](const StoredJob& s) { return to_python(backend::to_value(s.record)); }, "{'version', 'idempotency_key', 'job'}.")
       .def("__repr__", [](const StoredJob& s) {
         return "StoredJob(id='" + s.record.job.id.to_string() + "', name=" +
                py::repr(py::str(s.record.job.name)).cast<std::string>() +
@@ -155,14 +155,14 @@ void bind_store(py::module_& m) {
   py::class_<PyStore>(m, "Store",
                       "A durable, tenant-scoped store (budcore.open_store). Use as a context manager "
                       "or call close().")
-      .def_property_readonly("backend", [](PyStore& s) { return std::string(s.store()->backend_name()); })
-      .def_property_readonly("uri", &PyStore::uri)
-      .def_property_readonly("closed", &PyStore::closed)
-      .def("schema_version", [](PyStore& s) { return call(s, [](backend::Store& st) { return st.schema_version(); }); })
+      .def_property_readonly("backend", [](PyStore& s) { return std::string(s.store()->backend_name()); }, "'sqlite' or 'postgresql'.")
+      .def_property_readonly("uri", &PyStore::uri, "The URI the store was opened with.")
+      .def_property_readonly("closed", &PyStore::closed, "True after close().")
+      .def("schema_version", [](PyStore& s) { return call(s, [](backend::Store& st) { return st.schema_version(); }); }, "The schema version of the open database.")
       .def("submit_job", &submit, py::arg("tenant"), py::arg("job"), py::arg("idempotency_key") = py::none(),
            "Validate and store a job (budcore.Job or dict) for the tenant; a repeated idempotency key "
            "returns the first job with created=False.")
-      .def("get_job", &get, py::arg("tenant"), py::arg("id"))
+      .def("get_job", &get, py::arg("tenant"), py::arg("id"), "A tenant's job by id; NotFoundError for another tenant's or an unknown id.")
       .def("list_jobs", &list, py::arg("tenant"),
            "Newest first: {'items': [...], 'next_cursor': str}. Keyword filters: status (str or list), "
            "project_id, cluster_id, pipeline_id, job_type, source, created_from, created_to, limit, "
@@ -170,7 +170,7 @@ void bind_store(py::module_& m) {
       .def("transition_job", &transition, py::arg("tenant"), py::arg("id"), py::arg("expected_version"),
            py::arg("to"), py::arg("message") = "",
            "Compare-and-set status change along the job state machine (ConflictError otherwise).")
-      .def("close", &PyStore::close)
+      .def("close", &PyStore::close, "Closes the store; later calls raise.")
       .def("__enter__", [](PyStore& s) -> PyStore& { return s; }, py::return_value_policy::reference)
       .def("__exit__", [](PyStore& s, const py::args&) { s.close(); })
       .def("__repr__", [](const PyStore& s) { return "Store(" + py::repr(py::str(s.uri())).cast<std::string>() + ")"; });
@@ -179,7 +179,7 @@ void bind_store(py::module_& m) {
         "Open (and migrate) a store: 'sqlite:///abs/path.db', 'sqlite:path.db', 'sqlite::memory:', "
         "'postgresql://...'. A bare ':memory:' or file path means SQLite.");
   m.def("check_store", &check, py::arg("uri"), "Integrity check: {'ok', 'schema_version', ..., 'problems'}.");
-  m.def("latest_schema_version", &backend::latest_schema_version);
+  m.def("latest_schema_version", &backend::latest_schema_version, "The schema version this library writes and migrates to.");
 }
 
 }  // namespace budcore::bindings

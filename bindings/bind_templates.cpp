@@ -196,7 +196,7 @@ void bind_templates(py::module_& m) {
   py::class_<Template>(m, "Template",
                        "A compiled Jinja2-compatible template (strict undefined, sandboxed). Compile "
                        "once, render many times; rendering releases the GIL.")
-      .def(py::init(&compile), py::arg("source"))
+      .def(py::init(&compile), py::arg("source"), "Compiles a Jinja2-compatible template; TemplateSyntaxError names the line and column.")
       .def(
           "render",
           [](const Template& t, const py::args& args, const py::kwargs& kwargs) {
@@ -215,7 +215,7 @@ void bind_templates(py::module_& m) {
            "Render once per context (a batch, without the GIL); raises on the first failure.")
       .def("references", &Template::references,
            "Context paths the template reads, e.g. ['steps.step-1.outputs.config'].")
-      .def_property_readonly("is_single_expression", &Template::is_single_expression);
+      .def_property_readonly("is_single_expression", &Template::is_single_expression, "True when the template is one '{{ expression }}' (render_native returns its value).");
 
   // text and context are positional-only and there is no mode flag among the keywords, so every
   // keyword is a context variable: render("{{ native }}", native="yes") gives "yes". (*args,

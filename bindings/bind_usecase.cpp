@@ -103,7 +103,7 @@ void bind_usecase(py::module_& m) {
   py::class_<UsecaseRegistry>(m, "UsecaseRegistry",
                               "Components and use-case templates in memory: the shipped ones and/or your own.")
       .def(py::init([](bool builtin) { return builtin ? UsecaseRegistry::builtin() : UsecaseRegistry{}; }),
-           py::arg("builtin") = true)
+           py::arg("builtin") = true, "A registry of use-case templates and components (the shipped ones when `builtin`).")
       .def(
           "add_components",
           [](UsecaseRegistry& r, const py::object& doc) {
@@ -137,23 +137,23 @@ void bind_usecase(py::module_& m) {
              std::vector<std::string> out;
              for (const auto& t : r.templates) out.push_back(t.tmpl.id);
              return out;
-           })
+           }, "The ids of the templates.")
       .def("list",
            [](const UsecaseRegistry& r) {
              py::list out;
              for (const auto& f : r.templates) out.append(to_python(usecase::template_summary(f)));
              return out;
-           })
+           }, "A summary of every template (id, name, version, category, complexity, description, tags, parameters).")
       .def(
           "show",
           [](const UsecaseRegistry& r, const std::string& id) { return to_python(template_of(r, id).to_value()); },
-          py::arg("template_id"))
+          py::arg("template_id"), "One template as a dict.")
       .def("components",
            [](const UsecaseRegistry& r) {
              py::list out;
              for (const auto* c : r.components.all()) out.append(to_python(c->to_value()));
              return out;
-           })
+           }, "Every component as a dict (the component schema: id, name, category, version, deployment_type, ...).")
       .def(
           "render",
           [](const UsecaseRegistry& r, const std::string& id, const py::object& parameters, const py::object& overrides,

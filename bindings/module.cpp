@@ -1,7 +1,7 @@
 #include "bindings.hpp"
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "budcore: the C++ control-plane core (jobs, quantities, money) for Python";
+  m.doc() = "The C++ library behind the budcore package: quantities, money, jobs, quotas and admission, pipelines, templates, stores, cost, schedules, use cases and the platform";
   budcore::bindings::bind_errors(m);
   budcore::bindings::bind_core(m);
   budcore::bindings::bind_job(m);

@@ -15,7 +15,8 @@ APT_PACKAGES=(
   chromium  # the schedule view's page is checked in a real headless browser (tests/python)
 )
 PIP_PACKAGES=(
-  "scikit-build-core>=0.10" "pybind11>=2.10" "pytest>=7" "jinja2>=3.1" "networkx>=3"
+  # pybind11 and pybind11-stubgen pinned: python/budcore/_core.pyi is their output, diffed in the tests
+  "scikit-build-core>=0.10" "pybind11==3.1.0" "pybind11-stubgen==3.0.0" "pytest>=7" "jinja2>=3.1" "networkx>=3"
   "numpy>=1.23" "pandas>=1.5"
   # the schedule's Gantt image and budcore.cost's report.plot() charts
   "matplotlib>=3.6"
@@ -37,8 +38,9 @@ fi
 py=$(command -v python3)
 if ! "$py" - <<'PY' 2>/dev/null
 import importlib.metadata as m
-for n in ("scikit-build-core", "pybind11", "pytest", "jinja2", "networkx", "numpy", "pandas", "matplotlib", "duckdb"):
+for n in ("scikit-build-core", "pytest", "jinja2", "networkx", "numpy", "pandas", "matplotlib", "duckdb"):
     m.version(n)
+assert m.version("pybind11") == "3.1.0" and m.version("pybind11-stubgen") == "3.0.0"
 PY
 then
   "$py" -m pip install -q "${PIP_PACKAGES[@]}"

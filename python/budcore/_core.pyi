@@ -1,446 +1,1068 @@
-# Type stubs for the budcore._core extension (kept by hand, next to bindings/*.cpp).
-from typing import Any, Callable, Iterable, Mapping, Optional, Union
-import os
-from decimal import Decimal
-
-JsonValue = Union[None, bool, int, float, str, list["JsonValue"], tuple["JsonValue", ...], dict[str, "JsonValue"]]
-
-__version__: str
-version_info: tuple[int, int, int]
-
-class Error(Exception):
-    code: str
-    """'invalid', 'not_found', 'already_exists', 'conflict', 'quota_exceeded', 'budget_exceeded',
-    'overflow', 'unsupported', 'security', 'io' or 'internal'."""
-    message: str
-    field: Optional[str]
-    """Path of the offending input ("resources.gpu_count", "spec.args[2]"), or None."""
-    value: Optional[str]
-    """The offending value as given, or None."""
-
-class ValidationError(Error, ValueError): ...
-class NotFoundError(Error, KeyError): ...
-class ConflictError(Error): ...
-class AlreadyExistsError(ConflictError): ...
-class QuotaExceededError(Error): ...
-class BudgetExceededError(Error): ...
-class ArithmeticOverflowError(Error, OverflowError): ...
-class UnsupportedError(Error, NotImplementedError): ...
-class SecurityError(Error): ...
-class RateLimitedError(Error):
-    retry_after: float
-class IoError(Error, OSError): ...
-class InternalError(Error, RuntimeError): ...
-
+"""
+The C++ library behind the budcore package: quantities, money, jobs, quotas and admission, pipelines, templates, stores, cost, schedules, use cases and the platform
+"""
+from __future__ import annotations
+from budcore import AlreadyExistsError
+from budcore import ArithmeticOverflowError
+from budcore import BudgetExceededError
+from budcore import ConflictError
+from budcore import Error
+from budcore import InternalError
+from budcore import IoError
+from budcore import NotFoundError
+from budcore import QuotaExceededError
+from budcore import RateLimitedError
+from budcore import SecurityError
+from budcore import TemplateAssertionError
+from budcore import TemplateError
+from budcore import TemplateRuntimeError
+from budcore import TemplateSecurityError
+from budcore import TemplateSyntaxError
+from budcore import TemplateTypeError
+from budcore import TemplateValueError
+from budcore import TemplateZeroDivisionError
+from budcore import UndefinedError
+from budcore import UnsupportedError
+from budcore import ValidationError
+import collections.abc
+import numpy
+import numpy.typing
+import typing
+__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'to_json', 'version_info']
 class Quantity:
-    """A Kubernetes resource quantity ('500m', '2Gi', '1e3'), exact to 1n."""
-    def __init__(self, value: Union[str, int, Quantity] = "0") -> None: ...
+    """
+    A Kubernetes resource quantity ('500m', '2Gi', '1e3'), exact to 1n.
+    """
     @staticmethod
-    def parse(text: str) -> Quantity: ...
+    def from_int(units: typing.SupportsInt | typing.SupportsIndex) -> Quantity:
+        """
+        A quantity of `units` whole units.
+        """
     @staticmethod
-    def from_int(units: int) -> Quantity: ...
+    def from_milli(milli: typing.SupportsInt | typing.SupportsIndex) -> Quantity:
+        """
+        A quantity of `milli` thousandths of a unit.
+        """
     @staticmethod
-    def from_milli(milli: int) -> Quantity: ...
+    def parse(text: str) -> Quantity:
+        """
+        Parses a Kubernetes quantity ('500m', '2Gi', '1e3'); ValidationError names the text.
+        """
+    def __add__(self, arg0: Quantity) -> Quantity:
+        ...
+    def __bool__(self) -> bool:
+        ...
+    def __eq__(self, arg0: Quantity) -> bool:
+        ...
+    def __ge__(self, arg0: Quantity) -> bool:
+        ...
+    def __getstate__(self) -> tuple[str]:
+        ...
+    def __gt__(self, arg0: Quantity) -> bool:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __init__(self, value: typing.Any = '0') -> None:
+        """
+        A quantity from text ('500m', '2Gi'), an int (units) or another Quantity.
+        """
+    def __le__(self, arg0: Quantity) -> bool:
+        ...
+    def __lt__(self, arg0: Quantity) -> bool:
+        ...
+    def __mul__(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> Quantity:
+        ...
+    def __ne__(self, arg0: Quantity) -> bool:
+        ...
+    def __neg__(self) -> Quantity:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def __rmul__(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> Quantity:
+        ...
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
+    def __str__(self) -> str:
+        ...
+    def __sub__(self, arg0: Quantity) -> Quantity:
+        ...
     @property
-    def value(self) -> int: ...
+    def format(self) -> str:
+        """
+        How the text was written: 'DecimalSI', 'BinarySI' or 'DecimalExponent'.
+        """
     @property
-    def milli_value(self) -> int: ...
+    def is_zero(self) -> bool:
+        """
+        True for a zero quantity.
+        """
     @property
-    def nano(self) -> int: ...
+    def milli_value(self) -> int:
+        """
+        Milli-units, rounded up (Kubernetes MilliValue()).
+        """
     @property
-    def format(self) -> str: ...
+    def nano(self) -> int:
+        """
+        The exact amount in nano-units.
+        """
     @property
-    def is_zero(self) -> bool: ...
+    def sign(self) -> int:
+        """
+        -1, 0 or 1.
+        """
     @property
-    def sign(self) -> int: ...
-    def __bool__(self) -> bool: ...
-    def __hash__(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
-    def __ne__(self, other: object) -> bool: ...
-    def __lt__(self, other: Quantity) -> bool: ...
-    def __le__(self, other: Quantity) -> bool: ...
-    def __gt__(self, other: Quantity) -> bool: ...
-    def __ge__(self, other: Quantity) -> bool: ...
-    def __add__(self, other: Quantity) -> Quantity: ...
-    def __sub__(self, other: Quantity) -> Quantity: ...
-    def __mul__(self, factor: int) -> Quantity: ...
-    def __rmul__(self, factor: int) -> Quantity: ...
-    def __neg__(self) -> Quantity: ...
-
+    def value(self) -> int:
+        """
+        Whole units, rounded up (Kubernetes Value()).
+        """
 class Money:
-    """An exact amount of an ISO 4217 currency (fixed point, 12 decimals). Never a float."""
-    def __init__(self, amount: Union[str, int, Decimal], currency: Optional[str] = None) -> None: ...
+    """
+    An exact amount of an ISO 4217 currency (fixed point, 12 decimals). Never a float.
+    """
     @staticmethod
-    def parse(text: str) -> Money: ...
+    def parse(text: str) -> Money:
+        """
+        Parses '12.50 USD'; ValidationError names the text.
+        """
     @staticmethod
-    def zero(currency: str) -> Money: ...
+    def zero(currency: str) -> Money:
+        """
+        Zero in `currency`.
+        """
+    def __add__(self, arg0: Money) -> Money:
+        ...
+    def __bool__(self) -> bool:
+        ...
+    def __eq__(self, arg0: Money) -> bool:
+        ...
+    def __ge__(self, arg0: Money) -> bool:
+        ...
+    def __getstate__(self) -> tuple[str, str]:
+        ...
+    def __gt__(self, arg0: Money) -> bool:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __init__(self, amount: typing.Any, currency: str | None = None) -> None:
+        """
+        Money from an amount (str, int or Decimal) and an ISO 4217 currency ('USD' when omitted).
+        """
+    def __le__(self, arg0: Money) -> bool:
+        ...
+    def __lt__(self, arg0: Money) -> bool:
+        ...
+    @typing.overload
+    def __mul__(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> Money:
+        ...
+    @typing.overload
+    def __mul__(self, arg0: Quantity) -> Money:
+        ...
+    def __ne__(self, arg0: Money) -> bool:
+        ...
+    def __neg__(self) -> Money:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @typing.overload
+    def __rmul__(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> Money:
+        ...
+    @typing.overload
+    def __rmul__(self, arg0: Quantity) -> Money:
+        ...
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
+    def __str__(self) -> str:
+        ...
+    def __sub__(self, arg0: Money) -> Money:
+        ...
+    def amount_string(self, min_decimals: typing.SupportsInt | typing.SupportsIndex = 0) -> str:
+        """
+        The amount as decimal text with at least `min_decimals` decimals ('12.5', '12.50').
+        """
+    def round(self, decimals: typing.SupportsInt | typing.SupportsIndex) -> Money:
+        """
+        Rounds half-to-even to `decimals` places (0..12).
+        """
+    def to_decimal(self) -> typing.Any:
+        """
+        The amount as a decimal.Decimal, exactly.
+        """
     @property
-    def currency(self) -> str: ...
+    def amount(self) -> str:
+        """
+        The exact decimal amount as a str ('12.5').
+        """
     @property
-    def amount(self) -> str: ...
+    def currency(self) -> str:
+        """
+        The ISO 4217 currency code.
+        """
     @property
-    def units(self) -> int: ...
+    def is_zero(self) -> bool:
+        """
+        True for a zero amount.
+        """
     @property
-    def is_zero(self) -> bool: ...
-    def amount_string(self, min_decimals: int = 0) -> str: ...
-    def to_decimal(self) -> Decimal: ...
-    def round(self, decimals: int) -> Money: ...
-    def __bool__(self) -> bool: ...
-    def __hash__(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
-    def __ne__(self, other: object) -> bool: ...
-    def __lt__(self, other: Money) -> bool: ...
-    def __le__(self, other: Money) -> bool: ...
-    def __gt__(self, other: Money) -> bool: ...
-    def __ge__(self, other: Money) -> bool: ...
-    def __add__(self, other: Money) -> Money: ...
-    def __sub__(self, other: Money) -> Money: ...
-    def __mul__(self, factor: Union[int, Quantity]) -> Money: ...
-    def __rmul__(self, factor: Union[int, Quantity]) -> Money: ...
-    def __neg__(self) -> Money: ...
-
+    def units(self) -> int:
+        """
+        The amount in 10^-12 of the currency unit.
+        """
 class Job:
-    """A job (the atomic scheduling unit); always valid once constructed."""
-    def __init__(self, **fields: Any) -> None: ...
+    """
+    A job (the atomic scheduling unit). Build one from a dict or JSON; invalid input raises ValidationError whose .field names the offending key.
+    """
+    __hash__: typing.ClassVar[None] = None
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> Job: ...
+    def from_dict(data: typing.Any) -> Job:
+        """
+        A job from a dict of the source design's Job schema; ValidationError names the first bad field.
+        """
     @staticmethod
-    def from_json(text: str) -> Job: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def to_json(self, indent: Optional[int] = None) -> str: ...
-    def validate(self) -> None: ...
-    def validate_all(self) -> list[ValidationError]: ...
+    def from_json(text: str) -> Job:
+        """
+        A job from JSON text of the source design's Job schema; ValidationError names the first bad field.
+        """
+    def __eq__(self, arg0: Job) -> bool:
+        ...
+    def __getattr__(self, arg0: str) -> typing.Any:
+        ...
+    def __getstate__(self) -> tuple[str]:
+        ...
+    def __init__(self, **kwargs) -> None:
+        """
+        Job(name=..., job_type=..., ...): the same keys as from_dict.
+        """
+    def __ne__(self, arg0: Job) -> bool:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
+    def to_dict(self) -> typing.Any:
+        """
+        Every wire field, absent optionals as None, in schema order.
+        """
+    def to_json(self, indent: typing.SupportsInt | typing.SupportsIndex | None = None) -> str:
+        """
+        The job as JSON text (compact, or indented by `indent` spaces).
+        """
+    def validate(self) -> None:
+        """
+        Raises ValidationError for the first rule the job breaks.
+        """
+    def validate_all(self) -> list:
+        """
+        Every rule violation, as ValidationError instances (not raised).
+        """
     @property
-    def id(self) -> Optional[str]: ...
+    def actual_cost(self) -> typing.Any:
+        """
+        The metered cost so far as a Money, or None.
+        """
     @property
-    def name(self) -> str: ...
+    def budget_limit(self) -> typing.Any:
+        """
+        The most this job may cost, as a Money, or None.
+        """
     @property
-    def tenant_id(self) -> Optional[str]: ...
+    def cluster_id(self) -> typing.Any:
+        """
+        The cluster's UUID, as a string, or None.
+        """
     @property
-    def project_id(self) -> Optional[str]: ...
+    def cpu_cores(self) -> Quantity:
+        """
+        CPU cores asked for, as a Quantity.
+        """
     @property
-    def cluster_id(self) -> Optional[str]: ...
+    def currency(self) -> str:
+        """
+        The currency of the cost fields.
+        """
     @property
-    def job_type(self) -> str: ...
+    def deployment_type(self) -> str:
+        """
+        'helm', 'docker' or 'model' (the source design's DeploymentType).
+        """
     @property
-    def deployment_type(self) -> str: ...
+    def effectively_preemptible(self) -> bool:
+        """
+        Whether the job can be preempted once its priority's default applies.
+        """
     @property
-    def source(self) -> str: ...
+    def estimated_cost(self) -> typing.Any:
+        """
+        The estimated cost as a Money, or None.
+        """
     @property
-    def spec(self) -> dict[str, Any]: ...
+    def estimated_duration_seconds(self) -> typing.Any:
+        """
+        The submitter's estimate of the run time, or None.
+        """
     @property
-    def gpu_type(self) -> Optional[str]: ...
+    def gpu_count(self) -> int:
+        """
+        GPUs per job.
+        """
     @property
-    def gpu_count(self) -> int: ...
+    def gpu_resource_name(self) -> str:
+        """
+        The Kubernetes resource its GPUs are asked as ('nvidia.com/gpu').
+        """
     @property
-    def cpu_cores(self) -> Quantity: ...
+    def gpu_type(self) -> typing.Any:
+        """
+        The GPU type asked for ('nvidia-a100-80gb'), or None.
+        """
     @property
-    def memory_gb(self) -> Quantity: ...
+    def id(self) -> typing.Any:
+        """
+        The job's UUID, as a string.
+        """
     @property
-    def storage_gb(self) -> Optional[int]: ...
+    def job_type(self) -> str:
+        """
+        'service', 'batch' or 'training' (the source design's JobType).
+        """
     @property
-    def estimated_duration_seconds(self) -> Optional[int]: ...
+    def max_duration_seconds(self) -> typing.Any:
+        """
+        The run time after which the job is stopped, or None.
+        """
     @property
-    def max_duration_seconds(self) -> Optional[int]: ...
+    def max_retries(self) -> int:
+        """
+        How many times a failed run is started again.
+        """
     @property
-    def priority(self) -> str: ...
+    def memory_gb(self) -> Quantity:
+        """
+        Memory asked for in GiB, as a Quantity.
+        """
     @property
-    def preemptible(self) -> bool: ...
+    def name(self) -> str:
+        """
+        The job's name.
+        """
     @property
-    def preempts_others(self) -> bool: ...
+    def outputs(self) -> typing.Any:
+        """
+        What the job produced (plain Python values).
+        """
     @property
-    def status(self) -> str: ...
+    def preemptible(self) -> bool:
+        """
+        Whether the job may be preempted (see effectively_preemptible for its priority's default).
+        """
     @property
-    def status_message(self) -> Optional[str]: ...
+    def preempts_others(self) -> bool:
+        """
+        Whether the job may preempt lower-priority jobs.
+        """
     @property
-    def retry_count(self) -> int: ...
+    def priority(self) -> str:
+        """
+        'critical', 'high', 'normal', 'low' or 'spot'.
+        """
     @property
-    def max_retries(self) -> int: ...
+    def project_id(self) -> typing.Any:
+        """
+        The project's UUID, as a string, or None.
+        """
     @property
-    def currency(self) -> str: ...
+    def retry_count(self) -> int:
+        """
+        Runs started again after a failure.
+        """
     @property
-    def estimated_cost(self) -> Optional[Money]: ...
+    def source(self) -> str:
+        """
+        What created the job: 'direct', 'pipeline' or 'usecase'.
+        """
     @property
-    def actual_cost(self) -> Optional[Money]: ...
+    def spec(self) -> typing.Any:
+        """
+        The job's free-form spec (image, args, env, ...), as plain Python values.
+        """
     @property
-    def budget_limit(self) -> Optional[Money]: ...
+    def status(self) -> str:
+        """
+        The job's status ('pending', 'queued', 'scheduled', 'running', 'completed', 'failed', 'cancelled', ...).
+        """
     @property
-    def outputs(self) -> dict[str, Any]: ...
+    def status_message(self) -> typing.Any:
+        """
+        Why the job is in its status, or None.
+        """
     @property
-    def effectively_preemptible(self) -> bool: ...
+    def storage_gb(self) -> typing.Any:
+        """
+        Storage asked for in GiB, or None.
+        """
     @property
-    def gpu_resource_name(self) -> str: ...
-    def __getattr__(self, name: str) -> Any:
-        """Other wire fields (deadline, created_at, status_history, ...) as JSON-shaped values."""
-    def __eq__(self, other: object) -> bool: ...
-    def __ne__(self, other: object) -> bool: ...
-
-def to_json(obj: JsonValue, indent: Optional[int] = None, ensure_ascii: bool = False) -> str: ...
-def parse_json(text: str) -> Any: ...
-def load_document(path: Union[str, os.PathLike[str]]) -> Any:
-    """A JSON or YAML file as Python objects."""
-
-# ---- templates (Jinja2 semantics, strict undefined) ------------------------------------------
-
-class TemplateError(Error):
-    kind: str
-    """The Jinja2 exception name: 'UndefinedError', 'TemplateSyntaxError', ..."""
-    line: int
-    column: int
-
-class TemplateSyntaxError(TemplateError): ...
-class TemplateAssertionError(TemplateSyntaxError): ...
-class TemplateRuntimeError(TemplateError): ...
-class UndefinedError(TemplateRuntimeError): ...
-class TemplateSecurityError(TemplateRuntimeError, SecurityError): ...
-class TemplateTypeError(TemplateError, TypeError): ...
-class TemplateValueError(TemplateError, ValueError): ...
-class TemplateZeroDivisionError(TemplateError, ZeroDivisionError): ...
-
+    def tenant_id(self) -> typing.Any:
+        """
+        The owning tenant's UUID, as a string.
+        """
 class Template:
-    """A compiled Jinja2-compatible template; compile once, render many times."""
-    def __init__(self, source: str) -> None: ...
-    def render(self, context: Optional[dict[str, Any]] = None, /, **kwargs: Any) -> str: ...
-    def render_native(self, context: Optional[dict[str, Any]] = None, /, **kwargs: Any) -> Any: ...
-    def render_many(self, contexts: Iterable[dict[str, Any]], native: bool = False) -> list[Any]: ...
-    def references(self) -> list[str]: ...
+    """
+    A compiled Jinja2-compatible template (strict undefined, sandboxed). Compile once, render many times; rendering releases the GIL.
+    """
+    def __init__(self, source: str) -> None:
+        """
+        Compiles a Jinja2-compatible template; TemplateSyntaxError names the line and column.
+        """
+    def references(self) -> list[str]:
+        """
+        Context paths the template reads, e.g. ['steps.step-1.outputs.config'].
+        """
+    def render(self, *args, **kwargs) -> typing.Any:
+        """
+        render(context=None, /, **kwargs) -> str
+        
+        Render to text exactly as Jinja2 would. Context variables come as a dict, as keyword arguments, or both (keywords win); `context` is positional-only, so any name can be a variable.
+        """
+    def render_many(self, contexts: collections.abc.Iterable, native: bool = False) -> list:
+        """
+        Render once per context (a batch, without the GIL); raises on the first failure.
+        """
+    def render_native(self, *args, **kwargs) -> typing.Any:
+        """
+        render_native(context=None, /, **kwargs)
+        
+        Evaluate like NativeEnvironment: typed result.
+        """
     @property
-    def is_single_expression(self) -> bool: ...
-
-def render(text: str, context: Optional[dict[str, Any]] = None, /, **kwargs: Any) -> str: ...
-def render_native(text: str, context: Optional[dict[str, Any]] = None, /, **kwargs: Any) -> Any: ...
-
-# ---- quota -------------------------------------------------------------------------------------
-
+    def is_single_expression(self) -> bool:
+        """
+        True when the template is one '{{ expression }}' (render_native returns its value).
+        """
 class QuotaConfig:
-    """A validated Kueue configuration (flavors, cohorts, cluster queues, local queues, priority classes)."""
+    """
+    A validated Kueue configuration: resource flavors, cohorts, cluster queues, local queues and priority classes (CONTRACTS.md section 2 keys).
+    """
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> QuotaConfig: ...
+    def from_dict(data: typing.Any) -> QuotaConfig:
+        """
+        From a dict in the `quota simulate` shape (workloads, if any, are ignored).
+        """
     @staticmethod
-    def from_json(text: str) -> QuotaConfig: ...
+    def from_json(text: str) -> QuotaConfig:
+        """
+        A quota configuration from JSON text; ValidationError names the bad field.
+        """
     @staticmethod
-    def load(path: Union[str, os.PathLike[str]]) -> QuotaConfig: ...
+    def from_kueue(documents: list) -> QuotaConfig:
+        """
+        Kueue objects as dicts.
+        """
     @staticmethod
-    def from_kueue_yaml(text: str) -> QuotaConfig: ...
+    def from_kueue_yaml(text: str) -> QuotaConfig:
+        """
+        Kueue objects (multi-document YAML or JSON), v1beta1 or v1beta2.
+        """
     @staticmethod
-    def from_kueue(documents: list[dict[str, Any]]) -> QuotaConfig: ...
+    def load(path: typing.Any) -> QuotaConfig:
+        """
+        A budcore quota configuration (or scenario) file, JSON or YAML.
+        """
     @staticmethod
-    def load_kueue(path: Union[str, os.PathLike[str]]) -> QuotaConfig: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def to_json(self, indent: int = 2) -> str: ...
-    def to_kueue(self, version: str = "v1beta2") -> list[dict[str, Any]]: ...
-    def to_kueue_yaml(self, version: str = "v1beta2") -> str: ...
+    def load_kueue(path: typing.Any) -> QuotaConfig:
+        """
+        A Kueue YAML file or a directory of them.
+        """
+    def __repr__(self) -> str:
+        ...
+    def to_dict(self) -> typing.Any:
+        """
+        The configuration as a dict (the document from_dict reads).
+        """
+    def to_json(self, indent: typing.SupportsInt | typing.SupportsIndex = 2) -> str:
+        """
+        The configuration as JSON text, indented by `indent` spaces.
+        """
+    def to_kueue(self, version: str = 'v1beta2') -> list:
+        """
+        The configuration as Kueue objects (ResourceFlavor, Cohort, ClusterQueue, LocalQueue dicts) of API `version`.
+        """
+    def to_kueue_yaml(self, version: str = 'v1beta2') -> str:
+        """
+        The configuration as a multi-document Kueue YAML of API `version`.
+        """
     @property
-    def warnings(self) -> list[str]: ...
+    def cluster_queues(self) -> list[str]:
+        """
+        Names of the ClusterQueues.
+        """
     @property
-    def resource_flavors(self) -> list[str]: ...
-    @property
-    def cohorts(self) -> list[str]: ...
-    @property
-    def cluster_queues(self) -> list[str]: ...
+    def cohorts(self) -> list[str]:
+        """
+        Names of the Cohorts.
+        """
     @property
     def local_queues(self) -> list[str]:
-        """'namespace/name' of each LocalQueue."""
-
+        """
+        The LocalQueues as 'namespace/name'.
+        """
+    @property
+    def resource_flavors(self) -> list[str]:
+        """
+        Names of the ResourceFlavors.
+        """
+    @property
+    def warnings(self) -> list[str]:
+        """
+        What a Kueue import skipped or defaulted.
+        """
 class AdmissionEngine:
-    """Kueue's scheduler in-process; workloads are contract-2 dicts, keys 'namespace/name'."""
-    def __init__(self, config: QuotaConfig, fair_sharing: bool = False,
-                 fair_sharing_strategies: list[str] = ...) -> None: ...
-    def add_workload(self, workload: dict[str, Any]) -> None: ...
-    def try_reserve(self, workload: dict[str, Any]) -> dict[str, Any]: ...
-    def finish(self, key: str) -> None: ...
-    def run_cycle(self) -> dict[str, Any]: ...
-    def run_until_quiescent(self, max_cycles: int = 1000000) -> int: ...
-    def status(self, key: str) -> Optional[dict[str, Any]]: ...
-    def statuses(self) -> list[dict[str, Any]]: ...
-    def usage(self, view: str = "cluster_queue") -> dict[str, dict[str, dict[str, dict[str, Quantity]]]]: ...
-    def usage_rows(self, view: str = "cluster_queue") -> list[tuple[str, str, str, int, int, int, int, int]]: ...
-
-def quota_simulate(scenario: Union[dict[str, Any], str]) -> dict[str, Any]: ...
-
-# ---- pipelines ---------------------------------------------------------------------------------
-
+    """
+    Kueue's scheduler in-process over a QuotaConfig. Workloads are dicts in the `quota simulate` shape; keys are 'namespace/name'. Thread-safe; cycles release the GIL.
+    """
+    def __init__(self, config: QuotaConfig, fair_sharing: bool = False, fair_sharing_strategies: collections.abc.Sequence[str] = []) -> None:
+        """
+        An admission engine over `config` with Kueue's semantics (fair sharing when asked).
+        """
+    def add_workload(self, workload: typing.Any) -> None:
+        """
+        Adds a workload (a dict: name, namespace, queue, priority, pod_sets, ...) to its queue.
+        """
+    def finish(self, key: str) -> None:
+        """
+        A workload ends: its quota is released and its cohort tree's waiting workloads are requeued.
+        """
+    def run_cycle(self) -> typing.Any:
+        """
+        Runs one scheduling cycle; returns {'admitted', 'preempted', 'released', 'changed'}.
+        """
+    def run_until_quiescent(self, max_cycles: typing.SupportsInt | typing.SupportsIndex = 1000000) -> int:
+        """
+        Runs cycles until one changes nothing (at most `max_cycles`); returns the number run.
+        """
+    def status(self, key: str) -> typing.Any:
+        """
+        A workload's status: state, cluster queue, flavors, pending reason.
+        """
+    def statuses(self) -> list:
+        """
+        Every workload's status, in key order.
+        """
+    def try_reserve(self, workload: typing.Any) -> typing.Any:
+        """
+        Admit now if it fits without preemption; else QuotaExceededError with the reason.
+        """
+    def usage(self, view: str = 'cluster_queue') -> dict:
+        """
+        view -> flavor -> resource -> {nominal, used, borrowed, lent, available} (Quantity).
+        """
+    def usage_rows(self, view: str = 'cluster_queue') -> list[tuple[str, str, str, int, int, int, int, int]]:
+        """
+        (node, flavor, resource, nominal, used, borrowed, lent, available) in milli-units.
+        """
 class PipelineIssue:
-    def __init__(self, code: str, message: str, path: str = "") -> None: ...
+    """
+    One validation problem: a contract-3 code, a message and a path.
+    """
+    def __eq__(self, arg0: PipelineIssue) -> bool:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __init__(self, code: str, message: str, path: str = '') -> None:
+        """
+        A pipeline problem: a code ('cycle', 'unknown_dependency', ...), a message and the path it is at.
+        """
+    def __repr__(self) -> str:
+        ...
+    def to_dict(self) -> typing.Any:
+        """
+        {'code', 'message', 'path'}.
+        """
     @property
-    def code(self) -> str: ...
+    def code(self) -> str:
+        """
+        What kind of problem ('cycle', 'unknown_dependency', 'duplicate_id', ...).
+        """
     @property
-    def message(self) -> str: ...
+    def message(self) -> str:
+        """
+        The problem in words.
+        """
     @property
-    def path(self) -> str: ...
-    def to_dict(self) -> dict[str, str]: ...
-    def __eq__(self, other: object) -> bool: ...
-    def __hash__(self) -> int: ...
-
+    def path(self) -> str:
+        """
+        Where in the document ('steps[2].depends_on[0]').
+        """
 class Pipeline:
-    """A pipeline document ({'pipeline': {...}, 'steps': [...]})."""
+    """
+    A pipeline document ({'pipeline': {...}, 'steps': [...]}). validate() lists every problem; plan() gives the contract-3 plan. Immutable.
+    """
     @staticmethod
-    def load(path: Union[str, os.PathLike[str]]) -> Pipeline: ...
+    def from_dict(data: typing.Any) -> Pipeline:
+        """
+        A pipeline from a dict of the source design's Pipeline/Step schema; ValidationError names the bad field.
+        """
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> Pipeline: ...
+    def from_text(text: str) -> Pipeline:
+        """
+        JSON or YAML text.
+        """
     @staticmethod
-    def from_text(text: str) -> Pipeline: ...
+    def load(path: typing.Any) -> Pipeline:
+        """
+        A JSON or YAML file.
+        """
+    def __len__(self) -> int:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def plan(self) -> typing.Any:
+        """
+        The contract-3 plan dict: {'valid': True, 'order', 'levels', 'critical_path', 'critical_path_seconds', 'job_steps'} or {'valid': False, 'errors': [...]}.
+        """
+    def run(self, params: typing.Any = None, functions: typing.Any = None, fail: typing.Any = None, slow: typing.Any = None, timeout: typing.Any = None, reject: typing.Any = None, run_id: str = 'run') -> typing.Any:
+        """
+        Rehearses a run on a virtual clock (as `budcore pipeline run`): JOB, API_CALL and NOTIFICATION steps are simulated, FUNCTION steps call functions[name](args) (with step_id= and attempt= when the callable accepts them). Returns {'status', 'done', 'elapsed_seconds', 'failure_reason', 'steps', 'outputs', 'messages', 'transitions'}.
+        """
+    def to_dict(self) -> typing.Any:
+        """
+        The pipeline as a dict (the document from_dict reads).
+        """
+    def validate(self) -> list[PipelineIssue]:
+        """
+        Every problem (empty when valid), ordered by step then field; cycles last.
+        """
+    def warnings(self) -> list[PipelineIssue]:
+        """
+        Soft references (e.g. a step read through `| default`), which are allowed.
+        """
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """
+        The pipeline's id.
+        """
     @property
-    def name(self) -> str: ...
+    def is_valid(self) -> bool:
+        """
+        True when the pipeline has no issues (see issues()).
+        """
     @property
-    def step_ids(self) -> list[str]: ...
+    def name(self) -> str:
+        """
+        The pipeline's name.
+        """
     @property
-    def is_valid(self) -> bool: ...
-    def __len__(self) -> int: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def validate(self) -> list[PipelineIssue]: ...
-    def warnings(self) -> list[PipelineIssue]: ...
-    def plan(self) -> dict[str, Any]:
-        """The contract-3 plan: {'valid', 'order', 'levels', 'critical_path', 'critical_path_seconds', 'job_steps'}
-        or {'valid': False, 'errors': [{'code', 'message', 'path'}, ...]}."""
-    def run(
-        self,
-        params: Optional[dict[str, Any]] = None,
-        functions: Optional[dict[str, Callable[..., Any]]] = None,
-        fail: Union[dict[str, Union[int, bool]], list[str], set[str], None] = None,
-        slow: Optional[dict[str, float]] = None,
-        timeout: Union[list[str], set[str], None] = None,
-        reject: Union[list[str], set[str], None] = None,
-        run_id: str = "run",
-    ) -> dict[str, Any]:
-        """Rehearses a run on a virtual clock (as `budcore pipeline run`). FUNCTION steps call
-        functions[name](args), adding step_id= and attempt= keywords when the callable accepts
-        them; an exception fails the attempt with "Type: message". Returns {'status', 'done',
-        'elapsed_seconds', 'failure_reason', 'steps', 'outputs', 'messages', 'transitions'}.
-        Bad options raise ValidationError naming the field ("fail.step-3")."""
-
-# ---- store -------------------------------------------------------------------------------------
-
+    def step_ids(self) -> list[str]:
+        """
+        The step ids, in document order.
+        """
 class StoredJob:
+    """
+    A job as the store holds it.
+    """
+    def __repr__(self) -> str:
+        ...
+    def to_dict(self) -> typing.Any:
+        """
+        {'version', 'idempotency_key', 'job'}.
+        """
     @property
-    def job(self) -> Job: ...
+    def created(self) -> bool:
+        """
+        True when submit_job created it (False: the idempotency key named an existing job).
+        """
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """
+        The job's UUID, as a string.
+        """
     @property
-    def version(self) -> int: ...
+    def idempotency_key(self) -> str | None:
+        """
+        The key the job was submitted with, or None.
+        """
     @property
-    def idempotency_key(self) -> Optional[str]: ...
+    def job(self) -> Job:
+        """
+        The job as stored.
+        """
     @property
-    def created(self) -> bool: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
+    def version(self) -> int:
+        """
+        The record's version: it moves on every change (optimistic concurrency).
+        """
 class Store:
+    """
+    A durable, tenant-scoped store (budcore.open_store). Use as a context manager or call close().
+    """
+    def __enter__(self) -> Store:
+        ...
+    def __exit__(self, *args) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def close(self) -> None:
+        """
+        Closes the store; later calls raise.
+        """
+    def get_job(self, tenant: typing.Any, id: typing.Any) -> StoredJob:
+        """
+        A tenant's job by id; NotFoundError for another tenant's or an unknown id.
+        """
+    def list_jobs(self, tenant: typing.Any, **kwargs) -> typing.Any:
+        """
+        Newest first: {'items': [...], 'next_cursor': str}. Keyword filters: status (str or list), project_id, cluster_id, pipeline_id, job_type, source, created_from, created_to, limit, after (a next_cursor), view ('summary' or 'full').
+        """
+    def schema_version(self) -> int:
+        """
+        The schema version of the open database.
+        """
+    def submit_job(self, tenant: typing.Any, job: typing.Any, idempotency_key: str | None = None) -> StoredJob:
+        """
+        Validate and store a job (budcore.Job or dict) for the tenant; a repeated idempotency key returns the first job with created=False.
+        """
+    def transition_job(self, tenant: typing.Any, id: typing.Any, expected_version: typing.SupportsInt | typing.SupportsIndex, to: str, message: str = '') -> StoredJob:
+        """
+        Compare-and-set status change along the job state machine (ConflictError otherwise).
+        """
     @property
-    def backend(self) -> str: ...
+    def backend(self) -> str:
+        """
+        'sqlite' or 'postgresql'.
+        """
     @property
-    def uri(self) -> str: ...
+    def closed(self) -> bool:
+        """
+        True after close().
+        """
     @property
-    def closed(self) -> bool: ...
-    def schema_version(self) -> int: ...
-    def submit_job(self, tenant: Any, job: Union[Job, dict[str, Any]], idempotency_key: Optional[str] = None) -> StoredJob: ...
-    def get_job(self, tenant: Any, id: Any) -> StoredJob: ...
-    def list_jobs(self, tenant: Any, **query: Any) -> dict[str, Any]:
-        """{'items': [...], 'next_cursor': str}; query keys: status, project_id, cluster_id, pipeline_id,
-        job_type, source, created_from, created_to, limit, after, view ('summary' | 'full')."""
-    def transition_job(self, tenant: Any, id: Any, expected_version: int, to: str, message: str = "") -> StoredJob: ...
-    def close(self) -> None: ...
-    def __enter__(self) -> Store: ...
-    def __exit__(self, *args: Any) -> None: ...
-
-def open_store(uri: Union[str, os.PathLike[str]], *, migrate: bool = True, durable: bool = True) -> Store: ...
-def check_store(uri: Union[str, os.PathLike[str]]) -> dict[str, Any]: ...
-def latest_schema_version() -> int: ...
-
-# ---- schedule ----------------------------------------------------------------------------------
-
+    def uri(self) -> str:
+        """
+        The URI the store was opened with.
+        """
 class ScheduleTimeline:
-    def __init__(self, scenario: Union[dict[str, Any], str]) -> None: ...
-    def result(self, details: bool = True) -> dict[str, Any]: ...
-    def apply(self, event: Union[dict[str, Any], str]) -> None: ...
-    def lanes(self) -> list[dict[str, Any]]: ...
-    def html(self, title: str = "budcore schedule") -> str: ...
+    """
+    Estimated start and end of every job under the quota rules (CONTRACTS.md section 6). Built from a scenario dict or JSON; events revise it. Not thread-safe.
+    """
+    def __init__(self, scenario: typing.Any) -> None:
+        """
+        A live schedule timeline from a scenario dict (quota config, jobs, now, horizon).
+        """
+    def apply(self, event: typing.Any) -> None:
+        """
+        Apply a live event: {type: started|finished|failed|preempted|cancelled|submitted|advance, name, at, ...}.
+        """
+    def html(self, title: str = 'budcore schedule') -> str:
+        """
+        One self-contained HTML page.
+        """
+    def lanes(self) -> list:
+        """
+        Device lanes (source design 5.4): [{name, flavor, resource, blocks}].
+        """
+    def result(self, details: bool = True) -> typing.Any:
+        """
+        {jobs, never, makespan} (with details: wait reasons, warnings, utilization).
+        """
     @property
-    def trees_simulated(self) -> int: ...
-
-def schedule_replay(config: Union[str, dict[str, Any]] = "baseline") -> dict[str, Any]: ...
+    def trees_simulated(self) -> int:
+        """
+        Cohort trees simulated again by the last update.
+        """
 class PlatformHandle:
-    """The C++ Platform; use budcore.Platform."""
+    """
+    The C++ Platform; use budcore.Platform.
+    """
+    def act(self, tenant: typing.Any, principal: str, request_id: str, verb: str, id: typing.Any, arg: str) -> StoredJob:
+        """
+        Applies `verb` ('cancel', 'retry', 'priority', 'preempt') to a job with `arg` (reason or priority).
+        """
+    def audit(self, tenant: typing.Any, principal: str, request_id: str, query: typing.Any) -> typing.Any:
+        """
+        A page of the tenant's audit log: {'items', 'next_cursor'}.
+        """
+    def bind_role(self, tenant: typing.Any, principal: str, request_id: str, binding: typing.Any, grant: bool) -> typing.Any:
+        """
+        Grants (or with grant=False revokes) a role binding; returns the binding.
+        """
+    def check(self) -> None:
+        """
+        Checks the platform's invariants against its store and cluster; raises on a violation.
+        """
+    def close(self) -> None:
+        """
+        Closes the platform and its store; later calls raise.
+        """
+    def cluster(self) -> typing.Any:
+        """
+        What the cluster holds and the quota it uses (an operator call).
+        """
+    def deploy_usecase(self, tenant: typing.Any, principal: str, request_id: str, template: typing.Any, params: typing.Any) -> typing.Any:
+        """
+        Deploys a use-case template (id, id@version or a template dict) with parameters.
+        """
+    def events(self, tenant: typing.Any, principal: str, request_id: str, since: typing.SupportsInt | typing.SupportsIndex, limit: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
+        """
+        The caller's events after `since`, at most `limit`: {'events', 'last_seq'}.
+        """
+    def get(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any) -> StoredJob:
+        """
+        The caller's job by id; NotFoundError for another tenant's.
+        """
+    def list(self, tenant: typing.Any, principal: str, request_id: str, query: dict) -> typing.Any:
+        """
+        A page of the caller's jobs: {'items', 'next_cursor'}.
+        """
+    def metrics(self) -> str:
+        """
+        Prometheus text exposition of the platform's metrics (an operator call).
+        """
+    def now(self) -> str:
+        """
+        The platform clock's time, RFC 3339.
+        """
+    def pipeline_run(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any, cancel: bool, reason: str) -> typing.Any:
+        """
+        A pipeline run of the caller's (cancelled first when `cancel`).
+        """
+    def pump(self) -> None:
+        """
+        Acts on everything due now (cluster events, retries, pipeline steps).
+        """
+    def role_bindings(self, tenant: typing.Any, principal: str, request_id: str, of: str | None) -> typing.Any:
+        """
+        The tenant's role bindings (of one principal when `of`).
+        """
+    def run(self, seconds: typing.SupportsFloat | typing.SupportsIndex | None) -> str:
+        """
+        Moves a virtual clock `seconds` forward (None: until idle); returns the new time.
+        """
+    def run_pipeline(self, tenant: typing.Any, principal: str, request_id: str, document: typing.Any, params: typing.Any) -> typing.Any:
+        """
+        Starts a pipeline run for the caller; returns the run record.
+        """
+    def submit(self, tenant: typing.Any, principal: str, request_id: str, job: typing.Any, idempotency_key: str | None) -> StoredJob:
+        """
+        Submits a job for the caller (tenant, principal, request id); returns the StoredJob.
+        """
+    def submit_batch(self, tenant: typing.Any, principal: str, request_id: str, jobs: list) -> list[StoredJob]:
+        """
+        Submits jobs as one batch, all or none; returns their StoredJobs.
+        """
+    def usecase_deployment(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any, teardown: bool) -> typing.Any:
+        """
+        A deployment record of the caller's (torn down first when `teardown`).
+        """
+    def usecase_deployments(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+        """
+        The caller tenant's deployment records, oldest first.
+        """
+    def verify_audit(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+        """
+        Checks the audit log's hash chain: {'ok', 'entries', 'head_hash', 'problems', ...}.
+        """
     @property
-    def closed(self) -> bool: ...
-    def close(self) -> None: ...
-    def now(self) -> str: ...
-    def submit(self, tenant: Any, principal: str, request_id: str, job: Union[Job, dict[str, Any]], idempotency_key: Optional[str]) -> StoredJob: ...
-    def submit_batch(self, tenant: Any, principal: str, request_id: str, jobs: list[Any]) -> list[StoredJob]: ...
-    def get(self, tenant: Any, principal: str, request_id: str, id: Any) -> StoredJob: ...
-    def list(self, tenant: Any, principal: str, request_id: str, query: dict[str, Any]) -> dict[str, Any]: ...
-    def act(self, tenant: Any, principal: str, request_id: str, verb: str, id: Any, arg: str) -> StoredJob: ...
-    def events(self, tenant: Any, principal: str, request_id: str, since: int, limit: int) -> dict[str, Any]: ...
-    def run_pipeline(self, tenant: Any, principal: str, request_id: str, document: dict[str, Any], params: Optional[dict[str, Any]]) -> dict[str, Any]: ...
-    def pipeline_run(self, tenant: Any, principal: str, request_id: str, id: Any, cancel: bool, reason: str) -> dict[str, Any]: ...
-    def pump(self) -> None: ...
-    def run(self, seconds: Optional[float]) -> str: ...
-    def metrics(self) -> str: ...
-    def cluster(self) -> dict[str, Any]: ...
-    def check(self) -> None: ...
-    def bind_role(self, tenant: Any, principal: str, request_id: str, binding: Mapping[str, Any], grant: bool) -> Optional[dict[str, Any]]: ...
-    def role_bindings(self, tenant: Any, principal: str, request_id: str, of: Optional[str]) -> dict[str, Any]: ...
-    def audit(self, tenant: Any, principal: str, request_id: str, query: Optional[Mapping[str, Any]]) -> dict[str, Any]: ...
-    def verify_audit(self, tenant: Any, principal: str, request_id: str) -> dict[str, Any]: ...
-    def deploy_usecase(self, tenant: Any, principal: str, request_id: str, template: Union[str, dict[str, Any]], params: Optional[dict[str, Any]]) -> dict[str, Any]: ...
-    def usecase_deployment(self, tenant: Any, principal: str, request_id: str, id: Any, teardown: bool) -> dict[str, Any]: ...
-    def usecase_deployments(self, tenant: Any, principal: str, request_id: str) -> list[dict[str, Any]]: ...
-
-def platform_open(config: Union[dict[str, Any], str]) -> PlatformHandle: ...
-def platform_open_embedded(dir: str) -> PlatformHandle: ...
-def platform_simulate(scenario: Union[dict[str, Any], str], base_dir: str = "") -> dict[str, Any]: ...
-# ---- cost (budcore.cost wraps these) --------------------------------------------------------
-
+    def closed(self) -> bool:
+        """
+        True after close().
+        """
 class PriceBook:
-    """Prices per GPU type and tier, CPU core-hour, memory GiB-hour and storage GiB-month."""
+    """
+    Prices per GPU type and tier, CPU core-hour, memory GiB-hour and storage GiB-month.
+    """
+    __hash__: typing.ClassVar[None] = None
     @staticmethod
-    def from_dict(document: dict[str, Any]) -> PriceBook: ...
+    def from_dict(document: dict) -> PriceBook:
+        """
+        A price book from a dict (currency, gpu_types with hourly prices per tier, ...).
+        """
     @staticmethod
-    def from_text(text: str) -> PriceBook: ...
+    def from_text(text: str) -> PriceBook:
+        """
+        A price book from YAML or JSON text.
+        """
     @staticmethod
-    def load(path: Union[str, os.PathLike[str]]) -> PriceBook: ...
-    def to_dict(self) -> dict[str, Any]: ...
+    def load(path: typing.Any) -> PriceBook:
+        """
+        A price book file (YAML or JSON).
+        """
+    def __eq__(self, arg0: PriceBook) -> bool:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def to_dict(self) -> typing.Any:
+        """
+        The price book as a dict (the document from_dict reads).
+        """
     @property
-    def currency(self) -> str: ...
+    def currency(self) -> str:
+        """
+        The currency of every price.
+        """
     @property
-    def minimum_billable_seconds(self) -> int: ...
+    def gpu_types(self) -> list[str]:
+        """
+        The GPU types priced.
+        """
     @property
-    def gpu_types(self) -> list[str]: ...
-
-def cost_estimate(prices: PriceBook, spec: Any, tier: Optional[str] = None) -> dict[str, Any]: ...
-def cost_compare_tiers(prices: PriceBook, spec: Any) -> dict[str, Any]: ...
-def cost_cheapest_gpu(prices: PriceBook, requirement: dict[str, Any]) -> dict[str, Any]: ...
-def cost_meter(prices: PriceBook, interval: Any) -> dict[str, Any]: ...
-def cost_usage(usage: Any, prices: Optional[PriceBook] = None) -> list[dict[str, Any]]: ...
-def cost_report(usage: Any, query: Any = None, prices: Optional[PriceBook] = None) -> dict[str, Any]: ...
-def cost_rollup_arrays(start_seconds: Any, tenant: Any, gpu_type: Any, gpu_nanos: Any, cost_pico: Any,
-                       granularity: str = "hour", threads: int = 0) -> dict[str, Any]: ...
-def cost_forecast(usage: Any, now: Any = None, prices: Optional[PriceBook] = None) -> dict[str, Any]: ...
-def cost_budget_status(budgets: Any, usage: Any, prices: PriceBook, now: Any = None) -> list[dict[str, Any]]: ...
-def cost_check_admission(budgets: Any, usage: Any, prices: PriceBook, tenant: Any, project: Any, estimate: str,
-                         job: str = "", now: Any = None) -> dict[str, Any]: ...
-def cost_record_usage(store: Store, prices: PriceBook, interval: Any) -> dict[str, Any]: ...
-def cost_load_usage(store: Store, tenant: Any, from_: Any = None, to: Any = None) -> list[dict[str, Any]]: ...
-def cost_job_cost(store: Store, tenant: Any, job_id: Any) -> dict[str, Any]: ...
-def cost_admit_job(store: Store, budgets: Any, prices: PriceBook, job: Job, now: Any = None) -> dict[str, Any]: ...
-# ---- use cases (budcore.usecases wraps these) --------------------------------------------------
-
+    def minimum_billable_seconds(self) -> int:
+        """
+        The least time a run is billed for.
+        """
 class UsecaseRegistry:
-    """Components and use-case templates in memory: the shipped ones and/or your own."""
-    def __init__(self, builtin: bool = True) -> None: ...
-    def add_components(self, components: Union[dict[str, Any], list[dict[str, Any]], str]) -> None: ...
-    def add_template(self, template: Union[dict[str, Any], str]) -> str: ...
-    def load(self, components: Union[str, os.PathLike[str], None] = None,
-             templates: Union[str, os.PathLike[str], None] = None) -> None: ...
-    def template_ids(self) -> list[str]: ...
-    def list(self) -> list[dict[str, Any]]: ...
-    def show(self, template_id: str) -> dict[str, Any]: ...
-    def components(self) -> list[dict[str, Any]]: ...
-    def render(self, template_id: str, parameters: Optional[dict[str, Any]] = None,
-               overrides: Optional[dict[str, Any]] = None, name: Optional[str] = None) -> dict[str, Any]:
-        """Contract 4's output; ValidationError.errors lists every problem."""
-    def plan_deployment(self, template_id: str, parameters: Optional[dict[str, Any]] = None,
-                        overrides: Optional[dict[str, Any]] = None, name: Optional[str] = None,
-                        tenant_id: Any = None, project_id: Any = None, cluster_id: Any = None,
-                        deployment_id: Any = None) -> dict[str, Any]: ...
+    """
+    Components and use-case templates in memory: the shipped ones and/or your own.
+    """
+    def __init__(self, builtin: bool = True) -> None:
+        """
+        A registry of use-case templates and components (the shipped ones when `builtin`).
+        """
+    def add_components(self, components: typing.Any) -> None:
+        """
+        One component or a list (dicts, or YAML/JSON text); all or nothing.
+        """
+    def add_template(self, template: typing.Any) -> str:
+        """
+        A template (dict, or YAML/JSON text); replaces one of the same id. Returns its id.
+        """
+    def components(self) -> list:
+        """
+        Every component as a dict (the component schema: id, name, category, version, deployment_type, ...).
+        """
+    def list(self) -> list:
+        """
+        A summary of every template (id, name, version, category, complexity, description, tags, parameters).
+        """
+    def load(self, components: typing.Any = None, templates: typing.Any = None) -> None:
+        """
+        Component and template files (a file or a directory each); all or nothing.
+        """
+    def plan_deployment(self, template_id: str, parameters: typing.Any = None, overrides: typing.Any = None, name: str | None = None, tenant_id: typing.Any = None, project_id: typing.Any = None, cluster_id: typing.Any = None, deployment_id: typing.Any = None) -> typing.Any:
+        """
+        The jobs that deploy the resolved stack, in dependency order, with the teardown order and the deployment record: {'deployment_id', 'jobs', 'levels', 'teardown_order', 'pipeline', 'record'}.
+        """
+    def render(self, template_id: str, parameters: typing.Any = None, overrides: typing.Any = None, name: str | None = None) -> typing.Any:
+        """
+        Resolves a template (CONTRACTS.md section 4): the contract-4 dict. ValidationError.errors lists every problem.
+        """
+    def show(self, template_id: str) -> typing.Any:
+        """
+        One template as a dict.
+        """
+    def template_ids(self) -> list[str]:
+        """
+        The ids of the templates.
+        """
+def check_store(uri: typing.Any) -> typing.Any:
+    """
+    Integrity check: {'ok', 'schema_version', ..., 'problems'}.
+    """
+def cost_admit_job(store: Store, budgets: typing.Any, prices: PriceBook, job: Job, now: typing.Any = None) -> typing.Any:
+    """
+    Checks a job against the stored budgets and usage, as the platform's cost gate does.
+    """
+def cost_budget_status(budgets: typing.Any, usage: typing.Any, prices: PriceBook, now: typing.Any = None) -> typing.Any:
+    """
+    Each budget's spend, remaining amount and alert levels reached.
+    """
+def cost_cheapest_gpu(prices: PriceBook, requirement: dict) -> typing.Any:
+    """
+    The cheapest GPU type meeting a requirement (memory, count, tier).
+    """
+def cost_check_admission(budgets: typing.Any, usage: typing.Any, prices: PriceBook, tenant: typing.Any, project: typing.Any, estimate: str, job: str = '', now: typing.Any = None) -> typing.Any:
+    """
+    Whether a job's estimate fits its tenant's and project's budgets (BudgetExceededError if not).
+    """
+def cost_compare_tiers(prices: PriceBook, spec: typing.Any) -> typing.Any:
+    """
+    A job spec's cost at every tier, cheapest first.
+    """
+def cost_estimate(prices: PriceBook, spec: typing.Any, tier: str | None = None) -> typing.Any:
+    """
+    The estimated cost of a job spec at a tier (on_demand, spot, reserved).
+    """
+def cost_forecast(usage: typing.Any, now: typing.Any = None, prices: PriceBook = None) -> typing.Any:
+    """
+    Projects month-end spend from usage so far.
+    """
+def cost_job_cost(store: Store, tenant: typing.Any, job_id: typing.Any) -> typing.Any:
+    """
+    A job's metered cost from the store.
+    """
+def cost_load_usage(store: Store, tenant: typing.Any, from_: typing.Any = None, to: typing.Any = None) -> typing.Any:
+    """
+    A tenant's stored usage records between `from_` and `to`.
+    """
+def cost_meter(prices: PriceBook, interval: typing.Any) -> typing.Any:
+    """
+    The cost of one usage interval, with its line items.
+    """
+def cost_record_usage(store: Store, prices: PriceBook, interval: typing.Any) -> typing.Any:
+    """
+    Meters a usage interval and stores it.
+    """
+def cost_report(usage: typing.Any, query: typing.Any = None, prices: PriceBook = None) -> typing.Any:
+    """
+    A cost report over usage records, grouped and filtered by `query`.
+    """
+def cost_rollup_arrays(start_seconds: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], tenant: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], gpu_type: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], gpu_nanos: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], cost_pico: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], granularity: str = 'hour', threads: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
+    """
+    Sums costs by day and tenant over columnar arrays (numpy), without Python loops.
+    """
+def cost_usage(usage: typing.Any, prices: PriceBook = None) -> typing.Any:
+    """
+    Usage records as dicts (intervals priced with prices).
+    """
+def latest_schema_version() -> int:
+    """
+    The schema version this library writes and migrates to.
+    """
+def load_document(path: typing.Any) -> typing.Any:
+    """
+    A JSON or YAML file (JSON when it starts with '{' or '[') as Python objects.
+    """
+def open_store(uri: typing.Any, *, migrate: bool = True, durable: bool = True) -> Store:
+    """
+    Open (and migrate) a store: 'sqlite:///abs/path.db', 'sqlite:path.db', 'sqlite::memory:', 'postgresql://...'. A bare ':memory:' or file path means SQLite.
+    """
+def parse_json(text: str) -> typing.Any:
+    """
+    Parses JSON; integers stay int, key order is kept.
+    """
+def platform_open(config: typing.Any) -> PlatformHandle:
+    """
+    Open a platform from a config (dict, YAML or JSON text).
+    """
+def platform_open_embedded(dir: str) -> PlatformHandle:
+    """
+    Open the embedded platform in a directory.
+    """
+def platform_simulate(scenario: typing.Any, base_dir: str = '') -> dict:
+    """
+    Run a what-if scenario (dict or YAML/JSON text); returns the outcome as a dict.
+    """
+def quota_simulate(scenario: typing.Any) -> typing.Any:
+    """
+    Run a contract-2 scenario (dict or JSON text); returns the contract-2 output dict.
+    """
+def render(*args, **kwargs) -> typing.Any:
+    """
+    render(text, context=None, /, **kwargs) -> str
+    
+    Compile and render a template to text in one call (see Template.render).
+    """
+def render_native(*args, **kwargs) -> typing.Any:
+    """
+    render_native(text, context=None, /, **kwargs)
+    
+    Compile and evaluate a template like NativeEnvironment in one call (see Template.render_native).
+    """
+def schedule_replay(config: typing.Any = 'baseline') -> typing.Any:
+    """
+    Replay Kueue's scheduler-performance configuration ('baseline' or a generator dict) and score it.
+    """
+def to_json(obj: typing.Any, indent: typing.SupportsInt | typing.SupportsIndex | None = None, ensure_ascii: bool = False) -> str:
+    """
+    Serialises None/bool/int/float/str/list/tuple/dict to JSON, keeping key order.
+    """
+__version__: str = '0.1.0'
+version_info: tuple = (0, 1, 0)
