@@ -6,7 +6,7 @@ set -euo pipefail
 
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
-  clang libclang-rt-14-dev llvm
+  clang libclang-rt-14-dev llvm libclang1-14  # libclang1: bindgen (scripts/rust-bindings.sh)
   libboost-graph-dev libeigen3-dev libsqlitecpp-dev libsqlite3-dev libyaml-cpp-dev
   nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev libcli11-dev libpq-dev postgresql libsimdjson-dev
@@ -44,5 +44,12 @@ assert m.version("pybind11") == "3.1.0" and m.version("pybind11-stubgen") == "3.
 PY
 then
   "$py" -m pip install -q "${PIP_PACKAGES[@]}"
+fi
+# bindgen-cli, pinned: examples/rust/budcore-sys/src/bindings.rs is its output, diffed by ctest
+# capi.rust_bindings. cargo keeps it in ~/.cargo/bin, so a machine builds it once (~4 min).
+bindgen_version=0.73.2
+bindgen=$(command -v bindgen || echo "$HOME/.cargo/bin/bindgen")
+if [[ ! -x "$bindgen" ]] || [[ "$("$bindgen" --version 2>/dev/null)" != "bindgen $bindgen_version" ]]; then
+  cargo install -q bindgen-cli --version "$bindgen_version" --locked
 fi
 echo "install-deps: all dependencies present"

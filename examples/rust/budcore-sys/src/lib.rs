@@ -1,7 +1,13 @@
 //! Raw declarations of libbudcore's C ABI. Use the `budcore` crate for a safe API.
+//! `src/bindings.rs` is bindgen's output for `include/budcore/budcore.h`
+//! (`scripts/rust-bindings.sh`; ctest `capi.rust_bindings` fails when it is stale).
 
+#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code, clippy::all)]
 mod bindings;
 pub use bindings::*;
+
+/// `BUDCORE_BUF_INIT` (a C initializer macro, which bindgen does not translate).
+pub const BUDCORE_BUF_INIT: budcore_buf = budcore_buf { ptr: std::ptr::null_mut(), size: 0 };
 
 #[cfg(test)]
 mod tests {
@@ -26,9 +32,9 @@ mod tests {
             unsafe { budcore_version(&mut ma, &mut mi, &mut pa) },
             BUDCORE_OK
         );
-        assert_eq!((ma, mi), (BUDCORE_VERSION_MAJOR, BUDCORE_VERSION_MINOR));
+        assert_eq!((ma as u32, mi as u32), (BUDCORE_VERSION_MAJOR, BUDCORE_VERSION_MINOR));
         let s = unsafe { CStr::from_ptr(budcore_version_string()) };
-        assert_eq!(s.to_str().unwrap(), BUDCORE_VERSION_STRING);
+        assert_eq!(s.to_bytes_with_nul(), BUDCORE_VERSION_STRING);
     }
 
     #[test]
