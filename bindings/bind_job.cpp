@@ -26,6 +26,36 @@ py::object opt(const std::optional<T>& v) {
   return v ? py::cast(*v) : py::object(py::none());
 }
 
+// Raises ValidationError (or the class of its code) for the first problem, with .errors: every
+// problem as a dict {"code", "message", "path", "value"}, as use-case rendering does.
+[[noreturn]] void raise_problems(const std::vector<core::Error>& problems) {
+  py::object exc = make_exception(problems.front());
+  py::list errors;
+  for (const auto& e : problems) {
+    py::dict d;
+    d["code"] = std::string(core::to_string(e.code));
+    d["message"] = e.message;
+    d["path"] = e.field;
+    d["value"] = e.value.empty() ? py::object(py::none()) : py::object(py::str(e.value));
+    errors.append(d);
+  }
+  exc.attr("errors") = errors;
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+  throw py::error_already_set();
+}
+
+// Decodes (the first problem of the document's shape stops there), then every rule at once.
+Job checked(core::Result<Job> decoded) {
+  if (!decoded) raise_problems({decoded.error()});
+  std::vector<core::Error> problems;
+  {
+    py::gil_scoped_release release;
+    problems = decoded->validate_all();
+  }
+  if (!problems.empty()) raise_problems(problems);
+  return std::move(decoded).value();
+}
+
 Job from_python(const py::handle& obj) {
   if (!py::isinstance<py::dict>(obj))
     throw py::type_error("Job.from_dict() takes a dict, not " +
@@ -33,17 +63,17 @@ Job from_python(const py::handle& obj) {
   core::Value v = to_value(obj);
   core::Result<Job> job = [&] {
     py::gil_scoped_release release;
-    return Job::from_value(v);
+    return Job::decode(v);
   }();
-  return unwrap(std::move(job));
+  return checked(std::move(job));
 }
 
 Job from_json(const std::string& text) {
   core::Result<Job> job = [&] {
     py::gil_scoped_release release;
-    return Job::from_json(text);
+    return Job::decode_json(text);
   }();
-  return unwrap(std::move(job));
+  return checked(std::move(job));
 }
 
 std::string to_json(const Job& j, std::optional<int> indent) {
@@ -77,8 +107,8 @@ void bind_job(py::module_& m) {
                   "raises ValidationError whose .field names the offending key.")
       .def(py::init([](const py::kwargs& fields) { return from_python(fields); }),
            "Job(name=..., job_type=..., ...): the same keys as from_dict.")
-      .def_static("from_dict", &from_python, py::arg("data"), "A job from a dict of the source design's Job schema; ValidationError names the first bad field.")
-      .def_static("from_json", &from_json, py::arg("text"), "A job from JSON text of the source design's Job schema; ValidationError names the first bad field.")
+      .def_static("from_dict", &from_python, py::arg("data"), "A job from a dict of the source design's Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).")
+      .def_static("from_json", &from_json, py::arg("text"), "A job from JSON text of the source design's Job schema. ValidationError names the first problem; its .errors lists every one.")
       .def("to_dict", [](const Job& j) { return to_python(j.to_value()); },
            "Every wire field, absent optionals as None, in schema order.")
       .def("to_json", &to_json, py::arg("indent") = py::none(), "The job as JSON text (compact, or indented by `indent` spaces).")

@@ -1,4 +1,5 @@
 // C ABI over budcore::job::Job: JSON in, normalized JSON out.
+#include "budcore/core/json.hpp"
 #include "budcore/job/job.hpp"
 #include "capi_internal.hpp"
 
@@ -13,5 +14,35 @@ extern "C" int budcore_job_validate(budcore_buf* out, const char* json, size_t j
     if (!job) return capi::set_error(job.error());
     if (auto st = job->validate(); !st) return capi::set_error(st.error());
     return capi::fill_buf(out, job->to_json());
+  });
+}
+
+extern "C" int budcore_job_validate_all(budcore_buf* out, budcore_buf* errors_out, const char* json, size_t json_len) {
+  namespace capi = budcore::capi;
+  namespace core = budcore::core;
+  return capi::guard([&]() -> int {
+    if (!capi::empty_out(out)) return budcore_error_last()->code;
+    if (errors_out != nullptr && !capi::empty_out(errors_out, "errors_out")) return budcore_error_last()->code;
+    std::string_view text;
+    if (!capi::input_text(json, json_len, "json", text)) return budcore_error_last()->code;
+    // Decoding stops at the first problem (the document's shape); the rules then report all.
+    std::vector<core::Error> problems;
+    if (auto job = budcore::job::Job::decode_json(text); !job) {
+      problems.push_back(job.error());
+    } else {
+      problems = job->validate_all();
+      if (problems.empty()) return capi::fill_buf(out, job->to_json());
+    }
+    if (errors_out != nullptr) {
+      core::List list;
+      for (const auto& e : problems) {
+        core::Map item{{"code", std::string(core::to_string(e.code))}, {"message", e.message}, {"path", e.field}};
+        if (!e.value.empty()) item.set("value", e.value);
+        list.push_back(core::Value(std::move(item)));
+      }
+      core::Value report = core::Value::map({{"valid", false}, {"errors", core::Value(std::move(list))}});
+      if (int rc = capi::fill_buf(errors_out, core::to_json(report), "errors_out"); rc != BUDCORE_OK) return rc;
+    }
+    return capi::set_error(problems.front());
   });
 }

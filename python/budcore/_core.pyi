@@ -216,12 +216,12 @@ class Job:
     @staticmethod
     def from_dict(data: typing.Any) -> Job:
         """
-        A job from a dict of the source design's Job schema; ValidationError names the first bad field.
+        A job from a dict of the source design's Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).
         """
     @staticmethod
     def from_json(text: str) -> Job:
         """
-        A job from JSON text of the source design's Job schema; ValidationError names the first bad field.
+        A job from JSON text of the source design's Job schema. ValidationError names the first problem; its .errors lists every one.
         """
     def __eq__(self, arg0: Job) -> bool:
         ...

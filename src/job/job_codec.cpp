@@ -191,6 +191,12 @@ Result<Job> Job::from_json(std::string_view json) {
   return from_value(value);
 }
 
+Result<Job> Job::decode_json(std::string_view json) {
+  BUDCORE_TRY(core::check_input_size(json.size(), {}, kMaxDocumentBytes));
+  BUDCORE_TRY_ASSIGN(auto value, core::parse_json(json));
+  return decode(value);
+}
+
 Value Job::to_value() const {
   Map m;
   m.set("schema_version", Value(schema_version));

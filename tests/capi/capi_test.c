@@ -181,6 +181,38 @@ static void test_job_validate_errors(void) {
   }
 }
 
+static void test_job_validate_all(void) {
+  static const char bad[] =
+      "{\"name\": \"Bad_Name\", \"job_type\": \"batch\", \"deployment_type\": \"docker\","
+      " \"tenant_id\": \"00000000-0000-4000-8000-000000000001\", \"gpu_count\": -1, \"retry_count\": 5,"
+      " \"max_retries\": 1}";
+  budcore_buf out = BUDCORE_BUF_INIT, errors = BUDCORE_BUF_INIT, one = BUDCORE_BUF_INIT;
+  const char *at;
+  /* Every rule a decoded document breaks, each with its path; the first in the last error. */
+  CHECK(budcore_job_validate_all(&out, &errors, bad, strlen(bad)) == BUDCORE_EINVALID);
+  CHECK(out.ptr == NULL);
+  CHECK(strcmp(budcore_error_last()->field, "name") == 0);
+  CHECK(errors.ptr != NULL && strncmp(errors.ptr, "{\"valid\":false,\"errors\":[", 25) == 0);
+  at = errors.ptr != NULL ? strstr(errors.ptr, "\"path\":\"name\"") : NULL;
+  CHECK(at != NULL && (at = strstr(at, "\"path\":\"gpu_count\"")) != NULL && strstr(at, "\"path\":\"retry_count\"") != NULL);
+  /* A full errors_out is refused before anything is validated. */
+  CHECK(budcore_job_validate_all(&out, &errors, bad, strlen(bad)) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "errors_out") == 0);
+  budcore_buf_dispose(&errors);
+  /* Undecodable: its one problem. NULL errors_out: only the return code and the last error. */
+  CHECK(budcore_job_validate_all(&out, &errors, "{\"name\": 1}", 11) == BUDCORE_EINVALID);
+  CHECK(errors.ptr != NULL && strstr(strstr(errors.ptr, "\"path\":") + 1, "\"path\":") == NULL);
+  budcore_buf_dispose(&errors);
+  CHECK(budcore_job_validate_all(&out, NULL, bad, strlen(bad)) == BUDCORE_EINVALID);
+  /* A good job: what budcore_job_validate writes; errors_out untouched. */
+  CHECK(budcore_job_validate_all(&out, &errors, kValidJob, strlen(kValidJob)) == BUDCORE_OK);
+  CHECK(validate_str(&one, kValidJob) == BUDCORE_OK);
+  CHECK(out.ptr != NULL && one.ptr != NULL && strcmp(out.ptr, one.ptr) == 0);
+  CHECK(errors.ptr == NULL);
+  budcore_buf_dispose(&out);
+  budcore_buf_dispose(&one);
+}
+
 static void test_error_cleared_after_success(void) {
   budcore_buf out = BUDCORE_BUF_INIT;
   CHECK(validate_str(&out, kNegativeGpus) == BUDCORE_EINVALID);
@@ -273,6 +305,7 @@ int main(void) {
   test_job_validate_ok();
   test_job_validate_length_is_honoured();
   test_job_validate_errors();
+  test_job_validate_all();
   test_error_cleared_after_success();
   test_errors_are_thread_local();
   if (failures == 0) printf("capi_test: all checks passed\n");

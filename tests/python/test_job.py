@@ -173,3 +173,21 @@ def test_gil_is_released_for_parsing(endpoint_json):
         jobs = list(pool.map(Job.from_json, [endpoint_json] * 64))
     assert all(j == jobs[0] for j in jobs)
     assert budcore.Job.from_json(endpoint_json) == jobs[0]
+
+
+def test_from_dict_reports_every_problem_at_once():
+    bad = {"name": "Bad_Name", "job_type": "batch", "deployment_type": "docker",
+           "tenant_id": "00000000-0000-4000-8000-000000000001", "gpu_count": -1, "retry_count": 5, "max_retries": 1}
+    with pytest.raises(budcore.ValidationError) as info:
+        budcore.Job.from_dict(bad)
+    e = info.value
+    assert (e.field, e.value) == ("name", "Bad_Name")
+    assert [p["path"] for p in e.errors] == ["name", "gpu_count", "retry_count"]
+    assert e.errors[1] == {"code": "invalid", "message": "must not be negative", "path": "gpu_count", "value": "-1"}
+    with pytest.raises(budcore.ValidationError) as info:
+        budcore.Job.from_json(json.dumps(bad))
+    assert len(info.value.errors) == 3
+    # A document that does not decode: its one problem.
+    with pytest.raises(budcore.ValidationError) as info:
+        budcore.Job.from_dict({"name": "x", "gpu_count": "two"})
+    assert len(info.value.errors) == 1 and info.value.errors[0]["path"] == info.value.field

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -127,5 +128,36 @@ func TestVersion(t *testing.T) {
 	ma, mi, pa := VersionNumbers()
 	if v := Version(); v != fmt.Sprintf("%d.%d.%d", ma, mi, pa) || ma != 0 || mi != 1 {
 		t.Errorf("Version() = %q, numbers %d.%d.%d", v, ma, mi, pa)
+	}
+}
+
+func TestValidateJobAllReportsEveryProblem(t *testing.T) {
+	bad := `{"name": "Bad_Name", "job_type": "batch", "deployment_type": "docker",
+	  "tenant_id": "00000000-0000-4000-8000-000000000001", "gpu_count": -1, "retry_count": 5, "max_retries": 1}`
+	_, err := ValidateJobAll(bad)
+	var p *Problems
+	if !errors.As(err, &p) {
+		t.Fatalf("want *Problems, got %v", err)
+	}
+	var fields []string
+	for _, e := range p.Errors {
+		fields = append(fields, e.Field)
+	}
+	if strings.Join(fields, ",") != "name,gpu_count,retry_count" || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("problems: %v (%v)", fields, err)
+	}
+	var first *Error
+	if !errors.As(err, &first) || first.Field != "name" || first.Value != "Bad_Name" {
+		t.Fatalf("first: %+v", first)
+	}
+	// A document that does not decode: its one problem.
+	if _, err := ValidateJobAll(`{"name": "x", "gpu_count": "two"}`); !errors.As(err, &p) || len(p.Errors) != 1 {
+		t.Fatalf("undecodable: %v", err)
+	}
+	good := `{"name": "ok", "job_type": "batch", "deployment_type": "docker", "tenant_id": "00000000-0000-4000-8000-000000000001"}`
+	all, err := ValidateJobAll(good)
+	one, err1 := ValidateJob(good)
+	if err != nil || err1 != nil || all != one {
+		t.Fatalf("a good job: %v %v\n%s\n%s", err, err1, all, one)
 	}
 }

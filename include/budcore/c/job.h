@@ -13,6 +13,15 @@ BUDCORE_BEGIN_DECL
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_job_validate(budcore_buf *out, const char *json, size_t json_len);
 
+/* As budcore_job_validate, but reports every problem at once, as Kubernetes' API validation
+ * does: a document that decodes (JSON, keys, types, enum values: the first problem there stops
+ * decoding) is checked against every rule. On success writes the normalized JSON to `out`.
+ * Otherwise returns BUDCORE_EINVALID with the first problem in budcore_error_last(), leaves
+ * `out` untouched and, when `errors_out` is not NULL, writes {"valid": false, "errors":
+ * [{"code", "message", "path", "value"}]} listing every problem to it ("value" only when known).
+ * Thread-safety: safe from any thread. */
+BUDCORE_API int budcore_job_validate_all(budcore_buf *out, budcore_buf *errors_out, const char *json, size_t json_len);
+
 BUDCORE_END_DECL
 
 #endif

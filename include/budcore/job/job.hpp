@@ -158,6 +158,8 @@ struct BUDCORE_API Job {
   static core::Result<Job> decode(const core::Value& value);
   // Also refuses text longer than kMaxDocumentBytes.
   static core::Result<Job> from_json(std::string_view json);
+  // decode() of JSON text (size, syntax, keys, types, enums); then validate_all() for the rules.
+  static core::Result<Job> decode_json(std::string_view json);
   core::Value to_value() const;
   std::string to_json() const;  // compact JSON of to_value()
 

@@ -101,6 +101,15 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    #[doc = " As budcore_job_validate, but reports every problem at once, as Kubernetes' API validation\n does: a document that decodes (JSON, keys, types, enum values: the first problem there stops\n decoding) is checked against every rule. On success writes the normalized JSON to `out`.\n Otherwise returns BUDCORE_EINVALID with the first problem in budcore_error_last(), leaves\n `out` untouched and, when `errors_out` is not NULL, writes {\"valid\": false, \"errors\":\n [{\"code\", \"message\", \"path\", \"value\"}]} listing every problem to it (\"value\" only when known).\n Thread-safety: safe from any thread."]
+    pub fn budcore_job_validate_all(
+        out: *mut budcore_buf,
+        errors_out: *mut budcore_buf,
+        json: *const ::std::os::raw::c_char,
+        json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     #[doc = " Validates and plans a pipeline document (JSON or YAML text: {\"pipeline\": {...}, \"steps\": [...]})\n and writes the plan of CONTRACTS.md section 3 to `out` as JSON: {\"valid\": true, \"order\": [...],\n \"levels\": [...], \"critical_path\": [...], \"critical_path_seconds\": N, \"job_steps\": [...]}.\n An invalid pipeline returns BUDCORE_EINVALID and leaves `out` untouched; `errors_out` (may be\n NULL) then receives {\"valid\": false, \"errors\": [{\"code\", \"message\", \"path\"}, ...]} listing\n every problem, and budcore_error_last() describes the first one (field = its path). Both bufs\n must be empty (BUDCORE_BUF_INIT); release what was filled with budcore_buf_dispose().\n Thread-safety: safe from any thread."]
     pub fn budcore_pipeline_plan(
         out: *mut budcore_buf,

@@ -232,6 +232,40 @@ pub fn validate_job(json: &str) -> Result<String, Error> {
     validate_job_bytes(json.as_bytes())
 }
 
+/// A document with problems: the first as an [`Error`] (its `field` is the problem's path)
+/// and the library's full report, `{"valid": false, "errors": [{"code", "message", "path",
+/// "value"}]}`, listing every one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub error: Error,
+    /// Empty when the call failed before validating (for instance out of memory).
+    pub report: String,
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+/// As [`validate_job`], but every problem at once, as Kubernetes' API validation reports them:
+/// a document that decodes (JSON, keys, types, enums; the first problem there stops decoding)
+/// is checked against every rule, and [`Invalid::report`] lists each problem with its path.
+pub fn validate_job_all(json: &str) -> Result<String, Invalid> {
+    let mut out = Buf::new();
+    let mut errors = Buf::new();
+    // SAFETY: (ptr, len) describe a live slice; the library copies what it keeps.
+    let rc = unsafe {
+        sys::budcore_job_validate_all(out.as_mut_ptr(), errors.as_mut_ptr(), json.as_ptr().cast(), json.len())
+    };
+    match check(rc) {
+        Ok(()) => Ok(out.to_string_lossy()),
+        Err(error) => Err(Invalid { error, report: errors.to_string_lossy() }),
+    }
+}
+
 /// As [`validate_job`], for bytes that may not be UTF-8 (the library rejects those with
 /// field "json", the argument, and the offending byte offset in the message).
 pub fn validate_job_bytes(json: &[u8]) -> Result<String, Error> {

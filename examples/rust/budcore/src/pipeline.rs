@@ -4,24 +4,11 @@
 use std::os::raw::{c_char, c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::{check, sys, Buf, Error};
+use crate::{check, sys, Buf, Error, Invalid};
 
 /// A plan that did not come out: the error (its `field` is the first problem's path) and the
 /// library's full report, `{"valid": false, "errors": [...]}` listing every problem.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanError {
-    pub error: Error,
-    /// Empty when the call failed before validating (for instance out of memory).
-    pub report: String,
-}
-
-impl std::fmt::Display for PlanError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.error.fmt(f)
-    }
-}
-
-impl std::error::Error for PlanError {}
+pub type PlanError = Invalid;
 
 /// Validates and plans a pipeline document (JSON or YAML) and returns the plan of CONTRACTS.md
 /// section 3 as JSON: order, levels, critical path and its seconds, JOB steps.
@@ -39,7 +26,7 @@ pub fn plan_pipeline(document: &str) -> Result<String, PlanError> {
     };
     match check(rc) {
         Ok(()) => Ok(out.to_string_lossy()),
-        Err(error) => Err(PlanError {
+        Err(error) => Err(Invalid {
             error,
             report: errors.to_string_lossy(),
         }),

@@ -121,3 +121,19 @@ fn version_is_reported() {
     let header = budcore::sys::BUDCORE_VERSION_STRING;
     assert_eq!(budcore::version().as_bytes(), &header[..header.len() - 1]);
 }
+
+#[test]
+fn validate_job_all_reports_every_problem() {
+    let bad = r#"{"name": "Bad_Name", "job_type": "batch", "deployment_type": "docker",
+      "tenant_id": "00000000-0000-4000-8000-000000000001", "gpu_count": -1, "retry_count": 5, "max_retries": 1}"#;
+    let invalid = budcore::validate_job_all(bad).unwrap_err();
+    assert_eq!((invalid.error.code, invalid.error.field.as_str()), (ErrorCode::Invalid, "name"));
+    for path in ["\"path\":\"name\"", "\"path\":\"gpu_count\"", "\"path\":\"retry_count\""] {
+        assert!(invalid.report.contains(path), "{path} missing in {}", invalid.report);
+    }
+    // A document that does not decode: its one problem, in the error and the report.
+    let undecodable = budcore::validate_job_all(r#"{"name": "x", "gpu_count": "two"}"#).unwrap_err();
+    assert_eq!(undecodable.report.matches("\"path\":").count(), 1);
+    let good = budcore::validate_job_all(&spec("batch-embeddings.json")).unwrap();
+    assert_eq!(good, validate_job(&spec("batch-embeddings.json")).unwrap());
+}
