@@ -16,6 +16,7 @@
 #include "budcore/core/yaml.hpp"
 #include "budcore/quota/admission.hpp"
 #include "budcore/quota/config.hpp"
+#include "budcore/quota/engine_json.hpp"
 #include "budcore/quota/kueue_yaml.hpp"
 #include "budcore/quota/scenario.hpp"
 #include "casters.hpp"
@@ -143,7 +144,7 @@ py::object simulate(const py::object& scenario) {
 class PyEngine {
  public:
   PyEngine(const PyQuotaConfig& cfg, bool fair_sharing, const std::vector<std::string>& strategies)
-      : priority_classes_(priority_classes(cfg.config)), engine_(create(cfg.config, fair_sharing, strategies)) {}
+      : config_(cfg.config), engine_(create(cfg.config, fair_sharing, strategies)) {}
 
   void add_workload(const py::object& w) {
     quota::Workload wl = workload(w);
@@ -160,7 +161,7 @@ class PyEngine {
       py::gil_scoped_release release;
       return engine_.try_reserve(wl);
     }();
-    return to_python(admission_value(unwrap(std::move(a))));
+    return to_python(quota::to_value(unwrap(std::move(a))));
   }
 
   void finish(const std::string& key) {
@@ -177,12 +178,7 @@ class PyEngine {
       py::gil_scoped_release release;
       rep = engine_.run_cycle();
     }
-    core::Map out;
-    out.set("admitted", Value(core::List(rep.admitted.begin(), rep.admitted.end())));
-    out.set("preempted", Value(core::List(rep.preempted.begin(), rep.preempted.end())));
-    out.set("released", Value(core::List(rep.released.begin(), rep.released.end())));
-    out.set("changed", Value(rep.changed));
-    return to_python(Value(std::move(out)));
+    return to_python(quota::to_value(rep));
   }
 
   int run_until_quiescent(int max_cycles) {
@@ -193,12 +189,12 @@ class PyEngine {
 
   py::object status(const std::string& key) const {
     auto s = engine_.status(key);
-    return s ? to_python(status_value(*s)) : py::object(py::none());
+    return s ? to_python(quota::to_value(*s)) : py::object(py::none());
   }
 
   py::list statuses() const {
     py::list out;
-    for (const auto& s : engine_.statuses()) out.append(to_python(status_value(s)));
+    for (const auto& s : engine_.statuses()) out.append(to_python(quota::to_value(s)));
     return out;
   }
 
@@ -242,12 +238,6 @@ class PyEngine {
   }
 
  private:
-  static Value priority_classes(const QuotaConfig& config) {
-    core::List out;
-    for (const auto& pc : config.priority_classes)
-      out.emplace_back(map_of({{"name", Value(pc.name)}, {"value", Value(static_cast<std::int64_t>(pc.value))}}));
-    return Value(std::move(out));
-  }
 
   static AdmissionEngine create(const QuotaConfig& config, bool fair_sharing, const std::vector<std::string>& names) {
     quota::EngineOptions opts;
@@ -268,45 +258,17 @@ class PyEngine {
     return unwrap(std::move(e));
   }
 
-  // A contract-2 workload dict through the scenario parser (priority_class resolves against
-  // this engine's configuration). Error paths read "workload.pod_sets[0].count".
+  // A contract-2 workload dict through the scenario parser (quota/engine_json.hpp):
+  // priority_class resolves against this engine's configuration; errors read "workload.pod_sets[0].count".
   quota::Workload workload(const py::object& w) const {
     if (!py::isinstance<py::dict>(w))
       throw py::type_error("a workload must be a dict, not " + py::type::handle_of(w).attr("__name__").cast<std::string>());
-    Value doc(map_of({{"priority_classes", priority_classes_}, {"workloads", Value(core::List{to_value(w, "workload")})}}));
-    std::string text = core::to_json(doc);
-    core::Result<quota::Scenario> s = [&] {
+    std::string text = core::to_json(to_value(w, "workload"));
+    core::Result<quota::Workload> wl = [&] {
       py::gil_scoped_release release;
-      return quota::parse_scenario(text);
+      return quota::parse_workload(text, config_);
     }();
-    if (!s) {
-      core::Error e = std::move(s).error();
-      static constexpr std::string_view kPrefix = "workloads[0]";
-      if (e.field.rfind(kPrefix, 0) == 0) e.field = "workload" + e.field.substr(kPrefix.size());
-      throw PyError(std::move(e));
-    }
-    return std::move(s->workloads.front());
-  }
-
-  static Value admission_value(const quota::Admission& a) {
-    core::Map count;
-    for (const auto& [ps, n] : a.count) count.set(ps, Value(static_cast<std::int64_t>(n)));
-    return Value(map_of({{"cluster_queue", Value(a.cluster_queue)},
-                         {"flavors", flavors_value(a.flavors)},
-                         {"count", Value(std::move(count))}}));
-  }
-
-  static Value status_value(const quota::WorkloadStatus& s) {
-    const char* state = s.state == quota::WorkloadState::Pending    ? "pending"
-                        : s.state == quota::WorkloadState::Admitted ? "admitted"
-                                                                     : "evicting";
-    return Value(map_of({{"key", Value(s.key)},
-                         {"state", Value(std::string(state))},
-                         {"admission", s.admission ? admission_value(*s.admission) : Value()},
-                         {"borrowing", Value(s.borrowing)},
-                         {"admitted_by_engine", Value(s.admitted_by_engine)},
-                         {"preempted", Value(s.preempted)},
-                         {"pending_reason", s.pending_reason.empty() ? Value() : Value(s.pending_reason)}}));
+    return unwrap(std::move(wl));
   }
 
   quota::UsageView usage_view(const std::string& view) const {
@@ -320,7 +282,7 @@ class PyEngine {
     return core::Quantity::from_nano(static_cast<core::int128>(milli) * 1'000'000, engine_.format_of(resource));
   }
 
-  Value priority_classes_;
+  QuotaConfig config_;
   AdmissionEngine engine_;
 };
 

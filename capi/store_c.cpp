@@ -5,6 +5,7 @@
 #include "budcore/backend/store_json.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/job/job.hpp"
+#include "budcore/job/job_status.hpp"
 #include "capi_internal.hpp"
 #include "store_handle.hpp"
 
@@ -75,6 +76,26 @@ extern "C" int budcore_store_job_get(budcore_buf* out, const budcore_store* stor
     auto job_id = Id::parse(text);
     if (!job_id) return capi::set_error(budcore::core::Error::invalid("id", std::string(text), "is not a UUID"));
     auto r = store->store->get_job(tid, *job_id);
+    if (!r) return capi::set_error(r.error());
+    return capi::fill_buf(out, budcore::core::to_json(budcore::backend::to_value(*r)));
+  });
+}
+
+extern "C" int budcore_store_job_transition(budcore_buf* out, budcore_store* store, const char* tenant,
+                                            size_t tenant_len, const char* id, size_t id_len, int64_t expected_version,
+                                            const char* to, size_t to_len, const char* message, size_t message_len) {
+  return capi::guard([&]() -> int {
+    Id tid;
+    if (!common_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
+    std::string_view id_text, to_text, message_text;
+    if (!capi::input_text(id, id_len, "id", id_text) || !capi::input_text(to, to_len, "to", to_text) ||
+        !capi::input_text(message, message_len, "message", message_text))
+      return budcore_error_last()->code;
+    auto job_id = Id::parse(id_text);
+    if (!job_id) return capi::set_error(budcore::core::Error::invalid("id", std::string(id_text), "is not a UUID"));
+    auto status = budcore::job::parse_job_status(to_text);
+    if (!status) return capi::set_error(budcore::core::Error(status.error()).at("to"));
+    auto r = store->store->transition_job(tid, *job_id, expected_version, *status, message_text);
     if (!r) return capi::set_error(r.error());
     return capi::fill_buf(out, budcore::core::to_json(budcore::backend::to_value(*r)));
   });

@@ -2,7 +2,8 @@
 // against the job model and prints the normalized job JSON.
 // `budcore job submit FILE --store URI --tenant T [--idempotency-key K]`, `budcore job get ID
 // --store URI --tenant T` and `budcore job list --store URI --tenant T [--status S]... [--limit N]
-// [--after CURSOR] [--full]` persist and read jobs through a Store; their JSON is
+// [--after CURSOR] [--full]` persist and read jobs through a Store, and `budcore job transition
+// ID STATUS --version N [--message M] --store URI --tenant T` moves one; their JSON is
 // budcore/backend/store_json.hpp's (the C ABI prints the same).
 #include <algorithm>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/job/job.hpp"
+#include "budcore/job/job_status.hpp"
 #include "cli/command.hpp"
 
 namespace budcore::cli {
@@ -106,6 +108,26 @@ int get_job(const StoreArgs& args, const std::string& id_text) {
   return kExitOk;
 }
 
+// Moves a stored job along the state machine, a compare-and-set on the version the caller read:
+// a lost race or an illegal move is a conflict (exit 2).
+int transition_job(const StoreArgs& args, const std::string& id_text, const std::string& to, std::int64_t version,
+                   const std::string& message) {
+  auto id = parse_uuid(id_text, "id");
+  if (!id) return report_error(id.error());
+  auto status = job::parse_job_status(to);
+  if (!status) return report_error(core::Error(status.error()).at("to"));
+  std::unique_ptr<backend::Store> store;
+  core::Id tenant;
+  if (int rc = open_for(args, store, tenant); rc != kExitOk) return rc;
+  auto r = store->transition_job(tenant, *id, version, *status, message);
+  if (!r) {
+    int rc = store_error(r.error());
+    return r.error().code == core::ErrorCode::Conflict ? kExitInvalid : rc;
+  }
+  print(backend::to_value(*r));
+  return kExitOk;
+}
+
 struct ListArgs {
   std::vector<std::string> statuses;
   int limit = 100;
@@ -156,6 +178,20 @@ const bool registered = register_commands([](CLI::App& root) {
   get->add_option("ID", *get_id, "Job id (UUID)")->required();
   add_store_options(get, *get_args);
   get->callback([=] { exit_code() = get_job(*get_args, *get_id); });
+
+  auto* transition = group->add_subcommand("transition", "Move a stored job to another status (compare-and-set on its version)");
+  auto tr_args = std::make_shared<StoreArgs>();
+  auto tr_id = std::make_shared<std::string>();
+  auto tr_to = std::make_shared<std::string>();
+  auto tr_message = std::make_shared<std::string>();
+  auto tr_version = std::make_shared<std::int64_t>(0);
+  transition->add_option("ID", *tr_id, "Job id (UUID)")->required();
+  transition->add_option("STATUS", *tr_to, "The status to move to (queued, scheduled, running, completed, ...)")->required();
+  transition->add_option("--version", *tr_version, "The version of the record you read (the move fails if it moved on)")
+      ->required();
+  transition->add_option("--message", *tr_message, "Why (the job's status_message)");
+  add_store_options(transition, *tr_args);
+  transition->callback([=] { exit_code() = transition_job(*tr_args, *tr_id, *tr_to, *tr_version, *tr_message); });
 
   auto* list = group->add_subcommand("list", "List a tenant's jobs, newest first, one page at a time");
   auto list_store = std::make_shared<StoreArgs>();

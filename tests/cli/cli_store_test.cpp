@@ -85,6 +85,29 @@ TEST_F(CliStoreTest, SubmitThenGetRoundTripsAndRetriesAreIdempotent) {
   EXPECT_EQ(json::parse(g.out)["job"], first["job"]);
 }
 
+TEST_F(CliStoreTest, TransitionIsACompareAndSetOnTheVersion) {
+  CliRun s = run("job submit " + quote(spec("llm-endpoint.json").string()) + on(tenant_));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const std::string id = json::parse(s.out)["job"]["id"];
+  CliRun q = run("job transition " + id + " queued --version 1 --message 'in line'" + on(tenant_));
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  json moved = json::parse(q.out);
+  EXPECT_EQ(moved["version"], 2);
+  EXPECT_EQ(moved["job"]["status"], "queued");
+  EXPECT_EQ(moved["job"]["status_message"], "in line");
+  // The version the caller read moved on: a conflict, nothing changed.
+  CliRun stale = run("job transition " + id + " scheduled --version 1" + on(tenant_));
+  EXPECT_EQ(stale.exit_code, 2);
+  EXPECT_EQ(error_of(stale)["code"], "conflict");
+  CliRun illegal = run("job transition " + id + " completed --version 2" + on(tenant_));
+  EXPECT_EQ(illegal.exit_code, 2);
+  EXPECT_EQ(error_of(illegal)["code"], "conflict");
+  CliRun unknown = run("job transition " + id + " finished --version 2" + on(tenant_));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(error_of(unknown)["path"], "to");
+  EXPECT_EQ(json::parse(run("job get " + id + on(tenant_)).out)["version"], 2);
+}
+
 TEST_F(CliStoreTest, SubmitReadsYamlFromStandardInput) {
   fs::path yaml = write("job.yaml",
                         "name: finetune-small\njob_type: training\ndeployment_type: docker\n"

@@ -147,6 +147,17 @@ func (s *Store) JobGet(tenant, id string) (string, error) {
 	})
 }
 
+// JobTransition moves job id to status to ("queued", "running", ...) along the job state
+// machine as a compare-and-set on expectedVersion (the "version" of the record read); message
+// ("" for none) becomes its status_message. A lost race or an illegal move is an *Error with
+// Code Conflict.
+func (s *Store) JobTransition(tenant, id string, expectedVersion int64, to, message string) (string, error) {
+	return costCall(func(out *C.budcore_buf) C.int {
+		return C.budcore_store_job_transition(out, s.handle, cText(tenant), size(tenant), cText(id), size(id),
+			C.int64_t(expectedVersion), cText(to), size(to), cText(message), size(message))
+	})
+}
+
 // JobList returns a page of tenant's jobs, newest first: {"items", "next_cursor"}; query is
 // the JSON of budcore_store_job_list ("" for the defaults).
 func (s *Store) JobList(tenant, query string) (string, error) {

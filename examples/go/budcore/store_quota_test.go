@@ -71,3 +71,69 @@ func TestQuotaSimulate(t *testing.T) {
 		t.Fatalf("unknown key: %v", err)
 	}
 }
+
+func TestStoreJobTransition(t *testing.T) {
+	s, err := OpenStore("sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const tenant = "00000000-0000-4000-8000-0000000000a9"
+	rec, err := s.JobSubmit(tenant, `{"name": "t", "job_type": "batch", "deployment_type": "docker"}`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := jobID(t, rec)
+	if out, err := s.JobTransition(tenant, id, 1, "queued", "in line"); err != nil || !strings.Contains(out, `"version":2`) {
+		t.Fatalf("queued: %s %v", out, err)
+	}
+	if _, err := s.JobTransition(tenant, id, 1, "scheduled", ""); !errors.Is(err, ErrConflict) {
+		t.Fatalf("a lost compare-and-set: %v", err)
+	}
+	var be *Error
+	if _, err := s.JobTransition(tenant, id, 2, "finished", ""); !errors.As(err, &be) || be.Field != "to" {
+		t.Fatalf("an unknown status: %v", err)
+	}
+}
+
+func TestQuotaEngineLivesAcrossCalls(t *testing.T) {
+	e, err := NewQuotaEngine(`{"resource_flavors": [{"name": "default"}],
+	  "cluster_queues": [{"name": "cq", "resource_groups": [{"covered_resources": ["cpu"],
+	    "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominal": "4"}]}]}]}],
+	  "local_queues": [{"namespace": "ns", "name": "lq", "cluster_queue": "cq"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	w := func(name string) string {
+		return `{"name": "` + name + `", "namespace": "ns", "queue": "lq", "pod_sets": [{"name": "main", "count": 1, "requests": {"cpu": "3"}}]}`
+	}
+	if e.Add(w("a")) != nil || e.Add(w("b")) != nil {
+		t.Fatal("add")
+	}
+	if out, err := e.Cycle(); err != nil || !strings.Contains(out, `"admitted":["ns/a"]`) {
+		t.Fatalf("cycle: %s %v", out, err)
+	}
+	if _, err := e.Run(100); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Finish("ns/a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(100); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := e.Status("ns/b"); err != nil || !strings.Contains(out, `"state":"admitted"`) {
+		t.Fatalf("b after a finished: %s %v", out, err)
+	}
+	if _, err := e.Status("ns/zzz"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown key: %v", err)
+	}
+	var be *Error
+	if err := e.Add(`{"name": "c", "queue": "lq", "pod_sets": [{"count": -1}]}`); !errors.As(err, &be) || !strings.HasPrefix(be.Field, "workload.pod_sets[0]") {
+		t.Fatalf("a bad workload: %v", err)
+	}
+	if out, err := e.Statuses(); err != nil || !strings.HasPrefix(out, "[") {
+		t.Fatalf("statuses: %s %v", out, err)
+	}
+}

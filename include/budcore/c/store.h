@@ -3,6 +3,8 @@
 #ifndef BUDCORE_C_STORE_H
 #define BUDCORE_C_STORE_H
 
+#include <stdint.h>
+
 #include "budcore/c/common.h"
 
 BUDCORE_BEGIN_DECL
@@ -35,6 +37,18 @@ BUDCORE_API int budcore_store_job_submit(budcore_buf *out, budcore_store *store,
  * Thread-safety: safe from any thread (calls on one store are serialized inside). */
 BUDCORE_API int budcore_store_job_get(budcore_buf *out, const budcore_store *store, const char *tenant,
                                       size_t tenant_len, const char *id, size_t id_len);
+
+/* Moves job `id` of `tenant` to status `to` ("queued", "scheduled", "running", "completed",
+ * "failed", "cancelled", ...) along the job state machine, as a compare-and-set on
+ * `expected_version` (the "version" of the record the caller read); `message` (NULL/0: none)
+ * becomes the job's status_message. Writes the new record {"version", "idempotency_key", "job"}.
+ * Errors: BUDCORE_ECONFLICT when the version moved on or the move is not legal from the stored
+ * status (the message says which), BUDCORE_ENOTFOUND (another tenant's job too),
+ * BUDCORE_EINVALID for an unknown status (field "to"); `out` is untouched on failure.
+ * Thread-safety: safe from any thread (calls on one store are serialized inside). */
+BUDCORE_API int budcore_store_job_transition(budcore_buf *out, budcore_store *store, const char *tenant,
+                                             size_t tenant_len, const char *id, size_t id_len, int64_t expected_version,
+                                             const char *to, size_t to_len, const char *message, size_t message_len);
 
 /* Lists `tenant`'s jobs newest first. query_json (NULL with length 0: defaults) is
  * {"status": "queued" | [...], "project_id", "cluster_id", "pipeline_id", "job_type", "source",

@@ -179,6 +179,71 @@ extern "C" {
         scenario_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }
+#[doc = " An admission engine with Kueue's semantics that lives across calls: add workloads as they\n arrive, run cycles, finish workloads, read statuses. Opaque; release with\n budcore_quota_engine_free(). Every call on one engine is serialized inside it."]
+#[repr(C)]
+#[derive(Debug)]
+pub struct budcore_quota_engine {
+    _unused: [u8; 0],
+}
+extern "C" {
+    #[doc = " Creates an engine from a scenario document (section 2's JSON): its flavors, cohorts, cluster\n queues, local queues, priority classes and fair_sharing options; its workloads, if any, are\n added (\"cycles\" is ignored). Errors: BUDCORE_EINVALID naming the field; *out stays NULL.\n Thread-safety: safe from any thread."]
+    pub fn budcore_quota_engine_new(
+        out: *mut *mut budcore_quota_engine,
+        scenario_json: *const ::std::os::raw::c_char,
+        scenario_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Frees the engine. NULL is a no-op.\n Thread-safety: not while another thread uses the engine."]
+    pub fn budcore_quota_engine_free(engine: *mut budcore_quota_engine);
+}
+extern "C" {
+    #[doc = " Adds a workload (one entry of section 2's \"workloads\": name, namespace, queue, priority or\n priority_class, pod_sets, admitted, ...) to its queue; an \"admitted\" one holds its quota at\n once. Errors: BUDCORE_EINVALID with field \"workload.pod_sets[0].count\" and the like, or\n field \"name\" for a key the engine already holds.\n Thread-safety: safe from any thread."]
+    pub fn budcore_quota_engine_add(
+        engine: *mut budcore_quota_engine,
+        workload_json: *const ::std::os::raw::c_char,
+        workload_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " The workload `key` (\"namespace/name\") ends: its quota is released and the waiting workloads\n of its cohort tree are requeued. BUDCORE_ENOTFOUND for an unknown key.\n Thread-safety: safe from any thread."]
+    pub fn budcore_quota_engine_finish(
+        engine: *mut budcore_quota_engine,
+        key: *const ::std::os::raw::c_char,
+        key_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Runs one scheduling cycle and writes {\"admitted\": [keys], \"preempted\": [...], \"released\":\n [...], \"changed\": bool} to `out`.\n Thread-safety: safe from any thread."]
+    pub fn budcore_quota_engine_cycle(
+        out: *mut budcore_buf,
+        engine: *mut budcore_quota_engine,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Runs cycles until one changes nothing, at most max_cycles (0..1000000000), and writes the\n number run to *out_cycles.\n Thread-safety: safe from any thread."]
+    pub fn budcore_quota_engine_run(
+        out_cycles: *mut i64,
+        engine: *mut budcore_quota_engine,
+        max_cycles: i64,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Writes the status of workload `key`: {\"key\", \"state\": \"pending\" | \"admitted\" | \"evicting\",\n \"admission\": {\"cluster_queue\", \"flavors\", \"count\"} or null, \"borrowing\", \"admitted_by_engine\",\n \"preempted\", \"pending_reason\"}. BUDCORE_ENOTFOUND for an unknown key.\n Thread-safety: safe from any thread."]
+    pub fn budcore_quota_engine_status(
+        out: *mut budcore_buf,
+        engine: *const budcore_quota_engine,
+        key: *const ::std::os::raw::c_char,
+        key_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Writes every workload's status as a JSON list, in the order they were added.\n Thread-safety: safe from any thread."]
+    pub fn budcore_quota_engine_statuses(
+        out: *mut budcore_buf,
+        engine: *const budcore_quota_engine,
+    ) -> ::std::os::raw::c_int;
+}
 extern "C" {
     #[doc = " Renders template `tmpl` (UTF-8, tmpl_len bytes) against the JSON object `context_json`\n (context_json_len bytes; NULL with length 0 means an empty context) and writes the result to `out`,\n which the caller releases with budcore_buf_dispose().\n native == 0: the text Jinja2's Environment(undefined=StrictUndefined) would render.\n native != 0: the JSON of the value Jinja2's NativeEnvironment would return\n              (\"{{ flag }}\" gives `true`, \"{{ cfg }}\" an object, other text a JSON string).\n Errors: BUDCORE_EINVALID for a bad context or a template error, BUDCORE_ESECURITY for a\n sandbox limit. budcore_error_last()->message starts with the Jinja2 exception name\n (\"UndefinedError: 'x' is undefined (line 1, column 4)\"); ->field is \"template\" or \"context\";\n budcore_template_error_last() gives the kind, line and column as fields.\n Thread-safety: safe from any thread."]
     pub fn budcore_template_render(
@@ -272,6 +337,22 @@ extern "C" {
         tenant_len: usize,
         id: *const ::std::os::raw::c_char,
         id_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Moves job `id` of `tenant` to status `to` (\"queued\", \"scheduled\", \"running\", \"completed\",\n \"failed\", \"cancelled\", ...) along the job state machine, as a compare-and-set on\n `expected_version` (the \"version\" of the record the caller read); `message` (NULL/0: none)\n becomes the job's status_message. Writes the new record {\"version\", \"idempotency_key\", \"job\"}.\n Errors: BUDCORE_ECONFLICT when the version moved on or the move is not legal from the stored\n status (the message says which), BUDCORE_ENOTFOUND (another tenant's job too),\n BUDCORE_EINVALID for an unknown status (field \"to\"); `out` is untouched on failure.\n Thread-safety: safe from any thread (calls on one store are serialized inside)."]
+    pub fn budcore_store_job_transition(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const ::std::os::raw::c_char,
+        tenant_len: usize,
+        id: *const ::std::os::raw::c_char,
+        id_len: usize,
+        expected_version: i64,
+        to: *const ::std::os::raw::c_char,
+        to_len: usize,
+        message: *const ::std::os::raw::c_char,
+        message_len: usize,
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {

@@ -125,6 +125,22 @@ impl Store {
         with_out(|out| unsafe { sys::budcore_store_job_get(out, self.0, t, tl, i, il) })
     }
 
+    /// Moves job `id` to status `to` ("queued", "running", ...) along the job state machine as a
+    /// compare-and-set on `expected_version` (the "version" of the record read): the new
+    /// record, or `Conflict` when the version moved on or the move is not legal.
+    pub fn job_transition(
+        &self,
+        tenant: &str,
+        id: &str,
+        expected_version: i64,
+        to: &str,
+        message: Option<&str>,
+    ) -> Result<String, Error> {
+        let ((t, tl), (i, il), (s, sl), (m, ml)) = (text(tenant), text(id), text(to), opt_text(message));
+        // SAFETY: as in record_usage; NULL with 0 is the documented "no message".
+        with_out(|out| unsafe { sys::budcore_store_job_transition(out, self.0, t, tl, i, il, expected_version, s, sl, m, ml) })
+    }
+
     /// A page of `tenant`'s jobs, newest first: {"items", "next_cursor"} (`query` as in
     /// budcore_store_job_list; None for the defaults).
     pub fn job_list(&self, tenant: &str, query: Option<&str>) -> Result<String, Error> {

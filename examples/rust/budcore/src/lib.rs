@@ -23,6 +23,8 @@ pub mod cost;
 mod usecase;
 pub use usecase::{RenderError, UsecaseRegistry};
 mod templates;
+mod quota;
+pub use quota::QuotaEngine;
 pub use templates::{render_template, Template, TemplateError};
 
 /// The C ABI's status codes (`BUDCORE_E*`), as a Rust enum.

@@ -54,3 +54,41 @@ fn quota_simulate_admits_what_fits() {
     let (major, minor, _) = version_numbers();
     assert_eq!(format!("{major}.{minor}"), version().rsplit_once('.').unwrap().0);
 }
+
+#[test]
+fn store_transitions_are_compare_and_set() {
+    let store = Store::open("sqlite::memory:").unwrap();
+    let id = id_of(&store.job_submit(TENANT_A, JOB, "").unwrap());
+    let queued = store.job_transition(TENANT_A, &id, 1, "queued", Some("in line")).unwrap();
+    assert!(queued.contains(r#""status":"queued""#) && queued.contains(r#""version":2"#), "{queued}");
+    let lost = store.job_transition(TENANT_A, &id, 1, "scheduled", None).unwrap_err();
+    assert_eq!(lost.code, ErrorCode::Conflict);
+    let unknown = store.job_transition(TENANT_A, &id, 2, "finished", None).unwrap_err();
+    assert_eq!((unknown.code, unknown.field.as_str()), (ErrorCode::Invalid, "to"));
+    assert_eq!(store.job_transition(TENANT_B, &id, 2, "scheduled", None).unwrap_err().code, ErrorCode::NotFound);
+}
+
+#[test]
+fn a_quota_engine_lives_across_calls() {
+    let config = r#"{"resource_flavors": [{"name": "default"}],
+      "cluster_queues": [{"name": "cq", "resource_groups": [{"covered_resources": ["cpu"],
+        "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominal": "4"}]}]}]}],
+      "local_queues": [{"namespace": "ns", "name": "lq", "cluster_queue": "cq"}]}"#;
+    let w = |name: &str| {
+        format!(r#"{{"name": "{name}", "namespace": "ns", "queue": "lq", "pod_sets": [{{"name": "main", "count": 1, "requests": {{"cpu": "3"}}}}]}}"#)
+    };
+    let engine = budcore::QuotaEngine::new(config).unwrap();
+    engine.add(&w("a")).unwrap();
+    engine.add(&w("b")).unwrap();
+    assert!(engine.cycle().unwrap().contains(r#""admitted":["ns/a"]"#));
+    assert!(engine.run(100).unwrap() >= 1);
+    assert!(engine.status("ns/b").unwrap().contains(r#""state":"pending""#));
+    engine.finish("ns/a").unwrap();
+    engine.run(100).unwrap();
+    assert!(engine.status("ns/b").unwrap().contains(r#""state":"admitted""#));
+    assert_eq!(engine.status("ns/zzz").unwrap_err().code, ErrorCode::NotFound);
+    let bad = engine.add(r#"{"name": "c", "queue": "lq", "pod_sets": [{"count": -1}]}"#).unwrap_err();
+    assert!(bad.field.starts_with("workload.pod_sets[0]"), "{}", bad.field);
+    assert!(engine.statuses().unwrap().starts_with('['));
+    assert_eq!(budcore::QuotaEngine::new(r#"{"cluster_queues": 3}"#).err().unwrap().field, "cluster_queues");
+}
