@@ -198,7 +198,7 @@ py::object run(const PyPipeline& p, const py::object& params, const py::object& 
     return pipeline::rehearse(p.document, options, &registry);
   }();
   if (interrupt->error) throw std::move(*interrupt->error);
-  return to_python(unwrap(std::move(result)).to_value());
+  return typed_result("RunResult", unwrap(std::move(result)).to_value());
 }
 
 }  // namespace
@@ -232,6 +232,35 @@ void bind_pipeline(py::module_& m) {
   py::class_<PyPipeline>(m, "Pipeline",
                          "A pipeline document ({'pipeline': {...}, 'steps': [...]}). validate() lists every "
                          "problem; plan() gives the contract-3 plan. Immutable.")
+      .def(py::init([](const py::object& document, const py::kwargs& fields) {
+             if (!document.is_none()) {
+               if (!fields.empty()) throw py::type_error("Pipeline() takes a document or keyword fields, not both");
+               if (py::isinstance<py::dict>(document)) return PyPipeline{to_value(document)};
+               if (py::isinstance<py::str>(document)) {
+                 std::string text = document.cast<std::string>();
+                 core::Result<Value> v = [&] {
+                   py::gil_scoped_release release;
+                   return core::parse_document(text);
+                 }();
+                 return from_result(std::move(v));
+               }
+               throw py::type_error("Pipeline() takes a dict or JSON/YAML text, not " +
+                                    py::type::handle_of(document).attr("__name__").cast<std::string>());
+             }
+             // Keyword form: steps=[...], everything else is the "pipeline" section (id, name, ...).
+             py::dict header, doc;
+             py::object steps = py::list();
+             for (const auto& [k, v] : fields) {
+               if (k.cast<std::string>() == "steps") steps = py::reinterpret_borrow<py::object>(v);
+               else header[k] = v;
+             }
+             doc["pipeline"] = header;
+             doc["steps"] = steps;
+             return PyPipeline{to_value(doc)};
+           }),
+           py::arg("document") = py::none(), py::pos_only(),
+           "Pipeline(document) from a dict or JSON/YAML text, or Pipeline(id=..., name=..., steps=[...]) "
+           "from fields; like from_dict, it is checked by validate(), not here.")
       .def_static(
           "load",
           [](const py::object& path_obj) {
@@ -271,7 +300,7 @@ void bind_pipeline(py::module_& m) {
            "Every problem (empty when valid), ordered by step then field; cycles last.")
       .def("warnings", [](const PyPipeline& p) { return validate(p).warnings; },
            "Soft references (e.g. a step read through `| default`), which are allowed.")
-      .def_property_readonly("is_valid", [](const PyPipeline& p) { return validate(p).valid(); }, "True when the pipeline has no issues (see issues()).")
+      .def_property_readonly("is_valid", [](const PyPipeline& p) { return validate(p).valid(); }, "True when the pipeline has no issues (see validate()).")
       .def(
           "plan",
           [](const PyPipeline& p) {
@@ -279,10 +308,11 @@ void bind_pipeline(py::module_& m) {
               py::gil_scoped_release release;
               return plan_value(pipeline::plan_document(p.document));
             }();
-            return to_python(unwrap(std::move(out)));
+            return typed_result("Plan", unwrap(std::move(out)));
           },
-          "The contract-3 plan dict: {'valid': True, 'order', 'levels', 'critical_path', "
-          "'critical_path_seconds', 'job_steps'} or {'valid': False, 'errors': [...]}.")
+          "The contract-3 plan as a budcore.results.Plan (a dict): {'valid': True, 'order', 'levels', "
+          "'critical_path', 'critical_path_seconds', 'job_steps'} or {'valid': False, 'errors': [...]}; "
+          ".to_pandas() gives a row per step.")
       .def("run", &run, py::arg("params") = py::none(), py::arg("functions") = py::none(),
            py::arg("fail") = py::none(), py::arg("slow") = py::none(), py::arg("timeout") = py::none(),
            py::arg("reject") = py::none(), py::arg("run_id") = "run",

@@ -295,6 +295,20 @@ void bind_quota(py::module_& m) {
   py::class_<PyQuotaConfig>(m, "QuotaConfig",
                             "A validated Kueue configuration: resource flavors, cohorts, cluster queues, "
                             "local queues and priority classes (CONTRACTS.md section 2 keys).")
+      .def(py::init([](const py::object& document, const py::kwargs& sections) {
+             if (!document.is_none()) {
+               if (!sections.empty()) throw py::type_error("QuotaConfig() takes a document or keyword sections, not both");
+               return config_from_text(json_text_of(document, "config"));
+             }
+             // Keyword form: resource_flavors=[...], cohorts=[...], cluster_queues=[...], ...
+             py::dict doc;
+             for (const auto& [k, v] : sections) doc[k] = v;
+             return config_from_text(json_text_of(doc, "config"));
+           }),
+           py::arg("document") = py::none(), py::pos_only(),
+           "QuotaConfig(document) from a dict or JSON text in the `quota simulate` shape, or "
+           "QuotaConfig(resource_flavors=[...], cohorts=[...], cluster_queues=[...], local_queues=[...], "
+           "priority_classes=[...]); ValidationError names the bad field. QuotaConfig() is empty.")
       .def_static(
           "from_dict", [](const py::object& d) { return config_from_text(json_text_of(d, "config")); },
           py::arg("data"), "From a dict in the `quota simulate` shape (workloads, if any, are ignored).")

@@ -82,7 +82,7 @@ py::object list(PyStore& s, const py::object& tenant, const py::kwargs& query) {
   }
   backend::JobQuery jq = unwrap(backend::parse_job_query(core::Value(std::move(q))));
   core::Value page = call(s, [&](backend::Store& st) { return backend::run_job_query(st, t, jq); });
-  return to_python(page);
+  return typed_result("JobPage", page);
 }
 
 StoredJob transition(PyStore& s, const py::object& tenant, const py::object& id, std::int64_t expected_version,
@@ -164,7 +164,8 @@ void bind_store(py::module_& m) {
            "returns the first job with created=False.")
       .def("get_job", &get, py::arg("tenant"), py::arg("id"), "A tenant's job by id; NotFoundError for another tenant's or an unknown id.")
       .def("list_jobs", &list, py::arg("tenant"),
-           "Newest first: {'items': [...], 'next_cursor': str}. Keyword filters: status (str or list), "
+           "Newest first, as a budcore.results.JobPage (a dict {'items': [...], 'next_cursor': str}; "
+           ".to_pandas() gives a row per job). Keyword filters: status (str or list), "
            "project_id, cluster_id, pipeline_id, job_type, source, created_from, created_to, limit, "
            "after (a next_cursor), view ('summary' or 'full').")
       .def("transition_job", &transition, py::arg("tenant"), py::arg("id"), py::arg("expected_version"),

@@ -113,4 +113,8 @@ py::object to_python(const core::Value& value) {
   return py::none();
 }
 
+py::object typed_result(const char* cls, const core::Value& value) {
+  return py::module_::import("budcore.results").attr(cls)(to_python(value));
+}
+
 }  // namespace budcore::bindings

@@ -25,6 +25,9 @@ inline constexpr int kMaxDepth = 256;
 // Throws PyError (ErrorCode::Invalid) naming the path of what cannot be converted.
 core::Value to_value(py::handle obj, std::string_view path = {});
 py::object to_python(const core::Value& value);
+// to_python(value) as a budcore.results class ("Plan", "RunResult", "JobPage"): the dict with
+// attribute access, rows(), to_pandas() and an HTML view.
+py::object typed_result(const char* cls, const core::Value& value);
 
 }  // namespace budcore::bindings
 

@@ -55,7 +55,7 @@ from ._core import (
     to_json,
     version_info,
 )
-from . import cost, quota
+from . import cost, quota, results
 from . import schedule
 from . import usecases
 from . import platform
@@ -109,6 +109,7 @@ __all__ = [
     "quota",
     "render",
     "render_native",
+    "results",
     "schedule",
     "simulate",
     "to_json",

@@ -472,6 +472,10 @@ class QuotaConfig:
         """
         A Kueue YAML file or a directory of them.
         """
+    def __init__(self, document: typing.Any = None, /, **kwargs) -> None:
+        """
+        QuotaConfig(document) from a dict or JSON text in the `quota simulate` shape, or QuotaConfig(resource_flavors=[...], cohorts=[...], cluster_queues=[...], local_queues=[...], priority_classes=[...]); ValidationError names the bad field. QuotaConfig() is empty.
+        """
     def __repr__(self) -> str:
         ...
     def to_dict(self) -> typing.Any:
@@ -611,13 +615,17 @@ class Pipeline:
         """
         A JSON or YAML file.
         """
+    def __init__(self, document: typing.Any = None, /, **kwargs) -> None:
+        """
+        Pipeline(document) from a dict or JSON/YAML text, or Pipeline(id=..., name=..., steps=[...]) from fields; like from_dict, it is checked by validate(), not here.
+        """
     def __len__(self) -> int:
         ...
     def __repr__(self) -> str:
         ...
     def plan(self) -> typing.Any:
         """
-        The contract-3 plan dict: {'valid': True, 'order', 'levels', 'critical_path', 'critical_path_seconds', 'job_steps'} or {'valid': False, 'errors': [...]}.
+        The contract-3 plan as a budcore.results.Plan (a dict): {'valid': True, 'order', 'levels', 'critical_path', 'critical_path_seconds', 'job_steps'} or {'valid': False, 'errors': [...]}; .to_pandas() gives a row per step.
         """
     def run(self, params: typing.Any = None, functions: typing.Any = None, fail: typing.Any = None, slow: typing.Any = None, timeout: typing.Any = None, reject: typing.Any = None, run_id: str = 'run') -> typing.Any:
         """
@@ -643,7 +651,7 @@ class Pipeline:
     @property
     def is_valid(self) -> bool:
         """
-        True when the pipeline has no issues (see issues()).
+        True when the pipeline has no issues (see validate()).
         """
     @property
     def name(self) -> str:
@@ -710,7 +718,7 @@ class Store:
         """
     def list_jobs(self, tenant: typing.Any, **kwargs) -> typing.Any:
         """
-        Newest first: {'items': [...], 'next_cursor': str}. Keyword filters: status (str or list), project_id, cluster_id, pipeline_id, job_type, source, created_from, created_to, limit, after (a next_cursor), view ('summary' or 'full').
+        Newest first, as a budcore.results.JobPage (a dict {'items': [...], 'next_cursor': str}; .to_pandas() gives a row per job). Keyword filters: status (str or list), project_id, cluster_id, pipeline_id, job_type, source, created_from, created_to, limit, after (a next_cursor), view ('summary' or 'full').
         """
     def schema_version(self) -> int:
         """

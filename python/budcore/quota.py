@@ -14,6 +14,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 from ._core import AdmissionEngine, Quantity, QuotaConfig, ValidationError, load_document
 from ._core import quota_simulate as _quota_simulate
+from .results import QuotaSimulation
 
 __all__ = [
     "AdmissionEngine",
@@ -96,8 +97,8 @@ def simulate(
     workloads: Optional[Sequence[Mapping[str, Any]]] = None,
     cycles: Union[int, str, None] = None,
     fair_sharing: Optional[bool] = None,
-) -> dict[str, Any]:
-    """Run a scenario and return the contract-2 output.
+) -> QuotaSimulation:
+    """Run a scenario and return the contract-2 output (a dict; ``.to_pandas()`` gives a row per workload).
 
     ``scenario`` is a dict, JSON text or a path (os.PathLike, or a str naming an existing
     JSON/YAML file). Alternatively (or on top) give ``config`` (a QuotaConfig) and
@@ -112,7 +113,7 @@ def simulate(
         doc = dict(scenario)
     elif isinstance(scenario, str) and scenario.lstrip().startswith("{"):
         if config is None and workloads is None and cycles is None and fair_sharing is None:
-            return _quota_simulate(scenario)
+            return QuotaSimulation(_quota_simulate(scenario))
         doc = json.loads(scenario)
     else:
         loaded = load_document(os.fspath(scenario))
@@ -127,7 +128,7 @@ def simulate(
         doc["cycles"] = cycles
     if fair_sharing is not None:
         doc["fair_sharing"] = fair_sharing
-    return _quota_simulate(doc)
+    return QuotaSimulation(_quota_simulate(doc))
 
 
 def _units(milli: int) -> float:

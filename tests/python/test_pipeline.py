@@ -132,3 +132,17 @@ def test_large_plan_from_threads():
         t.join()
     assert all(pl == plans[0] for pl in plans) and len(plans) == 3
     assert plans[0]["critical_path_seconds"] == 2000 and len(plans[0]["levels"]) == 2000
+
+
+def test_pipeline_constructors():
+    step = {"id": "a", "name": "a", "step_type": "WAIT", "depends_on": [], "config": {"duration_seconds": 5}}
+    by_fields = budcore.Pipeline(id="p", name="demo", steps=[step])
+    assert (by_fields.id, by_fields.name, by_fields.step_ids) == ("p", "demo", ["a"])
+    by_dict = budcore.Pipeline(by_fields.to_dict())
+    by_text = budcore.Pipeline(json.dumps(by_fields.to_dict()))
+    assert by_dict.to_dict() == by_text.to_dict() == by_fields.to_dict()
+    assert budcore.Pipeline(id="p", name="x").to_dict() == {"pipeline": {"id": "p", "name": "x"}, "steps": []}
+    with pytest.raises(TypeError):
+        budcore.Pipeline(by_fields.to_dict(), name="both")
+    with pytest.raises(TypeError):
+        budcore.Pipeline(42)

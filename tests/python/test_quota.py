@@ -319,7 +319,7 @@ def test_stub_matches_the_extension():
     assert declared - public == set(), "in _core.pyi but not in the extension"
     assert public - declared == set(), "in the extension but not in _core.pyi"
     # The pure-Python submodules and what budcore re-exports from them.
-    pure_python = {"quota", "schedule", "cost", "usecases", "platform", "Platform", "simulate"}
+    pure_python = {"quota", "schedule", "cost", "usecases", "platform", "results", "Platform", "simulate"}
     assert set(budcore.__all__) - pure_python <= public
 
 
@@ -328,3 +328,21 @@ def test_all_is_consistent():
         assert hasattr(budcore, name), name
     for name in quota.__all__:
         assert hasattr(quota, name), name
+
+
+def test_quota_config_constructors():
+    sections = {
+        "resource_flavors": [{"name": "default"}],
+        "cluster_queues": [{"name": "cq", "resource_groups": [{"covered_resources": ["cpu"],
+                            "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominal": "4"}]}]}]}],
+        "local_queues": [{"namespace": "ns", "name": "lq", "cluster_queue": "cq"}],
+    }
+    by_fields = budcore.QuotaConfig(**sections)
+    assert by_fields.cluster_queues == ["cq"] and by_fields.local_queues == ["ns/lq"]
+    assert budcore.QuotaConfig(sections).to_dict() == by_fields.to_dict() == budcore.QuotaConfig(json.dumps(sections)).to_dict()
+    assert budcore.QuotaConfig().cluster_queues == []
+    with pytest.raises(budcore.ValidationError) as info:
+        budcore.QuotaConfig(cluster_queues=[{"name": "cq", "resource_groups": 3}])
+    assert info.value.field.startswith("cluster_queues[0]")
+    with pytest.raises(TypeError):
+        budcore.QuotaConfig(sections, cohorts=[])
