@@ -1,6 +1,13 @@
 """budcore: the control-plane core of a GPU platform (jobs, quantities, money, quotas,
 pipelines, templates, storage), from C++.
 
+One submodule per layer: ``budcore.jobs`` (Job, Quantity, Money), ``budcore.templates``,
+``budcore.pipeline``, ``budcore.quota``, ``budcore.store``, ``budcore.cost``,
+``budcore.schedule``, ``budcore.usecases``, ``budcore.platform``, ``budcore.results`` (typed
+results), ``budcore.documents`` (JSON/YAML) and ``budcore.errors``. Every public name of theirs
+that the library implements is also at the top level (``budcore.Job`` is
+``budcore.jobs.Job``), as before the submodules existed.
+
 Every type here is implemented in the C++ library (the ``_core`` extension); this package only
 re-exports it (``budcore.quota``, ``budcore.cost`` and ``budcore.usecases`` add pure-Python
 helpers; pandas and matplotlib are imported only by the functions that return frames or
@@ -55,7 +62,7 @@ from ._core import (
     to_json,
     version_info,
 )
-from . import cost, quota, results
+from . import cost, documents, errors, jobs, pipeline, quota, results, store, templates
 from . import schedule
 from . import usecases
 from . import platform
@@ -101,16 +108,22 @@ __all__ = [
     "__version__",
     "check_store",
     "cost",
+    "documents",
+    "errors",
+    "jobs",
     "latest_schema_version",
     "load_document",
     "open_store",
     "parse_json",
+    "pipeline",
     "platform",
     "quota",
     "render",
     "render_native",
     "results",
     "schedule",
+    "store",
+    "templates",
     "simulate",
     "to_json",
     "usecases",

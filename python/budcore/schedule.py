@@ -19,7 +19,7 @@ from typing import Any, Mapping, Optional, Union
 from ._core import ScheduleTimeline, ValidationError, load_document
 from ._core import schedule_replay as _replay
 
-__all__ = ["ScheduledJob", "Timeline", "estimate", "replay", "JOB_COLUMNS"]
+__all__ = ["ScheduleTimeline", "ScheduledJob", "Timeline", "estimate", "replay", "JOB_COLUMNS"]
 
 #: Columns of :meth:`Timeline.to_pandas`, in order.
 JOB_COLUMNS = ("name", "cluster_queue", "start", "end", "running", "finished", "pipeline", "wait",
