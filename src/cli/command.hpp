@@ -10,6 +10,7 @@
 
 #include "budcore/core/error.hpp"
 #include "budcore/core/result.hpp"
+#include "budcore/core/value.hpp"
 
 #pragma GCC visibility push(hidden)  // private to the library: not exported
 
@@ -32,6 +33,10 @@ int report_error(const core::Error& error);
 // Several problems of one document at once: {"error": <the first>, "errors": [every one]} (the
 // shape of report_error plus the list), the first deciding the exit code.
 int report_errors(const std::vector<core::Error>& errors);
+// {"code", "message", "path", "value"?, "retry_after_ms"?} of an error clamped for display (code:
+// the error's unless given), and the one writer of error documents to stderr.
+core::Value error_json(const core::Error& error, std::string code = {});
+void print_error_json(const core::Value& doc);
 // An argument-parser failure (missing, unknown or malformed option) as an `invalid` error whose
 // path is the option it names.
 core::Error usage_error(std::string_view parser_message);

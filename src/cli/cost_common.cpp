@@ -1,7 +1,6 @@
 #include "cli/cost_common.hpp"
 
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "budcore/core/json.hpp"
 #include "budcore/cost/estimator.hpp"
@@ -20,12 +19,8 @@ int report_cost_error(const core::Error& error) {
   using core::ErrorCode;
   const bool input = error.code == ErrorCode::Invalid || error.code == ErrorCode::NotFound ||
                      error.code == ErrorCode::Overflow || error.code == ErrorCode::Unsupported;
-  nlohmann::ordered_json j;
-  j["error"]["code"] = input ? std::string(cost::contract_error_code(error)) : std::string(core::to_string(error.code));
-  j["error"]["message"] = error.message;
-  j["error"]["path"] = error.field;
-  if (!error.value.empty()) j["error"]["value"] = error.value;
-  std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  print_error_json(core::Value::map(
+      {{"error", error_json(error, input ? std::string(cost::contract_error_code(error)) : std::string())}}));
   return input ? kExitInvalid : kExitInternal;
 }
 

@@ -4,9 +4,9 @@
 #include <optional>
 #include <string>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 #include "budcore/c/version.h"
+#include "budcore/core/json.hpp"
 #include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
 #include "cli/command.hpp"
@@ -43,16 +43,24 @@ core::Result<std::string> read_file_arg(const std::string& file, std::size_t max
   return text;
 }
 
-int report_error(const core::Error& full) {
+core::Value error_json(const core::Error& full, std::string code) {
   // A 48 MB offending value is quoted by its first bytes and its length.
-  core::Error error = core::clamp_for_display(full);
-  nlohmann::ordered_json j;
-  j["error"]["code"] = std::string(core::to_string(error.code));
-  j["error"]["message"] = error.message;
-  j["error"]["path"] = error.field;
-  if (!error.value.empty()) j["error"]["value"] = error.value;
-  if (error.retry_after_ms > 0) j["error"]["retry_after_ms"] = error.retry_after_ms;
-  std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  const core::Error e = core::clamp_for_display(full);
+  core::Map m{{"code", code.empty() ? std::string(core::to_string(e.code)) : std::move(code)},
+              {"message", e.message},
+              {"path", e.field}};
+  if (!e.value.empty()) m.set("value", e.value);
+  if (e.retry_after_ms > 0) m.set("retry_after_ms", e.retry_after_ms);
+  return core::Value(std::move(m));
+}
+
+void print_error_json(const core::Value& doc) {
+  // core::to_json writes malformed UTF-8 (a file name, say) as U+FFFD: stderr stays JSON.
+  std::cerr << core::to_json(doc) << "\n";
+}
+
+int report_error(const core::Error& error) {
+  print_error_json(core::Value::map({{"error", error_json(error)}}));
   // Input over a limit (size, nesting, range) is invalid input too, as is a request refused
   // until later (rate limited).
   bool input = error.code == core::ErrorCode::Invalid || error.code == core::ErrorCode::Security ||
@@ -62,19 +70,10 @@ int report_error(const core::Error& full) {
 
 int report_errors(const std::vector<core::Error>& errors) {
   if (errors.size() == 1) return report_error(errors.front());
-  nlohmann::ordered_json j, list = nlohmann::ordered_json::array();
-  for (const auto& full : errors) {
-    core::Error e = core::clamp_for_display(full);
-    nlohmann::ordered_json item;
-    item["code"] = std::string(core::to_string(e.code));
-    item["message"] = e.message;
-    item["path"] = e.field;
-    if (!e.value.empty()) item["value"] = e.value;
-    list.push_back(std::move(item));
-  }
-  j["error"] = list.front();
-  j["errors"] = std::move(list);
-  std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  core::List list;
+  for (const auto& e : errors) list.push_back(error_json(e));
+  core::Value first = list.front();
+  print_error_json(core::Value::map({{"error", std::move(first)}, {"errors", core::Value(std::move(list))}}));
   return errors.front().code == core::ErrorCode::Internal ? kExitInternal : kExitInvalid;
 }
 

@@ -1,35 +1,36 @@
 // QuotaConfig -> the configuration keys of the `quota simulate` contract (CONTRACTS.md section 2).
-#include <nlohmann/json.hpp>
-
+#include "budcore/core/json.hpp"
 #include "budcore/quota/kueue_yaml.hpp"
 
 namespace budcore::quota {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using core::Value;
 
 std::string weight_text(double w) {
   auto q = core::Quantity::parse(std::to_string(w));
   return q ? q->to_string() : std::to_string(w);
 }
 
-Json groups_json(const std::vector<ResourceGroup>& groups) {
-  Json out = Json::array();
+Value text_or_null(const std::optional<std::string>& s) { return s ? Value(*s) : Value(); }
+
+Value groups_value(const std::vector<ResourceGroup>& groups) {
+  core::List out;
   for (const auto& g : groups) {
-    Json flavors = Json::array();
+    core::List flavors;
     for (const auto& f : g.flavors) {
-      Json res = Json::array();
-      for (const auto& r : f.resources) {
-        Json j{{"name", r.name}, {"nominal", r.nominal.to_string()}};
-        j["borrowing_limit"] = r.borrowing_limit ? Json(r.borrowing_limit->to_string()) : Json(nullptr);
-        j["lending_limit"] = r.lending_limit ? Json(r.lending_limit->to_string()) : Json(nullptr);
-        res.push_back(std::move(j));
-      }
-      flavors.push_back(Json{{"name", f.name}, {"resources", std::move(res)}});
+      core::List res;
+      for (const auto& r : f.resources)
+        res.push_back(Value::map({{"name", r.name},
+                                  {"nominal", r.nominal.to_string()},
+                                  {"borrowing_limit", r.borrowing_limit ? Value(r.borrowing_limit->to_string()) : Value()},
+                                  {"lending_limit", r.lending_limit ? Value(r.lending_limit->to_string()) : Value()}}));
+      flavors.push_back(Value::map({{"name", f.name}, {"resources", Value(std::move(res))}}));
     }
-    out.push_back(Json{{"covered_resources", g.covered_resources}, {"flavors", std::move(flavors)}});
+    out.push_back(Value::map({{"covered_resources", Value(core::List(g.covered_resources.begin(), g.covered_resources.end()))},
+                              {"flavors", Value(std::move(flavors))}}));
   }
-  return out;
+  return Value(std::move(out));
 }
 
 const char* name_of(PreemptionPolicy p) {
@@ -42,60 +43,65 @@ const char* name_of(PreemptionPolicy p) {
   return "Never";
 }
 
+const char* name_of(FungibilityPolicy p) { return p == FungibilityPolicy::MayStopSearch ? "MayStopSearch" : "TryNextFlavor"; }
+
 }  // namespace
 
 std::string config_to_json(const QuotaConfig& config, int indent) {
-  Json root = Json::object();
-  Json flavors = Json::array();
+  core::List flavors;
   for (const auto& f : config.resource_flavors) {
-    Json j{{"name", f.name}, {"node_labels", Json::object()}};
-    for (const auto& [k, v] : f.node_labels) j["node_labels"][k] = v;
+    core::Map labels;
+    for (const auto& [k, v] : f.node_labels) labels.set(k, v);
+    core::Map j{{"name", f.name}, {"node_labels", Value(std::move(labels))}};
     if (!f.node_taints.empty()) {
-      j["node_taints"] = Json::array();
-      for (const auto& t : f.node_taints) j["node_taints"].push_back(Json{{"key", t.key}, {"value", t.value}, {"effect", t.effect}});
+      core::List taints;
+      for (const auto& t : f.node_taints) taints.push_back(Value::map({{"key", t.key}, {"value", t.value}, {"effect", t.effect}}));
+      j.set("node_taints", Value(std::move(taints)));
     }
-    flavors.push_back(std::move(j));
+    flavors.push_back(Value(std::move(j)));
   }
-  root["resource_flavors"] = std::move(flavors);
-  Json cohorts = Json::array();
+  core::List cohorts;
   for (const auto& c : config.cohorts)
-    cohorts.push_back(Json{{"name", c.name}, {"parent", c.parent ? Json(*c.parent) : Json(nullptr)},
-                           {"fair_weight", weight_text(c.fair_weight)}, {"resource_groups", groups_json(c.resource_groups)}});
-  root["cohorts"] = std::move(cohorts);
-  Json cqs = Json::array();
+    cohorts.push_back(Value::map({{"name", c.name},
+                                  {"parent", text_or_null(c.parent)},
+                                  {"fair_weight", weight_text(c.fair_weight)},
+                                  {"resource_groups", groups_value(c.resource_groups)}}));
+  core::List cqs;
   for (const auto& q : config.cluster_queues) {
     const auto& p = q.preemption;
-    Json bwc{{"policy", p.borrow_within_cohort.policy == BorrowWithinCohortPolicy::Never ? "Never" : "LowerPriority"},
-             {"max_priority_threshold", p.borrow_within_cohort.max_priority_threshold
-                                            ? Json(*p.borrow_within_cohort.max_priority_threshold)
-                                            : Json(nullptr)}};
-    Json ff{{"when_can_borrow", q.flavor_fungibility.when_can_borrow == FungibilityPolicy::MayStopSearch ? "MayStopSearch" : "TryNextFlavor"},
-            {"when_can_preempt", q.flavor_fungibility.when_can_preempt == FungibilityPolicy::MayStopSearch ? "MayStopSearch" : "TryNextFlavor"}};
+    const auto& threshold = p.borrow_within_cohort.max_priority_threshold;
+    Value bwc = Value::map({{"policy", p.borrow_within_cohort.policy == BorrowWithinCohortPolicy::Never ? "Never" : "LowerPriority"},
+                            {"max_priority_threshold", threshold ? Value(static_cast<std::int64_t>(*threshold)) : Value()}});
+    core::Map ff{{"when_can_borrow", name_of(q.flavor_fungibility.when_can_borrow)},
+                 {"when_can_preempt", name_of(q.flavor_fungibility.when_can_preempt)}};
     if (q.flavor_fungibility.preference)
-      ff["preference"] = *q.flavor_fungibility.preference == FungibilityPreference::BorrowingOverPreemption ? "BorrowingOverPreemption"
-                                                                                                          : "PreemptionOverBorrowing";
+      ff.set("preference", *q.flavor_fungibility.preference == FungibilityPreference::BorrowingOverPreemption ? "BorrowingOverPreemption"
+                                                                                                            : "PreemptionOverBorrowing");
     const char* stop = q.stop_policy == StopPolicy::None ? "None" : (q.stop_policy == StopPolicy::Hold ? "Hold" : "HoldAndDrain");
-    cqs.push_back(Json{{"name", q.name},
-                       {"cohort", q.cohort ? Json(*q.cohort) : Json(nullptr)},
-                       {"queueing_strategy", q.queueing_strategy == QueueingStrategy::StrictFIFO ? "StrictFIFO" : "BestEffortFIFO"},
-                       {"preemption", Json{{"within_cluster_queue", name_of(p.within_cluster_queue)},
-                                           {"reclaim_within_cohort", name_of(p.reclaim_within_cohort)},
-                                           {"borrow_within_cohort", std::move(bwc)}}},
-                       {"flavor_fungibility", std::move(ff)},
-                       {"fair_weight", weight_text(q.fair_weight)},
-                       {"stop_policy", stop},
-                       {"resource_groups", groups_json(q.resource_groups)}});
+    cqs.push_back(Value::map({{"name", q.name},
+                              {"cohort", text_or_null(q.cohort)},
+                              {"queueing_strategy", q.queueing_strategy == QueueingStrategy::StrictFIFO ? "StrictFIFO" : "BestEffortFIFO"},
+                              {"preemption", Value::map({{"within_cluster_queue", name_of(p.within_cluster_queue)},
+                                                         {"reclaim_within_cohort", name_of(p.reclaim_within_cohort)},
+                                                         {"borrow_within_cohort", std::move(bwc)}})},
+                              {"flavor_fungibility", Value(std::move(ff))},
+                              {"fair_weight", weight_text(q.fair_weight)},
+                              {"stop_policy", stop},
+                              {"resource_groups", groups_value(q.resource_groups)}}));
   }
-  root["cluster_queues"] = std::move(cqs);
-  Json lqs = Json::array();
+  core::List lqs;
   for (const auto& lq : config.local_queues)
-    lqs.push_back(Json{{"namespace", lq.namespace_}, {"name", lq.name}, {"cluster_queue", lq.cluster_queue}});
-  root["local_queues"] = std::move(lqs);
-  Json pcs = Json::array();
+    lqs.push_back(Value::map({{"namespace", lq.namespace_}, {"name", lq.name}, {"cluster_queue", lq.cluster_queue}}));
+  core::List pcs;
   for (const auto& pc : config.priority_classes)
-    pcs.push_back(Json{{"name", pc.name}, {"value", pc.value}, {"description", pc.description}});
-  root["priority_classes"] = std::move(pcs);
-  return root.dump(indent, ' ', false, Json::error_handler_t::replace);  // names built in code may hold bad UTF-8
+    pcs.push_back(Value::map({{"name", pc.name}, {"value", static_cast<std::int64_t>(pc.value)}, {"description", pc.description}}));
+  Value root = Value::map({{"resource_flavors", Value(std::move(flavors))},
+                           {"cohorts", Value(std::move(cohorts))},
+                           {"cluster_queues", Value(std::move(cqs))},
+                           {"local_queues", Value(std::move(lqs))},
+                           {"priority_classes", Value(std::move(pcs))}});
+  // Names built in code may hold malformed UTF-8: to_json writes it as U+FFFD.
+  return core::to_json(root, core::JsonOptions{indent});
 }
 
 }  // namespace budcore::quota

@@ -2,10 +2,11 @@
 #include "budcore/quota/scenario.hpp"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
+#include <cmath>
 #include <set>
 #include <span>
 
+#include "budcore/core/json.hpp"
 #include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
 
@@ -13,17 +14,42 @@ namespace budcore::quota {
 namespace {
 
 using core::Error;
-using Json = nlohmann::json;
+using core::Value;
+using Json = core::Value;  // the parsed scenario document
 template <class T>
 using R = core::Result<T>;
 
 std::string at(const std::string& base, std::string_view key) { return base.empty() ? std::string(key) : base + "." + std::string(key); }
 std::string at(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
 
-const Json* member(const Json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it == obj.end() || it->is_null() ? nullptr : &*it;
+// parse_json names a bad number by its JSON pointer ("/workloads/0/priority"); the contract's
+// paths read "workloads[0].priority".
+std::string path_of_pointer(const std::string& pointer) {
+  if (pointer.empty() || pointer.front() != '/') return pointer;
+  std::string out;
+  std::size_t from = 1;
+  while (from <= pointer.size()) {
+    std::size_t to = pointer.find('/', from);
+    if (to == std::string::npos) to = pointer.size();
+    std::string token = pointer.substr(from, to - from);
+    for (auto p = token.find("~1"); p != std::string::npos; p = token.find("~1", p + 1)) token.replace(p, 2, "/");
+    for (auto p = token.find("~0"); p != std::string::npos; p = token.find("~0", p + 1)) token.replace(p, 2, "~");
+    bool index = !token.empty() && std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
+    out = index ? out + "[" + token + "]" : at(out, token);
+    from = to + 1;
+  }
+  return out;
 }
+
+const Json* member(const Json& obj, const char* key) {
+  const Json* v = obj.is_map() ? obj.find(key) : nullptr;
+  return v == nullptr || v->is_null() ? nullptr : v;
+}
+
+std::string dump(const Json& v) { return core::to_json(v); }
+
+// One element of a list the caller checked is a list.
+const Json& item(const Json& list, std::size_t i) { return list.as_list()[i]; }
 
 // The keys each object of the contract may hold (CONTRACTS.md sections 2 and 6, plus the
 // aliases Kueue's field names give). Anything else is a typo or a setting budcore would
@@ -56,8 +82,8 @@ constexpr std::string_view kAdmittedKeys[] = {"cluster_queue", "flavors", "count
 
 // An object with only known keys; the first unknown one is the error.
 core::Status known_keys(const Json& obj, const std::string& path, std::span<const std::string_view> keys) {
-  if (!obj.is_object()) return Error::invalid(path, core::truncate_text(obj.dump()), "expected an object");
-  for (const auto& [k, v] : obj.items()) {
+  if (!obj.is_map()) return Error::invalid(path, core::truncate_text(dump(obj)), "expected an object");
+  for (const auto& [k, v] : obj.as_map()) {
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) return core::unknown_key(path, k, keys);
   }
   return {};
@@ -75,17 +101,16 @@ R<std::string> get_string(const Json& obj, const char* key, const std::string& p
     if (required) return Error::invalid(at(path, key), "", "required field is missing");
     return fallback;
   }
-  if (!v->is_string()) return Error::invalid(at(path, key), v->dump(), "expected a string");
-  return v->get<std::string>();
+  if (!v->is_string()) return Error::invalid(at(path, key), dump(*v), "expected a string");
+  return v->as_string();
 }
 
 R<std::int64_t> get_int(const Json& obj, const char* key, const std::string& path, std::int64_t fallback) {
   const Json* v = member(obj, key);
   if (!v) return fallback;
-  if (!v->is_number_integer()) return Error::invalid(at(path, key), core::truncate_text(v->dump()), "expected an integer");
-  if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-    return Error::invalid(at(path, key), v->dump(), "is outside the 64-bit signed range");
-  return v->get<std::int64_t>();
+  // (An integer outside int64 never gets here: parse_json refuses it, naming its path.)
+  if (!v->is_int()) return Error::invalid(at(path, key), core::truncate_text(dump(*v)), "expected an integer");
+  return v->as_int();
 }
 
 R<std::int64_t> get_int_in(const Json& obj, const char* key, const std::string& path, std::int64_t fallback,
@@ -100,11 +125,11 @@ constexpr std::int64_t kInt32Max = INT32_MAX;
 constexpr std::int64_t kInt32Min = INT32_MIN;
 
 R<core::Quantity> get_quantity(const Json& v, const std::string& path) {
-  if (v.is_number_integer()) return core::Quantity::from_int(v.get<std::int64_t>());
+  if (v.is_int()) return core::Quantity::from_int(v.as_int());
   std::string text;
-  if (v.is_string()) text = v.get<std::string>();
-  else if (v.is_number()) text = v.dump();
-  else return Error::invalid(path, v.dump(), "expected a quantity such as \"500m\" or \"2Gi\"");
+  if (v.is_string()) text = v.as_string();
+  else if (v.is_float()) text = dump(v);
+  else return Error::invalid(path, dump(v), "expected a quantity such as \"500m\" or \"2Gi\"");
   auto q = core::Quantity::parse(text);
   if (!q) return Error::invalid(path, text, q.error().message);
   return *q;
@@ -131,17 +156,17 @@ R<E> get_enum(const Json& obj, const char* key, const std::string& path, E fallb
   if (!v) return fallback;
   if (v->is_string())
     for (const auto& [n, e] : names)
-      if (v->get<std::string>() == n) return e;
+      if (v->as_string() == n) return e;
   std::string allowed;
   for (const auto& [n, e] : names) allowed += (allowed.empty() ? "" : ", ") + std::string(n);
-  return Error::invalid(at(path, key), v->is_string() ? v->get<std::string>() : v->dump(), "expected one of " + allowed);
+  return Error::invalid(at(path, key), v->is_string() ? v->as_string() : dump(*v), "expected one of " + allowed);
 }
 
 R<std::vector<Taint>> taints_of(const Json& list, const std::string& path) {
-  if (!list.is_array()) return Error::invalid(path, "", "expected a list");
+  if (!list.is_list()) return Error::invalid(path, "", "expected a list");
   std::vector<Taint> out;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const Json& t = list[i];
+    const Json& t = item(list, i);
     BUDCORE_TRY(known_keys(t, at(path, i), kTaintKeys));
     auto text = [&](const char* k) -> R<std::string> { return get_string(t, k, at(path, i), false); };
     Taint taint;
@@ -158,32 +183,32 @@ R<std::vector<ResourceGroup>> parse_groups(const Json& obj, const std::string& p
   const Json* groups = member(obj, "resource_groups");
   if (!groups) return out;
   std::string gpath = at(path, "resource_groups");
-  if (!groups->is_array()) return Error::invalid(gpath, "", "expected a list");
+  if (!groups->is_list()) return Error::invalid(gpath, "", "expected a list");
   for (std::size_t g = 0; g < groups->size(); ++g) {
-    const Json& gj = (*groups)[g];
+    const Json& gj = item(*groups, g);
     std::string p = at(gpath, g);
-    if (!gj.is_object()) return Error::invalid(p, "", "expected an object");
+    if (!gj.is_map()) return Error::invalid(p, "", "expected an object");
     BUDCORE_TRY(known_keys(gj, p, kGroupKeys));
     ResourceGroup rg;
     if (const Json* cr = member(gj, "covered_resources")) {
-      if (!cr->is_array()) return Error::invalid(at(p, "covered_resources"), "", "expected a list of resource names");
+      if (!cr->is_list()) return Error::invalid(at(p, "covered_resources"), "", "expected a list of resource names");
       for (std::size_t i = 0; i < cr->size(); ++i) {
-        if (!(*cr)[i].is_string()) return Error::invalid(at(at(p, "covered_resources"), i), (*cr)[i].dump(), "expected a string");
-        rg.covered_resources.push_back((*cr)[i].get<std::string>());
+        if (!item(*cr, i).is_string()) return Error::invalid(at(at(p, "covered_resources"), i), dump(item(*cr, i)), "expected a string");
+        rg.covered_resources.push_back(item(*cr, i).as_string());
       }
     }
     if (const Json* fl = member(gj, "flavors")) {
-      if (!fl->is_array()) return Error::invalid(at(p, "flavors"), "", "expected a list");
+      if (!fl->is_list()) return Error::invalid(at(p, "flavors"), "", "expected a list");
       for (std::size_t f = 0; f < fl->size(); ++f) {
-        const Json& fj = (*fl)[f];
+        const Json& fj = item(*fl, f);
         std::string fp = at(at(p, "flavors"), f);
         BUDCORE_TRY(known_keys(fj, fp, kFlavorQuotaKeys));
         FlavorQuotas fq;
         BUDCORE_TRY_ASSIGN(fq.name, get_string(fj, "name", fp));
         if (const Json* rs = member(fj, "resources")) {
-          if (!rs->is_array()) return Error::invalid(at(fp, "resources"), "", "expected a list");
+          if (!rs->is_list()) return Error::invalid(at(fp, "resources"), "", "expected a list");
           for (std::size_t r = 0; r < rs->size(); ++r) {
-            const Json& rj = (*rs)[r];
+            const Json& rj = item(*rs, r);
             std::string rp = at(at(fp, "resources"), r);
             BUDCORE_TRY(known_keys(rj, rp, kResourceKeys));
             ResourceQuota rq;
@@ -211,7 +236,7 @@ R<std::vector<ResourceGroup>> parse_groups(const Json& obj, const std::string& p
 
 const Json* list_of(const Json& root, const char* key, const std::string& path, core::Status& st) {
   const Json* v = member(root, key);
-  if (v && !v->is_array()) st = Error::invalid(at(path, key), "", "expected a list");
+  if (v && !v->is_list()) st = Error::invalid(at(path, key), "", "expected a list");
   return v;
 }
 
@@ -220,8 +245,8 @@ R<ClusterQueue> parse_cq(const Json& j, const std::string& p) {
   ClusterQueue cq;
   BUDCORE_TRY_ASSIGN(cq.name, get_string(j, "name", p));
   if (const Json* c = member(j, "cohort")) {
-    if (!c->is_string()) return Error::invalid(at(p, "cohort"), c->dump(), "expected a string or null");
-    cq.cohort = c->get<std::string>();
+    if (!c->is_string()) return Error::invalid(at(p, "cohort"), dump(*c), "expected a string or null");
+    cq.cohort = c->as_string();
   }
   BUDCORE_TRY_ASSIGN(cq.queueing_strategy, get_enum(j, "queueing_strategy", p, QueueingStrategy::BestEffortFIFO,
                                                     {{"BestEffortFIFO", QueueingStrategy::BestEffortFIFO},
@@ -287,18 +312,18 @@ R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfi
   if (const Json* pc = member(j, "priority_class")) {
     bool found = false;
     for (const auto& c : config.priority_classes)
-      if (pc->is_string() && c.name == pc->get<std::string>()) {
+      if (pc->is_string() && c.name == pc->as_string()) {
         prio = c.value;
         found = true;
       }
-    if (!found) return Error::invalid(at(p, "priority_class"), core::truncate_text(pc->dump()), "unknown workload priority class");
+    if (!found) return Error::invalid(at(p, "priority_class"), core::truncate_text(dump(*pc)), "unknown workload priority class");
   }
   w.priority = static_cast<std::int32_t>(prio);
   BUDCORE_TRY_ASSIGN(w.creation_seq, get_int(j, "creation_seq", p, 0));
   const Json* ps = member(j, "pod_sets");
-  if (!ps || !ps->is_array()) return Error::invalid(at(p, "pod_sets"), "", "expected a list of pod sets");
+  if (!ps || !ps->is_list()) return Error::invalid(at(p, "pod_sets"), "", "expected a list of pod sets");
   for (std::size_t i = 0; i < ps->size(); ++i) {
-    const Json& pj = (*ps)[i];
+    const Json& pj = item(*ps, i);
     std::string pp = at(at(p, "pod_sets"), i);
     BUDCORE_TRY(known_keys(pj, pp, kPodSetKeys));
     PodSet s;
@@ -315,8 +340,8 @@ R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfi
       s.min_count = static_cast<std::int32_t>(mc);
     }
     if (const Json* rq = member(pj, "requests")) {
-      if (!rq->is_object()) return Error::invalid(at(pp, "requests"), "", "expected a map of resource to quantity");
-      for (const auto& [name, v] : rq->items()) {
+      if (!rq->is_map()) return Error::invalid(at(pp, "requests"), "", "expected a map of resource to quantity");
+      for (const auto& [name, v] : rq->as_map()) {
         core::Quantity q;
         BUDCORE_TRY_ASSIGN(q, get_quantity(v, at(at(pp, "requests"), name)));
         if (q.sign() < 0) return Error::invalid(at(at(pp, "requests"), name), q.to_string(), "request must not be negative");
@@ -324,8 +349,8 @@ R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfi
       }
     }
     if (const Json* ns = member(pj, "node_selector")) {
-      if (!ns->is_object()) return Error::invalid(at(pp, "node_selector"), "", "expected a map of label to value");
-      for (const auto& [k, v] : ns->items()) s.node_selector[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      if (!ns->is_map()) return Error::invalid(at(pp, "node_selector"), "", "expected a map of label to value");
+      for (const auto& [k, v] : ns->as_map()) s.node_selector[k] = v.is_string() ? v.as_string() : dump(v);
     }
     if (const Json* tl = member(pj, "tolerations")) {
       BUDCORE_TRY_ASSIGN(s.tolerations, taints_of(*tl, at(pp, "tolerations")));
@@ -334,27 +359,31 @@ R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfi
   }
   if (const Json* a = member(j, "admitted")) {
     std::string ap = at(p, "admitted");
-    if (!a->is_object()) return Error::invalid(ap, "", "expected an object or null");
+    if (!a->is_map()) return Error::invalid(ap, "", "expected an object or null");
     BUDCORE_TRY(known_keys(*a, ap, kAdmittedKeys));
     Admission adm;
     BUDCORE_TRY_ASSIGN(adm.cluster_queue, get_string(*a, "cluster_queue", ap));
-    if (const Json* f = member(*a, "flavors"))
-      for (const auto& [psn, m] : f->items()) {
-        if (!m.is_object()) return Error::invalid(at(at(ap, "flavors"), psn), "", "expected a map of resource to flavor");
-        for (const auto& [res, fl] : m.items()) {
-          if (!fl.is_string()) return Error::invalid(at(at(at(ap, "flavors"), psn), res), fl.dump(), "expected a flavor name");
-          adm.flavors[psn][res] = fl.get<std::string>();
+    if (const Json* f = member(*a, "flavors")) {
+      if (!f->is_map()) return Error::invalid(at(ap, "flavors"), "", "expected a map of pod set to flavors");
+      for (const auto& [psn, m] : f->as_map()) {
+        if (!m.is_map()) return Error::invalid(at(at(ap, "flavors"), psn), "", "expected a map of resource to flavor");
+        for (const auto& [res, fl] : m.as_map()) {
+          if (!fl.is_string()) return Error::invalid(at(at(at(ap, "flavors"), psn), res), dump(fl), "expected a flavor name");
+          adm.flavors[psn][res] = fl.as_string();
         }
       }
-    if (const Json* c = member(*a, "count"))
-      for (const auto& [psn, n] : c->items()) {
+    }
+    if (const Json* c = member(*a, "count")) {
+      if (!c->is_map()) return Error::invalid(at(ap, "count"), "", "expected a map of pod set to count");
+      for (const auto& [psn, n] : c->as_map()) {
         std::int64_t v;
         BUDCORE_TRY_ASSIGN(v, get_int_in(*c, psn.c_str(), at(ap, "count"), 0, 0, kInt32Max));
         adm.count[psn] = static_cast<std::int32_t>(v);
       }
+    }
     if (const Json* rs = member(*a, "reservation_seq")) {
-      if (!rs->is_number_integer()) return Error::invalid(at(ap, "reservation_seq"), rs->dump(), "expected an integer");
-      w.reservation_seq = rs->get<std::int64_t>();
+      if (!rs->is_int()) return Error::invalid(at(ap, "reservation_seq"), dump(*rs), "expected an integer");
+      w.reservation_seq = rs->as_int();
     }
     w.admitted = std::move(adm);
   }
@@ -365,43 +394,35 @@ R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfi
 
 core::Result<Scenario> parse_scenario(std::string_view text) {
   BUDCORE_TRY(core::check_input_size(text.size(), {}));
-  Json root;
-  // nlohmann's parser is iterative but dump() and the readers below recurse: nesting is
-  // bounded as in core::parse_json.
-  struct TooDeep {};
-  auto depth_limit = [](int depth, Json::parse_event_t, Json&) {
-    if (depth > core::kMaxValueDepth) throw TooDeep{};
-    return true;
-  };
-  try {
-    root = Json::parse(text.begin(), text.end(), depth_limit);
-  } catch (const Json::parse_error& e) {
-    return Error::invalid("", "", std::string("invalid JSON: ") + e.what());
-  } catch (const TooDeep&) {
-    return Error::invalid("", "", "invalid JSON: nesting deeper than " + std::to_string(core::kMaxValueDepth) + " levels");
+  auto parsed = core::parse_json(text);  // bounded nesting and size; int64 integers
+  if (!parsed) {
+    core::Error e = std::move(parsed).error();
+    e.field = path_of_pointer(e.field);
+    return e;
   }
-  if (!root.is_object()) return Error::invalid("", "", "a scenario must be a JSON object");
+  const Json& root = *parsed;
+  if (!root.is_map()) return Error::invalid("", "", "a scenario must be a JSON object");
   BUDCORE_TRY(known_keys(root, "", kRootKeys));
   Scenario s;
   if (const Json* c = member(root, "cycles")) {
-    if (c->is_string() && c->get<std::string>() == "until_quiescent") s.cycles = std::nullopt;
-    else if (c->is_number_integer() && c->get<std::int64_t>() >= 0 && c->get<std::int64_t>() <= 1'000'000) s.cycles = c->get<int>();
-    else return Error::invalid("cycles", c->dump(), "expected a non-negative integer or \"until_quiescent\"");
+    if (c->is_string() && c->as_string() == "until_quiescent") s.cycles = std::nullopt;
+    else if (c->is_int() && c->as_int() >= 0 && c->as_int() <= 1'000'000) s.cycles = static_cast<int>(c->as_int());
+    else return Error::invalid("cycles", dump(*c), "expected a non-negative integer or \"until_quiescent\"");
   }
   if (const Json* f = member(root, "fair_sharing")) {
-    if (f->is_boolean()) s.fair_sharing = f->get<bool>();
-    else if (f->is_object()) {
+    if (f->is_bool()) s.fair_sharing = f->as_bool();
+    else if (f->is_map()) {
       BUDCORE_TRY(known_keys(*f, "fair_sharing", kFairSharingKeys));
       const Json* enable = member(*f, "enable");
-      if (enable && !enable->is_boolean()) return Error::invalid("fair_sharing.enable", enable->dump(), "expected true or false");
-      s.fair_sharing = enable ? enable->get<bool>() : true;
+      if (enable && !enable->is_bool()) return Error::invalid("fair_sharing.enable", dump(*enable), "expected true or false");
+      s.fair_sharing = enable ? enable->as_bool() : true;
     }
-    else return Error::invalid("fair_sharing", f->dump(), "expected true or false");
-    if (const Json* ps = f->is_object() ? member(*f, "preemption_strategies") : nullptr) {
-      if (!ps->is_array()) return Error::invalid("fair_sharing.preemption_strategies", ps->dump(), "expected a list");
+    else return Error::invalid("fair_sharing", dump(*f), "expected true or false");
+    if (const Json* ps = f->is_map() ? member(*f, "preemption_strategies") : nullptr) {
+      if (!ps->is_list()) return Error::invalid("fair_sharing.preemption_strategies", dump(*ps), "expected a list");
       for (std::size_t i = 0; i < ps->size(); ++i) {
-        const Json& v = (*ps)[i];
-        std::string name = v.is_string() ? v.get<std::string>() : v.dump();
+        const Json& v = item(*ps, i);
+        std::string name = v.is_string() ? v.as_string() : dump(v);
         if (name == "LessThanOrEqualToFinalShare") s.fair_sharing_strategies.push_back(FairSharingStrategy::LessThanOrEqualToFinalShare);
         else if (name == "LessThanInitialShare") s.fair_sharing_strategies.push_back(FairSharingStrategy::LessThanInitialShare);
         else return Error::invalid(at(std::string("fair_sharing.preemption_strategies"), i), name,
@@ -413,14 +434,14 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "resource_flavors", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       std::string p = at(std::string("resource_flavors"), i);
-      BUDCORE_TRY(known_keys((*l)[i], p, kFlavorKeys));
+      BUDCORE_TRY(known_keys(item(*l, i), p, kFlavorKeys));
       ResourceFlavor f;
-      BUDCORE_TRY_ASSIGN(f.name, get_string((*l)[i], "name", p));
-      if (const Json* nl = member((*l)[i], "node_labels")) {
-        if (!nl->is_object()) return Error::invalid(at(p, "node_labels"), "", "expected a map of label to value");
-        for (const auto& [k, v] : nl->items()) f.node_labels[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      BUDCORE_TRY_ASSIGN(f.name, get_string(item(*l, i), "name", p));
+      if (const Json* nl = member(item(*l, i), "node_labels")) {
+        if (!nl->is_map()) return Error::invalid(at(p, "node_labels"), "", "expected a map of label to value");
+        for (const auto& [k, v] : nl->as_map()) f.node_labels[k] = v.is_string() ? v.as_string() : dump(v);
       }
-      if (const Json* nt = member((*l)[i], "node_taints")) {
+      if (const Json* nt = member(item(*l, i), "node_taints")) {
         BUDCORE_TRY_ASSIGN(f.node_taints, taints_of(*nt, at(p, "node_taints")));
       }
       s.config.resource_flavors.push_back(std::move(f));
@@ -430,15 +451,15 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "cohorts", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       std::string p = at(std::string("cohorts"), i);
-      BUDCORE_TRY(known_keys((*l)[i], p, kCohortKeys));
+      BUDCORE_TRY(known_keys(item(*l, i), p, kCohortKeys));
       Cohort c;
-      BUDCORE_TRY_ASSIGN(c.name, get_string((*l)[i], "name", p));
-      if (const Json* par = member((*l)[i], "parent")) {
-        if (!par->is_string()) return Error::invalid(at(p, "parent"), par->dump(), "expected a string or null");
-        c.parent = par->get<std::string>();
+      BUDCORE_TRY_ASSIGN(c.name, get_string(item(*l, i), "name", p));
+      if (const Json* par = member(item(*l, i), "parent")) {
+        if (!par->is_string()) return Error::invalid(at(p, "parent"), dump(*par), "expected a string or null");
+        c.parent = par->as_string();
       }
-      BUDCORE_TRY_ASSIGN(c.fair_weight, get_weight((*l)[i], p));
-      BUDCORE_TRY_ASSIGN(c.resource_groups, parse_groups((*l)[i], p));
+      BUDCORE_TRY_ASSIGN(c.fair_weight, get_weight(item(*l, i), p));
+      BUDCORE_TRY_ASSIGN(c.resource_groups, parse_groups(item(*l, i), p));
       s.config.cohorts.push_back(std::move(c));
     }
   }
@@ -446,7 +467,7 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "cluster_queues", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       ClusterQueue cq;
-      BUDCORE_TRY_ASSIGN(cq, parse_cq((*l)[i], at(std::string("cluster_queues"), i)));
+      BUDCORE_TRY_ASSIGN(cq, parse_cq(item(*l, i), at(std::string("cluster_queues"), i)));
       s.config.cluster_queues.push_back(std::move(cq));
     }
   }
@@ -454,11 +475,11 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "local_queues", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       std::string p = at(std::string("local_queues"), i);
-      BUDCORE_TRY(known_keys((*l)[i], p, kLocalQueueKeys));
+      BUDCORE_TRY(known_keys(item(*l, i), p, kLocalQueueKeys));
       LocalQueue lq;
-      BUDCORE_TRY_ASSIGN(lq.namespace_, get_string((*l)[i], "namespace", p, false, "default"));
-      BUDCORE_TRY_ASSIGN(lq.name, get_string((*l)[i], "name", p));
-      BUDCORE_TRY_ASSIGN(lq.cluster_queue, get_string((*l)[i], "cluster_queue", p));
+      BUDCORE_TRY_ASSIGN(lq.namespace_, get_string(item(*l, i), "namespace", p, false, "default"));
+      BUDCORE_TRY_ASSIGN(lq.name, get_string(item(*l, i), "name", p));
+      BUDCORE_TRY_ASSIGN(lq.cluster_queue, get_string(item(*l, i), "cluster_queue", p));
       s.config.local_queues.push_back(std::move(lq));
     }
   }
@@ -466,11 +487,11 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "priority_classes", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       std::string p = at(std::string("priority_classes"), i);
-      BUDCORE_TRY(known_keys((*l)[i], p, kPriorityClassKeys));
+      BUDCORE_TRY(known_keys(item(*l, i), p, kPriorityClassKeys));
       WorkloadPriorityClass pc;
-      BUDCORE_TRY_ASSIGN(pc.name, get_string((*l)[i], "name", p));
+      BUDCORE_TRY_ASSIGN(pc.name, get_string(item(*l, i), "name", p));
       std::int64_t v;
-      BUDCORE_TRY_ASSIGN(v, get_int_in((*l)[i], "value", p, 0, kInt32Min, kInt32Max));
+      BUDCORE_TRY_ASSIGN(v, get_int_in(item(*l, i), "value", p, 0, kInt32Min, kInt32Max));
       pc.value = static_cast<std::int32_t>(v);
       s.config.priority_classes.push_back(std::move(pc));
     }
@@ -479,7 +500,7 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "workloads", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       Workload w;
-      BUDCORE_TRY_ASSIGN(w, parse_workload((*l)[i], at(std::string("workloads"), i), s.config));
+      BUDCORE_TRY_ASSIGN(w, parse_workload(item(*l, i), at(std::string("workloads"), i), s.config));
       s.workloads.push_back(std::move(w));
     }
   }
@@ -541,20 +562,36 @@ core::Result<SimulationResult> simulate(const Scenario& scenario) {
 }
 
 std::string to_json(const SimulationResult& r, int indent) {
-  nlohmann::ordered_json j;
-  j["admitted"] = nlohmann::ordered_json::object();
+  auto string_map = [](const std::map<std::string, std::string>& m) {
+    core::Map out;
+    for (const auto& [k, v] : m) out.set(k, v);
+    return Value(std::move(out));
+  };
+  auto nested = [&](const std::map<std::string, std::map<std::string, std::string>>& m) {
+    core::Map out;
+    for (const auto& [k, v] : m) out.set(k, string_map(v));
+    return Value(std::move(out));
+  };
+  core::Map admitted;
   for (const auto& [name, a] : r.admitted) {
-    auto& e = j["admitted"][name];
-    e["cluster_queue"] = a.cluster_queue;
-    e["flavors"] = a.flavors;
-    if (!a.count.empty()) e["count"] = a.count;
-    e["borrowing"] = a.borrowing;
+    core::Map e{{"cluster_queue", a.cluster_queue}, {"flavors", nested(a.flavors)}};
+    if (!a.count.empty()) {
+      core::Map count;
+      for (const auto& [ps, n] : a.count) count.set(ps, static_cast<std::int64_t>(n));
+      e.set("count", Value(std::move(count)));
+    }
+    e.set("borrowing", a.borrowing);
+    admitted.set(name, Value(std::move(e)));
   }
-  j["preempted"] = r.preempted;
-  j["pending"] = r.pending;
-  j["usage"] = r.usage;
-  j["cycles_run"] = r.cycles_run;
-  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);  // names built in code may hold bad UTF-8
+  core::Map usage;
+  for (const auto& [cq, flavors] : r.usage) usage.set(cq, nested(flavors));
+  Value root = Value::map({{"admitted", Value(std::move(admitted))},
+                           {"preempted", Value(core::List(r.preempted.begin(), r.preempted.end()))},
+                           {"pending", string_map(r.pending)},
+                           {"usage", Value(std::move(usage))},
+                           {"cycles_run", static_cast<std::int64_t>(r.cycles_run)}});
+  // Names built in code may hold malformed UTF-8: to_json writes it as U+FFFD.
+  return core::to_json(root, core::JsonOptions{indent});
 }
 
 }  // namespace budcore::quota
