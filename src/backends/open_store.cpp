@@ -57,6 +57,13 @@ core::Result<std::unique_ptr<Store>> open_store(std::string_view uri, const Stor
   return backends::make_sql_store(std::move(conn), std::string(scheme_name(uri)), options.clock);
 }
 
+core::Result<MigrationReport> migrate_store(std::string_view uri) {
+  BUDCORE_TRY(backends::check_uri(uri));
+  BUDCORE_TRY_ASSIGN(auto conn, backends::open_connection(uri, StoreOptions{}));
+  BUDCORE_TRY_ASSIGN(auto outcome, backends::migrate_schema(*conn, true));
+  return MigrationReport{outcome.from, outcome.to};
+}
+
 core::Result<StoreCheckReport> check_store(std::string_view uri) {
   BUDCORE_TRY(backends::check_uri(uri));
   StoreCheckReport report;

@@ -21,14 +21,13 @@
 #include "budcore/pipeline/engine.hpp"
 #include "budcore/pipeline/planner.hpp"
 #include "budcore/pipeline/rehearsal.hpp"
-#include "pipeline/analyze.hpp"
 #include "cli/command.hpp"
 #include "cli/pipeline_schedule.hpp"
 
 namespace budcore::cli {
 namespace {
 
-// A whole file ("-": stdin) followed by kJsonPadding readable bytes, as plan_text's no-copy
+// A whole file ("-": stdin) followed by kPlanTextPadding readable bytes, as plan_text_padded's no-copy
 // path needs. The buffer is left uninitialised before the read: zero-filling 17 MB first cost a
 // tenth of a 100k-step plan.
 struct PaddedText {
@@ -46,7 +45,7 @@ core::Status read_padded(const std::string& file, PaddedText& out) {
     core::Result<std::string> text = read_file_arg(file);
     if (!text) return std::move(text).error();
     out.copy = std::move(*text);
-    out.copy.reserve(out.copy.size() + pipeline::detail::kJsonPadding);  // capacity past size() is readable
+    out.copy.reserve(out.copy.size() + pipeline::kPlanTextPadding);  // capacity past size() is readable
     out.text = out.copy;
     return {};
   }
@@ -60,11 +59,11 @@ core::Status read_padded(const std::string& file, PaddedText& out) {
     std::fclose(f);
     return st;
   }
-  out.bytes.reset(new char[want + pipeline::detail::kJsonPadding]);
+  out.bytes.reset(new char[want + pipeline::kPlanTextPadding]);
   std::size_t got = want == 0 ? 0 : std::fread(out.bytes.get(), 1, want, f);
   bool ok = std::ferror(f) == 0;
   std::fclose(f);
-  std::memset(out.bytes.get() + got, 0, pipeline::detail::kJsonPadding);
+  std::memset(out.bytes.get() + got, 0, pipeline::kPlanTextPadding);
   out.text = std::string_view(out.bytes.get(), got);
   if (!ok) return core::Error{core::ErrorCode::Invalid, "cannot read file '" + core::truncate_text(file) + "'", {}, core::truncate_text(file)};
   return {};
@@ -73,7 +72,7 @@ core::Status read_padded(const std::string& file, PaddedText& out) {
 int plan_file(const std::string& file) {
   PaddedText input;
   if (auto st = read_padded(file, input); !st) return report_error(st.error());
-  pipeline::PlanResult result = pipeline::detail::plan_text(input.text, true);
+  pipeline::PlanResult result = pipeline::plan_text_padded(input.text);
   std::string out = pipeline::to_json(result);
   out += '\n';
   std::fwrite(out.data(), 1, out.size(), stdout);

@@ -5,7 +5,6 @@
 #include <memory>
 #include <string>
 
-#include "backends/store_common.hpp"
 #include "budcore/backend/store.hpp"
 #include "budcore/core/json.hpp"
 #include "cli/command.hpp"
@@ -14,14 +13,12 @@ namespace budcore::cli {
 namespace {
 
 int migrate_store(const std::string& uri) {
-  auto conn = backends::open_connection(uri, backend::StoreOptions{});
-  if (!conn) return report_error(conn.error());
-  auto outcome = backends::migrate_schema(**conn, true);
+  auto outcome = backend::migrate_store(uri);
   if (!outcome) return report_error(outcome.error());
   core::Map out{{"uri", uri},
-                {"from_schema_version", outcome->from},
-                {"schema_version", outcome->to},
-                {"migrated", outcome->from != outcome->to}};
+                {"from_schema_version", outcome->from_schema_version},
+                {"schema_version", outcome->schema_version},
+                {"migrated", outcome->from_schema_version != outcome->schema_version}};
   std::cout << core::to_json(core::Value(std::move(out))) << "\n";
   return kExitOk;
 }

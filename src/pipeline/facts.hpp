@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "budcore/pipeline/planner.hpp"
 #include "budcore/pipeline/validation.hpp"
 
 #pragma GCC visibility push(hidden)  // private to the library: not exported
@@ -109,7 +110,7 @@ class JsonSource {
 // Returns false when the text is not valid JSON or holds something only the Value path
 // reports (the caller then takes that path). `padded`: text.data() is followed by at least
 // kJsonPadding readable bytes, so the parser need not copy it.
-inline constexpr std::size_t kJsonPadding = 64;
+inline constexpr std::size_t kJsonPadding = kPlanTextPadding;
 bool extract_facts_json(std::string_view text, bool padded, JsonSource& source, Facts& out);
 
 ValidationReport finish_report(std::vector<KeyedIssue> issues, std::vector<Issue> warnings);

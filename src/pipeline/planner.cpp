@@ -98,6 +98,7 @@ PlanResult plan_document(const core::Value& document) {
 }
 
 PlanResult plan_text(std::string_view text) { return detail::plan_text(text, false); }
+PlanResult plan_text_padded(std::string_view text) { return detail::plan_text(text, true); }
 
 namespace detail {
 

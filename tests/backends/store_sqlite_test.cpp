@@ -133,6 +133,22 @@ TEST_F(StoreSqliteTest, AnOlderSchemaMigratesForwardOnOpen) {
   sqlite3_close(db);
 }
 
+TEST_F(StoreSqliteTest, MigrateStoreMovesAnOldSchemaForwardOnce) {
+  {
+    auto conn = backends::open_connection(uri(), {});
+    ASSERT_TRUE(conn);
+    ASSERT_TRUE(backends::migrate_schema(**conn, true, 3));
+  }
+  auto first = migrate_store(uri());
+  ASSERT_TRUE(first) << first.error().describe();
+  EXPECT_EQ(first->from_schema_version, 3);
+  EXPECT_EQ(first->schema_version, latest_schema_version());
+  auto again = migrate_store(uri());
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->from_schema_version, latest_schema_version());
+  EXPECT_EQ(migrate_store("mysql://x").error().code, ErrorCode::Invalid);
+}
+
 TEST_F(StoreSqliteTest, CatalogRowsWrittenBeforeSchema4StayReadable) {
   {
     auto conn = backends::open_connection(uri(), {});

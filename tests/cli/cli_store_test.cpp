@@ -108,6 +108,17 @@ TEST_F(CliStoreTest, TransitionIsACompareAndSetOnTheVersion) {
   EXPECT_EQ(json::parse(run("job get " + id + on(tenant_)).out)["version"], 2);
 }
 
+TEST_F(CliStoreTest, MigrateCreatesTheSchemaThenHasNothingToDo) {
+  CliRun first = run("store migrate " + quote(store_));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  json j = json::parse(first.out);
+  EXPECT_EQ(j["from_schema_version"], 0);
+  EXPECT_EQ(j["migrated"], true);
+  json again = json::parse(run("store migrate " + quote(store_)).out);
+  EXPECT_EQ(again["from_schema_version"], j["schema_version"]);
+  EXPECT_EQ(again["migrated"], false);
+}
+
 TEST_F(CliStoreTest, SubmitReadsYamlFromStandardInput) {
   fs::path yaml = write("job.yaml",
                         "name: finetune-small\njob_type: training\ndeployment_type: docker\n"

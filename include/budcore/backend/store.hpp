@@ -431,4 +431,13 @@ struct StoreCheckReport {
 };
 BUDCORE_API core::Result<StoreCheckReport> check_store(std::string_view uri);
 
+// `budcore store migrate`: applies the schema migrations the store at `uri` needs, in one
+// transaction (a database without a budcore schema gets the whole schema). Unsupported for a
+// schema newer than this library.
+struct MigrationReport {
+  int from_schema_version = 0;  // 0: the database held no budcore schema
+  int schema_version = 0;       // after the migrations
+};
+BUDCORE_API core::Result<MigrationReport> migrate_store(std::string_view uri);
+
 }  // namespace budcore::backend

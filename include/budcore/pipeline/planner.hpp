@@ -42,6 +42,10 @@ BUDCORE_API PlanResult plan_document(const core::Value& document);
 // Documents of 8192+ steps are read and checked on two threads (one started per call and
 // joined before it returns); the result is the same as on one.
 BUDCORE_API PlanResult plan_text(std::string_view text);
+// plan_text for a buffer followed by at least kPlanTextPadding readable bytes (any values):
+// JSON is parsed in place instead of copied first. `budcore pipeline plan` reads files so.
+inline constexpr std::size_t kPlanTextPadding = 64;
+BUDCORE_API PlanResult plan_text_padded(std::string_view text);
 
 // The contract-3 output: {"valid": true, "order": ..., "levels": ..., "critical_path": ...,
 // "critical_path_seconds": N, "job_steps": ...} or {"valid": false, "errors": [...]}.
