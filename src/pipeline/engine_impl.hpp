@@ -1,4 +1,4 @@
-// Private: the engine's node table and Impl (engine_build.cpp builds it, engine.cpp runs it).
+// Private: the engine's node table and Impl (engine_build.cpp builds it; engine.cpp, engine_state.cpp and engine_steps.cpp run it).
 #pragma once
 
 #include <algorithm>
@@ -104,7 +104,7 @@ struct BUDCORE_HIDDEN Engine::Impl {
   core::Status load(RunState saved);
   int add_iteration(int loop, int i);
 
-  // engine.cpp
+  // engine.cpp (the loop), engine_state.cpp (bookkeeping, readiness), engine_steps.cpp (step actions)
   core::Timestamp now() const { return deps.clock->now(); }
   StepRun& run(int n) {
     mark_changed(static_cast<std::size_t>(n));
