@@ -1,0 +1,136 @@
+// SqlStore: jobs (create with idempotency keys, read, list and page, update, transition).
+#include "backends/sql_store_impl.hpp"
+
+namespace budcore::backends::sql {
+
+Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job job, std::string_view key) {
+  BUDCORE_TRY(check_tenant(tenant));
+  BUDCORE_TRY(claim_for_tenant(job.tenant_id, tenant));
+  if (!key.empty()) BUDCORE_TRY(check_key("idempotency_key", key));
+  const core::Timestamp now = s_->clock->now();
+  if (job.id.is_nil()) job.id = core::Id::generate(*s_->clock);
+  if (!job.created_at) job.created_at = now;
+  if (!job.updated_at) job.updated_at = *job.created_at;
+  BUDCORE_TRY(job.validate());
+  return write([&]() -> Result<CreateJobResult> {
+    if (!key.empty()) {
+      BUDCORE_TRY_ASSIGN(auto existing, find_job_by_key(tenant, key));
+      if (existing) return CreateJobResult{std::move(*existing), false};
+    }
+    BUDCORE_TRY_ASSIGN(std::string doc, job_document(job));
+    std::string tid = tenant.to_string(), id = job.id.to_string(), project = job.project_id.to_string(),
+                cluster = job.cluster_id.to_string();
+    std::string pipeline = job.pipeline_id ? job.pipeline_id->to_string() : std::string();
+    std::int64_t created = job.created_at->unix_nanos(), updated = job.updated_at->unix_nanos();
+    SqlParam p[] = {tid,
+                    id,
+                    project,
+                    cluster,
+                    job.pipeline_id ? SqlParam(std::string_view(pipeline)) : SqlParam(nullptr),
+                    job::to_string(job.status),
+                    job::to_string(job.job_type),
+                    job::to_string(job.source),
+                    created,
+                    updated,
+                    key.empty() ? SqlParam(nullptr) : SqlParam(key),
+                    doc,
+                    job.name,
+                    job::to_string(job.priority),
+                    job.gpu_type ? SqlParam(std::string_view(*job.gpu_type)) : SqlParam(nullptr),
+                    job.gpu_count};
+    auto rows = db().execute(
+        "INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, "
+        "created_ns, updated_ns, version, idempotency_key, doc, name, priority, gpu_type, gpu_count) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING",
+        p);
+    if (!rows) return already_exists(rows.error(), "job " + id + " already exists", "id");
+    if (*rows == 0) {
+      // Another writer committed the same key between our lookup and insert.
+      BUDCORE_TRY_ASSIGN(auto existing, find_job_by_key(tenant, key));
+      if (existing) return CreateJobResult{std::move(*existing), false};
+      return Error::make(ErrorCode::Internal, "idempotent insert neither inserted nor found a job");
+    }
+    return CreateJobResult{JobRecord{std::move(job), 1, std::string(key)}, true};
+  });
+}
+
+Result<JobRecord> SqlStore::get_job(const core::Id& tenant, const core::Id& id) {
+  return read([&]() -> Result<JobRecord> {
+    BUDCORE_TRY_ASSIGN(StoredJob j, load_job(tenant, id));
+    return std::move(j.record);
+  });
+}
+
+Result<std::optional<JobRecord>> SqlStore::get_job_by_key(const core::Id& tenant, std::string_view key) {
+  BUDCORE_TRY(check_key("idempotency_key", key));
+  return read([&] { return find_job_by_key(tenant, key); });
+}
+
+Result<Page<JobRecord>> SqlStore::list_jobs(const core::Id& tenant, const JobFilter& f, const PageRequest& page) {
+  Query q;
+  BUDCORE_TRY(job_list_query(q, kJobColumns, tenant, f, page));
+  const std::size_t limit = page_limit(page);
+  return read([&]() -> Result<Page<JobRecord>> {
+    Page<JobRecord> out;
+    std::string last;
+    BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {
+      if (out.items.size() == limit) {
+        out.next_cursor = last;
+        return {};
+      }
+      BUDCORE_TRY_ASSIGN(StoredJob j, job_from_row(row));
+      last = std::to_string(j.created_ns) + "_" + std::string(row.text(3));
+      out.items.push_back(std::move(j.record));
+      return {};
+    }));
+    return out;
+  });
+}
+
+Result<Page<backend::JobSummary>> SqlStore::list_job_summaries(const core::Id& tenant, const JobFilter& f,
+                                                     const PageRequest& page) {
+  Query q;
+  BUDCORE_TRY(job_list_query(q, kSummaryColumns, tenant, f, page));
+  const std::size_t limit = page_limit(page);
+  return read([&]() -> Result<Page<backend::JobSummary>> {
+    Page<backend::JobSummary> out;
+    BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {
+      if (out.items.size() == limit) {
+        const auto& l = out.items.back();
+        out.next_cursor = std::to_string(l.created_at.unix_nanos()) + "_" + l.id.to_string();
+        return {};
+      }
+      BUDCORE_TRY_ASSIGN(auto summary, summary_from_row(row));
+      out.items.push_back(std::move(summary));
+      return {};
+    }));
+    return out;
+  });
+}
+
+Result<JobRecord> SqlStore::update_job(const core::Id& tenant, job::Job job, std::int64_t expected_version) {
+  BUDCORE_TRY(claim_for_tenant(job.tenant_id, tenant));
+  if (job.id.is_nil()) return Error::invalid("id", "", "an update needs the job's id");
+  return write([&]() -> Result<JobRecord> {
+    BUDCORE_TRY_ASSIGN(StoredJob stored, load_job(tenant, job.id));
+    BUDCORE_TRY(check_version("job " + job.id.to_string(), stored.record.version, expected_version));
+    job.created_at = ts(stored.created_ns);  // creation time is immutable
+    job.updated_at = s_->clock->now();
+    BUDCORE_TRY(job.validate());
+    return save_job(tenant, std::move(job), expected_version, std::move(stored.record.idempotency_key));
+  });
+}
+
+Result<JobRecord> SqlStore::transition_job(const core::Id& tenant, const core::Id& id, std::int64_t expected_version,
+                                 job::JobStatus to, std::string_view message) {
+  return write([&]() -> Result<JobRecord> {
+    BUDCORE_TRY_ASSIGN(StoredJob stored, load_job(tenant, id));
+    BUDCORE_TRY(check_version("job " + id.to_string(), stored.record.version, expected_version));
+    BUDCORE_TRY(job::transition(stored.record.job, to, *s_->clock, message));
+    return save_job(tenant, std::move(stored.record.job), expected_version,
+                    std::move(stored.record.idempotency_key));
+  });
+}
+
+}  // namespace budcore::backends::sql

@@ -1,0 +1,236 @@
+// SqlStore: usage records, the audit log (hash-chained), role bindings and the platform's
+// bookkeeping (job writes, events, platform records).
+#include "backends/sql_store_impl.hpp"
+
+namespace budcore::backends::sql {
+
+Result<UsageRecord> SqlStore::append_usage(const core::Id& tenant, UsageRecord r) {
+  BUDCORE_TRY(check_tenant(tenant));
+  if (r.job_id.is_nil()) return Error::invalid("job_id", "", "a usage record names its job");
+  if (r.end < r.start) return Error::invalid("end", r.end.to_string(), "is before start " + r.start.to_string());
+  return write([&]() -> Result<UsageRecord> {
+    std::string tid = tenant.to_string(), jid = r.job_id.to_string(), doc = core::to_json(r.data);
+    SqlParam p[] = {tid, jid, r.start.unix_nanos(), r.end.unix_nanos(), doc};
+    BUDCORE_TRY(db().query("INSERT INTO usage_records (tenant_id, job_id, start_ns, end_ns, doc) "
+                           "VALUES (?, ?, ?, ?, ?) RETURNING seq",
+                           p, [&](const SqlRow& row) -> Status {
+                             r.seq = row.int64(0);
+                             return {};
+                           }));
+    return std::move(r);
+  });
+}
+
+Result<Page<UsageRecord>> SqlStore::list_usage(const core::Id& tenant, const UsageQuery& uq, const PageRequest& page) {
+  Query q;
+  q.sql("SELECT seq, job_id, start_ns, end_ns, doc FROM usage_records").where("tenant_id = ?").bind(tenant.to_string());
+  if (uq.job_id) q.where("job_id = ?").bind(uq.job_id->to_string());
+  if (uq.from) q.where("start_ns >= ?").bind(uq.from->unix_nanos());
+  if (uq.to) q.where("start_ns < ?").bind(uq.to->unix_nanos());
+  if (!page.after.empty()) {
+    BUDCORE_TRY_ASSIGN(auto cur, parse_pair_cursor(page, CursorKey::Seq));
+    BUDCORE_TRY_ASSIGN(std::int64_t seq, parse_int(cur.second, page));
+    q.where("(start_ns, seq) > (?, ?)").bind(cur.first).bind(seq);
+  }
+  const std::size_t limit = page_limit(page);
+  q.sql(" ORDER BY start_ns, seq LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
+  return read([&]() -> Result<Page<UsageRecord>> {
+    Page<UsageRecord> out;
+    BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {
+      if (out.items.size() == limit) {
+        const auto& l = out.items.back();
+        out.next_cursor = std::to_string(l.start.unix_nanos()) + "_" + std::to_string(l.seq);
+        return {};
+      }
+      UsageRecord r;
+      r.seq = row.int64(0);
+      BUDCORE_TRY_ASSIGN(r.job_id, load_id(row.text(1), "usage_records.job_id"));
+      r.start = ts(row.int64(2));
+      r.end = ts(row.int64(3));
+      BUDCORE_TRY_ASSIGN(r.data, load_json(row.text(4), "usage_records[" + std::to_string(r.seq) + "].doc"));
+      out.items.push_back(std::move(r));
+      return {};
+    }));
+    return out;
+  });
+}
+
+Result<AuditEntry> SqlStore::append_audit(const core::Id& tenant, AuditEntry e) {
+  BUDCORE_TRY(check_key("actor", e.actor));
+  BUDCORE_TRY(check_key("action", e.action));
+  if (e.at == core::Timestamp()) e.at = s_->clock->now();
+  if (in_tx_) {
+    // Within transact(): the head is read (and locked) once and written once, when fn returns.
+    if (!chain_head_) {
+      BUDCORE_TRY_ASSIGN(chain_head_, lock_chain_head(db()));
+    }
+    return insert_chained_audit(db(), tenant, std::move(e), *chain_head_);
+  }
+  return write([&]() -> Result<AuditEntry> {
+    BUDCORE_TRY_ASSIGN(ChainHead head, lock_chain_head(db()));
+    BUDCORE_TRY_ASSIGN(AuditEntry out, insert_chained_audit(db(), tenant, std::move(e), head));
+    BUDCORE_TRY(write_chain_head(db(), head));
+    return out;
+  });
+}
+
+Result<Page<AuditEntry>> SqlStore::list_audit(const core::Id& tenant, const AuditQuery& aq, const PageRequest& page) {
+  Query q;
+  q.sql("SELECT " + std::string(kAuditColumns) + " FROM audit_log")
+      .where("tenant_id = ?")
+      .bind(tenant.to_string());
+  if (aq.actor) q.where("actor = ?").bind(*aq.actor);
+  if (aq.object_type) q.where("object_type = ?").bind(*aq.object_type);
+  if (aq.object_id) q.where("object_id = ?").bind(*aq.object_id);
+  if (aq.from) q.where("at_ns >= ?").bind(aq.from->unix_nanos());
+  if (aq.to) q.where("at_ns < ?").bind(aq.to->unix_nanos());
+  if (!page.after.empty()) {
+    BUDCORE_TRY_ASSIGN(std::int64_t seq, parse_int(page.after, page));
+    q.where("seq > ?").bind(seq);
+  }
+  const std::size_t limit = page_limit(page);
+  q.sql(" ORDER BY seq LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
+  return read([&]() -> Result<Page<AuditEntry>> {
+    Page<AuditEntry> out;
+    BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {
+      if (out.items.size() == limit) {
+        out.next_cursor = std::to_string(out.items.back().seq);
+        return {};
+      }
+      AuditEntry e = audit_row(row);
+      BUDCORE_TRY_ASSIGN(e.detail, load_json(row.text(7), "audit_log[" + std::to_string(e.seq) + "].detail"));
+      out.items.push_back(std::move(e));
+      return {};
+    }));
+    return out;
+  });
+}
+
+Result<backend::AuditChainReport> SqlStore::verify_audit_chain() {
+  return read([&] { return backends::verify_audit_chain(db()); });
+}
+
+Result<backend::RoleBindingRecord> SqlStore::put_role_binding(const core::Id& tenant, backend::RoleBindingRecord b) {
+  BUDCORE_TRY(check_key("principal", b.principal));
+  BUDCORE_TRY(check_key("role", b.role));
+  BUDCORE_TRY(check_key("created_by", b.created_by));
+  if (b.created_at == core::Timestamp()) b.created_at = s_->clock->now();
+  return write([&] { return backends::put_role_binding(db(), tenant, std::move(b)); });
+}
+
+Status SqlStore::delete_role_binding(const core::Id& tenant, std::string_view principal, std::string_view role,
+                           const std::optional<core::Id>& project_id) {
+  return write([&] { return backends::delete_role_binding(db(), tenant, principal, role, project_id); });
+}
+
+Result<std::vector<backend::RoleBindingRecord>> SqlStore::list_role_bindings(
+    const core::Id& tenant, std::optional<std::string_view> principal) {
+  return read([&] { return backends::list_role_bindings(db(), tenant, principal); });
+}
+
+Result<JobRecord> SqlStore::write_job(const core::Id& tenant, job::Job job, std::int64_t expected_version) {
+  BUDCORE_TRY(claim_for_tenant(job.tenant_id, tenant));
+  if (job.id.is_nil()) return Error::invalid("id", "", "a write needs the job's id");
+  BUDCORE_TRY(job.validate());
+  return write([&]() -> Result<JobRecord> { return save_job(tenant, std::move(job), expected_version, {}); });
+}
+
+Result<std::int64_t> SqlStore::append_event(const core::Id& tenant, const backend::EventRecord& e) {
+  BUDCORE_TRY(check_key("type", e.type));
+  return write([&]() -> Result<std::int64_t> {
+    std::string tid = tenant.to_string(), oid = e.object_id.to_string(), doc = core::to_json(e.data);
+    SqlParam p[] = {tid, e.at.unix_nanos(), std::string_view(e.type), oid, doc};
+    std::int64_t seq = 0;
+    BUDCORE_TRY(db().query("INSERT INTO platform_events (tenant_id, at_ns, type, object_id, doc) "
+                           "VALUES (?, ?, ?, ?, ?) RETURNING seq",
+                           p, [&](const SqlRow& row) -> Status {
+                             seq = row.int64(0);
+                             return {};
+                           }));
+    return seq;
+  });
+}
+
+Result<std::vector<backend::EventRecord>> SqlStore::list_events(const core::Id& tenant, std::int64_t after_seq,
+                                                      std::size_t limit) {
+  limit = std::clamp<std::size_t>(limit, 1, 10'000);
+  std::string tid = tenant.to_string();
+  SqlParam p[] = {tid, after_seq, static_cast<std::int64_t>(limit)};
+  return read([&]() -> Result<std::vector<backend::EventRecord>> {
+    std::vector<backend::EventRecord> out;
+    BUDCORE_TRY(db().query("SELECT seq, at_ns, type, object_id, doc FROM platform_events "
+                           "WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                           p, [&](const SqlRow& row) -> Status {
+                             backend::EventRecord e;
+                             e.seq = row.int64(0);
+                             e.at = ts(row.int64(1));
+                             e.type = row.text(2);
+                             BUDCORE_TRY_ASSIGN(e.object_id, load_id(row.text(3), "platform_events.object_id"));
+                             BUDCORE_TRY_ASSIGN(e.data, load_json(row.text(4), "platform_events[" + std::to_string(e.seq) + "].doc"));
+                             out.push_back(std::move(e));
+                             return {};
+                           }));
+    return out;
+  });
+}
+
+Status SqlStore::put_platform_record(std::string_view kind, std::string_view key, const core::Value& doc) {
+  BUDCORE_TRY(check_key("kind", kind));
+  BUDCORE_TRY(check_key("key", key));
+  std::string text = core::to_json(doc);
+  std::int64_t now = s_->clock->now().unix_nanos();
+  SqlParam p[] = {kind, key, text, now};
+  return write([&]() -> Status {
+    BUDCORE_TRY(db().execute("INSERT INTO platform_records (kind, record_key, doc, updated_ns) VALUES (?, ?, ?, ?) "
+                             "ON CONFLICT (kind, record_key) DO UPDATE SET doc = excluded.doc, "
+                             "updated_ns = excluded.updated_ns",
+                             p));
+    return {};
+  });
+}
+
+Status SqlStore::delete_platform_record(std::string_view kind, std::string_view key) {
+  SqlParam p[] = {kind, key};
+  return write([&]() -> Status {
+    BUDCORE_TRY(db().execute("DELETE FROM platform_records WHERE kind = ? AND record_key = ?", p));
+    return {};
+  });
+}
+
+Result<std::optional<backend::PlatformRecord>> SqlStore::get_platform_record(std::string_view kind,
+                                                                   std::string_view key) {
+  SqlParam p[] = {kind, key};
+  return read([&]() -> Result<std::optional<backend::PlatformRecord>> {
+    std::optional<backend::PlatformRecord> out;
+    BUDCORE_TRY(db().query("SELECT kind, record_key, doc, updated_ns FROM platform_records "
+                           "WHERE kind = ? AND record_key = ?",
+                           p, [&](const SqlRow& row) -> Status {
+                             BUDCORE_TRY_ASSIGN(out, platform_record_from_row(row));
+                             return {};
+                           }));
+    return out;
+  });
+}
+
+Result<Page<backend::PlatformRecord>> SqlStore::list_platform_records(std::string_view kind, const PageRequest& page) {
+  Query q;
+  q.sql("SELECT kind, record_key, doc, updated_ns FROM platform_records").where("kind = ?").bind(std::string(kind));
+  if (!page.after.empty()) q.where("record_key > ?").bind(page.after);
+  const std::size_t limit = page_limit(page);
+  q.sql(" ORDER BY record_key LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
+  return read([&]() -> Result<Page<backend::PlatformRecord>> {
+    Page<backend::PlatformRecord> out;
+    BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {
+      if (out.items.size() == limit) {
+        out.next_cursor = out.items.back().key;
+        return {};
+      }
+      BUDCORE_TRY_ASSIGN(auto r, platform_record_from_row(row));
+      out.items.push_back(std::move(r));
+      return {};
+    }));
+    return out;
+  });
+}
+
+}  // namespace budcore::backends::sql
