@@ -164,13 +164,6 @@ py::dict rollup_arrays(const py::array_t<std::int64_t, py::array::c_style>& star
   return out;
 }
 
-core::Id id_arg(const py::handle& obj, const char* what) {
-  std::string text = py::str(obj).cast<std::string>();
-  auto id = core::Id::parse(text);
-  if (!id) throw PyError(core::Error::invalid(what, text, "expected a UUID"));
-  return *id;
-}
-
 }  // namespace
 
 void bind_cost(py::module_& m) {
@@ -289,8 +282,8 @@ void bind_cost(py::module_& m) {
          const py::object& project, const std::string& estimate, const std::string& job, const py::object& now) {
         cost::BudgetSet set = unwrap(cost::BudgetSet::from_value(doc_of(budgets, "budgets"), b.currency));
         std::vector<cost::Usage> records = usage_of(usage, &b);
-        cost::AdmissionRequest req{id_arg(tenant, "tenant"), std::nullopt, {}, job};
-        if (!project.is_none()) req.project_id = id_arg(project, "project");
+        cost::AdmissionRequest req{id_of(tenant, "tenant"), std::nullopt, {}, job};
+        if (!project.is_none()) req.project_id = id_of(project, "project");
         req.estimate = estimate.find(' ') == std::string::npos ? unwrap(core::Money::parse(estimate, b.currency))
                                                                 : unwrap(core::Money::parse(estimate));
         const core::Timestamp at = time_of(now, "now");
@@ -317,7 +310,7 @@ void bind_cost(py::module_& m) {
         backend::UsageQuery q;
         if (!from.is_none()) q.from = time_of(from, "from");
         if (!to.is_none()) q.to = time_of(to, "to");
-        const core::Id t = id_arg(tenant, "tenant");
+        const core::Id t = id_of(tenant, "tenant");
         auto st = s.store();
         return to_python(usage_list(nogil([&] { return cost::load_usage(*st, t, q); })));
       },
@@ -325,8 +318,8 @@ void bind_cost(py::module_& m) {
   m.def(
       "cost_job_cost",
       [](PyStore& s, const py::object& tenant, const py::object& job_id) {
-        const core::Id t = id_arg(tenant, "tenant");
-        const core::Id j = id_arg(job_id, "job_id");
+        const core::Id t = id_of(tenant, "tenant");
+        const core::Id j = id_of(job_id, "job_id");
         auto st = s.store();
         return to_python(cost::to_value(nogil([&] { return cost::job_actual_cost(*st, t, j); })));
       },

@@ -37,13 +37,6 @@ class PyPlatform {
   std::shared_ptr<platform::Platform> p_;
 };
 
-core::Id id_of(const py::handle& obj, const char* what) {
-  std::string text = py::str(obj).cast<std::string>();
-  auto id = core::Id::parse(text);
-  if (!id) throw PyError(core::Error::invalid(what, text, "expected a UUID"));
-  return *id;
-}
-
 platform::CallContext caller(const py::object& tenant, const std::string& principal, const std::string& request_id) {
   return platform::CallContext::for_tenant(id_of(tenant, "tenant"), principal, request_id);
 }

@@ -25,13 +25,6 @@ namespace {
 using backend::JobRecord;
 using core::Id;
 
-Id id_of(const py::handle& obj, const char* what) {
-  std::string text = py::str(obj).cast<std::string>();
-  core::Result<Id> id = Id::parse(text);
-  if (!id) throw PyError(core::Error::invalid(what, text, "expected a UUID"));
-  return *id;
-}
-
 job::Job job_of(const py::handle& obj) {
   if (py::isinstance<job::Job>(obj)) return obj.cast<job::Job>();
   if (!py::isinstance<py::dict>(obj))

@@ -74,10 +74,7 @@ usecase::ResolvedStack resolve_or_raise(const UsecaseRegistry& r, const std::str
 
 core::Id id_arg(const py::object& obj, const char* what) {
   if (obj.is_none()) return core::Id();
-  std::string text = py::str(obj).cast<std::string>();
-  auto id = core::Id::parse(text);
-  if (!id) throw PyError(core::Error::invalid(what, text, "expected a UUID"));
-  return *id;
+  return id_of(obj, what);
 }
 
 Value plan_value(const usecase::DeploymentPlan& plan, const usecase::DeploymentRecord& record) {

@@ -113,6 +113,13 @@ py::object to_python(const core::Value& value) {
   return py::none();
 }
 
+core::Id id_of(const py::handle& obj, const char* what) {
+  std::string text = py::str(obj).cast<std::string>();
+  auto id = core::Id::parse_field(text, what);
+  if (!id) throw PyError(std::move(id).error());
+  return *id;
+}
+
 py::object typed_result(const char* cls, const core::Value& value) {
   return py::module_::import("budcore.results").attr(cls)(to_python(value));
 }

@@ -14,6 +14,7 @@
 
 #include <string_view>
 
+#include "budcore/core/id.hpp"
 #include "budcore/core/value.hpp"
 
 namespace budcore::bindings {
@@ -28,6 +29,8 @@ py::object to_python(const core::Value& value);
 // to_python(value) as a budcore.results class ("Plan", "RunResult", "JobPage"): the dict with
 // attribute access, rows(), to_pandas() and an HTML view.
 py::object typed_result(const char* cls, const core::Value& value);
+// A UUID argument (a str or uuid.UUID): core::Id::parse_field, raising ValidationError naming `what`.
+core::Id id_of(const py::handle& obj, const char* what);
 
 }  // namespace budcore::bindings
 

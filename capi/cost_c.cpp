@@ -204,10 +204,10 @@ extern "C" int budcore_cost_job_cost(budcore_buf* out, const budcore_store* stor
     if (!empty_out(out) || !store_ok(store)) return last();
     std::string_view tenant_text, job_text;
     if (!text(tenant, tenant_len, "tenant", tenant_text) || !text(job_id, job_id_len, "job_id", job_text)) return last();
-    auto t = core::Id::parse(tenant_text);
-    if (!t) return capi::set_error(core::Error::invalid("tenant", std::string(tenant_text), "is not a UUID"));
-    auto j = core::Id::parse(job_text);
-    if (!j) return capi::set_error(core::Error::invalid("job_id", std::string(job_text), "is not a UUID"));
+    auto t = core::Id::parse_field(tenant_text, "tenant");
+    if (!t) return capi::set_error(t.error());
+    auto j = core::Id::parse_field(job_text, "job_id");
+    if (!j) return capi::set_error(j.error());
     auto s = cost::job_actual_cost(*store->store, *t, *j);
     if (!s) return capi::set_error(s.error());
     return capi::fill_buf(out, core::to_json(cost::to_value(*s)));

@@ -46,9 +46,9 @@ bool caller_of(const budcore_caller* c, platform::CallContext& ctx) {
       !text(c->principal, c->principal_len, "caller.principal", principal) ||
       !text(c->request_id, c->request_id_len, "caller.request_id", request))
     return false;
-  auto id = Id::parse(tenant);
+  auto id = Id::parse_field(tenant, "caller.tenant");
   if (!id) {
-    capi::set_error(core::Error::invalid("caller.tenant", std::string(tenant), "is not a UUID"));
+    capi::set_error(id.error());
     return false;
   }
   ctx = platform::CallContext::for_tenant(*id, std::string(principal), std::string(request));
@@ -58,9 +58,9 @@ bool caller_of(const budcore_caller* c, platform::CallContext& ctx) {
 bool uuid(const char* s, std::size_t len, std::string_view field, Id& out) {
   std::string_view v;
   if (!text(s, len, field, v)) return false;
-  auto id = Id::parse(v);
+  auto id = Id::parse_field(v, field);
   if (!id) {
-    capi::set_error(core::Error::invalid(std::string(field), std::string(v), "is not a UUID"));
+    capi::set_error(id.error());
     return false;
   }
   out = *id;

@@ -23,9 +23,9 @@ bool common_args(budcore_buf* out, const budcore_store* store, const char* tenan
   }
   std::string_view text;
   if (!capi::input_text(tenant, tenant_len, "tenant", text)) return false;
-  auto id = Id::parse(text);
+  auto id = Id::parse_field(text, "tenant");
   if (!id) {
-    capi::set_error(budcore::core::Error::invalid("tenant", std::string(text), "is not a UUID"));
+    capi::set_error(id.error());
     return false;
   }
   tenant_id = *id;
@@ -73,8 +73,8 @@ extern "C" int budcore_store_job_get(budcore_buf* out, const budcore_store* stor
     if (!common_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
     std::string_view text;
     if (!capi::input_text(id, id_len, "id", text)) return budcore_error_last()->code;
-    auto job_id = Id::parse(text);
-    if (!job_id) return capi::set_error(budcore::core::Error::invalid("id", std::string(text), "is not a UUID"));
+    auto job_id = Id::parse_field(text, "id");
+    if (!job_id) return capi::set_error(job_id.error());
     auto r = store->store->get_job(tid, *job_id);
     if (!r) return capi::set_error(r.error());
     return capi::fill_buf(out, budcore::core::to_json(budcore::backend::to_value(*r)));
@@ -91,8 +91,8 @@ extern "C" int budcore_store_job_transition(budcore_buf* out, budcore_store* sto
     if (!capi::input_text(id, id_len, "id", id_text) || !capi::input_text(to, to_len, "to", to_text) ||
         !capi::input_text(message, message_len, "message", message_text))
       return budcore_error_last()->code;
-    auto job_id = Id::parse(id_text);
-    if (!job_id) return capi::set_error(budcore::core::Error::invalid("id", std::string(id_text), "is not a UUID"));
+    auto job_id = Id::parse_field(id_text, "id");
+    if (!job_id) return capi::set_error(job_id.error());
     auto status = budcore::job::parse_job_status(to_text);
     if (!status) return capi::set_error(budcore::core::Error(status.error()).at("to"));
     auto r = store->store->transition_job(tid, *job_id, expected_version, *status, message_text);

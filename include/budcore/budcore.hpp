@@ -81,6 +81,7 @@
 #include "budcore/quota/cluster_queue.hpp"
 #include "budcore/quota/cohort.hpp"
 #include "budcore/quota/config.hpp"
+#include "budcore/quota/engine_json.hpp"
 #include "budcore/quota/fwd.hpp"
 #include "budcore/quota/job_workload.hpp"
 #include "budcore/quota/kueue_yaml.hpp"

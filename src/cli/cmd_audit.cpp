@@ -29,8 +29,8 @@ int verify(const std::string& uri) {
 }
 
 int export_lines(const std::string& uri, const std::string& tenant_text) {
-  auto tenant = core::Id::parse(tenant_text);
-  if (!tenant) return report_error(core::Error::invalid("tenant", tenant_text, "is not a UUID (--tenant)"));
+  auto tenant = parse_uuid(tenant_text, "tenant");
+  if (!tenant) return report_error(tenant.error());
   backend::StoreOptions o;
   o.migrate = false;
   auto store = backend::open_store(uri, o);

@@ -58,11 +58,6 @@ int store_error(const core::Error& e) {
   return e.code == core::ErrorCode::NotFound ? kExitInvalid : rc;
 }
 
-core::Result<core::Id> parse_uuid(const std::string& text, const char* field) {
-  auto id = core::Id::parse(text);
-  if (!id) return core::Error::invalid(field, text, "is not a UUID");
-  return *id;
-}
 
 // Opens the store and parses the tenant, or reports why not.
 int open_for(const StoreArgs& args, std::unique_ptr<backend::Store>& store, core::Id& tenant) {

@@ -88,16 +88,11 @@ core::Result<std::unique_ptr<platform::Platform>> open(const Common& c) {
 }
 
 core::Result<platform::CallContext> caller(const Common& c) {
-  auto id = core::Id::parse(c.tenant);
-  if (!id) return core::Error::invalid("tenant", c.tenant, "is not a UUID (--tenant)");
+  auto id = parse_uuid(c.tenant, "tenant");
+  if (!id) return id.error();
   return platform::CallContext::for_tenant(*id, c.principal);
 }
 
-core::Result<core::Id> uuid(const std::string& text, const char* field) {
-  auto id = core::Id::parse(text);
-  if (!id) return core::Error::invalid(field, text, "is not a UUID");
-  return *id;
-}
 
 // Runs fn(platform, caller) and prints what it returns.
 template <class Fn>
@@ -207,7 +202,7 @@ const bool registered = register_commands([](CLI::App& root) {
     if (with_reason) cmd->add_option("--reason", *reason, "Why (recorded on the job)");
     cmd->callback([=] {
       exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
-        BUDCORE_TRY_ASSIGN(core::Id job, uuid(*id, "id"));
+        BUDCORE_TRY_ASSIGN(core::Id job, parse_uuid(*id, "id"));
         return act(p, ctx, job, *reason);
       });
     });
@@ -247,7 +242,7 @@ const bool registered = register_commands([](CLI::App& root) {
   prio->add_option("PRIORITY", *prio_value, "critical, high, normal, low or spot")->required();
   prio->callback([=] {
     exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
-      BUDCORE_TRY_ASSIGN(core::Id job, uuid(*prio_id, "id"));
+      BUDCORE_TRY_ASSIGN(core::Id job, parse_uuid(*prio_id, "id"));
       auto pr = job::parse_job_priority(*prio_value);
       if (!pr) return core::Error(pr.error()).at("priority");
       BUDCORE_TRY_ASSIGN(auto r, p.set_priority(ctx, job, *pr));
@@ -305,7 +300,7 @@ const bool registered = register_commands([](CLI::App& root) {
         b.principal = *who;
         BUDCORE_TRY_ASSIGN(b.role, platform::parse_role(*role));
         if (!project->empty()) {
-          BUDCORE_TRY_ASSIGN(b.project, uuid(*project, "project"));
+          BUDCORE_TRY_ASSIGN(b.project, parse_uuid(*project, "project"));
         }
         if (grant) {
           BUDCORE_TRY_ASSIGN(auto rec, p.bind_role(ctx, b));

@@ -210,8 +210,8 @@ int deploy_failure(const core::Error& e) {
 using DeployFn = std::function<core::Result<Value>(platform::Platform&, const platform::CallContext&)>;
 
 int with_deployments(const DeployArgs& a, const DeployFn& fn) {
-  auto tenant = core::Id::parse(a.tenant);
-  if (!tenant) return report_error(core::Error::invalid("tenant", a.tenant, "is not a UUID (--tenant)"));
+  auto tenant = parse_uuid(a.tenant, "tenant");
+  if (!tenant) return report_error(tenant.error());
   auto ctx = platform::CallContext::for_tenant(*tenant, a.principal);
   auto p = open_platform(a);
   if (!p) {
@@ -254,9 +254,7 @@ core::Result<Value> deploy(platform::Platform& p, const platform::CallContext& c
 }
 
 core::Result<core::Id> deployment_id(const std::string& text) {
-  auto id = core::Id::parse(text);
-  if (!id) return core::Error::invalid("id", text, "is not a deployment id (a UUID)");
-  return *id;
+  return parse_uuid(text, "id");
 }
 
 void add_deploy_commands(CLI::App& group) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "budcore/core/error.hpp"
+#include "budcore/core/id.hpp"
 #include "budcore/core/result.hpp"
 #include "budcore/core/value.hpp"
 
@@ -36,6 +37,8 @@ int report_errors(const std::vector<core::Error>& errors);
 // {"code", "message", "path", "value"?, "retry_after_ms"?} of an error clamped for display (code:
 // the error's unless given), and the one writer of error documents to stderr.
 core::Value error_json(const core::Error& error, std::string code = {});
+// A UUID argument (--tenant, ID, --project): core::Id::parse_field, the one UUID reader.
+core::Result<core::Id> parse_uuid(const std::string& text, const char* field);
 void print_error_json(const core::Value& doc);
 // An argument-parser failure (missing, unknown or malformed option) as an `invalid` error whose
 // path is the option it names.

@@ -54,6 +54,8 @@ core::Value error_json(const core::Error& full, std::string code) {
   return core::Value(std::move(m));
 }
 
+core::Result<core::Id> parse_uuid(const std::string& text, const char* field) { return core::Id::parse_field(text, field); }
+
 void print_error_json(const core::Value& doc) {
   // core::to_json writes malformed UTF-8 (a file name, say) as U+FFFD: stderr stays JSON.
   std::cerr << core::to_json(doc) << "\n";

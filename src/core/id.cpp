@@ -100,6 +100,12 @@ Id Id::generate(const Clock& clock) { return from_bytes(generator().next(clock.n
 
 Id Id::generate() { return generate(*system_clock()); }
 
+Result<Id> Id::parse_field(std::string_view text, std::string_view field) {
+  auto id = parse(text);
+  if (!id) return Error::invalid(std::string(field), std::string(text), id.error().message);
+  return id;
+}
+
 Result<Id> Id::parse(std::string_view text) {
   const bool dashed = text.size() == 36;
   if (!dashed && text.size() != 32) {

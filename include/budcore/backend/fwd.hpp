@@ -47,6 +47,7 @@ struct PlatformRecord;
 class Store;
 struct StoreOptions;
 struct StoreCheckReport;
+struct MigrationReport;
 enum class JobView : std::uint8_t;
 struct JobQuery;
 

@@ -29,6 +29,9 @@ class BUDCORE_API Id {
   static Id generate();  // system clock
   // "0190e6f4-5c3a-7abc-8def-0123456789ab" in any case; also accepts the 32-hex form.
   static Result<Id> parse(std::string_view text);
+  // parse() of an argument or field: Invalid naming `field` and quoting `text` (the one UUID
+  // reader of the CLI, the C ABI and Python, so a bad id reads the same on every surface).
+  static Result<Id> parse_field(std::string_view text, std::string_view field);
   static Id from_bytes(const std::array<std::uint8_t, 16>& bytes) noexcept { Id i; i.b_ = bytes; return i; }
 
   std::string to_string() const;  // lower-case 8-4-4-4-12
