@@ -15,53 +15,15 @@ charts). Errors raised by budcore derive from :class:`budcore.Error` and carry `
 ``.field`` (the path of the offending input), ``.value`` and ``.message``.
 """
 
-from ._core import (
-    AdmissionEngine,
-    AlreadyExistsError,
-    ArithmeticOverflowError,
-    BudgetExceededError,
-    ConflictError,
-    Error,
-    InternalError,
-    IoError,
-    Job,
-    Money,
-    NotFoundError,
-    Pipeline,
-    PipelineIssue,
-    PriceBook,
-    Quantity,
-    QuotaConfig,
-    QuotaExceededError,
-    ScheduleTimeline,
-    SecurityError,
-    RateLimitedError,
-    Store,
-    StoredJob,
-    Template,
-    TemplateAssertionError,
-    TemplateError,
-    TemplateRuntimeError,
-    TemplateSecurityError,
-    TemplateSyntaxError,
-    TemplateTypeError,
-    TemplateValueError,
-    TemplateZeroDivisionError,
-    UndefinedError,
-    UnsupportedError,
-    UsecaseRegistry,
-    ValidationError,
-    __version__,
-    check_store,
-    latest_schema_version,
-    load_document,
-    open_store,
-    parse_json,
-    render,
-    render_native,
-    to_json,
-    version_info,
-)
+# Every name from its layer's submodule (each lists it in its __all__): the top level is the
+# alias of each, as it was before the submodules existed.
+from ._core import AdmissionEngine, PriceBook, QuotaConfig, ScheduleTimeline, UsecaseRegistry, __version__, version_info
+from .documents import *  # noqa: F401,F403  load_document, parse_json, to_json
+from .errors import *  # noqa: F401,F403  Error and its subclasses
+from .jobs import *  # noqa: F401,F403  Job, Money, Quantity
+from .pipeline import *  # noqa: F401,F403  Pipeline, PipelineIssue
+from .store import *  # noqa: F401,F403  Store, StoredJob, check_store, latest_schema_version, open_store
+from .templates import *  # noqa: F401,F403  render, render_native, Template and its errors
 from . import cost, documents, errors, jobs, pipeline, quota, results, store, templates
 from . import schedule
 from . import usecases

@@ -33,4 +33,17 @@ inline std::string header_value(const Value& v) { return v.is_string() ? v.as_st
 
 }  // namespace budcore::pipeline::detail
 
+namespace budcore::pipeline {
+// What the engine's files (engine.cpp, engine_state.cpp, engine_steps.cpp) all read.
+using core::Value;
+using detail::failed_like;
+using detail::header_value;
+using detail::main_like;
+using detail::NodeDef;
+using detail::NodeKind;
+using detail::own_config;
+using detail::refusal_state;
+using detail::TriggerRule;
+}  // namespace budcore::pipeline
+
 #pragma GCC visibility pop

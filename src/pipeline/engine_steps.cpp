@@ -8,16 +8,6 @@
 
 namespace budcore::pipeline {
 
-using core::Value;
-using detail::NodeDef;
-using detail::NodeKind;
-using detail::TriggerRule;
-using detail::failed_like;
-using detail::header_value;
-using detail::main_like;
-using detail::own_config;
-using detail::refusal_state;
-
 // ---- execution ---------------------------------------------------------------------------
 
 std::string Engine::Impl::job_key(int n) const {

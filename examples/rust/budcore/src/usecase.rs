@@ -6,24 +6,12 @@
 use std::path::Path;
 use std::ptr::NonNull;
 
-use crate::{check, sys, Buf, Error};
+use crate::{check, sys, Buf, Error, Invalid};
 
 /// A render that did not come out: the first problem (`error.field` is its path) and the
-/// library's report, `{"valid": false, "errors": [...]}`, listing every problem.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RenderError {
-    pub error: Error,
-    /// Empty when the call failed before resolving (an unknown template id, a bad request).
-    pub report: String,
-}
-
-impl std::fmt::Display for RenderError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.error.fmt(f)
-    }
-}
-
-impl std::error::Error for RenderError {}
+/// library's report, `{"valid": false, "errors": [...]}`, listing every problem (empty when
+/// the call failed before resolving: an unknown template id, a bad request).
+pub type RenderError = Invalid;
 
 /// Components and use-case templates in memory. Adding takes `&mut self`; reading and
 /// rendering take `&self` and may run on several threads at once.
@@ -156,7 +144,7 @@ impl UsecaseRegistry {
         };
         match check(rc) {
             Ok(()) => Ok(out.to_string_lossy()),
-            Err(error) => Err(RenderError {
+            Err(error) => Err(Invalid {
                 error,
                 report: report.to_string_lossy(),
             }),
