@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks the C headers' conventions: every BUDCORE_API declaration is documented with a
 `Thread-safety:` line, and every text parameter `const char *x` is followed by its length
-`size_t x_len` (one naming scheme for lengths). Usage: header_docs_test.py SOURCE_DIR"""
+`size_t x_len` (one naming scheme for lengths); every declared function is listed in docs/capi.md.
+Usage: header_docs_test.py SOURCE_DIR"""
 import glob
 import re
 import sys
@@ -36,6 +37,11 @@ def main():
     src = sys.argv[1]
     headers = sorted(glob.glob(f"{src}/include/budcore/c/*.h"))
     found = [p for h in headers for p in problems(h)]
+    listed = open(f"{src}/docs/capi.md", encoding="utf-8").read()
+    for h in headers:
+        for fn in sorted(set(re.findall(r"BUDCORE_API[^;(]*?\b(budcore_\w+)\s*\(", open(h, encoding="utf-8").read()))):
+            if f"`{fn}`" not in listed:
+                found.append(f"{h.split('/')[-1]}: {fn} is not listed in docs/capi.md ('Every function')")
     decls = sum(len(DECL.findall(open(h, encoding="utf-8").read())) for h in headers)
     if decls == 0:
         print("no declarations found")
