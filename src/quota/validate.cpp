@@ -38,6 +38,10 @@ Status validate_groups(const std::vector<ResourceGroup>& groups, const std::set<
         return Error::invalid(rpath, res, "resource is already covered by " + it->second);
       covered.emplace(res, rpath);
     }
+    // Kueue's ResourceGroup requires 1..16 flavors: a group without one gives its resources no
+    // quota anywhere (and nothing for the engine to assign them from).
+    if (group.flavors.empty())
+      return Error::invalid(gpath + ".flavors", "", "a resource group must list at least one flavor");
     for (std::size_t f = 0; f < group.flavors.size(); ++f) {
       const auto& fq = group.flavors[f];
       std::string fpath = gpath + "." + idx("flavors", f);

@@ -107,10 +107,12 @@ TEST_P(CliIsolation, TenantBCanNeitherSeeNorInferNorChangeAnythingOfTenantA) {
   const json a_page = ok("platform list --limit 1" + a);
   ASSERT_TRUE(a_page["next_cursor"].is_string());
   auto with_a_cursor = run_cli("platform list --after " + quote(a_page["next_cursor"].get<std::string>()) + b);
-  if (with_a_cursor.exit_code == 0)
-    for (const auto& item : json::parse(with_a_cursor.out)["items"]) EXPECT_EQ(item["name"], "b-job");
-  else
+  if (with_a_cursor.exit_code == 0) {
+    const json page = json::parse(with_a_cursor.out);  // named: a range-for over a temporary's member dangles
+    for (const auto& item : page["items"]) EXPECT_EQ(item["name"], "b-job");
+  } else {
     EXPECT_EQ(with_a_cursor.exit_code, 2);
+  }
   const std::string b_sees = ok("platform list" + b).dump() + ok("platform watch --limit 10000" + b).dump() +
                              ok("platform audit" + b).dump() + ok("usecase deployments" + b).dump();
   for (const std::string& of_a : {job_id, run_id, dep_id, std::string("a-train"), std::string("a-pipe"),

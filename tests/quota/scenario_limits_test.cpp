@@ -156,3 +156,26 @@ TEST(ScenarioLimitsTest, EngineRefusesAdmittedCountsOutsideThePodSet) {
 
 }  // namespace
 }  // namespace budcore::quota
+
+namespace budcore::quota {
+namespace {
+
+// Found by platform_scenario_fuzz: a resource group without flavors passed validation and the
+// engine, finding no flavor to take its resources from, threw out of create().
+TEST(ScenarioLimitsTest, AResourceGroupWithoutFlavorsIsRefused) {
+  json doc = base_scenario();
+  doc["cluster_queues"][0]["resource_groups"][0]["flavors"] = json::array();
+  auto s = parse_scenario(doc.dump());
+  ASSERT_TRUE(s) << s.error().describe();
+  auto st = validate(s->config);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().field, "cluster_queues[0].resource_groups[0].flavors");
+  auto engine = AdmissionEngine::create(s->config);
+  ASSERT_FALSE(engine);
+  EXPECT_EQ(engine.error().code, core::ErrorCode::Invalid);
+  auto sim = simulate(*s);
+  ASSERT_FALSE(sim);
+}
+
+}  // namespace
+}  // namespace budcore::quota
