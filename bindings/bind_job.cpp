@@ -29,19 +29,13 @@ py::object opt(const std::optional<T>& v) {
 // Raises ValidationError (or the class of its code) for the first problem, with .errors: every
 // problem as a dict {"code", "message", "path", "value"}, as use-case rendering does.
 [[noreturn]] void raise_problems(const std::vector<core::Error>& problems) {
-  py::object exc = make_exception(problems.front());
   py::list errors;
   for (const auto& e : problems) {
-    py::dict d;
-    d["code"] = std::string(core::to_string(e.code));
-    d["message"] = e.message;
-    d["path"] = e.field;
-    d["value"] = e.value.empty() ? py::object(py::none()) : py::object(py::str(e.value));
+    py::dict d = to_python(core::to_value(e));
+    d.attr("setdefault")("value", py::none());  // Python readers get the key, None when unknown
     errors.append(d);
   }
-  exc.attr("errors") = errors;
-  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
-  throw py::error_already_set();
+  raise_with_errors(problems.front(), std::move(errors));
 }
 
 // Decodes (the first problem of the document's shape stops there), then every rule at once.

@@ -36,6 +36,15 @@ PyPipeline from_result(core::Result<Value> r) {
   return PyPipeline{std::move(v)};
 }
 
+// JSON or YAML text, parsed without the GIL.
+PyPipeline from_text(const std::string& text) {
+  core::Result<Value> v = [&] {
+    py::gil_scoped_release release;
+    return core::parse_document(text);
+  }();
+  return from_result(std::move(v));
+}
+
 std::string field(const Value& doc, std::string_view section, std::string_view key) {
   const Value* s = doc.find(section);
   const Value* f = s ? s->find(key) : nullptr;
@@ -236,14 +245,7 @@ void bind_pipeline(py::module_& m) {
              if (!document.is_none()) {
                if (!fields.empty()) throw py::type_error("Pipeline() takes a document or keyword fields, not both");
                if (py::isinstance<py::dict>(document)) return PyPipeline{to_value(document)};
-               if (py::isinstance<py::str>(document)) {
-                 std::string text = document.cast<std::string>();
-                 core::Result<Value> v = [&] {
-                   py::gil_scoped_release release;
-                   return core::parse_document(text);
-                 }();
-                 return from_result(std::move(v));
-               }
+               if (py::isinstance<py::str>(document)) return from_text(document.cast<std::string>());
                throw py::type_error("Pipeline() takes a dict or JSON/YAML text, not " +
                                     py::type::handle_of(document).attr("__name__").cast<std::string>());
              }
@@ -281,16 +283,7 @@ void bind_pipeline(py::module_& m) {
             return PyPipeline{to_value(d)};
           },
           py::arg("data"), "A pipeline from a dict of the source design's Pipeline/Step schema; ValidationError names the bad field.")
-      .def_static(
-          "from_text",
-          [](const std::string& text) {
-            core::Result<Value> v = [&] {
-              py::gil_scoped_release release;
-              return core::parse_document(text);
-            }();
-            return from_result(std::move(v));
-          },
-          py::arg("text"), "JSON or YAML text.")
+      .def_static("from_text", &from_text, py::arg("text"), "JSON or YAML text.")
       .def_property_readonly("id", [](const PyPipeline& p) { return field(p.document, "pipeline", "id"); }, "The pipeline's id.")
       .def_property_readonly("name", [](const PyPipeline& p) { return field(p.document, "pipeline", "name"); }, "The pipeline's name.")
       .def_property_readonly("step_ids", [](const PyPipeline& p) { return step_ids(p.document); }, "The step ids, in document order.")

@@ -35,8 +35,6 @@ struct PyQuotaConfig {
   std::vector<std::string> warnings;
 };
 
-core::Map map_of(std::initializer_list<core::Map::Entry> entries) { return core::Map(entries); }
-
 // Contract-2 JSON text -> Scenario, without the GIL.
 quota::Scenario parse_scenario_text(const std::string& text) {
   core::Result<quota::Scenario> s = [&] {
@@ -88,44 +86,6 @@ std::vector<std::string> names_of(const auto& items) {
 
 // ---- simulation output as Python objects (the contract-2 output) ----------------------------
 
-Value string_map(const std::map<std::string, std::string>& m) {
-  core::Map out;
-  for (const auto& [k, v] : m) out.set(k, Value(v));
-  return Value(std::move(out));
-}
-
-Value flavors_value(const std::map<std::string, std::map<std::string, std::string>>& flavors) {
-  core::Map out;
-  for (const auto& [pod_set, res] : flavors) out.set(pod_set, string_map(res));
-  return Value(std::move(out));
-}
-
-Value simulation_value(const quota::SimulationResult& r) {
-  core::Map admitted;
-  for (const auto& [name, a] : r.admitted) {
-    core::Map e;
-    e.set("cluster_queue", Value(a.cluster_queue));
-    e.set("flavors", flavors_value(a.flavors));
-    if (!a.count.empty()) {
-      core::Map count;
-      for (const auto& [ps, n] : a.count) count.set(ps, Value(static_cast<std::int64_t>(n)));
-      e.set("count", Value(std::move(count)));
-    }
-    e.set("borrowing", Value(a.borrowing));
-    admitted.set(name, Value(std::move(e)));
-  }
-  core::List preempted(r.preempted.begin(), r.preempted.end());
-  core::Map usage;
-  for (const auto& [cq, flavors] : r.usage) usage.set(cq, flavors_value(flavors));
-  core::Map out;
-  out.set("admitted", Value(std::move(admitted)));
-  out.set("preempted", Value(std::move(preempted)));
-  out.set("pending", string_map(r.pending));
-  out.set("usage", Value(std::move(usage)));
-  out.set("cycles_run", Value(static_cast<std::int64_t>(r.cycles_run)));
-  return Value(std::move(out));
-}
-
 py::object simulate(const py::object& scenario) {
   std::string text = json_text_of(scenario, "scenario");
   core::Result<Value> out = [&]() -> core::Result<Value> {
@@ -134,7 +94,7 @@ py::object simulate(const py::object& scenario) {
     if (!s) return std::move(s).error();
     auto r = quota::simulate(*s);
     if (!r) return std::move(r).error();
-    return simulation_value(*r);
+    return quota::to_value(*r);
   }();
   return to_python(unwrap(std::move(out)));
 }
@@ -296,14 +256,10 @@ void bind_quota(py::module_& m) {
                             "A validated Kueue configuration: resource flavors, cohorts, cluster queues, "
                             "local queues and priority classes (CONTRACTS.md section 2 keys).")
       .def(py::init([](const py::object& document, const py::kwargs& sections) {
-             if (!document.is_none()) {
-               if (!sections.empty()) throw py::type_error("QuotaConfig() takes a document or keyword sections, not both");
-               return config_from_text(json_text_of(document, "config"));
-             }
-             // Keyword form: resource_flavors=[...], cohorts=[...], cluster_queues=[...], ...
-             py::dict doc;
-             for (const auto& [k, v] : sections) doc[k] = v;
-             return config_from_text(json_text_of(doc, "config"));
+             if (!document.is_none() && !sections.empty())
+               throw py::type_error("QuotaConfig() takes a document or keyword sections, not both");
+             // Keyword form: the sections are the document (resource_flavors=[...], cluster_queues=[...], ...).
+             return config_from_text(json_text_of(document.is_none() ? sections : document, "config"));
            }),
            py::arg("document") = py::none(), py::pos_only(),
            "QuotaConfig(document) from a dict or JSON text in the `quota simulate` shape, or "

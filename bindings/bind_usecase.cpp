@@ -34,7 +34,6 @@ std::string path_of(const py::object& obj) { return py::module_::import("os").at
 // Raises ValidationError for the first problem, with .errors = every problem as dicts.
 [[noreturn]] void raise_issues(const std::vector<usecase::Issue>& issues) {
   const auto& first = issues.front();
-  py::object exc = make_exception(core::Error::invalid(first.path, {}, first.code + ": " + first.message));
   py::list errors;
   for (const auto& i : issues) {
     py::dict d;
@@ -43,9 +42,7 @@ std::string path_of(const py::object& obj) { return py::module_::import("os").at
     d["path"] = i.path;
     errors.append(d);
   }
-  exc.attr("errors") = errors;
-  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
-  throw py::error_already_set();
+  raise_with_errors(core::Error::invalid(first.path, {}, first.code + ": " + first.message), std::move(errors));
 }
 
 const usecase::UseCaseTemplate& template_of(const UsecaseRegistry& r, const std::string& id) {

@@ -59,6 +59,13 @@ py::object make_exception(const core::Error& full) {
   return exc;
 }
 
+void raise_with_errors(const core::Error& first, py::list errors) {
+  py::object exc = make_exception(first);
+  exc.attr("errors") = std::move(errors);
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+  throw py::error_already_set();
+}
+
 void bind_errors(py::module_& m) {
   py::object exception = py::reinterpret_borrow<py::object>(PyExc_Exception);
   g_base = make_class(m, "Error",

@@ -28,6 +28,9 @@ class PyError : public std::exception {
 // The budcore.Error subclass instance for `e`, not raised (for lists of problems).
 pybind11::object make_exception(const core::Error& e);
 
+// Raises the exception of `first` with .errors = `errors` (every problem, as dicts).
+[[noreturn]] void raise_with_errors(const core::Error& first, pybind11::list errors);
+
 template <class T>
 T unwrap(core::Result<T> r) {
   if (!r.has_value()) throw PyError(std::move(r).error());

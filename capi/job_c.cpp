@@ -35,11 +35,7 @@ extern "C" int budcore_job_validate_all(budcore_buf* out, budcore_buf* errors_ou
     }
     if (errors_out != nullptr) {
       core::List list;
-      for (const auto& e : problems) {
-        core::Map item{{"code", std::string(core::to_string(e.code))}, {"message", e.message}, {"path", e.field}};
-        if (!e.value.empty()) item.set("value", e.value);
-        list.push_back(core::Value(std::move(item)));
-      }
+      for (const auto& e : problems) list.push_back(core::to_value(e));
       core::Value report = core::Value::map({{"valid", false}, {"errors", core::Value(std::move(list))}});
       if (int rc = capi::fill_buf(errors_out, core::to_json(report), "errors_out"); rc != BUDCORE_OK) return rc;
     }

@@ -52,12 +52,12 @@ void add_store_options(CLI::App* cmd, StoreArgs& args) {
 }
 
 // A job or tenant that does not exist is the caller's input being wrong (exit 2), as is an
-// invalid one; a store that cannot be opened or read is a failure (exit 1).
+// invalid one or a version that moved on (a conflict); a store that cannot be opened or read is
+// a failure (exit 1).
 int store_error(const core::Error& e) {
   int rc = report_error(e);
-  return e.code == core::ErrorCode::NotFound ? kExitInvalid : rc;
+  return e.code == core::ErrorCode::NotFound || e.code == core::ErrorCode::Conflict ? kExitInvalid : rc;
 }
-
 
 // Opens the store and parses the tenant, or reports why not.
 int open_for(const StoreArgs& args, std::unique_ptr<backend::Store>& store, core::Id& tenant) {
@@ -104,7 +104,7 @@ int get_job(const StoreArgs& args, const std::string& id_text) {
 }
 
 // Moves a stored job along the state machine, a compare-and-set on the version the caller read:
-// a lost race or an illegal move is a conflict (exit 2).
+// a lost race or an illegal move is a conflict.
 int transition_job(const StoreArgs& args, const std::string& id_text, const std::string& to, std::int64_t version,
                    const std::string& message) {
   auto id = parse_uuid(id_text, "id");
@@ -115,10 +115,7 @@ int transition_job(const StoreArgs& args, const std::string& id_text, const std:
   core::Id tenant;
   if (int rc = open_for(args, store, tenant); rc != kExitOk) return rc;
   auto r = store->transition_job(tenant, *id, version, *status, message);
-  if (!r) {
-    int rc = store_error(r.error());
-    return r.error().code == core::ErrorCode::Conflict ? kExitInvalid : rc;
-  }
+  if (!r) return store_error(r.error());
   print(backend::to_value(*r));
   return kExitOk;
 }

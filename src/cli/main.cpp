@@ -45,13 +45,9 @@ core::Result<std::string> read_file_arg(const std::string& file, std::size_t max
 
 core::Value error_json(const core::Error& full, std::string code) {
   // A 48 MB offending value is quoted by its first bytes and its length.
-  const core::Error e = core::clamp_for_display(full);
-  core::Map m{{"code", code.empty() ? std::string(core::to_string(e.code)) : std::move(code)},
-              {"message", e.message},
-              {"path", e.field}};
-  if (!e.value.empty()) m.set("value", e.value);
-  if (e.retry_after_ms > 0) m.set("retry_after_ms", e.retry_after_ms);
-  return core::Value(std::move(m));
+  core::Value v = core::to_value(core::clamp_for_display(full));
+  if (!code.empty()) v.mutable_map().set("code", std::move(code));
+  return v;
 }
 
 core::Result<core::Id> parse_uuid(const std::string& text, const char* field) { return core::Id::parse_field(text, field); }

@@ -445,4 +445,11 @@ std::string format_json_float(double d) {
   return out;
 }
 
+Value to_value(const Error& e) {
+  Map m{{"code", std::string(to_string(e.code))}, {"message", e.message}, {"path", e.field}};
+  if (!e.value.empty()) m.set("value", e.value);
+  if (e.retry_after_ms > 0) m.set("retry_after_ms", e.retry_after_ms);
+  return Value(std::move(m));
+}
+
 }  // namespace budcore::core

@@ -185,16 +185,16 @@ Result<Job> Job::from_value(const Value& value) {
   return j;
 }
 
-Result<Job> Job::from_json(std::string_view json) {
-  BUDCORE_TRY(core::check_input_size(json.size(), {}, kMaxDocumentBytes));
-  BUDCORE_TRY_ASSIGN(auto value, core::parse_json(json));
-  return from_value(value);
-}
-
 Result<Job> Job::decode_json(std::string_view json) {
   BUDCORE_TRY(core::check_input_size(json.size(), {}, kMaxDocumentBytes));
   BUDCORE_TRY_ASSIGN(auto value, core::parse_json(json));
   return decode(value);
+}
+
+Result<Job> Job::from_json(std::string_view json) {
+  BUDCORE_TRY_ASSIGN(Job j, decode_json(json));
+  BUDCORE_TRY(j.validate());
+  return j;
 }
 
 Value Job::to_value() const {

@@ -1,40 +1,37 @@
-// quota/engine_json.hpp: a workload goes through the scenario parser (the one `budcore quota
-// simulate` uses) so defaults and error paths are the contract's.
+// quota/engine_json.hpp: the engine's outputs as core::Value (parse_workload is beside the
+// scenario reader in scenario.cpp, so a workload reads exactly as in `budcore quota simulate`).
 #include "budcore/quota/engine_json.hpp"
 
-#include "budcore/core/json.hpp"
+#include <map>
+#include <string>
+
 #include "budcore/quota/scenario.hpp"
 
 namespace budcore::quota {
 
 using core::Value;
 
-core::Result<Workload> parse_workload(std::string_view json, const QuotaConfig& config) {
-  BUDCORE_TRY_ASSIGN(Value workload, core::parse_json(json));
-  core::List classes;
-  for (const auto& pc : config.priority_classes)
-    classes.push_back(Value::map({{"name", pc.name}, {"value", static_cast<std::int64_t>(pc.value)}}));
-  Value doc = Value::map({{"priority_classes", Value(std::move(classes))}, {"workloads", Value(core::List{workload})}});
-  auto s = parse_scenario(core::to_json(doc));
-  if (!s) {
-    core::Error e = std::move(s).error();
-    static constexpr std::string_view kPrefix = "workloads[0]";
-    if (e.field.rfind(kPrefix, 0) == 0) e.field = "workload" + e.field.substr(kPrefix.size());
-    return e;
-  }
-  if (s->workloads.size() != 1) return core::Error::invalid("workload", "", "must be one workload object");
-  return std::move(s->workloads.front());
+namespace {
+
+Value string_map(const std::map<std::string, std::string>& m) {
+  core::Map out;
+  for (const auto& [k, v] : m) out.set(k, v);
+  return Value(std::move(out));
 }
 
+// pod set (or cluster queue) -> resource -> flavor (or quantity)
+Value nested_map(const std::map<std::string, std::map<std::string, std::string>>& m) {
+  core::Map out;
+  for (const auto& [k, v] : m) out.set(k, string_map(v));
+  return Value(std::move(out));
+}
+
+}  // namespace
+
 core::Value to_value(const Admission& a) {
-  core::Map flavors, count;
-  for (const auto& [pod_set, resources] : a.flavors) {
-    core::Map r;
-    for (const auto& [resource, flavor] : resources) r.set(resource, flavor);
-    flavors.set(pod_set, Value(std::move(r)));
-  }
+  core::Map count;
   for (const auto& [pod_set, n] : a.count) count.set(pod_set, static_cast<std::int64_t>(n));
-  return Value::map({{"cluster_queue", a.cluster_queue}, {"flavors", Value(std::move(flavors))}, {"count", Value(std::move(count))}});
+  return Value::map({{"cluster_queue", a.cluster_queue}, {"flavors", nested_map(a.flavors)}, {"count", Value(std::move(count))}});
 }
 
 core::Value to_value(const WorkloadStatus& s) {
@@ -53,6 +50,27 @@ core::Value to_value(const CycleReport& r) {
                      {"preempted", Value(core::List(r.preempted.begin(), r.preempted.end()))},
                      {"released", Value(core::List(r.released.begin(), r.released.end()))},
                      {"changed", r.changed}});
+}
+
+core::Value to_value(const SimulationResult& r) {
+  core::Map admitted;
+  for (const auto& [name, a] : r.admitted) {
+    core::Map e{{"cluster_queue", a.cluster_queue}, {"flavors", nested_map(a.flavors)}};
+    if (!a.count.empty()) {
+      core::Map count;
+      for (const auto& [ps, n] : a.count) count.set(ps, static_cast<std::int64_t>(n));
+      e.set("count", Value(std::move(count)));
+    }
+    e.set("borrowing", a.borrowing);
+    admitted.set(name, Value(std::move(e)));
+  }
+  core::Map usage;
+  for (const auto& [cq, flavors] : r.usage) usage.set(cq, nested_map(flavors));
+  return Value::map({{"admitted", Value(std::move(admitted))},
+                     {"preempted", Value(core::List(r.preempted.begin(), r.preempted.end()))},
+                     {"pending", string_map(r.pending)},
+                     {"usage", Value(std::move(usage))},
+                     {"cycles_run", static_cast<std::int64_t>(r.cycles_run)}});
 }
 
 }  // namespace budcore::quota

@@ -2,13 +2,13 @@
 #include "budcore/quota/scenario.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <set>
 #include <span>
 
 #include "budcore/core/json.hpp"
 #include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
+#include "budcore/quota/engine_json.hpp"
 
 namespace budcore::quota {
 namespace {
@@ -23,10 +23,10 @@ std::string at(const std::string& base, std::string_view key) { return base.empt
 std::string at(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
 
 // parse_json names a bad number by its JSON pointer ("/workloads/0/priority"); the contract's
-// paths read "workloads[0].priority".
-std::string path_of_pointer(const std::string& pointer) {
+// paths read "workloads[0].priority" (under `base` when the document is one part of another).
+std::string path_of_pointer(const std::string& pointer, std::string base = {}) {
   if (pointer.empty() || pointer.front() != '/') return pointer;
-  std::string out;
+  std::string out = std::move(base);
   std::size_t from = 1;
   while (from <= pointer.size()) {
     std::size_t to = pointer.find('/', from);
@@ -301,7 +301,7 @@ R<ClusterQueue> parse_cq(const Json& j, const std::string& p) {
   return cq;
 }
 
-R<Workload> parse_workload(const Json& j, const std::string& p, const QuotaConfig& config) {
+R<Workload> read_workload(const Json& j, const std::string& p, const QuotaConfig& config) {
   BUDCORE_TRY(known_keys(j, p, kWorkloadKeys));
   Workload w;
   BUDCORE_TRY_ASSIGN(w.name, get_string(j, "name", p));
@@ -500,7 +500,7 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   if (const Json* l = list_of(root, "workloads", "", st); l && st) {
     for (std::size_t i = 0; i < l->size(); ++i) {
       Workload w;
-      BUDCORE_TRY_ASSIGN(w, parse_workload(item(*l, i), at(std::string("workloads"), i), s.config));
+      BUDCORE_TRY_ASSIGN(w, read_workload(item(*l, i), at(std::string("workloads"), i), s.config));
       s.workloads.push_back(std::move(w));
     }
   }
@@ -561,37 +561,19 @@ core::Result<SimulationResult> simulate(const Scenario& scenario) {
   return out;
 }
 
-std::string to_json(const SimulationResult& r, int indent) {
-  auto string_map = [](const std::map<std::string, std::string>& m) {
-    core::Map out;
-    for (const auto& [k, v] : m) out.set(k, v);
-    return Value(std::move(out));
-  };
-  auto nested = [&](const std::map<std::string, std::map<std::string, std::string>>& m) {
-    core::Map out;
-    for (const auto& [k, v] : m) out.set(k, string_map(v));
-    return Value(std::move(out));
-  };
-  core::Map admitted;
-  for (const auto& [name, a] : r.admitted) {
-    core::Map e{{"cluster_queue", a.cluster_queue}, {"flavors", nested(a.flavors)}};
-    if (!a.count.empty()) {
-      core::Map count;
-      for (const auto& [ps, n] : a.count) count.set(ps, static_cast<std::int64_t>(n));
-      e.set("count", Value(std::move(count)));
-    }
-    e.set("borrowing", a.borrowing);
-    admitted.set(name, Value(std::move(e)));
+core::Result<Workload> parse_workload(std::string_view json, const QuotaConfig& config) {
+  auto parsed = core::parse_json(json);
+  if (!parsed) {
+    core::Error e = std::move(parsed).error();
+    e.field = path_of_pointer(e.field, "workload");
+    return e;
   }
-  core::Map usage;
-  for (const auto& [cq, flavors] : r.usage) usage.set(cq, nested(flavors));
-  Value root = Value::map({{"admitted", Value(std::move(admitted))},
-                           {"preempted", Value(core::List(r.preempted.begin(), r.preempted.end()))},
-                           {"pending", string_map(r.pending)},
-                           {"usage", Value(std::move(usage))},
-                           {"cycles_run", static_cast<std::int64_t>(r.cycles_run)}});
+  return read_workload(*parsed, "workload", config);
+}
+
+std::string to_json(const SimulationResult& r, int indent) {
   // Names built in code may hold malformed UTF-8: to_json writes it as U+FFFD.
-  return core::to_json(root, core::JsonOptions{indent});
+  return core::to_json(to_value(r), core::JsonOptions{indent});
 }
 
 }  // namespace budcore::quota

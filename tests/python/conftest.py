@@ -43,35 +43,35 @@ def endpoint_dict(endpoint_json):
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+PG_FIXTURE = ROOT / "tests" / "backends" / "pg_fixture.sh"
+
+
 @pytest.fixture(scope="session")
 def postgres_server(tmp_path_factory):
     """A throwaway PostgreSQL server for the session (tests/backends/pg_fixture.sh, as ctest's
-    fixture); its admin URI. Skips when the server binaries are not installed."""
+    fixture); its state directory. Skips when the server binaries are not installed."""
     import subprocess
 
     state = tmp_path_factory.mktemp("pg")
-    script = ROOT / "tests" / "backends" / "pg_fixture.sh"
-    subprocess.run(["bash", str(script), "start", str(state)], check=True, capture_output=True)
-    uri_file = state / "uri"
-    if not uri_file.exists():
+    subprocess.run(["bash", str(PG_FIXTURE), "start", str(state)], check=True, capture_output=True)
+    if not (state / "uri").exists():
         pytest.skip("PostgreSQL server binaries are not installed")
     try:
-        yield uri_file.read_text().strip()
+        yield state
     finally:
-        subprocess.run(["bash", str(script), "stop", str(state)], check=False, capture_output=True)
+        subprocess.run(["bash", str(PG_FIXTURE), "stop", str(state)], check=False, capture_output=True)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def store_uri(request, tmp_path):
     """A fresh store URI of each backend: a SQLite file, or a schema of its own on the session's
-    PostgreSQL server."""
+    PostgreSQL server (`pg_fixture.sh schema`, as the C, Rust and Go tests make theirs)."""
     if request.param == "sqlite":
         return f"sqlite://{tmp_path}/store.db"
     import subprocess
     import uuid
 
-    admin = request.getfixturevalue("postgres_server")
+    state = request.getfixturevalue("postgres_server")
     schema = "py_" + uuid.uuid4().hex[:12]
-    psql = "/usr/lib/postgresql/15/bin/psql"
-    subprocess.run([psql, admin, "-q", "-c", f"CREATE SCHEMA {schema}"], check=True, capture_output=True)
-    return f"{admin}?options=-csearch_path%3D{schema}"
+    out = subprocess.run(["bash", str(PG_FIXTURE), "schema", str(state), schema], check=True, capture_output=True, text=True)
+    return out.stdout.strip()

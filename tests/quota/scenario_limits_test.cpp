@@ -10,6 +10,7 @@
 #include "budcore/quota/admission.hpp"
 #include "budcore/quota/cohort.hpp"
 #include "budcore/quota/config.hpp"
+#include "budcore/quota/engine_json.hpp"
 #include "budcore/quota/scenario.hpp"
 
 namespace budcore::quota {
@@ -175,6 +176,21 @@ TEST(ScenarioLimitsTest, AResourceGroupWithoutFlavorsIsRefused) {
   EXPECT_EQ(engine.error().code, core::ErrorCode::Invalid);
   auto sim = simulate(*s);
   ASSERT_FALSE(sim);
+}
+
+// One workload of the engine handle (C, Python) reads as in a scenario, paths under "workload",
+// an integer outside int64 included (parse_json names it by a JSON pointer).
+TEST(ScenarioLimitsTest, AWorkloadAloneIsNamedWorkload) {
+  QuotaConfig config;
+  auto big = parse_workload(R"({"name": "w", "queue": "lq", "priority": 9223372036854775808, "pod_sets": []})", config);
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().field, "workload.priority");
+  auto bad = parse_workload(R"({"name": "w", "pod_sets": [{"count": -1}]})", config);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().field, "workload.pod_sets[0].count");
+  auto typo = parse_workload(R"({"name": "w", "priorty": 1, "pod_sets": []})", config);
+  ASSERT_FALSE(typo);
+  EXPECT_EQ(typo.error().field, "workload.priorty");
 }
 
 }  // namespace

@@ -30,4 +30,8 @@ BUDCORE_API std::string to_json(const Value& value, const JsonOptions& options =
 // float: 1.0 -> "1.0", 0.1 -> "0.1", 1e300 -> "1e+300".
 BUDCORE_API std::string format_json_float(double d);
 
+// The JSON form of an error every surface writes when it lists problems: {"code", "message",
+// "path", "value" (only when known), "retry_after_ms" (only when positive)}.
+BUDCORE_API Value to_value(const Error& error);
+
 }  // namespace budcore::core

@@ -10,6 +10,7 @@
 #include "budcore/export.h"
 #include "budcore/quota/admission.hpp"
 #include "budcore/quota/config.hpp"
+#include "budcore/quota/scenario.hpp"
 #include "budcore/quota/workload.hpp"
 
 namespace budcore::quota {
@@ -25,5 +26,8 @@ BUDCORE_API core::Value to_value(const Admission& admission);
 BUDCORE_API core::Value to_value(const WorkloadStatus& status);
 // {"admitted": [keys], "preempted": [...], "released": [...], "changed"}
 BUDCORE_API core::Value to_value(const CycleReport& report);
+// The contract-2 output: {"admitted", "preempted", "pending", "usage", "cycles_run"}
+// (quota::to_json writes it as text).
+BUDCORE_API core::Value to_value(const SimulationResult& result);
 
 }  // namespace budcore::quota
