@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Lower layers never include higher ones (DESIGN.md "Layers"): every #include "budcore/<x>/"
 in include/budcore/<layer>/ and src/<layer>/ must name a layer at or below its own. The only
-exceptions are listed below, each with its reason. Usage: layering_test.py SOURCE_DIR"""
+exceptions are listed below, each with its reason. The CLI (src/cli) is a client of the public
+API like any other program: it includes only budcore/... headers and its own cli/... ones.
+Usage: layering_test.py SOURCE_DIR"""
 import glob
 import re
 import sys
@@ -39,6 +41,11 @@ def main():
             header, target = m.group(1), m.group(2)
             if target in rank and rank[target] > rank[layer] and (layer, header) not in ALLOWED:
                 problems.append(f"{f[len(src) + 1:]}: layer {layer} includes {header} (layer {target} is above it)")
+    for f in sorted(glob.glob(f"{src}/src/cli/*.[ch]pp")):
+        checked += 1
+        for m in re.finditer(r'#include "([\w/.]+)"', open(f, encoding="utf-8").read()):
+            if not m.group(1).startswith(("budcore/", "cli/")):
+                problems.append(f"{f[len(src) + 1:]}: the CLI includes the private header {m.group(1)}")
     for p in problems:
         print(p)
     if not problems:

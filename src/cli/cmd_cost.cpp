@@ -7,9 +7,9 @@
 
 #include "budcore/core/json.hpp"
 #include "budcore/cost/estimator.hpp"
+#include "budcore/cost/metering.hpp"
 #include "cli/cost_common.hpp"
 #include "cli/command.hpp"
-#include "cost/document.hpp"
 
 namespace budcore::cli {
 namespace {
@@ -17,9 +17,7 @@ namespace {
 int run_estimate(const std::string& prices, const std::string& spec_file, const std::string& tier, bool compare) {
   auto book = load_price_book(prices);
   if (!book) return report_cost_error(book.error());
-  auto text = cost::detail::read_bounded_file(spec_file, "SPEC");
-  if (!text) return report_cost_error(text.error());
-  auto spec = cost::detail::parse_bounded_document(*text, "SPEC");
+  auto spec = load_document_arg(spec_file, "SPEC", cost::kMaxDocumentBytes);
   if (!spec) return report_cost_error(spec.error());
   if (compare) {
     auto c = cost::compare_tiers(*book, *spec);
@@ -29,7 +27,7 @@ int run_estimate(const std::string& prices, const std::string& spec_file, const 
   cost::EstimateOptions options;
   if (!tier.empty()) {
     auto t = cost::parse_tier(tier);
-    if (!t) return report_cost_error(cost::detail::under("--tier", std::move(t).error()));
+    if (!t) return report_cost_error(t.error().at("--tier"));
     options.tier = *t;
   }
   auto e = cost::estimate_document(*book, *spec, options);

@@ -15,7 +15,6 @@
 #include "budcore/cost/rollup.hpp"
 #include "cli/command.hpp"
 #include "cli/cost_common.hpp"
-#include "cost/document.hpp"
 
 namespace budcore::cli {
 namespace {
@@ -77,7 +76,7 @@ Result<std::vector<cost::Usage>> load(const UsageArgs& a, const cost::PriceBook*
     return Error::invalid("--usage", {}, "give exactly one of --usage FILE and --store URI");
   }
   if (!a.usage_file.empty()) {
-    BUDCORE_TRY_ASSIGN(std::string text, cost::detail::read_bounded_file(a.usage_file, "--usage", cost::detail::kMaxUsageBytes));
+    BUDCORE_TRY_ASSIGN(std::string text, read_file_arg(a.usage_file, "--usage", cost::kMaxUsageBytes));
     return cost::parse_usage_text(text, book);
   }
   BUDCORE_TRY_ASSIGN(core::Id tenant, tenant_of(a.tenant));
@@ -92,9 +91,7 @@ Result<std::vector<cost::Usage>> load(const UsageArgs& a, const cost::PriceBook*
 int run_meter(const std::string& prices, const std::string& file, const std::string& store_uri) {
   auto book = load_price_book(prices);
   if (!book) return report_cost_error(book.error());
-  auto text = cost::detail::read_bounded_file(file, "INTERVAL");
-  if (!text) return report_cost_error(text.error());
-  auto doc = cost::detail::parse_bounded_document(*text, "INTERVAL");
+  auto doc = load_document_arg(file, "INTERVAL", cost::kMaxDocumentBytes);
   if (!doc) return report_cost_error(doc.error());
   auto interval = cost::read_interval(*doc);
   if (!interval) return report_cost_error(interval.error());
@@ -134,9 +131,7 @@ int run_report(const ReportArgs& a) {
   const std::string currency = bp ? bp->currency : "USD";
   cost::ReportQuery q;
   if (!a.query_file.empty()) {
-    auto text = cost::detail::read_bounded_file(a.query_file, "--query");
-    if (!text) return report_cost_error(text.error());
-    auto doc = cost::detail::parse_bounded_document(*text, "--query");
+    auto doc = load_document_arg(a.query_file, "--query", cost::kMaxDocumentBytes);
     if (!doc) return report_cost_error(doc.error());
     auto parsed = cost::read_report_query(*doc, currency);
     if (!parsed) return report_cost_error(parsed.error());
@@ -144,12 +139,12 @@ int run_report(const ReportArgs& a) {
   }
   if (!a.by.empty()) {
     auto by = cost::parse_group_by_list(a.by);
-    if (!by) return report_cost_error(cost::detail::under("--by", std::move(by).error()));
+    if (!by) return report_cost_error(by.error().at("--by"));
     q.by = std::move(*by);
   }
   if (!a.granularity.empty()) {
     auto g = cost::parse_granularity(a.granularity);
-    if (!g) return report_cost_error(cost::detail::under("--granularity", std::move(g).error()));
+    if (!g) return report_cost_error(g.error().at("--granularity"));
     q.granularity = *g;
   }
   for (const auto& s : a.shared) {
@@ -237,12 +232,12 @@ int run_budget(const BudgetArgs& a, bool check) {
   }
   cost::AdmissionRequest req;
   if (!a.job.empty()) {
-    auto text = cost::detail::read_bounded_file(a.job, "--job");
+    auto text = read_file_arg(a.job, "--job", cost::kMaxDocumentBytes);
     if (!text) return report_cost_error(text.error());
     auto job = job::Job::from_json(*text);
-    if (!job) return report_cost_error(cost::detail::under("--job", std::move(job).error()));
+    if (!job) return report_cost_error(job.error().at("--job"));
     auto e = cost::estimate_job(*book, *job);
-    if (!e) return report_cost_error(cost::detail::under("--job", std::move(e).error()));
+    if (!e) return report_cost_error(e.error().at("--job"));
     req = {job->tenant_id, job->project_id.is_nil() ? std::nullopt : std::optional(job->project_id), e->total, job->name};
   } else {
     auto tenant = tenant_of(a.usage.tenant);

@@ -24,14 +24,8 @@ namespace budcore::cli {
 namespace {
 
 int validate_job_file(const std::string& file) {
-  auto doc = core::load_document_file(file, std::min(core::max_input_bytes(), job::kMaxDocumentBytes));
-  if (!doc) {
-    core::Error e = doc.error();
-    if (e.field.empty()) e.field = file;
-    // A FILE that cannot be read is the caller's input being wrong, not budcore failing.
-    report_error(e);
-    return kExitInvalid;
-  }
+  auto doc = load_document_arg(file, "FILE", std::min(core::max_input_bytes(), job::kMaxDocumentBytes));
+  if (!doc) return report_error(doc.error());
   auto job = job::Job::decode(*doc);
   if (!job) return report_error(job.error());
   // Every semantic problem at once, each with its path (as Kubernetes' API validation does).
@@ -73,13 +67,8 @@ int open_for(const StoreArgs& args, std::unique_ptr<backend::Store>& store, core
 void print(const core::Value& v) { std::cout << core::to_json(v) << "\n"; }
 
 int submit_job_file(const StoreArgs& args, const std::string& file, const std::string& key) {
-  auto doc = core::load_document_file(file, std::min(core::max_input_bytes(), job::kMaxDocumentBytes));
-  if (!doc) {
-    core::Error e = doc.error();
-    if (e.field.empty()) e.field = file;
-    report_error(e);
-    return kExitInvalid;
-  }
+  auto doc = load_document_arg(file, "FILE", std::min(core::max_input_bytes(), job::kMaxDocumentBytes));
+  if (!doc) return report_error(doc.error());
   auto job = job::Job::from_value(*doc);
   if (!job) return report_error(job.error());
   std::unique_ptr<backend::Store> store;

@@ -34,22 +34,22 @@ struct Args {
 
 core::Result<job::Job> read_job(const std::string& file) {
   Value doc;
-  BUDCORE_TRY_ASSIGN(doc, core::load_document_file(file));
+  BUDCORE_TRY_ASSIGN(doc, load_document_arg(file, "FILE"));
   return job::Job::from_value(doc);
 }
 
 // A quota configuration: Kueue YAML (file or directory) or budcore's configuration JSON.
 core::Result<quota::QuotaConfig> read_quota(const std::string& file) {
-  auto doc = core::load_document_file(file);
+  auto doc = load_document_arg(file, "FILE");
   if (doc && doc->is_map() && doc->find("cluster_queues") != nullptr) {
     quota::Scenario s;
     BUDCORE_TRY_ASSIGN(s, quota::parse_scenario(core::to_json(*doc)));
     return s.config;
   }
-  quota::KueueImport imported;
-  BUDCORE_TRY_ASSIGN(imported, quota::import_kueue_path(file));
-  for (const auto& w : imported.warnings) std::cerr << "warning: " << w << "\n";
-  return imported.config;
+  auto imported = quota::import_kueue_path(file);
+  if (!imported) return input_file_error(std::move(imported).error(), "FILE");
+  for (const auto& w : imported->warnings) std::cerr << "warning: " << w << "\n";
+  return imported->config;
 }
 
 core::Result<kubernetes::RenderOptions> render_options(const Args& a) {

@@ -42,7 +42,7 @@ core::Status read_padded(const std::string& file, PaddedText& out) {
   std::error_code ec;
   bool regular = file != "-" && std::filesystem::is_regular_file(file, ec);
   if (!regular) {
-    core::Result<std::string> text = read_file_arg(file);
+    core::Result<std::string> text = read_file_arg(file, "FILE");
     if (!text) return std::move(text).error();
     out.copy = std::move(*text);
     out.copy.reserve(out.copy.size() + pipeline::kPlanTextPadding);  // capacity past size() is readable
@@ -159,7 +159,7 @@ core::Result<pipeline::RehearsalOptions> flag_options(const RunArgs& args) {
 }
 
 int run_file(const RunArgs& args) {
-  core::Result<std::string> text = read_file_arg(args.file);
+  core::Result<std::string> text = read_file_arg(args.file, "FILE");
   if (!text) return report_error(text.error());
   auto doc = parse_document(*text);
   if (!doc) return report_error(doc.error());
@@ -167,12 +167,8 @@ int run_file(const RunArgs& args) {
   if (!args.params.empty()) {
     std::string ptext = args.params;
     if (ptext.front() != '{') {
-      core::Result<std::string> read = read_file_arg(args.params);
-      if (!read) {
-        core::Error e = read.error();
-        e.field = "--params";
-        return report_error(e);
-      }
+      core::Result<std::string> read = read_file_arg(args.params, "--params");
+      if (!read) return report_error(read.error());
       ptext = std::move(*read);
     }
     auto p = parse_document(ptext);

@@ -63,21 +63,10 @@ int fail(const core::Error& e) {
   }
 }
 
-core::Result<core::Value> read_doc(const std::string& file) {
-  auto doc = core::load_document_file(file);
-  if (!doc) {
-    core::Error e = doc.error();
-    if (e.field.empty()) e.field = file;
-    if (e.code == core::ErrorCode::Io) e.code = core::ErrorCode::Invalid;
-    return e;
-  }
-  return doc;
-}
-
 core::Result<std::unique_ptr<platform::Platform>> open(const Common& c) {
   platform::PlatformConfig config;
   if (!c.config.empty()) {
-    BUDCORE_TRY_ASSIGN(auto doc, read_doc(c.config));
+    BUDCORE_TRY_ASSIGN(auto doc, load_document_arg(c.config, "--config"));
     BUDCORE_TRY_ASSIGN(config, platform::PlatformConfig::from_value(doc));
   } else {
     std::error_code ec;
@@ -126,12 +115,12 @@ void draw_progress(double fraction) {
 }
 
 int simulate(const std::string& file, bool json, bool metrics) {
-  auto doc = read_doc(file);
+  auto doc = load_document_arg(file, "SCENARIO");
   if (!doc) return report_error(doc.error());
   std::string base = file == "-" ? std::string() : std::filesystem::path(file).parent_path().string();
   if (base.empty() && file != "-") base = ".";
   auto scenario = platform::Scenario::from_value(*doc, base);
-  if (!scenario) return report_error(scenario.error());
+  if (!scenario) return report_error(input_file_error(scenario.error(), {}));
   std::function<void(double)> progress;
   if (::isatty(STDERR_FILENO) && !json) progress = draw_progress;
   auto out = platform::simulate(*scenario, progress);
@@ -178,7 +167,7 @@ const bool registered = register_commands([](CLI::App& root) {
   submit->add_option("--key", *submit_key, "Idempotency key");
   submit->callback([=] {
     exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
-      BUDCORE_TRY_ASSIGN(auto doc, read_doc(*submit_file));
+      BUDCORE_TRY_ASSIGN(auto doc, load_document_arg(*submit_file, "FILE"));
       if (doc.is_list() || (doc.is_map() && doc.find("jobs"))) {
         BUDCORE_TRY_ASSIGN(auto batch, platform::parse_submit_batch(doc));
         BUDCORE_TRY_ASSIGN(auto results, p.submit_batch(ctx, std::move(batch)));
@@ -367,10 +356,10 @@ const bool registered = register_commands([](CLI::App& root) {
   pipe->add_option("--params", *params_file, "Parameters (YAML/JSON map)");
   pipe->callback([=] {
     exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
-      BUDCORE_TRY_ASSIGN(auto doc, read_doc(*pipe_file));
+      BUDCORE_TRY_ASSIGN(auto doc, load_document_arg(*pipe_file, "FILE"));
       core::Value params;
       if (!params_file->empty()) {
-        BUDCORE_TRY_ASSIGN(params, read_doc(*params_file));
+        BUDCORE_TRY_ASSIGN(params, load_document_arg(*params_file, "--params"));
       }
       BUDCORE_TRY_ASSIGN(auto run, p.run_pipeline(ctx, doc, params));
       return run.to_value();

@@ -27,14 +27,15 @@ void print_warnings(const std::vector<std::string>& warnings) {
 // Kueue objects (a directory or a multi-document YAML) plus a workloads file (JSON or YAML with
 // "workloads", optional "cycles" and "fair_sharing") become one contract scenario.
 core::Result<std::string> kueue_scenario(const std::string& file, const std::string& workloads) {
-  quota::KueueImport imported;
-  BUDCORE_TRY_ASSIGN(imported, quota::import_kueue_path(file));
+  auto read = quota::import_kueue_path(file);
+  if (!read) return input_file_error(std::move(read).error(), "FILE");
+  quota::KueueImport imported = std::move(*read);
   print_warnings(imported.warnings);
   core::Value scenario;
   BUDCORE_TRY_ASSIGN(scenario, core::parse_json(quota::config_to_json(imported.config, -1)));
   if (!workloads.empty()) {
     core::Value extra;
-    BUDCORE_TRY_ASSIGN(extra, core::load_document_file(workloads));
+    BUDCORE_TRY_ASSIGN(extra, load_document_arg(workloads, "--workloads"));
     if (extra.is_list()) extra = core::Value(core::Map{{"workloads", extra}});
     if (!extra.is_map()) return core::Error::invalid("--workloads", workloads, "expected a list of workloads or a map with \"workloads\"");
     for (const auto& [k, v] : extra.as_map())
@@ -48,7 +49,7 @@ int run_simulate(const std::string& file, const std::string& workloads) {
   if (std::filesystem::is_directory(file) || !workloads.empty()) {
     text = kueue_scenario(file, workloads);
   } else {
-    text = read_file_arg(file);
+    text = read_file_arg(file, "FILE");
     if (text && !looks_like_json(*text)) {
       auto imported = quota::import_kueue_yaml(*text);
       if (!imported) return report_error(imported.error());
@@ -67,7 +68,7 @@ int run_simulate(const std::string& file, const std::string& workloads) {
 
 int run_import(const std::string& file) {
   auto imported = quota::import_kueue_path(file);
-  if (!imported) return report_error(imported.error());
+  if (!imported) return report_error(input_file_error(imported.error(), "FILE"));
   print_warnings(imported->warnings);
   std::cout << quota::config_to_json(imported->config) << "\n";
   return kExitOk;
@@ -78,7 +79,7 @@ int run_export(const std::string& file, const std::string& api_version) {
   if (api_version == "v1beta2" || api_version == "kueue.x-k8s.io/v1beta2") version = quota::KueueApiVersion::V1beta2;
   else if (api_version == "v1beta1" || api_version == "kueue.x-k8s.io/v1beta1") version = quota::KueueApiVersion::V1beta1;
   else return report_error(core::Error::invalid("--api-version", api_version, "expected v1beta1 or v1beta2"));
-  auto text = read_file_arg(file);
+  auto text = read_file_arg(file, "FILE");
   if (!text) return report_error(text.error());
   quota::QuotaConfig config;
   if (looks_like_json(*text)) {

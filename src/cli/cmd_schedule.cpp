@@ -13,35 +13,9 @@
 namespace budcore::cli {
 namespace {
 
-constexpr std::size_t kMaxInputBytes = 64u << 20;
-
-// FILE or "-" (stdin), at most kMaxInputBytes, JSON or YAML.
-core::Result<core::Value> read_document(const std::string& file) {
-  std::string text;
-  auto slurp = [&](std::istream& in) -> core::Status {
-    char buf[1 << 16];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-      text.append(buf, static_cast<std::size_t>(in.gcount()));
-      if (text.size() > kMaxInputBytes)
-        return core::Error::invalid("FILE", file, "input larger than " + std::to_string(kMaxInputBytes >> 20) + " MiB");
-    }
-    return {};
-  };
-  if (file == "-") {
-    BUDCORE_TRY(slurp(std::cin));
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return core::Error::invalid("FILE", file, "cannot open file");
-    BUDCORE_TRY(slurp(in));
-  }
-  auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') return core::parse_json(text);
-  return core::parse_document(text);
-}
-
 core::Result<schedule::Timeline> timeline_of(const std::string& file) {
   core::Value doc;
-  BUDCORE_TRY_ASSIGN(doc, read_document(file));
+  BUDCORE_TRY_ASSIGN(doc, load_document_arg(file, "FILE"));
   schedule::TimelineInput in;
   BUDCORE_TRY_ASSIGN(in, schedule::parse_estimate_document(doc));
   return schedule::Timeline::create(std::move(in));
@@ -74,7 +48,7 @@ int run_replay(const std::string& source) {
   if (source == "baseline") {
     config = schedule::kueue_baseline();
   } else {
-    auto doc = read_document(source);
+    auto doc = load_document_arg(source, "CONFIG");
     if (!doc) return report_error(doc.error());
     auto parsed = schedule::parse_replay_config(*doc);
     if (!parsed) return report_error(parsed.error());

@@ -167,7 +167,7 @@ void append_failure(std::string& out, std::string_view id_json, const templates:
 }
 
 int eval_batch(const std::string& file) {
-  core::Result<std::string> read = read_file_arg(file);
+  core::Result<std::string> read = read_file_arg(file, "--batch");
   if (!read) return report_error(read.error());
   std::string input = std::move(*read);
   std::string_view rest = input;

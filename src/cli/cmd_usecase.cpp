@@ -51,17 +51,21 @@ int load_failure(const core::Error& e, std::string_view code) {
 }
 
 // FILE, "-", or the id of a shipped template.
-core::Result<usecase::UseCaseTemplate> template_arg(const std::string& arg) {
+core::Result<usecase::UseCaseTemplate> template_arg(const std::string& arg, std::string_view field = "--template") {
   std::error_code ec;
-  if (arg == "-" || std::filesystem::exists(arg, ec)) return usecase::load_template_file(arg);
+  if (arg == "-" || std::filesystem::exists(arg, ec)) {
+    auto t = usecase::load_template_file(arg);
+    if (!t) return input_file_error(std::move(t).error(), field);
+    return t;
+  }
   if (const auto* t = usecase::builtin_template(arg)) return *t;
-  return core::Error::invalid("--template", arg, "is neither a file nor the id of a shipped template");
+  return core::Error::invalid(std::string(field), arg, "is neither a file nor the id of a shipped template");
 }
 
 core::Result<usecase::ComponentRegistry> components_arg(const std::string& path) {
   if (path.empty()) return usecase::builtin_components();
   usecase::ComponentRegistry registry;
-  BUDCORE_TRY(usecase::load_components(path, registry));
+  if (auto st = usecase::load_components(path, registry); !st) return input_file_error(std::move(st).error(), "--components");
   return registry;
 }
 
@@ -120,7 +124,9 @@ int render(const RenderArgs& args) {
 
 core::Result<std::vector<usecase::TemplateFile>> templates_arg(const std::string& dir) {
   if (dir.empty()) return usecase::builtin_templates();
-  return usecase::load_templates(dir);
+  auto files = usecase::load_templates(dir);
+  if (!files) return input_file_error(std::move(files).error(), "--templates");
+  return files;
 }
 
 int list(const std::string& dir) {
@@ -134,12 +140,12 @@ int list(const std::string& dir) {
 
 int show(const std::string& id, const std::string& dir) {
   if (dir.empty()) {
-    auto t = template_arg(id);
+    auto t = template_arg(id, "ID");
     if (!t) return load_failure(t.error(), usecase::issue_code::kInvalidTemplate);
     print(t->to_value());
     return kExitOk;
   }
-  auto files = usecase::load_templates(dir);
+  auto files = templates_arg(dir);
   if (!files) return load_failure(files.error(), usecase::issue_code::kInvalidTemplate);
   for (const auto& f : *files) {
     if (f.tmpl.id == id) {

@@ -47,9 +47,18 @@ core::Error usage_error(std::string_view parser_message);
 // invalid error with a did-you-mean; nullopt when every word up to a leaf command is known.
 std::optional<core::Error> unknown_command(const CLI::App& app, int argc, char** argv);
 
-// The whole input file named on the command line ("-": stdin), capped at max_input_bytes()
-// (or `max`). A file that cannot be read is the caller's input being wrong: Invalid, exit 2.
-core::Result<std::string> read_file_arg(const std::string& file, std::size_t max = 0);
+// The whole input file named on the command line ("-": stdin) by the argument or option
+// `field` ("FILE", "--prices"), capped at max_input_bytes() (or `max`), read by
+// core::read_input. A file that cannot be read is the caller's input being wrong, so core's
+// Io error is reported as invalid input (exit 2) with the same message, path (= field) and
+// value (= the file); code `io` stays for internal failures (exit 1).
+core::Result<std::string> read_file_arg(const std::string& file, std::string_view field, std::size_t max = 0);
+// The same, parsed as one JSON or YAML document (core::load_document_file).
+core::Result<core::Value> load_document_arg(const std::string& file, std::string_view field, std::size_t max = 0);
+// A library loader's error for a file the caller named with `field`: an Io error (the file
+// cannot be read) becomes that same invalid-input error, named by `field` (kept when `field` is
+// empty: a file named inside a document, such as a config's cost.prices); others pass as is.
+core::Error input_file_error(core::Error e, std::string_view field);
 
 // A subcommand's callback stores its exit code here; main returns it.
 int& exit_code();

@@ -5,12 +5,12 @@
 #include "budcore/core/json.hpp"
 #include "budcore/cost/estimator.hpp"
 #include "cli/command.hpp"
-#include "cost/document.hpp"
+#include "budcore/cost/metering.hpp"
 
 namespace budcore::cli {
 
 core::Result<cost::PriceBook> load_price_book(const std::string& path) {
-  auto text = cost::detail::read_bounded_file(path, "--prices");
+  auto text = read_file_arg(path, "--prices", cost::kMaxDocumentBytes);
   if (!text) return std::move(text).error();
   return cost::PriceBook::from_text(*text);
 }

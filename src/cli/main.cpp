@@ -9,6 +9,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
+#include "budcore/core/yaml.hpp"
 #include "cli/command.hpp"
 
 namespace budcore::cli {
@@ -32,15 +33,28 @@ int& exit_code() {
   return code;
 }
 
-core::Result<std::string> read_file_arg(const std::string& file, std::size_t max) {
-  auto text = core::read_input(file, max != 0 ? max : core::max_input_bytes());
-  if (!text && text.error().code == core::ErrorCode::Io) {
-    core::Error e = std::move(text).error();
+core::Error input_file_error(core::Error e, std::string_view field) {
+  if (e.code == core::ErrorCode::Io) {
     e.code = core::ErrorCode::Invalid;
-    if (e.field.empty()) e.field = e.value;
-    return e;
+    if (!field.empty()) e.field = std::string(field);
   }
-  return text;
+  return e;
+}
+
+namespace {
+template <typename T>
+core::Result<T> as_input_error(core::Result<T> r, std::string_view field) {
+  if (!r) return input_file_error(std::move(r).error(), field);
+  return r;
+}
+}  // namespace
+
+core::Result<std::string> read_file_arg(const std::string& file, std::string_view field, std::size_t max) {
+  return as_input_error(core::read_input(file, max != 0 ? max : core::max_input_bytes(), field), field);
+}
+
+core::Result<core::Value> load_document_arg(const std::string& file, std::string_view field, std::size_t max) {
+  return as_input_error(core::load_document_file(file, max, field), field);
 }
 
 core::Value error_json(const core::Error& full, std::string code) {

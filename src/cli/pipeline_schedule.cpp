@@ -53,7 +53,7 @@ void print(const Value& v) {
 
 core::Result<Value> read_document(const std::string& file) {
   std::string text;
-  BUDCORE_TRY_ASSIGN(text, read_file_arg(file));
+  BUDCORE_TRY_ASSIGN(text, read_file_arg(file, "FILE"));
   auto v = core::parse_json(text);
   if (v) return v;
   auto y = core::parse_document(text);

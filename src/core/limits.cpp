@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 namespace budcore::core {
@@ -66,19 +67,19 @@ Status check_input_size(std::size_t size, std::string_view field, std::size_t ma
                             " bytes (BUDCORE_MAX_INPUT_BYTES or --max-input-bytes raise it)");
 }
 
-Result<std::string> read_input(const std::string& path, std::size_t max) {
+Result<std::string> read_input(const std::string& path, std::size_t max, std::string_view field) {
+  const std::string shown = path == "-" ? std::string("<stdin>") : truncate_text(path);
+  auto io_error = [&](std::string why) {
+    return Error{ErrorCode::Io, "cannot open file '" + shown + "': " + why, std::string(field), shown};
+  };
   std::FILE* f = nullptr;
   if (path == "-") {
     f = stdin;
   } else {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      return Error{ErrorCode::Io, "cannot read '" + truncate_text(path) + "': it is a directory", {}, truncate_text(path)};
-    }
+    if (std::filesystem::is_directory(path, ec)) return io_error("it is a directory");
     f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) {
-      return Error{ErrorCode::Io, "cannot open file '" + truncate_text(path) + "'", {}, truncate_text(path)};
-    }
+    if (f == nullptr) return io_error(std::strerror(errno));
   }
   std::string text;
   char buf[1 << 16];
@@ -93,15 +94,19 @@ Result<std::string> read_input(const std::string& path, std::size_t max) {
     text.append(buf, n);
     if (n < want) break;
   }
-  bool failed = std::ferror(f) != 0;
+  const int read_errno = std::ferror(f) != 0 ? errno : 0;
   if (f != stdin) std::fclose(f);
-  std::string shown = path == "-" ? std::string("<stdin>") : truncate_text(path);
   if (too_big || text.size() > max) {
-    return Error::invalid("input", shown,
-                          shown + " is larger than the input limit of " + std::to_string(max) +
-                              " bytes (BUDCORE_MAX_INPUT_BYTES or --max-input-bytes raise it)");
+    // Only the process-wide cap is the caller's to raise; a reader's own cap is fixed.
+    const bool global = max == max_input_bytes();
+    return Error::invalid(std::string(field), shown,
+                          shown + " is larger than the input limit of " + std::to_string(max) + " bytes" +
+                              (global ? " (BUDCORE_MAX_INPUT_BYTES or --max-input-bytes raise it)" : ""));
   }
-  if (failed) return Error{ErrorCode::Io, "cannot read " + shown, {}, shown};
+  if (read_errno != 0) {
+    return Error{ErrorCode::Io, "cannot read file '" + shown + "': " + std::strerror(read_errno), std::string(field),
+                 shown};
+  }
   return text;
 }
 

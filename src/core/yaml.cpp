@@ -657,8 +657,8 @@ Result<Value> parse_document(std::string_view text) {
   return parse_yaml(text);
 }
 
-Result<Value> load_document_file(const std::string& path, std::size_t max_bytes) {
-  auto text = read_input(path, max_bytes != 0 ? max_bytes : max_input_bytes());
+Result<Value> load_document_file(const std::string& path, std::size_t max_bytes, std::string_view field) {
+  auto text = read_input(path, max_bytes != 0 ? max_bytes : max_input_bytes(), field);
   if (!text) return std::move(text).error();
   auto doc = parse_document(*text);
   if (!doc) {

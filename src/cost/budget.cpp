@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "budcore/core/limits.hpp"
 #include "budcore/cost/estimator.hpp"
 #include "budcore/cost/rollup.hpp"
 #include "core/enum_lookup.hpp"
@@ -228,7 +229,7 @@ Result<BudgetSet> BudgetSet::from_text(std::string_view text, std::string_view d
 }
 
 Result<BudgetSet> BudgetSet::load_file(const std::string& path, std::string_view default_currency) {
-  BUDCORE_TRY_ASSIGN(std::string text, detail::read_bounded_file(path, "budgets"));
+  BUDCORE_TRY_ASSIGN(std::string text, core::read_input(path, kMaxDocumentBytes, "budgets"));
   return from_text(text, default_currency);
 }
 

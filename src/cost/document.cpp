@@ -1,7 +1,5 @@
 #include "cost/document.hpp"
 
-#include <fstream>
-#include <iostream>
 #include <iterator>
 
 #include "budcore/core/json.hpp"
@@ -20,28 +18,6 @@ Error too_large(std::string_view field, std::size_t max_bytes) {
 
 core::Value amount_value(const core::Money& m) { return core::Value(m.amount_string(2)); }
 core::Value quantity_value(const core::Quantity& q) { return core::Value(job::detail::decimal_string(q)); }
-
-core::Result<std::string> read_bounded_file(const std::string& path, std::string_view field, std::size_t max_bytes) {
-  std::string text;
-  if (path == "-") {
-    char buf[1 << 16];
-    while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
-      text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
-      if (text.size() > max_bytes) return too_large(field, max_bytes);
-    }
-    return text;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::invalid(std::string(field), path, "cannot open file");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) return Error::make(core::ErrorCode::Io, "cannot read " + path, std::string(field));
-  if (static_cast<std::uint64_t>(size) > max_bytes) return too_large(field, max_bytes);
-  in.seekg(0, std::ios::beg);
-  text.resize(static_cast<std::size_t>(size));
-  if (!in.read(text.data(), size)) return Error::make(core::ErrorCode::Io, "cannot read " + path, std::string(field));
-  return text;
-}
 
 core::Result<core::Value> parse_bounded_document(std::string_view text, std::string_view field, std::size_t max_bytes) {
   if (text.size() > max_bytes) return too_large(field, max_bytes);

@@ -10,6 +10,7 @@
 #include "budcore/core/quantity.hpp"
 #include "budcore/core/result.hpp"
 #include "budcore/core/value.hpp"
+#include "budcore/cost/metering.hpp"
 
 #pragma GCC visibility push(hidden)  // private to the library: not exported
 
@@ -29,14 +30,6 @@ inline core::Error under(std::string_view parent, core::Error e) {
 core::Value amount_value(const core::Money& m);
 core::Value quantity_value(const core::Quantity& q);
 
-// Input size caps: documents a person writes, and usage files (many records).
-inline constexpr std::size_t kMaxDocumentBytes = 16u << 20;
-inline constexpr std::size_t kMaxUsageBytes = 1u << 30;
-
-// Reads a file ("-" = standard input) of at most max_bytes; Invalid naming `field` when it
-// cannot be opened or is larger, Io on a read failure.
-core::Result<std::string> read_bounded_file(const std::string& path, std::string_view field,
-                                            std::size_t max_bytes = kMaxDocumentBytes);
 // core::parse_document with the size cap (Invalid naming `field` when larger).
 core::Result<core::Value> parse_bounded_document(std::string_view text, std::string_view field,
                                                  std::size_t max_bytes = kMaxDocumentBytes);

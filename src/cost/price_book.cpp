@@ -4,6 +4,7 @@
 #include <array>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "core/enum_lookup.hpp"
 #include "cost/document.hpp"
@@ -213,7 +214,7 @@ Result<PriceBook> PriceBook::from_text(std::string_view text) {
 }
 
 Result<PriceBook> PriceBook::load_file(const std::string& path) {
-  BUDCORE_TRY_ASSIGN(std::string text, detail::read_bounded_file(path, "prices"));
+  BUDCORE_TRY_ASSIGN(std::string text, core::read_input(path, kMaxDocumentBytes, "prices"));
   return from_text(text);
 }
 

@@ -279,7 +279,7 @@ Result<std::vector<Usage>> read_usage_list(const Value& document, const PriceBoo
 }
 
 Result<std::vector<Usage>> parse_usage_text(std::string_view text, const PriceBook* book) {
-  if (text.size() > detail::kMaxUsageBytes) return Error::invalid("usage", {}, "input is larger than 1024 MiB");
+  if (text.size() > kMaxUsageBytes) return Error::invalid("usage", {}, "input is larger than 1024 MiB");
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return std::vector<Usage>{};
   // JSON Lines: an object on the first line and more after it.

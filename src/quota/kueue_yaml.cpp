@@ -7,10 +7,8 @@
 #include <cstdint>
 #include <limits>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
@@ -407,11 +405,8 @@ core::Result<KueueImport> import_kueue_path(const std::string& path) {
   }
   std::vector<Value> docs;
   for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) return Error::make(core::ErrorCode::Io, "cannot read " + f.string(), "path");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    auto parsed = core::parse_yaml_all(ss.str());
+    BUDCORE_TRY_ASSIGN(std::string text, core::read_input(f.string(), core::max_input_bytes(), "path"));
+    auto parsed = core::parse_yaml_all(text);
     if (!parsed) {
       core::Error e = parsed.error();
       e.message = f.string() + ": " + e.message;

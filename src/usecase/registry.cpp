@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <iterator>
 #include <map>
 #include <mutex>
 
+#include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "usecase/builtin_data.hpp"
 #include "usecase/doc_reader.hpp"
@@ -30,38 +29,6 @@ bool has_document_extension(const fs::path& p) {
 Error file_error(const std::string& file, Error e) {
   e.message = file + ": " + e.message;
   return e;
-}
-
-core::Result<std::string> read_bounded(const std::string& path) {
-  std::string text;
-  if (path == "-") {
-    char buf[1 << 16];
-    while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
-      text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
-      if (text.size() > kMaxFileBytes) break;
-    }
-    if (std::cin.bad()) return Error{ErrorCode::Io, "cannot read standard input", "-", {}};
-  } else {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) return Error{ErrorCode::Invalid, "'" + path + "' is a directory", path, {}};
-    auto size = fs::file_size(path, ec);
-    if (ec) return Error{ErrorCode::Invalid, "cannot read '" + path + "': " + ec.message(), path, {}};
-    if (size > kMaxFileBytes) {
-      return Error{
-          ErrorCode::Invalid,
-          path + " is " + std::to_string(size) + " bytes; use-case files are at most " + std::to_string(kMaxFileBytes),
-          path,
-          {}};
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{ErrorCode::Invalid, "cannot open '" + path + "'", path, {}};
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (in.bad()) return Error{ErrorCode::Io, "cannot read '" + path + "'", path, {}};
-  }
-  if (text.size() > kMaxFileBytes) {
-    return Error{ErrorCode::Invalid, "input exceeds " + std::to_string(kMaxFileBytes) + " bytes", path, {}};
-  }
-  return text;
 }
 
 // The document files under `path` (itself when it is a file), in path order.
@@ -85,7 +52,7 @@ core::Result<std::vector<fs::path>> document_files(const std::string& path) {
 // .yaml/.yml files are YAML even when they start with '[' or '{' (flow style); others are
 // JSON when they start with '{' or '[', YAML otherwise.
 core::Result<Value> load_file_impl(const std::string& file) {
-  BUDCORE_TRY_ASSIGN(std::string text, read_bounded(file));
+  BUDCORE_TRY_ASSIGN(std::string text, core::read_input(file, kMaxFileBytes, "path"));
   auto ext = fs::path(file).extension().string();
   auto doc = ext == ".yaml" || ext == ".yml" ? core::parse_yaml(text) : parse_usecase_document(text);
   if (!doc) return file_error(file, std::move(doc).error());

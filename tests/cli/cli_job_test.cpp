@@ -172,14 +172,15 @@ TEST_F(CliJobTest, NotAMappingExitsTwo) {
 }
 
 // A FILE that cannot be read is bad input from the caller (exit 2), not an internal failure;
-// the error's path names the file.
+// the error's path names the argument and its value the file.
 TEST_F(CliJobTest, MissingFileExitsTwoNamingTheFile) {
   fs::path missing = dir_ / "does-not-exist.json";
   CliRun r = run("job validate " + quote(missing.string()));
   EXPECT_EQ(r.exit_code, 2);
-  json e = error_of(r);
-  EXPECT_EQ(e["code"], "io");
-  EXPECT_NE(e["path"].get<std::string>().find("does-not-exist.json"), std::string::npos) << r.err;
+  EXPECT_EQ(error_of(r), (json{{"code", "invalid"},
+                               {"message", "cannot open file '" + missing.string() + "': No such file or directory"},
+                               {"path", "FILE"},
+                               {"value", missing.string()}}));
 }
 
 TEST_F(CliJobTest, MissingArgumentIsAUsageErrorExitTwo) {

@@ -90,8 +90,16 @@ TEST(LimitsTest, ReadInputStopsAtTheCap) {
   EXPECT_EQ(read_input(path.string(), 100)->size(), 100u);
   EXPECT_FALSE(read_input(path.string(), 99));
   std::filesystem::remove(path);
-  EXPECT_EQ(read_input("/nonexistent/budcore").error().code, ErrorCode::Io);
-  EXPECT_EQ(read_input("/").error().code, ErrorCode::Io);
+  // One shape for a file that cannot be read: Io, the field that named it, the path as value.
+  Error missing = read_input("/nonexistent/budcore", 100, "--prices").error();
+  EXPECT_EQ(missing.code, ErrorCode::Io);
+  EXPECT_EQ(missing.message, "cannot open file '/nonexistent/budcore': No such file or directory");
+  EXPECT_EQ(missing.field, "--prices");
+  EXPECT_EQ(missing.value, "/nonexistent/budcore");
+  EXPECT_EQ(read_input("/nonexistent/budcore").error().field, "path");
+  Error dir = read_input("/").error();
+  EXPECT_EQ(dir.code, ErrorCode::Io);
+  EXPECT_EQ(dir.message, "cannot open file '/': it is a directory");
 }
 
 TEST(LimitsTest, MaxInputBytesIsConfigurable) {

@@ -111,7 +111,7 @@ TEST(KubeconfigTest, BadInputNamesTheField) {
        ErrorCode::Invalid, "users[0].user.client-key", "both the certificate and its key"},
       {"current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n  cluster: {server: https://a}\n"
        "users:\n- name: u\n  user:\n    client-certificate: /nonexistent/c.crt\n    client-key: /nonexistent/c.key\n",
-       ErrorCode::Io, "users[0].user.client-certificate", "cannot read /nonexistent/c.crt"},
+       ErrorCode::Io, "users[0].user.client-certificate", "cannot open file '/nonexistent/c.crt'"},
       {"kind: Pod\n", ErrorCode::Invalid, "kind", "expected Config"},
       {"- a\n- b\n", ErrorCode::Invalid, "kubeconfig", "expected a kubeconfig document"},
       {"clusters: [\n", ErrorCode::Invalid, "", "invalid YAML"},

@@ -80,3 +80,27 @@ def test_error_survives_pickle_as_its_class():
     except budcore.ValidationError as e:
         back = pickle.loads(pickle.dumps(e))
     assert type(back) is budcore.ValidationError
+
+
+MISSING = "/nonexistent-budcore-dir/missing.yaml"
+
+
+@pytest.mark.parametrize(
+    "load, field",
+    [
+        (lambda: budcore.load_document(MISSING), "path"),
+        (lambda: budcore.Pipeline.load(MISSING), "path"),
+        (lambda: budcore.quota.load(MISSING), "path"),
+        (lambda: budcore.quota.load_kueue(MISSING), "path"),
+        (lambda: budcore.cost.load_prices(MISSING), "prices"),
+        (lambda: budcore.UsecaseRegistry(False).load(MISSING, None), "path"),
+    ],
+)
+def test_a_missing_file_is_one_io_error_everywhere(load, field):
+    # The same error as from C++, C, Rust, Go and (as invalid input) the CLI: core::read_input's.
+    with pytest.raises(budcore.IoError) as e:
+        load()
+    assert e.value.message == f"cannot open file '{MISSING}': No such file or directory"
+    assert e.value.code == "io"
+    assert e.value.field == field
+    assert e.value.value == MISSING

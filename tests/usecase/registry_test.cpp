@@ -86,7 +86,9 @@ TEST_F(RegistryTest, FilesAreBounded) {
   ComponentRegistry r;
   auto st = load_components(path("big.yaml"), r);
   ASSERT_FALSE(st);
-  EXPECT_NE(st.error().message.find("at most"), std::string::npos) << st.error().message;
+  EXPECT_NE(st.error().message.find("is larger than the input limit of " + std::to_string(kMaxFileBytes)),
+            std::string::npos)
+      << st.error().message;
   EXPECT_FALSE(parse_usecase_document(std::string(kMaxFileBytes + 1, ' ')));
 }
 

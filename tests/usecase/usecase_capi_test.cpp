@@ -131,7 +131,10 @@ TEST(UsecaseCapiTest, ListShowComponentsAndOwnDocuments) {
   ASSERT_EQ(budcore_usecase_list(&b, empty.r), BUDCORE_OK);
   EXPECT_EQ(json::parse(take(b))["templates"].size(), 6u);
   std::string missing = dir + "/nope";
-  EXPECT_NE(budcore_usecase_registry_load(empty.r, missing.data(), missing.size(), nullptr, 0), BUDCORE_OK);
+  EXPECT_EQ(budcore_usecase_registry_load(empty.r, missing.data(), missing.size(), nullptr, 0), BUDCORE_EIO);
+  EXPECT_STREQ(budcore_error_last()->field, "path");
+  EXPECT_EQ(std::string(budcore_error_last()->value), missing);
+  EXPECT_EQ(std::string(budcore_error_last()->message), "cannot open file '" + missing + "': No such file or directory");
 }
 
 TEST(UsecaseCapiTest, ConcurrentRendersShareARegistry) {

@@ -97,8 +97,12 @@ func TestOwnComponentsAndTemplates(t *testing.T) {
 	if err := reg.Load(filepath.Join(root, "components"), filepath.Join(root, "templates")); err != nil {
 		t.Fatal(err)
 	}
-	if err := reg.Load(filepath.Join(root, "nope"), ""); !errors.Is(err, ErrInvalid) {
-		t.Errorf("load nope: %v", err)
+	// A path that cannot be read: the one error every surface gives for it.
+	nope := filepath.Join(root, "nope")
+	var e *Error
+	if err := reg.Load(nope, ""); !errors.Is(err, ErrIO) || !errors.As(err, &e) || e.Field != "path" || e.Value != nope ||
+		e.Message != "cannot open file '"+nope+"': No such file or directory" {
+		t.Errorf("load nope: %#v", err)
 	}
 	reg.Close()
 	reg.Close()

@@ -36,7 +36,9 @@ BUDCORE_API int budcore_usecase_registry_add_template(budcore_usecase_registry *
 
 /* Adds the component files under `path` (a file or a directory, read recursively), then the
  * template files under `templates_path` (either may be NULL with length 0: none). All or
- * nothing; errors name the file (BUDCORE_EINVALID also when a path cannot be read).
+ * nothing; errors name the file. A path that cannot be read is BUDCORE_EIO with field "path",
+ * value the path and message "cannot open file 'PATH': <reason>" (the one error every surface
+ * gives for a file that cannot be read).
  * Thread-safety: not concurrently with any other call on the registry. */
 BUDCORE_API int budcore_usecase_registry_load(budcore_usecase_registry *registry, const char *components_path,
                                               size_t components_path_len, const char *templates_path,

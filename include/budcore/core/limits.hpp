@@ -39,9 +39,14 @@ BUDCORE_API void set_max_input_bytes(std::size_t bytes) noexcept;
 BUDCORE_API Status check_input_size(std::size_t size, std::string_view field, std::size_t max = max_input_bytes());
 
 // Reads a whole file, or standard input for "-", reading at most max + 1 bytes (so /dev/zero
-// or an endless pipe ends with an error instead of exhausting memory). Errors: Io (unreadable,
-// a directory), Invalid (larger than max; field "input", value the path).
-BUDCORE_API Result<std::string> read_input(const std::string& path, std::size_t max = max_input_bytes());
+// or an endless pipe ends with an error instead of exhausting memory). Every file a caller
+// names is read through here, so a file that cannot be read gives one error everywhere:
+//   Io "cannot open file 'P': No such file or directory" (or "...: it is a directory"), and
+//   Invalid "P is larger than the input limit of N bytes ...",
+// each with field `field` (what named the file: a parameter, option or document key) and
+// value P ("<stdin>" for "-").
+BUDCORE_API Result<std::string> read_input(const std::string& path, std::size_t max = max_input_bytes(),
+                                           std::string_view field = "path");
 
 // ---- Quoting offending values ----------------------------------------------------------------
 

@@ -30,8 +30,10 @@ BUDCORE_API std::string to_yaml(const Value& value);
 // Reads a file as JSON when it starts with '{' or '[' (after whitespace), YAML otherwise.
 // `path` "-" reads standard input. Errors: Io (unreadable), Invalid (bad syntax, or larger than
 // max_input_bytes(): read_input of core/limits.hpp reads it).
-// max_bytes: the largest file accepted (0: max_input_bytes()).
-BUDCORE_API Result<Value> load_document_file(const std::string& path, std::size_t max_bytes = 0);
+// max_bytes: the largest file accepted (0: max_input_bytes()); field: what named the file, the
+// field of an error reading it.
+BUDCORE_API Result<Value> load_document_file(const std::string& path, std::size_t max_bytes = 0,
+                                             std::string_view field = "path");
 // Parses text the same way load_document_file does.
 BUDCORE_API Result<Value> parse_document(std::string_view text);
 

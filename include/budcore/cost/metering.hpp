@@ -14,6 +14,7 @@
 // cost the job did not use (1 - gpu_utilization of the allocated GPU-seconds).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -115,8 +116,14 @@ BUDCORE_API core::Result<Usage> meter(const PriceBook& book, const UsageInterval
 // carry computed_cost) or intervals, which are priced with `book` (Invalid without one).
 // Errors name the item ("usage[3].end").
 BUDCORE_API core::Result<std::vector<Usage>> read_usage_list(const core::Value& document, const PriceBook* book);
-// The same from text: one JSON/YAML document, or JSON Lines (one record per line).
+// The same from text: one JSON/YAML document, or JSON Lines (one record per line), of at most
+// kMaxUsageBytes.
 BUDCORE_API core::Result<std::vector<Usage>> parse_usage_text(std::string_view text, const PriceBook* book);
+
+// Input size caps: a document a person writes (price book, budgets, query, spec), and a usage
+// file (many records).
+inline constexpr std::size_t kMaxDocumentBytes = 16u << 20;
+inline constexpr std::size_t kMaxUsageBytes = 1u << 30;
 
 // The Store form: job_id, start and end as columns, the rest in data.
 BUDCORE_API backend::UsageRecord to_record(const Usage& usage);

@@ -30,7 +30,8 @@ struct KueueImport {
 BUDCORE_API core::Result<KueueImport> import_kueue(const std::vector<core::Value>& documents);
 // Multi-document YAML (or JSON) text.
 BUDCORE_API core::Result<KueueImport> import_kueue_yaml(std::string_view text);
-// Every *.yaml / *.yml / *.json file of a directory (sorted by name), or one file.
+// Every *.yaml / *.yml / *.json file of a directory (sorted by name), or one file ("-":
+// standard input). A file that cannot be read: core::read_input's Io error, field "path".
 BUDCORE_API core::Result<KueueImport> import_kueue_path(const std::string& path);
 
 // Kueue objects for a configuration, in Kueue's own spelling for the API version: flavors,

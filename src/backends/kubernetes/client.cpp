@@ -6,15 +6,14 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <fstream>
 #include <mutex>
 #include <new>
-#include <sstream>
 #include <thread>
 
 #include "backends/http/curl_common.hpp"
 #include "backends/kubernetes/util.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 
 namespace budcore::kubernetes {
 
@@ -61,6 +60,7 @@ using core::Value;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kStatusMarker = "\"kind\":\"Status\"";
+constexpr std::size_t kMaxTokenFileBytes = 1u << 20;  // a service-account token is a few KiB
 constexpr std::size_t kMaxWatchLine = 64u << 20;  // one event; larger ones end the watch with an error
 
 std::string str_field(const Value& v, std::string_view key) {
@@ -280,15 +280,7 @@ struct BUDCORE_HIDDEN Client::Impl {
     std::lock_guard lock(token_mu);
     auto now = Clock::now();
     if (!file_token.empty() && now - token_read < std::chrono::minutes(1)) return file_token;
-    std::ifstream in(cfg.token_file, std::ios::binary);
-    if (!in) {
-      Error e = Error::make(ErrorCode::Io, "cannot read token file " + cfg.token_file, "token_file");
-      e.value = cfg.token_file;
-      return e;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    std::string t = ss.str();
+    BUDCORE_TRY_ASSIGN(std::string t, core::read_input(cfg.token_file, kMaxTokenFileBytes, "token_file"));
     while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
     if (t.empty()) return Error::invalid("token_file", cfg.token_file, "token file is empty");
     file_token = t;

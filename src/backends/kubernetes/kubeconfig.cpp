@@ -2,10 +2,9 @@
 // see config.hpp for what is not).
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "backends/kubernetes/util.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/kubernetes/config.hpp"
 #include "job/codec_util.hpp"
@@ -71,17 +70,7 @@ core::Result<std::pair<const core::Map*, std::string>> named(const core::Map& to
 }
 
 core::Result<std::string> read_text_file(const std::string& path, const std::string& field) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    Error e = Error::make(ErrorCode::Io, "cannot read " + path + " (named by " + field + ")", field);
-    e.value = path;
-    return e;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  if (s.size() > kMaxKubeconfigBytes) return Error::invalid(field, path, "file is larger than 4 MiB");
-  return s;
+  return core::read_input(path, kMaxKubeconfigBytes, field);
 }
 
 std::string resolve(const std::string& base_dir, const std::string& p) {

@@ -862,7 +862,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Adds the component files under `path` (a file or a directory, read recursively), then the\n template files under `templates_path` (either may be NULL with length 0: none). All or\n nothing; errors name the file (BUDCORE_EINVALID also when a path cannot be read).\n Thread-safety: not concurrently with any other call on the registry."]
+    #[doc = " Adds the component files under `path` (a file or a directory, read recursively), then the\n template files under `templates_path` (either may be NULL with length 0: none). All or\n nothing; errors name the file. A path that cannot be read is BUDCORE_EIO with field \"path\",\n value the path and message \"cannot open file 'PATH': <reason>\" (the one error every surface\n gives for a file that cannot be read).\n Thread-safety: not concurrently with any other call on the registry."]
     pub fn budcore_usecase_registry_load(
         registry: *mut budcore_usecase_registry,
         components_path: *const ::std::os::raw::c_char,

@@ -76,9 +76,16 @@ fn own_components_and_templates() {
     reg.load(Some(&shipped("components")), Some(&shipped("templates")))
         .unwrap();
     assert!(reg.list().unwrap().contains("\"chatbot-memory-v1\""));
+    // A path that cannot be read: the one error every surface gives for it.
+    let nope = shipped("nope");
+    let err = reg.load(Some(&nope), None).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Io);
+    assert_eq!(err.field, "path");
+    let shown = nope.to_str().unwrap();
+    assert_eq!(err.value, shown);
     assert_eq!(
-        reg.load(Some(&shipped("nope")), None).unwrap_err().code,
-        ErrorCode::Invalid
+        err.message,
+        format!("cannot open file '{shown}': No such file or directory")
     );
 }
 
