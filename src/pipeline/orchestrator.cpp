@@ -44,7 +44,7 @@ Value FiringRecord::to_value() const {
                      {"scheduled_time", detail::optional_time(scheduled_time)},
                      {"triggered_by_run_id", optional_text(triggered_by_run_id)},
                      {"message", message},
-                     {"field", field}});
+                     {"path", field}});  // every JSON document names the offending input `path`
 }
 
 Value RunRecord::to_value() const {

@@ -250,6 +250,10 @@ TEST(OrchestratorEventTest, TemplateFailureIsRecordedNotFatal) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0]->pipeline, "deploy");
   EXPECT_TRUE(errors[0]->field.starts_with("pipeline.event_config")) << errors[0]->field;
+  // As JSON the location is `path`, the key every JSON document uses for it.
+  core::Value v = errors[0]->to_value();
+  EXPECT_EQ(v.find("path")->as_string(), errors[0]->field);
+  EXPECT_EQ(v.find("field"), nullptr);
 }
 
 TEST(OrchestratorEventTest, EventReachesARunningWaitStep) {
