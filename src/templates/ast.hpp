@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "budcore/core/value.hpp"
@@ -56,7 +57,18 @@ struct Expr {
   bool slice_has[3] = {false, false, false};  // Slice: which of start/stop/step were given
 };
 
-enum class StmtKind : std::uint8_t { Text, Output, If, For, Set, SetBlock };
+enum class StmtKind : std::uint8_t {
+  Text, Output, If, For, Set, SetBlock,
+  With,         // {% with a=1, b=2 %}: targets = values, in a scope of their own
+  FilterBlock,  // {% filter f(x)|g %}: expr is the chain applied to the local kFilteredBody
+  Break, Continue,  // loop controls (Jinja2's loopcontrols extension)
+  Macro,        // {% macro name(params) %}: targets[0] is the name
+  CallBlock,    // {% call(params) m(args) %}: expr is the Call; body is what caller() renders
+};
+
+// The name under which a filter block's rendered body reaches its filter chain: not a name a
+// template can write.
+inline constexpr std::string_view kFilteredBody = "\x01filtered";
 
 struct Stmt;
 using Body = std::vector<Stmt>;
@@ -71,9 +83,18 @@ struct Stmt {
   std::vector<std::string> attr_target;  // Set `ns.attr`: {ns, attr}
   std::vector<std::pair<ExprPtr, Body>> branches;  // If: (condition, body)...
   ExprPtr loop_filter;                // For ... if cond
-  Body body;                          // For/SetBlock body
+  Body body;                          // For/SetBlock/With/FilterBlock/Macro/CallBlock body
   Body else_body;                     // If else / For else
+  std::vector<std::string> params;    // Macro / CallBlock (the caller's) parameter names
+  std::vector<ExprPtr> values;        // With: the values; Macro/CallBlock: defaults (null: none)
+  bool uses_varargs = false;          // Macro/CallBlock: the body reads varargs / kwargs / caller,
+  bool uses_kwargs = false;           // so extra arguments are collected there instead of
+  bool uses_caller = false;           // being a TypeError
 };
+
+// Height of the expression tree (a lone node is 1), counted without recursion; stops counting
+// once `limit` is passed.
+int tree_height(const Expr& root, int limit);
 
 }  // namespace budcore::templates::detail
 

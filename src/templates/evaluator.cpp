@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 #include "templates/builtins.hpp"
 #include "templates/pyformat.hpp"
@@ -51,7 +52,7 @@ std::string_view type_name(const RValue& v) noexcept {
       }
     case T::Dict: return v.dict() && v.dict()->is_namespace ? "Namespace" : "dict";
     case T::Loop: return "LoopContext";
-    case T::Method: return "builtin_function_or_method";
+    case T::Method: return v.method()->macro ? "Macro" : "builtin_function_or_method";
     case T::Ref: break;
   }
   return "object";
@@ -307,9 +308,21 @@ void Evaluator::check_size(std::size_t bytes, const Expr* at) const {
     raise(ErrorKind::Security, "output exceeds the limit of " + std::to_string(limits.max_output_bytes) + " bytes", at);
 }
 
+const RValue* Evaluator::find_local(std::string_view name) const {
+  std::size_t region = frames.size();
+  std::size_t end = locals.size();
+  while (true) {
+    const std::size_t start = region == 0 ? 0 : frames[region - 1].start;
+    for (std::size_t i = end; i > start; --i)
+      if (locals[i - 1].first == name) return &locals[i - 1].second;
+    if (region == 0) return nullptr;
+    region = frames[region - 1].parent;
+    end = frames[region].start;  // region's locals end where the region above it starts
+  }
+}
+
 RValue Evaluator::lookup(const Expr& e) {
-  for (auto it = locals.rbegin(); it != locals.rend(); ++it)
-    if (it->first == e.name) return it->second;
+  if (const RValue* local = find_local(e.name)) return *local;
   if (const core::Value* v = context.find(e.name)) return RValue::ref(v);
   if (e.name == "range" || e.name == "dict" || e.name == "namespace" || e.name == "lipsum" ||
       e.name == "cycler" || e.name == "joiner")
@@ -335,6 +348,7 @@ RValue Evaluator::call(const RValue& callee, const CallArgs& args, const Expr* a
     msg += "' object is not callable";
     raise(ErrorKind::Type, std::move(msg), at);
   }
+  if (m->macro) return call_macro(*m, args, at);
   if (++depth > limits.max_nesting_depth) raise(ErrorKind::Security, "call nesting too deep", at);
   RValue r = call_method(*this, m->self, m->name, args, at);
   --depth;
@@ -542,7 +556,7 @@ RValue Evaluator::eval(const Expr& e) {
 }
 
 void Evaluator::set_local(std::string_view name, RValue v) {
-  std::size_t base = frames.empty() ? 0 : frames.back();
+  std::size_t base = frames.empty() ? 0 : frames.back().start;
   for (std::size_t i = locals.size(); i > base; --i) {
     if (locals[i - 1].first == name) {
       locals[i - 1].second = std::move(v);
@@ -585,7 +599,7 @@ bool Evaluator::exec_for(const Stmt& s, std::string& out) {
   RValue iterable = eval(*s.expr);
   Items items = iterate(iterable, at);
   if (++depth > limits.max_nesting_depth) raise(ErrorKind::Security, "loop nesting too deep", at);
-  frames.push_back(locals.size());
+  push_frame(frames.size());
   if (s.loop_filter) {
     Items kept;
     for (auto& it : items) {
@@ -594,26 +608,27 @@ bool Evaluator::exec_for(const Stmt& s, std::string& out) {
     }
     items = std::move(kept);
   }
-  if (items.empty()) {
-    locals.resize(frames.back());
-    frames.pop_back();
-    --depth;
-    return exec(s.else_body, out);
+  // Jinja2 runs `else` unless some iteration reached the end of the body (so also when every
+  // iteration ended in break or continue).
+  bool completed = false;
+  if (!items.empty()) {
+    auto state = std::make_shared<LoopState>();
+    state->items = std::move(items);
+    set_local("loop", RValue(state));
+    for (std::size_t i = 0; i < state->items.size(); ++i) {
+      if (++loop_iterations > limits.max_loop_iterations)
+        raise(ErrorKind::Security, "loop iteration limit exceeded", at);
+      state->index0 = i;
+      assign_targets(s.targets, state->items[i], at);
+      if (!exec(s.body, out)) return false;
+      const LoopControl control = std::exchange(loop_control, LoopControl::None);
+      if (control == LoopControl::Break) break;
+      if (control == LoopControl::None) completed = true;
+    }
   }
-  auto state = std::make_shared<LoopState>();
-  state->items = std::move(items);
-  set_local("loop", RValue(state));
-  for (std::size_t i = 0; i < state->items.size(); ++i) {
-    if (++loop_iterations > limits.max_loop_iterations)
-      raise(ErrorKind::Security, "loop iteration limit exceeded", at);
-    state->index0 = i;
-    assign_targets(s.targets, state->items[i], at);
-    if (!exec(s.body, out)) return false;
-  }
-  locals.resize(frames.back());
-  frames.pop_back();
+  pop_frame();
   --depth;
-  return true;
+  return completed || exec(s.else_body, out);
 }
 
 bool Evaluator::exec(const Body& body, std::string& out) {
@@ -647,8 +662,7 @@ bool Evaluator::exec(const Body& body, std::string& out) {
         RValue v = eval(*s.expr);
         if (!s.attr_target.empty()) {
           RValue ns;
-          for (auto it = locals.rbegin(); it != locals.rend(); ++it)
-            if (it->first == s.attr_target[0]) { ns = it->second; break; }
+          if (const RValue* local = find_local(s.attr_target[0])) ns = *local;
           Dict* d = ns.mutable_dict();
           if (!d || !d->is_namespace) raise(ErrorKind::TemplateRuntime, "cannot assign attribute on non-namespace object", s.expr.get());
           bool replaced = false;
@@ -662,16 +676,37 @@ bool Evaluator::exec(const Body& body, std::string& out) {
       }
       case StmtKind::SetBlock: {
         std::string captured;
-        bool was_native = native;
-        native = false;
-        if (!exec(s.body, captured)) return false;
-        native = was_native;
+        if (!capture(s.body, captured)) return false;
         set_local(s.targets[0], RValue(std::move(captured)));
         break;
       }
+      case StmtKind::With:
+        if (!exec_with(s, out)) return false;
+        break;
+      case StmtKind::FilterBlock:
+        if (!exec_filter_block(s, out)) return false;
+        break;
+      case StmtKind::Break: loop_control = LoopControl::Break; return true;
+      case StmtKind::Continue: loop_control = LoopControl::Continue; return true;
+      case StmtKind::Macro:
+        set_local(s.targets[0], RValue(std::make_shared<Method>(Method{RValue(), s.targets[0], &s, frames.size()})));
+        break;
+      case StmtKind::CallBlock:
+        if (!exec_call_block(s, out)) return false;
+        break;
     }
+    // A break or continue ends every statement up to its loop.
+    if (loop_control != LoopControl::None) return true;
   }
   return true;
+}
+
+bool Evaluator::capture(const Body& body, std::string& out) {
+  const bool was_native = native;
+  native = false;
+  const bool ok = exec(body, out);
+  native = was_native;
+  return ok;
 }
 
 }  // namespace budcore::templates::detail

@@ -66,9 +66,25 @@ struct Evaluator {
   int pieces = 0;
   RValue first_piece;
 
-  // Local variables (loop targets, set), innermost last; frames_ marks where each starts.
+  // Local variables (loop targets, set, with, macro parameters), innermost last. Each frame
+  // (a loop, a with block, a macro call) starts a region of them; region 0 is the template's
+  // top level and region r > 0 starts at frames[r - 1].start. A name is looked up in its own
+  // region, then in the region's parent: the one below for loops and with blocks, the region a
+  // macro was defined in for a macro call (Jinja2's lexical scoping).
+  struct Frame {
+    std::size_t start;
+    std::size_t parent;  // region where lookup continues
+  };
   std::vector<std::pair<std::string_view, RValue>> locals;
-  std::vector<std::size_t> frames;
+  std::vector<Frame> frames;
+  void push_frame(std::size_t parent) { frames.push_back({locals.size(), parent}); }
+  void pop_frame() {
+    locals.resize(frames.back().start);
+    frames.pop_back();
+  }
+  // Set by {% break %} / {% continue %}; statements unwind to their loop, which clears it.
+  enum class LoopControl : std::uint8_t { None, Break, Continue };
+  LoopControl loop_control = LoopControl::None;
 
   // False when a statement failed without unwinding (an undefined value printed, the common
   // failure); the error is then in `failure`. Deeper failures unwind as RenderFailure.
@@ -97,6 +113,8 @@ struct Evaluator {
  private:
   bool equal_nested(const RValue& a, const RValue& b, const Expr* at);
   RValue lookup(const Expr& e);
+  // The local `name` as seen from the current scope (lexically), nullptr when none.
+  const RValue* find_local(std::string_view name) const;
   RValue binary(const Expr& e);
   RValue compare(const Expr& e);
   RValue slice(const Expr& e);
@@ -106,6 +124,12 @@ struct Evaluator {
   void set_local(std::string_view name, RValue v);
   void assign_targets(const std::vector<std::string>& targets, RValue v, const Expr* at);
   bool exec_for(const Stmt& s, std::string& out);
+  bool exec_with(const Stmt& s, std::string& out);
+  bool exec_filter_block(const Stmt& s, std::string& out);
+  bool exec_call_block(const Stmt& s, std::string& out);
+  RValue call_macro(const Method& m, const CallArgs& args, const Expr* at);
+  // Renders `body` to a string (never natively), as a set block, filter block or macro does.
+  bool capture(const Body& body, std::string& out);
   bool emit(const RValue& v, std::string& out, const Expr* at);
 };
 

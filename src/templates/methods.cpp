@@ -6,6 +6,7 @@
 
 #include "budcore/core/int128.hpp"
 #include "templates/evaluator.hpp"
+#include "templates/format_spec.hpp"
 #include "templates/pyformat.hpp"
 #include "templates/text.hpp"
 
@@ -151,8 +152,20 @@ RValue str_format(Evaluator& ev, std::string_view f, const CallArgs& a, const Ex
     auto close = f.find('}', i);
     if (close == std::string_view::npos) raise(ErrorKind::Value, "Single '{' encountered in format string", at);
     std::string_view field = f.substr(i + 1, close - i - 1);
-    if (field.find(':') != std::string_view::npos || field.find('!') != std::string_view::npos)
-      raise(ErrorKind::TemplateRuntime, "format specs in str.format are not supported", at);
+    // {name!conversion:spec}
+    std::string_view spec, conversion;
+    if (auto colon = field.find(':'); colon != std::string_view::npos) {
+      spec = field.substr(colon + 1);
+      field = field.substr(0, colon);
+    }
+    if (auto bang = field.find('!'); bang != std::string_view::npos) {
+      conversion = field.substr(bang + 1);
+      field = field.substr(0, bang);
+      if (conversion != "r" && conversion != "s" && conversion != "a")
+        raise(ErrorKind::Value, "Unknown conversion specifier " + std::string(conversion), at);
+    }
+    if (spec.find('{') != std::string_view::npos)
+      raise(ErrorKind::TemplateRuntime, "nested replacement fields in a format spec are not supported", at);
     RValue v;
     if (field.empty()) {
       if (auto_index >= a.pos.size()) raise(ErrorKind::TemplateRuntime, "IndexError: Replacement index out of range", at);
@@ -169,7 +182,14 @@ RValue str_format(Evaluator& ev, std::string_view f, const CallArgs& a, const Ex
       v = *kv;
     }
     ev.require_defined(v, at);
-    append_str(out, v);
+    if (conversion == "r" || conversion == "a") {
+      std::string text;
+      append_repr(text, v);
+      v = RValue(std::move(text));
+    } else if (conversion == "s") {
+      v = RValue(py_str(v));
+    }
+    append_formatted(ev, out, v, spec, at);
     ev.check_size(out.size(), at);
     i = close;
   }

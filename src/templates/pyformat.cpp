@@ -199,7 +199,9 @@ void append_repr(std::string& out, const RValue& v) {
       out += "<LoopContext " + std::to_string(l->index0 + 1) + "/" + std::to_string(l->items.size()) + ">";
       return;
     }
-    case RValue::T::Method: out += "<built-in method " + v.method()->name + ">"; return;
+    case RValue::T::Method:
+      out += v.method()->macro ? "<Macro '" + v.method()->name + "'>" : "<built-in method " + v.method()->name + ">";
+      return;
     case RValue::T::Ref: return;
   }
 }

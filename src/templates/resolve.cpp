@@ -31,6 +31,15 @@ class Resolver {
       case StmtKind::For:
         return expr(s.expr.get(), soft) && expr(s.loop_filter.get(), false) && body(s.body, false) &&
                body(s.else_body, false);
+      case StmtKind::With:
+      case StmtKind::Macro:
+      case StmtKind::CallBlock:
+      case StmtKind::FilterBlock:
+        for (auto& v : s.values)
+          if (!expr(v.get(), soft)) return false;
+        return expr(s.expr.get(), soft) && body(s.body, soft);
+      case StmtKind::Break:
+      case StmtKind::Continue: return true;
     }
     return true;
   }

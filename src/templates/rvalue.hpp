@@ -205,9 +205,14 @@ struct LoopState {
 };
 
 // `obj.name` where name is a builtin method; called through eval's call.
+struct Stmt;
 struct Method {
   RValue self;
   std::string name;
+  // A macro (or a call block's caller): its definition, and the scope region it was defined in
+  // (Evaluator::frames), where its body looks up names it does not bind itself.
+  const Stmt* macro = nullptr;
+  std::size_t region = 0;
 };
 
 // Sequence access over both representations (core list or runtime Seq).

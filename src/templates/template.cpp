@@ -213,6 +213,36 @@ class References {
         body(s.else_body);
         break;
       }
+      case detail::StmtKind::With: {
+        for (const auto& v : s.values) expr(v.get());
+        std::size_t mark = bound_.size();
+        for (auto& t : s.targets) bound_.push_back(t);
+        body(s.body);
+        bound_.resize(mark);
+        break;
+      }
+      case detail::StmtKind::FilterBlock: {
+        body(s.body);
+        std::size_t mark = bound_.size();
+        bound_.emplace_back(detail::kFilteredBody);
+        expr(s.expr.get());
+        bound_.resize(mark);
+        break;
+      }
+      case detail::StmtKind::Macro:
+      case detail::StmtKind::CallBlock: {
+        expr(s.expr.get());  // a call block's call, read where it stands
+        std::size_t mark = bound_.size();
+        for (auto& p : s.params) bound_.push_back(p);
+        for (const char* implicit : {"varargs", "kwargs", "caller"}) bound_.emplace_back(implicit);
+        for (const auto& v : s.values) expr(v.get());
+        body(s.body);
+        bound_.resize(mark);
+        if (s.kind == detail::StmtKind::Macro) bound_.push_back(s.targets[0]);
+        break;
+      }
+      case detail::StmtKind::Break:
+      case detail::StmtKind::Continue: break;
     }
   }
   static bool is_method_name(const std::string& n) {
