@@ -10,6 +10,7 @@
 #include "templates/evaluator.hpp"
 #include "templates/format_spec.hpp"
 #include "templates/pyformat.hpp"
+#include "templates/text.hpp"
 
 namespace budcore::templates::detail {
 namespace {
@@ -30,12 +31,6 @@ struct Spec {
   int precision = -1;
   char type = 0;
 };
-
-std::size_t code_points(std::string_view s) {
-  std::size_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
 
 bool is_align(char c) { return c == '<' || c == '>' || c == '=' || c == '^'; }
 
@@ -91,7 +86,7 @@ std::string grouped(const std::string& digits, char sep, int every) {
 
 // sign + prefix + body, padded to the width: '=' puts the fill between prefix and body.
 std::string padded(const Spec& sp, char default_align, const std::string& lead, const std::string& body) {
-  const std::size_t len = code_points(lead) + code_points(body);
+  const std::size_t len = utf8_length(lead) + utf8_length(body);
   if (sp.width <= len) return lead + body;
   std::string fill;
   const std::size_t n = sp.width - len;
@@ -128,24 +123,6 @@ std::string sign_of(const Spec& sp, bool negative) {
 [[noreturn]] void unknown_code(char type, std::string_view of, const Expr* at) {
   raise(ErrorKind::Value, "Unknown format code '" + std::string(1, type) + "' for object of type '" + std::string(of) + "'",
         at);
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 std::string format_str(const Spec& sp, std::string_view s, const Expr* at) {
@@ -202,7 +179,7 @@ std::string format_int(const Spec& sp, std::int64_t n, const Expr* at) {
   const int every = base == 10 ? 3 : 4;
   if (sp.grouping != 0 && sp.zero && sp.align == 0 && !sp.fill_given) {
     // Zero padding is grouped too ("{:08,}" of 1234 is "0,001,234"), as Python does.
-    while (code_points(lead) + grouped(digits, sp.grouping, every).size() < sp.width) digits.insert(digits.begin(), '0');
+    while (utf8_length(lead) + grouped(digits, sp.grouping, every).size() < sp.width) digits.insert(digits.begin(), '0');
   }
   return padded(s2, '>', lead, grouped(digits, sp.grouping, every));
 }
