@@ -8,8 +8,8 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
+#include <system_error>
 
 namespace budcore::core {
 namespace {
@@ -79,7 +79,7 @@ Result<std::string> read_input(const std::string& path, std::size_t max, std::st
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) return io_error("it is a directory");
     f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return io_error(std::strerror(errno));
+    if (f == nullptr) return io_error(std::generic_category().message(errno));  // strerror is not thread-safe
   }
   std::string text;
   char buf[1 << 16];
@@ -104,8 +104,8 @@ Result<std::string> read_input(const std::string& path, std::size_t max, std::st
                               (global ? " (BUDCORE_MAX_INPUT_BYTES or --max-input-bytes raise it)" : ""));
   }
   if (read_errno != 0) {
-    return Error{ErrorCode::Io, "cannot read file '" + shown + "': " + std::strerror(read_errno), std::string(field),
-                 shown};
+    return Error{ErrorCode::Io, "cannot read file '" + shown + "': " + std::generic_category().message(read_errno),
+                 std::string(field), shown};
   }
   return text;
 }

@@ -18,7 +18,7 @@ bool Evaluator::exec_with(const Stmt& s, std::string& out) {
   push_frame(frames.size());
   for (std::size_t i = 0; i < s.targets.size(); ++i) set_local(s.targets[i], std::move(values[i]));
   const bool ok = exec(s.body, out);
-  if (ok) pop_frame();
+  pop_frame();
   return ok;
 }
 
@@ -45,28 +45,28 @@ bool Evaluator::exec_call_block(const Stmt& s, std::string& out) {
 
 RValue Evaluator::call_macro(const Method& m, const CallArgs& args, const Expr* at) {
   const Stmt& def = *m.macro;
-  const std::string what = "macro '" + m.name + "'";
+  auto what = [&] { return "macro '" + m.name + "'"; };  // built only for an error
   if (args.pos.size() > def.params.size() && !def.uses_varargs) {
-    raise(ErrorKind::Type, what + " takes not more than " + std::to_string(def.params.size()) + " argument(s)", at);
+    raise(ErrorKind::Type, what() + " takes not more than " + std::to_string(def.params.size()) + " argument(s)", at);
   }
   // Keyword arguments: a parameter, `caller`, or extra ones for `kwargs`.
   std::vector<const RValue*> bound(def.params.size(), nullptr);
   for (std::size_t i = 0; i < std::min(args.pos.size(), def.params.size()); ++i) bound[i] = &args.pos[i];
   const RValue* caller = nullptr;
-  auto kwargs = std::make_shared<Dict>();
+  auto kwargs = def.uses_kwargs ? std::make_shared<Dict>() : nullptr;
   for (std::size_t k = 0; k < args.kw_names.size(); ++k) {
     const std::string_view name = args.kw_names[k];
     auto p = std::find(def.params.begin(), def.params.end(), name);
     if (p != def.params.end()) {
       auto i = static_cast<std::size_t>(p - def.params.begin());
-      if (bound[i] != nullptr) raise(ErrorKind::Type, what + " got multiple values for argument '" + std::string(name) + "'", at);
+      if (bound[i] != nullptr) raise(ErrorKind::Type, what() + " got multiple values for argument '" + std::string(name) + "'", at);
       bound[i] = &args.kw[k];
     } else if (name == "caller" && def.uses_caller) {
       caller = &args.kw[k];
     } else if (def.uses_kwargs) {
       kwargs->items.emplace_back(RValue(std::string(name)), args.kw[k]);
     } else {
-      raise(ErrorKind::Type, what + " takes no keyword argument '" + std::string(name) + "'", at);
+      raise(ErrorKind::Type, what() + " takes no keyword argument '" + std::string(name) + "'", at);
     }
   }
   if (++depth > limits.max_nesting_depth) raise(ErrorKind::Security, "call nesting too deep", at);

@@ -185,7 +185,7 @@ RValue str_format(Evaluator& ev, std::string_view f, const CallArgs& a, const Ex
     if (conversion == "r" || conversion == "a") {
       std::string text;
       append_repr(text, v);
-      v = RValue(std::move(text));
+      v = RValue(conversion == "a" ? py_ascii_escape(text) : std::move(text));
     } else if (conversion == "s") {
       v = RValue(py_str(v));
     }

@@ -6,6 +6,7 @@
 #include "budcore/core/limits.hpp"
 #include "templates/evaluator.hpp"
 #include "templates/pyformat.hpp"
+#include "templates/text.hpp"
 
 namespace budcore::templates::detail {
 
@@ -229,6 +230,7 @@ std::string py_percent_format(Evaluator& ev, std::string_view fmt, const RValue&
       case 's': case 'r': case 'a': {
         std::string s;
         if (conv == 's') append_str(s, v); else append_repr(s, v);
+        if (conv == 'a') s = py_ascii_escape(s);
         if (prec >= 0 && static_cast<int>(s.size()) > prec) s.resize(static_cast<std::size_t>(prec));
         pad(s);
         break;

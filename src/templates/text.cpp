@@ -1,6 +1,7 @@
 #include "templates/text.hpp"
 
 #include <cctype>
+#include <cstdio>
 
 #include "templates/evaluator.hpp"
 
@@ -110,6 +111,21 @@ void append_utf8(std::string& out, std::uint32_t cp) {
     out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
+}
+
+std::string py_ascii_escape(std::string_view repr) {
+  return map_chars(repr, [](std::string& o, std::uint32_t cp, std::string_view bytes) {
+    if (cp < 0x80) {
+      o += bytes;
+      return;
+    }
+    char buf[12];
+    const auto n = static_cast<unsigned>(cp);
+    if (cp <= 0xFF) std::snprintf(buf, sizeof buf, "\\x%02x", n);
+    else if (cp <= 0xFFFF) std::snprintf(buf, sizeof buf, "\\u%04x", n);
+    else std::snprintf(buf, sizeof buf, "\\U%08x", n);
+    o += buf;
+  });
 }
 
 std::string ascii_upper(std::string_view s) {

@@ -25,6 +25,9 @@ std::string ascii_upper(std::string_view s);
 std::string ascii_lower(std::string_view s);
 // Jinja2's title filter (words begin after '-', whitespace and opening brackets).
 std::string jinja_title(std::string_view s);
+// Python's ascii() from repr() text: every non-ASCII code point escaped (\xe9, \u2603,
+// \U0001f600); used by %a and {!a}.
+std::string py_ascii_escape(std::string_view repr);
 // Python's str.title (words begin after any non-letter).
 std::string py_title(std::string_view s);
 std::string py_capitalize(std::string_view s);
