@@ -178,8 +178,12 @@ std::string format_int(const Spec& sp, std::int64_t n, const Expr* at) {
   if (sp.alt && base != 10) lead += base == 2 ? "0b" : base == 8 ? "0o" : sp.type == 'X' ? "0X" : "0x";
   const int every = base == 10 ? 3 : 4;
   if (sp.grouping != 0 && sp.zero && sp.align == 0 && !sp.fill_given) {
-    // Zero padding is grouped too ("{:08,}" of 1234 is "0,001,234"), as Python does.
-    while (utf8_length(lead) + grouped(digits, sp.grouping, every).size() < sp.width) digits.insert(digits.begin(), '0');
+    // Zero padding is grouped too ("{:08,}" of 1234 is "0,001,234"), as Python does: the
+    // fewest digits whose grouped form (d digits, (d - 1) / every separators) fills the width.
+    const std::size_t lead_len = utf8_length(lead);
+    std::size_t d = digits.size();
+    while (lead_len + d + (d - 1) / static_cast<std::size_t>(every) < sp.width) ++d;
+    digits.insert(0, d - digits.size(), '0');
   }
   return padded(s2, '>', lead, grouped(digits, sp.grouping, every));
 }

@@ -74,6 +74,9 @@ TEST(TemplateBlocksTest, FormatSpecsAreBoundedAndTyped) {
   EXPECT_EQ(render("{{ '{:>8.2f}|{:,}|{:#x}|{!r}'.format(3.14159, 1234567, 255, 'q') }}"), "    3.14|1,234,567|0xff|'q'");
   EXPECT_EQ(render("{{ '{:d}'.format('x') }}"), "ValueError:Unknown format code 'd' for object of type 'str'");
   EXPECT_EQ(render("{{ '{:5}'.format(none) }}"), "TypeError:unsupported format string passed to NoneType.__format__");
+  // Zero padding with grouping at the widest width stays linear (it was quadratic).
+  EXPECT_EQ(render("{{ '{:0100000,}'.format(7) | length }}"), "100001");
+  EXPECT_EQ(render("{{ '{:08,}|{:07,}|{:09_x}'.format(1234, 1234, 255) }}"), "0,001,234|001,234|0000_00ff");
   std::string wide = render("{{ '{:100001}'.format(1) }}");
   EXPECT_EQ(wide.rfind("SecurityError:", 0), 0u) << wide;
 }
