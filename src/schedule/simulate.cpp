@@ -440,7 +440,7 @@ core::Status Timeline::Impl::simulate(const std::set<int>& which) {
   last_trees = static_cast<int>(which.size());
   Simulation sim(*this, which);
   BUDCORE_TRY(sim.run());
-  collect();
+  collect(which);
   return {};
 }
 

@@ -20,15 +20,6 @@ std::string_view to_string(WaitReason r) noexcept {
   return "";
 }
 
-namespace {
-
-bool is_accelerator(const std::string& resource) {
-  return resource.find("gpu") != std::string::npos || resource.rfind("nvidia.com/", 0) == 0 ||
-         resource.rfind("amd.com/", 0) == 0;
-}
-
-}  // namespace
-
 core::Status Timeline::Impl::build(TimelineInput input) {
   BUDCORE_TRY(quota::validate(input.config));
   if (input.horizon < core::Duration()) return Error::invalid("horizon_seconds", "", "the horizon must not be negative");
@@ -130,7 +121,11 @@ core::Status Timeline::Impl::add_job(JobInput in, const std::string& path) {
   by_name[j.key] = id;
   if (!by_name.count(j.name)) by_name[j.name] = id;
   if (j.tree >= 0) trees[j.tree].jobs.push_back(id);
-  else j.state = State::Never;
+  else {
+    j.state = State::Never;
+    treeless.push_back(id);
+  }
+  if (j.in.deadline) with_deadline.push_back(id);
   jobs.push_back(std::move(j));
   return {};
 }
@@ -202,61 +197,6 @@ std::set<int> Timeline::Impl::affected(int job) const {
     for (int d : trees[t].dependent_trees) todo.push_back(d);
   }
   return out;
-}
-
-void Timeline::Impl::collect() {
-  TimelineResult r;
-  r.now = now;
-  Timestamp last = now;
-  std::map<Timestamp, std::map<UsageKey, std::int64_t>> deltas;
-  for (const Job& j : jobs) {
-    if (j.fact == Fact::Cancelled && j.runs.empty()) continue;
-    if (j.state == State::Never || (j.state == State::Done && j.runs.empty())) {
-      if (j.state == State::Never) r.never[j.name] = j.tree < 0 ? j.no_tree_reason : j.never_reason;
-      continue;
-    }
-    if (j.state != State::Running && j.state != State::Done) continue;
-    JobEstimate e;
-    e.name = j.name;
-    e.key = j.key;
-    e.cluster_queue = j.cluster_queue;
-    e.flavors = j.flavors;
-    e.start = j.start;
-    e.end = j.end;
-    if (j.in.deadline) e.deadline_met = j.end <= *j.in.deadline;
-    e.preempted_at = j.preempted_at;
-    e.running = j.fact == Fact::Running;
-    e.finished = j.fact == Fact::Finished || j.fact == Fact::Failed || j.fact == Fact::Cancelled;
-    e.wait = j.wait;
-    e.wait_detail = j.wait_detail;
-    e.pipeline = j.in.pipeline;
-    e.priority = j.in.workload.priority;
-    for (const auto& run : j.runs)
-      for (const auto& [k, v] : run.usage) {
-        deltas[run.start][k] += v;
-        deltas[run.end][k] -= v;
-      }
-    if (!j.runs.empty())
-      for (const auto& [k, v] : j.runs.back().usage)
-        if (is_accelerator(std::get<2>(k))) e.gpus[std::get<2>(k)] += v / 1000;
-    last = std::max(last, j.end);
-    if (j.in.deadline && *j.in.deadline < now && !e.finished)
-      r.warnings.push_back(j.name + ": deadline is before now; it cannot be met");
-    r.jobs.push_back(std::move(e));
-  }
-  std::sort(r.jobs.begin(), r.jobs.end(), [](const JobEstimate& a, const JobEstimate& b) {
-    return a.start != b.start ? a.start < b.start : a.name < b.name;
-  });
-  r.makespan = r.jobs.empty() ? core::Duration() : last - now;
-  for (const auto& t : trees) r.warnings.insert(r.warnings.end(), t.warnings.begin(), t.warnings.end());
-  std::map<UsageKey, std::int64_t> level;
-  for (const auto& [t, changes] : deltas)
-    for (const auto& [k, v] : changes) {
-      if (v == 0) continue;
-      level[k] += v;
-      r.usage.push_back({t, std::get<0>(k), std::get<1>(k), std::get<2>(k), level[k]});
-    }
-  result = std::move(r);
 }
 
 core::Result<int> Timeline::Impl::job_of(std::string_view name) const {
@@ -373,6 +313,8 @@ core::Status Timeline::submitted(JobInput job, Timestamp at) {
       ds.erase(std::remove(ds.begin(), ds.end(), ji), ds.end());
     }
     if (j.tree >= 0) impl_->trees[j.tree].jobs.pop_back();
+    for (auto* list : {&impl_->treeless, &impl_->with_deadline})
+      if (!list->empty() && list->back() == ji) list->pop_back();
     impl_->by_name.erase(j.key);
     if (auto it = impl_->by_name.find(j.name); it != impl_->by_name.end() && it->second == ji) impl_->by_name.erase(it);
     impl_->jobs.pop_back();

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -79,6 +80,7 @@ struct Tree {
   std::vector<int> jobs;
   std::set<int> dependent_trees;  // trees with jobs that depend on jobs here
   std::vector<std::string> warnings;  // from its last simulation
+  std::optional<core::Timestamp> last_end;  // of its jobs shown in the result
 };
 
 struct BUDCORE_HIDDEN Timeline::Impl {
@@ -91,6 +93,9 @@ struct BUDCORE_HIDDEN Timeline::Impl {
   std::vector<Tree> trees;
   std::unordered_map<std::string, int> tree_of_cq;
   TimelineResult result;
+  std::vector<int> result_job_tree, result_usage_tree;  // the tree of each result.jobs / .usage entry
+  std::vector<int> treeless;       // jobs whose LocalQueue does not exist (never run)
+  std::vector<int> with_deadline;  // jobs that have a deadline, in job order
   int last_trees = 0;
   std::map<int, quota::AdmissionEngine> probes;  // per tree: checks a workload before it is kept
 
@@ -100,7 +105,9 @@ struct BUDCORE_HIDDEN Timeline::Impl {
   // Re-simulates these trees from `now`; other trees' estimates stay as they are.
   core::Status simulate(const std::set<int>& trees);
   std::set<int> affected(int job) const;  // its tree plus every tree depending on it
-  void collect();                          // jobs -> result
+  // The result after these trees were simulated (collect.cpp): their entries are replaced.
+  void collect(const std::set<int>& trees);
+  static bool shown(const Job& j);  // has an entry in result.jobs
   core::Result<int> job_of(std::string_view name) const;
   core::Status move_now(core::Timestamp at);
   core::Status fact(std::string_view name, core::Timestamp at, std::initializer_list<Fact> allowed, const char* conflict,

@@ -446,5 +446,84 @@ TEST(TimelineTest, NominationMemoChangesNoDecision) {
   }
 }
 
+// A live event re-simulates only the trees it reaches and replaces their part of the result in
+// place. After every event the result must equal the one a full re-simulation gives: both
+// timelines are first brought to one instant T, every event happens at T, and the reference
+// re-simulates every tree at T after each one (advance), so the trees the event did not reach
+// were simulated from the same state.
+TEST(TimelineTest, LiveEventsKeepTheResultEqualToAFullRecompute) {
+  Json pre = {{"preemption", {{"within_cluster_queue", "LowerPriority"}}}};
+  Json qs = Json::array({cq("a", "x", "4", pre), cq("b", "x", "2"), cq("c", "y", "3", pre), cq("d", nullptr, "2")});
+  const std::vector<std::string> queues = {"lq-a", "lq-b", "lq-c", "lq-d"};
+  Json wls = Json::array();
+  for (int i = 0; i < 28; ++i) {
+    Json w = wl("j" + std::to_string(i), queues[i % 4], std::to_string(1 + i % 2), 20 + (i * 7) % 50, i, (i * 5) % 3);
+    if (i % 6 == 5) w["depends_on"] = Json::array({"j" + std::to_string(i - 3)});  // often in another tree
+    if (i % 5 == 0) w["deadline"] = 10 + i * 2;  // j0..j15's are before T
+    if (i % 9 == 4) w["submit_at"] = 70 + i;
+    wls.push_back(w);
+  }
+  wls.push_back(wl("lost", "lq-missing", "1", 10, 99));  // no such LocalQueue: never runs
+  Json s = scenario(qs, wls);
+  auto live = make(s), full = make(s);
+  ASSERT_TRUE(live.has_value()) << live.error().describe();
+  ASSERT_TRUE(full.has_value());
+  const core::Timestamp at = core::Timestamp::from_unix_seconds(50);
+  ASSERT_TRUE(live->advance(at));
+  ASSERT_TRUE(full->advance(at));
+  auto same = [&](const std::string& what) {
+    ASSERT_TRUE(full->advance(at));
+    ASSERT_EQ(to_json(live->result(), {2, true}), to_json(full->result(), {2, true})) << "after " << what;
+  };
+  same("advance");
+
+  std::uint32_t rng = 12345;
+  auto next = [&](std::uint32_t n) {
+    rng = rng * 1664525u + 1013904223u;
+    return (rng >> 8) % n;
+  };
+  int changed = 0;
+  bool warned = false;
+  for (int step = 0; step < 120; ++step) {
+    const std::string name = next(10) == 0 ? "lost" : "j" + std::to_string(next(28));
+    const int kind = static_cast<int>(next(7));
+    std::string what = std::to_string(step) + ": ";
+    core::Status a, b;
+    switch (kind) {
+      case 0: what += "finished " + name; a = live->finished(name, at); b = full->finished(name, at); break;
+      case 1: what += "failed " + name; a = live->failed(name, at); b = full->failed(name, at); break;
+      case 2: what += "cancelled " + name; a = live->cancelled(name, at); b = full->cancelled(name, at); break;
+      case 3: what += "preempted " + name; a = live->preempted(name, at); b = full->preempted(name, at); break;
+      case 4: {
+        const int n = name == "lost" ? 0 : std::stoi(name.substr(1));
+        quota::Admission adm{std::string(1, static_cast<char>('a' + n % 4)), {{"main", {{"cpu", "on-demand"}}}}, {}};
+        what += "started " + name;
+        a = live->started(name, at, adm);
+        b = full->started(name, at, adm);
+        break;
+      }
+      default: {
+        Json w = wl("new" + std::to_string(step), queues[next(4)], "1", 15 + next(30), 100 + step, static_cast<int>(next(3)));
+        if (next(2) == 0) w["depends_on"] = Json::array({"j" + std::to_string(next(28))});
+        Json one = scenario(qs, Json::array({w}));
+        auto parsed = parse_estimate(one.dump());
+        ASSERT_TRUE(parsed.has_value()) << parsed.error().describe();
+        what += "submitted " + w["name"].get<std::string>();
+        a = live->submitted(parsed->jobs[0], at);
+        b = full->submitted(parsed->jobs[0], at);
+        break;
+      }
+    }
+    ASSERT_EQ(a.has_value(), b.has_value()) << what;
+    if (a) ++changed;
+    warned = warned || !live->result().warnings.empty();
+    same(what);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(changed, 40) << "most events should apply";
+  EXPECT_FALSE(live->result().never.empty());
+  EXPECT_TRUE(warned) << "deadlines before T should be reported";
+}
+
 }  // namespace
 }  // namespace budcore::schedule
