@@ -236,7 +236,9 @@ core::Result<std::vector<SubmitResult>> Platform::submit_batch(const CallContext
 core::Result<backend::JobRecord> Platform::get_job(const CallContext& caller, const core::Id& id) {
   std::lock_guard lock(impl_->mu);
   BUDCORE_TRY(impl_->guard(caller, "get", "jobs", &id));
-  return impl_->visible(caller, impl_->store->get_job(caller.tenant, id));
+  auto rec = impl_->visible(caller, impl_->store->get_job(caller.tenant, id));
+  if (rec) impl_->fill_estimates(*rec);
+  return rec;
 }
 
 core::Result<backend::Page<backend::JobSummary>> Platform::list_jobs(const CallContext& caller,

@@ -192,6 +192,18 @@ struct BUDCORE_HIDDEN Platform::Impl {
   core::Value record_doc(const LiveJob& lj) const;
   void background_loop();
 
+  // --- schedule.cpp: the timeline of the live jobs, cached until a live job changes or time
+  // passes an instant at which it expected a start or an end that has not been reported.
+  std::optional<schedule::TimelineResult> timeline_cache;
+  std::unordered_map<std::string, std::size_t> timeline_index;  // job id -> timeline_cache->jobs
+  std::uint64_t timeline_digest = 0;
+  core::Timestamp timeline_valid_until;
+  core::Result<schedule::TimelineInput> timeline_input(std::vector<std::string>* warnings);
+  core::Result<const schedule::TimelineResult*> current_timeline();
+  // What one tenant may see of the whole timeline: its jobs, other tenants' ids removed from texts.
+  schedule::TimelineResult tenant_view(const schedule::TimelineResult& all, const core::Id& tenant) const;
+  void fill_estimates(backend::JobRecord& rec);  // estimated_start / estimated_end of a live job
+
   // --- job_costs.cpp (the JobCostMeter's calls; all no-ops without one)
   // The job's document: the one cached while it holds quota, else read from the Store.
   core::Result<std::shared_ptr<const job::Job>> job_doc(const LiveJob& lj);

@@ -50,6 +50,7 @@
 #include "budcore/platform/context.hpp"
 #include "budcore/platform/hooks.hpp"
 #include "budcore/platform/rbac.hpp"
+#include "budcore/schedule/timeline.hpp"
 #include "budcore/usecase/deployment.hpp"
 #include "budcore/usecase/registry.hpp"
 
@@ -149,6 +150,16 @@ class BUDCORE_API Platform {
   // ("job.deadline_missed") and pipeline runs ("pipeline.started", "pipeline.transition").
   // Resumable: pass the last seq seen.
   core::Result<EventPage> watch(const CallContext& caller, std::int64_t since, std::size_t limit = 1000);
+
+  // ---- schedule (source design 5.4; docs/schedule.md "The platform's timeline") ----------------
+  // When each of the caller's waiting and running jobs is expected to start and end: a
+  // schedule::Timeline of every live job under the platform's quota configuration (all tenants
+  // share it), of which the caller sees its own tenant's jobs. Durations are the jobs'
+  // estimated_duration_seconds (else max_duration_seconds, else 3600 s with a warning). The
+  // timeline is kept until a live job changes or time passes an instant at which it expected a
+  // start or an end; get_job() fills a live job's estimated_start / estimated_end from it.
+  // Needs "list jobs" in the tenant (viewer).
+  core::Result<schedule::TimelineResult> schedule(const CallContext& caller);
 
   // ---- pipelines -----------------------------------------------------------------------------
   // Validates the pipeline document (Invalid naming the field), stores the run and starts it.

@@ -1,0 +1,195 @@
+// Platform::schedule() and the estimated_start / estimated_end of job records (source design
+// 5.4): a schedule::Timeline of the platform's live jobs under its quota configuration. Every
+// tenant's jobs are simulated (they share the quota); a caller sees only its own tenant's jobs,
+// and the ids of other tenants' jobs are removed from every reason text it is shown.
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "budcore/quota/job_workload.hpp"
+#include "platform/platform_impl.hpp"
+
+namespace budcore::platform {
+
+using core::Error;
+using job::JobStatus;
+using Impl = Platform::Impl;
+
+namespace {
+
+// A job the timeline must place: it is waiting, admitted or running, or waits for its retry.
+bool scheduled(const LiveJob& lj) {
+  switch (lj.status) {
+    case JobStatus::Pending:
+    case JobStatus::Queued:
+    case JobStatus::Scheduled:
+    case JobStatus::Running:
+    case JobStatus::Preempted: return true;
+    case JobStatus::Failed: return lj.retry_at_ns > 0;
+    default: return false;
+  }
+}
+
+// Order-independent digest of what the timeline reads of the live jobs: a job's stored
+// version moves with every change written for it (status, priority, retry).
+std::uint64_t live_digest(const std::unordered_map<core::Id, LiveJob>& live) {
+  std::uint64_t sum = live.size();
+  for (const auto& [id, lj] : live) {
+    std::uint64_t h = std::hash<core::Id>{}(id);
+    for (std::uint64_t v : {static_cast<std::uint64_t>(lj.version), static_cast<std::uint64_t>(lj.status),
+                            static_cast<std::uint64_t>(lj.run), static_cast<std::uint64_t>(lj.retry_at_ns)}) {
+      h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    }
+    sum += h * 0xff51afd7ed558ccdULL;
+  }
+  return sum;
+}
+
+bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+
+// Every id (8-4-4-4-12 hex) in `text` that `visible` refuses is replaced by "[hidden]".
+template <class Visible>
+std::string redact_ids(std::string text, const Visible& visible) {
+  static constexpr int kGroups[] = {8, 4, 4, 4, 12};
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t k = i;
+    bool ok = i + 36 <= text.size() && (i == 0 || !is_hex(text[i - 1]));
+    for (int g = 0; ok && g < 5; ++g) {
+      for (int c = 0; ok && c < kGroups[g]; ++c) ok = is_hex(text[k++]);
+      if (ok && g < 4) ok = text[k++] == '-';
+    }
+    ok = ok && (k == text.size() || !is_hex(text[k]));
+    if (ok) {
+      std::string id = text.substr(i, 36);
+      out += visible(id) ? id : std::string("[hidden]");
+      i = k;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+core::Result<schedule::TimelineInput> Impl::timeline_input(std::vector<std::string>* warnings) {
+  schedule::TimelineInput in;
+  in.config = config.cluster.quota;
+  in.engine_options = config.cluster.engine;
+  in.now = clock->now();
+  const quota::JobQueueLayout& layout = config.cluster.layout;
+  std::set<std::string> declared;
+  for (const auto& lq : in.config.local_queues) declared.insert(lq.key());
+  // Live jobs in queue order, so that equal inputs give equal timelines.
+  std::vector<const LiveJob*> jobs;
+  for (const auto& [id, lj] : live)
+    if (scheduled(lj)) jobs.push_back(&lj);
+  std::sort(jobs.begin(), jobs.end(), [](const LiveJob* a, const LiveJob* b) {
+    return a->queue_seq != b->queue_seq ? a->queue_seq < b->queue_seq : a->id < b->id;
+  });
+  for (const LiveJob* lj : jobs) {
+    BUDCORE_TRY_ASSIGN(auto doc, job_doc(*lj));
+    schedule::JobInput j;
+    BUDCORE_TRY_ASSIGN(j.workload, quota::workload_for(*doc, lj->queue_seq, layout));
+    j.workload.name = lj->id.to_string();  // job names repeat; ids do not
+    // The job-type queue of a tenant exists implicitly (the cluster creates it on first use).
+    if (declared.insert(j.workload.namespace_ + "/" + j.workload.queue).second)
+      in.config.local_queues.push_back({j.workload.namespace_, j.workload.queue, j.workload.queue});
+    std::int64_t seconds = 3600;
+    if (doc->estimated_duration_seconds) seconds = *doc->estimated_duration_seconds;
+    else if (doc->max_duration_seconds) seconds = *doc->max_duration_seconds;
+    else if (warnings) warnings->push_back(j.workload.name + ": no estimated_duration_seconds; assumed 3600 s");
+    j.duration = core::Duration::seconds(std::max<std::int64_t>(seconds, 0));
+    j.deadline = doc->deadline;
+    if (doc->time_window) j.window = schedule::Window{doc->time_window->start, doc->time_window->end, "UTC"};
+    if (doc->pipeline_id) j.pipeline = doc->pipeline_id->to_string();
+    const bool holds_quota = (lj->status == JobStatus::Scheduled || lj->status == JobStatus::Running) && lj->placement;
+    if (holds_quota) {
+      j.workload.admitted = lj->placement->admission;
+      const std::int64_t since = lj->started_ns > 0 ? lj->started_ns : lj->admitted_ns;
+      j.started_at = core::Timestamp::from_unix_nanos(std::min(since, in.now.unix_nanos()));
+    } else if (lj->status == JobStatus::Failed) {
+      j.submit_at = core::Timestamp::from_unix_nanos(lj->retry_at_ns);
+    }
+    in.jobs.push_back(std::move(j));
+  }
+  return in;
+}
+
+core::Result<const schedule::TimelineResult*> Impl::current_timeline() {
+  const std::uint64_t digest = live_digest(live);
+  const core::Timestamp now = clock->now();
+  // The cached timeline stands until a live job changes or time passes an instant at which it
+  // expected something (a start or an end) that the platform has not reported.
+  if (timeline_cache && timeline_digest == digest && now <= timeline_valid_until) return &*timeline_cache;
+  std::vector<std::string> warnings;
+  BUDCORE_TRY_ASSIGN(auto input, timeline_input(&warnings));
+  BUDCORE_TRY_ASSIGN(auto tl, schedule::Timeline::create(std::move(input)));
+  schedule::TimelineResult r = tl.result();
+  r.warnings.insert(r.warnings.begin(), warnings.begin(), warnings.end());
+  core::Timestamp until = core::Timestamp::from_unix_nanos(INT64_MAX);
+  for (const auto& e : r.jobs) {
+    if (e.finished) continue;
+    if (e.start > now) until = std::min(until, e.start);
+    if (e.end > now) until = std::min(until, e.end);
+  }
+  timeline_index.clear();
+  for (std::size_t i = 0; i < r.jobs.size(); ++i) timeline_index.emplace(r.jobs[i].name, i);
+  timeline_cache = std::move(r);
+  timeline_digest = digest;
+  timeline_valid_until = until;
+  return &*timeline_cache;
+}
+
+schedule::TimelineResult Impl::tenant_view(const schedule::TimelineResult& all, const core::Id& tenant) const {
+  std::set<std::string, std::less<>> mine{tenant.to_string()};
+  for (const auto& [id, lj] : live)
+    if (lj.tenant == tenant) mine.insert(id.to_string());
+  auto visible = [&](const std::string& id) { return mine.count(id) > 0; };
+  const std::string ns = config.cluster.layout.tenant_namespace_prefix + tenant.to_string() + "/";
+  auto own = [&](const std::string& name) { return mine.count(name) > 0; };
+  schedule::TimelineResult out;
+  out.now = all.now;
+  out.usage = all.usage;  // per-queue totals, as Platform::cluster() shows them
+  core::Timestamp last = all.now;
+  for (const auto& e : all.jobs) {
+    if (!own(e.name)) continue;
+    schedule::JobEstimate v = e;
+    if (v.key.rfind(ns, 0) == 0) v.key = v.key.substr(ns.size());
+    v.wait_detail = redact_ids(std::move(v.wait_detail), visible);
+    last = std::max(last, v.end);
+    out.jobs.push_back(std::move(v));
+  }
+  for (const auto& [name, why] : all.never)
+    if (own(name)) out.never.emplace(name, redact_ids(why, visible));
+  for (const auto& w : all.warnings) {
+    const std::string name = w.substr(0, w.find(':'));
+    if (own(name)) out.warnings.push_back(redact_ids(w, visible));
+  }
+  out.makespan = out.jobs.empty() ? core::Duration() : last - all.now;
+  return out;
+}
+
+void Impl::fill_estimates(backend::JobRecord& rec) {
+  auto lj = live.find(rec.job.id);
+  if (lj == live.end() || !scheduled(lj->second)) return;
+  auto tl = current_timeline();
+  if (!tl) return;  // the record is still right without estimates; schedule() reports why
+  auto at = timeline_index.find(rec.job.id.to_string());
+  if (at == timeline_index.end()) return;  // it can never run (the timeline's `never`)
+  const schedule::JobEstimate& e = (*tl)->jobs[at->second];
+  rec.job.estimated_start = e.start;
+  rec.job.estimated_end = e.end;
+}
+
+core::Result<schedule::TimelineResult> Platform::schedule(const CallContext& caller) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "list", "jobs"));
+  BUDCORE_TRY_ASSIGN(const schedule::TimelineResult* all, impl_->current_timeline());
+  return impl_->tenant_view(*all, caller.tenant);
+}
+
+}  // namespace budcore::platform
