@@ -145,6 +145,14 @@ void bind_platform(py::module_& m) {
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("query"), "A page of the caller's jobs: {'items', 'next_cursor'}.")
       .def(
+          "schedule",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
+            auto ctx = caller(tenant, principal, request);
+            return schedule_snapshot(call(h, [&](platform::Platform& p) { return p.schedule(ctx); }));
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"),
+          "The timeline of the caller's waiting and running jobs (a ScheduleSnapshot; job names are job ids).")
+      .def(
           "act",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const std::string& verb,
              const py::object& id, const std::string& arg) {

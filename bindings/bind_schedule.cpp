@@ -28,6 +28,45 @@ Value document_of(const py::handle& obj, const char* what) {
   return to_value(obj);
 }
 
+// Device lanes (source design 5.4) as [{name, flavor, resource, blocks}].
+py::list lanes_of(const schedule::TimelineResult& result) {
+  py::list out;
+  for (const auto& lane : schedule::assign_lanes(result)) {
+    py::list blocks;
+    for (const auto& b : lane.blocks)
+      blocks.append(to_python(Value(core::Map{{"job", Value(b.job)},
+                                              {"start", schedule::seconds_value(b.start)},
+                                              {"end", schedule::seconds_value(b.end)},
+                                              {"estimated", Value(b.estimated)}})));
+    py::dict d;
+    d["name"] = lane.name;
+    d["flavor"] = lane.flavor;
+    d["resource"] = lane.resource;
+    d["blocks"] = blocks;
+    out.append(d);
+  }
+  return out;
+}
+
+// A timeline's result without the timeline (what the platform computed): read, draw, no events.
+class PySnapshot {
+ public:
+  explicit PySnapshot(schedule::TimelineResult r) : result_(std::move(r)) {}
+  py::object result(bool details) const { return to_python(schedule::to_value(result_, {-1, details})); }
+  void apply(const py::object&) {
+    throw PyError(core::Error::make(core::ErrorCode::Unsupported,
+                                    "a platform's timeline is read-only: the platform revises it as its jobs change "
+                                    "(call Platform.schedule() again)",
+                                    "event"));
+  }
+  py::list lanes() const { return lanes_of(result_); }
+  std::string html(const std::string& title) const { return schedule::render_html(result_, {title}); }
+  int trees_simulated() const { return 0; }
+
+ private:
+  schedule::TimelineResult result_;
+};
+
 class PyTimeline {
  public:
   explicit PyTimeline(const py::object& scenario) : timeline_(create(document_of(scenario, "scenario"))) {}
@@ -43,24 +82,7 @@ class PyTimeline {
     unwrap(std::move(st));
   }
 
-  py::list lanes() const {
-    py::list out;
-    for (const auto& lane : schedule::assign_lanes(timeline_.result())) {
-      py::list blocks;
-      for (const auto& b : lane.blocks)
-        blocks.append(to_python(Value(core::Map{{"job", Value(b.job)},
-                                                {"start", schedule::seconds_value(b.start)},
-                                                {"end", schedule::seconds_value(b.end)},
-                                                {"estimated", Value(b.estimated)}})));
-      py::dict d;
-      d["name"] = lane.name;
-      d["flavor"] = lane.flavor;
-      d["resource"] = lane.resource;
-      d["blocks"] = blocks;
-      out.append(d);
-    }
-    return out;
-  }
+  py::list lanes() const { return lanes_of(timeline_.result()); }
 
   std::string html(const std::string& title) const { return schedule::render_html(timeline_.result(), {title}); }
   int trees_simulated() const { return timeline_.trees_simulated(); }
@@ -97,6 +119,8 @@ py::object replay(const py::object& config) {
 
 }  // namespace
 
+py::object schedule_snapshot(schedule::TimelineResult result) { return py::cast(PySnapshot(std::move(result))); }
+
 void bind_schedule(py::module_& m) {
   py::class_<PyTimeline>(m, "ScheduleTimeline",
                          "Estimated start and end of every job under the quota rules (CONTRACTS.md section 6). "
@@ -109,6 +133,15 @@ void bind_schedule(py::module_& m) {
       .def("lanes", &PyTimeline::lanes, "Device lanes (source design 5.4): [{name, flavor, resource, blocks}].")
       .def("html", &PyTimeline::html, py::arg("title") = "budcore schedule", "One self-contained HTML page.")
       .def_property_readonly("trees_simulated", &PyTimeline::trees_simulated, "Cohort trees simulated again by the last update.");
+  py::class_<PySnapshot>(m, "ScheduleSnapshot",
+                         "A timeline's result as the platform computed it (Platform.schedule): the same reads and "
+                         "pictures as ScheduleTimeline; events are refused.")
+      .def("result", &PySnapshot::result, py::arg("details") = true,
+           "{jobs, never, makespan} (with details: wait reasons, warnings, utilization).")
+      .def("apply", &PySnapshot::apply, py::arg("event"), "Refused (UnsupportedError): the platform revises its timeline.")
+      .def("lanes", &PySnapshot::lanes, "Device lanes (source design 5.4): [{name, flavor, resource, blocks}].")
+      .def("html", &PySnapshot::html, py::arg("title") = "budcore schedule", "One self-contained HTML page.")
+      .def_property_readonly("trees_simulated", &PySnapshot::trees_simulated, "0: nothing is simulated again here.");
   m.def("schedule_replay", &replay, py::arg("config") = "baseline",
         "Replay Kueue's scheduler-performance configuration ('baseline' or a generator dict) and score it.");
 }

@@ -8,6 +8,7 @@
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
 #include "budcore/platform/scenario.hpp"
+#include "budcore/schedule/estimate.hpp"
 #include "capi_internal.hpp"
 
 struct budcore_platform {
@@ -186,6 +187,19 @@ extern "C" int budcore_platform_list(budcore_buf* out, const budcore_platform* p
     auto page = pl->list_jobs(ctx, q->filter, q->page);
     if (!page) return capi::set_error(page.error());
     return capi::fill_buf(out, core::to_json(budcore::backend::to_value(*page)));
+  });
+}
+
+extern "C" int budcore_platform_schedule(budcore_buf* out, const budcore_platform* p, const budcore_caller* c) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    if (!caller_of(c, ctx)) return last_code();
+    auto timeline = pl->schedule(ctx);
+    if (!timeline) return capi::set_error(timeline.error());
+    return capi::fill_buf(out, budcore::schedule::to_json(*timeline, {-1, true}));
   });
 }
 

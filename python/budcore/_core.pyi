@@ -28,7 +28,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'to_json', 'version_info']
+__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'to_json', 'version_info']
 class Quantity:
     """
     A Kubernetes resource quantity ('500m', '2Gi', '1e3'), exact to 1n.
@@ -776,6 +776,31 @@ class ScheduleTimeline:
         """
         Cohort trees simulated again by the last update.
         """
+class ScheduleSnapshot:
+    """
+    A timeline's result as the platform computed it (Platform.schedule): the same reads and pictures as ScheduleTimeline; events are refused.
+    """
+    def apply(self, event: typing.Any) -> None:
+        """
+        Refused (UnsupportedError): the platform revises its timeline.
+        """
+    def html(self, title: str = 'budcore schedule') -> str:
+        """
+        One self-contained HTML page.
+        """
+    def lanes(self) -> list:
+        """
+        Device lanes (source design 5.4): [{name, flavor, resource, blocks}].
+        """
+    def result(self, details: bool = True) -> typing.Any:
+        """
+        {jobs, never, makespan} (with details: wait reasons, warnings, utilization).
+        """
+    @property
+    def trees_simulated(self) -> int:
+        """
+        0: nothing is simulated again here.
+        """
 class PlatformHandle:
     """
     The C++ Platform; use budcore.Platform.
@@ -847,6 +872,10 @@ class PlatformHandle:
     def run_pipeline(self, tenant: typing.Any, principal: str, request_id: str, document: typing.Any, params: typing.Any) -> typing.Any:
         """
         Starts a pipeline run for the caller; returns the run record.
+        """
+    def schedule(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+        """
+        The timeline of the caller's waiting and running jobs (a ScheduleSnapshot; job names are job ids).
         """
     def submit(self, tenant: typing.Any, principal: str, request_id: str, job: typing.Any, idempotency_key: str | None) -> StoredJob:
         """

@@ -220,6 +220,15 @@ class Platform:
                 return
             time.sleep(poll_seconds)
 
+    def schedule(self, *, tenant: Any = None) -> "Timeline":
+        """When each of the tenant's waiting and running jobs is expected to start and end, as a
+        read-only :class:`budcore.schedule.Timeline` (``jobs``, ``to_pandas()``, ``plot()``,
+        ``to_html()``). Every tenant's jobs are simulated under the platform's quota; job names
+        are job ids. ``Platform.get`` fills a live job's ``estimated_start``/``estimated_end``
+        from the same timeline."""
+        from .schedule import Timeline
+        return Timeline._of(self._h.schedule(*self._who(tenant)))
+
     # -- pipelines -----------------------------------------------------------------------------
     def run_pipeline(self, document: Mapping[str, Any], params: Optional[Mapping[str, Any]] = None, *,
                      tenant: Any = None) -> PipelineRun:

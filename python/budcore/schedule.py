@@ -16,10 +16,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Union
 
-from ._core import ScheduleTimeline, ValidationError, load_document
+from ._core import ScheduleSnapshot, ScheduleTimeline, ValidationError, load_document
 from ._core import schedule_replay as _replay
 
-__all__ = ["ScheduleTimeline", "ScheduledJob", "Timeline", "estimate", "replay", "JOB_COLUMNS"]
+__all__ = ["ScheduleSnapshot", "ScheduleTimeline", "ScheduledJob", "Timeline", "estimate", "replay", "JOB_COLUMNS"]
 
 #: Columns of :meth:`Timeline.to_pandas`, in order.
 JOB_COLUMNS = ("name", "cluster_queue", "start", "end", "running", "finished", "pipeline", "wait",
@@ -64,6 +64,14 @@ class Timeline:
 
     def __init__(self, scenario: Union[Mapping[str, Any], str]):
         self._tl = ScheduleTimeline(scenario if isinstance(scenario, str) else dict(scenario))
+
+    @classmethod
+    def _of(cls, handle: Any) -> "Timeline":
+        """A timeline over a handle the library made (Platform.schedule's ScheduleSnapshot:
+        events on it raise UnsupportedError)."""
+        tl = cls.__new__(cls)
+        tl._tl = handle
+        return tl
 
     # ---- results
     def result(self, details: bool = False) -> dict[str, Any]:

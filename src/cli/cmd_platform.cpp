@@ -6,6 +6,7 @@
 //   budcore platform priority ID PRIORITY
 //   budcore platform list [--status S]... [--limit N] [--after CURSOR]
 //   budcore platform watch [--since SEQ] [--limit N]
+//   budcore platform schedule [--html FILE]                  the tenant's timeline (schedule estimate --details)
 //   budcore platform pipeline FILE [--params FILE]             start a pipeline run
 //   budcore platform run-status ID | run-cancel ID [--reason R] a pipeline run
 //   budcore platform run (--for SECONDS | --idle)              move a virtual clock (a system clock: follow the cluster for SECONDS)
@@ -23,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -35,6 +37,8 @@
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
 #include "budcore/platform/scenario.hpp"
+#include "budcore/schedule/estimate.hpp"
+#include "budcore/schedule/view.hpp"
 #include "cli/command.hpp"
 
 namespace budcore::cli {
@@ -256,6 +260,24 @@ const bool registered = register_commands([](CLI::App& root) {
       BUDCORE_TRY_ASSIGN(auto query, backend::parse_job_query(core::Value(std::move(q))));
       BUDCORE_TRY_ASSIGN(auto page, p.list_jobs(ctx, query.filter, query.page));
       return backend::to_value(page);
+    });
+  });
+
+  auto* sched = group->add_subcommand("schedule", "When each of the tenant's waiting and running jobs starts and ends");
+  add_common(sched, true);
+  auto sched_html = std::make_shared<std::string>();
+  sched->add_option("--html", *sched_html, "Also write the schedule view (one self-contained HTML page) here");
+  sched->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      BUDCORE_TRY(p.pump());
+      BUDCORE_TRY_ASSIGN(auto timeline, p.schedule(ctx));
+      if (!sched_html->empty()) {
+        std::string page = schedule::render_html(timeline, {});
+        std::ofstream out(*sched_html, std::ios::binary);
+        if (!out || !out.write(page.data(), static_cast<std::streamsize>(page.size())))
+          return core::Error::make(core::ErrorCode::Io, "cannot write " + *sched_html, "--html");
+      }
+      return schedule::to_value(timeline, {-1, true});
     });
   });
 

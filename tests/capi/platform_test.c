@@ -1,6 +1,6 @@
 /* The platform from C: open the embedded platform in a temp dir, submit (one and a batch),
  * run the virtual clock, get/list/cancel/retry, the event stream by poll and by callback,
- * a pipeline run, metrics, a what-if scenario, and the error rules (out untouched on failure,
+ * the schedule, a pipeline run, metrics, a what-if scenario, and the error rules (out untouched on failure,
  * a full out refused, NULL handles, bad UTF-8, unknown ids, illegal moves). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +80,16 @@ int main(void) {
   CHECK(budcore_platform_list(&out, p, &caller, S("{\"status\": \"queued\"}")) == BUDCORE_OK);
   CHECK(strstr(out.ptr, "\"b1\"") != NULL && strstr(out.ptr, "\"b2\"") != NULL && strstr(out.ptr, "c-train") == NULL);
   budcore_buf_dispose(&out);
+  /* The schedule of the queued batch: jobs named by id, estimated times, the caller's own only. */
+  CHECK(budcore_platform_schedule(&out, p, &caller) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"estimated_start\":") != NULL);
+  CHECK(strstr(out.ptr, "no estimated_duration_seconds; assumed 3600 s") != NULL);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_schedule(&out, p, &other) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"jobs\":[]") != NULL);
+  budcore_buf_dispose(&out);
+  CHECK(budcore_platform_schedule(&out, NULL, &caller) == BUDCORE_EINVALID);
+  CHECK(out.ptr == NULL);
   CHECK(budcore_platform_submit(&out, p, &caller, S("{\"jobs\": [{\"name\": \"Bad Name\"}]}"), NULL, 0) == BUDCORE_EINVALID);
   CHECK(strncmp(budcore_error_last()->field, "jobs[0]", 7) == 0);
 

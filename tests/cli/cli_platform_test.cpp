@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "cli/cli_runner.hpp"
@@ -69,6 +70,41 @@ TEST_F(CliPlatformTest, AJobGoesThroughTheEmbeddedPlatformCommandByCommand) {
                        err);
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["code"], "not_found");
+}
+
+TEST_F(CliPlatformTest, ScheduleShowsWhenTheTenantsJobsStartAndEnd) {
+  fs::path job = write("j.json", R"({"name": "wide", "job_type": "BATCH", "deployment_type": "DOCKER",
+    "gpu_type": "nvidia-a100-80gb", "gpu_count": 8, "estimated_duration_seconds": 600})");
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4; ++i) {
+    auto sub = run_cli("platform submit " + quote(job.string()) + common());
+    ASSERT_EQ(sub.exit_code, 0) << sub.out;
+    ids.push_back(json::parse(sub.out)["job"]["id"]);
+  }
+  fs::path html = dir_ / "schedule.html";
+  auto out = run_cli("platform schedule" + common() + " --html " + quote(html.string()));
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  json s = json::parse(out.out);
+  ASSERT_EQ(s["jobs"].size(), 4u);
+  std::set<std::string> names;
+  bool waits = false;
+  for (const auto& j : s["jobs"]) {
+    names.insert(j["name"].get<std::string>());
+    EXPECT_EQ(j["estimated_end"].get<double>() - j["estimated_start"].get<double>(), 600);
+    waits = waits || (j["wait"].is_object() && j["wait"]["reason"] == "quota");
+  }
+  EXPECT_EQ(names, std::set<std::string>(ids.begin(), ids.end()));
+  EXPECT_TRUE(waits) << out.out;
+  EXPECT_NE(budcore::test::detail::slurp(html).find("<svg"), std::string::npos);
+  // get shows the same estimate on the job record.
+  auto rec = json::parse(run_cli("platform get " + ids.back() + common()).out);
+  EXPECT_EQ(rec["job"]["estimated_start"].is_string(), true) << rec.dump();
+  // Another tenant sees none of them; no tenant is an error.
+  auto other = json::parse(run_cli("platform schedule --dir " + quote((dir_ / "p").string()) +
+                                   " --tenant 00000000-0000-4000-8000-000000000001").out);
+  EXPECT_TRUE(other["jobs"].empty());
+  fs::path err = dir_ / "err.json";
+  EXPECT_EQ(run_cli("platform schedule" + dir_only(), err).exit_code, 2);
 }
 
 TEST_F(CliPlatformTest, SimulatePrintsATableOrJson) {

@@ -132,3 +132,24 @@ def test_simulate_runs_a_scenario(tmp_path):
     with pytest.raises(budcore.ValidationError) as e:
         budcore.simulate({"jobs": [{"at": -1}]})
     assert e.value.field == "jobs[0].at"
+
+
+def test_schedule_is_a_read_only_timeline_of_the_tenants_jobs(tmp_path):
+    with budcore.Platform.embedded(tmp_path / "p", tenant=TENANT, principal="user:py") as p:
+        ids = [p.submit(job("wave%d" % i, gpus=8)).id for i in range(4)]
+        p.submit(job("theirs", gpus=8), tenant=OTHER)
+        p.pump()
+        tl = p.schedule()
+        assert isinstance(tl, budcore.schedule.Timeline)
+        assert sorted(j.name for j in tl.jobs) == sorted(str(i) for i in ids)
+        assert any(j.start > tl.now for j in tl.jobs)  # some wait for quota
+        for j in tl.jobs:
+            stored = p.get(j.name)
+            assert stored.job.estimated_start is not None and stored.job.estimated_end is not None
+            assert j.end - j.start == 600
+        assert len(tl.to_pandas()) == 4
+        assert "<svg" in tl.to_html()
+        with pytest.raises(budcore.UnsupportedError):
+            tl.finished(tl.jobs[0].name, tl.now)
+        assert [j.name for j in p.schedule(tenant=OTHER).jobs] != []
+        assert not set(j.name for j in p.schedule(tenant=OTHER).jobs) & set(str(i) for i in ids)

@@ -162,6 +162,14 @@ func (p *Platform) Preempt(c Caller, id, reason string) (string, error) {
 	})
 }
 
+// Schedule returns when each of the caller's waiting and running jobs is expected to start and
+// end (the JSON of `budcore schedule estimate --details`; job names are job ids).
+func (p *Platform) Schedule(c Caller) (string, error) {
+	return p.call(&c, func(out *C.budcore_buf, cc *C.budcore_caller) C.int {
+		return C.budcore_platform_schedule(out, p.raw, cc)
+	})
+}
+
 // Events returns the caller's events after since: {"events": [...], "last_seq"}.
 func (p *Platform) Events(c Caller, since int64, limit int) (string, error) {
 	return p.call(&c, func(out *C.budcore_buf, cc *C.budcore_caller) C.int {

@@ -39,6 +39,12 @@ func TestPlatformRunsAJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := jobID(t, rec)
+	if tl, err := p.Schedule(me); err != nil || !strings.Contains(tl, `"name":"`+id+`"`) || !strings.Contains(tl, `"estimated_end":`) {
+		t.Fatalf("schedule: %v %s", err, tl)
+	}
+	if tl, err := p.Schedule(Caller{Tenant: "00000000-0000-4000-8000-0000000000f2"}); err != nil || !strings.Contains(tl, `"jobs":[]`) {
+		t.Fatalf("another tenant's schedule: %v %s", err, tl)
+	}
 	if now, err := p.Run(-1); err != nil || !strings.Contains(now, "2026-01-01T00:10:00Z") {
 		t.Fatalf("run: %v %s", err, now)
 	}

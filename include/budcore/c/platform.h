@@ -66,6 +66,14 @@ BUDCORE_API int budcore_platform_get(budcore_buf *out, const budcore_platform *p
 BUDCORE_API int budcore_platform_list(budcore_buf *out, const budcore_platform *platform, const budcore_caller *caller,
                                       const char *query_json, size_t query_json_len);
 
+/* Writes the timeline of the caller's waiting and running jobs: when each is expected to start
+ * and end under the platform's quota (every tenant's jobs are simulated; the caller sees its
+ * own). The JSON of `budcore schedule estimate --details`: {"jobs", "never", "makespan",
+ * "warnings", "utilization"}; job names are job ids.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_schedule(budcore_buf *out, const budcore_platform *platform,
+                                          const budcore_caller *caller);
+
 /* Cancels a job that has not ended (BUDCORE_ECONFLICT otherwise). Writes the job record.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_cancel(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,

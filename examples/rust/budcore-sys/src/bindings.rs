@@ -503,6 +503,14 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    #[doc = " Writes the timeline of the caller's waiting and running jobs: when each is expected to start\n and end under the platform's quota (every tenant's jobs are simulated; the caller sees its\n own). The JSON of `budcore schedule estimate --details`: {\"jobs\", \"never\", \"makespan\",\n \"warnings\", \"utilization\"}; job names are job ids.\n Thread-safety: safe."]
+    pub fn budcore_platform_schedule(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     #[doc = " Cancels a job that has not ended (BUDCORE_ECONFLICT otherwise). Writes the job record.\n Thread-safety: safe."]
     pub fn budcore_platform_cancel(
         out: *mut budcore_buf,

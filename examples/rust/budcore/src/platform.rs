@@ -129,6 +129,14 @@ impl Platform {
         json_out(|out| unsafe { sys::budcore_platform_preempt(out, self.ptr(), &c, i, n, r, rn) })
     }
 
+    /// When each of the caller's waiting and running jobs is expected to start and end (the
+    /// JSON of `budcore schedule estimate --details`; job names are job ids).
+    pub fn schedule(&self, caller: &Caller) -> Result<String, Error> {
+        let c = caller.raw();
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_schedule(out, self.ptr(), &c) })
+    }
+
     /// The caller's events after `since`: `{"events": [...], "last_seq"}`.
     pub fn events(&self, caller: &Caller, since: i64, limit: usize) -> Result<String, Error> {
         let c = caller.raw();

@@ -29,6 +29,9 @@ fn a_job_runs_to_completion() {
     let stored = p.submit(&me, JOB, Some("k1")).unwrap();
     assert!(stored.contains("\"created\":true"));
     let id = id_of(&stored);
+    let timeline = p.schedule(&me).unwrap();
+    assert!(timeline.contains(&format!("\"name\":\"{}\"", id)) && timeline.contains("\"estimated_end\":"));
+    assert!(p.schedule(&Caller::tenant("00000000-0000-4000-8000-0000000000e2")).unwrap().contains("\"jobs\":[]"));
     assert!(p.run(None).unwrap().contains("2026-01-01T00:10:00Z"));
     assert!(p.get(&me, &id).unwrap().contains("\"status\":\"completed\""));
     let mut seen = Vec::new();
