@@ -3,7 +3,8 @@
 // principal, a project and a job. A model of the role bindings says what each call may do; the
 // target aborts when a call succeeds that the model refuses, is refused for a reason other than
 // RBAC when the model allows it, shows one tenant anything of another (a job, an event, an
-// audit entry, an id in an error message), or when the audit chain does not verify at the end.
+// audit entry, a schedule entry or reason, an id in an error message), or when the audit chain
+// does not verify at the end.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
+#include "budcore/schedule/estimate.hpp"
 
 namespace {
 
@@ -105,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   for (std::size_t i = 0; i + 1 < size; i += 2) {
     const std::uint8_t a = data[i], b = data[i + 1];
-    const int op = a % 9, t = (a / 9) % kTenants, who = b % kPrincipals, proj = (b / 4) % kProjects;
+    const int op = a % 10, t = (a / 10) % kTenants, who = b % kPrincipals, proj = (b / 4) % kProjects;
     const auto caller = platform::CallContext::for_tenant(tenant_id(t), principal(who));
     const Model::Job* job = m.jobs.empty() ? nullptr : &m.jobs[(b / 8) % m.jobs.size()];
     switch (op) {
@@ -167,6 +169,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         auto r = p.list_audit(caller, {});
         expect(r, m.may(t, who, std::nullopt, Role::TenantAdmin));
         if (r) no_foreign_ids(m, t, core::to_json(backend::to_value(*r)));
+        break;
+      }
+      case 9: {  // the schedule timeline (every tenant simulated, one shown)
+        auto r = p.schedule(caller);
+        expect(r, m.may(t, who, std::nullopt, Role::Viewer));
+        if (r) {
+          for (const auto& e : r->jobs) check(m.owns(t, e.name));
+          no_foreign_ids(m, t, schedule::to_json(*r, {-1, true}));
+        }
         break;
       }
       case 8:  // time passes: jobs run and end
