@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "budcore/core/json.hpp"
 #include "budcore/schedule/estimate.hpp"
 #include "platform/platform_fixture.hpp"
 
@@ -114,6 +115,45 @@ TEST(PlatformScheduleTest, ATenantSeesNothingOfAnother) {
   auto sb = p->schedule(ctx_b());
   ASSERT_TRUE(sb);
   EXPECT_EQ(sb->jobs.size(), 3u);
+}
+
+TEST(PlatformScheduleTest, AReasonNamingAnotherTenantsJobHidesIt) {
+  // One StrictFIFO queue for every tenant: B's job, first in line, can never fit, so A's job
+  // behind it can never run, and the reason names the job it is blocked behind.
+  PlatformTarget t;
+  auto quota = platform::quota_config_from_value(core::parse_json(R"({
+    "resource_flavors": [{"name": "default-cpu"}],
+    "cluster_queues": [{"name": "batch-jobs", "queueing_strategy": "StrictFIFO", "resource_groups": [
+      {"covered_resources": ["cpu", "memory"], "flavors": [{"name": "default-cpu", "resources": [
+        {"name": "cpu", "nominal": "4"}, {"name": "memory", "nominal": "64Gi"}]}]}]}]})").value(),
+                                                 "quota");
+  ASSERT_TRUE(quota) << quota.error().describe();
+  t.config.cluster.quota = *quota;
+  t.config.cluster.inventory.clear();
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  job::Job big = gpu_job("too-big", 0, 600);
+  big.cpu_cores = core::Quantity::from_int(16);
+  auto b = p->submit(ctx_b(), big);
+  ASSERT_TRUE(b) << b.error().describe();
+  auto a = p->submit(ctx_a(), gpu_job("small", 0, 600));
+  ASSERT_TRUE(a) << a.error().describe();
+  ASSERT_TRUE(p->pump());
+
+  auto sb = p->schedule(ctx_b());
+  ASSERT_TRUE(sb);
+  ASSERT_EQ(sb->never.count(b->record.job.id.to_string()), 1u) << schedule::to_json(*sb, {2, true});
+  auto s = p->schedule(ctx_a());
+  ASSERT_TRUE(s) << s.error().describe();
+  const std::string mine = a->record.job.id.to_string();
+  ASSERT_EQ(s->never.count(mine), 1u) << schedule::to_json(*s, {2, true});
+  EXPECT_EQ(s->never.at(mine), "blocked behind [hidden] in StrictFIFO ClusterQueue batch-jobs ([hidden] can never be admitted)");
+  const std::string text = schedule::to_json(*s, {2, true});
+  EXPECT_EQ(text.find(b->record.job.id.to_string()), std::string::npos) << text;
+  EXPECT_EQ(text.find(tenant_b().to_string()), std::string::npos) << text;
+  auto rec = p->get_job(ctx_a(), a->record.job.id);
+  ASSERT_TRUE(rec);
+  EXPECT_FALSE(rec->job.estimated_start.has_value());  // it can never run: no estimate
 }
 
 TEST(PlatformScheduleTest, AJobWithoutADurationIsAssumedAnHourWithAWarning) {
