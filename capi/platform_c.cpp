@@ -90,6 +90,19 @@ int put(budcore_buf* out, const core::Result<core::Value>& r) {
   return capi::fill_buf(out, core::to_json(*r));
 }
 
+// The common prologue of a call that names its caller: out, handle, caller.
+template <class Fn>
+int on_caller(budcore_buf* out, const budcore_platform* p, const budcore_caller* c, Fn&& fn) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    platform::CallContext ctx;
+    if (!caller_of(c, ctx)) return last_code();
+    return put(out, fn(*pl, ctx));
+  });
+}
+
 // The common prologue of a call on a job: out, handle, caller, job id.
 template <class Fn>
 int on_job(budcore_buf* out, const budcore_platform* p, const budcore_caller* c, const char* id, std::size_t id_len,
@@ -191,15 +204,9 @@ extern "C" int budcore_platform_list(budcore_buf* out, const budcore_platform* p
 }
 
 extern "C" int budcore_platform_schedule(budcore_buf* out, const budcore_platform* p, const budcore_caller* c) {
-  return capi::guard([&]() -> int {
-    if (!empty_out(out)) return last_code();
-    platform::Platform* pl = handle(p);
-    if (pl == nullptr) return last_code();
-    platform::CallContext ctx;
-    if (!caller_of(c, ctx)) return last_code();
-    auto timeline = pl->schedule(ctx);
-    if (!timeline) return capi::set_error(timeline.error());
-    return capi::fill_buf(out, budcore::schedule::to_json(*timeline, {-1, true}));
+  return on_caller(out, p, c, [](auto& pl, auto& ctx) -> core::Result<core::Value> {
+    BUDCORE_TRY_ASSIGN(auto timeline, pl.schedule(ctx));
+    return budcore::schedule::to_value(timeline, {-1, true});
   });
 }
 
@@ -239,15 +246,9 @@ extern "C" int budcore_platform_preempt(budcore_buf* out, budcore_platform* p, c
 
 extern "C" int budcore_platform_events(budcore_buf* out, const budcore_platform* p, const budcore_caller* c,
                                        int64_t since, size_t limit) {
-  return capi::guard([&]() -> int {
-    if (!empty_out(out)) return last_code();
-    platform::Platform* pl = handle(p);
-    if (pl == nullptr) return last_code();
-    platform::CallContext ctx;
-    if (!caller_of(c, ctx)) return last_code();
-    auto page = pl->watch(ctx, since, limit);
-    if (!page) return capi::set_error(page.error());
-    return capi::fill_buf(out, core::to_json(platform::to_value(*page)));
+  return on_caller(out, p, c, [&](auto& pl, auto& ctx) -> core::Result<core::Value> {
+    BUDCORE_TRY_ASSIGN(auto page, pl.watch(ctx, since, limit));
+    return platform::to_value(page);
   });
 }
 
@@ -418,17 +419,11 @@ extern "C" int budcore_platform_deployment(budcore_buf* out, const budcore_platf
 }
 
 extern "C" int budcore_platform_deployments(budcore_buf* out, const budcore_platform* p, const budcore_caller* c) {
-  return capi::guard([&]() -> int {
-    if (!empty_out(out)) return last_code();
-    platform::Platform* pl = handle(p);
-    if (pl == nullptr) return last_code();
-    platform::CallContext ctx;
-    if (!caller_of(c, ctx)) return last_code();
-    auto list = pl->list_deployments(ctx);
-    if (!list) return capi::set_error(list.error());
+  return on_caller(out, p, c, [](auto& pl, auto& ctx) -> core::Result<core::Value> {
+    BUDCORE_TRY_ASSIGN(auto list, pl.list_deployments(ctx));
     core::List items;
-    for (const auto& r : *list) items.push_back(r.to_value());
-    return capi::fill_buf(out, core::to_json(core::Value(std::move(items))));
+    for (const auto& r : list) items.push_back(r.to_value());
+    return core::Value(std::move(items));
   });
 }
 
