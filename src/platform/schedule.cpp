@@ -81,8 +81,9 @@ core::Result<schedule::TimelineInput> Impl::timeline_input(std::vector<std::stri
   in.engine_options = config.cluster.engine;
   in.now = clock->now();
   const quota::JobQueueLayout& layout = config.cluster.layout;
-  std::set<std::string> declared;
+  std::set<std::string> declared, queues;
   for (const auto& lq : in.config.local_queues) declared.insert(lq.key());
+  for (const auto& cq : in.config.cluster_queues) queues.insert(cq.name);
   // Live jobs in queue order, so that equal inputs give equal timelines.
   std::vector<const LiveJob*> jobs;
   for (const auto& [id, lj] : live)
@@ -95,8 +96,9 @@ core::Result<schedule::TimelineInput> Impl::timeline_input(std::vector<std::stri
     schedule::JobInput j;
     BUDCORE_TRY_ASSIGN(j.workload, quota::workload_for(*doc, lj->queue_seq, layout));
     j.workload.name = lj->id.to_string();  // job names repeat; ids do not
-    // The job-type queue of a tenant exists implicitly (the cluster creates it on first use).
-    if (declared.insert(j.workload.namespace_ + "/" + j.workload.queue).second)
+    // The job-type queue of a tenant exists implicitly (the cluster creates it on first use);
+    // without its ClusterQueue the job is `never`, with the LocalQueue named.
+    if (queues.count(j.workload.queue) && declared.insert(j.workload.namespace_ + "/" + j.workload.queue).second)
       in.config.local_queues.push_back({j.workload.namespace_, j.workload.queue, j.workload.queue});
     std::int64_t seconds = 3600;
     if (doc->estimated_duration_seconds) seconds = *doc->estimated_duration_seconds;
