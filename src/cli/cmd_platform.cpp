@@ -24,7 +24,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -271,12 +270,7 @@ const bool registered = register_commands([](CLI::App& root) {
     exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
       BUDCORE_TRY(p.pump());
       BUDCORE_TRY_ASSIGN(auto timeline, p.schedule(ctx));
-      if (!sched_html->empty()) {
-        std::string page = schedule::render_html(timeline, {});
-        std::ofstream out(*sched_html, std::ios::binary);
-        if (!out || !out.write(page.data(), static_cast<std::streamsize>(page.size())))
-          return core::Error::make(core::ErrorCode::Io, "cannot write " + *sched_html, "--html");
-      }
+      if (!sched_html->empty()) BUDCORE_TRY(write_file_arg(*sched_html, schedule::render_html(timeline, {}), "--html"));
       return schedule::to_value(timeline, {-1, true});
     });
   });

@@ -32,10 +32,7 @@ int run_estimate(const std::string& file, bool details) {
 int run_view(const std::string& file, const std::string& html) {
   auto tl = timeline_of(file);
   if (!tl) return report_error(tl.error());
-  std::string page = schedule::render_html(tl->result(), {});
-  std::ofstream out(html, std::ios::binary);
-  if (!out || !out.write(page.data(), static_cast<std::streamsize>(page.size())))
-    return report_error(core::Error::make(core::ErrorCode::Io, "cannot write " + html, "--html"));
+  if (auto st = write_file_arg(html, schedule::render_html(tl->result(), {}), "--html"); !st) return report_error(st.error());
   std::cout << core::to_json(core::Value(core::Map{{"html", core::Value(html)},
                                                    {"jobs", core::Value(static_cast<std::int64_t>(tl->result().jobs.size()))},
                                                    {"never", core::Value(static_cast<std::int64_t>(tl->result().never.size()))}}))

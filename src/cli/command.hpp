@@ -60,6 +60,9 @@ core::Result<core::Value> load_document_arg(const std::string& file, std::string
 // empty: a file named inside a document, such as a config's cost.prices); others pass as is.
 core::Error input_file_error(core::Error e, std::string_view field);
 
+// Writes `text` to the file named by the option `field` ("--html"): Io "cannot write FILE".
+core::Status write_file_arg(const std::string& file, std::string_view text, std::string_view field);
+
 // A subcommand's callback stores its exit code here; main returns it.
 int& exit_code();
 

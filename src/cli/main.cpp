@@ -1,5 +1,6 @@
 // The budcore command: JSON on stdout, exit 0/2/1 (CONTRACTS.md).
 #include <cctype>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -55,6 +56,13 @@ core::Result<std::string> read_file_arg(const std::string& file, std::string_vie
 
 core::Result<core::Value> load_document_arg(const std::string& file, std::string_view field, std::size_t max) {
   return as_input_error(core::load_document_file(file, max, field), field);
+}
+
+core::Status write_file_arg(const std::string& file, std::string_view text, std::string_view field) {
+  std::ofstream out(file, std::ios::binary);
+  if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())))
+    return core::Error::make(core::ErrorCode::Io, "cannot write " + file, std::string(field));
+  return {};
 }
 
 core::Value error_json(const core::Error& full, std::string code) {

@@ -47,28 +47,25 @@ std::uint64_t live_digest(const std::unordered_map<core::Id, LiveJob>& live) {
 
 bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
 
-// Every id (8-4-4-4-12 hex) in `text` that `visible` refuses is replaced by "[hidden]".
+// Every id in `text` (8-4-4-4-12 hex digits, not inside a longer run of them) that `visible`
+// refuses is replaced by "[hidden]". Candidates are read by core::Id::parse.
 template <class Visible>
-std::string redact_ids(std::string text, const Visible& visible) {
-  static constexpr int kGroups[] = {8, 4, 4, 4, 12};
+std::string redact_ids(const std::string& text, const Visible& visible) {
+  constexpr std::size_t kLen = 36;
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;
   while (i < text.size()) {
-    std::size_t k = i;
-    bool ok = i + 36 <= text.size() && (i == 0 || !is_hex(text[i - 1]));
-    for (int g = 0; ok && g < 5; ++g) {
-      for (int c = 0; ok && c < kGroups[g]; ++c) ok = is_hex(text[k++]);
-      if (ok && g < 4) ok = text[k++] == '-';
+    const bool candidate = i + kLen <= text.size() && text[i + 8] == '-' && text[i + 23] == '-' &&
+                           (i == 0 || !is_hex(text[i - 1])) && (i + kLen == text.size() || !is_hex(text[i + kLen]));
+    if (candidate) {
+      if (auto id = core::Id::parse(std::string_view(text).substr(i, kLen))) {
+        out += visible(*id) ? text.substr(i, kLen) : std::string("[hidden]");
+        i += kLen;
+        continue;
+      }
     }
-    ok = ok && (k == text.size() || !is_hex(text[k]));
-    if (ok) {
-      std::string id = text.substr(i, 36);
-      out += visible(id) ? id : std::string("[hidden]");
-      i = k;
-    } else {
-      out += text[i++];
-    }
+    out += text[i++];
   }
   return out;
 }
@@ -147,12 +144,15 @@ core::Result<const schedule::TimelineResult*> Impl::current_timeline() {
 }
 
 schedule::TimelineResult Impl::tenant_view(const schedule::TimelineResult& all, const core::Id& tenant) const {
-  std::set<std::string, std::less<>> mine{tenant.to_string()};
+  std::set<core::Id> mine{tenant};
   for (const auto& [id, lj] : live)
-    if (lj.tenant == tenant) mine.insert(id.to_string());
-  auto visible = [&](const std::string& id) { return mine.count(id) > 0; };
+    if (lj.tenant == tenant) mine.insert(id);
+  auto visible = [&](const core::Id& id) { return mine.count(id) > 0; };
+  auto own = [&](std::string_view name) {  // timeline names are job ids
+    auto id = core::Id::parse(name);
+    return id && visible(*id);
+  };
   const std::string ns = config.cluster.layout.tenant_namespace_prefix + tenant.to_string() + "/";
-  auto own = [&](const std::string& name) { return mine.count(name) > 0; };
   schedule::TimelineResult out;
   out.now = all.now;
   out.usage = all.usage;  // per-queue totals, as Platform::cluster() shows them
@@ -161,7 +161,7 @@ schedule::TimelineResult Impl::tenant_view(const schedule::TimelineResult& all, 
     if (!own(e.name)) continue;
     schedule::JobEstimate v = e;
     if (v.key.rfind(ns, 0) == 0) v.key = v.key.substr(ns.size());
-    v.wait_detail = redact_ids(std::move(v.wait_detail), visible);
+    v.wait_detail = redact_ids(v.wait_detail, visible);
     last = std::max(last, v.end);
     out.jobs.push_back(std::move(v));
   }

@@ -93,7 +93,7 @@ void Timeline::Impl::collect(const std::set<int>& which) {
       if (j.in.deadline) e.deadline_met = j.end <= *j.in.deadline;
       e.preempted_at = j.preempted_at;
       e.running = j.fact == Fact::Running;
-      e.finished = j.fact == Fact::Finished || j.fact == Fact::Failed || j.fact == Fact::Cancelled;
+      e.finished = ended(j.fact);
       e.wait = j.wait;
       e.wait_detail = j.wait_detail;
       e.pipeline = j.in.pipeline;
@@ -166,8 +166,7 @@ void Timeline::Impl::collect(const std::set<int>& which) {
   result.warnings.clear();
   for (int ji : with_deadline) {
     const Job& j = jobs[static_cast<std::size_t>(ji)];
-    bool finished = j.fact == Fact::Finished || j.fact == Fact::Failed || j.fact == Fact::Cancelled;
-    if (j.tree >= 0 && shown(j) && *j.in.deadline < now && !finished)
+    if (shown(j) && *j.in.deadline < now && !ended(j.fact))
       result.warnings.push_back(j.name + ": deadline is before now; it cannot be met");
   }
   for (const auto& t : trees) result.warnings.insert(result.warnings.end(), t.warnings.begin(), t.warnings.end());

@@ -126,7 +126,7 @@ class Simulation {
     for (int t : trees_)
       for (int ji : m_.trees[t].jobs) {
         Job& j = m_.jobs[ji];
-        if (j.fact == Fact::Finished || j.fact == Fact::Failed || j.fact == Fact::Cancelled) {
+        if (ended(j.fact)) {
           j.state = State::Done;
           j.end = j.actual_end;
           if (j.in.workload.admitted) {  // it ran: keep its actual run for the pictures

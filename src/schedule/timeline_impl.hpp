@@ -36,6 +36,7 @@ class WindowClock {
 
 // What the platform reported about a job (the simulation starts from these at `now`).
 enum class Fact { Pending, Running, Finished, Failed, Cancelled };
+inline bool ended(Fact f) { return f == Fact::Finished || f == Fact::Failed || f == Fact::Cancelled; }
 
 // Quota one admitted job holds: (cluster queue, flavor, resource) -> milli-units.
 using UsageKey = std::tuple<std::string, std::string, std::string>;
