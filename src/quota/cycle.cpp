@@ -261,22 +261,29 @@ const std::string* Impl::intern_failure(std::string text) {
   return it->second.get();
 }
 
-const Impl::Nomination* Impl::failed_nomination(int shape) const {
-  if (shape < 0 || static_cast<std::size_t>(shape) >= failed_nominations.size()) return nullptr;
-  const Nomination& n = failed_nominations[static_cast<std::size_t>(shape)];
+const Impl::Nomination* Impl::memoized_nomination(int shape) const {
+  if (shape < 0 || static_cast<std::size_t>(shape) >= nominations.size()) return nullptr;
+  const Nomination& n = nominations[static_cast<std::size_t>(shape)];
   return n.version == state_version ? &n : nullptr;
+}
+
+const Impl::Nomination* Impl::failed_nomination(int shape) const {
+  const Nomination* n = memoized_nomination(shape);
+  return n != nullptr && n->assignment->failure != nullptr ? n : nullptr;
 }
 
 std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(int w) {
   const int shape = options.memoize_nominations ? wls[w].shape : -1;
-  if (const Nomination* n = failed_nomination(shape)) return {n->assignment, {}};
+  if (const Nomination* n = memoized_nomination(shape)) return {n->assignment, {}};
   auto [a, targets] = initial_assignment(w);
   bool failed = targets.empty() && (a.mode == AMode::NoFit || a.mode == AMode::Preempt);
   if (failed) a.failure = intern_failure(failure_reason(a));
   auto shared = std::make_shared<const Assignment>(std::move(a));
-  if (shape >= 0 && failed) {
-    if (static_cast<std::size_t>(shape) >= failed_nominations.size()) failed_nominations.resize(static_cast<std::size_t>(shape) + 1);
-    failed_nominations[static_cast<std::size_t>(shape)] = Nomination{state_version, shared};
+  // A fit or a failure depends on the shape and the quota state only; a nomination with
+  // preemption targets is not kept (its victims are chosen for this workload).
+  if (shape >= 0 && targets.empty() && (failed || shared->mode == AMode::Fit)) {
+    if (static_cast<std::size_t>(shape) >= nominations.size()) nominations.resize(static_cast<std::size_t>(shape) + 1);
+    nominations[static_cast<std::size_t>(shape)] = Nomination{state_version, shared};
   }
   return {std::move(shared), std::move(targets)};
 }
@@ -294,15 +301,17 @@ bool Impl::trivial_cycle(CycleReport& report) {
     if (q.spec.stop_policy != StopPolicy::None) continue;
     const int head = queue_head(q);
     if (head < 0) continue;
+    // Nominated here if its shape was not yet (as the full cycle would first do).
+    if (memoized_nomination(wls[head].shape) == nullptr) (void)nominate(head);
     const Nomination* n = failed_nomination(wls[head].shape);
     if (n == nullptr) return false;
-    heads.emplace_back(head, n);
+    heads.emplace_back(head, n->assignment->failure);  // interned: stays valid as the memo grows
   }
   if (heads.empty()) return false;
-  for (auto [w, n] : heads) {
+  for (auto [w, failure] : heads) {
     Wl& wl = wls[w];
     take_head(w);
-    wl.reason_shared = n->assignment->failure;
+    wl.reason_shared = failure;
     if (cqs[wl.cq].spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
       push_heap(w);
     } else {

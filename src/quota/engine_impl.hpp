@@ -192,17 +192,18 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   std::int64_t reservation_clock = 0;
   // Nomination memo: a queue re-nominates every inadmissible workload after each finish in its
   // cohort tree (Kueue's requeue), and most of them fail again against the same state. A
-  // failed nomination (no fit, no preemption candidates) is kept per workload shape and reused
-  // while the quota state has not changed. `state_version` moves on every lasting change:
-  // admission, eviction, release, finish, an admitted workload added.
+  // nomination without preemption targets (a fit; no fit; no preemption candidates) is kept
+  // per workload shape and reused while the quota state has not changed. `state_version` moves
+  // on every lasting change: admission, eviction, release, finish, an admitted workload added.
   struct Nomination {
     std::uint64_t version = 0;
     std::shared_ptr<const Assignment> assignment;
   };
   std::uint64_t state_version = 1;
   std::unordered_map<std::string, int> shape_ids;
-  std::vector<Nomination> failed_nominations;  // by shape
-  const Nomination* failed_nomination(int shape) const;
+  std::vector<Nomination> nominations;  // by shape: fits and failures
+  const Nomination* memoized_nomination(int shape) const;
+  const Nomination* failed_nomination(int shape) const;  // a memoized failure only
   std::unordered_map<std::string, std::unique_ptr<const std::string>> failure_texts;  // interned
   const std::string* intern_failure(std::string text);
   // Runs of cycles in which every head fails again as before, done in one step (pending_queue.cpp).
@@ -210,7 +211,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   int shape_of(const Wl& wl);
   std::pair<std::shared_ptr<const Assignment>, std::vector<int>> nominate(int w);
   bool trivial_cycle(CycleReport& report);
-  std::vector<std::pair<int, const Nomination*>> trivial_heads_;  // trivial_cycle's scratch
+  std::vector<std::pair<int, const std::string*>> trivial_heads_;  // trivial_cycle's scratch
   struct SkipRun {
     CqState* q;
     std::size_t passes;  // leading heads known to fail (max: a StrictFIFO head, forever)

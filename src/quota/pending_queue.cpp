@@ -128,7 +128,14 @@ void Impl::requeue_tree(int node) { ++tree_gen[root_of(node)]; }
 // returns 0 and run_cycle() does the next cycle.
 std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
   constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
-  auto failed = [&](int shape) { return failed_nomination(shape) != nullptr; };
+  // A head of a shape not yet nominated at this state is nominated here, as the cycle that
+  // takes it would (a nomination reads the quota state, not the queues), so a run of failures
+  // goes on through shapes met for the first time instead of stopping for a full cycle.
+  auto failed = [&](const CqState& q, std::size_t i) {
+    const int shape = q.order_shape[i];
+    if (memoized_nomination(shape) == nullptr) (void)nominate(q.order[i]);
+    return failed_nomination(shape) != nullptr;
+  };
   std::vector<SkipRun>& runs = skip_runs_;
   runs.clear();
   std::size_t cap = kUnbounded;  // the fewest passes of a queue that still has a head after them
@@ -142,12 +149,12 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
     if (i == n) continue;                // no head
     if (wls[q.order[i]].taken) return 0;  // none outside a cycle; kept for safety
     if (q.spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
-      if (!failed(q.order_shape[i])) return 0;
+      if (!failed(q, i)) return 0;
       runs.push_back({&q, kUnbounded});
       continue;
     }
     const std::size_t limit = cap == kUnbounded ? n : std::min(n, i + cap);
-    while (i < limit && failed(q.order_shape[i])) ++i;
+    while (i < limit && failed(q, i)) ++i;
     std::size_t passes = i - q.cursor;
     if (passes == 0) return 0;
     if (i < n) cap = std::min(cap, passes);  // it still has a head after these
