@@ -46,7 +46,7 @@ void Impl::admit(int w, const Assignment& a) {
     wl.adm_ps_flavor.push_back(std::move(m));
   }
   add_wl_usage(w);
-  ++state_version;
+  quota_changed(cq);
   for (const auto& [fr, v] : wl.usage)
     if (nodes[cqs[cq].node].usage[fr] > nodes[cqs[cq].node].nominal[fr]) wl.borrowing = true;
   wl.borrowing = wl.borrowing || a.borrowing > 0;
@@ -67,7 +67,7 @@ CycleReport Impl::run_cycle() {
     Wl& wl = wls[v];
     int cq = wl.adm_cq;
     remove_wl_usage(v);
-    ++state_version;
+    quota_changed(cq);
     cqs[cq].workloads.erase(v);
     wl.state = WorkloadState::Pending;
     wl.adm_cq = -1;
@@ -184,7 +184,7 @@ CycleReport Impl::run_cycle() {
       for (int t : e.targets) {
         claimed.insert(t);
         wls[t].state = WorkloadState::Evicting;
-        ++state_version;
+        quota_changed(wls[t].adm_cq);
         wls[t].preempted = true;
         evicting.push_back(t);
         report.preempted.push_back(wls[t].key);
@@ -261,13 +261,34 @@ const std::string* Impl::intern_failure(std::string text) {
   return it->second.get();
 }
 
-const Impl::Nomination* Impl::memoized_nomination(int shape) const {
-  if (shape < 0 || static_cast<std::size_t>(shape) >= nominations.size()) return nullptr;
-  const Nomination& n = nominations[static_cast<std::size_t>(shape)];
-  return n.version == state_version ? &n : nullptr;
+void Impl::quota_changed(int cq) {
+  ++state_version;
+  ++cqs[cq].admitted_version;
 }
 
-const Impl::Nomination* Impl::failed_nomination(int shape) const {
+bool Impl::same_state(const CqState& q, const Nomination& n) const {
+  if (!q.value_memo || n.admitted_version != q.admitted_version) return false;
+  std::size_t k = 0;
+  for (int node : q.memo_path)
+    for (int fr : q.memo_frs)
+      if (nodes[node].usage[fr] != n.usage[k++]) return false;
+  return true;
+}
+
+const Impl::Nomination* Impl::memoized_nomination(int shape) {
+  if (shape < 0 || static_cast<std::size_t>(shape) >= nominations.size()) return nullptr;
+  auto& ways = nominations[static_cast<std::size_t>(shape)].ways;
+  for (Nomination& n : ways)
+    if (n.assignment != nullptr && n.version == state_version) return &n;
+  for (Nomination& n : ways)
+    if (n.assignment != nullptr && same_state(cqs[n.cq], n)) {
+      n.version = state_version;
+      return &n;
+    }
+  return nullptr;
+}
+
+const Impl::Nomination* Impl::failed_nomination(int shape) {
   const Nomination* n = memoized_nomination(shape);
   return n != nullptr && n->assignment->failure != nullptr ? n : nullptr;
 }
@@ -283,7 +304,18 @@ std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(in
   // preemption targets is not kept (its victims are chosen for this workload).
   if (shape >= 0 && targets.empty() && (failed || shared->mode == AMode::Fit)) {
     if (static_cast<std::size_t>(shape) >= nominations.size()) nominations.resize(static_cast<std::size_t>(shape) + 1);
-    nominations[static_cast<std::size_t>(shape)] = Nomination{state_version, shared};
+    ShapeMemo& memo = nominations[static_cast<std::size_t>(shape)];
+    Nomination& n = memo.ways[memo.next];
+    memo.next = (memo.next + 1) % memo.ways.size();
+    const CqState& q = cqs[wls[w].cq];
+    n.version = state_version;
+    n.assignment = shared;
+    n.cq = wls[w].cq;
+    n.admitted_version = q.admitted_version;
+    n.usage.clear();
+    if (q.value_memo)
+      for (int node : q.memo_path)
+        for (int fr : q.memo_frs) n.usage.push_back(nodes[node].usage[fr]);
   }
   return {std::move(shared), std::move(targets)};
 }

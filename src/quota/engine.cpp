@@ -148,7 +148,14 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
   for (const auto& lq : config.local_queues) m.lq_to_cq[lq.key()] = m.cq_id.at(lq.cluster_queue);
   m.recompute_tree();
   m.tree_gen.assign(m.nodes.size(), 1);
-  for (auto& q : m.cqs) q.root = m.root_of(q.node);
+  for (auto& q : m.cqs) {
+    q.root = m.root_of(q.node);
+    q.value_memo = !options.fair_sharing && q.spec.preemption.reclaim_within_cohort == PreemptionPolicy::Never;
+    for (int n = q.node; n >= 0; n = m.nodes[n].parent) q.memo_path.push_back(n);
+    for (const auto& g : q.groups)
+      for (int f : g.flavors)
+        for (int r : g.resources) q.memo_frs.push_back(m.fr_of(f, r));
+  }
   return AdmissionEngine(std::move(impl));
 }
 
@@ -245,7 +252,7 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
   Wl& stored = m.wls[id];
   if (stored.state == WorkloadState::Admitted) {
     m.add_wl_usage(id);
-    ++m.state_version;
+    m.quota_changed(stored.adm_cq);
     m.cqs[stored.adm_cq].workloads.insert(id);
     const Node& n = m.nodes[m.cqs[stored.adm_cq].node];
     for (const auto& [fr, v] : stored.usage) stored.borrowing = stored.borrowing || n.usage[fr] > n.nominal[fr];
@@ -283,7 +290,7 @@ core::Status AdmissionEngine::finish(std::string_view key) {
   }
   int cq = wl.adm_cq;
   m.remove_wl_usage(w);
-  ++m.state_version;
+  m.quota_changed(cq);
   m.cqs[cq].workloads.erase(w);
   m.evicting.erase(std::remove(m.evicting.begin(), m.evicting.end(), w), m.evicting.end());
   wl.state = WorkloadState::Pending;
@@ -333,7 +340,7 @@ core::Status AdmissionEngine::remove(std::string_view key) {
     m.evicting.erase(std::remove(m.evicting.begin(), m.evicting.end(), w), m.evicting.end());
     if (wl.cq >= 0 && m.cqs[wl.cq].sticky == w) m.cqs[wl.cq].sticky = -1;
     m.requeue_tree(m.cqs[cq].node);
-    ++m.state_version;  // quota came back: memoized failed nominations are stale
+    m.quota_changed(cq);  // quota came back: memoized failed nominations are stale
   }
   m.remove_slot(w);
   return {};

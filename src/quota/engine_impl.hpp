@@ -2,6 +2,7 @@
 // per-(flavor, resource) arrays), queues, workloads, flavor assignment and classical preemption.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -150,6 +151,13 @@ struct CqState {
   std::vector<Group> groups;
   std::unordered_map<int, int> group_of;  // resource -> group index
   int root = -1;  // its cohort tree's root node (tree generations live there)
+  // What a nomination in this queue reads of the quota state when it can only preempt inside
+  // the queue (no reclaim, no fair sharing): the usage of `memo_frs` (its flavors x resources)
+  // on `memo_path` (its node up to the root) and the queue's own admitted workloads, counted by
+  // `admitted_version`. A memoized nomination stays valid while all of them are unchanged.
+  bool value_memo = false;
+  std::vector<int> memo_path, memo_frs;
+  std::uint64_t admitted_version = 0;
   // Every queued workload in queue order, parked or not, and each one's shape beside it (a run
   // of failing heads reads only these). Requeueing a cohort tree bumps the tree's generation
   // instead of moving workloads: parked members become active at once. Members before the
@@ -195,15 +203,28 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   // nomination without preemption targets (a fit; no fit; no preemption candidates) is kept
   // per workload shape and reused while the quota state has not changed. `state_version` moves
   // on every lasting change: admission, eviction, release, finish, an admitted workload added.
+  // In a queue with value_memo, a nomination made at another state version is still valid when
+  // the state it read is unchanged (same_state), so a failure outlives changes elsewhere.
   struct Nomination {
     std::uint64_t version = 0;
     std::shared_ptr<const Assignment> assignment;
+    int cq = -1;
+    std::uint64_t admitted_version = 0;
+    std::vector<Amount> usage;  // memo_path x memo_frs of its queue, when it has value_memo
   };
+  bool same_state(const CqState& q, const Nomination& n) const;
+  void quota_changed(int cq);  // a lasting change of cq's usage or admitted workloads
   std::uint64_t state_version = 1;
   std::unordered_map<std::string, int> shape_ids;
-  std::vector<Nomination> nominations;  // by shape: fits and failures
-  const Nomination* memoized_nomination(int shape) const;
-  const Nomination* failed_nomination(int shape) const;  // a memoized failure only
+  // By shape: fits and failures, the last few states of each (a cohort often returns to a state
+  // it was in, e.g. full again after a finish and an admission).
+  struct ShapeMemo {
+    std::array<Nomination, 4> ways;
+    std::size_t next = 0;  // the way the next store replaces
+  };
+  std::vector<ShapeMemo> nominations;
+  const Nomination* memoized_nomination(int shape);
+  const Nomination* failed_nomination(int shape);  // a memoized failure only
   std::unordered_map<std::string, std::unique_ptr<const std::string>> failure_texts;  // interned
   const std::string* intern_failure(std::string text);
   // Runs of cycles in which every head fails again as before, done in one step (pending_queue.cpp).
@@ -217,6 +238,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
     std::size_t passes;  // leading heads known to fail (max: a StrictFIFO head, forever)
   };
   std::vector<SkipRun> skip_runs_;  // skip_failing_cycles' scratch
+  std::vector<std::pair<std::uint64_t, const std::string*>> failure_now_;  // by shape: (state_version, failure)
 
   // --- setup (engine.cpp)
   core::Status build(const QuotaConfig& config);
