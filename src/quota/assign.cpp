@@ -226,6 +226,7 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
                 std::vector<std::pair<int, Amount>> one{{fr, val}};
                 std::vector<int> targets = get_targets(w, {fr}, one);
                 if (targets.empty()) {
+                  a.no_victims.emplace_back(fr, val);
                   mode = PMode::NoCandidates;
                   borrow = lowest_subtree_that_fits(wl.cq, fr, val).first;
                 } else {
@@ -493,8 +494,11 @@ std::pair<Assignment, std::vector<int>> Impl::initial_assignment(int w) {
   Assignment fa = assign(w, full, nullptr);
   if (fa.mode == AMode::Fit) return {std::move(fa), {}};
   if (fa.mode == AMode::Preempt) {
-    auto t = get_targets(w, frs_of(fa), fa.usage);
-    if (!t.empty()) return {std::move(fa), std::move(t)};
+    std::vector<int> frs = frs_of(fa);
+    const bool asked = frs.size() == 1 && fa.usage.size() == 1 && fa.usage[0].first == frs[0] &&
+                       std::find(fa.no_victims.begin(), fa.no_victims.end(), fa.usage[0]) != fa.no_victims.end();
+    if (!asked)
+      if (auto t = get_targets(w, frs, fa.usage); !t.empty()) return {std::move(fa), std::move(t)};
   }
   std::int64_t total_delta = 0;
   std::vector<std::int64_t> deltas;

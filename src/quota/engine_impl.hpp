@@ -86,6 +86,9 @@ struct Assignment {
   std::vector<std::string> reasons;
   std::vector<std::int32_t> counts;  // per pod set
   const std::string* failure = nullptr;  // a failed nomination's pending reason (interned by nominate)
+  // (fr, amount) pairs for which get_targets found no victims while choosing a flavor: the same
+  // question asked again for the whole assignment has the same answer.
+  std::vector<std::pair<int, Amount>> no_victims;
 };
 
 struct Wl {
