@@ -109,6 +109,7 @@ CycleReport Impl::run_cycle() {
   std::vector<std::pair<int, std::vector<std::pair<int, Amount>>>> temp_usage;
   std::set<int> claimed;  // victims chosen this cycle
   auto fits_without = [&](int cq, const std::vector<std::pair<int, Amount>>& usage, const std::vector<int>& extra) {
+    if (claimed.empty() && extra.empty()) return fits(cq, usage);
     std::vector<int> removed;
     for (int v : claimed) removed.push_back(v);
     for (int v : extra)
@@ -173,9 +174,14 @@ CycleReport Impl::run_cycle() {
       temp_usage.emplace_back(cq, e.assignment->usage);
     } else if (overlap || !fit_now) {
       e.outcome = Entry::Outcome::Skipped;
-      wl.set_reason(overlap ? "has overlapping preemption targets with another workload"
-                          : "no longer fits after processing another workload");
-      if (std::string reasons = joined_reasons(*e.assignment); !reasons.empty()) wl.set_reason(wl.reason() + "; " + reasons);
+      const std::string*& text = e.assignment->skipped[overlap ? 1 : 0];
+      if (text == nullptr) {
+        std::string why = overlap ? "has overlapping preemption targets with another workload"
+                                  : "no longer fits after processing another workload";
+        if (std::string reasons = joined_reasons(*e.assignment); !reasons.empty()) why += "; " + reasons;
+        text = intern_failure(std::move(why));
+      }
+      wl.reason_shared = text;
     } else if (mode == AMode::Preempt) {
       e.outcome = Entry::Outcome::Preempting;
       add_usage_list(cq, e.assignment->usage);

@@ -89,6 +89,9 @@ struct Assignment {
   // (fr, amount) pairs for which get_targets found no victims while choosing a flavor: the same
   // question asked again for the whole assignment has the same answer.
   std::vector<std::pair<int, Amount>> no_victims;
+  // The reasons of a head skipped in its cycle ([0] no longer fits, [1] overlapping targets),
+  // interned on first use: a memoized assignment is skipped again and again.
+  mutable std::array<const std::string*, 2> skipped = {nullptr, nullptr};
 };
 
 struct Wl {
