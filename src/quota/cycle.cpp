@@ -244,9 +244,7 @@ CycleReport Impl::run_cycle() {
 int Impl::shape_of(const Wl& wl) {
   std::string k = std::to_string(wl.cq) + "|" + std::to_string(wl.spec.priority);
   const auto& pol = cqs[wl.cq].spec.preemption;
-  if (options.fair_sharing || pol.within_cluster_queue == PreemptionPolicy::LowerOrNewerEqualPriority ||
-      pol.reclaim_within_cohort == PreemptionPolicy::LowerOrNewerEqualPriority)
-    k += "|" + std::to_string(wl.spec.creation_seq);
+  if (cqs[wl.cq].shape_per_workload) k += "|" + std::to_string(wl.spec.creation_seq);
   for (std::size_t p = 0; p < wl.spec.pod_sets.size(); ++p) {
     const PodSet& ps = wl.spec.pod_sets[p];
     k += "|" + ps.name + "#" + std::to_string(ps.count) + "#" + (ps.min_count ? std::to_string(*ps.min_count) : "-");
@@ -302,18 +300,23 @@ const Impl::Nomination* Impl::failed_nomination(int shape) {
 std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(int w) {
   const int shape = options.memoize_nominations ? wls[w].shape : -1;
   if (const Nomination* n = memoized_nomination(shape)) return {n->assignment, {}};
+  // A head with victims, nominated ahead by a run of failing heads that then stopped at it, is
+  // nominated again by the full cycle that follows at the same state: the same answer.
+  if (with_targets_.w == w && with_targets_.version == state_version && options.memoize_nominations)
+    return {with_targets_.assignment, with_targets_.targets};
   auto [a, targets] = initial_assignment(w);
   bool failed = targets.empty() && (a.mode == AMode::NoFit || a.mode == AMode::Preempt);
   if (failed) a.failure = intern_failure(failure_reason(a));
   auto shared = std::make_shared<const Assignment>(std::move(a));
   // A fit or a failure depends on the shape and the quota state only; a nomination with
   // preemption targets is not kept (its victims are chosen for this workload).
-  if (shape >= 0 && targets.empty() && (failed || shared->mode == AMode::Fit)) {
+  const CqState& q = cqs[wls[w].cq];
+  if (shape >= 0 && targets.empty() && (failed || (shared->mode == AMode::Fit && !q.shape_per_workload))) {
     if (static_cast<std::size_t>(shape) >= nominations.size()) nominations.resize(static_cast<std::size_t>(shape) + 1);
     ShapeMemo& memo = nominations[static_cast<std::size_t>(shape)];
+    if (memo.ways.empty()) memo.ways.resize(q.value_memo ? 4 : 1);
     Nomination& n = memo.ways[memo.next];
     memo.next = (memo.next + 1) % memo.ways.size();
-    const CqState& q = cqs[wls[w].cq];
     n.version = state_version;
     n.assignment = shared;
     n.cq = wls[w].cq;
@@ -323,6 +326,7 @@ std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(in
       for (int node : q.memo_path)
         for (int fr : q.memo_frs) n.usage.push_back(nodes[node].usage[fr]);
   }
+  if (!targets.empty()) with_targets_ = {w, state_version, shared, targets};
   return {std::move(shared), std::move(targets)};
 }
 

@@ -150,7 +150,10 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
   m.tree_gen.assign(m.nodes.size(), 1);
   for (auto& q : m.cqs) {
     q.root = m.root_of(q.node);
-    q.value_memo = !options.fair_sharing && q.spec.preemption.reclaim_within_cohort == PreemptionPolicy::Never;
+    const auto& pol = q.spec.preemption;
+    q.value_memo = !options.fair_sharing && pol.reclaim_within_cohort == PreemptionPolicy::Never;
+    q.shape_per_workload = options.fair_sharing || pol.within_cluster_queue == PreemptionPolicy::LowerOrNewerEqualPriority ||
+                           pol.reclaim_within_cohort == PreemptionPolicy::LowerOrNewerEqualPriority;
     for (int n = q.node; n >= 0; n = m.nodes[n].parent) q.memo_path.push_back(n);
     for (const auto& g : q.groups)
       for (int f : g.flavors)

@@ -162,6 +162,9 @@ struct CqState {
   // on `memo_path` (its node up to the root) and the queue's own admitted workloads, counted by
   // `admitted_version`. A memoized nomination stays valid while all of them are unchanged.
   bool value_memo = false;
+  // Its workloads' shapes include their creation order (a policy or fair sharing compares it),
+  // so each shape is one workload: a fit is not memoized (it is admitted or skipped).
+  bool shape_per_workload = false;
   std::vector<int> memo_path, memo_frs;
   std::uint64_t admitted_version = 0;
   // Every queued workload in queue order, parked or not, and each one's shape beside it (a run
@@ -225,10 +228,16 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   // By shape: fits and failures, the last few states of each (a cohort often returns to a state
   // it was in, e.g. full again after a finish and an admission).
   struct ShapeMemo {
-    std::array<Nomination, 4> ways;
-    std::size_t next = 0;  // the way the next store replaces
+    std::vector<Nomination> ways;  // 4 in a queue with value_memo (else only this state's is valid)
+    std::size_t next = 0;          // the way the next store replaces
   };
   std::vector<ShapeMemo> nominations;
+  struct WithTargets {
+    int w = -1;
+    std::uint64_t version = 0;
+    std::shared_ptr<const Assignment> assignment;
+    std::vector<int> targets;
+  } with_targets_;  // the last nomination that found victims (nominate)
   const Nomination* memoized_nomination(int shape);
   const Nomination* failed_nomination(int shape);  // a memoized failure only
   std::unordered_map<std::string, std::unique_ptr<const std::string>> failure_texts;  // interned
