@@ -310,8 +310,8 @@ std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(in
   auto shared = std::make_shared<const Assignment>(std::move(a));
   // A fit or a failure depends on the shape and the quota state only; a nomination with
   // preemption targets is not kept (its victims are chosen for this workload).
-  const CqState& q = cqs[wls[w].cq];
-  if (shape >= 0 && targets.empty() && (failed || (shared->mode == AMode::Fit && !q.shape_per_workload))) {
+  if (shape >= 0 && targets.empty() && (failed || (shared->mode == AMode::Fit && !cqs[wls[w].cq].shape_per_workload))) {
+    const CqState& q = cqs[wls[w].cq];
     if (static_cast<std::size_t>(shape) >= nominations.size()) nominations.resize(static_cast<std::size_t>(shape) + 1);
     ShapeMemo& memo = nominations[static_cast<std::size_t>(shape)];
     if (memo.ways.empty()) memo.ways.resize(q.value_memo ? 4 : 1);

@@ -322,6 +322,7 @@ core::Status AdmissionEngine::withdraw(std::string_view key) {
 }
 
 void Impl::remove_slot(int w) {
+  if (with_targets_.w == w) with_targets_ = {};  // the slot may hold another workload next
   wl_id.erase(wls[w].key);
   wls[w] = Wl{};
   wls[w].removed = true;
