@@ -1,6 +1,6 @@
 // run_until_decision() skips runs of cycles whose heads all fail again as before; the queues
-// requeue a cohort tree by bumping a generation. Both must be invisible: on random cohorts,
-// policies and workloads, with finishes, removals, withdrawals and new arrivals in between, an
+// requeue a cohort tree by bumping a generation. Both must be invisible: on random cohorts
+// (one or two flavors, cpu and memory, fungibility), policies and workloads (partial admission), with finishes, removals, withdrawals and new arrivals in between, an
 // engine driven by run_until_decision() reports the same decisions and leaves every workload
 // in the same state with the same reason as one driven cycle by cycle -- and as one that
 // memoizes nothing at all.
@@ -19,16 +19,27 @@ QuotaConfig random_config(std::mt19937& rnd, int queues) {
   auto pick = [&](int n) { return static_cast<int>(rnd() % static_cast<unsigned>(n)); };
   QuotaConfig c;
   c.resource_flavors.push_back({"f", {}, {}});
+  c.resource_flavors.push_back({"g", {}, {}});
   const int cohorts = 1 + pick(3);
   for (int i = 0; i < queues; ++i) {
     ClusterQueue q;
     q.name = "cq" + std::to_string(i);
     const bool in_cohort = pick(10) < 8;
     if (in_cohort) q.cohort = "co" + std::to_string(pick(cohorts));
-    ResourceQuota r{"cpu", core::Quantity::from_int(pick(12)), std::nullopt, std::nullopt};
-    if (in_cohort && pick(2) == 0) r.borrowing_limit = core::Quantity::from_int(pick(8));
-    if (in_cohort && pick(3) == 0) r.lending_limit = core::Quantity::from_int(pick(6));
-    q.resource_groups.push_back({{"cpu"}, {{"f", {r}}}});
+    // One flavor or two (in either order), each with cpu and memory quotas.
+    auto quota = [&](const char* resource, int most) {
+      ResourceQuota r{resource, core::Quantity::from_int(pick(most)), std::nullopt, std::nullopt};
+      if (in_cohort && pick(2) == 0) r.borrowing_limit = core::Quantity::from_int(pick(8));
+      if (in_cohort && pick(3) == 0) r.lending_limit = core::Quantity::from_int(pick(6));
+      return r;
+    };
+    std::vector<FlavorQuotas> flavors;
+    for (const char* f : pick(2) == 0 ? std::vector<const char*>{"f", "g"} : std::vector<const char*>{"g", "f"})
+      flavors.push_back({f, {quota("cpu", 12), quota("memory", 8)}});
+    if (pick(3) != 0) flavors.pop_back();
+    q.resource_groups.push_back({{"cpu", "memory"}, flavors});
+    if (pick(2) == 0) q.flavor_fungibility.when_can_borrow = FungibilityPolicy::TryNextFlavor;
+    if (pick(2) == 0) q.flavor_fungibility.when_can_preempt = FungibilityPolicy::MayStopSearch;
     const PreemptionPolicy within[] = {PreemptionPolicy::Never, PreemptionPolicy::LowerPriority,
                                        PreemptionPolicy::LowerOrNewerEqualPriority};
     const PreemptionPolicy reclaim[] = {PreemptionPolicy::Never, PreemptionPolicy::LowerPriority, PreemptionPolicy::Any};
@@ -50,6 +61,12 @@ Workload random_workload(std::mt19937& rnd, int seq, int queues) {
   w.creation_seq = seq;
   PodSet ps;
   EXPECT_TRUE(ps.requests.set("cpu", core::Quantity::from_int(1 + static_cast<int>(rnd() % 5))).has_value());
+  if (const int memory = static_cast<int>(rnd() % 4); memory > 0)
+    EXPECT_TRUE(ps.requests.set("memory", core::Quantity::from_int(memory)).has_value());
+  if (rnd() % 6 == 0) {  // partial admission
+    ps.count = 2;
+    ps.min_count = 1;
+  }
   w.pod_sets.push_back(ps);
   return w;
 }
