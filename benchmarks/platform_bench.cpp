@@ -10,7 +10,10 @@
 // - end_to_end_with_costs: the same for BUDCORE_BENCH_COST_JOBS (default 10,000) jobs with a
 //   price book (/1) and also a budget (/2) attached;
 // - queued_memory: resident memory per queued job with BUDCORE_BENCH_QUEUED (default
-//   1,000,000) jobs waiting in a cluster with no free quota.
+//   1,000,000) jobs waiting in a cluster with no free quota;
+// - platform_schedule: Platform::schedule() with BUDCORE_BENCH_SCHEDULE_JOBS (default 10,000)
+//   jobs, 64 running and the rest waiting for a 64-core queue. /changed: the first call after a
+//   change (one waiting job cancelled) builds the timeline again; /unchanged: the cached one.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -229,5 +232,34 @@ void queued_memory(benchmark::State& state) {
   }
 }
 BENCHMARK(queued_memory)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+
+void platform_schedule(benchmark::State& state) {
+  const bool change = state.range(0) == 1;
+  const std::int64_t n = env_int("BUDCORE_BENCH_SCHEDULE_JOBS", 10'000);
+  std::string db = fresh_db("platform-schedule");
+  auto config = bench_config(db, 64);
+  config.store_durable = false;
+  auto p = must_open(config);
+  submit_all(*p, n, 1000);
+  auto ctx = platform::CallContext::for_tenant(kTenant, "bench");
+  auto waiting = p->list_jobs(ctx, {.statuses = {job::JobStatus::Queued}}, {.limit = 500});
+  if (!waiting || waiting->items.size() < 100) std::abort();
+  if (!p->schedule(ctx)) std::abort();
+  std::size_t next = 0;
+  for (auto _ : state) {
+    if (change) {
+      state.PauseTiming();
+      if (!p->cancel_job(ctx, waiting->items[next++ % waiting->items.size()].id)) std::abort();
+      state.ResumeTiming();
+    }
+    auto timeline = p->schedule(ctx);
+    if (!timeline || timeline->jobs.empty()) std::abort();
+    benchmark::DoNotOptimize(timeline);
+  }
+  state.counters["jobs"] = static_cast<double>(n);
+  p.reset();
+  drop_db(db);
+}
+BENCHMARK(platform_schedule)->ArgName("changed")->Arg(1)->Arg(0)->Iterations(20)->Unit(benchmark::kMillisecond);
 
 }  // namespace

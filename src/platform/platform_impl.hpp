@@ -198,6 +198,16 @@ struct BUDCORE_HIDDEN Platform::Impl {
   std::unordered_map<std::string, std::size_t> timeline_index;  // job id -> timeline_cache->jobs
   std::uint64_t timeline_digest = 0;
   core::Timestamp timeline_valid_until;
+  // What the timeline reads of a live job's document, kept while the job's stored version and
+  // queue position stand: a rebuild reads the store only for the jobs that changed.
+  struct TimelineJobInput {
+    std::int64_t version = 0;
+    std::int64_t queue_seq = 0;
+    schedule::JobInput input;
+    bool assumed_duration = false;  // no estimated or maximum duration: 3600 s, with a warning
+  };
+  std::unordered_map<core::Id, TimelineJobInput> timeline_inputs;
+  core::Result<const TimelineJobInput*> timeline_job_input(const LiveJob& lj);
   core::Result<schedule::TimelineInput> timeline_input(std::vector<std::string>* warnings);
   core::Result<const schedule::TimelineResult*> current_timeline();
   // What one tenant may see of the whole timeline: its jobs, other tenants' ids removed from texts.

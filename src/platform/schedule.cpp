@@ -4,6 +4,7 @@
 // and the ids of other tenants' jobs are removed from every reason text it is shown.
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <set>
 
 #include "budcore/quota/job_workload.hpp"
@@ -72,12 +73,33 @@ std::string redact_ids(const std::string& text, const Visible& visible) {
 
 }  // namespace
 
+core::Result<const Impl::TimelineJobInput*> Impl::timeline_job_input(const LiveJob& lj) {
+  auto it = timeline_inputs.find(lj.id);
+  if (it != timeline_inputs.end() && it->second.version == lj.version && it->second.queue_seq == lj.queue_seq)
+    return &it->second;
+  BUDCORE_TRY_ASSIGN(auto doc, job_doc(lj));
+  TimelineJobInput t;
+  t.version = lj.version;
+  t.queue_seq = lj.queue_seq;
+  schedule::JobInput& j = t.input;
+  BUDCORE_TRY_ASSIGN(j.workload, quota::workload_for(*doc, lj.queue_seq, config.cluster.layout));
+  j.workload.name = lj.id.to_string();  // job names repeat; ids do not
+  std::int64_t seconds = 3600;
+  if (doc->estimated_duration_seconds) seconds = *doc->estimated_duration_seconds;
+  else if (doc->max_duration_seconds) seconds = *doc->max_duration_seconds;
+  else t.assumed_duration = true;
+  j.duration = core::Duration::seconds(std::max<std::int64_t>(seconds, 0));
+  j.deadline = doc->deadline;
+  if (doc->time_window) j.window = schedule::Window{doc->time_window->start, doc->time_window->end, "UTC"};
+  if (doc->pipeline_id) j.pipeline = doc->pipeline_id->to_string();
+  return &(timeline_inputs[lj.id] = std::move(t));
+}
+
 core::Result<schedule::TimelineInput> Impl::timeline_input(std::vector<std::string>* warnings) {
   schedule::TimelineInput in;
   in.config = config.cluster.quota;
   in.engine_options = config.cluster.engine;
   in.now = clock->now();
-  const quota::JobQueueLayout& layout = config.cluster.layout;
   std::set<std::string> declared, queues;
   for (const auto& lq : in.config.local_queues) declared.insert(lq.key());
   for (const auto& cq : in.config.cluster_queues) queues.insert(cq.name);
@@ -88,23 +110,19 @@ core::Result<schedule::TimelineInput> Impl::timeline_input(std::vector<std::stri
   std::sort(jobs.begin(), jobs.end(), [](const LiveJob* a, const LiveJob* b) {
     return a->queue_seq != b->queue_seq ? a->queue_seq < b->queue_seq : a->id < b->id;
   });
+  // Inputs of jobs that left the timeline are dropped (they are re-read if they come back).
+  for (auto it = timeline_inputs.begin(); it != timeline_inputs.end();) {
+    auto lj = live.find(it->first);
+    it = lj == live.end() || !scheduled(lj->second) ? timeline_inputs.erase(it) : std::next(it);
+  }
   for (const LiveJob* lj : jobs) {
-    BUDCORE_TRY_ASSIGN(auto doc, job_doc(*lj));
-    schedule::JobInput j;
-    BUDCORE_TRY_ASSIGN(j.workload, quota::workload_for(*doc, lj->queue_seq, layout));
-    j.workload.name = lj->id.to_string();  // job names repeat; ids do not
+    BUDCORE_TRY_ASSIGN(const TimelineJobInput* cached, timeline_job_input(*lj));
+    schedule::JobInput j = cached->input;
     // The job-type queue of a tenant exists implicitly (the cluster creates it on first use);
     // without its ClusterQueue the job is `never`, with the LocalQueue named.
     if (queues.count(j.workload.queue) && declared.insert(j.workload.namespace_ + "/" + j.workload.queue).second)
       in.config.local_queues.push_back({j.workload.namespace_, j.workload.queue, j.workload.queue});
-    std::int64_t seconds = 3600;
-    if (doc->estimated_duration_seconds) seconds = *doc->estimated_duration_seconds;
-    else if (doc->max_duration_seconds) seconds = *doc->max_duration_seconds;
-    else if (warnings) warnings->push_back(j.workload.name + ": no estimated_duration_seconds; assumed 3600 s");
-    j.duration = core::Duration::seconds(std::max<std::int64_t>(seconds, 0));
-    j.deadline = doc->deadline;
-    if (doc->time_window) j.window = schedule::Window{doc->time_window->start, doc->time_window->end, "UTC"};
-    if (doc->pipeline_id) j.pipeline = doc->pipeline_id->to_string();
+    if (cached->assumed_duration && warnings) warnings->push_back(j.workload.name + ": no estimated_duration_seconds; assumed 3600 s");
     const bool holds_quota = (lj->status == JobStatus::Scheduled || lj->status == JobStatus::Running) && lj->placement;
     if (holds_quota) {
       j.workload.admitted = lj->placement->admission;

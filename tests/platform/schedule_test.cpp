@@ -96,6 +96,30 @@ TEST(PlatformScheduleTest, EstimatesMoveWhenTheStateChanges) {
   EXPECT_FALSE(rec->job.estimated_start.has_value());  // a cancelled job has no estimate
 }
 
+// A rebuild reuses what it read of each unchanged job's document; a job whose document changed
+// (here its priority) is read again.
+TEST(PlatformScheduleTest, AChangedJobIsReadAgain) {
+  PlatformTarget t;
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  auto a = submit_wave(*p, ctx_a(), "a", 5);
+  ASSERT_EQ(a.size(), 5u);
+  ASSERT_TRUE(p->pump());
+  auto start_of = [&](const core::Id& id) {
+    auto rec = p->get_job(ctx_a(), id);
+    EXPECT_TRUE(rec && rec->job.estimated_start) << id.to_string();
+    return rec && rec->job.estimated_start ? *rec->job.estimated_start : core::Timestamp();
+  };
+  // The first of the waiting jobs starts when the running ones leave room; the last starts last.
+  const core::Timestamp last = start_of(a.back());
+  core::Timestamp first_waiting = last;
+  for (const auto& id : a)
+    if (const core::Timestamp s = start_of(id); s > p->now()) first_waiting = std::min(first_waiting, s);
+  ASSERT_LT(first_waiting, last) << "more than one job should wait";
+  ASSERT_TRUE(p->set_priority(ctx_a(), a.back(), job::JobPriority::High));
+  EXPECT_EQ(start_of(a.back()), first_waiting) << "the job now first in line goes first";
+}
+
 TEST(PlatformScheduleTest, ATenantSeesNothingOfAnother) {
   PlatformTarget t;
   auto p = t.open();
