@@ -73,32 +73,9 @@ TEST(PlatformScheduleTest, EstimatesAreWhatTheClusterThenDoes) {
   (void)b;
 }
 
-TEST(PlatformScheduleTest, EstimatesMoveWhenTheStateChanges) {
-  PlatformTarget t;
-  auto p = t.open();
-  ASSERT_TRUE(p);
-  auto a = submit_wave(*p, ctx_a(), "a", 5);
-  ASSERT_EQ(a.size(), 5u);
-  ASSERT_TRUE(p->pump());
-  auto last_start = [&] {
-    auto rec = p->get_job(ctx_a(), a.back());
-    EXPECT_TRUE(rec && rec->job.estimated_start);
-    return rec && rec->job.estimated_start ? *rec->job.estimated_start : core::Timestamp();
-  };
-  const core::Timestamp before = last_start();
-  EXPECT_EQ(last_start(), before);  // read again: the same timeline
-  // Cancelling the running jobs frees their quota: the last job's estimate moves earlier.
-  for (std::size_t i = 0; i + 1 < a.size(); ++i) ASSERT_TRUE(p->cancel_job(ctx_a(), a[i]));
-  ASSERT_TRUE(p->pump());
-  EXPECT_LT(last_start(), before);
-  auto rec = p->get_job(ctx_a(), a.front());
-  ASSERT_TRUE(rec);
-  EXPECT_FALSE(rec->job.estimated_start.has_value());  // a cancelled job has no estimate
-}
-
 // A rebuild reuses what it read of each unchanged job's document; a job whose document changed
-// (here its priority) is read again.
-TEST(PlatformScheduleTest, AChangedJobIsReadAgain) {
+// (here its priority) is read again, and a cancelled one leaves the timeline.
+TEST(PlatformScheduleTest, EstimatesMoveWhenTheStateChanges) {
   PlatformTarget t;
   auto p = t.open();
   ASSERT_TRUE(p);
@@ -110,14 +87,23 @@ TEST(PlatformScheduleTest, AChangedJobIsReadAgain) {
     EXPECT_TRUE(rec && rec->job.estimated_start) << id.to_string();
     return rec && rec->job.estimated_start ? *rec->job.estimated_start : core::Timestamp();
   };
+  const core::Timestamp before = start_of(a.back());
+  EXPECT_EQ(start_of(a.back()), before);  // read again: the same timeline
   // The first of the waiting jobs starts when the running ones leave room; the last starts last.
-  const core::Timestamp last = start_of(a.back());
-  core::Timestamp first_waiting = last;
+  core::Timestamp first_waiting = before;
   for (const auto& id : a)
     if (const core::Timestamp s = start_of(id); s > p->now()) first_waiting = std::min(first_waiting, s);
-  ASSERT_LT(first_waiting, last) << "more than one job should wait";
+  ASSERT_LT(first_waiting, before) << "more than one job should wait";
   ASSERT_TRUE(p->set_priority(ctx_a(), a.back(), job::JobPriority::High));
-  EXPECT_EQ(start_of(a.back()), first_waiting) << "the job now first in line goes first";
+  const core::Timestamp raised = start_of(a.back());
+  EXPECT_EQ(raised, first_waiting) << "the job now first in line goes first";
+  // Cancelling the running jobs frees their quota: the last job's estimate moves earlier.
+  for (std::size_t i = 0; i + 1 < a.size(); ++i) ASSERT_TRUE(p->cancel_job(ctx_a(), a[i]));
+  ASSERT_TRUE(p->pump());
+  EXPECT_LT(start_of(a.back()), raised);
+  auto rec = p->get_job(ctx_a(), a.front());
+  ASSERT_TRUE(rec);
+  EXPECT_FALSE(rec->job.estimated_start.has_value());  // a cancelled job has no estimate
 }
 
 TEST(PlatformScheduleTest, ATenantSeesNothingOfAnother) {
