@@ -292,9 +292,13 @@ const Impl::Nomination* Impl::memoized_nomination(int shape) {
   return nullptr;
 }
 
-const Impl::Nomination* Impl::failed_nomination(int shape) {
-  const Nomination* n = memoized_nomination(shape);
-  return n != nullptr && n->assignment->failure != nullptr ? n : nullptr;
+const std::string* Impl::failure_now(int shape, int w) {
+  if (static_cast<std::size_t>(shape) >= failure_now_.size()) failure_now_.resize(static_cast<std::size_t>(shape) + 1);
+  auto& known = failure_now_[static_cast<std::size_t>(shape)];
+  // Set only on a failed nomination (no fit, or no victims); a memo hit or a nomination with
+  // victims made at this state answers as a fresh one would.
+  if (known.first != state_version) known = {state_version, nominate(w).first->failure};
+  return known.second;
 }
 
 std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(int w) {
@@ -330,7 +334,7 @@ std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(in
   return {std::move(shared), std::move(targets)};
 }
 
-// A cycle in which every queue's head is a known failure at this state version (memo) changes
+// A cycle in which every queue's head fails at this state (failure_now) changes
 // nothing but those heads' reasons and places: no fit, or no preemption candidates (the quota
 // such a head holds back for itself only matters to heads that could be admitted, and there
 // are none). It is done here without building, sorting and processing entries; the outcome is
@@ -343,11 +347,9 @@ bool Impl::trivial_cycle(CycleReport& report) {
     if (q.spec.stop_policy != StopPolicy::None) continue;
     const int head = queue_head(q);
     if (head < 0) continue;
-    // Nominated here if its shape was not yet (as the full cycle would first do).
-    if (memoized_nomination(wls[head].shape) == nullptr) (void)nominate(head);
-    const Nomination* n = failed_nomination(wls[head].shape);
-    if (n == nullptr) return false;
-    heads.emplace_back(head, n->assignment->failure);  // interned: stays valid as the memo grows
+    const std::string* failure = failure_now(wls[head].shape, head);
+    if (failure == nullptr) return false;
+    heads.emplace_back(head, failure);
   }
   if (heads.empty()) return false;
   for (auto [w, failure] : heads) {

@@ -239,7 +239,12 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
     std::vector<int> targets;
   } with_targets_;  // the last nomination that found victims (nominate)
   const Nomination* memoized_nomination(int shape);
-  const Nomination* failed_nomination(int shape);  // a memoized failure only
+  // The pending reason of a failed nomination of `shape` at this state (w: a workload of that
+  // shape), else null. A shape not yet nominated at this state is nominated here, as the cycle
+  // that takes the head would (a nomination reads the quota state, not the queues), so a run of
+  // failing heads goes on through shapes met for the first time instead of stopping for a full
+  // cycle. The answer is kept per shape for this state version: a walk asks once per member.
+  const std::string* failure_now(int shape, int w);
   std::unordered_map<std::string, std::unique_ptr<const std::string>> failure_texts;  // interned
   const std::string* intern_failure(std::string text);
   // Runs of cycles in which every head fails again as before, done in one step (pending_queue.cpp).
@@ -253,7 +258,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
     std::size_t passes;  // leading heads known to fail (max: a StrictFIFO head, forever)
   };
   std::vector<SkipRun> skip_runs_;  // skip_failing_cycles' scratch
-  std::vector<std::pair<std::uint64_t, const std::string*>> failure_now_;  // by shape: (state_version, failure)
+  std::vector<std::pair<std::uint64_t, const std::string*>> failure_now_;  // failure_now's, by shape
 
   // --- setup (engine.cpp)
   core::Status build(const QuotaConfig& config);

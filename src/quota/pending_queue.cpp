@@ -128,22 +128,7 @@ void Impl::requeue_tree(int node) { ++tree_gen[root_of(node)]; }
 // returns 0 and run_cycle() does the next cycle.
 std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
   constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
-  // The failure text of the i-th member's shape at this state, or null when it does not fail.
-  // A shape not yet nominated at this state is nominated here, as the cycle that takes the head
-  // would (a nomination reads the quota state, not the queues), so a run of failures goes on
-  // through shapes met for the first time instead of stopping for a full cycle. The answer is
-  // kept per shape for this state version: a walk asks it once per member.
-  auto failure = [&](const CqState& q, std::size_t i) -> const std::string* {
-    const int shape = q.order_shape[i];
-    if (static_cast<std::size_t>(shape) >= failure_now_.size()) failure_now_.resize(static_cast<std::size_t>(shape) + 1);
-    auto& known = failure_now_[static_cast<std::size_t>(shape)];
-    if (known.first != state_version) {
-      if (memoized_nomination(shape) == nullptr) (void)nominate(q.order[i]);
-      const Nomination* n = failed_nomination(shape);
-      known = {state_version, n != nullptr ? n->assignment->failure : nullptr};
-    }
-    return known.second;
-  };
+  auto failure = [&](const CqState& q, std::size_t i) { return failure_now(q.order_shape[i], q.order[i]); };
   auto failed = [&](const CqState& q, std::size_t i) { return failure(q, i) != nullptr; };
   std::vector<SkipRun>& runs = skip_runs_;
   runs.clear();
