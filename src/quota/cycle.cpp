@@ -78,7 +78,7 @@ CycleReport Impl::run_cycle() {
     push_heap(v);
     report.changed = true;
   }
-  if (victims.empty() && trivial_cycle(report)) return report;
+  if (victims.empty() && (trivial_cycle(report) || repeat_cycle(report))) return report;
   // 1. Heads: one per ClusterQueue (the sticky preemptor first).
   std::vector<Entry> entries;
   for (auto& q : cqs) {
@@ -219,23 +219,94 @@ CycleReport Impl::run_cycle() {
     }
   }
   for (auto it = temp_usage.rbegin(); it != temp_usage.rend(); ++it) remove_usage_list(it->first, it->second);
+  record_cycle(entries, report);
   // 5. Requeue what was not admitted.
-  for (auto& e : entries) {
-    if (e.outcome == Entry::Outcome::Admitted) continue;
-    Wl& wl = wls[e.wl];
-    auto& q = cqs[wl.cq];
-    bool strict = q.spec.queueing_strategy == QueueingStrategy::StrictFIFO;
-    bool immediate = strict || e.outcome == Entry::Outcome::Skipped || e.outcome == Entry::Outcome::Preempting ||
-                     e.outcome == Entry::Outcome::Deferred;
-    if (e.outcome == Entry::Outcome::Preempting && !strict) q.sticky = e.wl;
-    if (immediate) {
-      push_heap(e.wl);
-    } else {
-      make_inadmissible(e.wl);
-      report.changed = true;
-    }
-  }
+  for (auto& e : entries)
+    if (e.outcome != Entry::Outcome::Admitted) requeue(e.wl, e.outcome, report);
   return report;
+}
+
+void Impl::requeue(int w, Entry::Outcome outcome, CycleReport& report) {
+  auto& q = cqs[wls[w].cq];
+  bool strict = q.spec.queueing_strategy == QueueingStrategy::StrictFIFO;
+  bool immediate = strict || outcome == Entry::Outcome::Skipped || outcome == Entry::Outcome::Preempting ||
+                   outcome == Entry::Outcome::Deferred;
+  if (outcome == Entry::Outcome::Preempting && !strict) q.sticky = w;
+  if (immediate) {
+    push_heap(w);
+  } else {
+    make_inadmissible(w);
+    report.changed = true;
+  }
+}
+
+// Kept only for a cycle whose every entry failed or was skipped, each with an interned reason;
+// without fair sharing (its tournament reads usage between entries).
+void Impl::record_cycle(const std::vector<Entry>& entries, const CycleReport& report) {
+  auto& rec = last_cycle_;
+  rec.version = 0;
+  if (!options.memoize_nominations || options.fair_sharing || entries.empty() || !report.admitted.empty() ||
+      !report.preempted.empty())
+    return;
+  rec.slots.clear();
+  for (const Entry& e : entries) {
+    const Wl& wl = wls[e.wl];
+    const std::string* reason = wl.reason_shared;
+    bool failed = e.outcome == Entry::Outcome::NoFit || e.outcome == Entry::Outcome::NoCandidates;
+    if ((!failed && e.outcome != Entry::Outcome::Skipped) || reason == nullptr) return;
+    rec.slots.push_back({wl.cq, wl.shape, e.targets.empty() ? -1 : e.wl, e.assignment->borrowing, e.outcome, reason});
+  }
+  rec.slot_of_cq.assign(cqs.size(), -1);
+  for (std::size_t i = 0; i < rec.slots.size(); ++i) rec.slot_of_cq[static_cast<std::size_t>(rec.slots[i].cq)] = static_cast<int>(i);
+  rec.version = state_version;
+}
+
+// The last full cycle again: same quota state, and each queue's head takes the same slot with
+// the same shape (the same workload where the entry had victims) in the same order. Every
+// nomination is then the same (the memo's premise), and so is every step of processing: no
+// victims are claimed, and each entry sees the same in-cycle reservations before it.
+bool Impl::repeat_cycle(CycleReport& report) {
+  auto& rec = last_cycle_;
+  if (rec.version != state_version || !options.memoize_nominations) return false;
+  auto& heads = rec.heads;
+  heads.assign(rec.slots.size(), -1);
+  std::size_t found = 0;
+  for (auto& q : cqs) {
+    if (q.spec.stop_policy != StopPolicy::None) continue;
+    const int head = queue_head(q);
+    if (head < 0) continue;
+    const int slot = rec.slot_of_cq[static_cast<std::size_t>(wls[head].cq)];
+    if (slot < 0) return false;
+    const CycleSlot& s = rec.slots[static_cast<std::size_t>(slot)];
+    if (s.wl >= 0 ? s.wl != head : s.shape != wls[head].shape) return false;
+    heads[static_cast<std::size_t>(slot)] = head;
+    ++found;
+  }
+  if (found != rec.slots.size()) return false;
+  // The full cycle's order (borrowing, priority, creation, key) must put them in slot order.
+  for (std::size_t i = 1; i < heads.size(); ++i) {
+    if (rec.slots[i - 1].borrowing != rec.slots[i].borrowing) {
+      if (rec.slots[i - 1].borrowing > rec.slots[i].borrowing) return false;
+      continue;
+    }
+    const Wl& a = wls[heads[i - 1]];
+    const Wl& b = wls[heads[i]];
+    if (a.spec.priority != b.spec.priority) {
+      if (a.spec.priority < b.spec.priority) return false;
+      continue;
+    }
+    if (a.spec.creation_seq != b.spec.creation_seq) {
+      if (a.spec.creation_seq > b.spec.creation_seq) return false;
+      continue;
+    }
+    if (!(a.key < b.key)) return false;
+  }
+  for (std::size_t i = 0; i < heads.size(); ++i) take_head(heads[i]);
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    wls[heads[i]].reason_shared = rec.slots[i].reason;
+    requeue(heads[i], rec.slots[i].outcome, report);
+  }
+  return true;
 }
 
 // Everything a nomination reads of the workload itself: its queue, priority (and creation order
@@ -243,7 +314,6 @@ CycleReport Impl::run_cycle() {
 // scheduling constraints.
 int Impl::shape_of(const Wl& wl) {
   std::string k = std::to_string(wl.cq) + "|" + std::to_string(wl.spec.priority);
-  const auto& pol = cqs[wl.cq].spec.preemption;
   if (cqs[wl.cq].shape_per_workload) k += "|" + std::to_string(wl.spec.creation_seq);
   for (std::size_t p = 0; p < wl.spec.pod_sets.size(); ++p) {
     const PodSet& ps = wl.spec.pod_sets[p];

@@ -259,6 +259,24 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   };
   std::vector<SkipRun> skip_runs_;  // skip_failing_cycles' scratch
   std::vector<std::pair<std::uint64_t, const std::string*>> failure_now_;  // failure_now's, by shape
+  // The last full cycle, when it admitted and preempted nothing: its entries in processing
+  // order. A later cycle at the same state whose heads match it slot by slot (repeat_cycle) has
+  // the same outcome, e.g. a fitting head skipped behind another queue's reservation again
+  // while that queue walks heads of one shape.
+  struct CycleSlot {
+    int cq, shape, wl;  // wl: -1 unless the entry had victims (chosen for that workload)
+    int borrowing;
+    Entry::Outcome outcome;
+    const std::string* reason;
+  };
+  struct {
+    std::uint64_t version = 0;  // 0: nothing recorded
+    std::vector<CycleSlot> slots;
+    std::vector<int> slot_of_cq;   // cq -> slot, -1 none
+    std::vector<int> heads;        // repeat_cycle's scratch, by slot
+  } last_cycle_;
+  void record_cycle(const std::vector<Entry>& entries, const CycleReport& report);
+  bool repeat_cycle(CycleReport& report);
 
   // --- setup (engine.cpp)
   core::Status build(const QuotaConfig& config);
@@ -316,6 +334,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   void leave_queue(int w);
   void requeue_tree(int node);
   CycleReport run_cycle();
+  void requeue(int w, Entry::Outcome outcome, CycleReport& report);  // step 5, a head not admitted
   void admit(int w, const Assignment& a);
   core::Status add_workload(const Workload& w, bool enqueue, int* index = nullptr);
   void remove_slot(int w);  // forgets workload w (its quota already released) and frees its slot
