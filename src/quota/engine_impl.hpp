@@ -245,6 +245,13 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   // failing heads goes on through shapes met for the first time instead of stopping for a full
   // cycle. The answer is kept per shape for this state version: a walk asks once per member.
   const std::string* failure_now(int shape, int w);
+  const std::string* failure_at(int shape, int w) {  // failure_now, its common case inline
+    if (static_cast<std::size_t>(shape) < failure_now_.size()) {
+      const auto& known = failure_now_[static_cast<std::size_t>(shape)];
+      if (known.first == state_version) return known.second;
+    }
+    return failure_now(shape, w);
+  }
   std::unordered_map<std::string, std::unique_ptr<const std::string>> failure_texts;  // interned
   const std::string* intern_failure(std::string text);
   // Runs of cycles in which every head fails again as before, done in one step (pending_queue.cpp).
@@ -255,7 +262,9 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   std::vector<std::pair<int, const std::string*>> trivial_heads_;  // trivial_cycle's scratch
   struct SkipRun {
     CqState* q;
-    std::size_t passes;  // leading heads known to fail (max: a StrictFIFO head, forever)
+    bool strict;                     // StrictFIFO: its head fails forever, the others walk on
+    const std::string* failure;      // of its head in the cycle being walked
+    bool live = false;               // has a head in that cycle
   };
   std::vector<SkipRun> skip_runs_;  // skip_failing_cycles' scratch
   std::vector<std::pair<std::uint64_t, const std::string*>> failure_now_;  // failure_now's, by shape

@@ -10,7 +10,6 @@
 //   (the nomination memo, same quota state) change nothing but reasons and places; a run of
 //   them is done in one step that walks the arrays (skip_failing_cycles).
 #include <algorithm>
-#include <limits>
 
 #include "quota/engine_impl.hpp"
 
@@ -125,58 +124,61 @@ void Impl::requeue_tree(int node) { ++tree_gen[root_of(node)]; }
 // one whose shape failed at this state version: cycle k takes each queue's k-th head. Only
 // queues in their plain state qualify (no sticky preemptor, nothing behind or parked ahead of
 // the cursor); otherwise, or when the next cycle has a head that is not a known failure, this
-// returns 0 and run_cycle() does the next cycle.
+// returns 0 and run_cycle() does the next cycle. The queues are walked in step, cycle by cycle,
+// so none is walked past the cycle at which another one stops the run.
 std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
-  constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
-  auto failure = [&](const CqState& q, std::size_t i) { return failure_now(q.order_shape[i], q.order[i]); };
-  auto failed = [&](const CqState& q, std::size_t i) { return failure(q, i) != nullptr; };
   std::vector<SkipRun>& runs = skip_runs_;
   runs.clear();
-  std::size_t cap = kUnbounded;  // the fewest passes of a queue that still has a head after them
+  bool strict_only = true;
   for (auto& q : cqs) {
     if (q.spec.stop_policy != StopPolicy::None) continue;
     sync_queue(q);
     if (q.sticky >= 0 && active(q.sticky)) return 0;
     if (!q.early.empty() || q.parked_ahead > 0) return 0;
-    const std::size_t n = q.order.size();
-    std::size_t i = q.cursor;
-    if (i == n) continue;                // no head
+    const std::size_t i = q.cursor;
+    if (i == q.order.size()) continue;    // no head
     if (wls[q.order[i]].taken) return 0;  // none outside a cycle; kept for safety
-    if (q.spec.queueing_strategy == QueueingStrategy::StrictFIFO) {
-      if (!failed(q, i)) return 0;
-      runs.push_back({&q, kUnbounded});
-      continue;
+    const bool strict = q.spec.queueing_strategy == QueueingStrategy::StrictFIFO;
+    const std::string* failure = failure_at(q.order_shape[i], q.order[i]);
+    if (failure == nullptr) return 0;
+    runs.push_back({&q, strict, failure});
+    strict_only = strict_only && strict;
+  }
+  // Only StrictFIFO heads failing forever (their heads are taken and put back every cycle): one
+  // ordinary cycle.
+  if (strict_only) return 0;
+  // Cycle k: every queue that still has a head there must fail with it; the row is written only
+  // once all of it is known.
+  auto row_fails = [&](std::size_t k) {
+    bool any = false;
+    for (auto& r : runs) {
+      r.live = false;
+      if (r.strict) continue;
+      const std::size_t i = r.q->cursor + k;
+      if (i >= r.q->order.size()) continue;  // ran dry
+      if (k > 0) r.failure = failure_at(r.q->order_shape[i], r.q->order[i]);
+      if (r.failure == nullptr) return false;
+      r.live = true;
+      any = true;
     }
-    const std::size_t limit = cap == kUnbounded ? n : std::min(n, i + cap);
-    while (i < limit && failed(q, i)) ++i;
-    std::size_t passes = i - q.cursor;
-    if (passes == 0) return 0;
-    if (i < n) cap = std::min(cap, passes);  // it still has a head after these
-    runs.push_back({&q, passes});
-  }
-  if (runs.empty()) return 0;
-  std::size_t cycles = cap;
-  if (cycles == kUnbounded) {  // every queue runs dry: the last one to do so decides
-    cycles = 0;
-    for (const auto& r : runs)
-      if (r.passes != kUnbounded) cycles = std::max(cycles, r.passes);
-    if (cycles == 0) return 0;  // only StrictFIFO heads failing forever: one ordinary cycle
-  }
-  for (const auto& r : runs) {
+    return any;  // none left: every queue ran dry, the last one to do so decided
+  };
+  std::size_t cycles = 0;
+  for (; row_fails(cycles); ++cycles)
+    for (auto& r : runs) {
+      if (!r.live) continue;
+      Wl& wl = wls[r.q->order[r.q->cursor + cycles]];
+      wl.reason_shared = r.failure;
+      wl.parked_gen = tree_gen[r.q->root];
+    }
+  if (cycles == 0) return 0;
+  for (auto& r : runs) {
     CqState& q = *r.q;
-    if (r.passes == kUnbounded) {  // its head is taken and put back every cycle
-      Wl& head = wls[q.order[q.cursor]];
-      head.reason_shared = failure(q, q.cursor);
+    if (r.strict) {
+      wls[q.order[q.cursor]].reason_shared = r.failure;
       continue;
     }
-    const std::size_t end = q.cursor + std::min(r.passes, cycles);
-    const std::uint64_t gen = tree_gen[q.root];
-    for (std::size_t i = q.cursor; i < end; ++i) {
-      Wl& wl = wls[q.order[i]];
-      wl.reason_shared = failure(q, i);
-      wl.parked_gen = gen;
-    }
-    q.cursor = end;
+    q.cursor = std::min(q.order.size(), q.cursor + cycles);
     report.changed = true;
   }
   cycle += static_cast<std::int64_t>(cycles);
