@@ -132,6 +132,7 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
     CqState q;
     q.spec = spec;
     q.node = static_cast<int>(i);
+    q.waiting_reason = m.intern_failure("waiting in ClusterQueue " + spec.name + " for its turn");
     q.early = std::set<int, HeapOrder>(HeapOrder{impl.get()});
     q.workloads = std::set<int, ByCandidateOrder>(ByCandidateOrder{impl.get()});
     for (const auto& g : spec.resource_groups) {
@@ -175,11 +176,11 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
   if (w.name.empty()) return Error::invalid("name", "", "workload name must not be empty");
   if (m.wl_id.count(wl.key)) return Error::invalid("name", wl.key, "duplicate workload");
   if (w.pod_sets.empty()) return Error::invalid("pod_sets", "", "a workload needs at least one pod set");
-  std::set<std::string> ps_names;
   for (std::size_t p = 0; p < w.pod_sets.size(); ++p) {
     const auto& ps = w.pod_sets[p];
     std::string path = "pod_sets[" + std::to_string(p) + "]";
-    if (!ps_names.insert(ps.name).second) return Error::invalid(path + ".name", ps.name, "duplicate pod set name");
+    for (std::size_t earlier = 0; earlier < p; ++earlier)  // a few pod sets: no set needed
+      if (w.pod_sets[earlier].name == ps.name) return Error::invalid(path + ".name", ps.name, "duplicate pod set name");
     if (ps.count < 0) return Error::invalid(path + ".count", std::to_string(ps.count), "count must not be negative");
     if (ps.min_count && (*ps.min_count < 1 || *ps.min_count > ps.count))
       return Error::invalid(path + ".min_count", std::to_string(*ps.min_count), "min_count must be between 1 and count");
@@ -263,7 +264,7 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
     stored.set_reason(stored.queue_error);
   } else if (stored.cq >= 0 && stored.queue_error.empty()) {
     m.push_heap(id);
-    stored.set_reason("waiting in ClusterQueue " + m.cqs[stored.cq].spec.name + " for its turn");
+    stored.reason_shared = m.cqs[stored.cq].waiting_reason;
   } else {
     stored.set_reason(stored.queue_error);
   }

@@ -178,6 +178,7 @@ struct CqState {
   std::set<int, HeapOrder> early;
   int parked_ahead = 0;  // parked members at or after the cursor (a sticky head taken out of turn)
   int sticky = -1;                 // preemptor workload kept first (BestEffortFIFO)
+  const std::string* waiting_reason = nullptr;  // of a workload that joined it (interned)
   std::set<int, ByCandidateOrder> workloads;  // admitted + evicting workloads holding quota here
 };
 

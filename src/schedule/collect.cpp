@@ -79,23 +79,25 @@ void Timeline::Impl::collect(const std::set<int>& which) {
     tree.last_end.reset();
     deltas.clear();
     for (int ji : tree.jobs) {
-      const Job& j = jobs[static_cast<std::size_t>(ji)];
+      // The simulation's outputs move into the estimate: nothing else reads them, and the next
+      // simulation of this tree sets them again.
+      Job& j = jobs[static_cast<std::size_t>(ji)];
       result.never.erase(j.name);
       if (j.state == State::Never && !(j.fact == Fact::Cancelled && j.runs.empty())) result.never[j.name] = j.never_reason;
       if (!shown(j)) continue;
       JobEstimate e;
       e.name = j.name;
       e.key = j.key;
-      e.cluster_queue = j.cluster_queue;
-      e.flavors = j.flavors;
+      e.cluster_queue = std::move(j.cluster_queue);
+      e.flavors = std::move(j.flavors);
       e.start = j.start;
       e.end = j.end;
       if (j.in.deadline) e.deadline_met = j.end <= *j.in.deadline;
-      e.preempted_at = j.preempted_at;
+      e.preempted_at = std::move(j.preempted_at);
       e.running = j.fact == Fact::Running;
       e.finished = ended(j.fact);
       e.wait = j.wait;
-      e.wait_detail = j.wait_detail;
+      e.wait_detail = std::move(j.wait_detail);
       e.pipeline = j.in.pipeline;
       e.priority = j.in.workload.priority;
       for (const auto& run : j.runs)

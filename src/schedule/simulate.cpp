@@ -111,10 +111,10 @@ class Simulation {
     ++j.open_gen;
   }
 
-  void set_admission(Job& j, const quota::Admission& a) {
-    j.cluster_queue = a.cluster_queue;
-    j.flavors = a.flavors;
+  void set_admission(Job& j, quota::Admission a) {
     j.runs.back().usage = usage_of(j.in.workload, a);
+    j.cluster_queue = std::move(a.cluster_queue);
+    j.flavors = std::move(a.flavors);
   }
 
   core::Status start() {
@@ -188,9 +188,15 @@ class Simulation {
       j.enter_cause = cause;
       j.enter_detail = std::move(detail);
     }
-    quota::Workload w = j.in.workload;
-    w.admitted.reset();
-    (void)engine(ji).add_workload(w);  // validated when the timeline was built
+    // Validated when the timeline was built. A job running in fact but preempted here comes
+    // back without its admission.
+    if (!j.in.workload.admitted) {
+      (void)engine(ji).add_workload(j.in.workload);
+    } else {
+      quota::Workload w = j.in.workload;
+      w.admitted.reset();
+      (void)engine(ji).add_workload(w);
+    }
     j.state = State::Queued;
     j.needs_reason = true;
     touched_.insert(j.tree);
@@ -249,7 +255,7 @@ class Simulation {
     j.start = t;
     j.end = t + j.in.duration;
     j.runs.push_back({t, j.end, {}});
-    if (s && s->admission) set_admission(j, *s->admission);
+    if (s && s->admission) set_admission(j, std::move(*s->admission));
     ++j.close_gen;  // an admitted job no longer cares about its window closing
     // Admitted the instant it joined its queue: it waited only for what held it back before
     // (a dependency, its window). Jobs that stayed queued were marked Quota in settle().
