@@ -148,8 +148,7 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
                                  (options.fair_sharing && cq.spec.preemption.reclaim_within_cohort != PreemptionPolicy::Never);
   Assignment a;
   a.counts = counts;
-  auto pods_it = resource_id.find("pods");
-  int pods_res = pods_it != resource_id.end() && cq.group_of.count(pods_it->second) ? pods_it->second : -1;
+  int pods_res = pods_resource >= 0 && cq.group_of.count(pods_resource) ? pods_resource : -1;
 
   for (std::size_t p = 0; p < wl.per_pod.size(); ++p) {
     const PodSet& ps = wl.spec.pod_sets[p];
@@ -185,7 +184,7 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
       const auto& group = cq.groups[g->second];
       std::vector<std::pair<int, Amount>> greq;
       for (const auto& [r2, q2] : req)
-        if (cq.group_of.count(r2) && cq.group_of.at(r2) == g->second) greq.emplace_back(r2, q2);
+        if (auto g2 = cq.group_of.find(r2); g2 != cq.group_of.end() && g2->second == g->second) greq.emplace_back(r2, q2);
 
       std::map<int, ResAssign> best;
       Granular best_mode{PMode::NoFit, std::numeric_limits<int>::max()};
@@ -250,12 +249,12 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
           assigns[r] = ResAssign{fl, mode, borrow};
         }
         if (!should_try_next(rep, ff)) {
-          best = assigns;
+          best = std::move(assigns);
           best_mode = rep;
           break;
         }
         if (is_preferred(rep, best_mode, ff)) {
-          best = assigns;
+          best = std::move(assigns);
           best_mode = rep;
         }
       }
@@ -269,7 +268,7 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
         status_fit = false;
         ps_reasons.insert(ps_reasons.end(), reasons.begin(), reasons.end());
       }
-      for (auto& [r, ra] : best) psa.flavors[r] = ra;
+      psa.flavors.merge(best);  // groups cover disjoint resources: every key is new
     }
     if (group_failed) psa.flavors.clear();
     psa.failed = group_failed;
@@ -286,7 +285,7 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
     } else if (!status_fit) {
       for (const auto& [r, ra] : psa.flavors) ps_mode = std::min(ps_mode, to_amode(ra.mode));
     }
-    for (auto& s : ps_reasons) a.reasons.push_back(s);
+    for (auto& s : ps_reasons) a.reasons.push_back(std::move(s));
     a.pod_sets.push_back(std::move(psa));
     a.mode = p == 0 ? ps_mode : std::min(a.mode, ps_mode);
     if (group_failed) {
@@ -492,7 +491,7 @@ std::pair<Assignment, std::vector<int>> Impl::initial_assignment(int w) {
     return frs;
   };
   Assignment fa = assign(w, full, nullptr);
-  if (fa.mode == AMode::Fit) return {std::move(fa), {}};
+  if (fa.mode == AMode::Fit) return {std::move(fa), std::vector<int>{}};  // not {}: it would pick pair(const&, const&), a copy
   if (fa.mode == AMode::Preempt) {
     std::vector<int> frs = frs_of(fa);
     const bool asked = frs.size() == 1 && fa.usage.size() == 1 && fa.usage[0].first == frs[0] &&
@@ -507,7 +506,7 @@ std::pair<Assignment, std::vector<int>> Impl::initial_assignment(int w) {
     deltas.push_back(d);
     total_delta += d;
   }
-  if (total_delta == 0) return {std::move(fa), {}};
+  if (total_delta == 0) return {std::move(fa), std::vector<int>{}};
   // Go's sort.Search over [0, total_delta]; remember the last index that fitted.
   std::int64_t lo = 0, hi = total_delta + 1, last_good = -1;
   std::optional<std::pair<Assignment, std::vector<int>>> last;
@@ -533,8 +532,8 @@ std::pair<Assignment, std::vector<int>> Impl::initial_assignment(int w) {
       lo = h + 1;
     }
   }
-  if (last && lo == last_good) return *last;
-  return {fa, {}};
+  if (last && lo == last_good) return std::move(*last);
+  return {std::move(fa), std::vector<int>{}};
 }
 
 }  // namespace budcore::quota

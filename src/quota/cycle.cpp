@@ -261,6 +261,25 @@ void Impl::record_cycle(const std::vector<Entry>& entries, const CycleReport& re
   rec.version = state_version;
 }
 
+std::int64_t Impl::repeat_cycles(CycleReport& report, bool& unchanged) {
+  std::int64_t rows = 0;
+  for (;;) {
+    bool changed = report.changed;
+    report.changed = false;
+    const bool repeated = repeat_cycle(report);
+    const bool row_changed = report.changed;
+    report.changed = changed || row_changed;
+    if (!repeated) break;
+    ++cycle;
+    ++rows;
+    if (!row_changed) {
+      unchanged = true;
+      break;
+    }
+  }
+  return rows;
+}
+
 // The last full cycle again: same quota state, and each queue's head takes the same slot with
 // the same shape (the same workload where the entry had victims) in the same order. Every
 // nomination is then the same (the memo's premise), and so is every step of processing: no
@@ -373,7 +392,7 @@ const std::string* Impl::failure_now(int shape, int w) {
 
 std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(int w) {
   const int shape = options.memoize_nominations ? wls[w].shape : -1;
-  if (const Nomination* n = memoized_nomination(shape)) return {n->assignment, {}};
+  if (const Nomination* n = memoized_nomination(shape)) return {n->assignment, std::vector<int>{}};
   // A head with victims, nominated ahead by a run of failing heads that then stopped at it, is
   // nominated again by the full cycle that follows at the same state: the same answer.
   if (with_targets_.w == w && with_targets_.version == state_version && options.memoize_nominations)

@@ -22,6 +22,7 @@ int Impl::intern_resource(const std::string& name, core::QuantityFormat fmt) {
   if (inserted) {
     resource_names.push_back(name);
     resource_format.push_back(fmt);
+    if (name == "pods") pods_resource = nres;
     ++nres;
   }
   return it->second;
@@ -133,7 +134,6 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
     q.spec = spec;
     q.node = static_cast<int>(i);
     q.waiting_reason = m.intern_failure("waiting in ClusterQueue " + spec.name + " for its turn");
-    q.early = std::set<int, HeapOrder>(HeapOrder{impl.get()});
     q.workloads = std::set<int, ByCandidateOrder>(ByCandidateOrder{impl.get()});
     for (const auto& g : spec.resource_groups) {
       CqState::Group grp;
@@ -412,6 +412,12 @@ CycleReport AdmissionEngine::run_until_decision(std::int64_t* cycles) {
     if (m.evicting.empty() && m.options.memoize_nominations) {
       if (std::int64_t skipped = m.skip_failing_cycles(total); skipped > 0) {
         ran += skipped;
+        continue;
+      }
+      bool unchanged = false;
+      if (std::int64_t repeated = m.repeat_cycles(total, unchanged); repeated > 0) {
+        ran += repeated;
+        if (unchanged) break;  // as a cycle that changed nothing below
         continue;
       }
     }

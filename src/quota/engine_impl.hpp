@@ -175,7 +175,7 @@ struct CqState {
   std::vector<int> order, order_shape;
   std::size_t cursor = 0;
   std::uint64_t cursor_gen = 0;
-  std::set<int, HeapOrder> early;
+  std::vector<int> early;  // in queue order (few: a flat set)
   int parked_ahead = 0;  // parked members at or after the cursor (a sticky head taken out of turn)
   int sticky = -1;                 // preemptor workload kept first (BestEffortFIFO)
   const std::string* waiting_reason = nullptr;  // of a workload that joined it (interned)
@@ -197,6 +197,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   std::vector<std::string> resource_names;
   std::vector<core::QuantityFormat> resource_format;
   int nres = 0;
+  int pods_resource = -1;  // the id of "pods" (counted per pod when a queue covers it), -1 none
   std::vector<Node> nodes;  // cluster queues first, then cohorts
   std::vector<CqState> cqs;
   std::unordered_map<std::string, int> cq_id, cohort_node;
@@ -287,6 +288,11 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   } last_cycle_;
   void record_cycle(const std::vector<Entry>& entries, const CycleReport& report);
   bool repeat_cycle(CycleReport& report);
+  // Repeats of the last full cycle in a row (repeat_cycle each): how many; `unchanged` is set
+  // when the last one changed nothing (the run of cycles ends there).
+  std::int64_t repeat_cycles(CycleReport& report, bool& unchanged);
+  void early_insert(CqState& q, int w);
+  bool early_erase(CqState& q, int w);
 
   // --- setup (engine.cpp)
   core::Status build(const QuotaConfig& config);

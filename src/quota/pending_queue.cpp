@@ -46,7 +46,7 @@ void Impl::sync_queue(CqState& q) {
 int Impl::queue_head(CqState& q) {
   sync_queue(q);
   if (q.sticky >= 0 && active(q.sticky) && wls[q.sticky].state == WorkloadState::Pending) return q.sticky;
-  if (!q.early.empty()) return *q.early.begin();  // behind the cursor, so ahead of its members
+  if (!q.early.empty()) return q.early.front();  // behind the cursor, so ahead of its members
   while (q.cursor < q.order.size() && !active(q.order[q.cursor])) {
     if (parked(wls[q.order[q.cursor]])) --q.parked_ahead;
     ++q.cursor;
@@ -62,7 +62,7 @@ void Impl::take_head(int w) {
   wl.taken_ahead = false;
   if (q.cursor < q.order.size() && q.order[q.cursor] == w) {
     ++q.cursor;
-  } else if (q.early.erase(w) == 0) {
+  } else if (!early_erase(q, w)) {
     wl.taken_ahead = index_of(q, w) >= q.cursor;  // the sticky preemptor, out of turn
   }
 }
@@ -81,12 +81,24 @@ void Impl::push_heap(int w) {
     wl.member = true;
     if (at < q.cursor) {
       ++q.cursor;
-      q.early.insert(w);
+      early_insert(q, w);
     }
     return;
   }
   // A taken head back in line: behind the cursor the walk will not see it again.
-  if (was_taken && !wl.taken_ahead) q.early.insert(w);
+  if (was_taken && !wl.taken_ahead) early_insert(q, w);
+}
+
+void Impl::early_insert(CqState& q, int w) {
+  auto it = std::lower_bound(q.early.begin(), q.early.end(), w, [&](int a, int b) { return heap_less(a, b); });
+  if (it == q.early.end() || *it != w) q.early.insert(it, w);
+}
+
+bool Impl::early_erase(CqState& q, int w) {
+  auto it = std::find(q.early.begin(), q.early.end(), w);
+  if (it == q.early.end()) return false;
+  q.early.erase(it);
+  return true;
 }
 
 void Impl::make_inadmissible(int w) {
@@ -107,7 +119,7 @@ void Impl::leave_queue(int w) {
       else if (parked(wl)) --q.parked_ahead;
       q.order.erase(q.order.begin() + static_cast<std::ptrdiff_t>(at));
       q.order_shape.erase(q.order_shape.begin() + static_cast<std::ptrdiff_t>(at));
-      q.early.erase(w);
+      early_erase(q, w);
     }
     if (q.sticky == w) q.sticky = -1;
   }
