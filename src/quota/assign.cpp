@@ -2,6 +2,8 @@
 // (pkg/scheduler/preemption, .../classical) and partial admission (podset_reducer.go).
 #include <algorithm>
 #include <array>
+#include <initializer_list>
+#include <string_view>
 
 #include "quota/engine_impl.hpp"
 
@@ -51,6 +53,17 @@ void add_to(std::vector<std::pair<int, Amount>>& usage, int fr, Amount v) {
     it->second = sat_add(it->second, v);
   else
     usage.insert(it, {fr, v});
+}
+
+// One allocation for a reason text (a chain of + reallocates as it grows; reasons are built on
+// every fresh nomination).
+std::string concat(std::initializer_list<std::string_view> parts) {
+  std::size_t size = 0;
+  for (auto p : parts) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (auto p : parts) out += p;
+  return out;
 }
 
 Amount get_of(const std::vector<std::pair<int, Amount>>& usage, int fr) {
@@ -154,7 +167,8 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
     const PodSet& ps = wl.spec.pod_sets[p];
     // Total requests of this pod set, resource -> milli (sorted by resource name order of ids is
     // arbitrary; sort by name to be deterministic like Kueue's sorted iteration).
-    std::vector<std::pair<int, Amount>> req;
+    std::vector<std::pair<int, Amount>>& req = assign_req_;  // scratch: assign does not recurse
+    req.clear();
     for (const auto& [r, v] : wl.per_pod[p]) {
       Amount total;
       if (__builtin_mul_overflow(v, static_cast<Amount>(counts[p]), &total)) total = kMaxAmount;
@@ -171,24 +185,26 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
     psa.count = counts[p];
     bool status_fit = true;
     bool group_failed = false;
-    std::vector<std::string> ps_reasons;
+    // Reasons go straight to a.reasons; a group's are dropped again when it fits.
     for (const auto& [res, qty] : req) {
       auto g = cq.group_of.find(res);
       if (g == cq.group_of.end()) {
         if (qty == 0) continue;
-        ps_reasons.push_back("resource " + resource_names[res] + " unavailable in ClusterQueue");
+        a.reasons.push_back("resource " + resource_names[res] + " unavailable in ClusterQueue");
         group_failed = true;
         break;
       }
       if (psa.flavors.count(res)) continue;
       const auto& group = cq.groups[g->second];
-      std::vector<std::pair<int, Amount>> greq;
+      std::vector<std::pair<int, Amount>>& greq = assign_greq_;
+      greq.clear();
       for (const auto& [r2, q2] : req)
         if (auto g2 = cq.group_of.find(r2); g2 != cq.group_of.end() && g2->second == g->second) greq.emplace_back(r2, q2);
 
       std::map<int, ResAssign> best;
       Granular best_mode{PMode::NoFit, std::numeric_limits<int>::max()};
-      std::vector<std::string> reasons;
+      const std::size_t group_reasons = a.reasons.size();
+      auto& reasons = a.reasons;
       for (int fl : group.flavors) {
         if (pinned) {  // recompute with the flavors nominated before (NominationMapping)
           const auto& pf = pinned->pod_sets[p].flavors;
@@ -219,11 +235,12 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
               mode = PMode::Fit;
               borrow = b;
             } else {
-              reasons.push_back("insufficient unused quota for " + resource_names[r] + " in flavor " + flavors[fl].name +
-                                ", " + describe(val - avail, r) + " more needed");
+              reasons.push_back(concat({"insufficient unused quota for ", resource_names[r], " in flavor ", flavors[fl].name,
+                                        ", ", describe(val - avail, r), " more needed"}));
               if (node.nominal[fr] >= val || may_reclaim || preempt_while_borrowing) {
-                std::vector<std::pair<int, Amount>> one{{fr, val}};
-                std::vector<int> targets = get_targets(w, {fr}, one);
+                assign_one_.assign(1, {fr, val});
+                assign_frs_.assign(1, fr);
+                std::vector<int> targets = get_targets(w, assign_frs_, assign_one_);
                 if (targets.empty()) {
                   a.no_victims.emplace_back(fr, val);
                   mode = PMode::NoCandidates;
@@ -259,15 +276,12 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
         }
       }
       if (best.empty()) {
-        ps_reasons.insert(ps_reasons.end(), reasons.begin(), reasons.end());
-        if (reasons.empty()) ps_reasons.push_back("no flavor available for " + resource_names[res]);
+        if (reasons.size() == group_reasons) reasons.push_back("no flavor available for " + resource_names[res]);
         group_failed = true;
         break;
       }
-      if (best_mode.mode != PMode::Fit) {
-        status_fit = false;
-        ps_reasons.insert(ps_reasons.end(), reasons.begin(), reasons.end());
-      }
+      if (best_mode.mode != PMode::Fit) status_fit = false;
+      else reasons.resize(group_reasons);
       psa.flavors.merge(best);  // groups cover disjoint resources: every key is new
     }
     if (group_failed) psa.flavors.clear();
@@ -285,7 +299,6 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
     } else if (!status_fit) {
       for (const auto& [r, ra] : psa.flavors) ps_mode = std::min(ps_mode, to_amode(ra.mode));
     }
-    for (auto& s : ps_reasons) a.reasons.push_back(std::move(s));
     a.pod_sets.push_back(std::move(psa));
     a.mode = p == 0 ? ps_mode : std::min(a.mode, ps_mode);
     if (group_failed) {

@@ -10,8 +10,14 @@ using Impl = AdmissionEngine::Impl;
 
 namespace {
 std::string joined_reasons(const Assignment& a) {
+  std::size_t size = 0;
+  for (const auto& r : a.reasons) size += r.size() + 2;
   std::string out;
-  for (const auto& r : a.reasons) out += (out.empty() ? "" : "; ") + r;
+  out.reserve(size);
+  for (const auto& r : a.reasons) {
+    if (!out.empty()) out += "; ";
+    out += r;
+  }
   return out;
 }
 

@@ -266,9 +266,9 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
     CqState* q;
     bool strict;                     // StrictFIFO: its head fails forever, the others walk on
     const std::string* failure;      // of its head in the cycle being walked
-    bool live = false;               // has a head in that cycle
   };
   std::vector<SkipRun> skip_runs_;  // skip_failing_cycles' scratch
+  std::vector<SkipRun*> skip_walking_;
   std::vector<std::pair<std::uint64_t, const std::string*>> failure_now_;  // failure_now's, by shape
   // The last full cycle, when it admitted and preempted nothing: its entries in processing
   // order. A later cycle at the same state whose heads match it slot by slot (repeat_cycle) has
@@ -323,6 +323,8 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
 
   // --- flavor assignment and preemption (assign.cpp)
   Assignment assign(int w, const std::vector<std::int32_t>& counts, const Assignment* pinned);
+  std::vector<std::pair<int, Amount>> assign_req_, assign_greq_, assign_one_;  // assign's scratch
+  std::vector<int> assign_frs_;
   std::vector<int> get_targets(int w, const std::vector<int>& frs_need, const std::vector<std::pair<int, Amount>>& requests);
   std::pair<Assignment, std::vector<int>> initial_assignment(int w);
   std::string describe(Amount milli, int res) const;

@@ -160,29 +160,37 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
   // ordinary cycle.
   if (strict_only) return 0;
   // Cycle k: every queue that still has a head there must fail with it; the row is written only
-  // once all of it is known.
-  auto row_fails = [&](std::size_t k) {
-    bool any = false;
-    for (auto& r : runs) {
-      r.live = false;
-      if (r.strict) continue;
-      const std::size_t i = r.q->cursor + k;
-      if (i >= r.q->order.size()) continue;  // ran dry
-      if (k > 0) r.failure = failure_at(r.q->order_shape[i], r.q->order[i]);
-      if (r.failure == nullptr) return false;
-      r.live = true;
-      any = true;
-    }
-    return any;  // none left: every queue ran dry, the last one to do so decided
-  };
+  // once all of it is known. Queues that ran dry leave `walking`.
+  auto& walking = skip_walking_;
+  walking.clear();
+  for (auto& r : runs)
+    if (!r.strict) walking.push_back(&r);
   std::size_t cycles = 0;
-  for (; row_fails(cycles); ++cycles)
-    for (auto& r : runs) {
-      if (!r.live) continue;
-      Wl& wl = wls[r.q->order[r.q->cursor + cycles]];
-      wl.reason_shared = r.failure;
-      wl.parked_gen = tree_gen[r.q->root];
+  for (bool stopped = false;; ++cycles) {
+    for (std::size_t k = 0; k < walking.size();) {
+      SkipRun& r = *walking[k];
+      const std::size_t i = r.q->cursor + cycles;
+      if (i >= r.q->order.size()) {
+        walking[k] = walking.back();
+        walking.pop_back();
+        continue;
+      }
+      if (cycles > 0) r.failure = failure_at(r.q->order_shape[i], r.q->order[i]);
+      if (r.failure == nullptr) {
+        stopped = true;
+        break;
+      }
+      ++k;
     }
+    // Stopped at a head that does not fail, or none left: every queue ran dry, the last one to
+    // do so decided.
+    if (stopped || walking.empty()) break;
+    for (SkipRun* r : walking) {
+      Wl& wl = wls[r->q->order[r->q->cursor + cycles]];
+      wl.reason_shared = r->failure;
+      wl.parked_gen = tree_gen[r->q->root];
+    }
+  }
   if (cycles == 0) return 0;
   for (auto& r : runs) {
     CqState& q = *r.q;
