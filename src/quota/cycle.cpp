@@ -86,7 +86,8 @@ CycleReport Impl::run_cycle() {
   }
   if (victims.empty() && (trivial_cycle(report) || repeat_cycle(report))) return report;
   // 1. Heads: one per ClusterQueue (the sticky preemptor first).
-  std::vector<Entry> entries;
+  std::vector<Entry>& entries = cycle_entries_;
+  entries.clear();
   for (auto& q : cqs) {
     if (q.spec.stop_policy != StopPolicy::None) continue;
     const int head = queue_head(q);
@@ -102,15 +103,22 @@ CycleReport Impl::run_cycle() {
     e.assignment = std::move(a);
     e.targets = std::move(t);
   }
-  // 4. Order: lower borrowing level, higher priority, earlier creation.
-  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& x, const Entry& y) {
+  // 4. Order: lower borrowing level, higher priority, earlier creation (then key: a total order,
+  // so any sort gives Kueue's). A cycle has one entry per queue: few, sorted in place.
+  auto before = [&](const Entry& x, const Entry& y) {
     if (x.assignment->borrowing != y.assignment->borrowing) return x.assignment->borrowing < y.assignment->borrowing;
     const Wl& a = wls[x.wl];
     const Wl& b = wls[y.wl];
     if (a.spec.priority != b.spec.priority) return a.spec.priority > b.spec.priority;
     if (a.spec.creation_seq != b.spec.creation_seq) return a.spec.creation_seq < b.spec.creation_seq;
     return a.key < b.key;
-  });
+  };
+  if (entries.size() <= 16) {
+    for (std::size_t i = 1; i < entries.size(); ++i)
+      for (std::size_t j = i; j > 0 && before(entries[j], entries[j - 1]); --j) std::swap(entries[j], entries[j - 1]);
+  } else {
+    std::sort(entries.begin(), entries.end(), before);
+  }
   // Temporary snapshot additions (reservations, preemptors' usage) undone at the end.
   std::vector<std::pair<int, std::vector<std::pair<int, Amount>>>> temp_usage;
   std::set<int> claimed;  // victims chosen this cycle

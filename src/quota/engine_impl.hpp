@@ -352,6 +352,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   void leave_queue(int w);
   void requeue_tree(int node);
   CycleReport run_cycle();
+  std::vector<Entry> cycle_entries_;  // run_cycle's, kept for its capacity
   void requeue(int w, Entry::Outcome outcome, CycleReport& report);  // step 5, a head not admitted
   void admit(int w, const Assignment& a);
   core::Status add_workload(const Workload& w, bool enqueue, int* index = nullptr);

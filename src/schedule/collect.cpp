@@ -29,11 +29,14 @@ bool step_before(const UsageStep& a, const UsageStep& b) {
 }
 
 // `items` without the entries of the trees in `which` (each entry's tree is in `tree_of`),
-// merged with `fresh` (sorted, all of tree-set `which`); `tree_of` follows.
+// merged with `fresh` (sorted, all of tree-set `which`); `tree_of` follows. The merge writes
+// into `spare` (the buffer of the call before, emptied): no new buffer of every entry is
+// allocated and paged in on each update.
 template <class T, class Less>
 void replace_trees(std::vector<T>& items, std::vector<int>& tree_of, std::vector<T>&& fresh, std::vector<int>&& fresh_tree,
-                   const std::set<int>& which, Less less) {
-  std::vector<T> out;
+                   const std::set<int>& which, Less less, std::vector<T>& spare) {
+  std::vector<T> out = std::move(spare);
+  out.clear();
   std::vector<int> out_tree;
   out.reserve(items.size() + fresh.size());
   out_tree.reserve(items.size() + fresh.size());
@@ -50,6 +53,8 @@ void replace_trees(std::vector<T>& items, std::vector<int>& tree_of, std::vector
       out_tree.push_back(fresh_tree[k++]);
     }
   }
+  spare = std::move(items);
+  spare.clear();
   items = std::move(out);
   tree_of = std::move(out_tree);
 }
@@ -149,8 +154,8 @@ void Timeline::Impl::collect(const std::set<int>& which) {
   };
   sorted(estimates, estimate_tree, estimate_before);
   sorted(steps, step_tree, step_before);
-  replace_trees(result.jobs, result_job_tree, std::move(estimates), std::move(estimate_tree), which, estimate_before);
-  replace_trees(result.usage, result_usage_tree, std::move(steps), std::move(step_tree), which, step_before);
+  replace_trees(result.jobs, result_job_tree, std::move(estimates), std::move(estimate_tree), which, estimate_before, spare_jobs);
+  replace_trees(result.usage, result_usage_tree, std::move(steps), std::move(step_tree), which, step_before, spare_usage);
 
   // Jobs without a queue can never run; a cancelled one is simply gone.
   for (int ji : treeless) {

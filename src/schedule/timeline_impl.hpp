@@ -95,6 +95,8 @@ struct BUDCORE_HIDDEN Timeline::Impl {
   std::unordered_map<std::string, int> tree_of_cq;
   TimelineResult result;
   std::vector<int> result_job_tree, result_usage_tree;  // the tree of each result.jobs / .usage entry
+  std::vector<JobEstimate> spare_jobs;  // collect's merge buffers (emptied, capacity kept)
+  std::vector<UsageStep> spare_usage;
   std::vector<int> treeless;       // jobs whose LocalQueue does not exist (never run)
   std::vector<int> with_deadline;  // jobs that have a deadline, in job order
   int last_trees = 0;
