@@ -95,13 +95,26 @@ struct Assignment {
 };
 
 struct Wl {
+  // Fields a walk over a queue reads and writes come first (one cache line; a cohort tree's
+  // workloads are walked after every finish).
+  int cq = -1;                 // cluster queue index (via the local queue), -1 unknown
+  int shape = -1;              // workloads of one shape get the same nomination in the same state
+  WorkloadState state = WorkloadState::Pending;
+  // Queue membership (CqState::order). A member is parked -- in Kueue's inadmissible list --
+  // while parked_gen equals its cohort tree's generation; taken while it is a cycle's head.
+  bool member = false, taken = false;
+  bool taken_ahead = false;  // taken at or after its queue's cursor
+  bool withdrawn = false;    // left its queue by withdraw(); the key may be added again
+  bool removed = false;      // a free slot (AdmissionEngine::remove); reused by the next add
+  std::uint64_t parked_gen = 0;
+  // The pending reason: its own text, or a failed nomination's shared text (a head that fails
+  // again as before gets a pointer, not a copy).
+  const std::string* reason_shared = nullptr;
   Workload spec;
   std::string key;
-  int cq = -1;                 // cluster queue index (via the local queue), -1 unknown
   std::string queue_error;     // why it has no cluster queue
   // per pod set: (resource, per-pod milli)
   std::vector<std::vector<std::pair<int, Amount>>> per_pod;
-  WorkloadState state = WorkloadState::Pending;
   int adm_cq = -1;
   std::vector<std::pair<int, Amount>> usage;  // admitted fr usage
   std::vector<std::int32_t> adm_counts;
@@ -111,18 +124,7 @@ struct Wl {
   std::int64_t reservation_seq = 0;
   bool admitted_by_engine = false;
   bool preempted = false;
-  // Queue membership (CqState::order). A member is parked -- in Kueue's inadmissible list --
-  // while parked_gen equals its cohort tree's generation; taken while it is a cycle's head.
-  bool member = false, taken = false;
-  bool taken_ahead = false;  // taken at or after its queue's cursor
-  std::uint64_t parked_gen = 0;
-  bool withdrawn = false;  // left its queue by withdraw(); the key may be added again
-  int shape = -1;          // workloads of one shape get the same nomination in the same state
-  bool removed = false;    // a free slot (AdmissionEngine::remove); reused by the next add
-  // The pending reason: its own text, or a failed nomination's shared text (a head that fails
-  // again as before gets a pointer, not a copy).
   std::string reason_own;
-  const std::string* reason_shared = nullptr;
   void set_reason(std::string r) {
     reason_own = std::move(r);
     reason_shared = nullptr;

@@ -293,10 +293,11 @@ class Simulation {
           std::int64_t ran = 0;
           quota::CycleReport rep = eng.run_until_decision(&ran);
           cycles += ran;
-          for (const auto& k : rep.admitted) admitted(m_.by_name.at(k), t);
+          const auto& job_of_key = m_.trees[tree].job_of_key;
+          for (const auto& k : rep.admitted) admitted(job_of_key.at(k), t);
           bool livelock = false;
           for (const auto& k : rep.preempted) {
-            int ji = m_.by_name.at(k);
+            int ji = job_of_key.at(k);
             preempted(ji, t);
             // Re-admitted and preempted again within one instant, over and over: Kueue's order
             // can do that (the victim sorts before its preemptor once its quota is free). Stop

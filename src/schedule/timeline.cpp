@@ -120,7 +120,10 @@ core::Status Timeline::Impl::add_job(JobInput in, const std::string& path) {
   int id = static_cast<int>(jobs.size());
   by_name[j.key] = id;
   if (!by_name.count(j.name)) by_name[j.name] = id;
-  if (j.tree >= 0) trees[j.tree].jobs.push_back(id);
+  if (j.tree >= 0) {
+    trees[j.tree].jobs.push_back(id);
+    trees[j.tree].job_of_key[j.key] = id;
+  }
   else {
     j.state = State::Never;
     treeless.push_back(id);
@@ -312,7 +315,10 @@ core::Status Timeline::submitted(JobInput job, Timestamp at) {
       auto& ds = impl_->jobs[d].dependents;
       ds.erase(std::remove(ds.begin(), ds.end(), ji), ds.end());
     }
-    if (j.tree >= 0) impl_->trees[j.tree].jobs.pop_back();
+    if (j.tree >= 0) {
+      impl_->trees[j.tree].jobs.pop_back();
+      impl_->trees[j.tree].job_of_key.erase(j.key);
+    }
     for (auto* list : {&impl_->treeless, &impl_->with_deadline})
       if (!list->empty() && list->back() == ji) list->pop_back();
     impl_->by_name.erase(j.key);

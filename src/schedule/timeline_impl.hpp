@@ -42,19 +42,28 @@ inline bool ended(Fact f) { return f == Fact::Finished || f == Fact::Failed || f
 using UsageKey = std::tuple<std::string, std::string, std::string>;
 
 struct Job {
+  // Fields the simulation reads and writes at every event come first (a tree's jobs are walked
+  // on every update; the rest of a job is cold).
+  int tree = -1;                 // cohort tree, -1 when its LocalQueue does not exist
+  Fact fact = Fact::Pending;
+  enum class State { Waiting, Queued, Running, Done, Never } state = State::Waiting;
+  bool submitted = false;     // scratch of one simulation
+  bool needs_reason = false;  // entered the engine at this instant: read its pending reason
+  int deps_left = 0;
+  WaitReason wait = WaitReason::None;
+  WaitReason enter_cause = WaitReason::None;
+  core::Timestamp start, end;
+  std::uint64_t end_gen = 0, close_gen = 0, open_gen = 0;
+
   JobInput in;
   std::string name, key;
-  int tree = -1;                 // cohort tree, -1 when its LocalQueue does not exist
   std::string no_tree_reason;
   std::vector<int> deps, dependents;
   std::optional<WindowClock> clock;
-  Fact fact = Fact::Pending;
   core::Timestamp actual_end;                 // Finished / Failed / Cancelled
   std::vector<core::Timestamp> actual_preemptions;
 
   // ---- simulation output (kept between simulations of other trees)
-  enum class State { Waiting, Queued, Running, Done, Never } state = State::Waiting;
-  core::Timestamp start, end;
   struct Run {
     core::Timestamp start, end;
     std::vector<std::pair<UsageKey, std::int64_t>> usage;
@@ -63,22 +72,17 @@ struct Job {
   std::vector<core::Timestamp> preempted_at;
   std::string cluster_queue;
   std::map<std::string, std::map<std::string, std::string>> flavors;
-  WaitReason wait = WaitReason::None;
   std::string wait_detail;
   std::string never_reason;
-
-  // ---- scratch of one simulation
-  bool submitted = false;
-  int deps_left = 0;
-  WaitReason enter_cause = WaitReason::None;
-  std::string enter_detail;
-  bool needs_reason = false;  // entered the engine at this instant: read its pending reason
-  std::uint64_t end_gen = 0, close_gen = 0, open_gen = 0;
+  std::string enter_detail;  // scratch of one simulation
 };
 
 struct Tree {
   quota::QuotaConfig config;   // only this tree's cohorts, queues and local queues
   std::vector<int> jobs;
+  // Its jobs by workload key (namespace/name): the engine names the jobs it admits and preempts
+  // by key, and a tree's own index is small enough to stay in cache while it is simulated.
+  std::unordered_map<std::string, int> job_of_key;
   std::set<int> dependent_trees;  // trees with jobs that depend on jobs here
   std::vector<std::string> warnings;  // from its last simulation
   std::optional<core::Timestamp> last_end;  // of its jobs shown in the result
