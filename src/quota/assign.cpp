@@ -186,11 +186,15 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
     bool status_fit = true;
     bool group_failed = false;
     // Reasons go straight to a.reasons; a group's are dropped again when it fits.
+    auto add_reason = [&](std::string_view why) {
+      if (!a.reasons.empty()) a.reasons += "; ";
+      a.reasons += why;
+    };
     for (const auto& [res, qty] : req) {
       auto g = cq.group_of.find(res);
       if (g == cq.group_of.end()) {
         if (qty == 0) continue;
-        a.reasons.push_back("resource " + resource_names[res] + " unavailable in ClusterQueue");
+        add_reason(concat({"resource ", resource_names[res], " unavailable in ClusterQueue"}));
         group_failed = true;
         break;
       }
@@ -204,7 +208,6 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
       std::map<int, ResAssign> best;
       Granular best_mode{PMode::NoFit, std::numeric_limits<int>::max()};
       const std::size_t group_reasons = a.reasons.size();
-      auto& reasons = a.reasons;
       for (int fl : group.flavors) {
         if (pinned) {  // recompute with the flavors nominated before (NominationMapping)
           const auto& pf = pinned->pod_sets[p].flavors;
@@ -213,7 +216,7 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
         }
         std::string why;
         if (!flavor_matches(flavors[fl], ps, why)) {
-          reasons.push_back(why);
+          add_reason(why);
           continue;
         }
         std::map<int, ResAssign> assigns;
@@ -225,8 +228,8 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
           int borrow = 0;
           Amount maxcap = potential_available(cq.node, fr);
           if (val > maxcap) {
-            reasons.push_back("insufficient quota for " + resource_names[r] + " in flavor " + flavors[fl].name +
-                              ", request > maximum capacity (" + describe(val, r) + " > " + describe(maxcap, r) + ")");
+            add_reason(concat({"insufficient quota for ", resource_names[r], " in flavor ", flavors[fl].name,
+                               ", request > maximum capacity (", describe(val, r), " > ", describe(maxcap, r), ")"}));
             mode = PMode::NoFit;
           } else {
             auto [b, may_reclaim] = lowest_subtree_that_fits(wl.cq, fr, val);
@@ -235,8 +238,8 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
               mode = PMode::Fit;
               borrow = b;
             } else {
-              reasons.push_back(concat({"insufficient unused quota for ", resource_names[r], " in flavor ", flavors[fl].name,
-                                        ", ", describe(val - avail, r), " more needed"}));
+              add_reason(concat({"insufficient unused quota for ", resource_names[r], " in flavor ", flavors[fl].name, ", ",
+                                 describe(val - avail, r), " more needed"}));
               if (node.nominal[fr] >= val || may_reclaim || preempt_while_borrowing) {
                 assign_one_.assign(1, {fr, val});
                 assign_frs_.assign(1, fr);
@@ -276,12 +279,12 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
         }
       }
       if (best.empty()) {
-        if (reasons.size() == group_reasons) reasons.push_back("no flavor available for " + resource_names[res]);
+        if (a.reasons.size() == group_reasons) add_reason(concat({"no flavor available for ", resource_names[res]}));
         group_failed = true;
         break;
       }
       if (best_mode.mode != PMode::Fit) status_fit = false;
-      else reasons.resize(group_reasons);
+      else a.reasons.resize(group_reasons);
       psa.flavors.merge(best);  // groups cover disjoint resources: every key is new
     }
     if (group_failed) psa.flavors.clear();

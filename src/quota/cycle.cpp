@@ -1,6 +1,7 @@
 // Kueue's scheduling cycle (pkg/scheduler/scheduler.go): heads, nomination with the failure memo,
 // ordering, processing with in-cycle usage, requeueing; and admission itself.
 #include <algorithm>
+#include <charconv>
 
 #include "quota/engine_impl.hpp"
 
@@ -9,22 +10,12 @@ namespace budcore::quota {
 using Impl = AdmissionEngine::Impl;
 
 namespace {
-std::string joined_reasons(const Assignment& a) {
-  std::size_t size = 0;
-  for (const auto& r : a.reasons) size += r.size() + 2;
-  std::string out;
-  out.reserve(size);
-  for (const auto& r : a.reasons) {
-    if (!out.empty()) out += "; ";
-    out += r;
-  }
-  return out;
-}
+const std::string& joined_reasons(const Assignment& a) { return a.reasons; }
 
 // The pending reason of a head that failed: no fit, or no workloads to preempt.
 std::string failure_reason(const Assignment& a) {
   if (a.failure != nullptr) return *a.failure;
-  std::string reasons = joined_reasons(a);
+  const std::string& reasons = joined_reasons(a);
   if (a.mode == AMode::NoFit) return reasons.empty() ? "couldn't assign flavors" : reasons;
   return reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
 }
@@ -192,7 +183,7 @@ CycleReport Impl::run_cycle() {
       if (text == nullptr) {
         std::string why = overlap ? "has overlapping preemption targets with another workload"
                                   : "no longer fits after processing another workload";
-        if (std::string reasons = joined_reasons(*e.assignment); !reasons.empty()) why += "; " + reasons;
+        if (const std::string& reasons = joined_reasons(*e.assignment); !reasons.empty()) why += "; " + reasons;
         text = intern_failure(std::move(why));
       }
       wl.reason_shared = text;
@@ -346,14 +337,44 @@ bool Impl::repeat_cycle(CycleReport& report) {
 // where a policy compares it), and every pod set's name, counts, per-pod requests and
 // scheduling constraints.
 int Impl::shape_of(const Wl& wl) {
-  std::string k = std::to_string(wl.cq) + "|" + std::to_string(wl.spec.priority);
-  if (cqs[wl.cq].shape_per_workload) k += "|" + std::to_string(wl.spec.creation_seq);
+  // Numbers end with ';' and texts carry their length, so no two different shapes share a key
+  // (a selector value holding a separator cannot pass for another entry).
+  std::string k;
+  k.reserve(64);
+  auto num = [&](std::int64_t v) {
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    k.append(buf, end);
+    k += ';';
+  };
+  auto text = [&](const std::string& t) {
+    num(static_cast<std::int64_t>(t.size()));
+    k += t;
+  };
+  num(wl.cq);
+  num(wl.spec.priority);
+  if (cqs[wl.cq].shape_per_workload) num(wl.spec.creation_seq);
   for (std::size_t p = 0; p < wl.spec.pod_sets.size(); ++p) {
     const PodSet& ps = wl.spec.pod_sets[p];
-    k += "|" + ps.name + "#" + std::to_string(ps.count) + "#" + (ps.min_count ? std::to_string(*ps.min_count) : "-");
-    for (const auto& [r, v] : wl.per_pod[p]) k += ":" + std::to_string(r) + "=" + std::to_string(v);
-    for (const auto& [a, b] : ps.node_selector) k += "@" + a + "=" + b;
-    for (const auto& t : ps.tolerations) k += "~" + t.key + "=" + t.value + "/" + t.effect;
+    text(ps.name);
+    num(ps.count);
+    num(ps.min_count ? *ps.min_count : -1);
+    num(static_cast<std::int64_t>(wl.per_pod[p].size()));
+    for (const auto& [r, v] : wl.per_pod[p]) {
+      num(r);
+      num(v);
+    }
+    num(static_cast<std::int64_t>(ps.node_selector.size()));
+    for (const auto& [a, b] : ps.node_selector) {
+      text(a);
+      text(b);
+    }
+    num(static_cast<std::int64_t>(ps.tolerations.size()));
+    for (const auto& t : ps.tolerations) {
+      text(t.key);
+      text(t.value);
+      text(t.effect);
+    }
   }
   auto [it, inserted] = shape_ids.emplace(std::move(k), static_cast<int>(shape_ids.size()));
   return it->second;

@@ -388,8 +388,7 @@ core::Result<Admission> AdmissionEngine::try_reserve(const Workload& workload) {
   for (const auto& ps : workload.pod_sets) counts.push_back(ps.count);
   Assignment a = m.assign(w, counts, nullptr);
   if (a.mode != AMode::Fit) {
-    std::string why;
-    for (const auto& r : a.reasons) why += (why.empty() ? "" : "; ") + r;
+    std::string why = a.reasons;
     forget();
     return Error::make(core::ErrorCode::QuotaExceeded, why.empty() ? "does not fit" : why, "pod_sets");
   }

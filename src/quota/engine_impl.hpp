@@ -83,7 +83,7 @@ struct Assignment {
   std::vector<std::pair<int, Amount>> usage;  // fr -> total, sorted by fr
   int borrowing = 0;
   AMode mode = AMode::NoFit;
-  std::vector<std::string> reasons;
+  std::string reasons;  // why flavors did not fit, joined by "; " (one text: no vector of strings to build)
   std::vector<std::int32_t> counts;  // per pod set
   const std::string* failure = nullptr;  // a failed nomination's pending reason (interned by nominate)
   // (fr, amount) pairs for which get_targets found no victims while choosing a flavor: the same

@@ -172,3 +172,45 @@ TEST(RunUntilDecisionTest, SameDecisionsAndReasonsAsCycleByCycle) {
 
 }  // namespace
 }  // namespace budcore::quota
+
+namespace budcore::quota {
+namespace {
+
+// Workloads share a nomination only when nothing a nomination reads differs, selectors
+// included. Written as text, {"b": "c@zone=a"} and {"b": "c", "zone": "a"} once looked alike;
+// the first matches no flavor here, the second does and must be admitted.
+TEST(RunUntilDecisionTest, SelectorsThatReadAlikeAreDifferentShapes) {
+  QuotaConfig c;
+  c.resource_flavors.push_back({"f", {{"b", "c"}, {"zone", "a"}}, {}});
+  ClusterQueue q;
+  q.name = "cq";
+  q.resource_groups.push_back({{"cpu"}, {{"f", {{"cpu", core::Quantity::from_int(10), std::nullopt, std::nullopt}}}}});
+  c.cluster_queues.push_back(q);
+  c.local_queues.push_back({"ns", "lq", "cq"});
+  auto engine = AdmissionEngine::create(c);
+  ASSERT_TRUE(engine.has_value()) << engine.error().describe();
+  auto workload = [](const std::string& name, int seq, std::map<std::string, std::string> selector) {
+    Workload w;
+    w.name = name;
+    w.namespace_ = "ns";
+    w.queue = "lq";
+    w.creation_seq = seq;
+    PodSet ps;
+    EXPECT_TRUE(ps.requests.set("cpu", core::Quantity::from_int(1)).has_value());
+    ps.node_selector = std::move(selector);
+    w.pod_sets.push_back(ps);
+    return w;
+  };
+  ASSERT_TRUE(engine->add_workload(workload("odd", 1, {{"b", "c@zone=a"}})));
+  ASSERT_TRUE(engine->add_workload(workload("plain", 2, {{"b", "c"}, {"zone", "a"}})));
+  engine->run_until_quiescent();
+  auto odd = engine->status("ns/odd");
+  auto plain = engine->status("ns/plain");
+  ASSERT_TRUE(odd && plain);
+  EXPECT_EQ(odd->state, WorkloadState::Pending);
+  EXPECT_NE(odd->pending_reason.find("doesn't match node affinity"), std::string::npos) << odd->pending_reason;
+  EXPECT_EQ(plain->state, WorkloadState::Admitted) << plain->pending_reason;
+}
+
+}  // namespace
+}  // namespace budcore::quota
