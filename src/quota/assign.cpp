@@ -349,12 +349,13 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
   };
   // Where candidates come from: the own queue, and other queues of the tree found by walking
   // up from the preemptor's queue (each queue under the lowest ancestor it shares with it).
-  struct Source {
-    int cq;
-    int lca;
-    bool adv;
-  };
-  std::vector<Source> same_src, hier_src, prio_src;
+  // Scratch vectors of the engine (get_targets does not recurse): it runs on every fresh
+  // nomination that finds no room.
+  using Source = TargetSource;
+  auto& hier_src = target_sources_[0];
+  auto& prio_src = target_sources_[1];
+  auto& same_src = target_sources_[2];
+  for (auto& src : target_sources_) src.clear();
   if (pol.within_cluster_queue != PreemptionPolicy::Never) same_src.push_back({cqi, -1, false});
   if (nodes[cq.node].parent >= 0 && pol.reclaim_within_cohort != PreemptionPolicy::Never) {
     // QuantitiesFitInQuota on the queue, then on each ancestor with the remaining requests.
@@ -366,14 +367,14 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
       }
       return ok;
     };
-    std::vector<std::pair<int, Amount>> remaining = requests;
+    std::vector<std::pair<int, Amount>>& remaining = target_remaining_;
+    remaining = requests;
     bool adv = fit_in_quota(cq.node, remaining);
     int prev = -1;
-    std::function<void(int, int, int, bool, std::vector<Source>&)> collect = [&](int cur, int root, int skip, bool a,
-                                                                                 std::vector<Source>& out) {
+    auto collect = [&](auto& self, int cur, int root, int skip, bool a, std::vector<Source>& out) -> void {
       for (int ch : nodes[cur].child_cohorts) {
         if (ch == skip || within_nominal(ch, frs_need)) continue;
-        collect(ch, root, skip, a, out);
+        self(self, ch, root, skip, a, out);
       }
       for (int ch : nodes[cur].child_cqs) {
         if (ch == cq.node) continue;
@@ -381,7 +382,7 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
       }
     };
     for (int cur = nodes[cq.node].parent; cur >= 0; cur = nodes[cur].parent) {
-      collect(cur, cur, prev, adv, adv ? hier_src : prio_src);
+      collect(collect, cur, cur, prev, adv, adv ? hier_src : prio_src);
       bool f = fit_in_quota(cur, remaining);
       adv = adv || f;
       prev = cur;
@@ -393,7 +394,7 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
   const ByCandidateOrder by_order{this};
   struct Stream {
     std::vector<Source> const* sources;
-    std::vector<std::set<int, ByCandidateOrder>::const_iterator> pos;
+    std::vector<std::set<int, ByCandidateOrder>::const_iterator>& pos;  // the engine's scratch
   };
   auto policy_ends = [&](int c, bool same) {
     PreemptionPolicy p = same ? pol.within_cluster_queue : pol.reclaim_within_cohort;
@@ -402,8 +403,9 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
     if (p == PreemptionPolicy::LowerOrNewerEqualPriority) return cp > pre.spec.priority;
     return false;
   };
-  auto open = [&](const std::vector<Source>& src) {
-    Stream st{&src, {}};
+  auto open = [&](const std::vector<Source>& src, std::size_t scratch) {
+    Stream st{&src, target_pos_[scratch]};
+    st.pos.clear();
     for (const Source& s : src) st.pos.push_back(cqs[s.cq].workloads.begin());
     return st;
   };
@@ -428,7 +430,7 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
     }
   };
   auto has_any = [&](const std::vector<Source>& src) {
-    Stream st = open(src);
+    Stream st = open(src, 0);
     return next(st).has_value();
   };
   const bool hier_empty = !has_any(hier_src), prio_empty = !has_any(prio_src);
@@ -438,13 +440,12 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
       if (nodes[cq.node].nominal[fr] <= nodes[cq.node].usage[fr]) return false;
     return true;
   };
-  std::vector<bool> attempts;
+  std::array<bool, 2> attempt_list{true, false};
+  std::size_t attempts = 2;
   if ((hier_empty && prio_empty) || (bwc_forbidden && !under_nominal()))
-    attempts = {true};
+    attempts = 1;
   else if (bwc_forbidden && hier_empty)
-    attempts = {false, true};
-  else
-    attempts = {true, false};
+    attempt_list = {false, true};
 
   auto workload_fits = [&](bool allow_borrowing) {
     for (const auto& [fr, v] : requests) {
@@ -462,11 +463,12 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
       if (within_nominal(n, frs_need)) return false;
     return true;
   };
-  for (bool borrow : attempts) {
+  for (std::size_t attempt = 0; attempt < attempts; ++attempt) {
+    const bool borrow = attempt_list[attempt];
     std::vector<int> targets;
     // Kueue's order: hierarchical reclaim, then priority-based reclaim, then the own queue.
     // (Removing a victim changes no workload's order, so the streams stay valid.)
-    std::array<Stream, 3> streams{open(hier_src), open(prio_src), open(same_src)};
+    std::array<Stream, 3> streams{open(hier_src, 0), open(prio_src, 1), open(same_src, 2)};
     for (Stream& st : streams) {
       while (auto c = next(st)) {
         if (!valid(*c, borrow)) continue;

@@ -328,6 +328,14 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   std::vector<std::pair<int, Amount>> assign_req_, assign_greq_, assign_one_;  // assign's scratch
   std::vector<int> assign_frs_;
   std::vector<int> get_targets(int w, const std::vector<int>& frs_need, const std::vector<std::pair<int, Amount>>& requests);
+  struct TargetSource {  // a queue get_targets reads candidates from
+    int cq;
+    int lca;   // the lowest cohort it shares with the preemptor's queue (-1: the same queue)
+    bool adv;  // hierarchical advantage
+  };
+  std::array<std::vector<TargetSource>, 3> target_sources_;  // get_targets' scratch
+  std::array<std::vector<std::set<int, ByCandidateOrder>::const_iterator>, 3> target_pos_;
+  std::vector<std::pair<int, Amount>> target_remaining_;
   std::pair<Assignment, std::vector<int>> initial_assignment(int w);
   std::string describe(Amount milli, int res) const;
   bool candidate_less(int a, int b, int preemptor_cq) const;  // CandidatesOrdering
