@@ -450,7 +450,7 @@ WorkloadStatus status_of(const Impl& m, const Wl& wl) {
     s.borrowing = wl.borrowing;
     s.admitted_by_engine = wl.admitted_by_engine;
     s.preempted = wl.preempted;
-    s.pending_reason = wl.reason();
+    s.pending_reason = m.reason_of(static_cast<int>(&wl - m.wls.data()));
     if (wl.state != WorkloadState::Pending) {
       Admission a;
       a.cluster_queue = m.cqs[wl.adm_cq].spec.name;

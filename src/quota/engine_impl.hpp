@@ -175,6 +175,11 @@ struct CqState {
   // cursor were passed this generation (parked or taken), except those listed in `early`
   // (active members that joined or came back behind the cursor); they precede the cursor's.
   std::vector<int> order, order_shape;
+  // The reason a walk of failing heads (skip_failing_cycles) gave each member, else null. A walk
+  // writes here, not to every workload it passes (most are walked again before anyone reads
+  // them); a member's reason is this entry while it is set (reason_of). Taking a head clears
+  // its entry: every other reason is written to a head, or to a workload outside the queue.
+  std::vector<const std::string*> order_reason;
   std::size_t cursor = 0;
   std::uint64_t cursor_gen = 0;
   std::vector<int> early;  // in queue order (few: a flat set)
@@ -350,6 +355,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   // --- queues (pending_queue.cpp); the cycle is in cycle.cpp
   std::vector<std::uint64_t> tree_gen;  // per root node; requeue_tree bumps it
   bool heap_less(int a, int b) const;
+  const std::string& reason_of(int w) const;  // the pending reason (a walk's, else its own)
   bool parked(const Wl& wl) const { return wl.parked_gen != 0 && wl.parked_gen == tree_gen[cqs[wl.cq].root]; }
   bool active(int w) const { return wls[w].member && !wls[w].taken && !parked(wls[w]); }
   void sync_queue(CqState& q);

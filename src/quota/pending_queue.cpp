@@ -28,6 +28,16 @@ bool Impl::heap_less(int a, int b) const {
 
 bool HeapOrder::operator()(int a, int b) const { return m->heap_less(a, b); }
 
+const std::string& Impl::reason_of(int w) const {
+  const Wl& wl = wls[w];
+  if (wl.member && wl.cq >= 0) {
+    const CqState& q = cqs[wl.cq];
+    const std::size_t at = index_of(q, w);
+    if (at < q.order.size() && q.order[at] == w && q.order_reason[at] != nullptr) return *q.order_reason[at];
+  }
+  return wl.reason();
+}
+
 std::size_t Impl::index_of(const CqState& q, int w) const {
   auto it = std::lower_bound(q.order.begin(), q.order.end(), w, [&](int a, int b) { return heap_less(a, b); });
   return static_cast<std::size_t>(it - q.order.begin());
@@ -61,10 +71,13 @@ void Impl::take_head(int w) {
   wl.taken = true;
   wl.taken_ahead = false;
   if (q.cursor < q.order.size() && q.order[q.cursor] == w) {
+    q.order_reason[q.cursor] = nullptr;
     ++q.cursor;
-  } else if (!early_erase(q, w)) {
-    wl.taken_ahead = index_of(q, w) >= q.cursor;  // the sticky preemptor, out of turn
+    return;
   }
+  const std::size_t at = index_of(q, w);
+  if (at < q.order.size() && q.order[at] == w) q.order_reason[at] = nullptr;
+  if (!early_erase(q, w)) wl.taken_ahead = at >= q.cursor;  // the sticky preemptor, out of turn
 }
 
 void Impl::push_heap(int w) {
@@ -78,6 +91,7 @@ void Impl::push_heap(int w) {
     std::size_t at = index_of(q, w);
     q.order.insert(q.order.begin() + static_cast<std::ptrdiff_t>(at), w);
     q.order_shape.insert(q.order_shape.begin() + static_cast<std::ptrdiff_t>(at), wl.shape);
+    q.order_reason.insert(q.order_reason.begin() + static_cast<std::ptrdiff_t>(at), nullptr);
     wl.member = true;
     if (at < q.cursor) {
       ++q.cursor;
@@ -119,6 +133,7 @@ void Impl::leave_queue(int w) {
       else if (parked(wl)) --q.parked_ahead;
       q.order.erase(q.order.begin() + static_cast<std::ptrdiff_t>(at));
       q.order_shape.erase(q.order_shape.begin() + static_cast<std::ptrdiff_t>(at));
+      q.order_reason.erase(q.order_reason.begin() + static_cast<std::ptrdiff_t>(at));
       early_erase(q, w);
     }
     if (q.sticky == w) q.sticky = -1;
@@ -185,17 +200,15 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
     // Stopped at a head that does not fail, or none left: every queue ran dry, the last one to
     // do so decided.
     if (stopped || walking.empty()) break;
-    for (SkipRun* r : walking) {
-      Wl& wl = wls[r->q->order[r->q->cursor + cycles]];
-      wl.reason_shared = r->failure;
-      wl.parked_gen = tree_gen[r->q->root];
-    }
+    // Passed members are parked by the cursor alone (nothing reads parked_gen behind it); their
+    // reasons go to the queue's array.
+    for (SkipRun* r : walking) r->q->order_reason[r->q->cursor + cycles] = r->failure;
   }
   if (cycles == 0) return 0;
   for (auto& r : runs) {
     CqState& q = *r.q;
     if (r.strict) {
-      wls[q.order[q.cursor]].reason_shared = r.failure;
+      q.order_reason[q.cursor] = r.failure;
       continue;
     }
     q.cursor = std::min(q.order.size(), q.cursor + cycles);
