@@ -10,12 +10,10 @@ namespace budcore::quota {
 using Impl = AdmissionEngine::Impl;
 
 namespace {
-const std::string& joined_reasons(const Assignment& a) { return a.reasons; }
-
 // The pending reason of a head that failed: no fit, or no workloads to preempt.
 std::string failure_reason(const Assignment& a) {
   if (a.failure != nullptr) return *a.failure;
-  const std::string& reasons = joined_reasons(a);
+  const std::string& reasons = a.reasons;
   if (a.mode == AMode::NoFit) return reasons.empty() ? "couldn't assign flavors" : reasons;
   return reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
 }
@@ -97,12 +95,7 @@ CycleReport Impl::run_cycle() {
   // 4. Order: lower borrowing level, higher priority, earlier creation (then key: a total order,
   // so any sort gives Kueue's). A cycle has one entry per queue: few, sorted in place.
   auto before = [&](const Entry& x, const Entry& y) {
-    if (x.assignment->borrowing != y.assignment->borrowing) return x.assignment->borrowing < y.assignment->borrowing;
-    const Wl& a = wls[x.wl];
-    const Wl& b = wls[y.wl];
-    if (a.spec.priority != b.spec.priority) return a.spec.priority > b.spec.priority;
-    if (a.spec.creation_seq != b.spec.creation_seq) return a.spec.creation_seq < b.spec.creation_seq;
-    return a.key < b.key;
+    return entry_before(x.assignment->borrowing, x.wl, y.assignment->borrowing, y.wl);
   };
   if (entries.size() <= 16) {
     for (std::size_t i = 1; i < entries.size(); ++i)
@@ -183,8 +176,8 @@ CycleReport Impl::run_cycle() {
       if (text == nullptr) {
         std::string why = overlap ? "has overlapping preemption targets with another workload"
                                   : "no longer fits after processing another workload";
-        if (const std::string& reasons = joined_reasons(*e.assignment); !reasons.empty()) why += "; " + reasons;
-        text = intern_failure(std::move(why));
+        if (!e.assignment->reasons.empty()) why += "; " + e.assignment->reasons;
+        text = intern_text(std::move(why));
       }
       wl.reason_shared = text;
     } else if (mode == AMode::Preempt) {
@@ -229,6 +222,15 @@ CycleReport Impl::run_cycle() {
   for (auto& e : entries)
     if (e.outcome != Entry::Outcome::Admitted) requeue(e.wl, e.outcome, report);
   return report;
+}
+
+bool Impl::entry_before(int borrowing_x, int x, int borrowing_y, int y) const {
+  if (borrowing_x != borrowing_y) return borrowing_x < borrowing_y;
+  const Wl& a = wls[x];
+  const Wl& b = wls[y];
+  if (a.spec.priority != b.spec.priority) return a.spec.priority > b.spec.priority;
+  if (a.spec.creation_seq != b.spec.creation_seq) return a.spec.creation_seq < b.spec.creation_seq;
+  return a.key < b.key;
 }
 
 void Impl::requeue(int w, Entry::Outcome outcome, CycleReport& report) {
@@ -307,24 +309,9 @@ bool Impl::repeat_cycle(CycleReport& report) {
     ++found;
   }
   if (found != rec.slots.size()) return false;
-  // The full cycle's order (borrowing, priority, creation, key) must put them in slot order.
-  for (std::size_t i = 1; i < heads.size(); ++i) {
-    if (rec.slots[i - 1].borrowing != rec.slots[i].borrowing) {
-      if (rec.slots[i - 1].borrowing > rec.slots[i].borrowing) return false;
-      continue;
-    }
-    const Wl& a = wls[heads[i - 1]];
-    const Wl& b = wls[heads[i]];
-    if (a.spec.priority != b.spec.priority) {
-      if (a.spec.priority < b.spec.priority) return false;
-      continue;
-    }
-    if (a.spec.creation_seq != b.spec.creation_seq) {
-      if (a.spec.creation_seq > b.spec.creation_seq) return false;
-      continue;
-    }
-    if (!(a.key < b.key)) return false;
-  }
+  // The full cycle's order must put them in slot order.
+  for (std::size_t i = 1; i < heads.size(); ++i)
+    if (!entry_before(rec.slots[i - 1].borrowing, heads[i - 1], rec.slots[i].borrowing, heads[i])) return false;
   for (std::size_t i = 0; i < heads.size(); ++i) take_head(heads[i]);
   for (std::size_t i = 0; i < heads.size(); ++i) {
     wls[heads[i]].reason_shared = rec.slots[i].reason;
@@ -380,11 +367,11 @@ int Impl::shape_of(const Wl& wl) {
   return it->second;
 }
 
-const std::string* Impl::intern_failure(std::string text) {
-  auto it = failure_texts.find(text);
-  if (it == failure_texts.end()) {
+const std::string* Impl::intern_text(std::string text) {
+  auto it = interned_texts.find(text);
+  if (it == interned_texts.end()) {
     auto owned = std::make_unique<const std::string>(text);
-    it = failure_texts.emplace(std::move(text), std::move(owned)).first;
+    it = interned_texts.emplace(std::move(text), std::move(owned)).first;
   }
   return it->second.get();
 }
@@ -434,7 +421,7 @@ std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(in
     return {with_targets_.assignment, with_targets_.targets};
   auto [a, targets] = initial_assignment(w);
   bool failed = targets.empty() && (a.mode == AMode::NoFit || a.mode == AMode::Preempt);
-  if (failed) a.failure = intern_failure(failure_reason(a));
+  if (failed) a.failure = intern_text(failure_reason(a));
   auto shared = std::make_shared<const Assignment>(std::move(a));
   // A fit or a failure depends on the shape and the quota state only; a nomination with
   // preemption targets is not kept (its victims are chosen for this workload).
@@ -471,7 +458,7 @@ bool Impl::trivial_cycle(CycleReport& report) {
     if (q.spec.stop_policy != StopPolicy::None) continue;
     const int head = queue_head(q);
     if (head < 0) continue;
-    const std::string* failure = failure_now(wls[head].shape, head);
+    const std::string* failure = failure_at(wls[head].shape, head);
     if (failure == nullptr) return false;
     heads.emplace_back(head, failure);
   }

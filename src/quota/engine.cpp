@@ -133,7 +133,7 @@ core::Result<AdmissionEngine> AdmissionEngine::create(const QuotaConfig& config,
     CqState q;
     q.spec = spec;
     q.node = static_cast<int>(i);
-    q.waiting_reason = m.intern_failure("waiting in ClusterQueue " + spec.name + " for its turn");
+    q.waiting_reason = m.intern_text("waiting in ClusterQueue " + spec.name + " for its turn");
     q.workloads = std::set<int, ByCandidateOrder>(ByCandidateOrder{impl.get()});
     for (const auto& g : spec.resource_groups) {
       CqState::Group grp;

@@ -261,8 +261,10 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
     }
     return failure_now(shape, w);
   }
-  std::unordered_map<std::string, std::unique_ptr<const std::string>> failure_texts;  // interned
-  const std::string* intern_failure(std::string text);
+  // Reason texts shared by many workloads (failures, skips, a queue's waiting text), each kept
+  // once: a workload holds a pointer, and pointer equality is text equality.
+  std::unordered_map<std::string, std::unique_ptr<const std::string>> interned_texts;
+  const std::string* intern_text(std::string text);
   // Runs of cycles in which every head fails again as before, done in one step (pending_queue.cpp).
   std::int64_t skip_failing_cycles(CycleReport& report);
   int shape_of(const Wl& wl);
@@ -370,6 +372,9 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   CycleReport run_cycle();
   std::vector<Entry> cycle_entries_;  // run_cycle's, kept for its capacity
   void requeue(int w, Entry::Outcome outcome, CycleReport& report);  // step 5, a head not admitted
+  // Step 4's order of a cycle's entries (lower borrowing level, higher priority, earlier
+  // creation, then key: a total order); repeat_cycle checks a repeat against the same order.
+  bool entry_before(int borrowing_x, int x, int borrowing_y, int y) const;
   void admit(int w, const Assignment& a);
   core::Status add_workload(const Workload& w, bool enqueue, int* index = nullptr);
   void remove_slot(int w);  // forgets workload w (its quota already released) and frees its slot

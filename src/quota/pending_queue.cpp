@@ -75,9 +75,12 @@ void Impl::take_head(int w) {
     ++q.cursor;
     return;
   }
-  const std::size_t at = index_of(q, w);
+  // An early member has no walk reason: it joined behind the cursor, or came back there after
+  // being taken (which cleared its entry), and walks start at the cursor.
+  if (early_erase(q, w)) return;
+  const std::size_t at = index_of(q, w);  // the sticky preemptor, out of turn
   if (at < q.order.size() && q.order[at] == w) q.order_reason[at] = nullptr;
-  if (!early_erase(q, w)) wl.taken_ahead = at >= q.cursor;  // the sticky preemptor, out of turn
+  wl.taken_ahead = at >= q.cursor;
 }
 
 void Impl::push_heap(int w) {
