@@ -408,7 +408,13 @@ const std::string* Impl::failure_now(int shape, int w) {
   auto& known = failure_now_[static_cast<std::size_t>(shape)];
   // Set only on a failed nomination (no fit, or no victims); a memo hit or a nomination with
   // victims made at this state answers as a fresh one would.
-  if (known.first != state_version) known = {state_version, nominate(w).first->failure};
+  if (known.first != state_version) {
+    known = {state_version, nominate(w).first->failure};
+    if (known.second != nullptr) {
+      if (static_cast<std::size_t>(shape) >= failing_version_.size()) failing_version_.resize(static_cast<std::size_t>(shape) + 1);
+      failing_version_[static_cast<std::size_t>(shape)] = state_version;
+    }
+  }
   return known.second;
 }
 

@@ -409,10 +409,8 @@ CycleReport AdmissionEngine::run_until_decision(std::int64_t* cycles) {
   std::int64_t ran = 0;
   for (;;) {
     if (m.evicting.empty() && m.options.memoize_nominations) {
-      if (std::int64_t skipped = m.skip_failing_cycles(total); skipped > 0) {
-        ran += skipped;
-        continue;
-      }
+      // No second call after a run: it would stop at once, where this one stopped.
+      ran += m.skip_failing_cycles(total);
       bool unchanged = false;
       if (std::int64_t repeated = m.repeat_cycles(total, unchanged); repeated > 0) {
         ran += repeated;

@@ -279,6 +279,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   std::vector<SkipRun> skip_runs_;  // skip_failing_cycles' scratch
   std::vector<SkipRun*> skip_walking_;
   std::vector<std::pair<std::uint64_t, const std::string*>> failure_now_;  // failure_now's, by shape
+  std::vector<std::uint64_t> failing_version_;  // by shape: the state version at which it is known to fail
   // The last full cycle, when it admitted and preempted nothing: its entries in processing
   // order. A later cycle at the same state whose heads match it slot by slot (repeat_cycle) has
   // the same outcome, e.g. a fitting head skipped behind another queue's reservation again

@@ -10,6 +10,7 @@
 //   (the nomination memo, same quota state) change nothing but reasons and places; a run of
 //   them is done in one step that walks the arrays (skip_failing_cycles).
 #include <algorithm>
+#include <cstdint>
 
 #include "quota/engine_impl.hpp"
 
@@ -154,8 +155,8 @@ void Impl::requeue_tree(int node) { ++tree_gen[root_of(node)]; }
 // one whose shape failed at this state version: cycle k takes each queue's k-th head. Only
 // queues in their plain state qualify (no sticky preemptor, nothing behind or parked ahead of
 // the cursor); otherwise, or when the next cycle has a head that is not a known failure, this
-// returns 0 and run_cycle() does the next cycle. The queues are walked in step, cycle by cycle,
-// so none is walked past the cycle at which another one stops the run.
+// returns 0 and run_cycle() does the next cycle. No queue is scanned past the cycle at which
+// another one already stops the run, and a shape is nominated only in the cycle that reaches it.
 std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
   std::vector<SkipRun>& runs = skip_runs_;
   runs.clear();
@@ -177,35 +178,60 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
   // Only StrictFIFO heads failing forever (their heads are taken and put back every cycle): one
   // ordinary cycle.
   if (strict_only) return 0;
-  // Cycle k: every queue that still has a head there must fail with it; the row is written only
-  // once all of it is known. Queues that ran dry leave `walking`.
+  // Cycle k: every queue that still has a head there must fail with it. Rows whose heads all
+  // have shapes known to fail at this state are passed by a scan of each queue's shapes; at the
+  // first row with a head not known to fail, the heads of that row are asked in turn (a shape met
+  // for the first time is nominated there), and the run stops at the first that does not fail.
+  // Queues that ran dry drop out; when all have, the last one to do so decided.
   auto& walking = skip_walking_;
   walking.clear();
   for (auto& r : runs)
     if (!r.strict) walking.push_back(&r);
   std::size_t cycles = 0;
-  for (bool stopped = false;; ++cycles) {
-    for (std::size_t k = 0; k < walking.size();) {
-      SkipRun& r = *walking[k];
-      const std::size_t i = r.q->cursor + cycles;
-      if (i >= r.q->order.size()) {
-        walking[k] = walking.back();
-        walking.pop_back();
-        continue;
-      }
-      if (cycles > 0) r.failure = failure_at(r.q->order_shape[i], r.q->order[i]);
-      if (r.failure == nullptr) {
+  for (std::size_t row = 1;;) {
+    // Read afresh each round: a nomination below may add a shape.
+    const std::uint64_t* failing = failing_version_.data();
+    const std::size_t shapes_known = failing_version_.size();
+    const std::uint64_t version = state_version;
+    auto fails_known = [&](int shape) {
+      const auto s = static_cast<std::size_t>(shape);
+      return s < shapes_known && failing[s] == version;
+    };
+    std::size_t stop = SIZE_MAX, longest = 0;
+    for (SkipRun* r : walking) {
+      const std::size_t len = r->q->order.size() - r->q->cursor;
+      const std::size_t end = std::min(len, stop);
+      const int* shapes = r->q->order_shape.data() + r->q->cursor;
+      std::size_t c = row;
+      while (c < end && fails_known(shapes[c])) ++c;
+      if (c < end) stop = c;
+      longest = std::max(longest, len);
+    }
+    if (stop == SIZE_MAX) {  // every queue ran dry through known failures
+      cycles = std::max(row, longest);
+      break;
+    }
+    bool stopped = false;
+    for (SkipRun* r : walking) {
+      const std::size_t i = r->q->cursor + stop;
+      if (i >= r->q->order.size()) continue;
+      if (failure_at(r->q->order_shape[i], r->q->order[i]) == nullptr) {
         stopped = true;
         break;
       }
-      ++k;
     }
-    // Stopped at a head that does not fail, or none left: every queue ran dry, the last one to
-    // do so decided.
-    if (stopped || walking.empty()) break;
-    // Passed members are parked by the cursor alone (nothing reads parked_gen behind it); their
-    // reasons go to the queue's array.
-    for (SkipRun* r : walking) r->q->order_reason[r->q->cursor + cycles] = r->failure;
+    if (stopped) {
+      cycles = stop;
+      break;
+    }
+    row = stop + 1;
+  }
+  // Passed members are parked by the cursor alone (nothing reads parked_gen behind it); their
+  // reasons go to the queue's array: each is its shape's failure at this state.
+  for (SkipRun* r : walking) {
+    CqState& q = *r->q;
+    const std::size_t end = std::min(q.order.size(), q.cursor + cycles);
+    for (std::size_t i = q.cursor; i < end; ++i) q.order_reason[i] = failure_now_[static_cast<std::size_t>(q.order_shape[i])].second;
   }
   if (cycles == 0) return 0;
   for (auto& r : runs) {
