@@ -55,17 +55,6 @@ void add_to(std::vector<std::pair<int, Amount>>& usage, int fr, Amount v) {
     usage.insert(it, {fr, v});
 }
 
-// One allocation for a reason text (a chain of + reallocates as it grows; reasons are built on
-// every fresh nomination).
-std::string concat(std::initializer_list<std::string_view> parts) {
-  std::size_t size = 0;
-  for (auto p : parts) size += p.size();
-  std::string out;
-  out.reserve(size);
-  for (auto p : parts) out += p;
-  return out;
-}
-
 Amount get_of(const std::vector<std::pair<int, Amount>>& usage, int fr) {
   auto it = std::lower_bound(usage.begin(), usage.end(), fr, [](const auto& p, int k) { return p.first < k; });
   return it != usage.end() && it->first == fr ? it->second : 0;
@@ -147,12 +136,16 @@ void Impl::fill_back(std::vector<int>& targets, const std::function<bool()>& fit
   }
 }
 
-std::string Impl::describe(Amount milli, int res) const {
+const std::string& Impl::describe(Amount milli, int res) {
+  if (describe_cache_.size() != resource_format.size()) describe_cache_.assign(resource_format.size(), {});
+  auto& cache = describe_cache_[static_cast<std::size_t>(res)];
+  if (auto it = cache.find(milli); it != cache.end()) return it->second;
+  if (cache.size() >= 4096) cache.clear();  // bounded: amounts seen in one run are few, but not always
   core::int128 nano = static_cast<core::int128>(milli) * 1'000'000;
-  return core::Quantity::from_nano(nano, resource_format[res]).to_string();
+  return cache.emplace(milli, core::Quantity::from_nano(nano, resource_format[res]).to_string()).first->second;
 }
 
-Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const Assignment* pinned) {
+Assignment Impl::assign(int w, std::span<const std::int32_t> counts, const Assignment* pinned) {
   const Wl& wl = wls[w];
   const CqState& cq = cqs[wl.cq];
   const Node& node = nodes[cq.node];
@@ -160,7 +153,7 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
   bool preempt_while_borrowing = cq.spec.preemption.borrow_within_cohort.policy != BorrowWithinCohortPolicy::Never ||
                                  (options.fair_sharing && cq.spec.preemption.reclaim_within_cohort != PreemptionPolicy::Never);
   Assignment a;
-  a.counts = counts;
+  a.counts.assign(counts.begin(), counts.end());
   int pods_res = pods_resource >= 0 && cq.group_of.count(pods_resource) ? pods_resource : -1;
 
   for (std::size_t p = 0; p < wl.per_pod.size(); ++p) {
@@ -185,16 +178,17 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
     psa.count = counts[p];
     bool status_fit = true;
     bool group_failed = false;
-    // Reasons go straight to a.reasons; a group's are dropped again when it fits.
-    auto add_reason = [&](std::string_view why) {
+    // Reasons go straight to a.reasons, part by part (no text is built on the side, as reasons
+    // are built on every fresh nomination); a group's are dropped again when it fits.
+    auto add_reason = [&](std::initializer_list<std::string_view> parts) {
       if (!a.reasons.empty()) a.reasons += "; ";
-      a.reasons += why;
+      for (auto part : parts) a.reasons += part;
     };
     for (const auto& [res, qty] : req) {
       auto g = cq.group_of.find(res);
       if (g == cq.group_of.end()) {
         if (qty == 0) continue;
-        add_reason(concat({"resource ", resource_names[res], " unavailable in ClusterQueue"}));
+        add_reason({"resource ", resource_names[res], " unavailable in ClusterQueue"});
         group_failed = true;
         break;
       }
@@ -205,7 +199,7 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
       for (const auto& [r2, q2] : req)
         if (auto g2 = cq.group_of.find(r2); g2 != cq.group_of.end() && g2->second == g->second) greq.emplace_back(r2, q2);
 
-      std::map<int, ResAssign> best;
+      ResAssignMap best;
       Granular best_mode{PMode::NoFit, std::numeric_limits<int>::max()};
       const std::size_t group_reasons = a.reasons.size();
       for (int fl : group.flavors) {
@@ -216,10 +210,10 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
         }
         std::string why;
         if (!flavor_matches(flavors[fl], ps, why)) {
-          add_reason(why);
+          add_reason({why});
           continue;
         }
-        std::map<int, ResAssign> assigns;
+        ResAssignMap assigns;
         Granular rep{PMode::Fit, 0};
         for (const auto& [r, val_req] : greq) {
           int fr = fr_of(fl, r);
@@ -228,8 +222,9 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
           int borrow = 0;
           Amount maxcap = potential_available(cq.node, fr);
           if (val > maxcap) {
-            add_reason(concat({"insufficient quota for ", resource_names[r], " in flavor ", flavors[fl].name,
-                               ", request > maximum capacity (", describe(val, r), " > ", describe(maxcap, r), ")"}));
+            const std::string want = describe(val, r);  // a copy: the second call may rehash the cache
+            add_reason({"insufficient quota for ", resource_names[r], " in flavor ", flavors[fl].name, ", request > maximum capacity (",
+                        want, " > ", describe(maxcap, r), ")"});
             mode = PMode::NoFit;
           } else {
             auto [b, may_reclaim] = lowest_subtree_that_fits(wl.cq, fr, val);
@@ -238,8 +233,8 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
               mode = PMode::Fit;
               borrow = b;
             } else {
-              add_reason(concat({"insufficient unused quota for ", resource_names[r], " in flavor ", flavors[fl].name, ", ",
-                                 describe(val - avail, r), " more needed"}));
+              add_reason({"insufficient unused quota for ", resource_names[r], " in flavor ", flavors[fl].name, ", ",
+                          describe(val - avail, r), " more needed"});
               if (node.nominal[fr] >= val || may_reclaim || preempt_while_borrowing) {
                 assign_one_.assign(1, {fr, val});
                 assign_frs_.assign(1, fr);
@@ -279,13 +274,13 @@ Assignment Impl::assign(int w, const std::vector<std::int32_t>& counts, const As
         }
       }
       if (best.empty()) {
-        if (a.reasons.size() == group_reasons) add_reason(concat({"no flavor available for ", resource_names[res]}));
+        if (a.reasons.size() == group_reasons) add_reason({"no flavor available for ", resource_names[res]});
         group_failed = true;
         break;
       }
       if (best_mode.mode != PMode::Fit) status_fit = false;
       else a.reasons.resize(group_reasons);
-      psa.flavors.merge(best);  // groups cover disjoint resources: every key is new
+      psa.flavors.insert(best.begin(), best.end());  // groups cover disjoint resources: every key is new
     }
     if (group_failed) psa.flavors.clear();
     psa.failed = group_failed;
@@ -497,10 +492,11 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
 // getInitialAssignments: full size; preemption targets; else partial admission by binary search.
 std::pair<Assignment, std::vector<int>> Impl::initial_assignment(int w) {
   const Wl& wl = wls[w];
-  std::vector<std::int32_t> full;
+  boost::container::small_vector<std::int32_t, 4> full;
   for (const auto& ps : wl.spec.pod_sets) full.push_back(ps.count);
-  auto frs_of = [&](const Assignment& a) {
-    std::vector<int> frs;
+  auto frs_of = [&](const Assignment& a) -> const std::vector<int>& {
+    std::vector<int>& frs = initial_frs_;  // scratch: get_targets reads it, and does not nominate
+    frs.clear();
     for (const auto& ps : a.pod_sets)
       for (const auto& [r, ra] : ps.flavors)
         if (ra.mode != PMode::Fit && ra.mode != PMode::NoFit) frs.push_back(fr_of(ra.flavor, r));
@@ -508,17 +504,17 @@ std::pair<Assignment, std::vector<int>> Impl::initial_assignment(int w) {
     frs.erase(std::unique(frs.begin(), frs.end()), frs.end());
     return frs;
   };
-  Assignment fa = assign(w, full, nullptr);
+  Assignment fa = assign(w, {full.data(), full.size()}, nullptr);
   if (fa.mode == AMode::Fit) return {std::move(fa), std::vector<int>{}};  // not {}: it would pick pair(const&, const&), a copy
   if (fa.mode == AMode::Preempt) {
-    std::vector<int> frs = frs_of(fa);
+    const std::vector<int>& frs = frs_of(fa);
     const bool asked = frs.size() == 1 && fa.usage.size() == 1 && fa.usage[0].first == frs[0] &&
                        std::find(fa.no_victims.begin(), fa.no_victims.end(), fa.usage[0]) != fa.no_victims.end();
     if (!asked)
       if (auto t = get_targets(w, frs, fa.usage); !t.empty()) return {std::move(fa), std::move(t)};
   }
   std::int64_t total_delta = 0;
-  std::vector<std::int64_t> deltas;
+  boost::container::small_vector<std::int64_t, 4> deltas;
   for (const auto& ps : wl.spec.pod_sets) {
     std::int64_t d = ps.min_count ? ps.count - *ps.min_count : 0;
     deltas.push_back(d);
@@ -530,10 +526,10 @@ std::pair<Assignment, std::vector<int>> Impl::initial_assignment(int w) {
   std::optional<std::pair<Assignment, std::vector<int>>> last;
   while (lo < hi) {
     std::int64_t h = lo + (hi - lo) / 2;
-    std::vector<std::int32_t> counts(full.size());
+    boost::container::small_vector<std::int32_t, 4> counts(full.size());
     for (std::size_t k = 0; k < full.size(); ++k)
       counts[k] = static_cast<std::int32_t>(full[k] - deltas[k] * h / total_delta);
-    Assignment pa = assign(w, counts, nullptr);
+    Assignment pa = assign(w, {counts.data(), counts.size()}, nullptr);
     bool ok = false;
     std::vector<int> t;
     if (pa.mode == AMode::Fit) {

@@ -11,16 +11,23 @@ using Impl = AdmissionEngine::Impl;
 
 namespace {
 // The pending reason of a head that failed: no fit, or no workloads to preempt.
-std::string failure_reason(const Assignment& a) {
+// The pending reason of a failed assignment; `scratch` holds it when it is not a.reasons.
+std::string_view failure_reason(const Assignment& a, std::string& scratch) {
   if (a.failure != nullptr) return *a.failure;
   const std::string& reasons = a.reasons;
-  if (a.mode == AMode::NoFit) return reasons.empty() ? "couldn't assign flavors" : reasons;
-  return reasons + (reasons.empty() ? "" : "; ") + "no workloads can be preempted to make room";
+  if (a.mode == AMode::NoFit) return reasons.empty() ? std::string_view("couldn't assign flavors") : std::string_view(reasons);
+  scratch.assign(reasons);
+  if (!reasons.empty()) scratch += "; ";
+  scratch += "no workloads can be preempted to make room";
+  return scratch;
 }
 
 void set_failure(Wl& wl, const Assignment& a) {
   if (a.failure != nullptr) wl.reason_shared = a.failure;
-  else wl.set_reason(failure_reason(a));
+  else {
+    std::string scratch;
+    wl.set_reason(std::string(failure_reason(a, scratch)));
+  }
 }
 
 }  // namespace
@@ -32,7 +39,7 @@ void Impl::admit(int w, const Assignment& a) {
   wl.state = WorkloadState::Admitted;
   wl.adm_cq = cq;
   wl.usage = a.usage;
-  wl.adm_counts = a.counts;
+  wl.adm_counts.assign(a.counts.begin(), a.counts.end());
   wl.adm_ps_flavor.clear();
   wl.borrowing = false;
   for (const auto& ps : a.pod_sets) {
@@ -104,7 +111,12 @@ CycleReport Impl::run_cycle() {
     std::sort(entries.begin(), entries.end(), before);
   }
   // Temporary snapshot additions (reservations, preemptors' usage) undone at the end.
-  std::vector<std::pair<int, std::vector<std::pair<int, Amount>>>> temp_usage;
+  temp_usage_.clear();
+  temp_starts_.clear();
+  auto add_temp = [&](int cq, int fr, Amount v) {
+    add_usage(cqs[cq].node, fr, v);
+    temp_usage_.push_back({cq, fr, v});
+  };
   std::set<int> claimed;  // victims chosen this cycle
   auto fits_without = [&](int cq, const std::vector<std::pair<int, Amount>>& usage, const std::vector<int>& extra) {
     if (claimed.empty() && extra.empty()) return fits(cq, usage);
@@ -133,7 +145,7 @@ CycleReport Impl::run_cycle() {
       // RecomputeAssignmentUponPreemptionTargetsOverlap: with other victims gone, same flavors.
       for (int v : claimed) remove_wl_usage(v);
       Assignment pinned = *e.assignment;
-      Assignment na = assign(e.wl, pinned.counts, &pinned);
+      Assignment na = assign(e.wl, {pinned.counts.data(), pinned.counts.size()}, &pinned);
       std::vector<int> nt;
       if (na.mode == AMode::Preempt) nt = get_targets(e.wl, frs_of(na), na.usage);
       for (int v : claimed) add_wl_usage(v);
@@ -151,8 +163,9 @@ CycleReport Impl::run_cycle() {
       e.outcome = Entry::Outcome::NoCandidates;
       set_failure(wl, *e.assignment);
       if (cqs[cq].spec.preemption.reclaim_within_cohort != PreemptionPolicy::Any) {
-        std::vector<std::pair<int, Amount>> reserve;
+        // Each amount is read before any is added (the list is added as a whole).
         const Node& n = nodes[cqs[cq].node];
+        temp_starts_.push_back(temp_usage_.size());
         for (const auto& [fr, v] : e.assignment->usage) {
           Amount r;
           if (e.assignment->borrowing > 0) {
@@ -160,16 +173,15 @@ CycleReport Impl::run_cycle() {
           } else {
             r = std::max<Amount>(0, std::min(v, sat_sub(n.nominal[fr], n.usage[fr])));
           }
-          reserve.emplace_back(fr, r);
+          temp_usage_.push_back({cq, fr, r});
         }
-        add_usage_list(cq, reserve);
-        temp_usage.emplace_back(cq, std::move(reserve));
+        for (std::size_t i = temp_starts_.back(); i < temp_usage_.size(); ++i) add_usage(cqs[cq].node, temp_usage_[i].fr, temp_usage_[i].v);
       }
     } else if (mode == AMode::DeferredFit) {
       e.outcome = Entry::Outcome::Deferred;
       wl.set_reason("waiting for preempted workloads to release quota");
-      add_usage_list(cq, e.assignment->usage);
-      temp_usage.emplace_back(cq, e.assignment->usage);
+      temp_starts_.push_back(temp_usage_.size());
+      for (const auto& [fr, v] : e.assignment->usage) add_temp(cq, fr, v);
     } else if (overlap || !fit_now) {
       e.outcome = Entry::Outcome::Skipped;
       const std::string*& text = e.assignment->skipped[overlap ? 1 : 0];
@@ -182,8 +194,8 @@ CycleReport Impl::run_cycle() {
       wl.reason_shared = text;
     } else if (mode == AMode::Preempt) {
       e.outcome = Entry::Outcome::Preempting;
-      add_usage_list(cq, e.assignment->usage);
-      temp_usage.emplace_back(cq, e.assignment->usage);
+      temp_starts_.push_back(temp_usage_.size());
+      for (const auto& [fr, v] : e.assignment->usage) add_temp(cq, fr, v);
       std::string names;
       for (int t : e.targets) {
         claimed.insert(t);
@@ -216,7 +228,9 @@ CycleReport Impl::run_cycle() {
       process(entries[i]);
     }
   }
-  for (auto it = temp_usage.rbegin(); it != temp_usage.rend(); ++it) remove_usage_list(it->first, it->second);
+  // Undone entry by entry from the last, each entry's list in its order.
+  for (std::size_t k = temp_starts_.size(), end = temp_usage_.size(); k-- > 0; end = temp_starts_[k])
+    for (std::size_t i = temp_starts_[k]; i < end; ++i) remove_usage(cqs[temp_usage_[i].cq].node, temp_usage_[i].fr, temp_usage_[i].v);
   record_cycle(entries, report);
   // 5. Requeue what was not admitted.
   for (auto& e : entries)
@@ -367,11 +381,11 @@ int Impl::shape_of(const Wl& wl) {
   return it->second;
 }
 
-const std::string* Impl::intern_text(std::string text) {
+const std::string* Impl::intern_text(std::string_view text) {
   auto it = interned_texts.find(text);
   if (it == interned_texts.end()) {
     auto owned = std::make_unique<const std::string>(text);
-    it = interned_texts.emplace(std::move(text), std::move(owned)).first;
+    it = interned_texts.emplace(std::string(text), std::move(owned)).first;
   }
   return it->second.get();
 }
@@ -427,7 +441,7 @@ std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(in
     return {with_targets_.assignment, with_targets_.targets};
   auto [a, targets] = initial_assignment(w);
   bool failed = targets.empty() && (a.mode == AMode::NoFit || a.mode == AMode::Preempt);
-  if (failed) a.failure = intern_text(failure_reason(a));
+  if (failed) a.failure = intern_text(failure_reason(a, text_scratch_));
   auto shared = std::make_shared<const Assignment>(std::move(a));
   // A fit or a failure depends on the shape and the quota state only; a nomination with
   // preemption targets is not kept (its victims are chosen for this workload).

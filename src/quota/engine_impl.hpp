@@ -11,9 +11,14 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include <boost/container/flat_map.hpp>
+#include <boost/container/small_vector.hpp>
 
 #include "budcore/quota/admission.hpp"
 
@@ -72,19 +77,24 @@ struct ResAssign {
   int borrow = 0;
 };
 
+// resource -> assignment. Flat, in place for up to two resources: a fresh nomination builds
+// one per pod set and flavor tried, and a node map allocated for each.
+using ResAssignMap =
+    boost::container::flat_map<int, ResAssign, std::less<int>, boost::container::small_vector<std::pair<int, ResAssign>, 2>>;
+
 struct PodSetAssign {
   std::int32_t count = 0;
-  std::map<int, ResAssign> flavors;  // resource -> assignment
+  ResAssignMap flavors;
   bool failed = false;
 };
 
 struct Assignment {
-  std::vector<PodSetAssign> pod_sets;
+  boost::container::small_vector<PodSetAssign, 1> pod_sets;
   std::vector<std::pair<int, Amount>> usage;  // fr -> total, sorted by fr
   int borrowing = 0;
   AMode mode = AMode::NoFit;
   std::string reasons;  // why flavors did not fit, joined by "; " (one text: no vector of strings to build)
-  std::vector<std::int32_t> counts;  // per pod set
+  boost::container::small_vector<std::int32_t, 2> counts;  // per pod set
   const std::string* failure = nullptr;  // a failed nomination's pending reason (interned by nominate)
   // (fr, amount) pairs for which get_targets found no victims while choosing a flavor: the same
   // question asked again for the whole assignment has the same answer.
@@ -263,8 +273,13 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   }
   // Reason texts shared by many workloads (failures, skips, a queue's waiting text), each kept
   // once: a workload holds a pointer, and pointer equality is text equality.
-  std::unordered_map<std::string, std::unique_ptr<const std::string>> interned_texts;
-  const std::string* intern_text(std::string text);
+  struct TextHash {
+    using is_transparent = void;  // looked up by view: a text already kept costs no copy
+    std::size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
+  };
+  std::unordered_map<std::string, std::unique_ptr<const std::string>, TextHash, std::equal_to<>> interned_texts;
+  const std::string* intern_text(std::string_view text);
+  std::string text_scratch_;  // a failure text being built (nominate)
   // Runs of cycles in which every head fails again as before, done in one step (pending_queue.cpp).
   std::int64_t skip_failing_cycles(CycleReport& report);
   int shape_of(const Wl& wl);
@@ -332,7 +347,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   void recompute_tree();
 
   // --- flavor assignment and preemption (assign.cpp)
-  Assignment assign(int w, const std::vector<std::int32_t>& counts, const Assignment* pinned);
+  Assignment assign(int w, std::span<const std::int32_t> counts, const Assignment* pinned);
   std::vector<std::pair<int, Amount>> assign_req_, assign_greq_, assign_one_;  // assign's scratch
   std::vector<int> assign_frs_;
   std::vector<int> get_targets(int w, const std::vector<int>& frs_need, const std::vector<std::pair<int, Amount>>& requests);
@@ -345,7 +360,9 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   std::array<std::vector<std::set<int, ByCandidateOrder>::const_iterator>, 3> target_pos_;
   std::vector<std::pair<int, Amount>> target_remaining_;
   std::pair<Assignment, std::vector<int>> initial_assignment(int w);
-  std::string describe(Amount milli, int res) const;
+  const std::string& describe(Amount milli, int res);  // the amount as a quantity text (cached)
+  std::vector<std::unordered_map<Amount, std::string>> describe_cache_;  // by resource
+  std::vector<int> initial_frs_;  // initial_assignment's scratch
   bool candidate_less(int a, int b, int preemptor_cq) const;  // CandidatesOrdering
   bool uses_any(int w, const std::vector<int>& frs) const;
   void fill_back(std::vector<int>& targets, const std::function<bool()>& fits_now);
@@ -372,6 +389,14 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   void requeue_tree(int node);
   CycleReport run_cycle();
   std::vector<Entry> cycle_entries_;  // run_cycle's, kept for its capacity
+  // A cycle's temporary usage (reservations, preemptors' usage), undone at its end: (cq, fr,
+  // amount) in order, and where each entry's list starts.
+  struct TempUsage {
+    int cq, fr;
+    Amount v;
+  };
+  std::vector<TempUsage> temp_usage_;
+  std::vector<std::size_t> temp_starts_;
   void requeue(int w, Entry::Outcome outcome, CycleReport& report);  // step 5, a head not admitted
   // Step 4's order of a cycle's entries (lower borrowing level, higher priority, earlier
   // creation, then key: a total order); repeat_cycle checks a repeat against the same order.
