@@ -1,5 +1,5 @@
-// Kueue's scheduling cycle (pkg/scheduler/scheduler.go): heads, nomination with the failure memo,
-// ordering, processing with in-cycle usage, requeueing; and admission itself.
+// Kueue's scheduling cycle (pkg/scheduler/scheduler.go): heads, nomination (through the memo
+// in nomination_memo.cpp), ordering, processing with in-cycle usage, requeueing; and admission.
 #include <algorithm>
 #include <charconv>
 
@@ -9,9 +9,6 @@ namespace budcore::quota {
 
 using Impl = AdmissionEngine::Impl;
 
-namespace {
-// The pending reason of a head that failed: no fit, or no workloads to preempt.
-// The pending reason of a failed assignment; `scratch` holds it when it is not a.reasons.
 std::string_view failure_reason(const Assignment& a, std::string& scratch) {
   if (a.failure != nullptr) return *a.failure;
   const std::string& reasons = a.reasons;
@@ -21,6 +18,8 @@ std::string_view failure_reason(const Assignment& a, std::string& scratch) {
   scratch += "no workloads can be preempted to make room";
   return scratch;
 }
+
+namespace {
 
 void set_failure(Wl& wl, const Assignment& a) {
   if (a.failure != nullptr) wl.reason_shared = a.failure;
@@ -388,81 +387,6 @@ const std::string* Impl::intern_text(std::string_view text) {
     it = interned_texts.emplace(std::string(text), std::move(owned)).first;
   }
   return it->second.get();
-}
-
-void Impl::quota_changed(int cq) {
-  ++state_version;
-  ++cqs[cq].admitted_version;
-}
-
-bool Impl::same_state(const CqState& q, const Nomination& n) const {
-  if (!q.value_memo || n.admitted_version != q.admitted_version) return false;
-  std::size_t k = 0;
-  for (int node : q.memo_path)
-    for (int fr : q.memo_frs)
-      if (nodes[node].usage[fr] != n.usage[k++]) return false;
-  return true;
-}
-
-const Impl::Nomination* Impl::memoized_nomination(int shape) {
-  if (shape < 0 || static_cast<std::size_t>(shape) >= nominations.size()) return nullptr;
-  auto& ways = nominations[static_cast<std::size_t>(shape)].ways;
-  for (Nomination& n : ways)
-    if (n.assignment != nullptr && n.version == state_version) return &n;
-  for (Nomination& n : ways)
-    if (n.assignment != nullptr && same_state(cqs[n.cq], n)) {
-      n.version = state_version;
-      return &n;
-    }
-  return nullptr;
-}
-
-const std::string* Impl::failure_now(int shape, int w) {
-  if (static_cast<std::size_t>(shape) >= failure_now_.size()) failure_now_.resize(static_cast<std::size_t>(shape) + 1);
-  auto& known = failure_now_[static_cast<std::size_t>(shape)];
-  // Set only on a failed nomination (no fit, or no victims); a memo hit or a nomination with
-  // victims made at this state answers as a fresh one would.
-  if (known.first != state_version) {
-    known = {state_version, nominate(w).first->failure};
-    if (known.second != nullptr) {
-      if (static_cast<std::size_t>(shape) >= failing_version_.size()) failing_version_.resize(static_cast<std::size_t>(shape) + 1);
-      failing_version_[static_cast<std::size_t>(shape)] = state_version;
-    }
-  }
-  return known.second;
-}
-
-std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(int w) {
-  const int shape = options.memoize_nominations ? wls[w].shape : -1;
-  if (const Nomination* n = memoized_nomination(shape)) return {n->assignment, std::vector<int>{}};
-  // A head with victims, nominated ahead by a run of failing heads that then stopped at it, is
-  // nominated again by the full cycle that follows at the same state: the same answer.
-  if (with_targets_.w == w && with_targets_.version == state_version && options.memoize_nominations)
-    return {with_targets_.assignment, with_targets_.targets};
-  auto [a, targets] = initial_assignment(w);
-  bool failed = targets.empty() && (a.mode == AMode::NoFit || a.mode == AMode::Preempt);
-  if (failed) a.failure = intern_text(failure_reason(a, text_scratch_));
-  auto shared = std::make_shared<const Assignment>(std::move(a));
-  // A fit or a failure depends on the shape and the quota state only; a nomination with
-  // preemption targets is not kept (its victims are chosen for this workload).
-  if (shape >= 0 && targets.empty() && (failed || (shared->mode == AMode::Fit && !cqs[wls[w].cq].shape_per_workload))) {
-    const CqState& q = cqs[wls[w].cq];
-    if (static_cast<std::size_t>(shape) >= nominations.size()) nominations.resize(static_cast<std::size_t>(shape) + 1);
-    ShapeMemo& memo = nominations[static_cast<std::size_t>(shape)];
-    if (memo.ways.empty()) memo.ways.resize(q.value_memo ? 4 : 1);
-    Nomination& n = memo.ways[memo.next];
-    memo.next = (memo.next + 1) % memo.ways.size();
-    n.version = state_version;
-    n.assignment = shared;
-    n.cq = wls[w].cq;
-    n.admitted_version = q.admitted_version;
-    n.usage.clear();
-    if (q.value_memo)
-      for (int node : q.memo_path)
-        for (int fr : q.memo_frs) n.usage.push_back(nodes[node].usage[fr]);
-  }
-  if (!targets.empty()) with_targets_ = {w, state_version, shared, targets};
-  return {std::move(shared), std::move(targets)};
 }
 
 // A cycle in which every queue's head fails at this state (failure_now) changes

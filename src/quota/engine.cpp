@@ -429,6 +429,11 @@ CycleReport AdmissionEngine::run_until_decision(std::int64_t* cycles) {
   return total;
 }
 
+std::uint64_t AdmissionEngine::fresh_nominations() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->fresh_nominations;
+}
+
 int AdmissionEngine::run_until_quiescent(int max_cycles) {
   std::lock_guard lock(impl_->mu);
   int n = 0;

@@ -142,6 +142,10 @@ struct Wl {
   const std::string& reason() const { return reason_shared != nullptr ? *reason_shared : reason_own; }
 };
 
+// The pending reason of a head that failed (no fit, or no workloads to preempt); `scratch` holds
+// it when it is not the assignment's own text.
+std::string_view failure_reason(const Assignment& a, std::string& scratch);
+
 // SatisfiesPreemptionPolicy (preemption/common).
 bool satisfies_policy(const Wl& preemptor, const Wl& cand, PreemptionPolicy policy);
 
@@ -251,6 +255,27 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
     std::size_t next = 0;          // the way the next store replaces
   };
   std::vector<ShapeMemo> nominations;
+  // Derived-state memo. In a queue with value_memo, a nomination of a shape with one pod set and
+  // no partial admission that reads no admitted workload (no preemption candidate can exist:
+  // admitted_set_unread) reads the quota state only through, for each (flavor, resource) it may
+  // use, the queue's available quota and the lowest subtree it fits in. Keyed by those values,
+  // it stays valid across state versions: a cohort's usage moves on every admission, but the
+  // few values these take repeat (a full cohort has nothing free for any of its queues).
+  struct DerivedMemo {
+    bool ready = false, usable = false;
+    std::vector<std::pair<int, Amount>> inputs;  // (fr, request) pairs assign reads
+    struct Way {
+      std::vector<Amount> key;
+      std::shared_ptr<const Assignment> assignment;
+    };
+    std::vector<Way> ways;
+    std::size_t next = 0;
+  };
+  std::vector<DerivedMemo> derived_;  // by shape
+  std::uint64_t fresh_nominations = 0;
+  std::vector<Amount> derived_key_;   // scratch
+  bool admitted_set_unread(int w) const;
+  DerivedMemo* derived_memo(int w, int shape);  // with derived_key_ filled, else null
   struct WithTargets {
     int w = -1;
     std::uint64_t version = 0;

@@ -115,6 +115,9 @@ class BUDCORE_API AdmissionEngine {
   CycleReport run_until_decision(std::int64_t* cycles = nullptr);
   // Runs cycles until one changes nothing (or max_cycles); returns how many ran.
   int run_until_quiescent(int max_cycles = 1'000'000);
+  // How many flavor assignments were computed afresh so far; every other nomination came from
+  // the nomination memo. A diagnostic: it shows the memo at work (and its cost when it misses).
+  std::uint64_t fresh_nominations() const;
 
   std::optional<WorkloadStatus> status(std::string_view key) const;  // nullopt: unknown key
   std::vector<WorkloadStatus> statuses() const;  // in the order workloads were added
