@@ -339,8 +339,8 @@ bool Impl::repeat_cycle(CycleReport& report) {
 int Impl::shape_of(const Wl& wl) {
   // Numbers end with ';' and texts carry their length, so no two different shapes share a key
   // (a selector value holding a separator cannot pass for another entry).
-  std::string k;
-  k.reserve(64);
+  std::string& k = shape_key_;  // reused: a shape is looked up for every workload added
+  k.clear();
   auto num = [&](std::int64_t v) {
     char buf[24];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
@@ -376,8 +376,8 @@ int Impl::shape_of(const Wl& wl) {
       text(t.effect);
     }
   }
-  auto [it, inserted] = shape_ids.emplace(std::move(k), static_cast<int>(shape_ids.size()));
-  return it->second;
+  if (auto it = shape_ids.find(k); it != shape_ids.end()) return it->second;
+  return shape_ids.emplace(k, static_cast<int>(shape_ids.size())).first->second;
 }
 
 const std::string* Impl::intern_text(std::string_view text) {

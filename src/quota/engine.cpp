@@ -189,8 +189,9 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
       if (q.sign() < 0) return Error::invalid(path + ".requests." + name, q.to_string(), "request must not be negative");
       auto it = m.resource_id.find(name);
       int r = it != m.resource_id.end() ? it->second : -1;
-      Amount milli;
-      BUDCORE_TRY_ASSIGN(milli, to_milli(q, path + ".requests." + name));
+      auto milli_value = q.milli_value();  // the field's path is built only for an error
+      if (!milli_value) return Error::invalid(path + ".requests." + name, q.to_string(), "quantity out of range");
+      const Amount milli = *milli_value;
       if (r < 0) {
         // A resource no queue covers: only a zero request may pass (checked at nomination).
         if (milli == 0) continue;

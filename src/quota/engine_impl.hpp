@@ -248,6 +248,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   void quota_changed(int cq);  // a lasting change of cq's usage or admitted workloads
   std::uint64_t state_version = 1;
   std::unordered_map<std::string, int> shape_ids;
+  std::string shape_key_;  // shape_of's scratch
   // By shape: fits and failures, the last few states of each (a cohort often returns to a state
   // it was in, e.g. full again after a finish and an admission).
   struct ShapeMemo {
