@@ -296,8 +296,63 @@ std::int64_t Impl::repeat_cycles(CycleReport& report, bool& unchanged) {
       unchanged = true;
       break;
     }
+    rows += repeat_rows(report);
   }
   return rows;
+}
+
+// After a repeat that parked heads: the rows that would repeat next, done at once. A queue whose
+// head was requeued at once (skipped, StrictFIFO) has the same head in every row; a queue whose
+// head was parked takes its next member each row, which must be of the slot's shape. Each row
+// must also pass repeat_cycle's order check. Walking queues then move their cursor past the
+// rows' heads and give each its slot's reason (as a walk of failing heads does).
+std::int64_t Impl::repeat_rows(CycleReport& report) {
+  auto& rec = last_cycle_;
+  auto& heads = rec.heads;  // the row just repeated
+  auto& walking = repeat_walking_;
+  walking.assign(rec.slots.size(), 0);
+  bool any = false;
+  for (std::size_t i = 0; i < rec.slots.size(); ++i) {
+    const CycleSlot& s = rec.slots[i];
+    CqState& q = cqs[static_cast<std::size_t>(s.cq)];
+    const bool strict = q.spec.queueing_strategy == QueueingStrategy::StrictFIFO;
+    if (strict || s.outcome == Entry::Outcome::Skipped) {
+      if (queue_head(q) != heads[i]) return 0;  // not the same head again
+      continue;
+    }
+    // Walks need the plain state: the next heads are the members from the cursor on.
+    if (s.wl >= 0 || (q.sticky >= 0 && active(q.sticky)) || !q.early.empty() || q.parked_ahead > 0) return 0;
+    sync_queue(q);
+    walking[i] = 1;
+    any = true;
+  }
+  if (!any) return 0;
+  auto& row = repeat_row_;
+  std::size_t rows = 0;
+  for (;; ++rows) {
+    row = heads;
+    bool ok = true;
+    for (std::size_t i = 0; i < rec.slots.size() && ok; ++i) {
+      if (walking[i] == 0) continue;
+      const CqState& q = cqs[static_cast<std::size_t>(rec.slots[i].cq)];
+      const std::size_t at = q.cursor + rows;
+      ok = at < q.order.size() && q.order_shape[at] == rec.slots[i].shape;
+      if (ok) row[i] = q.order[at];
+    }
+    for (std::size_t i = 1; i < row.size() && ok; ++i)
+      ok = entry_before(rec.slots[i - 1].borrowing, row[i - 1], rec.slots[i].borrowing, row[i]);
+    if (!ok) break;
+  }
+  if (rows == 0) return 0;
+  for (std::size_t i = 0; i < rec.slots.size(); ++i) {
+    if (walking[i] == 0) continue;
+    CqState& q = cqs[static_cast<std::size_t>(rec.slots[i].cq)];
+    for (std::size_t k = 0; k < rows; ++k) q.order_reason[q.cursor + k] = rec.slots[i].reason;
+    q.cursor += rows;
+  }
+  report.changed = true;
+  cycle += static_cast<std::int64_t>(rows);
+  return static_cast<std::int64_t>(rows);
 }
 
 // The last full cycle again: same quota state, and each queue's head takes the same slot with

@@ -342,6 +342,9 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   // Repeats of the last full cycle in a row (repeat_cycle each): how many; `unchanged` is set
   // when the last one changed nothing (the run of cycles ends there).
   std::int64_t repeat_cycles(CycleReport& report, bool& unchanged);
+  std::int64_t repeat_rows(CycleReport& report);  // further repeats at once (repeat_cycles)
+  std::vector<char> repeat_walking_;                // repeat_rows' scratch, by slot
+  std::vector<int> repeat_row_;
   void early_insert(CqState& q, int w);
   bool early_erase(CqState& q, int w);
 
