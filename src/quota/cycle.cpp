@@ -1,7 +1,7 @@
 // Kueue's scheduling cycle (pkg/scheduler/scheduler.go): heads, nomination (through the memo
 // in nomination_memo.cpp), ordering, processing with in-cycle usage, requeueing; and admission.
 #include <algorithm>
-#include <charconv>
+#include <cstring>
 
 #include "quota/engine_impl.hpp"
 
@@ -392,15 +392,14 @@ bool Impl::repeat_cycle(CycleReport& report) {
 // where a policy compares it), and every pod set's name, counts, per-pod requests and
 // scheduling constraints.
 int Impl::shape_of(const Wl& wl) {
-  // Numbers end with ';' and texts carry their length, so no two different shapes share a key
-  // (a selector value holding a separator cannot pass for another entry).
+  // Numbers take eight bytes each and texts carry their length, so no two different shapes
+  // share a key (a selector value holding a separator cannot pass for another entry).
   std::string& k = shape_key_;  // reused: a shape is looked up for every workload added
   k.clear();
-  auto num = [&](std::int64_t v) {
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    k.append(buf, end);
-    k += ';';
+  auto num = [&](std::int64_t v) {  // fixed width: the bytes as they are (a key is never shown)
+    char bytes[sizeof v];
+    std::memcpy(bytes, &v, sizeof v);
+    k.append(bytes, sizeof v);
   };
   auto text = [&](const std::string& t) {
     num(static_cast<std::int64_t>(t.size()));

@@ -242,7 +242,8 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
     std::shared_ptr<const Assignment> assignment;
     int cq = -1;
     std::uint64_t admitted_version = 0;
-    std::vector<Amount> usage;  // memo_path x memo_frs of its queue, when it has value_memo
+    // memo_path x memo_frs of its queue, when it has value_memo: in place (read on every lookup)
+    boost::container::small_vector<Amount, 4> usage;
   };
   bool same_state(const CqState& q, const Nomination& n) const;
   void quota_changed(int cq);  // a lasting change of cq's usage or admitted workloads
@@ -256,6 +257,9 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
     std::size_t next = 0;          // the way the next store replaces
   };
   std::vector<ShapeMemo> nominations;
+  // By shape: the state version at which way `second` was last stored or found valid. Checked
+  // first, in one small array (the ways of every shape do not stay in cache).
+  std::vector<std::pair<std::uint64_t, int>> memo_now_;
   // Derived-state memo. In a queue with value_memo, a nomination of a shape with one pod set and
   // no partial admission that reads no admitted workload (no preemption candidate can exist:
   // admitted_set_unread) reads the quota state only through, for each (flavor, resource) it may

@@ -30,15 +30,18 @@ bool Impl::same_state(const CqState& q, const Nomination& n) const {
 }
 
 const Impl::Nomination* Impl::memoized_nomination(int shape) {
-  if (shape < 0 || static_cast<std::size_t>(shape) >= nominations.size()) return nullptr;
+  if (shape < 0 || static_cast<std::size_t>(shape) >= memo_now_.size()) return nullptr;  // sized with nominations
+  auto& now = memo_now_[static_cast<std::size_t>(shape)];
   auto& ways = nominations[static_cast<std::size_t>(shape)].ways;
-  for (Nomination& n : ways)
-    if (n.assignment != nullptr && n.version == state_version) return &n;
-  for (Nomination& n : ways)
+  if (now.first == state_version) return &ways[now.second];
+  for (std::size_t i = 0; i < ways.size(); ++i) {
+    Nomination& n = ways[i];
     if (n.assignment != nullptr && same_state(cqs[n.cq], n)) {
       n.version = state_version;
+      now = {state_version, static_cast<int>(i)};
       return &n;
     }
+  }
   return nullptr;
 }
 
@@ -93,6 +96,8 @@ std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(in
     if (static_cast<std::size_t>(shape) >= nominations.size()) nominations.resize(static_cast<std::size_t>(shape) + 1);
     ShapeMemo& memo = nominations[static_cast<std::size_t>(shape)];
     if (memo.ways.empty()) memo.ways.resize(q.value_memo ? 4 : 1);
+    if (static_cast<std::size_t>(shape) >= memo_now_.size()) memo_now_.resize(static_cast<std::size_t>(shape) + 1);
+    memo_now_[static_cast<std::size_t>(shape)] = {state_version, static_cast<int>(memo.next)};
     Nomination& n = memo.ways[memo.next];
     memo.next = (memo.next + 1) % memo.ways.size();
     n.version = state_version;
