@@ -29,12 +29,15 @@ bool step_before(const UsageStep& a, const UsageStep& b) {
 }
 
 // `items` without the entries of the trees in `which` (each entry's tree is in `tree_of`),
-// merged with `fresh` (sorted, all of tree-set `which`); `tree_of` follows. The merge writes
-// into `spare` (the buffer of the call before, emptied): no new buffer of every entry is
-// allocated and paged in on each update.
+// merged with `fresh` (all of tree-set `which`, in any order: it is sorted here, by index, and
+// each entry moved once); `tree_of` follows. The merge writes into `spare` (the buffer of the
+// call before, emptied): no new buffer of every entry is allocated and paged in on each update.
 template <class T, class Less>
-void replace_trees(std::vector<T>& items, std::vector<int>& tree_of, std::vector<T>&& fresh, std::vector<int>&& fresh_tree,
-                   const std::set<int>& which, Less less, std::vector<T>& spare) {
+void replace_trees(std::vector<T>& items, std::vector<int>& tree_of, std::vector<T>& fresh, const std::vector<int>& fresh_tree,
+                   const std::vector<char>& dropped, Less less, std::vector<T>& spare) {
+  std::vector<std::size_t> order(fresh.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return less(fresh[a], fresh[b]); });
   std::vector<T> out = std::move(spare);
   out.clear();
   std::vector<int> out_tree;
@@ -42,15 +45,15 @@ void replace_trees(std::vector<T>& items, std::vector<int>& tree_of, std::vector
   out_tree.reserve(items.size() + fresh.size());
   std::size_t i = 0, k = 0;
   auto skip_dropped = [&] {
-    while (i < items.size() && which.count(tree_of[i]) > 0) ++i;
+    while (i < items.size() && dropped[static_cast<std::size_t>(tree_of[i])] != 0) ++i;
   };
-  for (skip_dropped(); i < items.size() || k < fresh.size(); skip_dropped()) {
-    if (k == fresh.size() || (i < items.size() && !less(fresh[k], items[i]))) {
+  for (skip_dropped(); i < items.size() || k < order.size(); skip_dropped()) {
+    if (k == order.size() || (i < items.size() && !less(fresh[order[k]], items[i]))) {
       out.push_back(std::move(items[i]));
       out_tree.push_back(tree_of[i++]);
     } else {
-      out.push_back(std::move(fresh[k]));
-      out_tree.push_back(fresh_tree[k++]);
+      out.push_back(std::move(fresh[order[k]]));
+      out_tree.push_back(fresh_tree[order[k++]]);
     }
   }
   spare = std::move(items);
@@ -136,26 +139,10 @@ void Timeline::Impl::collect(const std::set<int>& which) {
       i = k;
     }
   }
-  // Sort the fresh entries by their final order (indices keep each one's tree beside it).
-  auto sorted = [](auto& items, std::vector<int>& tree_of, auto less) {
-    std::vector<std::size_t> idx(items.size());
-    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return less(items[a], items[b]); });
-    std::remove_reference_t<decltype(items)> out;
-    std::vector<int> out_tree;
-    out.reserve(items.size());
-    out_tree.reserve(items.size());
-    for (std::size_t i : idx) {
-      out.push_back(std::move(items[i]));
-      out_tree.push_back(tree_of[i]);
-    }
-    items = std::move(out);
-    tree_of = std::move(out_tree);
-  };
-  sorted(estimates, estimate_tree, estimate_before);
-  sorted(steps, step_tree, step_before);
-  replace_trees(result.jobs, result_job_tree, std::move(estimates), std::move(estimate_tree), which, estimate_before, spare_jobs);
-  replace_trees(result.usage, result_usage_tree, std::move(steps), std::move(step_tree), which, step_before, spare_usage);
+  std::vector<char> dropped(trees.size(), 0);
+  for (int t : which) dropped[static_cast<std::size_t>(t)] = 1;
+  replace_trees(result.jobs, result_job_tree, estimates, estimate_tree, dropped, estimate_before, spare_jobs);
+  replace_trees(result.usage, result_usage_tree, steps, step_tree, dropped, step_before, spare_usage);
 
   // Jobs without a queue can never run; a cancelled one is simply gone.
   for (int ji : treeless) {
