@@ -145,6 +145,26 @@ const std::string& Impl::describe(Amount milli, int res) {
   return cache.emplace(milli, core::Quantity::from_nano(nano, resource_format[res]).to_string()).first->second;
 }
 
+// Total requests of pod set p at `count` pods, resource -> milli, a queue's "pods" resource
+// counted per pod; sorted by resource name (the order of ids is arbitrary; Kueue iterates
+// resources sorted). What assign asks flavors for, and what the derived memo keys on.
+void Impl::pod_set_requests(const Wl& wl, std::size_t p, std::int32_t count, std::vector<std::pair<int, Amount>>& req) const {
+  const CqState& cq = cqs[wl.cq];
+  const int pods_res = pods_resource >= 0 && cq.group_of.count(pods_resource) ? pods_resource : -1;
+  req.clear();
+  for (const auto& [r, v] : wl.per_pod[p]) {
+    Amount total;
+    if (__builtin_mul_overflow(v, static_cast<Amount>(count), &total)) total = kMaxAmount;
+    req.emplace_back(r, total);
+  }
+  if (pods_res >= 0) {
+    auto it = std::find_if(req.begin(), req.end(), [&](const auto& x) { return x.first == pods_res; });
+    if (it != req.end()) it->second = static_cast<Amount>(count) * 1000;
+    else req.emplace_back(pods_res, static_cast<Amount>(count) * 1000);
+  }
+  std::sort(req.begin(), req.end(), [&](const auto& x, const auto& y) { return resource_names[x.first] < resource_names[y.first]; });
+}
+
 Assignment Impl::assign(int w, std::span<const std::int32_t> counts, const Assignment* pinned) {
   const Wl& wl = wls[w];
   const CqState& cq = cqs[wl.cq];
@@ -154,25 +174,11 @@ Assignment Impl::assign(int w, std::span<const std::int32_t> counts, const Assig
                                  (options.fair_sharing && cq.spec.preemption.reclaim_within_cohort != PreemptionPolicy::Never);
   Assignment a;
   a.counts.assign(counts.begin(), counts.end());
-  int pods_res = pods_resource >= 0 && cq.group_of.count(pods_resource) ? pods_resource : -1;
 
   for (std::size_t p = 0; p < wl.per_pod.size(); ++p) {
     const PodSet& ps = wl.spec.pod_sets[p];
-    // Total requests of this pod set, resource -> milli (sorted by resource name order of ids is
-    // arbitrary; sort by name to be deterministic like Kueue's sorted iteration).
     std::vector<std::pair<int, Amount>>& req = assign_req_;  // scratch: assign does not recurse
-    req.clear();
-    for (const auto& [r, v] : wl.per_pod[p]) {
-      Amount total;
-      if (__builtin_mul_overflow(v, static_cast<Amount>(counts[p]), &total)) total = kMaxAmount;
-      req.emplace_back(r, total);
-    }
-    if (pods_res >= 0) {
-      auto it = std::find_if(req.begin(), req.end(), [&](const auto& x) { return x.first == pods_res; });
-      if (it != req.end()) it->second = static_cast<Amount>(counts[p]) * 1000;
-      else req.emplace_back(pods_res, static_cast<Amount>(counts[p]) * 1000);
-    }
-    std::sort(req.begin(), req.end(), [&](const auto& x, const auto& y) { return resource_names[x.first] < resource_names[y.first]; });
+    pod_set_requests(wl, p, counts[p], req);
 
     PodSetAssign psa;
     psa.count = counts[p];

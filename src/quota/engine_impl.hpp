@@ -381,6 +381,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
 
   // --- flavor assignment and preemption (assign.cpp)
   Assignment assign(int w, std::span<const std::int32_t> counts, const Assignment* pinned);
+  void pod_set_requests(const Wl& wl, std::size_t p, std::int32_t count, std::vector<std::pair<int, Amount>>& req) const;
   std::vector<std::pair<int, Amount>> assign_req_, assign_greq_, assign_one_;  // assign's scratch
   std::vector<int> assign_frs_;
   std::vector<int> get_targets(int w, const std::vector<int>& frs_need, const std::vector<std::pair<int, Amount>>& requests);

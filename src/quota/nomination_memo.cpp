@@ -139,19 +139,8 @@ Impl::DerivedMemo* Impl::derived_memo(int w, int shape) {
     memo.ready = true;
     memo.usable = wl.spec.pod_sets.size() == 1 && !wl.spec.pod_sets[0].min_count;
     if (memo.usable) {
-      const std::int32_t count = wl.spec.pod_sets[0].count;
       std::vector<std::pair<int, Amount>> req;
-      for (const auto& [r, v] : wl.per_pod[0]) {
-        Amount total;
-        if (__builtin_mul_overflow(v, static_cast<Amount>(count), &total)) total = kMaxAmount;
-        req.emplace_back(r, total);
-      }
-      const int pods_res = pods_resource >= 0 && q.group_of.count(pods_resource) ? pods_resource : -1;
-      if (pods_res >= 0) {
-        auto it = std::find_if(req.begin(), req.end(), [&](const auto& x) { return x.first == pods_res; });
-        if (it != req.end()) it->second = static_cast<Amount>(count) * 1000;
-        else req.emplace_back(pods_res, static_cast<Amount>(count) * 1000);
-      }
+      pod_set_requests(wl, 0, wl.spec.pod_sets[0].count, req);
       for (const auto& [r, total] : req) {
         auto g = q.group_of.find(r);
         if (g == q.group_of.end()) continue;
