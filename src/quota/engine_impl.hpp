@@ -238,7 +238,6 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   // In a queue with value_memo, a nomination made at another state version is still valid when
   // the state it read is unchanged (same_state), so a failure outlives changes elsewhere.
   struct Nomination {
-    std::uint64_t version = 0;
     std::shared_ptr<const Assignment> assignment;
     int cq = -1;
     std::uint64_t admitted_version = 0;
@@ -255,11 +254,11 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   struct ShapeMemo {
     std::vector<Nomination> ways;  // 4 in a queue with value_memo (else only this state's is valid)
     std::size_t next = 0;          // the way the next store replaces
+    // The way last stored or found valid, and at which state version: checked first.
+    std::uint64_t valid_version = 0;
+    std::size_t valid_way = 0;
   };
   std::vector<ShapeMemo> nominations;
-  // By shape: the state version at which way `second` was last stored or found valid. Checked
-  // first, in one small array (the ways of every shape do not stay in cache).
-  std::vector<std::pair<std::uint64_t, int>> memo_now_;
   // Derived-state memo. In a queue with value_memo, a nomination of a shape with one pod set and
   // no partial admission that reads no admitted workload (no preemption candidate can exist:
   // admitted_set_unread) reads the quota state only through, for each (flavor, resource) it may
@@ -324,7 +323,9 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   std::vector<SkipRun> skip_runs_;  // skip_failing_cycles' scratch
   std::vector<SkipRun*> skip_walking_;
   std::vector<std::pair<std::uint64_t, const std::string*>> failure_now_;  // failure_now's, by shape
-  std::vector<std::uint64_t> failing_version_;  // by shape: the state version at which it is known to fail
+  // By shape: the state version at which it is known to fail. failure_now_ holds the same, but a
+  // walk scans this dense array once per member passed.
+  std::vector<std::uint64_t> failing_version_;
   // The last full cycle, when it admitted and preempted nothing: its entries in processing
   // order. A later cycle at the same state whose heads match it slot by slot (repeat_cycle) has
   // the same outcome, e.g. a fitting head skipped behind another queue's reservation again

@@ -30,15 +30,14 @@ bool Impl::same_state(const CqState& q, const Nomination& n) const {
 }
 
 const Impl::Nomination* Impl::memoized_nomination(int shape) {
-  if (shape < 0 || static_cast<std::size_t>(shape) >= memo_now_.size()) return nullptr;  // sized with nominations
-  auto& now = memo_now_[static_cast<std::size_t>(shape)];
-  auto& ways = nominations[static_cast<std::size_t>(shape)].ways;
-  if (now.first == state_version) return &ways[now.second];
-  for (std::size_t i = 0; i < ways.size(); ++i) {
-    Nomination& n = ways[i];
+  if (shape < 0 || static_cast<std::size_t>(shape) >= nominations.size()) return nullptr;
+  ShapeMemo& memo = nominations[static_cast<std::size_t>(shape)];
+  if (memo.valid_version == state_version) return &memo.ways[memo.valid_way];
+  for (std::size_t i = 0; i < memo.ways.size(); ++i) {
+    Nomination& n = memo.ways[i];
     if (n.assignment != nullptr && same_state(cqs[n.cq], n)) {
-      n.version = state_version;
-      now = {state_version, static_cast<int>(i)};
+      memo.valid_version = state_version;
+      memo.valid_way = i;
       return &n;
     }
   }
@@ -96,11 +95,10 @@ std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(in
     if (static_cast<std::size_t>(shape) >= nominations.size()) nominations.resize(static_cast<std::size_t>(shape) + 1);
     ShapeMemo& memo = nominations[static_cast<std::size_t>(shape)];
     if (memo.ways.empty()) memo.ways.resize(q.value_memo ? 4 : 1);
-    if (static_cast<std::size_t>(shape) >= memo_now_.size()) memo_now_.resize(static_cast<std::size_t>(shape) + 1);
-    memo_now_[static_cast<std::size_t>(shape)] = {state_version, static_cast<int>(memo.next)};
+    memo.valid_version = state_version;
+    memo.valid_way = memo.next;
     Nomination& n = memo.ways[memo.next];
     memo.next = (memo.next + 1) % memo.ways.size();
-    n.version = state_version;
     n.assignment = shared;
     n.cq = wls[w].cq;
     n.admitted_version = q.admitted_version;
