@@ -85,11 +85,11 @@ bool flavor_matches(const ResourceFlavor& f, const PodSet& ps, std::string& why)
 }  // namespace
 
 bool satisfies_policy(const Wl& preemptor, const Wl& cand, PreemptionPolicy policy) {
-  bool lower = preemptor.spec.priority > cand.spec.priority;
+  bool lower = preemptor.priority > cand.priority;
   switch (policy) {
     case PreemptionPolicy::LowerPriority: return lower;
     case PreemptionPolicy::LowerOrNewerEqualPriority:
-      return lower || (preemptor.spec.priority == cand.spec.priority && preemptor.spec.creation_seq < cand.spec.creation_seq);
+      return lower || (preemptor.priority == cand.priority && preemptor.creation_seq < cand.creation_seq);
     case PreemptionPolicy::Any: return true;
     case PreemptionPolicy::Never: return false;
   }
@@ -106,7 +106,7 @@ bool ByCandidateOrder::operator()(int x, int y) const {
   if (x == y) return false;
   const Wl& a = m->wls[x];
   const Wl& b = m->wls[y];
-  if (a.spec.priority != b.spec.priority) return a.spec.priority < b.spec.priority;
+  if (a.priority != b.priority) return a.priority < b.priority;
   if (a.reservation_seq != b.reservation_seq) return a.reservation_seq > b.reservation_seq;
   return a.key < b.key;
 }
@@ -117,7 +117,7 @@ bool Impl::candidate_less(int x, int y, int preemptor_cq) const {
   const Wl& b = wls[y];
   bool a_own = a.adm_cq == preemptor_cq, b_own = b.adm_cq == preemptor_cq;
   if (a_own != b_own) return !a_own;
-  if (a.spec.priority != b.spec.priority) return a.spec.priority < b.spec.priority;
+  if (a.priority != b.priority) return a.priority < b.priority;
   if (a.reservation_seq != b.reservation_seq) return a.reservation_seq > b.reservation_seq;
   return a.key < b.key;
 }
@@ -342,7 +342,7 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
     if (same) return WithinCQ;
     if (advantage) return Hierarchical;
     if (bwc_forbidden) return ReclaimWithoutBorrowing;
-    int cp = wls[c].spec.priority, ip = pre.spec.priority;
+    int cp = wls[c].priority, ip = pre.priority;
     if (cp >= ip) return ReclaimWithoutBorrowing;
     if (pol.borrow_within_cohort.max_priority_threshold && cp > *pol.borrow_within_cohort.max_priority_threshold)
       return ReclaimWithoutBorrowing;
@@ -399,9 +399,9 @@ std::vector<int> Impl::get_targets(int w, const std::vector<int>& frs_need,
   };
   auto policy_ends = [&](int c, bool same) {
     PreemptionPolicy p = same ? pol.within_cluster_queue : pol.reclaim_within_cohort;
-    int cp = wls[c].spec.priority;
-    if (p == PreemptionPolicy::LowerPriority) return cp >= pre.spec.priority;
-    if (p == PreemptionPolicy::LowerOrNewerEqualPriority) return cp > pre.spec.priority;
+    int cp = wls[c].priority;
+    if (p == PreemptionPolicy::LowerPriority) return cp >= pre.priority;
+    if (p == PreemptionPolicy::LowerOrNewerEqualPriority) return cp > pre.priority;
     return false;
   };
   auto open = [&](const std::vector<Source>& src, std::size_t scratch) {

@@ -42,9 +42,8 @@ void Impl::admit(int w, const Assignment& a) {
   wl.adm_ps_flavor.clear();
   wl.borrowing = false;
   for (const auto& ps : a.pod_sets) {
-    std::map<int, int> m;
-    for (const auto& [r, ra] : ps.flavors) m[r] = ra.flavor;
-    wl.adm_ps_flavor.push_back(std::move(m));
+    FlavorOfResource& m = wl.adm_ps_flavor.emplace_back();
+    for (const auto& [r, ra] : ps.flavors) m.emplace_hint(m.end(), r, ra.flavor);  // in resource order
   }
   add_wl_usage(w);
   quota_changed(cq);
@@ -58,7 +57,7 @@ void Impl::admit(int w, const Assignment& a) {
   leave_queue(w);
 }
 
-CycleReport Impl::run_cycle() {
+CycleReport Impl::run_cycle(bool head_open) {
   CycleReport report;
   ++cycle;
   // Victims' evictions complete: release quota, requeue them and their tree's inadmissible set.
@@ -79,7 +78,7 @@ CycleReport Impl::run_cycle() {
     push_heap(v);
     report.changed = true;
   }
-  if (victims.empty() && (trivial_cycle(report) || repeat_cycle(report))) return report;
+  if (victims.empty() && ((!head_open && trivial_cycle(report)) || repeat_cycle(report))) return report;
   // 1. Heads: one per ClusterQueue (the sticky preemptor first).
   std::vector<Entry>& entries = cycle_entries_;
   entries.clear();
@@ -139,7 +138,6 @@ CycleReport Impl::run_cycle() {
     Wl& wl = wls[e.wl];
     int cq = wl.cq;
     bool overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
-    bool fit_now;
     if (overlap) {
       // RecomputeAssignmentUponPreemptionTargetsOverlap: with other victims gone, same flavors.
       for (int v : claimed) remove_wl_usage(v);
@@ -153,7 +151,6 @@ CycleReport Impl::run_cycle() {
       e.targets = std::move(nt);
       overlap = std::any_of(e.targets.begin(), e.targets.end(), [&](int t) { return claimed.count(t) > 0; });
     }
-    fit_now = fits_without(cq, e.assignment->usage, e.targets);
     AMode mode = e.assignment->mode;
     if (mode == AMode::NoFit) {
       e.outcome = Entry::Outcome::NoFit;
@@ -181,7 +178,7 @@ CycleReport Impl::run_cycle() {
       wl.set_reason("waiting for preempted workloads to release quota");
       temp_starts_.push_back(temp_usage_.size());
       for (const auto& [fr, v] : e.assignment->usage) add_temp(cq, fr, v);
-    } else if (overlap || !fit_now) {
+    } else if (overlap || !fits_without(cq, e.assignment->usage, e.targets)) {  // asked only of a head that may be admitted
       e.outcome = Entry::Outcome::Skipped;
       const std::string*& text = e.assignment->skipped[overlap ? 1 : 0];
       if (text == nullptr) {
@@ -241,8 +238,8 @@ bool Impl::entry_before(int borrowing_x, int x, int borrowing_y, int y) const {
   if (borrowing_x != borrowing_y) return borrowing_x < borrowing_y;
   const Wl& a = wls[x];
   const Wl& b = wls[y];
-  if (a.spec.priority != b.spec.priority) return a.spec.priority > b.spec.priority;
-  if (a.spec.creation_seq != b.spec.creation_seq) return a.spec.creation_seq < b.spec.creation_seq;
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.creation_seq != b.creation_seq) return a.creation_seq < b.creation_seq;
   return a.key < b.key;
 }
 
@@ -406,8 +403,8 @@ int Impl::shape_of(const Wl& wl) {
     k += t;
   };
   num(wl.cq);
-  num(wl.spec.priority);
-  if (cqs[wl.cq].shape_per_workload) num(wl.spec.creation_seq);
+  num(wl.priority);
+  if (cqs[wl.cq].shape_per_workload) num(wl.creation_seq);
   for (std::size_t p = 0; p < wl.spec.pod_sets.size(); ++p) {
     const PodSet& ps = wl.spec.pod_sets[p];
     text(ps.name);
@@ -431,7 +428,11 @@ int Impl::shape_of(const Wl& wl) {
     }
   }
   if (auto it = shape_ids.find(k); it != shape_ids.end()) return it->second;
-  return shape_ids.emplace(k, static_cast<int>(shape_ids.size())).first->second;
+  const int shape = static_cast<int>(shape_ids.size());
+  shape_ids.emplace(k, shape);
+  failing_version_.push_back(0);
+  failing_text_.push_back(nullptr);
+  return shape;
 }
 
 const std::string* Impl::intern_text(std::string_view text) {

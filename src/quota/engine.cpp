@@ -168,29 +168,37 @@ core::Status AdmissionEngine::add_workload(const Workload& w) {
   return impl_->add_workload(w, true);
 }
 
+void AdmissionEngine::reserve(std::size_t workloads) {
+  std::lock_guard lock(impl_->mu);
+  impl_->wls.reserve(workloads);
+  impl_->wl_id.reserve(workloads);
+}
+
 core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
   Impl& m = *this;
   Wl wl;
   wl.spec = w;
+  wl.priority = w.priority;
+  wl.creation_seq = w.creation_seq;
   wl.key = w.key();
   if (w.name.empty()) return Error::invalid("name", "", "workload name must not be empty");
   if (m.wl_id.count(wl.key)) return Error::invalid("name", wl.key, "duplicate workload");
   if (w.pod_sets.empty()) return Error::invalid("pod_sets", "", "a workload needs at least one pod set");
   for (std::size_t p = 0; p < w.pod_sets.size(); ++p) {
     const auto& ps = w.pod_sets[p];
-    std::string path = "pod_sets[" + std::to_string(p) + "]";
+    auto path = [p] { return "pod_sets[" + std::to_string(p) + "]"; };  // built only for an error
     for (std::size_t earlier = 0; earlier < p; ++earlier)  // a few pod sets: no set needed
-      if (w.pod_sets[earlier].name == ps.name) return Error::invalid(path + ".name", ps.name, "duplicate pod set name");
-    if (ps.count < 0) return Error::invalid(path + ".count", std::to_string(ps.count), "count must not be negative");
+      if (w.pod_sets[earlier].name == ps.name) return Error::invalid(path() + ".name", ps.name, "duplicate pod set name");
+    if (ps.count < 0) return Error::invalid(path() + ".count", std::to_string(ps.count), "count must not be negative");
     if (ps.min_count && (*ps.min_count < 1 || *ps.min_count > ps.count))
-      return Error::invalid(path + ".min_count", std::to_string(*ps.min_count), "min_count must be between 1 and count");
-    std::vector<std::pair<int, Amount>> per_pod;
+      return Error::invalid(path() + ".min_count", std::to_string(*ps.min_count), "min_count must be between 1 and count");
+    Wl::PerPod& per_pod = wl.per_pod.emplace_back();
     for (const auto& [name, q] : ps.requests.items()) {
-      if (q.sign() < 0) return Error::invalid(path + ".requests." + name, q.to_string(), "request must not be negative");
+      if (q.sign() < 0) return Error::invalid(path() + ".requests." + name, q.to_string(), "request must not be negative");
       auto it = m.resource_id.find(name);
       int r = it != m.resource_id.end() ? it->second : -1;
-      auto milli_value = q.milli_value();  // the field's path is built only for an error
-      if (!milli_value) return Error::invalid(path + ".requests." + name, q.to_string(), "quantity out of range");
+      auto milli_value = q.milli_value();
+      if (!milli_value) return Error::invalid(path() + ".requests." + name, q.to_string(), "quantity out of range");
       const Amount milli = *milli_value;
       if (r < 0) {
         // A resource no queue covers: only a zero request may pass (checked at nomination).
@@ -200,7 +208,6 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
       }
       per_pod.emplace_back(r, milli);
     }
-    wl.per_pod.push_back(std::move(per_pod));
   }
   auto lq = m.lq_to_cq.find(w.namespace_ + "/" + w.queue);
   if (lq != m.lq_to_cq.end()) {
@@ -220,7 +227,7 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
       if (count < 0 || count > ps.count)
         return Error::invalid("admitted.count." + ps.name, std::to_string(count), "must be between 0 and the pod set's count");
       wl.adm_counts.push_back(count);
-      std::map<int, int> psf;
+      FlavorOfResource psf;
       auto fl = w.admitted->flavors.find(ps.name);
       for (const auto& [r, v] : wl.per_pod[p]) {
         std::string path = "admitted.flavors." + ps.name + "." + m.resource_names[r];
@@ -409,9 +416,16 @@ CycleReport AdmissionEngine::run_until_decision(std::int64_t* cycles) {
   CycleReport total;
   std::int64_t ran = 0;
   for (;;) {
+    Impl::WalkEnd walk_end = Impl::WalkEnd::Other;
     if (m.evicting.empty() && m.options.memoize_nominations) {
       // No second call after a run: it would stop at once, where this one stopped.
-      ran += m.skip_failing_cycles(total);
+      ran += m.skip_failing_cycles(total, walk_end);
+      if (walk_end == Impl::WalkEnd::NoHeads) {  // run_cycle() would find no entry: what it does then
+        ++m.cycle;
+        m.last_cycle_.version = 0;
+        ++ran;
+        break;
+      }
       bool unchanged = false;
       if (std::int64_t repeated = m.repeat_cycles(total, unchanged); repeated > 0) {
         ran += repeated;
@@ -419,12 +433,18 @@ CycleReport AdmissionEngine::run_until_decision(std::int64_t* cycles) {
         continue;
       }
     }
-    CycleReport r = m.run_cycle();
+    // A walk that stopped at a head that does not fail leaves the heads as they were when
+    // repeat_cycles repeated nothing.
+    CycleReport r = m.run_cycle(walk_end == Impl::WalkEnd::HeadOpen);
     ++ran;
     total.changed = total.changed || r.changed;
-    for (auto part : {&CycleReport::admitted, &CycleReport::preempted, &CycleReport::released})
-      for (auto& k : r.*part) (total.*part).push_back(std::move(k));
-    if (!r.admitted.empty() || !r.preempted.empty() || !r.released.empty() || !r.changed) break;
+    const bool decided = !r.admitted.empty() || !r.preempted.empty() || !r.released.empty();
+    for (auto part : {&CycleReport::admitted, &CycleReport::preempted, &CycleReport::released}) {
+      if ((total.*part).empty()) (total.*part) = std::move(r.*part);  // the common case: one cycle decides
+      else
+        for (auto& k : r.*part) (total.*part).push_back(std::move(k));
+    }
+    if (decided || !r.changed) break;
   }
   if (cycles != nullptr) *cycles = ran;
   return total;

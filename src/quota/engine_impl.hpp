@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -104,11 +105,18 @@ struct Assignment {
   mutable std::array<const std::string*, 2> skipped = {nullptr, nullptr};
 };
 
+using FlavorOfResource =
+    boost::container::flat_map<int, int, std::less<int>, boost::container::small_vector<std::pair<int, int>, 2>>;
+
 struct Wl {
   // Fields a walk over a queue reads and writes come first (one cache line; a cohort tree's
   // workloads are walked after every finish).
   int cq = -1;                 // cluster queue index (via the local queue), -1 unknown
   int shape = -1;              // workloads of one shape get the same nomination in the same state
+  // spec.priority and spec.creation_seq, here beside the fields a walk reads: queue order and
+  // every cycle's entry order compare them.
+  std::int32_t priority = 0;
+  std::int64_t creation_seq = 0;
   WorkloadState state = WorkloadState::Pending;
   // Queue membership (CqState::order). A member is parked -- in Kueue's inadmissible list --
   // while parked_gen equals its cohort tree's generation; taken while it is a cycle's head.
@@ -123,13 +131,15 @@ struct Wl {
   Workload spec;
   std::string key;
   std::string queue_error;     // why it has no cluster queue
-  // per pod set: (resource, per-pod milli)
-  std::vector<std::vector<std::pair<int, Amount>>> per_pod;
+  // per pod set: (resource, per-pod milli); in place for one pod set of up to two resources
+  using PerPod = boost::container::small_vector<std::pair<int, Amount>, 2>;
+  boost::container::small_vector<PerPod, 1> per_pod;
   int adm_cq = -1;
   std::vector<std::pair<int, Amount>> usage;  // admitted fr usage
-  std::vector<std::int32_t> adm_counts;
-  std::map<int, int> adm_flavor;  // resource -> flavor (union over pod sets, for output see adm_ps_flavor)
-  std::vector<std::map<int, int>> adm_ps_flavor;
+  // Per pod set: admitted count, and resource -> flavor. In place for the common one pod set of
+  // one or two resources: every admission writes them.
+  boost::container::small_vector<std::int32_t, 1> adm_counts;
+  boost::container::small_vector<FlavorOfResource, 1> adm_ps_flavor;
   bool borrowing = false;
   std::int64_t reservation_seq = 0;
   bool admitted_by_engine = false;
@@ -140,7 +150,17 @@ struct Wl {
     reason_shared = nullptr;
   }
   const std::string& reason() const { return reason_shared != nullptr ? *reason_shared : reason_own; }
+
+  // Moves cannot throw (boost's small_vector does not say so): the workload array grows by
+  // moving, not copying, every workload.
+  Wl() = default;
+  Wl(const Wl&) = default;
+  Wl(Wl&&) noexcept = default;
+  Wl& operator=(const Wl&) = default;
+  Wl& operator=(Wl&&) noexcept = default;
+  ~Wl() = default;
 };
+static_assert(std::is_nothrow_move_constructible_v<Wl>);
 
 // The pending reason of a head that failed (no fit, or no workloads to preempt); `scratch` holds
 // it when it is not the assignment's own text.
@@ -188,7 +208,9 @@ struct CqState {
   // instead of moving workloads: parked members become active at once. Members before the
   // cursor were passed this generation (parked or taken), except those listed in `early`
   // (active members that joined or came back behind the cursor); they precede the cursor's.
-  std::vector<int> order, order_shape;
+  // order_shape ends with -1, one past the last member: a walk's scan stops there (and at a
+  // stop written in place) without a bounds check per member.
+  std::vector<int> order, order_shape = {-1};
   // The reason a walk of failing heads (skip_failing_cycles) gave each member, else null. A walk
   // writes here, not to every workload it passes (most are walked again before anyone reads
   // them); a member's reason is this entry while it is set (reason_of). Taking a head clears
@@ -310,7 +332,10 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   const std::string* intern_text(std::string_view text);
   std::string text_scratch_;  // a failure text being built (nominate)
   // Runs of cycles in which every head fails again as before, done in one step (pending_queue.cpp).
-  std::int64_t skip_failing_cycles(CycleReport& report);
+  // What the walk saw where it stopped: a queue's plain head that does not fail, or no head in
+  // any queue (every queue in its plain state): then the next cycle is an empty one.
+  enum class WalkEnd { Other, HeadOpen, NoHeads };
+  std::int64_t skip_failing_cycles(CycleReport& report, WalkEnd& end);
   int shape_of(const Wl& wl);
   std::pair<std::shared_ptr<const Assignment>, std::vector<int>> nominate(int w);
   bool trivial_cycle(CycleReport& report);
@@ -323,9 +348,11 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   std::vector<SkipRun> skip_runs_;  // skip_failing_cycles' scratch
   std::vector<SkipRun*> skip_walking_;
   std::vector<std::pair<std::uint64_t, const std::string*>> failure_now_;  // failure_now's, by shape
-  // By shape: the state version at which it is known to fail. failure_now_ holds the same, but a
-  // walk scans this dense array once per member passed.
-  std::vector<std::uint64_t> failing_version_;
+  // By shape + 1: the state version at which it is known to fail (0 for shape -1, the end of a
+  // queue's order_shape), and by shape the failure text then. failure_now_ holds the same, but
+  // a walk reads these dense arrays once per member passed. Sized with shape_ids.
+  std::vector<std::uint64_t> failing_version_ = {0};
+  std::vector<const std::string*> failing_text_;
   // The last full cycle, when it admitted and preempted nothing: its entries in processing
   // order. A later cycle at the same state whose heads match it slot by slot (repeat_cycle) has
   // the same outcome, e.g. a fitting head skipped behind another queue's reservation again
@@ -422,7 +449,9 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   // A pending workload leaves its ClusterQueue: members, early list and sticky head.
   void leave_queue(int w);
   void requeue_tree(int node);
-  CycleReport run_cycle();
+  // head_open: the caller knows a head that does not fail at this state (a walk stopped at it),
+  // so the cycle cannot be trivial_cycle's.
+  CycleReport run_cycle(bool head_open = false);
   std::vector<Entry> cycle_entries_;  // run_cycle's, kept for its capacity
   // A cycle's temporary usage (reservations, preemptors' usage), undone at its end: (cq, fr,
   // amount) in order, and where each entry's list starts.

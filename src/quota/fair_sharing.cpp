@@ -112,8 +112,8 @@ std::size_t Impl::fair_next(const std::vector<Entry>& entries, const std::vector
     if (int c = compare_drs(da, db); c != 0) return c < 0;
     const Wl& x = wls[entries[a].wl];
     const Wl& y = wls[entries[b].wl];
-    if (x.spec.priority != y.spec.priority) return x.spec.priority > y.spec.priority;
-    return x.spec.creation_seq < y.spec.creation_seq;
+    if (x.priority != y.priority) return x.priority > y.priority;
+    return x.creation_seq < y.creation_seq;
   };
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
   std::function<std::size_t(int)> tournament = [&](int cohort) {

@@ -52,8 +52,8 @@ const std::string* Impl::failure_now(int shape, int w) {
   if (known.first != state_version) {
     known = {state_version, nominate(w).first->failure};
     if (known.second != nullptr) {
-      if (static_cast<std::size_t>(shape) >= failing_version_.size()) failing_version_.resize(static_cast<std::size_t>(shape) + 1);
-      failing_version_[static_cast<std::size_t>(shape)] = state_version;
+      failing_version_[static_cast<std::size_t>(shape) + 1] = state_version;
+      failing_text_[static_cast<std::size_t>(shape)] = known.second;
     }
   }
   return known.second;
@@ -120,7 +120,7 @@ bool Impl::admitted_set_unread(int w) const {
   switch (q.spec.preemption.within_cluster_queue) {
     case PreemptionPolicy::Never: return true;
     case PreemptionPolicy::LowerPriority:  // the stream ends at the first candidate of priority >= the head's
-      return q.workloads.empty() || wls[*q.workloads.begin()].spec.priority >= wl.spec.priority;
+      return q.workloads.empty() || wls[*q.workloads.begin()].priority >= wl.priority;
     default: return q.workloads.empty();
   }
 }

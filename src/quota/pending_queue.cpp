@@ -11,6 +11,7 @@
 //   them is done in one step that walks the arrays (skip_failing_cycles).
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "quota/engine_impl.hpp"
 
@@ -22,8 +23,8 @@ bool Impl::heap_less(int a, int b) const {
   if (a == b) return false;  // lookups compare an element with itself: skip the key compare
   const Wl& x = wls[a];
   const Wl& y = wls[b];
-  if (x.spec.priority != y.spec.priority) return x.spec.priority > y.spec.priority;
-  if (x.spec.creation_seq != y.spec.creation_seq) return x.spec.creation_seq < y.spec.creation_seq;
+  if (x.priority != y.priority) return x.priority > y.priority;
+  if (x.creation_seq != y.creation_seq) return x.creation_seq < y.creation_seq;
   return x.key < y.key;
 }
 
@@ -157,7 +158,8 @@ void Impl::requeue_tree(int node) { ++tree_gen[root_of(node)]; }
 // the cursor); otherwise, or when the next cycle has a head that is not a known failure, this
 // returns 0 and run_cycle() does the next cycle. No queue is scanned past the cycle at which
 // another one already stops the run, and a shape is nominated only in the cycle that reaches it.
-std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
+std::int64_t Impl::skip_failing_cycles(CycleReport& report, WalkEnd& walk_end) {
+  walk_end = WalkEnd::Other;
   std::vector<SkipRun>& runs = skip_runs_;
   runs.clear();
   bool strict_only = true;
@@ -171,9 +173,16 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
     if (wls[q.order[i]].taken) return 0;  // none outside a cycle; kept for safety
     const bool strict = q.spec.queueing_strategy == QueueingStrategy::StrictFIFO;
     const std::string* failure = failure_at(q.order_shape[i], q.order[i]);
-    if (failure == nullptr) return 0;
+    if (failure == nullptr) {
+      walk_end = WalkEnd::HeadOpen;  // queue_head's too: the plain state's head is the cursor's member
+      return 0;
+    }
     runs.push_back({&q, strict, failure});
     strict_only = strict_only && strict;
+  }
+  if (runs.empty()) {
+    walk_end = WalkEnd::NoHeads;
+    return 0;
   }
   // Only StrictFIFO heads failing forever (their heads are taken and put back every cycle): one
   // ordinary cycle.
@@ -189,26 +198,28 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
     if (!r.strict) walking.push_back(&r);
   std::size_t cycles = 0;
   for (std::size_t row = 1;;) {
-    // Read afresh each round: a nomination below may add a shape.
-    const std::uint64_t* failing = failing_version_.data();
-    const std::size_t shapes_known = failing_version_.size();
+    // By shape (-1 included, never failing); read afresh each round: a nomination below may
+    // have added a shape.
+    const std::uint64_t* failing = failing_version_.data() + 1;
     const std::uint64_t version = state_version;
-    auto fails_known = [&](int shape) {
-      const auto s = static_cast<std::size_t>(shape);
-      return s < shapes_known && failing[s] == version;
-    };
     std::size_t stop = SIZE_MAX, longest = 0;
     for (SkipRun* r : walking) {
       const std::size_t len = r->q->order.size() - r->q->cursor;
       const std::size_t end = std::min(len, stop);
-      const int* shapes = r->q->order_shape.data() + r->q->cursor;
-      std::size_t c = row;
-      while (c < end && fails_known(shapes[c])) ++c;
-      if (c < end) stop = c;
       longest = std::max(longest, len);
+      if (row >= end) continue;
+      // The scan stops at the first member not known to fail, or at `end`: -1 is written there
+      // for the scan (the array's own -1 when end is the last member's successor).
+      int* shapes = r->q->order_shape.data() + r->q->cursor;
+      const int kept = std::exchange(shapes[end], -1);
+      const int* p = shapes + row;
+      while (failing[*p] == version) ++p;
+      shapes[end] = kept;
+      if (const auto c = static_cast<std::size_t>(p - shapes); c < end) stop = c;
     }
     if (stop == SIZE_MAX) {  // every queue ran dry through known failures
       cycles = std::max(row, longest);
+      if (walking.size() == runs.size()) walk_end = WalkEnd::NoHeads;  // no StrictFIFO head stays
       break;
     }
     bool stopped = false;
@@ -222,6 +233,7 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
     }
     if (stopped) {
       cycles = stop;
+      walk_end = WalkEnd::HeadOpen;  // the row the cursors stop at has it
       break;
     }
     row = stop + 1;
@@ -231,7 +243,8 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report) {
   for (SkipRun* r : walking) {
     CqState& q = *r->q;
     const std::size_t end = std::min(q.order.size(), q.cursor + cycles);
-    for (std::size_t i = q.cursor; i < end; ++i) q.order_reason[i] = failure_now_[static_cast<std::size_t>(q.order_shape[i])].second;
+    const std::string* const* text = failing_text_.data();
+    for (std::size_t i = q.cursor; i < end; ++i) q.order_reason[i] = text[q.order_shape[i]];
   }
   if (cycles == 0) return 0;
   for (auto& r : runs) {

@@ -69,6 +69,7 @@ class Simulation {
     for (int t : trees_) {
       auto e = quota::AdmissionEngine::create(m_.trees[t].config, m_.options);
       if (!e) return std::move(e).error().at("config");
+      e->reserve(m_.trees[t].jobs.size());
       engines_.emplace(t, std::move(*e));
     }
     horizon_end_ = m_.now + m_.horizon;

@@ -3,6 +3,7 @@
 // the cohort tree, classical preemption, partial admission). Quota amounts are milli-units.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -81,6 +82,9 @@ class BUDCORE_API AdmissionEngine {
   // unknown local queue or cluster queue in `admitted`, unknown flavor, duplicate key,
   // count < 1, min_count > count, negative requests.
   core::Status add_workload(const Workload& workload);
+  // Room for this many workloads in all, so that adding them moves none already added (a hint:
+  // more may still be added).
+  void reserve(std::size_t workloads);
   // The workload finished or was deleted: releases its quota and requeues what waits in its
   // cohort tree. NotFound for an unknown key.
   core::Status finish(std::string_view key);
