@@ -234,15 +234,6 @@ CycleReport Impl::run_cycle(bool head_open) {
   return report;
 }
 
-bool Impl::entry_before(int borrowing_x, int x, int borrowing_y, int y) const {
-  if (borrowing_x != borrowing_y) return borrowing_x < borrowing_y;
-  const Wl& a = wls[x];
-  const Wl& b = wls[y];
-  if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.creation_seq != b.creation_seq) return a.creation_seq < b.creation_seq;
-  return a.key < b.key;
-}
-
 void Impl::requeue(int w, Entry::Outcome outcome, CycleReport& report) {
   auto& q = cqs[wls[w].cq];
   bool strict = q.spec.queueing_strategy == QueueingStrategy::StrictFIFO;

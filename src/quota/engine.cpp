@@ -176,7 +176,27 @@ void AdmissionEngine::reserve(std::size_t workloads) {
 
 core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
   Impl& m = *this;
-  Wl wl;
+  // Built in its slot, not moved there (a workload record is large); an error leaves the slot
+  // as it was.
+  const bool fresh_slot = m.free_slots.empty();
+  const int id = fresh_slot ? static_cast<int>(m.wls.size()) : m.free_slots.back();
+  if (fresh_slot) m.wls.emplace_back();
+  else m.wls[id] = Wl{};
+  struct SlotGuard {
+    Impl& m;
+    int id;
+    bool fresh, keep = false;
+    ~SlotGuard() {
+      if (keep) return;
+      if (fresh) {
+        m.wls.pop_back();
+      } else {
+        m.wls[id] = Wl{};
+        m.wls[id].removed = true;
+      }
+    }
+  } guard{m, id, fresh_slot};
+  Wl& wl = m.wls[id];
   wl.spec = w;
   wl.priority = w.priority;
   wl.creation_seq = w.creation_seq;
@@ -215,7 +235,6 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
   } else if (!w.admitted) {
     wl.queue_error = "LocalQueue " + w.namespace_ + "/" + w.queue + " doesn't exist";
   }
-  int id = m.free_slots.empty() ? static_cast<int>(m.wls.size()) : m.free_slots.back();
   if (w.admitted) {
     auto cq = m.cq_id.find(w.admitted->cluster_queue);
     if (cq == m.cq_id.end()) return Error::invalid("admitted.cluster_queue", w.admitted->cluster_queue, "unknown cluster queue");
@@ -253,13 +272,9 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
     if (wl.cq < 0) wl.cq = wl.adm_cq;
   }
   if (wl.queue_error.empty() && wl.cq >= 0) wl.shape = m.shape_of(wl);
-  if (id == static_cast<int>(m.wls.size())) {
-    m.wls.push_back(std::move(wl));
-  } else {
-    m.free_slots.pop_back();
-    m.wls[id] = std::move(wl);
-  }
-  m.wl_id[m.wls[id].key] = id;
+  guard.keep = true;
+  if (!fresh_slot) m.free_slots.pop_back();
+  m.wl_id[wl.key] = id;
   if (index != nullptr) *index = id;
   Wl& stored = m.wls[id];
   if (stored.state == WorkloadState::Admitted) {

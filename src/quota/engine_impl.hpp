@@ -338,6 +338,8 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   std::int64_t skip_failing_cycles(CycleReport& report, WalkEnd& end);
   int shape_of(const Wl& wl);
   std::pair<std::shared_ptr<const Assignment>, std::vector<int>> nominate(int w);
+  // nominate() after its shape memo missed (shape: -1 without the memo).
+  std::pair<std::shared_ptr<const Assignment>, std::vector<int>> nominate_unmemoized(int w, int shape);
   bool trivial_cycle(CycleReport& report);
   std::vector<std::pair<int, const std::string*>> trivial_heads_;  // trivial_cycle's scratch
   struct SkipRun {
@@ -464,7 +466,14 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   void requeue(int w, Entry::Outcome outcome, CycleReport& report);  // step 5, a head not admitted
   // Step 4's order of a cycle's entries (lower borrowing level, higher priority, earlier
   // creation, then key: a total order); repeat_cycle checks a repeat against the same order.
-  bool entry_before(int borrowing_x, int x, int borrowing_y, int y) const;
+  bool entry_before(int borrowing_x, int x, int borrowing_y, int y) const {  // inline: every cycle sorts
+    if (borrowing_x != borrowing_y) return borrowing_x < borrowing_y;
+    const Wl& a = wls[x];
+    const Wl& b = wls[y];
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.creation_seq != b.creation_seq) return a.creation_seq < b.creation_seq;
+    return a.key < b.key;
+  }
   void admit(int w, const Assignment& a);
   core::Status add_workload(const Workload& w, bool enqueue, int* index = nullptr);
   void remove_slot(int w);  // forgets workload w (its quota already released) and frees its slot

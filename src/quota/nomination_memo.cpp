@@ -50,7 +50,9 @@ const std::string* Impl::failure_now(int shape, int w) {
   // Set only on a failed nomination (no fit, or no victims); a memo hit or a nomination with
   // victims made at this state answers as a fresh one would.
   if (known.first != state_version) {
-    known = {state_version, nominate(w).first->failure};
+    // A memo hit answers without nominate()'s copy of the shared assignment.
+    const Nomination* n = memoized_nomination(shape);
+    known = {state_version, n != nullptr ? n->assignment->failure : nominate_unmemoized(w, shape).first->failure};
     if (known.second != nullptr) {
       failing_version_[static_cast<std::size_t>(shape) + 1] = state_version;
       failing_text_[static_cast<std::size_t>(shape)] = known.second;
@@ -62,6 +64,10 @@ const std::string* Impl::failure_now(int shape, int w) {
 std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate(int w) {
   const int shape = options.memoize_nominations ? wls[w].shape : -1;
   if (const Nomination* n = memoized_nomination(shape)) return {n->assignment, std::vector<int>{}};
+  return nominate_unmemoized(w, shape);
+}
+
+std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate_unmemoized(int w, int shape) {
   // A head with victims, nominated ahead by a run of failing heads that then stopped at it, is
   // nominated again by the full cycle that follows at the same state: the same answer.
   if (with_targets_.w == w && with_targets_.version == state_version && options.memoize_nominations)

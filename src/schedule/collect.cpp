@@ -86,6 +86,8 @@ void Timeline::Impl::collect(const std::set<int>& which) {
     Tree& tree = trees[static_cast<std::size_t>(t)];
     tree.last_end.reset();
     deltas.clear();
+    estimates.reserve(estimates.size() + tree.jobs.size());  // moved once, not again as it grows
+    estimate_tree.reserve(estimates.capacity());
     for (int ji : tree.jobs) {
       // The simulation's outputs move into the estimate: nothing else reads them, and the next
       // simulation of this tree sets them again.

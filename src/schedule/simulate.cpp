@@ -41,8 +41,10 @@ std::string seconds_text(Timestamp t) {
 }
 
 // The admitted usage of a workload: (cluster queue, flavor, resource) -> milli-units.
+// Sorted by key. A flat list: a workload has a few (pod set, resource) pairs, and one is built
+// for every admission.
 std::vector<std::pair<UsageKey, std::int64_t>> usage_of(const quota::Workload& w, const quota::Admission& a) {
-  std::map<UsageKey, std::int64_t> sum;
+  std::vector<std::pair<UsageKey, std::int64_t>> sum;
   for (const auto& ps : w.pod_sets) {
     std::int32_t count = ps.count;
     if (auto c = a.count.find(ps.name); c != a.count.end()) count = c->second;
@@ -54,11 +56,14 @@ std::vector<std::pair<UsageKey, std::int64_t>> usage_of(const quota::Workload& w
       if (f == fl->second.end() || !milli || *milli == 0) continue;
       std::int64_t total;
       if (__builtin_mul_overflow(*milli, static_cast<std::int64_t>(count), &total)) total = INT64_MAX;
-      auto& cell = sum[{a.cluster_queue, f->second, res}];
-      if (__builtin_add_overflow(cell, total, &cell)) cell = INT64_MAX;
+      auto same = [&](const auto& e) { return std::get<1>(e.first) == f->second && std::get<2>(e.first) == res; };
+      auto it = std::find_if(sum.begin(), sum.end(), same);  // the queue is the same in all
+      if (it == sum.end()) it = sum.insert(sum.end(), {UsageKey{a.cluster_queue, f->second, res}, 0});
+      if (__builtin_add_overflow(it->second, total, &it->second)) it->second = INT64_MAX;
     }
   }
-  return {sum.begin(), sum.end()};
+  std::sort(sum.begin(), sum.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  return sum;
 }
 
 class Simulation {
@@ -331,7 +336,7 @@ class Simulation {
       j.needs_reason = false;
       if (auto s = engine(ji).status(j.key)) {
         j.wait = WaitReason::Quota;
-        j.wait_detail = s->pending_reason;
+        j.wait_detail = std::move(s->pending_reason);
       }
     }
     return {};
