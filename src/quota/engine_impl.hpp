@@ -258,7 +258,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   // per workload shape and reused while the quota state has not changed. `state_version` moves
   // on every lasting change: admission, eviction, release, finish, an admitted workload added.
   // In a queue with value_memo, a nomination made at another state version is still valid when
-  // the state it read is unchanged (same_state), so a failure outlives changes elsewhere.
+  // the state it read is unchanged (memoized_nomination), so a failure outlives changes elsewhere.
   struct Nomination {
     std::shared_ptr<const Assignment> assignment;
     int cq = -1;
@@ -266,7 +266,6 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
     // memo_path x memo_frs of its queue, when it has value_memo: in place (read on every lookup)
     boost::container::small_vector<Amount, 4> usage;
   };
-  bool same_state(const CqState& q, const Nomination& n) const;
   void quota_changed(int cq);  // a lasting change of cq's usage or admitted workloads
   std::uint64_t state_version = 1;
   std::unordered_map<std::string, int> shape_ids;

@@ -20,22 +20,26 @@ void Impl::quota_changed(int cq) {
   ++cqs[cq].admitted_version;
 }
 
-bool Impl::same_state(const CqState& q, const Nomination& n) const {
-  if (!q.value_memo || n.admitted_version != q.admitted_version) return false;
-  std::size_t k = 0;
-  for (int node : q.memo_path)
-    for (int fr : q.memo_frs)
-      if (nodes[node].usage[fr] != n.usage[k++]) return false;
-  return true;
-}
-
 const Impl::Nomination* Impl::memoized_nomination(int shape) {
   if (shape < 0 || static_cast<std::size_t>(shape) >= nominations.size()) return nullptr;
   ShapeMemo& memo = nominations[static_cast<std::size_t>(shape)];
   if (memo.valid_version == state_version) return &memo.ways[memo.valid_way];
+  if (memo.ways.empty()) return nullptr;
+  // Another state version: a way is valid when the state its nomination read is the same now
+  // (value_memo): the queue's admitted workloads and the usage on its memo path. A shape is of
+  // one queue (ways[0] is stored first).
+  const CqState& q = cqs[static_cast<std::size_t>(memo.ways[0].cq)];
+  if (!q.value_memo) return nullptr;
   for (std::size_t i = 0; i < memo.ways.size(); ++i) {
     Nomination& n = memo.ways[i];
-    if (n.assignment != nullptr && same_state(cqs[n.cq], n)) {
+    if (n.assignment == nullptr || n.admitted_version != q.admitted_version) continue;
+    const Amount* seen = n.usage.data();
+    bool same = true;
+    for (int node : q.memo_path) {
+      const Amount* usage = nodes[static_cast<std::size_t>(node)].usage.data();
+      for (int fr : q.memo_frs) same = same && usage[fr] == *seen++;
+    }
+    if (same) {
       memo.valid_version = state_version;
       memo.valid_way = i;
       return &n;

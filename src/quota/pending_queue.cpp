@@ -196,15 +196,39 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report, WalkEnd& walk_end) {
   walking.clear();
   for (auto& r : runs)
     if (!r.strict) walking.push_back(&r);
-  std::size_t cycles = 0;
+  const bool none_strict = walking.size() == runs.size();
+  // Passed members are parked by the cursor alone (nothing reads parked_gen behind it); their
+  // reasons go to the queue's array: each is its shape's failure at this state.
+  const std::string* const* text = failing_text_.data();
+  auto give_reasons = [&](CqState& q, std::size_t from, std::size_t to) {
+    const int* shape = q.order_shape.data();
+    const std::string** reason = q.order_reason.data();
+    std::size_t i = from;
+    for (; i + 4 <= to; i += 4) {  // by four: a walk passes every parked member of its tree
+      reason[i] = text[shape[i]];
+      reason[i + 1] = text[shape[i + 1]];
+      reason[i + 2] = text[shape[i + 2]];
+      reason[i + 3] = text[shape[i + 3]];
+    }
+    for (; i < to; ++i) reason[i] = text[shape[i]];
+  };
+  std::size_t cycles = 0, longest = 0;
   for (std::size_t row = 1;;) {
     // By shape (-1 included, never failing); read afresh each round: a nomination below may
     // have added a shape.
     const std::uint64_t* failing = failing_version_.data() + 1;
     const std::uint64_t version = state_version;
-    std::size_t stop = SIZE_MAX, longest = 0;
+    std::size_t stop = SIZE_MAX, kept_walking = 0;
     for (SkipRun* r : walking) {
       const std::size_t len = r->q->order.size() - r->q->cursor;
+      if (len <= row) {
+        // Ran dry before this row: passed to its end however the run ends (it ends at this row
+        // or later), so its reasons are given now and later rounds skip it.
+        longest = std::max(longest, len);
+        give_reasons(*r->q, r->q->cursor, r->q->order.size());
+        continue;
+      }
+      walking[kept_walking++] = r;
       const std::size_t end = std::min(len, stop);
       longest = std::max(longest, len);
       if (row >= end) continue;
@@ -217,9 +241,10 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report, WalkEnd& walk_end) {
       shapes[end] = kept;
       if (const auto c = static_cast<std::size_t>(p - shapes); c < end) stop = c;
     }
+    walking.resize(kept_walking);
     if (stop == SIZE_MAX) {  // every queue ran dry through known failures
       cycles = std::max(row, longest);
-      if (walking.size() == runs.size()) walk_end = WalkEnd::NoHeads;  // no StrictFIFO head stays
+      if (none_strict) walk_end = WalkEnd::NoHeads;  // no StrictFIFO head stays
       break;
     }
     bool stopped = false;
@@ -238,14 +263,7 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report, WalkEnd& walk_end) {
     }
     row = stop + 1;
   }
-  // Passed members are parked by the cursor alone (nothing reads parked_gen behind it); their
-  // reasons go to the queue's array: each is its shape's failure at this state.
-  for (SkipRun* r : walking) {
-    CqState& q = *r->q;
-    const std::size_t end = std::min(q.order.size(), q.cursor + cycles);
-    const std::string* const* text = failing_text_.data();
-    for (std::size_t i = q.cursor; i < end; ++i) q.order_reason[i] = text[q.order_shape[i]];
-  }
+  for (SkipRun* r : walking) give_reasons(*r->q, r->q->cursor, std::min(r->q->order.size(), r->q->cursor + cycles));
   if (cycles == 0) return 0;
   for (auto& r : runs) {
     CqState& q = *r.q;
