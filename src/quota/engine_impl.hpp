@@ -289,8 +289,11 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   struct DerivedMemo {
     bool ready = false, usable = false;
     std::vector<std::pair<int, Amount>> inputs;  // (fr, request) pairs assign reads
+    // Keys in place (two values per input; one or two inputs are common) and compared inline:
+    // a lookup compares against up to kDerivedWays keys.
+    using Key = boost::container::small_vector<Amount, 4>;
     struct Way {
-      std::vector<Amount> key;
+      Key key;
       std::shared_ptr<const Assignment> assignment;
     };
     std::vector<Way> ways;
@@ -298,7 +301,7 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   };
   std::vector<DerivedMemo> derived_;  // by shape
   std::uint64_t fresh_nominations = 0;
-  std::vector<Amount> derived_key_;   // scratch
+  DerivedMemo::Key derived_key_;      // scratch
   bool admitted_set_unread(int w) const;
   DerivedMemo* derived_memo(int w, int shape);  // with derived_key_ filled, else null
   struct WithTargets {

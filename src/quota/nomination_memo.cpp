@@ -79,9 +79,15 @@ std::pair<std::shared_ptr<const Assignment>, std::vector<int>> Impl::nominate_un
   DerivedMemo* derived = shape >= 0 ? derived_memo(w, shape) : nullptr;
   std::shared_ptr<const Assignment> shared;
   std::vector<int> targets;
+  auto same_key = [&](const DerivedMemo::Key& key) {
+    if (key.size() != derived_key_.size()) return false;
+    for (std::size_t i = 0; i < key.size(); ++i)  // a loop, not memcmp: keys are two or four values
+      if (key[i] != derived_key_[i]) return false;
+    return true;
+  };
   if (derived != nullptr)
     for (const auto& way : derived->ways)
-      if (way.key == derived_key_) {
+      if (same_key(way.key)) {
         shared = way.assignment;
         break;
       }
