@@ -89,6 +89,34 @@ TEST(QuotaReservationTest, ErrorsNameTheProblem) {
   EXPECT_EQ(too_big.error().code, core::ErrorCode::QuotaExceeded);
 }
 
+// A workload is built in its slot (a fresh one, or one a removal freed): a rejected one leaves
+// neither its slot nor its key behind. reserve() changes nothing but capacity.
+TEST(QuotaReservationTest, RejectedWorkloadLeavesNoTrace) {
+  auto engine = AdmissionEngine::create(config());
+  ASSERT_TRUE(engine.has_value());
+  engine->reserve(8);
+  ASSERT_TRUE(engine->add_workload(gpu_job("team-a", "j1", 2)).has_value());
+  ASSERT_TRUE(engine->remove("team-a/j1").has_value());  // its slot is free now
+  auto bad = gpu_job("team-a", "bad", 1);
+  bad.pod_sets[0].count = -1;
+  for (int round = 0; round < 2; ++round) {  // into the freed slot, then (j2 took it) a fresh one
+    auto st = engine->add_workload(bad);
+    ASSERT_FALSE(st.has_value());
+    EXPECT_EQ(st.error().field, "pod_sets[0].count");
+    EXPECT_FALSE(engine->status("team-a/bad").has_value());
+    EXPECT_EQ(engine->statuses().size(), static_cast<std::size_t>(round));
+    if (round == 0) ASSERT_TRUE(engine->add_workload(gpu_job("team-a", "j2", 2)).has_value());
+  }
+  bad.pod_sets[0].count = 1;
+  ASSERT_TRUE(engine->add_workload(bad).has_value());  // the key was not kept
+  auto report = engine->run_until_decision();
+  engine->run_until_quiescent(10);
+  EXPECT_EQ(engine->status("team-a/j2")->state, WorkloadState::Admitted);
+  EXPECT_EQ(engine->status("team-a/bad")->state, WorkloadState::Admitted);
+  EXPECT_EQ(used(*engine, "a"), 3000);
+  EXPECT_FALSE(report.admitted.empty());
+}
+
 TEST(QuotaReservationTest, ConcurrentSubmittersNeverOverCommit) {
   auto engine = AdmissionEngine::create(config());
   ASSERT_TRUE(engine.has_value());
