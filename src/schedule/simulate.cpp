@@ -56,8 +56,8 @@ std::vector<std::pair<UsageKey, std::int64_t>> usage_of(const quota::Workload& w
       if (f == fl->second.end() || !milli || *milli == 0) continue;
       std::int64_t total;
       if (__builtin_mul_overflow(*milli, static_cast<std::int64_t>(count), &total)) total = INT64_MAX;
-      auto same = [&](const auto& e) { return std::get<1>(e.first) == f->second && std::get<2>(e.first) == res; };
-      auto it = std::find_if(sum.begin(), sum.end(), same);  // the queue is the same in all
+      auto it = sum.begin();  // the queue is the same in all
+      while (it != sum.end() && !(std::get<1>(it->first) == f->second && std::get<2>(it->first) == res)) ++it;
       if (it == sum.end()) it = sum.insert(sum.end(), {UsageKey{a.cluster_queue, f->second, res}, 0});
       if (__builtin_add_overflow(it->second, total, &it->second)) it->second = INT64_MAX;
     }
