@@ -57,7 +57,7 @@ void Impl::admit(int w, const Assignment& a) {
   leave_queue(w);
 }
 
-CycleReport Impl::run_cycle(bool head_open) {
+CycleReport Impl::run_cycle(WalkEnd walk_end) {
   CycleReport report;
   ++cycle;
   // Victims' evictions complete: release quota, requeue them and their tree's inadmissible set.
@@ -78,7 +78,13 @@ CycleReport Impl::run_cycle(bool head_open) {
     push_heap(v);
     report.changed = true;
   }
-  if (victims.empty() && ((!head_open && trivial_cycle(report)) || repeat_cycle(report))) return report;
+  if (victims.empty()) {
+    if (walk_end == WalkEnd::NoHeads) {  // the steps below would find no entry, and record that
+      last_cycle_.version = 0;
+      return report;
+    }
+    if ((walk_end != WalkEnd::HeadOpen && trivial_cycle(report)) || repeat_cycle(report)) return report;
+  }
   // 1. Heads: one per ClusterQueue (the sticky preemptor first).
   std::vector<Entry>& entries = cycle_entries_;
   entries.clear();

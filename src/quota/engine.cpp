@@ -435,22 +435,16 @@ CycleReport AdmissionEngine::run_until_decision(std::int64_t* cycles) {
     if (m.evicting.empty() && m.options.memoize_nominations) {
       // No second call after a run: it would stop at once, where this one stopped.
       ran += m.skip_failing_cycles(total, walk_end);
-      if (walk_end == Impl::WalkEnd::NoHeads) {  // run_cycle() would find no entry: what it does then
-        ++m.cycle;
-        m.last_cycle_.version = 0;
-        ++ran;
-        break;
-      }
       bool unchanged = false;
-      if (std::int64_t repeated = m.repeat_cycles(total, unchanged); repeated > 0) {
+      // With no head in any queue there is nothing to repeat.
+      if (std::int64_t repeated = walk_end == Impl::WalkEnd::NoHeads ? 0 : m.repeat_cycles(total, unchanged); repeated > 0) {
         ran += repeated;
         if (unchanged) break;  // as a cycle that changed nothing below
         continue;
       }
     }
-    // A walk that stopped at a head that does not fail leaves the heads as they were when
-    // repeat_cycles repeated nothing.
-    CycleReport r = m.run_cycle(walk_end == Impl::WalkEnd::HeadOpen);
+    // What the walk saw still holds when repeat_cycles repeated nothing: the heads are as it left them.
+    CycleReport r = m.run_cycle(walk_end);
     ++ran;
     total.changed = total.changed || r.changed;
     const bool decided = !r.admitted.empty() || !r.preempted.empty() || !r.released.empty();

@@ -453,9 +453,9 @@ struct BUDCORE_HIDDEN AdmissionEngine::Impl {
   // A pending workload leaves its ClusterQueue: members, early list and sticky head.
   void leave_queue(int w);
   void requeue_tree(int node);
-  // head_open: the caller knows a head that does not fail at this state (a walk stopped at it),
-  // so the cycle cannot be trivial_cycle's.
-  CycleReport run_cycle(bool head_open = false);
+  // walk_end: what a walk just saw of the heads (skip_failing_cycles): one that does not fail
+  // (so the cycle cannot be trivial_cycle's), or none at all (an empty cycle).
+  CycleReport run_cycle(WalkEnd walk_end = WalkEnd::Other);
   std::vector<Entry> cycle_entries_;  // run_cycle's, kept for its capacity
   // A cycle's temporary usage (reservations, preemptors' usage), undone at its end: (cq, fr,
   // amount) in order, and where each entry's list starts.

@@ -212,12 +212,12 @@ std::int64_t Impl::skip_failing_cycles(CycleReport& report, WalkEnd& walk_end) {
     }
     for (; i < to; ++i) reason[i] = text[shape[i]];
   };
+  // By shape, -1 included (never failing). Shapes are added only with workloads, never by a
+  // nomination, so the arrays stay where they are during the walk.
+  const std::uint64_t* failing = failing_version_.data() + 1;
+  const std::uint64_t version = state_version;
   std::size_t cycles = 0, longest = 0;
   for (std::size_t row = 1;;) {
-    // By shape (-1 included, never failing); read afresh each round: a nomination below may
-    // have added a shape.
-    const std::uint64_t* failing = failing_version_.data() + 1;
-    const std::uint64_t version = state_version;
     std::size_t stop = SIZE_MAX, kept_walking = 0;
     for (SkipRun* r : walking) {
       const std::size_t len = r->q->order.size() - r->q->cursor;
