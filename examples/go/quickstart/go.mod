@@ -1,0 +1,7 @@
+module github.com/budcore/budcore/examples/go/quickstart
+
+go 1.21
+
+require github.com/budcore/budcore/examples/go/budcore v0.0.0
+
+replace github.com/budcore/budcore/examples/go/budcore => ../budcore
