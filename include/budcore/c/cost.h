@@ -1,4 +1,4 @@
-/* budcore C ABI — cost: price books, estimates (CONTRACTS.md section 5), metering, reports,
+/* budcore C ABI — cost: price books, estimates (docs/cli.md contract 5), metering, reports,
  * forecasts and budgets. JSON (or YAML where noted) in, JSON out; the shapes are those of
  * docs/cost.md and the `budcore cost` commands.
  *

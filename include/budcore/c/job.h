@@ -6,8 +6,8 @@
 
 BUDCORE_BEGIN_DECL
 
-/* Validates a job document (JSON, the source design's snake_case Job schema) and writes its
- * normalized JSON (defaults filled in, canonical quantities and amounts, ids lower-case) to
+/* Validates a job document (JSON, the snake_case Job schema of budcore/job/job.hpp) and writes
+ * its normalized JSON (defaults filled in, canonical quantities and amounts, ids lower-case) to
  * `out`, which the caller releases with budcore_buf_dispose(). On invalid input returns
  * BUDCORE_EINVALID and budcore_error_last()->field names the offending field.
  * Thread-safety: safe from any thread. */

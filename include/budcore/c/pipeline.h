@@ -8,7 +8,7 @@
 BUDCORE_BEGIN_DECL
 
 /* Validates and plans a pipeline document (JSON or YAML text: {"pipeline": {...}, "steps": [...]})
- * and writes the plan of CONTRACTS.md section 3 to `out` as JSON: {"valid": true, "order": [...],
+ * and writes the plan of docs/cli.md contract 3 to `out` as JSON: {"valid": true, "order": [...],
  * "levels": [...], "critical_path": [...], "critical_path_seconds": N, "job_steps": [...]}.
  * An invalid pipeline returns BUDCORE_EINVALID and leaves `out` untouched; `errors_out` (may be
  * NULL) then receives {"valid": false, "errors": [{"code", "message", "path"}, ...]} listing

@@ -8,7 +8,7 @@
 
 BUDCORE_BEGIN_DECL
 
-/* Runs `budcore quota simulate` on a scenario (JSON, CONTRACTS.md section 2: flavors, cohorts,
+/* Runs `budcore quota simulate` on a scenario (JSON, docs/cli.md contract 2: flavors, cohorts,
  * cluster queues, local queues, workloads, cycles) and writes the outcome JSON ({"admitted",
  * "preempted", "pending", "usage", "cycles_run"}) to `out`, which the caller releases with
  * budcore_buf_dispose(). On invalid input returns BUDCORE_EINVALID and
@@ -21,7 +21,7 @@ BUDCORE_API int budcore_quota_simulate(budcore_buf *out, const char *scenario_js
  * budcore_quota_engine_free(). Every call on one engine is serialized inside it. */
 typedef struct budcore_quota_engine budcore_quota_engine;
 
-/* Creates an engine from a scenario document (section 2's JSON): its flavors, cohorts, cluster
+/* Creates an engine from a scenario document (contract 2's JSON): its flavors, cohorts, cluster
  * queues, local queues, priority classes and fair_sharing options; its workloads, if any, are
  * added ("cycles" is ignored). Errors: BUDCORE_EINVALID naming the field; *out stays NULL.
  * Thread-safety: safe from any thread. */
@@ -31,7 +31,7 @@ BUDCORE_API int budcore_quota_engine_new(budcore_quota_engine **out, const char 
  * Thread-safety: not while another thread uses the engine. */
 BUDCORE_API void budcore_quota_engine_free(budcore_quota_engine *engine);
 
-/* Adds a workload (one entry of section 2's "workloads": name, namespace, queue, priority or
+/* Adds a workload (one entry of contract 2's "workloads": name, namespace, queue, priority or
  * priority_class, pod_sets, admitted, ...) to its queue; an "admitted" one holds its quota at
  * once. Errors: BUDCORE_EINVALID with field "workload.pod_sets[0].count" and the like, or
  * field "name" for a key the engine already holds.

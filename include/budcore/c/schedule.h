@@ -1,5 +1,5 @@
 /* budcore C ABI — schedule timelines: estimated start and end of every job under the quota
- * rules (CONTRACTS.md section 6), live updates, Kueue's scheduler-performance replay and the
+ * rules (docs/cli.md contract 6), live updates, Kueue's scheduler-performance replay and the
  * HTML schedule view. JSON in, JSON out. */
 #ifndef BUDCORE_C_SCHEDULE_H
 #define BUDCORE_C_SCHEDULE_H
@@ -11,7 +11,7 @@ BUDCORE_BEGIN_DECL
 /* Flags for the calls that write a timeline. */
 #define BUDCORE_SCHEDULE_DETAILS 1u /* add wait reasons, warnings and per-queue utilization */
 
-/* Runs `budcore schedule estimate` on a scenario (JSON, CONTRACTS.md section 6: a contract-2
+/* Runs `budcore schedule estimate` on a scenario (JSON, docs/cli.md contract 6: a contract-2
  * scenario plus duration_seconds, submit_at, depends_on, started_at, window, deadline per
  * workload and now, horizon_seconds) and writes {"jobs", "never", "makespan"} to `out` (which
  * must be empty: BUDCORE_BUF_INIT). Invalid input (a dependency cycle, a negative duration,

@@ -1,6 +1,6 @@
 /* budcore C ABI — use-case templates: a registry of components and templates, and the
  * resolution of a template with parameters into its components and the pipeline that deploys
- * them (CONTRACTS.md section 4, docs/usecases.md). JSON in, JSON out. */
+ * them (docs/cli.md contract 4, docs/usecases.md). JSON in, JSON out. */
 #ifndef BUDCORE_C_USECASE_H
 #define BUDCORE_C_USECASE_H
 
@@ -21,14 +21,15 @@ BUDCORE_API int budcore_usecase_registry_new(budcore_usecase_registry **out, int
  * Thread-safety: not while another call uses the registry. */
 BUDCORE_API void budcore_usecase_registry_free(budcore_usecase_registry *registry);
 
-/* Adds the components of `document` (YAML or JSON: one component or a list, source design
- * 8.2's schema). All or nothing: BUDCORE_EINVALID naming the field ("[1].outputs[0]"),
- * BUDCORE_EEXISTS when an id is already in the registry (field "id").
+/* Adds the components of `document` (YAML or JSON: one component or a list, the schema of
+ * docs/usecases.md "Writing a component"). All or nothing: BUDCORE_EINVALID naming the field
+ * ("[1].outputs[0]"), BUDCORE_EEXISTS when an id is already in the registry (field "id").
  * Thread-safety: not concurrently with any other call on the registry. */
 BUDCORE_API int budcore_usecase_registry_add_components(budcore_usecase_registry *registry, const char *document,
                                                         size_t document_len);
 
-/* Adds a template (YAML or JSON, source design 8.3's schema), replacing one of the same id.
+/* Adds a template (YAML or JSON, the schema of docs/usecases.md "Writing a template"),
+ * replacing one of the same id.
  * BUDCORE_EINVALID naming the field when it does not follow the schema.
  * Thread-safety: not concurrently with any other call on the registry. */
 BUDCORE_API int budcore_usecase_registry_add_template(budcore_usecase_registry *registry, const char *document,

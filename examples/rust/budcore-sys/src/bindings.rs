@@ -93,7 +93,7 @@ extern "C" {
     pub fn budcore_version_string() -> *const ::std::os::raw::c_char;
 }
 extern "C" {
-    #[doc = " Validates a job document (JSON, the source design's snake_case Job schema) and writes its\n normalized JSON (defaults filled in, canonical quantities and amounts, ids lower-case) to\n `out`, which the caller releases with budcore_buf_dispose(). On invalid input returns\n BUDCORE_EINVALID and budcore_error_last()->field names the offending field.\n Thread-safety: safe from any thread."]
+    #[doc = " Validates a job document (JSON, the snake_case Job schema of budcore/job/job.hpp) and writes\n its normalized JSON (defaults filled in, canonical quantities and amounts, ids lower-case) to\n `out`, which the caller releases with budcore_buf_dispose(). On invalid input returns\n BUDCORE_EINVALID and budcore_error_last()->field names the offending field.\n Thread-safety: safe from any thread."]
     pub fn budcore_job_validate(
         out: *mut budcore_buf,
         json: *const ::std::os::raw::c_char,
@@ -110,7 +110,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Validates and plans a pipeline document (JSON or YAML text: {\"pipeline\": {...}, \"steps\": [...]})\n and writes the plan of CONTRACTS.md section 3 to `out` as JSON: {\"valid\": true, \"order\": [...],\n \"levels\": [...], \"critical_path\": [...], \"critical_path_seconds\": N, \"job_steps\": [...]}.\n An invalid pipeline returns BUDCORE_EINVALID and leaves `out` untouched; `errors_out` (may be\n NULL) then receives {\"valid\": false, \"errors\": [{\"code\", \"message\", \"path\"}, ...]} listing\n every problem, and budcore_error_last() describes the first one (field = its path). Both bufs\n must be empty (BUDCORE_BUF_INIT); release what was filled with budcore_buf_dispose().\n Thread-safety: safe from any thread."]
+    #[doc = " Validates and plans a pipeline document (JSON or YAML text: {\"pipeline\": {...}, \"steps\": [...]})\n and writes the plan of docs/cli.md contract 3 to `out` as JSON: {\"valid\": true, \"order\": [...],\n \"levels\": [...], \"critical_path\": [...], \"critical_path_seconds\": N, \"job_steps\": [...]}.\n An invalid pipeline returns BUDCORE_EINVALID and leaves `out` untouched; `errors_out` (may be\n NULL) then receives {\"valid\": false, \"errors\": [{\"code\", \"message\", \"path\"}, ...]} listing\n every problem, and budcore_error_last() describes the first one (field = its path). Both bufs\n must be empty (BUDCORE_BUF_INIT); release what was filled with budcore_buf_dispose().\n Thread-safety: safe from any thread."]
     pub fn budcore_pipeline_plan(
         out: *mut budcore_buf,
         errors_out: *mut budcore_buf,
@@ -172,7 +172,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Runs `budcore quota simulate` on a scenario (JSON, CONTRACTS.md section 2: flavors, cohorts,\n cluster queues, local queues, workloads, cycles) and writes the outcome JSON ({\"admitted\",\n \"preempted\", \"pending\", \"usage\", \"cycles_run\"}) to `out`, which the caller releases with\n budcore_buf_dispose(). On invalid input returns BUDCORE_EINVALID and\n budcore_error_last()->field names the offending field (\"workloads[2].pod_sets[0].count\").\n Thread-safety: safe from any thread."]
+    #[doc = " Runs `budcore quota simulate` on a scenario (JSON, docs/cli.md contract 2: flavors, cohorts,\n cluster queues, local queues, workloads, cycles) and writes the outcome JSON ({\"admitted\",\n \"preempted\", \"pending\", \"usage\", \"cycles_run\"}) to `out`, which the caller releases with\n budcore_buf_dispose(). On invalid input returns BUDCORE_EINVALID and\n budcore_error_last()->field names the offending field (\"workloads[2].pod_sets[0].count\").\n Thread-safety: safe from any thread."]
     pub fn budcore_quota_simulate(
         out: *mut budcore_buf,
         scenario_json: *const ::std::os::raw::c_char,
@@ -186,7 +186,7 @@ pub struct budcore_quota_engine {
     _unused: [u8; 0],
 }
 extern "C" {
-    #[doc = " Creates an engine from a scenario document (section 2's JSON): its flavors, cohorts, cluster\n queues, local queues, priority classes and fair_sharing options; its workloads, if any, are\n added (\"cycles\" is ignored). Errors: BUDCORE_EINVALID naming the field; *out stays NULL.\n Thread-safety: safe from any thread."]
+    #[doc = " Creates an engine from a scenario document (contract 2's JSON): its flavors, cohorts, cluster\n queues, local queues, priority classes and fair_sharing options; its workloads, if any, are\n added (\"cycles\" is ignored). Errors: BUDCORE_EINVALID naming the field; *out stays NULL.\n Thread-safety: safe from any thread."]
     pub fn budcore_quota_engine_new(
         out: *mut *mut budcore_quota_engine,
         scenario_json: *const ::std::os::raw::c_char,
@@ -198,7 +198,7 @@ extern "C" {
     pub fn budcore_quota_engine_free(engine: *mut budcore_quota_engine);
 }
 extern "C" {
-    #[doc = " Adds a workload (one entry of section 2's \"workloads\": name, namespace, queue, priority or\n priority_class, pod_sets, admitted, ...) to its queue; an \"admitted\" one holds its quota at\n once. Errors: BUDCORE_EINVALID with field \"workload.pod_sets[0].count\" and the like, or\n field \"name\" for a key the engine already holds.\n Thread-safety: safe from any thread."]
+    #[doc = " Adds a workload (one entry of contract 2's \"workloads\": name, namespace, queue, priority or\n priority_class, pod_sets, admitted, ...) to its queue; an \"admitted\" one holds its quota at\n once. Errors: BUDCORE_EINVALID with field \"workload.pod_sets[0].count\" and the like, or\n field \"name\" for a key the engine already holds.\n Thread-safety: safe from any thread."]
     pub fn budcore_quota_engine_add(
         engine: *mut budcore_quota_engine,
         workload_json: *const ::std::os::raw::c_char,
@@ -367,7 +367,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Runs `budcore schedule estimate` on a scenario (JSON, CONTRACTS.md section 6: a contract-2\n scenario plus duration_seconds, submit_at, depends_on, started_at, window, deadline per\n workload and now, horizon_seconds) and writes {\"jobs\", \"never\", \"makespan\"} to `out` (which\n must be empty: BUDCORE_BUF_INIT). Invalid input (a dependency cycle, a negative duration,\n an unknown key) is BUDCORE_EINVALID and budcore_error_last()->field names it\n (\"workloads[1].duration_seconds\"); `out` is left untouched on failure.\n Thread-safety: safe from any thread."]
+    #[doc = " Runs `budcore schedule estimate` on a scenario (JSON, docs/cli.md contract 6: a contract-2\n scenario plus duration_seconds, submit_at, depends_on, started_at, window, deadline per\n workload and now, horizon_seconds) and writes {\"jobs\", \"never\", \"makespan\"} to `out` (which\n must be empty: BUDCORE_BUF_INIT). Invalid input (a dependency cycle, a negative duration,\n an unknown key) is BUDCORE_EINVALID and budcore_error_last()->field names it\n (\"workloads[1].duration_seconds\"); `out` is left untouched on failure.\n Thread-safety: safe from any thread."]
     pub fn budcore_schedule_estimate(
         out: *mut budcore_buf,
         scenario_json: *const ::std::os::raw::c_char,
@@ -854,7 +854,7 @@ extern "C" {
     pub fn budcore_usecase_registry_free(registry: *mut budcore_usecase_registry);
 }
 extern "C" {
-    #[doc = " Adds the components of `document` (YAML or JSON: one component or a list, source design\n 8.2's schema). All or nothing: BUDCORE_EINVALID naming the field (\"[1].outputs[0]\"),\n BUDCORE_EEXISTS when an id is already in the registry (field \"id\").\n Thread-safety: not concurrently with any other call on the registry."]
+    #[doc = " Adds the components of `document` (YAML or JSON: one component or a list, the schema of\n docs/usecases.md \"Writing a component\"). All or nothing: BUDCORE_EINVALID naming the field\n (\"[1].outputs[0]\"), BUDCORE_EEXISTS when an id is already in the registry (field \"id\").\n Thread-safety: not concurrently with any other call on the registry."]
     pub fn budcore_usecase_registry_add_components(
         registry: *mut budcore_usecase_registry,
         document: *const ::std::os::raw::c_char,
@@ -862,7 +862,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Adds a template (YAML or JSON, source design 8.3's schema), replacing one of the same id.\n BUDCORE_EINVALID naming the field when it does not follow the schema.\n Thread-safety: not concurrently with any other call on the registry."]
+    #[doc = " Adds a template (YAML or JSON, the schema of docs/usecases.md \"Writing a template\"),\n replacing one of the same id.\n BUDCORE_EINVALID naming the field when it does not follow the schema.\n Thread-safety: not concurrently with any other call on the registry."]
     pub fn budcore_usecase_registry_add_template(
         registry: *mut budcore_usecase_registry,
         document: *const ::std::os::raw::c_char,
