@@ -68,7 +68,7 @@ struct Placement {
   std::vector<std::string> devices;  // device lanes ("a100-pool-0/gpu3"), when the backend knows them
 };
 
-// One metered interval of a run (source design Part 7): the backend reports what the run held.
+// One metered interval of a run (docs/cost.md "Metering"): the backend reports what the run held.
 struct UsageInterval {
   core::Timestamp start;
   core::Timestamp end;

@@ -1,4 +1,4 @@
-// budcore::cost estimator — "what will this cost?" before submission (CONTRACTS.md section 5).
+// budcore::cost estimator — "what will this cost?" before submission (docs/cli.md contract 5).
 //
 // A job is priced line by line: gpu (gpu_count x seconds at gpu_hour[gpu_type][tier]), cpu
 // (cpu_cores x seconds at cpu_core_hour[tier]), memory (memory_gb x seconds at
@@ -60,7 +60,7 @@ struct ResourceRequest {
   std::string path;
 };
 
-// The cost fields of a job document (source design 5.1.1). Every key of the job schema is
+// The cost fields of a job document (job/job.hpp). Every key of the job schema is
 // accepted (unknown keys are rejected with a hint) but only the priced ones are read, so a
 // sketch without name or deployment_type can be priced.
 BUDCORE_API core::Result<ResourceRequest> read_job_request(const core::Value& document);

@@ -2,7 +2,7 @@
 //
 // The platform reports a running interval of a job on its allocation (UsageInterval: job,
 // start, end, GPU type and count, sharing mode, MIG profile, tier, ...). meter() prices it
-// against a PriceBook into a Usage record (the source design's UsageRecord: gpu-seconds, GPU
+// against a PriceBook into a Usage record (a UsageRecord: gpu-seconds, GPU
 // memory GB-seconds, tokens, computed cost) and record_usage() appends it to the Store
 // (Store::append_usage; the record's `data` is Usage::to_value()). job_actual_cost() and
 // pipeline_actual_cost() add a job's or a pipeline run's records back up.
@@ -167,7 +167,7 @@ BUDCORE_API core::Result<CostSummary> pipeline_actual_cost(backend::Store& store
                                                            const core::Id& pipeline_id,
                                                            const backend::UsageQuery& range = {});
 
-// The job-level budget_limit (source design 5.1.1: "fail if cost exceeds"): BudgetExceeded
+// The job-level budget_limit (the job fails when its cost exceeds it): BudgetExceeded
 // naming "budget_limit" when `actual` (converted to the job's currency through `book`) is above
 // it; OK when the job has no limit.
 BUDCORE_API core::Status check_job_budget_limit(const job::Job& job, const core::Money& actual, const PriceBook& book);

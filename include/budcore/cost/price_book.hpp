@@ -1,5 +1,5 @@
 // budcore::cost::PriceBook — what a GPU-hour, a core-hour, a GiB-hour of memory and a GiB-month
-// of storage cost, per pricing tier, in one currency (CONTRACTS.md section 5).
+// of storage cost, per pricing tier, in one currency (docs/cli.md contract 5).
 //
 // Document (YAML or JSON):
 //   schema_version: 1                 # optional
@@ -41,7 +41,7 @@ namespace budcore::cost {
 enum class Tier : std::uint8_t { OnDemand, Spot, Reserved };
 inline constexpr Tier kAllTiers[] = {Tier::OnDemand, Tier::Spot, Tier::Reserved};
 
-// How a GPU is shared (source design GPUSharingMode). A MIG slice is priced as a GPU type of
+// How a GPU is shared (GPUSharingMode). A MIG slice is priced as a GPU type of
 // its own (its profile names it in gpu_hour); TIME_SLICE applies the book's multiplier.
 enum class SharingMode : std::uint8_t { Full, Mig, TimeSlice };
 

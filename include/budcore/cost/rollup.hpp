@@ -94,7 +94,7 @@ BUDCORE_API core::Value to_value(const Rollup& r);
 // CSV with a header: bucket,<by...>,records,seconds,gpu_seconds,...,cost,idle_cost,...
 BUDCORE_API std::string to_csv(const Rollup& r);
 
-// ---- billing period (source design BillingPeriod) -----------------------------------------
+// ---- billing period (a tenant's calendar month) ---------------------------------------------
 
 enum class BillingStatus : std::uint8_t { Open, Closed, Invoiced, Paid };
 BUDCORE_API std::string_view to_string(BillingStatus s) noexcept;

@@ -1,13 +1,13 @@
-// budcore::job::Job — the atomic scheduling unit (source design 5.1.1): what the queue admits,
+// budcore::job::Job — the atomic scheduling unit: what the queue admits,
 // what the timeline shows and what metering charges for.
 //
 // Wire format (Job::to_value / Job::from_value, JSON through to_json / from_json):
-// - snake_case keys exactly as the source schema, plus "schema_version" (1), "currency",
+// - the snake_case keys of the Job schema below, plus "schema_version" (1), "currency",
 //   "time_window_start"/"time_window_end", "source"/"source_id" and "status_history".
 //   to_value writes every key; an absent optional is written as null. Unknown keys are
 //   rejected (a typo such as "gpu_cont" is an error naming the key, with a suggestion).
-// - Enums: the source's lower-case values are written ("service", "helm", "high"); input may
-//   use any letter case ("SERVICE", "HIGH" as the source's pipeline example writes).
+// - Enums: lower-case values are written ("service", "helm", "high"); input may use any
+//   letter case ("SERVICE", "HIGH", as pipeline documents often write them).
 // - Ids are UUIDs (core::Id, written lower-case 8-4-4-4-12); a non-UUID string ("step-1") is
 //   rejected. id, tenant_id, project_id and cluster_id may be absent or null = not assigned
 //   yet (nil Id): the platform assigns id on submit and fills tenant/project from the caller,

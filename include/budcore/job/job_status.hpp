@@ -1,7 +1,7 @@
 // budcore::job::JobStatus — where a job is in its life. The legal moves between statuses are
 // in state_machine.hpp.
 //
-// JSON: the source design's lower-case values ("pending", "queued", ...) are written; on input
+// JSON: lower-case values ("pending", "queued", ...) are written; on input
 // any letter case is accepted ("RUNNING", "Running").
 #pragma once
 

@@ -1,7 +1,7 @@
-// budcore::job::JobPriority — CRITICAL > HIGH > NORMAL > LOW > SPOT (source design 5.3).
+// budcore::job::JobPriority — CRITICAL > HIGH > NORMAL > LOW > SPOT.
 //
-// JSON: lower-case values ("high") are written; any letter case is accepted ("HIGH", as the
-// source's pipeline example writes it).
+// JSON: lower-case values ("high") are written; any letter case is accepted ("HIGH", as
+// pipeline documents often write it).
 #pragma once
 
 #include <cstdint>

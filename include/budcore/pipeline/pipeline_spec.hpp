@@ -1,5 +1,5 @@
 // budcore::pipeline::PipelineSpec — a pipeline document {"pipeline": {...}, "steps": [...]}
-// (source design 5.2.1, CONTRACTS.md section 3), JSON or YAML in, JSON out.
+// (docs/pipelines.md, docs/cli.md contract 3), JSON or YAML in, JSON out.
 #pragma once
 
 #include <optional>

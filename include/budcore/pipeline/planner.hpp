@@ -1,4 +1,4 @@
-// Planning a pipeline (CONTRACTS.md section 3): topological order, levels, critical path and
+// Planning a pipeline (docs/cli.md contract 3): topological order, levels, critical path and
 // JOB steps, after validation.
 //
 // - levels[i]: the steps whose longest dependency chain has i edges, in input order.

@@ -1,8 +1,8 @@
-// budcore::pipeline step model (source design 5.2.1): step types, statuses and the typed
+// budcore::pipeline step model (docs/pipelines.md): step types, statuses and the typed
 // configuration of every step type.
 //
 // Wire format: enums are written lower-case ("api_call"); input may use any letter case
-// ("API_CALL", as the source's RAG example writes). A Step keeps its config as the raw
+// ("API_CALL", as examples/specs/rag-pipeline.json writes). A Step keeps its config as the raw
 // core::Value because config values may be templates ("{{ params.n }}") that only resolve at
 // run time; parse_step_config() gives the typed view of a (resolved) config.
 // FUNCTION, TRANSFORM, PARALLEL and LOOP configs are budcore's own (docs/pipelines.md).
@@ -49,7 +49,7 @@ enum class StepStatus : std::uint8_t {
   Skipped,    // condition false or branch not taken
 };
 
-// The source design names PipelineStatus without listing it; these are budcore's values.
+// A pipeline run's status (budcore's values).
 enum class PipelineStatus : std::uint8_t { Pending, Running, Paused, Completed, Failed, Cancelled };
 
 BUDCORE_API std::string_view to_string(StepType t) noexcept;

@@ -1,7 +1,7 @@
 // Whole-document validation of a pipeline: every problem at once, each with a contract-3 code
 // and a path ("steps[3].depends_on[0]").
 //
-// Codes (CONTRACTS.md section 3): cycle, unknown_dependency, duplicate_id, unknown_step_type,
+// Codes (docs/cli.md contract 3): cycle, unknown_dependency, duplicate_id, unknown_step_type,
 // template_syntax, reference_not_upstream, missing_field; budcore adds invalid_value (a field of
 // the wrong JSON type or out of range) and invalid_document (not a map / no steps list).
 //

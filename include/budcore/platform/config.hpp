@@ -16,7 +16,7 @@
 //     seed: 1
 //     inventory: [{name, flavor, nodes, gpu_type, gpus_per_node, sharing: full|mig|time_slice,
 //                  mig_profile, mig_instances_per_gpu, time_slice_replicas, cpu_per_node, memory_per_node}]
-//   quota: {resource_flavors, cohorts, cluster_queues, local_queues, fair_sharing}   # CONTRACTS.md section 2
+//   quota: {resource_flavors, cohorts, cluster_queues, local_queues, fair_sharing}   # docs/cli.md contract 2
 //   queues: {service, batch, training, usecase, tenant_namespace_prefix, gpu_type_label}
 //   retry: {base_seconds, factor, cap_seconds, jitter, failure_threshold,
 //           immediate_failure_window_seconds, cool_down_seconds}
@@ -152,7 +152,7 @@ struct BUDCORE_API PlatformConfig {
   core::Status validate() const;
 };
 
-// The source design's job-type quotas (4.4) over the embedded inventory: ClusterQueues
+// The job-type quotas (one ClusterQueue per job type) over the embedded inventory: ClusterQueues
 // model-endpoints, batch-jobs, training-jobs and usecase-deployments in cohort
 // platform-gpu-pool, flavors a100-80gb, h100-sxm, t4 (nvidia.com/gpu, told apart by the
 // budcore.io/gpu-type node label), a100-mig-1g10gb (nvidia.com/mig-1g.10gb) and default-cpu.
@@ -161,7 +161,7 @@ BUDCORE_API quota::QuotaConfig embedded_quota();
 // 1g.10gb x 7; 96 cpu / 1Ti per GPU node.
 BUDCORE_API std::vector<backend::NodePool> embedded_inventory();
 
-// Reads a quota configuration in the contract-2 shape (CONTRACTS.md section 2, without
+// Reads a quota configuration in the contract-2 shape (docs/cli.md contract 2, without
 // workloads): errors name the path under `path`.
 BUDCORE_API core::Result<quota::QuotaConfig> quota_config_from_value(const core::Value& doc, std::string_view path,
                                                                      quota::EngineOptions* engine = nullptr);

@@ -1,4 +1,4 @@
-// JSON of the admission engine's inputs and outputs, in CONTRACTS.md section 2's shapes: the
+// JSON of the admission engine's inputs and outputs, in docs/cli.md contract 2's shapes: the
 // C ABI's engine handle and the Python AdmissionEngine read and write these, so they agree
 // with `budcore quota simulate` on defaults, field paths and output.
 #pragma once

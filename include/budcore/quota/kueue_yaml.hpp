@@ -42,7 +42,7 @@ BUDCORE_API std::vector<core::Value> export_kueue(const QuotaConfig& config,
 BUDCORE_API std::string export_kueue_yaml(const QuotaConfig& config,
                                           KueueApiVersion version = KueueApiVersion::V1beta2);
 
-// budcore's quota configuration as JSON (the configuration keys of CONTRACTS.md section 2:
+// budcore's quota configuration as JSON (the configuration keys of docs/cli.md contract 2:
 // resource_flavors, cohorts, cluster_queues, local_queues, priority_classes).
 BUDCORE_API std::string config_to_json(const QuotaConfig& config, int indent = 2);
 

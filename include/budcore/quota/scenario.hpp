@@ -1,4 +1,4 @@
-// budcore::quota::Scenario — the `budcore quota simulate` contract (CONTRACTS.md section 2):
+// budcore::quota::Scenario — the `budcore quota simulate` contract (docs/cli.md contract 2):
 // a configuration, workloads and a number of cycles in; admitted, preempted, pending and usage out.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The `budcore schedule estimate` contract (CONTRACTS.md section 6): a contract-2 scenario plus
+// The `budcore schedule estimate` contract (docs/cli.md contract 6): a contract-2 scenario plus
 // per-workload times in, every job's estimated start/end out.
 #pragma once
 

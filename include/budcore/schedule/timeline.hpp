@@ -5,9 +5,9 @@
 // dependencies have ended and whose window is open. Each cohort tree gets an engine of its own
 // (trees never share quota), so an event costs only its own tree's cycles.
 //
-// Live use (source design 5.4.1): create() from the current state, then feed what really
-// happened (started, finished early or late, failed, preempted, submitted, cancelled) and
-// read the revised estimates; only the cohort trees the event can reach are simulated again.
+// Live use (docs/schedule.md "Live updates"): create() from the current state, then feed
+// what really happened (started, finished early or late, failed, preempted, submitted,
+// cancelled) and read the revised estimates; only the cohort trees the event can reach are simulated again.
 #pragma once
 
 #include <cstdint>

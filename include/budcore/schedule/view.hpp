@@ -1,4 +1,4 @@
-// The cluster schedule view of source design 5.4: admitted jobs on device lanes (A100-1,
+// The cluster schedule view (docs/schedule.md "Pictures"): admitted jobs on device lanes (A100-1,
 // A100-2, T4-1, MIG slices...) and a CPU pool, as data and as one self-contained HTML page.
 #pragma once
 

@@ -1,11 +1,11 @@
 // The component registry and the use-case templates kept in a Store (SQLite or PostgreSQL):
-// source design 8.2.3's component API and 8.3.2's hybrid template storage.
+// versioned components, and templates shipped with the system beside each tenant's own.
 //
 // - ComponentCatalog: create, update (a new default version), versions with a default, soft
 //   delete / restore, search by category and tags, and the registry a Resolver reads.
 // - TemplateCatalog: a tenant's user templates (create, update, versions, fork of a system
 //   template into the tenant, soft delete) and the templates the tenant sees.
-// - sync_system_catalog: the startup load of the system files (8.3.0.2): a new id is
+// - sync_system_catalog: the startup load of the system files: a new id is
 //   inserted, the same version is skipped, another version is stored and made the default.
 //
 // Every write validates first (the schema; for templates also the checks a Resolver makes

@@ -1,8 +1,8 @@
-// budcore::usecase::ComponentDefinition — a component registry entry (source design 8.2): HOW
+// budcore::usecase::ComponentDefinition — a component registry entry: HOW
 // to deploy one kind of service (a vector database, a model endpoint, a UI). Templates name
 // components by id; the Resolver merges a component's defaults with a template's overrides.
 //
-// Wire format (from_value / to_value; YAML or JSON files): the source schema's snake_case keys
+// Wire format (from_value / to_value; YAML or JSON files): the snake_case keys below
 // plus an optional "schema_version" ("1.0"). Unknown keys are rejected with a "did you mean"
 // hint; errors name the path ("default_env.LOG_LEVEL"). Rules beyond the types:
 // - id: a DNS-1123 label ("qdrant", "rag-orchestrator"); version: 1-64 printable characters.
@@ -93,7 +93,7 @@ struct BUDCORE_API ComponentDefinition {
   friend BUDCORE_API bool operator==(const ComponentDefinition& a, const ComponentDefinition& b);
 };
 
-// One stored version of a component (source design 8.2's ComponentVersion): the definition
+// One stored version of a component (a ComponentVersion): the definition
 // as JSON plus when it was stored and whether it is the version a lookup without a version
 // gets.
 struct BUDCORE_API ComponentVersion {

@@ -1,4 +1,5 @@
-// Deploying a resolved stack: what the platform calls (source design 8.4 steps 3-4).
+// Deploying a resolved stack: what the platform calls once a template is resolved (plan the
+// jobs, then run them; docs/usecases.md "Deploying").
 //
 // plan_deployment() turns a ResolvedStack into the jobs that deploy it, each a validated
 // job::Job (source usecase, usecase_deployment_id set, name = instance id), in dependency

@@ -1,6 +1,6 @@
 // budcore::usecase::Resolver — a template plus user parameters -> a deployable stack: the
 // resolved components and the pipeline document (contract 3) that deploys them, one JOB step
-// per enabled instance (CONTRACTS.md section 4; docs/usecases.md).
+// per enabled instance (docs/cli.md contract 4; docs/usecases.md).
 //
 // Steps: validate parameters (every problem, each naming the parameter) -> evaluate
 // conditions -> merge component defaults <- template overrides <- user overrides (Helm's

@@ -1,10 +1,10 @@
-// budcore::usecase::UseCaseTemplate — WHAT to deploy and how components connect (source design
-// 8.3): user-facing parameters, component instances with their overrides and wiring, routing
+// budcore::usecase::UseCaseTemplate — WHAT to deploy and how components connect:
+// user-facing parameters, component instances with their overrides and wiring, routing
 // and observability.
 //
-// Wire format (from_value / to_value; YAML or JSON): the source schema's snake_case keys plus
-// an optional "schema_version" ("1.0"). The 8.5 envelope {"schema_version": "1.0", "template":
-// {...}} is read too. Unknown keys are rejected with a "did you mean" hint; errors name the
+// Wire format (from_value / to_value; YAML or JSON): the snake_case keys below plus an
+// optional "schema_version" ("1.0"). The versioned envelope {"schema_version": "1.0",
+// "template": {...}} is read too. Unknown keys are rejected with a "did you mean" hint; errors name the
 // path ("components[3].env.LLM_URL", "parameters[1].default"). from_value checks the document
 // on its own (types, ranges, names, defaults against their parameter, template syntax, which
 // parameters and instances templates read, depends_on, cycles); what needs the component
@@ -32,7 +32,7 @@ BUDCORE_API std::string_view to_string(ParameterType t) noexcept;
 // "string", "integer", "boolean", "enum", "model_ref", "cluster_ref" in any letter case.
 BUDCORE_API core::Result<ParameterType> parse_parameter_type(std::string_view text);
 
-// A user input of a template. `required` defaults to true (as in the source schema); a
+// A user input of a template. `required` defaults to true; a
 // required parameter with a default is satisfied by the default.
 struct BUDCORE_API TemplateParameter {
   std::string name;  // an identifier: [A-Za-z_][A-Za-z0-9_]*
