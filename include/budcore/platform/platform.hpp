@@ -151,7 +151,7 @@ class BUDCORE_API Platform {
   // Resumable: pass the last seq seen.
   core::Result<EventPage> watch(const CallContext& caller, std::int64_t since, std::size_t limit = 1000);
 
-  // ---- schedule (source design 5.4; docs/schedule.md "The platform's timeline") ----------------
+  // ---- schedule (docs/schedule.md "The platform's timeline") ---------------------------------
   // When each of the caller's waiting and running jobs is expected to start and end: a
   // schedule::Timeline of every live job under the platform's quota configuration (all tenants
   // share it), of which the caller sees its own tenant's jobs. Durations are the jobs'
@@ -230,8 +230,8 @@ class BUDCORE_API Platform {
   core::Result<core::Timestamp> run_until_idle(core::Duration max_span = core::Duration::hours(24 * 365));
 
   // ---- observability -------------------------------------------------------------------------
-  // Prometheus text exposition (version 0.0.4): the source design's job lifecycle, pipeline
-  // and scheduling metrics (docs/platform.md "Metrics").
+  // Prometheus text exposition (version 0.0.4): the job lifecycle, pipeline and scheduling
+  // metrics (docs/platform.md "Metrics").
   std::string metrics();
   ClusterSnapshot cluster();
   // The crash-safety invariants, checked against the Store and the cluster: every live job in

@@ -1,5 +1,5 @@
 // budcore::quota job mapping — a budcore Job becomes a Kueue Workload in the right LocalQueue:
-// one ClusterQueue per job type (the source design's job-type ClusterQueues, section 4.4) and
+// one ClusterQueue per job type (service, batch, training, use-case deployment) and
 // one LocalQueue per tenant and ClusterQueue, in the tenant's namespace.
 #pragma once
 
