@@ -1,4 +1,4 @@
-// `budcore cost estimate --prices FILE SPEC` (CONTRACTS.md section 5), with --compare (spot vs
+// `budcore cost estimate --prices FILE SPEC` (docs/cli.md contract 5), with --compare (spot vs
 // on-demand) and `budcore cost cheapest` (the cheapest GPU type that fits). `cost report` and
 // `cost budget` live in cmd_cost_report.cpp.
 #include <iostream>

@@ -134,7 +134,7 @@ int list_jobs(const StoreArgs& args, const ListArgs& list) {
 }
 
 const bool registered = register_commands([](CLI::App& root) {
-  auto* group = root.add_subcommand("job", "Job specs (the source design's Job schema)");
+  auto* group = root.add_subcommand("job", "Job specs (the Job schema)");
   group->require_subcommand(1);
 
   auto* validate = group->add_subcommand(

@@ -1,4 +1,4 @@
-// `budcore pipeline plan FILE` (CONTRACTS.md section 3): validates a pipeline document (JSON or
+// `budcore pipeline plan FILE` (docs/cli.md contract 3): validates a pipeline document (JSON or
 // YAML, "-" = stdin) and prints its plan, or {"valid": false, "errors": [...]} with exit 2.
 // `budcore pipeline run FILE` rehearses a run on a virtual clock with simulated executors and
 // prints every transition as a JSON line; --fail/--slow/--timeout inject what-if faults.
@@ -188,7 +188,7 @@ int run_file(const RunArgs& args) {
 }
 
 const bool registered = register_commands([](CLI::App& root) {
-  auto* group = root.add_subcommand("pipeline", "Pipeline DAGs (the source design's Pipeline/Step schema)");
+  auto* group = root.add_subcommand("pipeline", "Pipeline DAGs (the Pipeline/Step schema of docs/pipelines.md)");
   group->require_subcommand(1);
   auto* plan = group->add_subcommand(
       "plan", "Validate a pipeline document and print its topological order, levels, critical path and JOB steps");

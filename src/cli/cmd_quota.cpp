@@ -1,4 +1,4 @@
-// `budcore quota simulate FILE` (CONTRACTS.md section 2), `quota import`, `quota export --kueue`.
+// `budcore quota simulate FILE` (docs/cli.md contract 2), `quota import`, `quota export --kueue`.
 #include <filesystem>
 #include <fstream>
 #include <iostream>

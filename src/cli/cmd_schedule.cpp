@@ -1,4 +1,4 @@
-// `budcore schedule estimate FILE` (CONTRACTS.md section 6), `schedule replay`, `schedule view`.
+// `budcore schedule estimate FILE` (docs/cli.md contract 6), `schedule replay`, `schedule view`.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -61,7 +61,7 @@ const bool registered = register_commands([](CLI::App& root) {
   auto* sched = root.add_subcommand("schedule", "Schedule timeline: estimated start and end of every job");
   sched->require_subcommand(1);
 
-  auto* est = sched->add_subcommand("estimate", "Estimate every job's start and end (CONTRACTS.md section 6)");
+  auto* est = sched->add_subcommand("estimate", "Estimate every job's start and end (docs/cli.md contract 6)");
   auto file = std::make_shared<std::string>();
   auto details = std::make_shared<bool>(false);
   est->add_option("FILE", *file, "scenario (JSON or YAML; - for stdin)")->required();

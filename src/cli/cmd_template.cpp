@@ -1,4 +1,4 @@
-// `budcore template eval --batch FILE` (CONTRACTS.md section 1): JSON Lines in, JSON Lines out.
+// `budcore template eval --batch FILE` (docs/cli.md contract 1): JSON Lines in, JSON Lines out.
 // The first line holds the context; each further line a case {"id", "template", "native"}.
 // Each distinct template text is compiled once per batch.
 #include <cctype>

@@ -1,8 +1,8 @@
 // `budcore usecase render --template FILE --components PATH [--params FILE] [--set NAME=VALUE]...`
-// (CONTRACTS.md section 4): resolves a use-case template into its components and the pipeline
+// (docs/cli.md contract 4): resolves a use-case template into its components and the pipeline
 // that deploys them; {"valid": false, "errors": [...]} and exit 2 otherwise.
 // `budcore usecase list|show|components` read the shipped templates and components (or files).
-// `budcore usecase sync --store URI` loads them into a Store with the source design's startup
+// `budcore usecase sync --store URI` loads them into a Store with the catalog's startup
 // rule (new: insert; same version: skip; other version: update).
 // `budcore usecase deploy TEMPLATE --tenant T [--param NAME=VALUE]... [--store URI]`, `deployment
 // ID`, `deployments`, `teardown ID` deploy on the platform (Platform::deploy_usecase).

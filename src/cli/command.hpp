@@ -17,7 +17,7 @@
 
 namespace budcore::cli {
 
-// Exit codes of CONTRACTS.md: 0 success, 2 invalid input, 1 internal failure.
+// Exit codes of docs/cli.md's contracts: 0 success, 2 invalid input, 1 internal failure.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;
 inline constexpr int kExitInvalid = 2;

@@ -1,4 +1,4 @@
-// The budcore command: JSON on stdout, exit 0/2/1 (CONTRACTS.md).
+// The budcore command: JSON on stdout, exit 0/2/1 (docs/cli.md, the stable contracts).
 #include <cctype>
 #include <fstream>
 #include <iostream>

@@ -185,7 +185,7 @@ std::string_view to_string(SharingMode m) noexcept { return core::detail::enum_n
 Result<Tier> parse_tier(std::string_view text) { return core::detail::parse_enum(text, kTierNames, "tier"); }
 
 Result<SharingMode> parse_sharing_mode(std::string_view text) {
-  // The source design writes TIME_SLICE; "timeslice" is a common spelling too.
+  // The canonical name is TIME_SLICE; "timeslice" is a common spelling too.
   if (core::detail::equals_ignoring_case(text, "timeslice")) return SharingMode::TimeSlice;
   return core::detail::parse_enum(text, kSharingNames, "sharing mode");
 }

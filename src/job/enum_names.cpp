@@ -1,4 +1,4 @@
-// Names of the job enums: written lower-case (the source design's values), read in any case.
+// Names of the job enums: written lower-case, read in any case.
 #include <array>
 #include <string>
 #include <string_view>

@@ -1,4 +1,4 @@
-// Job <-> Value / JSON. The key order of to_value follows the source schema (5.1.1).
+// Job <-> Value / JSON. The key order of to_value is the schema's (budcore/job/job.hpp).
 #include <algorithm>
 #include <array>
 #include <string>

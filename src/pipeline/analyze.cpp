@@ -1,4 +1,4 @@
-// The validation rules of CONTRACTS.md section 3 and the planner, over Facts.
+// The validation rules of docs/cli.md contract 3 and the planner, over Facts.
 #include "pipeline/analyze.hpp"
 
 #include <algorithm>

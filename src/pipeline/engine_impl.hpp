@@ -31,7 +31,7 @@ struct RetrySpec {
   bool on_errored = true;
 };
 
-// Engine-level keys of a step beyond the source schema (docs/pipelines.md).
+// Engine-level keys of a step beyond its typed config (docs/pipelines.md).
 struct StepExtras {
   std::optional<DependsExpr> depends;
   TriggerRule rule = TriggerRule::AllSuccess;

@@ -1,5 +1,5 @@
-// PlatformConfig: the config document (YAML/JSON) and the embedded defaults (source design
-// 4.4 quotas over a small GPU inventory).
+// PlatformConfig: the config document (YAML/JSON) and the embedded defaults (job-type
+// quotas over a small GPU inventory).
 #include "budcore/platform/config.hpp"
 
 #include <algorithm>
@@ -171,7 +171,7 @@ core::Status read_cost(const Value& v, PlatformConfig& c) {
   return {};
 }
 
-// The embedded quota (source design 4.4: job-type ClusterQueues sharing one cohort) in the
+// The embedded quota (job-type ClusterQueues sharing one cohort) in the
 // contract-2 shape.
 constexpr std::string_view kEmbeddedQuota = R"json({
   "resource_flavors": [

@@ -15,7 +15,7 @@ struct Description {
   std::string_view help;
 };
 
-// Every metric the Platform exposes. Names are the source design's (Part 12); Kueue's
+// Every metric the Platform exposes (docs/platform.md "Metrics"); Kueue's
 // scheduling metrics keep Kueue's own names.
 constexpr Description kDescriptions[] = {
     {"job_state_transitions_total", "counter", "Job status transitions, by job type and from/to state."},

@@ -1,5 +1,5 @@
-// The Platform's metrics: counters and histograms named as the source design names them (Part
-// 12: job lifecycle 12.4.3, pipelines 12.4.2, scheduling 12.2.4), rendered in Prometheus text
+// The Platform's metrics: counters and histograms named as docs/platform.md "Metrics" lists
+// them (job lifecycle, pipelines, scheduling), rendered in Prometheus text
 // exposition format. Gauges (queue usage, pending workloads) are computed at render time.
 #pragma once
 

@@ -1,7 +1,8 @@
-// Platform::schedule() and the estimated_start / estimated_end of job records (source design
-// 5.4): a schedule::Timeline of the platform's live jobs under its quota configuration. Every
-// tenant's jobs are simulated (they share the quota); a caller sees only its own tenant's jobs,
-// and the ids of other tenants' jobs are removed from every reason text it is shown.
+// Platform::schedule() and the estimated_start / estimated_end of job records
+// (docs/schedule.md "The platform's timeline"): a schedule::Timeline of the platform's live
+// jobs under its quota configuration. Every tenant's jobs are simulated (they share the quota);
+// a caller sees only its own tenant's jobs, and the ids of other tenants' jobs are removed from
+// every reason text it is shown.
 #include <algorithm>
 #include <cctype>
 #include <iterator>

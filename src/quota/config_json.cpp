@@ -1,4 +1,4 @@
-// QuotaConfig -> the configuration keys of the `quota simulate` contract (CONTRACTS.md section 2).
+// QuotaConfig -> the configuration keys of the `quota simulate` contract (docs/cli.md contract 2).
 #include "budcore/core/json.hpp"
 #include "budcore/quota/kueue_yaml.hpp"
 

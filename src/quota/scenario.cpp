@@ -1,4 +1,4 @@
-// The `quota simulate` contract (CONTRACTS.md section 2): JSON in, engine run, JSON out.
+// The `quota simulate` contract (docs/cli.md contract 2): JSON in, engine run, JSON out.
 #include "budcore/quota/scenario.hpp"
 
 #include <algorithm>
@@ -51,7 +51,7 @@ std::string dump(const Json& v) { return core::to_json(v); }
 // One element of a list the caller checked is a list.
 const Json& item(const Json& list, std::size_t i) { return list.as_list()[i]; }
 
-// The keys each object of the contract may hold (CONTRACTS.md sections 2 and 6, plus the
+// The keys each object of the contract may hold (docs/cli.md contracts 2 and 6, plus the
 // aliases Kueue's field names give). Anything else is a typo or a setting budcore would
 // silently drop ("reqests" admitted a workload requesting nothing): an error with a hint.
 constexpr std::string_view kRootKeys[] = {"cycles", "fair_sharing", "resource_flavors", "cohorts", "cluster_queues",

@@ -1,4 +1,4 @@
-// Device lanes and the HTML schedule view (source design 5.4).
+// Device lanes and the HTML schedule view (docs/schedule.md "Pictures").
 #include "budcore/schedule/view.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// ComponentDefinition <-> Value (source design 8.2) and ComponentVersion's JSON.
+// ComponentDefinition <-> Value (docs/usecases.md "Writing a component") and ComponentVersion's JSON.
 #include "budcore/usecase/component.hpp"
 
 #include <algorithm>

@@ -100,7 +100,7 @@ Value pipeline_document(const ResolvedStack& stack) {
   core::List steps;
   steps.reserve(stack.components.size());
   for (const auto& c : stack.components) {
-    // What BudCluster's deploy_helm / deploy_docker / deploy_model need (source design 8.4).
+    // What BudCluster's deploy_helm / deploy_docker / deploy_model need (docs/usecases.md).
     core::Map spec = c.deployment.as_map();
     spec.set("component_ref", Value(c.component_ref));
     spec.set("component_version", Value(c.component_version));

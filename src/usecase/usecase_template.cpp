@@ -1,5 +1,6 @@
-// UseCaseTemplate <-> Value (source design 8.3): schema checks only. What has a contract-4
-// code (template syntax, references, depends_on, cycles, component_ref) is the Resolver's.
+// UseCaseTemplate <-> Value (docs/usecases.md "Writing a template"): schema checks only. What
+// has a contract-4 code (template syntax, references, depends_on, cycles, component_ref) is the
+// Resolver's.
 #include "budcore/usecase/usecase_template.hpp"
 
 #include <algorithm>
