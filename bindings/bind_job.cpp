@@ -1,6 +1,6 @@
 // budcore.Job over budcore::job::Job. Construction goes through Job::from_value, so a Job
-// object in Python is always a valid job; the wire form (to_dict / to_json) uses the source
-// design's snake_case field names.
+// object in Python is always a valid job; the wire form (to_dict / to_json) uses the Job
+// schema's snake_case field names.
 #include <pybind11/stl.h>
 
 #include <optional>
@@ -101,8 +101,8 @@ void bind_job(py::module_& m) {
                   "raises ValidationError whose .field names the offending key.")
       .def(py::init([](const py::kwargs& fields) { return from_python(fields); }),
            "Job(name=..., job_type=..., ...): the same keys as from_dict.")
-      .def_static("from_dict", &from_python, py::arg("data"), "A job from a dict of the source design's Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).")
-      .def_static("from_json", &from_json, py::arg("text"), "A job from JSON text of the source design's Job schema. ValidationError names the first problem; its .errors lists every one.")
+      .def_static("from_dict", &from_python, py::arg("data"), "A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).")
+      .def_static("from_json", &from_json, py::arg("text"), "A job from JSON text of the Job schema. ValidationError names the first problem; its .errors lists every one.")
       .def("to_dict", [](const Job& j) { return to_python(j.to_value()); },
            "Every wire field, absent optionals as None, in schema order.")
       .def("to_json", &to_json, py::arg("indent") = py::none(), "The job as JSON text (compact, or indented by `indent` spaces).")
@@ -130,9 +130,9 @@ void bind_job(py::module_& m) {
       .def_property_readonly("tenant_id", [](const Job& j) { return id_or_none(j.tenant_id); }, "The owning tenant's UUID, as a string.")
       .def_property_readonly("project_id", [](const Job& j) { return id_or_none(j.project_id); }, "The project's UUID, as a string, or None.")
       .def_property_readonly("cluster_id", [](const Job& j) { return id_or_none(j.cluster_id); }, "The cluster's UUID, as a string, or None.")
-      .def_property_readonly("job_type", [](const Job& j) { return std::string(job::to_string(j.job_type)); }, "'service', 'batch' or 'training' (the source design's JobType).")
+      .def_property_readonly("job_type", [](const Job& j) { return std::string(job::to_string(j.job_type)); }, "'service', 'batch' or 'training' (the JobType).")
       .def_property_readonly("deployment_type",
-                             [](const Job& j) { return std::string(job::to_string(j.deployment_type)); }, "'helm', 'docker' or 'model' (the source design's DeploymentType).")
+                             [](const Job& j) { return std::string(job::to_string(j.deployment_type)); }, "'helm', 'docker' or 'model' (the DeploymentType).")
       .def_property_readonly("source", [](const Job& j) { return std::string(job::to_string(j.source)); }, "What created the job: 'direct', 'pipeline' or 'usecase'.")
       .def_property_readonly("spec", [](const Job& j) { return to_python(j.spec); }, "The job's free-form spec (image, args, env, ...), as plain Python values.")
       .def_property_readonly("gpu_type", [](const Job& j) { return opt(j.gpu_type); }, "The GPU type asked for ('nvidia-a100-80gb'), or None.")

@@ -282,7 +282,7 @@ void bind_pipeline(py::module_& m) {
                                    py::type::handle_of(d).attr("__name__").cast<std::string>());
             return PyPipeline{to_value(d)};
           },
-          py::arg("data"), "A pipeline from a dict of the source design's Pipeline/Step schema; ValidationError names the bad field.")
+          py::arg("data"), "A pipeline from a dict of the Pipeline/Step schema (docs/pipelines.md); ValidationError names the bad field.")
       .def_static("from_text", &from_text, py::arg("text"), "JSON or YAML text.")
       .def_property_readonly("id", [](const PyPipeline& p) { return field(p.document, "pipeline", "id"); }, "The pipeline's id.")
       .def_property_readonly("name", [](const PyPipeline& p) { return field(p.document, "pipeline", "name"); }, "The pipeline's name.")

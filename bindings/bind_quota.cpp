@@ -254,7 +254,7 @@ std::string path_of(const py::object& obj) { return py::module_::import("os").at
 void bind_quota(py::module_& m) {
   py::class_<PyQuotaConfig>(m, "QuotaConfig",
                             "A validated Kueue configuration: resource flavors, cohorts, cluster queues, "
-                            "local queues and priority classes (CONTRACTS.md section 2 keys).")
+                            "local queues and priority classes (the keys of docs/cli.md contract 2).")
       .def(py::init([](const py::object& document, const py::kwargs& sections) {
              if (!document.is_none() && !sections.empty())
                throw py::type_error("QuotaConfig() takes a document or keyword sections, not both");

@@ -28,7 +28,7 @@ Value document_of(const py::handle& obj, const char* what) {
   return to_value(obj);
 }
 
-// Device lanes (source design 5.4) as [{name, flavor, resource, blocks}].
+// Device lanes (docs/schedule.md "Pictures") as [{name, flavor, resource, blocks}].
 py::list lanes_of(const schedule::TimelineResult& result) {
   py::list out;
   for (const auto& lane : schedule::assign_lanes(result)) {
@@ -123,14 +123,14 @@ py::object schedule_snapshot(schedule::TimelineResult result) { return py::cast(
 
 void bind_schedule(py::module_& m) {
   py::class_<PyTimeline>(m, "ScheduleTimeline",
-                         "Estimated start and end of every job under the quota rules (CONTRACTS.md section 6). "
+                         "Estimated start and end of every job under the quota rules (docs/cli.md contract 6). "
                          "Built from a scenario dict or JSON; events revise it. Not thread-safe.")
       .def(py::init<const py::object&>(), py::arg("scenario"), "A live schedule timeline from a scenario dict (quota config, jobs, now, horizon).")
       .def("result", &PyTimeline::result, py::arg("details") = true,
            "{jobs, never, makespan} (with details: wait reasons, warnings, utilization).")
       .def("apply", &PyTimeline::apply, py::arg("event"),
            "Apply a live event: {type: started|finished|failed|preempted|cancelled|submitted|advance, name, at, ...}.")
-      .def("lanes", &PyTimeline::lanes, "Device lanes (source design 5.4): [{name, flavor, resource, blocks}].")
+      .def("lanes", &PyTimeline::lanes, "Device lanes (one per GPU, MIG slice or CPU pool): [{name, flavor, resource, blocks}].")
       .def("html", &PyTimeline::html, py::arg("title") = "budcore schedule", "One self-contained HTML page.")
       .def_property_readonly("trees_simulated", &PyTimeline::trees_simulated, "Cohort trees simulated again by the last update.");
   py::class_<PySnapshot>(m, "ScheduleSnapshot",
@@ -139,7 +139,7 @@ void bind_schedule(py::module_& m) {
       .def("result", &PySnapshot::result, py::arg("details") = true,
            "{jobs, never, makespan} (with details: wait reasons, warnings, utilization).")
       .def("apply", &PySnapshot::apply, py::arg("event"), "Refused (UnsupportedError): the platform revises its timeline.")
-      .def("lanes", &PySnapshot::lanes, "Device lanes (source design 5.4): [{name, flavor, resource, blocks}].")
+      .def("lanes", &PySnapshot::lanes, "Device lanes (one per GPU, MIG slice or CPU pool): [{name, flavor, resource, blocks}].")
       .def("html", &PySnapshot::html, py::arg("title") = "budcore schedule", "One self-contained HTML page.")
       .def_property_readonly("trees_simulated", &PySnapshot::trees_simulated, "0: nothing is simulated again here.");
   m.def("schedule_replay", &replay, py::arg("config") = "baseline",

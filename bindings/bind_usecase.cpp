@@ -156,7 +156,7 @@ void bind_usecase(py::module_& m) {
           },
           py::arg("template_id"), py::arg("parameters") = py::none(), py::arg("overrides") = py::none(),
           py::arg("name") = py::none(),
-          "Resolves a template (CONTRACTS.md section 4): the contract-4 dict. ValidationError.errors lists every "
+          "Resolves a template (docs/cli.md contract 4): the contract-4 dict. ValidationError.errors lists every "
           "problem.")
       .def(
           "plan_deployment",

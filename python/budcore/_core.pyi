@@ -216,12 +216,12 @@ class Job:
     @staticmethod
     def from_dict(data: typing.Any) -> Job:
         """
-        A job from a dict of the source design's Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).
+        A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).
         """
     @staticmethod
     def from_json(text: str) -> Job:
         """
-        A job from JSON text of the source design's Job schema. ValidationError names the first problem; its .errors lists every one.
+        A job from JSON text of the Job schema. ValidationError names the first problem; its .errors lists every one.
         """
     def __eq__(self, arg0: Job) -> bool:
         ...
@@ -283,7 +283,7 @@ class Job:
     @property
     def deployment_type(self) -> str:
         """
-        'helm', 'docker' or 'model' (the source design's DeploymentType).
+        'helm', 'docker' or 'model' (the DeploymentType).
         """
     @property
     def effectively_preemptible(self) -> bool:
@@ -323,7 +323,7 @@ class Job:
     @property
     def job_type(self) -> str:
         """
-        'service', 'batch' or 'training' (the source design's JobType).
+        'service', 'batch' or 'training' (the JobType).
         """
     @property
     def max_duration_seconds(self) -> typing.Any:
@@ -440,7 +440,7 @@ class Template:
         """
 class QuotaConfig:
     """
-    A validated Kueue configuration: resource flavors, cohorts, cluster queues, local queues and priority classes (CONTRACTS.md section 2 keys).
+    A validated Kueue configuration: resource flavors, cohorts, cluster queues, local queues and priority classes (the keys of docs/cli.md contract 2).
     """
     @staticmethod
     def from_dict(data: typing.Any) -> QuotaConfig:
@@ -603,7 +603,7 @@ class Pipeline:
     @staticmethod
     def from_dict(data: typing.Any) -> Pipeline:
         """
-        A pipeline from a dict of the source design's Pipeline/Step schema; ValidationError names the bad field.
+        A pipeline from a dict of the Pipeline/Step schema (docs/pipelines.md); ValidationError names the bad field.
         """
     @staticmethod
     def from_text(text: str) -> Pipeline:
@@ -749,7 +749,7 @@ class Store:
         """
 class ScheduleTimeline:
     """
-    Estimated start and end of every job under the quota rules (CONTRACTS.md section 6). Built from a scenario dict or JSON; events revise it. Not thread-safe.
+    Estimated start and end of every job under the quota rules (docs/cli.md contract 6). Built from a scenario dict or JSON; events revise it. Not thread-safe.
     """
     def __init__(self, scenario: typing.Any) -> None:
         """
@@ -765,7 +765,7 @@ class ScheduleTimeline:
         """
     def lanes(self) -> list:
         """
-        Device lanes (source design 5.4): [{name, flavor, resource, blocks}].
+        Device lanes (one per GPU, MIG slice or CPU pool): [{name, flavor, resource, blocks}].
         """
     def result(self, details: bool = True) -> typing.Any:
         """
@@ -790,7 +790,7 @@ class ScheduleSnapshot:
         """
     def lanes(self) -> list:
         """
-        Device lanes (source design 5.4): [{name, flavor, resource, blocks}].
+        Device lanes (one per GPU, MIG slice or CPU pool): [{name, flavor, resource, blocks}].
         """
     def result(self, details: bool = True) -> typing.Any:
         """
@@ -979,7 +979,7 @@ class UsecaseRegistry:
         """
     def render(self, template_id: str, parameters: typing.Any = None, overrides: typing.Any = None, name: str | None = None) -> typing.Any:
         """
-        Resolves a template (CONTRACTS.md section 4): the contract-4 dict. ValidationError.errors lists every problem.
+        Resolves a template (docs/cli.md contract 4): the contract-4 dict. ValidationError.errors lists every problem.
         """
     def show(self, template_id: str) -> typing.Any:
         """

@@ -1,4 +1,4 @@
-"""budcore.jobs: the Job model (the source design's Job schema) and its exact units.
+"""budcore.jobs: the Job model (the Job schema) and its exact units.
 
     job = budcore.jobs.Job.from_dict({...})     # ValidationError: .errors lists every problem
     budcore.jobs.Quantity("500m"), budcore.jobs.Money("12.50", "USD")

@@ -1,4 +1,4 @@
-"""budcore.pipeline: pipeline documents (the source design's Pipeline/Step schema), their
+"""budcore.pipeline: pipeline documents (the Pipeline/Step schema), their
 problems, plans and rehearsed runs (docs/pipelines.md).
 
     p = budcore.pipeline.Pipeline.load("rag-pipeline.json")

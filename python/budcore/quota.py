@@ -1,7 +1,7 @@
 """budcore.quota: Kueue's quota model and admission in-process.
 
-Build a :class:`QuotaConfig` from dicts (the ``budcore quota simulate`` shape, CONTRACTS.md
-section 2), a JSON/YAML file, or Kueue's own YAML; run a whole scenario with :func:`simulate`;
+Build a :class:`QuotaConfig` from dicts (the ``budcore quota simulate`` shape, docs/cli.md
+contract 2), a JSON/YAML file, or Kueue's own YAML; run a whole scenario with :func:`simulate`;
 or drive an :class:`AdmissionEngine` cycle by cycle and read its usage views.
 :func:`usage_frame` gives usage as a pandas DataFrame (pandas is imported only when called).
 """

@@ -1,7 +1,7 @@
 """budcore.schedule: when will each job start and end under the real quota rules.
 
 :func:`estimate` builds a :class:`Timeline` from a ``budcore schedule estimate`` scenario
-(CONTRACTS.md section 6: a quota scenario plus per-workload ``duration_seconds``,
+(docs/cli.md contract 6: a quota scenario plus per-workload ``duration_seconds``,
 ``submit_at``, ``depends_on``, ``started_at``, ``window``, ``deadline``). The timeline is a
 discrete-event simulation that runs the same admission engine as ``budcore quota simulate`` at
 every event. Feed it what really happened (:meth:`Timeline.finished` and friends) to get revised
@@ -117,7 +117,7 @@ class Timeline:
         """How many cohort trees the last build or event simulated."""
         return self._tl.trees_simulated
 
-    # ---- live events (source design 5.4.1); `at` is seconds since the epoch
+    # ---- live events (docs/schedule.md "Live updates"); `at` is seconds since the epoch
     def apply(self, event: Mapping[str, Any]) -> "Timeline":
         self._tl.apply(dict(event))
         return self

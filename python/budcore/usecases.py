@@ -1,7 +1,7 @@
 """budcore.usecases: one-click RAG, chatbot and agent stacks from use-case templates.
 
-A template (source design 8.3) plus a few parameters resolves into the components to deploy
-and the pipeline that deploys them (CONTRACTS.md section 4; docs/usecases.md)::
+A template plus a few parameters resolves into the components to deploy
+and the pipeline that deploys them (docs/cli.md contract 4; docs/usecases.md)::
 
     from budcore import usecases
     usecases.list().to_pandas()                       # the shipped templates
@@ -101,7 +101,7 @@ class TemplateList(builtins.list):
 
 @dataclass(frozen=True)
 class UsecaseTemplate:
-    """A template document (source design 8.3) with its parts at hand."""
+    """A template document (docs/usecases.md "Writing a template") with its parts at hand."""
 
     id: str
     name: str
@@ -209,7 +209,7 @@ class PlannedJob:
     instance_id: str
     depends_on: tuple[str, ...]
     job: dict[str, Any]
-    """The job document (source design 5.1.1) that deploys the instance."""
+    """The job document (a budcore.Job's fields) that deploys the instance."""
 
 
 @dataclass(frozen=True)
@@ -300,7 +300,7 @@ def show(template: TemplateArg, *, registry: Optional[UsecaseRegistry] = None) -
 
 
 def components(*, registry: Optional[UsecaseRegistry] = None) -> builtins.list[dict[str, Any]]:
-    """The components (source design 8.2's schema) of `registry`, else the shipped ones."""
+    """The components (docs/usecases.md "Writing a component") of `registry`, else the shipped ones."""
     return (registry if registry is not None else UsecaseRegistry(True)).components()
 
 
