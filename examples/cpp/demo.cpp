@@ -1,7 +1,7 @@
 // budcore_demo <examples dir>: the platform on embedded defaults. Runs examples/specs/
 // demo-scenario.yaml — the enterprise RAG pipeline plus standalone batch and training jobs on a
-// simulated GPU cluster with the source design's job-type quotas, on a virtual clock — through
-// budcore::platform::simulate, and prints what happened (admissions, waits, preemptions,
+// simulated GPU cluster with job-type quotas (one ClusterQueue per job type), on a virtual
+// clock — through budcore::platform::simulate, and prints what happened (admissions, waits, preemptions,
 // failures and retries) and the final job table; then a platform's schedule timeline (when each
 // waiting job will start and end, against what then happened); then the same platform with its
 // `security` section on: roles, a tenant policy, a rate limit and the hash-chained audit log. Uses the
@@ -77,7 +77,7 @@ security:
   return 0;
 }
 
-// The schedule timeline of a platform's queue (source design 5.4): when each waiting job will
+// The schedule timeline of a platform's queue: when each waiting job will
 // start and end, then what really happened (docs/schedule.md "The platform's timeline").
 int show_schedule() {
   using namespace budcore;

@@ -34,7 +34,7 @@ func VersionNumbers() (major, minor, patch int) {
 	return int(ma), int(mi), int(pa)
 }
 
-// ValidateJob validates a job document (JSON, the source design's snake_case schema) and
+// ValidateJob validates a job document (JSON, the snake_case Job schema) and
 // returns its normalized JSON: defaults filled in, canonical quantities, lower-case enums and
 // ids. An invalid document returns an *Error whose Field names the offending key;
 // errors.Is(err, ErrInvalid) holds for it.

@@ -18,7 +18,7 @@ import (
 )
 
 // PlanPipeline validates and plans a pipeline document (JSON or YAML) and returns the plan of
-// CONTRACTS.md section 3 as JSON (order, levels, critical path and its seconds, JOB steps).
+// docs/cli.md contract 3 as JSON (order, levels, critical path and its seconds, JOB steps).
 // An invalid pipeline returns an *Error (Field: the first problem's path) together with the
 // library's report, {"valid": false, "errors": [...]}, listing every problem; the report is
 // "" only when the call failed before validating.

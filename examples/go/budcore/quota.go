@@ -10,7 +10,7 @@ import "runtime"
 
 // QuotaEngine is an admission engine with Kueue's semantics that lives across calls: add
 // workloads as they arrive, run cycles, finish workloads, read statuses (documents are the
-// JSON of CONTRACTS.md section 2). It may be shared by goroutines; Close releases it.
+// JSON of docs/cli.md contract 2). It may be shared by goroutines; Close releases it.
 type QuotaEngine struct {
 	handle *C.budcore_quota_engine
 }
@@ -42,7 +42,7 @@ func (e *QuotaEngine) call(f func() C.int) error {
 	return nil
 }
 
-// Add adds one workload (an entry of section 2's "workloads").
+// Add adds one workload (an entry of contract 2's "workloads").
 func (e *QuotaEngine) Add(workload string) error {
 	return e.call(func() C.int { return C.budcore_quota_engine_add(e.handle, cText(workload), size(workload)) })
 }

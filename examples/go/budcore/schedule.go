@@ -12,7 +12,7 @@ import (
 	"runtime"
 )
 
-// ScheduleEstimate runs `budcore schedule estimate` on a scenario (CONTRACTS.md section 6) and
+// ScheduleEstimate runs `budcore schedule estimate` on a scenario (docs/cli.md contract 6) and
 // returns {"jobs", "never", "makespan"}; details adds wait reasons, warnings and utilization.
 // Invalid input returns an *Error whose Field names the path ("workloads[1].duration_seconds").
 func ScheduleEstimate(scenario string, details bool) (string, error) {

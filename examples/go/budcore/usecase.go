@@ -13,7 +13,7 @@ import (
 
 // UsecaseRegistry holds use-case components and templates: the ones that ship with budcore
 // and/or your own. Render resolves a template with parameters into its components and the
-// pipeline that deploys them (CONTRACTS.md section 4). Results are the library's JSON. A
+// pipeline that deploys them (docs/cli.md contract 4). Results are the library's JSON. A
 // registry may be used from several goroutines; changes wait for running reads.
 type UsecaseRegistry struct {
 	mu sync.RWMutex

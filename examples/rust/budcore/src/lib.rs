@@ -228,7 +228,7 @@ pub fn version() -> String {
     unsafe { owned(sys::budcore_version_string()) }
 }
 
-/// Validates a job document (JSON, the source design's snake_case schema) and returns its
+/// Validates a job document (JSON, the snake_case Job schema) and returns its
 /// normalized JSON (defaults filled in, canonical quantities, lower-case enums and ids).
 pub fn validate_job(json: &str) -> Result<String, Error> {
     validate_job_bytes(json.as_bytes())

@@ -10,8 +10,8 @@ use crate::{check, sys, Buf, Error, Invalid};
 /// library's full report, `{"valid": false, "errors": [...]}` listing every problem.
 pub type PlanError = Invalid;
 
-/// Validates and plans a pipeline document (JSON or YAML) and returns the plan of CONTRACTS.md
-/// section 3 as JSON: order, levels, critical path and its seconds, JOB steps.
+/// Validates and plans a pipeline document (JSON or YAML) and returns the plan of docs/cli.md
+/// contract 3 as JSON: order, levels, critical path and its seconds, JOB steps.
 pub fn plan_pipeline(document: &str) -> Result<String, PlanError> {
     let mut out = Buf::new();
     let mut errors = Buf::new();

@@ -1,6 +1,6 @@
 //! An admission engine with Kueue's semantics over the C ABI (`budcore_quota_engine_*`): add
 //! workloads as they arrive, run cycles, finish workloads, read statuses. Documents are the
-//! JSON of CONTRACTS.md section 2.
+//! JSON of docs/cli.md contract 2.
 
 use std::os::raw::c_char;
 
@@ -19,7 +19,7 @@ unsafe impl Send for QuotaEngine {}
 unsafe impl Sync for QuotaEngine {}
 
 impl QuotaEngine {
-    /// An engine from a scenario document (section 2): its configuration and fair-sharing
+    /// An engine from a scenario document (contract 2): its configuration and fair-sharing
     /// options; its workloads, if any, are added. `Invalid` names the field.
     pub fn new(scenario_json: &str) -> Result<Self, Error> {
         let mut e = std::ptr::null_mut();
@@ -29,7 +29,7 @@ impl QuotaEngine {
         Ok(QuotaEngine(e))
     }
 
-    /// Adds one workload (an entry of section 2's "workloads").
+    /// Adds one workload (an entry of contract 2's "workloads").
     pub fn add(&self, workload_json: &str) -> Result<(), Error> {
         let (p, n) = text(workload_json);
         // SAFETY: a live handle and slice.

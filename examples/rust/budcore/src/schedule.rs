@@ -5,7 +5,7 @@ use std::ptr::NonNull;
 
 use crate::{check, sys, Buf, Error};
 
-/// Runs `budcore schedule estimate` on a scenario (CONTRACTS.md section 6) and returns
+/// Runs `budcore schedule estimate` on a scenario (docs/cli.md contract 6) and returns
 /// `{"jobs", "never", "makespan"}`; `details` adds wait reasons, warnings and utilization.
 pub fn schedule_estimate(scenario_json: &str, details: bool) -> Result<String, Error> {
     let mut out = Buf::new();

@@ -1,6 +1,6 @@
 //! Use-case templates over the C ABI (`budcore/c/usecase.h`): a registry of components and
 //! templates (the shipped ones and/or your own) and `render`, which resolves a template with
-//! parameters into its components and the pipeline that deploys them (CONTRACTS.md section 4).
+//! parameters into its components and the pipeline that deploys them (docs/cli.md contract 4).
 //! Results are the library's JSON text.
 
 use std::path::Path;
