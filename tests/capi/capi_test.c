@@ -7,7 +7,7 @@
 #include "budcore/budcore.h"
 #include "check.h"
 
-/* A complete, valid job in the source design's schema. */
+/* A complete, valid job in the Job schema. */
 static const char kValidJob[] =
     "{\"name\": \"llm-endpoint\", \"tenant_id\": \"3f6b2a1e-8c4d-4e5f-9a0b-1c2d3e4f5a6b\","
     " \"project_id\": \"7a8b9c0d-1e2f-4a3b-8c5d-6e7f8a9b0c1d\","

@@ -1,4 +1,4 @@
-// `budcore cost ...` driven as a user or an acceptance test would (CONTRACTS.md section 5).
+// `budcore cost ...` driven as a user or an acceptance test would (docs/cli.md contract 5).
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,5 +1,5 @@
 // Drives the built `budcore` binary as a user or an acceptance test would: arguments in,
-// JSON on stdout, an error object on stderr, exit codes 0/2/1 (CONTRACTS.md).
+// JSON on stdout, an error object on stderr, exit codes 0/2/1 (docs/cli.md's general rules).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -37,7 +37,7 @@ class CliJobTest : public budcore::test::detail::CliFixture {
     return run_cli(args, dir_ / "stderr.txt", stdin_file);
   }
 
-  // Parses the single-line error object of CONTRACTS.md from stderr.
+  // Parses the single-line error object of docs/cli.md from stderr.
   static json error_of(const CliRun& r) {
     json j = json::parse(r.err, nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << "stderr is not JSON: " << r.err;

@@ -1,4 +1,4 @@
-// Drives the built `budcore` binary through `quota simulate|import|export` as CONTRACTS.md section 2
+// Drives the built `budcore` binary through `quota simulate|import|export` as docs/cli.md contract 2
 // describes it: JSON on stdout, a one-line error object on stderr, exit codes 0/2.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // `budcore usecase render|list|show|components` as an acceptance test drives them
-// (CONTRACTS.md section 4): JSON on stdout, exit 0/2/1, errors on stderr.
+// (docs/cli.md contract 4): JSON on stdout, exit 0/2/1, errors on stderr.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -15,7 +15,7 @@
 
 namespace budcore::testing {
 
-// The price book of CONTRACTS.md section 5, plus a T4 MIG-free extra type and reserved prices.
+// The price book of docs/cli.md contract 5, plus a T4 MIG-free extra type and reserved prices.
 inline constexpr const char* kContractPrices = R"(currency: USD
 gpu_hour:
   nvidia-a100-80gb: {on_demand: "2.49", spot: "1.19"}

@@ -1,4 +1,4 @@
-// libFuzzer: quota scenarios (CONTRACTS.md section 2), the document `quota simulate`, the C ABI
+// libFuzzer: quota scenarios (docs/cli.md contract 2), the document `quota simulate`, the C ABI
 // and Python read. parse_scenario must never crash; an error names a field or says why; a
 // scenario that parses and validates must simulate (a few cycles: cycles come from the input).
 // The tests/quota/data files wrap their scenario as {"scenario": ..., "expected": ...}; the

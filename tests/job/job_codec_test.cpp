@@ -375,7 +375,7 @@ TEST(JobCodecTest, TimeWindowCrossesMidnight) {
 }
 
 TEST(JobCodecTest, SourcePipelineExampleStepConfigReadsAsAJob) {
-  // The JOB-step fields of the source's RAG example (5.2.2, step-4) that a Job shares.
+  // The JOB-step fields of the RAG pipeline example (step-4) that a Job shares.
   Job j = parse_ok(R"({"name": "deploy-llm", "job_type": "SERVICE", "deployment_type": "MODEL",
       "spec": {"model_id": "{{ params.llm_model }}", "engine": "vllm",
                "budsim_config": "{{ steps.step-1.outputs.config }}"},

@@ -1,4 +1,4 @@
-// Planning per CONTRACTS.md section 3: golden documents, the RAG example, and random DAGs
+// Planning per docs/cli.md contract 3: golden documents, the RAG example, and random DAGs
 // checked against an independent, deliberately naive computation.
 #include "budcore/pipeline/planner.hpp"
 #include "budcore/pipeline/validation.hpp"

@@ -1,4 +1,4 @@
-// Every rule and every error code of CONTRACTS.md section 3, through both input paths (the
+// Every rule and every error code of docs/cli.md contract 3, through both input paths (the
 // Value path and the simdjson path must report exactly the same).
 #include "budcore/pipeline/validation.hpp"
 

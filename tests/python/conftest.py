@@ -8,7 +8,7 @@ SPECS = pathlib.Path(__file__).resolve().parents[2] / "examples" / "specs" / "jo
 
 @pytest.fixture
 def job_dict():
-    """A complete, valid job document in the source design's field names."""
+    """A complete, valid job document in the Job schema's field names."""
     return {
         "name": "train-llama",
         "tenant_id": "3f6b2a1e-8c4d-4e5f-9a0b-1c2d3e4f5a6b",

@@ -43,7 +43,7 @@ def q6(x: Decimal) -> Decimal:
 
 
 def reference(job: dict) -> dict:
-    """Contract 5 computed from the text of CONTRACTS.md with decimal.Decimal."""
+    """Contract 5 computed from the text of docs/cli.md with decimal.Decimal."""
     tier = "spot" if job.get("priority", "normal").lower() == "spot" else "on_demand"
     if job.get("estimated_duration_seconds") is None:
         seconds, period = 2_628_000, "month"

@@ -1,4 +1,4 @@
-// Kueue YAML import/export: the source design's ClusterQueues, both API versions, round trips
+// Kueue YAML import/export: a platform's job-type ClusterQueues, both API versions, round trips
 // and field-path errors.
 #include "budcore/quota/kueue_yaml.hpp"
 

@@ -1,4 +1,4 @@
-// ComponentDefinition: the source design's schema (8.2), its examples, and bad documents.
+// ComponentDefinition: the component schema, the shipped examples, and bad documents.
 #include <gtest/gtest.h>
 
 #include "budcore/usecase/component.hpp"

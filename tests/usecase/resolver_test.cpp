@@ -1,4 +1,4 @@
-// Resolver: contract 4's rules one by one, on small templates over source design 8.2's
+// Resolver: contract 4's rules one by one, on small templates over the shipped
 // components.
 #include <gtest/gtest.h>
 

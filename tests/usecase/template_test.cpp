@@ -1,4 +1,4 @@
-// UseCaseTemplate: the source design's schema (8.3), its example, the 8.5 envelope, and bad
+// UseCaseTemplate: the template schema, the shipped examples, the versioned envelope, and bad
 // documents.
 #include <gtest/gtest.h>
 

@@ -35,7 +35,7 @@ inline usecase::UseCaseTemplate make_template(std::string_view text) {
   return t ? *t : usecase::UseCaseTemplate{};
 }
 
-// Source design 8.2's four example components, as written there (JSON).
+// Four of the shipped components (qdrant, vllm-endpoint, rag-orchestrator, chat-ui), as JSON.
 inline constexpr std::string_view kSourceComponents = R"([
   {"id": "qdrant", "name": "Qdrant Vector Database",
    "description": "High-performance vector database for similarity search", "category": "database",
