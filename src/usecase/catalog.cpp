@@ -148,7 +148,7 @@ core::Result<std::vector<CatalogItem>> visible_versions(backend::Store& store, c
   return items;
 }
 
-// 8.3.0.2's rule for one system item, inside the sync's unit of work.
+// The startup rule for one system item, inside the sync's unit of work.
 core::Status sync_item(backend::Store& tx, CatalogItem item, SyncReport& report) {
   const std::string what =
       std::string(item.kind == CatalogKind::Component ? "component " : "template ") + item.name + "@" + item.version;

@@ -314,7 +314,7 @@ core::Result<UseCaseTemplate> UseCaseTemplate::from_value(const Value& value) {
                           "a use-case template must be a map of the template schema's keys");
   }
   const core::Map& m = value.as_map();
-  // The 8.5 envelope: {"schema_version": "1.0", "template": {...}}.
+  // The versioned envelope: {"schema_version": "1.0", "template": {...}}.
   if (const Value* inner = m.find("template"); inner != nullptr && inner->is_map() && !m.contains("id")) {
     Reader outer(m);
     constexpr std::array<std::string_view, 2> kEnvelope{"schema_version", "template"};

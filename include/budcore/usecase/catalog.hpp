@@ -134,8 +134,8 @@ struct BUDCORE_API SyncReport {
   core::Value to_value() const;
 };
 
-// Loads the system components and templates into the store in one unit of work (8.3.0.2's
-// rule per item: new id -> insert; same version -> skip; another version -> store it (or
+// Loads the system components and templates into the store in one unit of work (the
+// startup rule per item: new id -> insert; same version -> skip; another version -> store it (or
 // reuse it when stored before) and make it the default). Templates are validated against
 // `components` first; on any problem nothing is written.
 BUDCORE_API core::Result<SyncReport> sync_system_catalog(backend::Store& store, const ComponentRegistry& components,
