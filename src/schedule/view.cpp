@@ -95,7 +95,7 @@ std::vector<Lane> assign_lanes(const TimelineResult& result) {
       take(flavor_of(*e, "cpu"), "cpu", "cpu-pool", 1, *e);
     }
   }
-  // Accelerator lanes first (by name), then the CPU pool, as in 5.4.
+  // Accelerator lanes first (by name), then the CPU pool.
   std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& a, const Lane& b) {
     bool ac = a.resource == "cpu", bc = b.resource == "cpu";
     if (ac != bc) return !ac;

@@ -14,7 +14,7 @@ namespace {
 using core::Value;
 namespace code = issue_code;
 
-// The context an enabled instance gets: outputs under "outputs" and (8.5's shorthand) at the
+// The context an enabled instance gets: outputs under "outputs" and (as a shorthand) at the
 // top, each rendering to the marker of the component output it stands for.
 Value instance_context(const std::string& id, const Resolver::Impl::Instance& in) {
   core::Map outputs;

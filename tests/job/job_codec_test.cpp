@@ -1,4 +1,4 @@
-// Job <-> JSON: every field of the source schema (5.1.1), defaults, enum spellings, exact
+// Job <-> JSON: every field of the Job schema, defaults, enum spellings, exact
 // quantities and money, and the structural errors of from_value.
 #include <gtest/gtest.h>
 

@@ -508,7 +508,7 @@ TEST_F(ResolverTest, StaticIssuesAndConcurrentResolves) {
   const UseCaseTemplate* t = builtin_template("enterprise-rag-v1");
   Resolver r(*t, builtin_components());
   EXPECT_TRUE(r.static_issues().empty());
-  Resolver broken(*t, registry);  // 8.2's four components lack tei-embedding, milvus, tei-reranker
+  Resolver broken(*t, registry);  // the four fixture components lack tei-embedding, milvus, tei-reranker
   EXPECT_EQ(broken.static_issues().size(), 3u) << testing::describe(broken.static_issues());
   std::vector<std::string> outputs(4);
   std::vector<std::thread> threads;

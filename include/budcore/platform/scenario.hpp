@@ -14,7 +14,7 @@
 //       count: 10                        # submit this many copies ("<name>-<i>"), every_seconds apart
 //       every_seconds: 60
 //       sim: {duration_seconds: 900, fail_attempts: 1, fail_after_seconds: 30, fail_message: "OOM"}
-//       job: {...}                       # a job document (5.1.1), or file: path/to/job.yaml
+//       job: {...}                       # a job document (job/job.hpp), or file: path/to/job.yaml
 //   pipelines:
 //     - at: 0
 //       tenant: team-a

@@ -107,7 +107,7 @@ class BUDCORE_API Timeline {
   const TimelineResult& result() const;
   const JobEstimate* find(std::string_view name) const;  // nullptr: unknown or never
 
-  // ---- live events (5.4.1). `at` must not be before the timeline's `now`; each one moves
+  // ---- live events. `at` must not be before the timeline's `now`; each one moves
   // `now` to `at`, applies the fact and re-simulates the cohort trees it can affect.
   // NotFound for an unknown job, Conflict for a fact that contradicts the state (finishing a
   // job that is not running), Invalid for a time before now.

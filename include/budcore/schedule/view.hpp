@@ -34,7 +34,7 @@ struct HtmlOptions {
 };
 
 // One HTML page (inline SVG and CSS, no script fetched from the network): lanes on a time axis
-// (estimated blocks hatched), the queued-jobs table of 5.4, jobs that never run, and hover
+// (estimated blocks hatched), the queued-jobs table, jobs that never run, and hover
 // details (an SVG <title> per block).
 BUDCORE_API std::string render_html(const TimelineResult& result, const HtmlOptions& options);
 
