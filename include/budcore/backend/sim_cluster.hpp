@@ -2,8 +2,9 @@
 // ClusterBackend. A GPU/node inventory (GPU types, MIG profiles, time-slice replicas),
 // admission by budcore's own Kueue engine (quota::AdmissionEngine, one LocalQueue per tenant
 // and job-type ClusterQueue), runs that last their `estimated_duration_seconds` on the clock
-// (or a what-if duration / failure), preemption that requeues the victim, `max_duration_seconds` timeouts, daily time windows (admitted only while
-// open) and deadline-miss events. Deterministic: the same calls at the same clock times give
+// (or a what-if duration / failure), preemption that requeues the victim,
+// `max_duration_seconds` timeouts, daily time windows (admitted only while open) and
+// deadline-miss events. Deterministic: the same calls at the same clock times give
 // the same events. docs/platform.md "The simulated cluster" describes the model.
 #pragma once
 
