@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Lower layers never include higher ones (DESIGN.md "Layers"): every #include "budcore/<x>/"
-in include/budcore/<layer>/ and src/<layer>/ must name a layer at or below its own. The only
-exceptions are listed below, each with its reason. The CLI (src/cli) is a client of the public
-API like any other program: it includes only budcore/... headers and its own cli/... ones.
+"""Lower layers never include higher ones (docs/architecture.md "Dependencies"): every
+#include "budcore/<x>/" in include/budcore/<layer>/ and src/<layer>/ must name a layer at or
+below its own. The only exceptions are listed below, each with its reason. The CLI (src/cli)
+is a client of the public API like any other program: it includes only budcore/... headers and
+its own cli/... ones.
 Usage: layering_test.py SOURCE_DIR"""
 import glob
 import re
