@@ -1,10 +1,14 @@
 #include "backends/sql_security.hpp"
 
+#include <algorithm>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "budcore/core/json.hpp"
 #include "core/digest.hpp"
+#include "budcore/core/limits.hpp"
 
 namespace budcore::backends {
 namespace {
@@ -40,38 +44,85 @@ std::string audit_entry_hash(const core::Id& tenant, const backend::AuditEntry& 
   return core::sha256_hex(text);
 }
 
-core::Result<ChainHead> lock_chain_head(SqlConnection& db) {
-  // A no-op update that returns the head: in PostgreSQL it takes the head row's lock until commit.
+core::Result<ChainHead> lock_chain_head(SqlConnection& db, const core::Id& tenant) {
+  // An upsert that returns the head: in PostgreSQL it takes the head row's lock until commit.
+  const std::string tid = tenant.to_string();
+  SqlParam p[] = {std::string_view(tid), core::kZeroDigest};
   std::optional<ChainHead> head;
-  BUDCORE_TRY(db.query("UPDATE audit_chain SET last_seq = last_seq WHERE id = 1 RETURNING last_seq, last_hash", {},
-                       [&](const SqlRow& row) -> core::Status {
+  BUDCORE_TRY(db.query("INSERT INTO audit_heads (tenant_id, last_seq, last_hash) VALUES (?, 0, ?) "
+                       "ON CONFLICT (tenant_id) DO UPDATE SET last_seq = audit_heads.last_seq "
+                       "RETURNING last_seq, last_hash",
+                       p, [&](const SqlRow& row) -> core::Status {
                          head = ChainHead{row.int64(0), std::string(row.text(1))};
                          return {};
                        }));
-  if (!head) return Error::make(ErrorCode::Io, "the store has no audit chain head (audit_chain row 1 is missing)", "audit_chain");
+  if (!head) return Error::make(ErrorCode::Io, "the store returned no audit chain head for tenant " + tid, "audit_heads");
   return *head;
 }
 
 core::Result<backend::AuditEntry> insert_chained_audit(SqlConnection& db, const core::Id& tenant,
                                                        backend::AuditEntry e, ChainHead& head) {
   e.prev_hash = head.hash;
+  e.seq = head.seq + 1;
   const std::string tid = tenant.to_string(), detail = core::to_json(e.detail);
   e.hash = audit_entry_hash(tenant, e, detail);
   SqlParam p[] = {tid, e.at.unix_nanos(), e.actor, e.action, e.object_type, e.object_id, e.request_id, detail,
-                  e.prev_hash, e.hash};
-  BUDCORE_TRY(db.query("INSERT INTO audit_log (tenant_id, at_ns, actor, action, object_type, object_id, "
-                       "request_id, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-                       p, [&](const SqlRow& row) -> core::Status {
-                         e.seq = row.int64(0);
-                         return {};
-                       }));
+                  e.prev_hash, e.hash, e.seq};
+  BUDCORE_TRY(db.execute("INSERT INTO audit_log (tenant_id, at_ns, actor, action, object_type, object_id, "
+                         "request_id, detail, prev_hash, hash, tenant_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         p));
   head = ChainHead{e.seq, e.hash};
   return e;
 }
 
-core::Status write_chain_head(SqlConnection& db, const ChainHead& head) {
-  SqlParam p[] = {head.seq, head.hash};
-  BUDCORE_TRY(db.execute("UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1", p));
+core::Status write_chain_head(SqlConnection& db, const core::Id& tenant, const ChainHead& head, bool insert) {
+  const std::string tid = tenant.to_string();
+  if (insert) {
+    SqlParam p[] = {std::string_view(tid), head.seq, std::string_view(head.hash)};
+    BUDCORE_TRY(db.execute("INSERT INTO audit_heads (tenant_id, last_seq, last_hash) VALUES (?, ?, ?)", p));
+    return {};
+  }
+  SqlParam p[] = {head.seq, std::string_view(head.hash), std::string_view(tid)};
+  BUDCORE_TRY(db.execute("UPDATE audit_heads SET last_seq = ?, last_hash = ? WHERE tenant_id = ?", p));
+  return {};
+}
+
+namespace {
+std::string_view tenant_table(TenantTable t) { return t == TenantTable::Counters ? "tenant_counters" : "tenant_limits"; }
+}  // namespace
+
+core::Result<std::int64_t> lock_tenant_value(SqlConnection& db, TenantTable table, const core::Id& tenant,
+                                             std::string_view name) {
+  const std::string tid = tenant.to_string(), t(tenant_table(table));
+  SqlParam p[] = {std::string_view(tid), name};
+  std::int64_t value = 0;
+  BUDCORE_TRY(db.query("INSERT INTO " + t + " (tenant_id, name, value) VALUES (?, ?, 0) ON CONFLICT (tenant_id, name) "
+                       "DO UPDATE SET value = " + t + ".value RETURNING value",
+                       p, [&](const SqlRow& row) -> core::Status {
+                         value = row.int64(0);
+                         return {};
+                       }));
+  return value;
+}
+
+core::Result<std::int64_t> read_tenant_value(SqlConnection& db, TenantTable table, const core::Id& tenant,
+                                             std::string_view name) {
+  const std::string tid = tenant.to_string();
+  SqlParam p[] = {std::string_view(tid), name};
+  std::int64_t value = 0;
+  BUDCORE_TRY(db.query("SELECT value FROM " + std::string(tenant_table(table)) + " WHERE tenant_id = ? AND name = ?", p,
+                       [&](const SqlRow& row) -> core::Status {
+                         value = row.int64(0);
+                         return {};
+                       }));
+  return value;
+}
+
+core::Status write_tenant_value(SqlConnection& db, TenantTable table, const core::Id& tenant, std::string_view name,
+                                std::int64_t value) {
+  const std::string tid = tenant.to_string();
+  SqlParam p[] = {value, std::string_view(tid), name};
+  BUDCORE_TRY(db.execute("UPDATE " + std::string(tenant_table(table)) + " SET value = ? WHERE tenant_id = ? AND name = ?", p));
   return {};
 }
 
@@ -89,59 +140,86 @@ backend::AuditEntry audit_row(const SqlRow& row) {
   return e;
 }
 
-core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db) {
+core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, const std::vector<std::string>& anchors) {
   backend::AuditChainReport r;
-  std::string last_hash(core::kZeroDigest);
-  std::int64_t last_seq = 0;
-  bool chained = false;
-  auto problem = [&](std::int64_t seq, std::string what) {
+  auto problem = [&](std::string what) {
     r.ok = false;
-    r.problems.push_back("audit_log[seq " + std::to_string(seq) + "]: " + std::move(what));
+    r.problems.push_back(std::move(what));
   };
+  // Every tenant's chain in order: tenant_seq 1, 2, ... each linked to the one before.
+  struct End {
+    std::int64_t seq = 0;
+    std::string hash = std::string(core::kZeroDigest);
+  };
+  std::map<std::string, End> ends;
+  std::set<std::string> anchored(anchors.begin(), anchors.end());
   BUDCORE_TRY(db.query(
-      "SELECT " + std::string(kAuditColumns) + ", tenant_id FROM audit_log ORDER BY seq", {},
+      "SELECT " + std::string(kTenantAuditColumns) + ", tenant_id FROM audit_log ORDER BY tenant_id, tenant_seq", {},
       [&](const SqlRow& row) -> core::Status {
         ++r.entries;
-        const std::int64_t seq = row.int64(0);
-        if (row.is_null(9)) {
-          // Written before schema version 6: only allowed before the chain starts.
-          if (chained) problem(seq, "has no hash but follows chained entries (a row was inserted)");
-          else ++r.unchained;
+        const std::string tid(row.text(10));
+        End& end = ends[tid];
+        const std::string where = "audit_log[tenant " + core::truncate_text(tid, 64) + " seq " +
+                                  (row.is_null(0) ? std::string("none") : std::to_string(row.int64(0))) + "]: ";
+        if (row.is_null(0) || row.is_null(9)) {
+          problem(where + "has no place in its tenant's chain (a row was inserted)");
           return {};
         }
-        chained = true;
         const backend::AuditEntry e = audit_row(row);
-        auto tenant = core::Id::parse(row.text(10));
-        const std::string& stored = e.hash;
-        if (e.prev_hash != last_hash) {
-          problem(seq, "prev_hash " + e.prev_hash.substr(0, 12) + "... is not the hash of the entry before it (" +
-                           last_hash.substr(0, 12) + "...): an entry before it was deleted or inserted");
-        }
-        if (!tenant || audit_entry_hash(*tenant, e, row.text(7)) != stored) {
-          problem(seq, "its hash does not match its fields: the entry was edited");
-        }
-        last_hash = stored;
-        last_seq = seq;
+        if (e.seq != end.seq + 1)
+          problem(where + "follows seq " + std::to_string(end.seq) + ": entries before it were deleted or inserted");
+        else if (e.prev_hash != end.hash)
+          problem(where + "prev_hash " + e.prev_hash.substr(0, 12) + "... is not the hash of the entry before it (" +
+                  end.hash.substr(0, 12) + "...): an entry before it was deleted or inserted");
+        auto tenant = core::Id::parse(tid);
+        if (!tenant || audit_entry_hash(*tenant, e, row.text(7)) != e.hash)
+          problem(where + "its hash does not match its fields: the entry was edited");
+        anchored.erase(e.hash);
+        end = End{e.seq, e.hash};
         return {};
       }));
-  bool head = false;
-  BUDCORE_TRY(db.query("SELECT last_seq, last_hash FROM audit_chain WHERE id = 1", {},
+  // Each head must be where its chain ends: else entries at the end were deleted, or the head edited.
+  BUDCORE_TRY(db.query("SELECT tenant_id, last_seq, last_hash FROM audit_heads ORDER BY tenant_id", {},
                        [&](const SqlRow& row) -> core::Status {
-                         head = true;
-                         r.head_seq = row.int64(0);
-                         r.head_hash = row.text(1);
+                         backend::AuditHead h;
+                         const std::string tid(row.text(0));
+                         auto tenant = core::Id::parse(tid);
+                         if (tenant) h.tenant = *tenant;
+                         h.seq = row.int64(1);
+                         h.hash = std::string(row.text(2));
+                         const End end = ends.count(tid) ? ends[tid] : End{};
+                         ends.erase(tid);
+                         if (h.seq != end.seq || h.hash != end.hash)
+                           problem("audit_heads[tenant " + core::truncate_text(tid, 64) + "]: the head records seq " +
+                                   std::to_string(h.seq) + " (" + h.hash.substr(0, 12) + "...) but the chain ends at seq " +
+                                   std::to_string(end.seq) + " (" + end.hash.substr(0, 12) +
+                                   "...): entries at its end were deleted or the head was edited");
+                         r.head_seq += h.seq;
+                         r.heads.push_back(std::move(h));
                          return {};
                        }));
-  if (!head) {
-    r.ok = false;
-    r.problems.push_back("audit_chain: the head row is missing");
-  } else if (r.head_seq != last_seq || r.head_hash != last_hash) {
-    r.ok = false;
-    r.problems.push_back("audit_chain: the head records seq " + std::to_string(r.head_seq) + " (" +
-                         r.head_hash.substr(0, 12) + "...) but the chain ends at seq " + std::to_string(last_seq) +
-                         " (" + last_hash.substr(0, 12) + "...): entries at its end were deleted or the head was edited");
-  }
+  for (const auto& [tid, end] : ends)
+    problem("audit_heads[tenant " + core::truncate_text(tid, 64) + "]: missing, but the tenant's chain has " +
+            std::to_string(end.seq) + " entries (the head row was deleted)");
+  r.head_hash = backend::audit_heads_digest(r.heads);
+  for (const auto& a : anchored)
+    problem("anchor " + core::truncate_text(a, 64) +
+            " is not the hash of any chained entry: the entry it anchored was deleted or the chain rewritten");
   return r;
+}
+
+core::Result<std::vector<backend::AuditHead>> read_audit_heads(SqlConnection& db) {
+  std::vector<backend::AuditHead> out;
+  BUDCORE_TRY(db.query("SELECT tenant_id, last_seq, last_hash FROM audit_heads ORDER BY tenant_id", {},
+                       [&](const SqlRow& row) -> core::Status {
+                         backend::AuditHead h;
+                         BUDCORE_TRY_ASSIGN(h.tenant, core::Id::parse(row.text(0)));
+                         h.seq = row.int64(1);
+                         h.hash = std::string(row.text(2));
+                         out.push_back(std::move(h));
+                         return {};
+                       }));
+  return out;
 }
 
 core::Result<backend::RoleBindingRecord> put_role_binding(SqlConnection& db, const core::Id& tenant,
@@ -210,3 +288,14 @@ core::Result<std::vector<backend::RoleBindingRecord>> list_role_bindings(SqlConn
 }
 
 }  // namespace budcore::backends
+
+namespace budcore::backend {
+
+std::string audit_heads_digest(std::vector<AuditHead> heads) {
+  std::sort(heads.begin(), heads.end(), [](const AuditHead& a, const AuditHead& b) { return a.tenant < b.tenant; });
+  std::string text;
+  for (const auto& h : heads) text += h.tenant.to_string() + ":" + std::to_string(h.seq) + ":" + h.hash + ";";
+  return core::sha256_hex(text);
+}
+
+}  // namespace budcore::backend

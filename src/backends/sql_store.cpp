@@ -15,9 +15,17 @@ Status SqlStore::transact(const std::function<Status(Store&)>& fn) {
   return write([&]() -> Status {
     SqlStore tx(s_, true);
     BUDCORE_TRY(fn(tx));
-    if (tx.chain_head_) return write_chain_head(db(), *tx.chain_head_);
-    return {};
+    return tx.write_tenant_heads();
   });
+}
+
+Status SqlStore::write_tenant_heads() {
+  for (const auto& [tenant, head] : chain_heads_) BUDCORE_TRY(write_chain_head(db(), tenant, head));
+  for (const auto& [tenant, n] : event_counters_)
+    BUDCORE_TRY(write_tenant_value(db(), TenantTable::Counters, tenant, "events", n));
+  chain_heads_.clear();
+  event_counters_.clear();
+  return {};
 }
 
 SqlConnection& SqlStore::db() { return *s_->conn; }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -246,7 +247,8 @@ class SqlStore final : public backend::Store {
   Result<Page<UsageRecord>> list_usage(const core::Id& tenant, const UsageQuery& uq, const PageRequest& page) override;
   Result<AuditEntry> append_audit(const core::Id& tenant, AuditEntry e) override;
   Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& aq, const PageRequest& page) override;
-  Result<backend::AuditChainReport> verify_audit_chain() override;
+  Result<backend::AuditChainReport> verify_audit_chain(const std::vector<std::string>& anchors) override;
+  Result<std::vector<backend::AuditHead>> audit_heads() override;
 
   // ---- role bindings ----
   Result<backend::RoleBindingRecord> put_role_binding(const core::Id& tenant, backend::RoleBindingRecord b) override;
@@ -260,6 +262,9 @@ class SqlStore final : public backend::Store {
   Result<std::int64_t> append_event(const core::Id& tenant, const backend::EventRecord& e) override;
   Result<std::vector<backend::EventRecord>> list_events(const core::Id& tenant, std::int64_t after_seq,
                                                         std::size_t limit) override;
+  Result<std::int64_t> get_limit(const core::Id& tenant, std::string_view name) override;
+  Result<std::int64_t> lock_limit(const core::Id& tenant, std::string_view name) override;
+  Status put_limit(const core::Id& tenant, std::string_view name, std::int64_t value) override;
   Status put_platform_record(std::string_view kind, std::string_view key, const core::Value& doc) override;
   Status delete_platform_record(std::string_view kind, std::string_view key) override;
   Result<std::optional<backend::PlatformRecord>> get_platform_record(std::string_view kind,
@@ -267,8 +272,11 @@ class SqlStore final : public backend::Store {
   Result<Page<backend::PlatformRecord>> list_platform_records(std::string_view kind, const PageRequest& page) override;
  private:
   SqlConnection& db();
-  // transact(): the audit chain's head after this transaction's appends, written before commit.
-  std::optional<ChainHead> chain_head_;
+  // transact(): each tenant's audit chain head and event counter after this transaction's
+  // appends, read (and locked) at a tenant's first append, written once before commit.
+  std::map<core::Id, ChainHead> chain_heads_;
+  std::map<core::Id, std::int64_t> event_counters_;
+  Status write_tenant_heads();
   // Runs f in a write transaction (or in the enclosing transact()).
   template <class F>
   auto write(F&& f) -> decltype(f()) {

@@ -60,23 +60,25 @@ Result<AuditEntry> SqlStore::append_audit(const core::Id& tenant, AuditEntry e) 
   BUDCORE_TRY(check_key("action", e.action));
   if (e.at == core::Timestamp()) e.at = s_->clock->now();
   if (in_tx_) {
-    // Within transact(): the head is read (and locked) once and written once, when fn returns.
-    if (!chain_head_) {
-      BUDCORE_TRY_ASSIGN(chain_head_, lock_chain_head(db()));
+    // Within transact(): the tenant's head is read (and locked) once and written once, when fn returns.
+    auto it = chain_heads_.find(tenant);
+    if (it == chain_heads_.end()) {
+      BUDCORE_TRY_ASSIGN(ChainHead head, lock_chain_head(db(), tenant));
+      it = chain_heads_.emplace(tenant, std::move(head)).first;
     }
-    return insert_chained_audit(db(), tenant, std::move(e), *chain_head_);
+    return insert_chained_audit(db(), tenant, std::move(e), it->second);
   }
   return write([&]() -> Result<AuditEntry> {
-    BUDCORE_TRY_ASSIGN(ChainHead head, lock_chain_head(db()));
+    BUDCORE_TRY_ASSIGN(ChainHead head, lock_chain_head(db(), tenant));
     BUDCORE_TRY_ASSIGN(AuditEntry out, insert_chained_audit(db(), tenant, std::move(e), head));
-    BUDCORE_TRY(write_chain_head(db(), head));
+    BUDCORE_TRY(write_chain_head(db(), tenant, head));
     return out;
   });
 }
 
 Result<Page<AuditEntry>> SqlStore::list_audit(const core::Id& tenant, const AuditQuery& aq, const PageRequest& page) {
   Query q;
-  q.sql("SELECT " + std::string(kAuditColumns) + " FROM audit_log")
+  q.sql("SELECT " + std::string(kTenantAuditColumns) + " FROM audit_log")
       .where("tenant_id = ?")
       .bind(tenant.to_string());
   if (aq.actor) q.where("actor = ?").bind(*aq.actor);
@@ -86,10 +88,10 @@ Result<Page<AuditEntry>> SqlStore::list_audit(const core::Id& tenant, const Audi
   if (aq.to) q.where("at_ns < ?").bind(aq.to->unix_nanos());
   if (!page.after.empty()) {
     BUDCORE_TRY_ASSIGN(std::int64_t seq, parse_int(page.after, page));
-    q.where("seq > ?").bind(seq);
+    q.where("tenant_seq > ?").bind(seq);
   }
   const std::size_t limit = page_limit(page);
-  q.sql(" ORDER BY seq LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
+  q.sql(" ORDER BY tenant_seq LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
   return read([&]() -> Result<Page<AuditEntry>> {
     Page<AuditEntry> out;
     BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {
@@ -106,8 +108,12 @@ Result<Page<AuditEntry>> SqlStore::list_audit(const core::Id& tenant, const Audi
   });
 }
 
-Result<backend::AuditChainReport> SqlStore::verify_audit_chain() {
-  return read([&] { return backends::verify_audit_chain(db()); });
+Result<backend::AuditChainReport> SqlStore::verify_audit_chain(const std::vector<std::string>& anchors) {
+  return read([&] { return backends::verify_audit_chain(db(), anchors); });
+}
+
+Result<std::vector<backend::AuditHead>> SqlStore::audit_heads() {
+  return read([&] { return backends::read_audit_heads(db()); });
 }
 
 Result<backend::RoleBindingRecord> SqlStore::put_role_binding(const core::Id& tenant, backend::RoleBindingRecord b) {
@@ -137,16 +143,31 @@ Result<JobRecord> SqlStore::write_job(const core::Id& tenant, job::Job job, std:
 
 Result<std::int64_t> SqlStore::append_event(const core::Id& tenant, const backend::EventRecord& e) {
   BUDCORE_TRY(check_key("type", e.type));
-  return write([&]() -> Result<std::int64_t> {
+  auto insert = [&](std::int64_t tenant_seq) -> Result<std::int64_t> {
     std::string tid = tenant.to_string(), oid = e.object_id.to_string(), doc = core::to_json(e.data);
-    SqlParam p[] = {tid, e.at.unix_nanos(), std::string_view(e.type), oid, doc};
+    SqlParam p[] = {tid, e.at.unix_nanos(), std::string_view(e.type), oid, doc, tenant_seq};
     std::int64_t seq = 0;
-    BUDCORE_TRY(db().query("INSERT INTO platform_events (tenant_id, at_ns, type, object_id, doc) "
-                           "VALUES (?, ?, ?, ?, ?) RETURNING seq",
+    BUDCORE_TRY(db().query("INSERT INTO platform_events (tenant_id, at_ns, type, object_id, doc, tenant_seq) "
+                           "VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
                            p, [&](const SqlRow& row) -> Status {
                              seq = row.int64(0);
                              return {};
                            }));
+    return seq;
+  };
+  if (in_tx_) {
+    // The tenant's counter is read (and locked) at its first event in the transaction, written at its end.
+    auto it = event_counters_.find(tenant);
+    if (it == event_counters_.end()) {
+      BUDCORE_TRY_ASSIGN(std::int64_t n, lock_tenant_value(db(), TenantTable::Counters, tenant, "events"));
+      it = event_counters_.emplace(tenant, n).first;
+    }
+    return insert(++it->second);
+  }
+  return write([&]() -> Result<std::int64_t> {
+    BUDCORE_TRY_ASSIGN(std::int64_t n, lock_tenant_value(db(), TenantTable::Counters, tenant, "events"));
+    BUDCORE_TRY_ASSIGN(std::int64_t seq, insert(n + 1));
+    BUDCORE_TRY(write_tenant_value(db(), TenantTable::Counters, tenant, "events", n + 1));
     return seq;
   });
 }
@@ -158,8 +179,8 @@ Result<std::vector<backend::EventRecord>> SqlStore::list_events(const core::Id& 
   SqlParam p[] = {tid, after_seq, static_cast<std::int64_t>(limit)};
   return read([&]() -> Result<std::vector<backend::EventRecord>> {
     std::vector<backend::EventRecord> out;
-    BUDCORE_TRY(db().query("SELECT seq, at_ns, type, object_id, doc FROM platform_events "
-                           "WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+    BUDCORE_TRY(db().query("SELECT tenant_seq, at_ns, type, object_id, doc FROM platform_events "
+                           "WHERE tenant_id = ? AND tenant_seq > ? ORDER BY tenant_seq LIMIT ?",
                            p, [&](const SqlRow& row) -> Status {
                              backend::EventRecord e;
                              e.seq = row.int64(0);
@@ -171,6 +192,27 @@ Result<std::vector<backend::EventRecord>> SqlStore::list_events(const core::Id& 
                              return {};
                            }));
     return out;
+  });
+}
+
+Result<std::int64_t> SqlStore::get_limit(const core::Id& tenant, std::string_view name) {
+  BUDCORE_TRY(check_tenant(tenant));
+  BUDCORE_TRY(check_key("name", name));
+  return read([&] { return read_tenant_value(db(), TenantTable::Limits, tenant, name); });
+}
+
+Result<std::int64_t> SqlStore::lock_limit(const core::Id& tenant, std::string_view name) {
+  BUDCORE_TRY(check_tenant(tenant));
+  BUDCORE_TRY(check_key("name", name));
+  return write([&] { return lock_tenant_value(db(), TenantTable::Limits, tenant, name); });
+}
+
+Status SqlStore::put_limit(const core::Id& tenant, std::string_view name, std::int64_t value) {
+  BUDCORE_TRY(check_tenant(tenant));
+  BUDCORE_TRY(check_key("name", name));
+  return write([&]() -> Status {
+    BUDCORE_TRY(lock_tenant_value(db(), TenantTable::Limits, tenant, name));
+    return write_tenant_value(db(), TenantTable::Limits, tenant, name, value);
   });
 }
 

@@ -2,12 +2,17 @@
 // migrations and the document check behind `budcore store check`.
 #include "backends/store_common.hpp"
 
+#include <map>
+
 #include <algorithm>
 #include <string>
 
 #include "budcore/core/json.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/job/job.hpp"
+#include "backends/sql_security.hpp"
+#include "core/digest.hpp"
+#include "budcore/core/clock.hpp"
 
 namespace budcore::backends {
 namespace {
@@ -211,6 +216,45 @@ CREATE TABLE role_bindings (
 );
 )sql";
 
+// v7: what a tenant sees is numbered for it alone. Events and audit entries get a per-tenant
+// sequence (tenant_seq, from the tenant's counter row, locked by the appending transaction, so
+// a tenant's numbers have no gaps and follow commit order); the audit log is a hash chain per
+// tenant with its head in audit_heads; tenant_limits keeps limit state (the submit rate's
+// theoretical arrival time) that must hold across every process on the store; pipeline steps'
+// idempotency keys move into the platform's namespace ("budcore:pipeline/..."). The global
+// chain head (audit_chain) is gone: the migration re-chains the existing entries per tenant
+// (migrate_to_v7).
+constexpr std::string_view kSchemaV7 = R"sql(
+ALTER TABLE platform_events ADD COLUMN tenant_seq BIGINT;
+ALTER TABLE audit_log ADD COLUMN tenant_seq BIGINT;
+CREATE TABLE tenant_counters (
+  tenant_id {ID} NOT NULL,
+  name {ID} NOT NULL,
+  value BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, name)
+);
+CREATE TABLE audit_heads (
+  tenant_id {ID} NOT NULL PRIMARY KEY,
+  last_seq BIGINT NOT NULL,
+  last_hash TEXT NOT NULL
+);
+CREATE TABLE tenant_limits (
+  tenant_id {ID} NOT NULL,
+  name {ID} NOT NULL,
+  value BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, name)
+);
+UPDATE jobs SET idempotency_key = 'budcore:pipeline/' || idempotency_key
+  WHERE source = 'pipeline' AND pipeline_id IS NOT NULL AND idempotency_key LIKE pipeline_id || '/%';
+)sql";
+
+// After the backfill of migrate_to_v7.
+constexpr std::string_view kSchemaV7Indexes = R"sql(
+CREATE UNIQUE INDEX platform_events_tenant_tseq ON platform_events (tenant_id, tenant_seq);
+CREATE UNIQUE INDEX audit_tenant_tseq ON audit_log (tenant_id, tenant_seq);
+DROP TABLE audit_chain;
+)sql";
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -258,6 +302,107 @@ core::Status check_json(const SqlRow& row, int col, std::string_view what) {
 
 }  // namespace
 
+namespace {
+
+constexpr std::string_view kAppendOnlySqlite = R"sql(
+CREATE TRIGGER audit_log_append_only_u BEFORE UPDATE ON audit_log
+  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+CREATE TRIGGER audit_log_append_only_d BEFORE DELETE ON audit_log
+  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+)sql";
+constexpr std::string_view kAppendOnlyPostgres = R"sql(
+CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
+  FOR EACH ROW EXECUTE FUNCTION budcore_append_only();
+)sql";
+
+// Numbers every tenant's events 1, 2, ... in seq order and starts its counter there.
+core::Status number_events_per_tenant(SqlConnection& conn) {
+  BUDCORE_TRY(conn.exec_script(
+      "UPDATE platform_events SET tenant_seq = r.n FROM (SELECT seq AS s, ROW_NUMBER() OVER "
+      "(PARTITION BY tenant_id ORDER BY seq) AS n FROM platform_events) AS r WHERE platform_events.seq = r.s;"
+      "INSERT INTO tenant_counters (tenant_id, name, value) "
+      "SELECT tenant_id, 'events', MAX(tenant_seq) FROM platform_events GROUP BY tenant_id;"));
+  return {};
+}
+
+struct LegacyAuditRow {
+  std::int64_t seq = 0;
+  core::Id tenant;
+  backend::AuditEntry entry;
+  std::string detail;
+};
+
+// The audit log was one chain over every tenant; from v7 each tenant has its own. The entries
+// are checked against the old chain first (what was wrong stays on record: the migration's own
+// system-tenant entry lists it), then re-chained per tenant, in seq order.
+core::Status rechain_audit_per_tenant(SqlConnection& conn) {
+  const bool sqlite = conn.dialect() == Dialect::Sqlite;
+  BUDCORE_TRY(conn.exec_script(sqlite ? "DROP TRIGGER IF EXISTS audit_log_append_only_u;"
+                                        "DROP TRIGGER IF EXISTS audit_log_append_only_d;"
+                                      : "DROP TRIGGER IF EXISTS audit_log_append_only ON audit_log;"));
+  std::vector<LegacyAuditRow> rows;
+  BUDCORE_TRY(conn.query("SELECT " + std::string(kAuditColumns) + ", tenant_id FROM audit_log ORDER BY seq", {},
+                         [&](const SqlRow& row) -> core::Status {
+                           LegacyAuditRow r;
+                           r.seq = row.int64(0);
+                           r.entry = audit_row(row);
+                           r.detail = std::string(row.text(7));
+                           auto tenant = core::Id::parse(row.text(10));
+                           if (!tenant)
+                             return core::Error::make(core::ErrorCode::Io,
+                                                      "audit_log[seq " + std::to_string(r.seq) + "] has tenant '" +
+                                                          core::truncate_text(row.text(10)) + "', not a UUID",
+                                                      "audit_log.tenant_id");
+                           r.tenant = *tenant;
+                           rows.push_back(std::move(r));
+                           return {};
+                         }));
+  core::List problems;
+  std::string last(core::kZeroDigest);
+  for (const LegacyAuditRow& r : rows) {
+    if (r.entry.hash.empty()) continue;  // written before the chain existed
+    if (r.entry.prev_hash != last) problems.emplace_back("seq " + std::to_string(r.seq) + ": link broken");
+    if (audit_entry_hash(r.tenant, r.entry, r.detail) != r.entry.hash)
+      problems.emplace_back("seq " + std::to_string(r.seq) + ": edited");
+    last = r.entry.hash;
+  }
+  std::map<core::Id, ChainHead> heads;
+  for (LegacyAuditRow& r : rows) {
+    auto [it, fresh] = heads.try_emplace(r.tenant, ChainHead{0, std::string(core::kZeroDigest)});
+    ChainHead& head = it->second;
+    r.entry.prev_hash = head.hash;
+    r.entry.hash = audit_entry_hash(r.tenant, r.entry, r.detail);
+    head = ChainHead{head.seq + 1, r.entry.hash};
+    SqlParam p[] = {head.seq, std::string_view(r.entry.prev_hash), std::string_view(r.entry.hash), r.seq};
+    BUDCORE_TRY(conn.execute("UPDATE audit_log SET tenant_seq = ?, prev_hash = ?, hash = ? WHERE seq = ?", p));
+  }
+  for (auto& [tenant, head] : heads) BUDCORE_TRY(write_chain_head(conn, tenant, head, true));
+  if (!rows.empty()) {
+    // The migration's own entry, in the system tenant's chain.
+    backend::AuditEntry e;
+    e.actor = "budcore";
+    e.action = "audit_log.rechained";
+    e.object_type = "audit_log";
+    e.at = core::system_clock()->now();
+    e.detail = core::Value::map({{"entries", static_cast<std::int64_t>(rows.size())},
+                                 {"previous_chain_ok", problems.empty()},
+                                 {"previous_chain_problems", core::Value(std::move(problems))}});
+    const core::Id system;
+    BUDCORE_TRY_ASSIGN(ChainHead head, lock_chain_head(conn, system));
+    BUDCORE_TRY(insert_chained_audit(conn, system, std::move(e), head));
+    BUDCORE_TRY(write_chain_head(conn, system, head, false));
+  }
+  return conn.exec_script(sqlite ? kAppendOnlySqlite : kAppendOnlyPostgres);
+}
+
+}  // namespace
+
+core::Status migrate_to_v7(SqlConnection& conn) {
+  BUDCORE_TRY(number_events_per_tenant(conn));
+  BUDCORE_TRY(rechain_audit_per_tenant(conn));
+  return conn.exec_script(kSchemaV7Indexes);
+}
+
 std::string migration_sql(Dialect dialect, int version) {
   switch (version) {
     case 1: return apply_dialect(dialect, kSchemaV1);
@@ -268,6 +413,7 @@ std::string migration_sql(Dialect dialect, int version) {
       return replace_all(std::string(kSchemaV5PerCatalogTable), "{T}", "components") +
              replace_all(std::string(kSchemaV5PerCatalogTable), "{T}", "usecase_templates");
     case 6: return apply_dialect(dialect, kSchemaV6);
+    case 7: return apply_dialect(dialect, kSchemaV7);
     default: return {};
   }
 }
@@ -315,7 +461,9 @@ core::Result<MigrationOutcome> migrate_schema(SqlConnection& conn, bool migrate,
     }
     for (int v = stored + 1; v <= target_version; ++v) {
       if (v == 1) BUDCORE_TRY(conn.exec_script(kMetaTable));
-      if (auto st = conn.exec_script(migration_sql(conn.dialect(), v)); !st) {
+      core::Status st = conn.exec_script(migration_sql(conn.dialect(), v));
+      if (st && v == 7) st = migrate_to_v7(conn);
+      if (!st) {
         core::Error e = st.error();
         e.message = "migration to schema version " + std::to_string(v) + " failed: " + e.message;
         return e;

@@ -74,10 +74,12 @@ core::Result<std::unique_ptr<SqlConnection>> open_postgres_connection(const std:
 
 // ---- schema ----------------------------------------------------------------------------------
 
-inline constexpr int kLatestSchemaVersion = 6;
+inline constexpr int kLatestSchemaVersion = 7;
 
 // The DDL that moves a schema from version - 1 to version, in the connection's dialect.
 std::string migration_sql(Dialect dialect, int version);
+// The part of the move to version 7 that SQL alone cannot do (store_common.cpp).
+core::Status migrate_to_v7(SqlConnection& conn);
 
 struct MigrationOutcome {
   int from = 0;  // 0: an empty database

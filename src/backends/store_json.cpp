@@ -175,11 +175,15 @@ Value to_value(const Page<AuditEntry>& page) {
 
 Value to_value(const AuditChainReport& r) {
   core::List problems(r.problems.begin(), r.problems.end());
+  core::List heads;
+  for (const auto& h : r.heads)
+    heads.emplace_back(Map{{"tenant", h.tenant.to_string()}, {"seq", h.seq}, {"hash", h.hash}});
   return Value(Map{{"ok", r.ok},
                    {"entries", r.entries},
                    {"unchained", r.unchained},
                    {"head_seq", r.head_seq},
                    {"head_hash", r.head_hash},
+                   {"heads", Value(std::move(heads))},
                    {"problems", Value(std::move(problems))}});
 }
 

@@ -1,6 +1,7 @@
-// The audit log's hash chain and role bindings, on SQLite (a file) and a real PostgreSQL
-// server: the chain verifies, and an edited, deleted or inserted row is found by
-// verify_audit_chain after the append-only triggers were dropped by someone with database access.
+// The audit log's hash chains (one per tenant) and role bindings, on SQLite (a file) and a real
+// PostgreSQL server: the chains verify, and an edited, deleted or inserted row is found by
+// verify_audit_chain after the append-only triggers were dropped by someone with database
+// access; a truncation with a rewritten head is found by an anchor kept outside the store.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -62,30 +63,44 @@ class StoreSecurity : public ::testing::TestWithParam<std::string> {
   const Id tenant_b_ = Id::generate();
 };
 
-TEST_P(StoreSecurity, AuditEntriesChainAcrossTenantsAndVerify) {
-  auto entries = append(6);
+// Raw-SQL selector of one entry: (tenant, the tenant's seq).
+std::string row(const Id& tenant, const AuditEntry& e) {
+  return "tenant_id = '" + tenant.to_string() + "' AND tenant_seq = " + std::to_string(e.seq);
+}
+
+TEST_P(StoreSecurity, EachTenantHasAChainOfItsOwnAndEveryChainVerifies) {
+  auto entries = append(6);  // tenants b, a, a, b, a, a
   ASSERT_EQ(entries.size(), 6u);
-  EXPECT_EQ(entries.front().prev_hash, std::string(64, '0'));
-  for (std::size_t i = 1; i < entries.size(); ++i) {
-    EXPECT_EQ(entries[i].prev_hash, entries[i - 1].hash) << i;
-    EXPECT_EQ(entries[i].hash.size(), 64u);
-    EXPECT_NE(entries[i].hash, entries[i - 1].hash);
+  // Each tenant's entries are numbered 1, 2, ... and chained among themselves only.
+  std::vector<AuditEntry> of_a, of_b;
+  for (std::size_t i = 0; i < entries.size(); ++i) (i % 3 == 0 ? of_b : of_a).push_back(entries[i]);
+  for (const auto* chain : {&of_a, &of_b}) {
+    EXPECT_EQ(chain->front().prev_hash, std::string(64, '0'));
+    for (std::size_t i = 0; i < chain->size(); ++i) {
+      EXPECT_EQ((*chain)[i].seq, static_cast<std::int64_t>(i + 1));
+      EXPECT_EQ((*chain)[i].hash.size(), 64u);
+      if (i > 0) EXPECT_EQ((*chain)[i].prev_hash, (*chain)[i - 1].hash) << i;
+    }
   }
   auto listed = store_->list_audit(tenant_a_, {});
   ASSERT_TRUE(listed) << listed.error().describe();
-  ASSERT_FALSE(listed->items.empty());
-  EXPECT_EQ(listed->items.front().hash, entries[1].hash);
+  ASSERT_EQ(listed->items.size(), of_a.size());
+  EXPECT_EQ(listed->items.front().hash, of_a.front().hash);
+  EXPECT_EQ(listed->items.front().seq, 1);
   auto report = store_->verify_audit_chain();
   ASSERT_TRUE(report) << report.error().describe();
   EXPECT_TRUE(report->ok) << (report->problems.empty() ? "" : report->problems.front());
   EXPECT_EQ(report->entries, 6);
   EXPECT_EQ(report->unchained, 0);
-  EXPECT_EQ(report->head_seq, entries.back().seq);
-  EXPECT_EQ(report->head_hash, entries.back().hash);
+  EXPECT_EQ(report->head_seq, 6);
+  ASSERT_EQ(report->heads.size(), 2u);
+  for (const auto& h : report->heads) EXPECT_EQ(h.hash, h.tenant == tenant_a_ ? of_a.back().hash : of_b.back().hash);
+  EXPECT_EQ(report->head_hash, audit_heads_digest(report->heads));
+  EXPECT_EQ(store_->audit_heads().value(), report->heads);
 }
 
 TEST_P(StoreSecurity, AppendsInOneTransactionChainAndARollbackLeavesNoTrace) {
-  append(2);
+  append(2);  // b then a
   AuditEntry e;
   e.actor = "user:bob";
   e.action = "jobs.create";
@@ -101,27 +116,29 @@ TEST_P(StoreSecurity, AppendsInOneTransactionChainAndARollbackLeavesNoTrace) {
   std::vector<AuditEntry> in_tx;
   ASSERT_TRUE(store_->transact([&](Store& tx) -> core::Status {
     for (int i = 0; i < 3; ++i) {
-      auto r = tx.append_audit(tenant_a_, e);
+      auto r = tx.append_audit(i == 1 ? tenant_b_ : tenant_a_, e);
       if (!r) return r.error();
       in_tx.push_back(*r);
     }
     return {};
   }));
-  EXPECT_EQ(in_tx[1].prev_hash, in_tx[0].hash);
-  EXPECT_EQ(in_tx[2].prev_hash, in_tx[1].hash);
+  EXPECT_EQ(in_tx[0].seq, 2);
+  EXPECT_EQ(in_tx[2].seq, 3);
+  EXPECT_EQ(in_tx[2].prev_hash, in_tx[0].hash);
+  EXPECT_EQ(in_tx[1].seq, 2);
   auto report = store_->verify_audit_chain();
   ASSERT_TRUE(report) << report.error().describe();
   EXPECT_TRUE(report->ok) << (report->problems.empty() ? "" : report->problems.front());
   EXPECT_EQ(report->entries, 5);
-  EXPECT_EQ(report->head_hash, in_tx[2].hash);
-  auto single = store_->append_audit(tenant_b_, e);  // outside a transaction, after it
+  auto single = store_->append_audit(tenant_a_, e);  // outside a transaction, after it
   ASSERT_TRUE(single);
   EXPECT_EQ(single->prev_hash, in_tx[2].hash);
+  EXPECT_EQ(single->seq, 4);
 }
 
 TEST_P(StoreSecurity, VerifyFindsAnEditedEntry) {
   auto entries = append(5);
-  tamper("UPDATE audit_log SET actor = 'user:mallory' WHERE seq = " + std::to_string(entries[2].seq) + ";");
+  tamper("UPDATE audit_log SET actor = 'user:mallory' WHERE " + row(tenant_a_, entries[2]) + ";");
   auto report = store_->verify_audit_chain();
   ASSERT_TRUE(report) << report.error().describe();
   EXPECT_FALSE(report->ok);
@@ -131,31 +148,55 @@ TEST_P(StoreSecurity, VerifyFindsAnEditedEntry) {
 }
 
 TEST_P(StoreSecurity, VerifyFindsADeletedEntryInTheMiddleAndAtTheEnd) {
-  auto entries = append(5);
-  tamper("DELETE FROM audit_log WHERE seq = " + std::to_string(entries[1].seq) + ";");
+  auto entries = append(6);  // a's: entries 1, 2, 4, 5 (seq 1..4)
+  tamper("DELETE FROM audit_log WHERE " + row(tenant_a_, entries[2]) + ";");
   auto middle = store_->verify_audit_chain();
   ASSERT_TRUE(middle) << middle.error().describe();
   EXPECT_FALSE(middle->ok);
   ASSERT_EQ(middle->problems.size(), 1u);
-  EXPECT_NE(middle->problems[0].find("seq " + std::to_string(entries[2].seq)), std::string::npos);
+  EXPECT_NE(middle->problems[0].find("seq " + std::to_string(entries[4].seq)), std::string::npos) << middle->problems[0];
   EXPECT_NE(middle->problems[0].find("deleted"), std::string::npos);
 
-  tamper("DELETE FROM audit_log WHERE seq = " + std::to_string(entries[4].seq) + ";");
+  tamper("DELETE FROM audit_log WHERE " + row(tenant_a_, entries[5]) + ";");
   auto tail = store_->verify_audit_chain();
   ASSERT_TRUE(tail) << tail.error().describe();
   EXPECT_FALSE(tail->ok);
   ASSERT_EQ(tail->problems.size(), 2u);
-  EXPECT_NE(tail->problems[1].find("audit_chain"), std::string::npos) << tail->problems[1];
+  EXPECT_NE(tail->problems[1].find("audit_heads"), std::string::npos) << tail->problems[1];
 }
 
 TEST_P(StoreSecurity, VerifyFindsARecomputedRowWithoutTheHead) {
   // An attacker who rewrites a row's hash to match its edit still breaks the next row's link.
-  auto entries = append(3);
-  tamper("UPDATE audit_log SET hash = '" + std::string(64, 'a') + "' WHERE seq = " + std::to_string(entries[0].seq) + ";");
+  auto entries = append(3);  // b, a, a
+  tamper("UPDATE audit_log SET hash = '" + std::string(64, 'a') + "' WHERE " + row(tenant_a_, entries[1]) + ";");
   auto report = store_->verify_audit_chain();
   ASSERT_TRUE(report) << report.error().describe();
   EXPECT_FALSE(report->ok);
-  EXPECT_EQ(report->problems.size(), 2u);  // row 0's hash, row 1's link
+  EXPECT_EQ(report->problems.size(), 2u);  // row 1's hash, row 2's link
+}
+
+// Truncating a chain and rewriting its head is consistent by itself; an anchor kept outside
+// the store (a head published earlier) finds it.
+TEST_P(StoreSecurity, AnAnchorFindsATruncatedChainWithARewrittenHead) {
+  auto entries = append(6);
+  auto before = store_->verify_audit_chain();
+  ASSERT_TRUE(before && before->ok);
+  std::vector<std::string> anchors;
+  for (const auto& h : before->heads) anchors.push_back(h.hash);
+  EXPECT_TRUE(store_->verify_audit_chain(anchors)->ok);
+  // Drop a's last entry and point the head at the one before it: the chain alone verifies.
+  tamper("DELETE FROM audit_log WHERE " + row(tenant_a_, entries[5]) + ";"
+         "UPDATE audit_heads SET last_seq = " + std::to_string(entries[4].seq) + ", last_hash = '" + entries[4].hash +
+         "' WHERE tenant_id = '" + tenant_a_.to_string() + "';");
+  auto alone = store_->verify_audit_chain();
+  ASSERT_TRUE(alone);
+  EXPECT_TRUE(alone->ok) << (alone->problems.empty() ? "" : alone->problems.front());
+  EXPECT_NE(alone->head_hash, before->head_hash);
+  auto anchored = store_->verify_audit_chain(anchors);
+  ASSERT_TRUE(anchored);
+  EXPECT_FALSE(anchored->ok);
+  ASSERT_EQ(anchored->problems.size(), 1u);
+  EXPECT_NE(anchored->problems[0].find(entries[5].hash), std::string::npos) << anchored->problems[0];
 }
 
 TEST_P(StoreSecurity, RoleBindingsArePerTenantAndExact) {

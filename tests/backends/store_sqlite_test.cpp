@@ -7,9 +7,12 @@
 #include <fstream>
 #include <string>
 
+#include "backends/sql_security.hpp"
 #include "backends/store_common.hpp"
 #include "backends/store_fixture.hpp"
 #include "budcore/backend/store.hpp"
+#include "budcore/core/json.hpp"
+#include "budcore/job/job.hpp"
 
 namespace budcore::backend {
 namespace {
@@ -132,6 +135,103 @@ TEST_F(StoreSqliteTest, AnOlderSchemaMigratesForwardOnOpen) {
   EXPECT_NE(sqlite3_exec(db, "DELETE FROM audit_log", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
 }
+
+// Schema 7 numbers events and audit entries per tenant and chains the audit log per tenant: a
+// store written by schema 6 (one global chain) is re-chained on migration, what the old chain
+// said about itself is recorded in the system tenant's chain, and pipeline steps' keys move
+// into the platform's namespace.
+class SchemaSevenMigration : public StoreSqliteTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(SchemaSevenMigration, ReChainsPerTenantAndRecordsWhatTheOldChainSaid) {
+  const bool tampered = GetParam();
+  const Id other = Id::generate();
+  {
+    auto conn = backends::open_connection(uri(), {});
+    ASSERT_TRUE(conn);
+    ASSERT_TRUE(backends::migrate_schema(**conn, true, 6));
+  }
+  // Six entries chained over both tenants as schema 6 wrote them, and events seq 1..5.
+  std::string prev(64, '0');
+  for (int i = 0; i < 6; ++i) {
+    const Id& t = i % 2 == 0 ? tenant_ : other;
+    AuditEntry e;
+    e.at = core::Timestamp::from_unix_nanos(1000 + i);
+    e.actor = "user:alice";
+    e.action = "jobs.create";
+    e.object_type = "job";
+    e.object_id = "j" + std::to_string(i);
+    e.prev_hash = prev;
+    const std::string detail = "{\"i\":" + std::to_string(i) + "}";
+    e.hash = backends::audit_entry_hash(t, e, detail);
+    raw_exec("INSERT INTO audit_log (tenant_id, at_ns, actor, action, object_type, object_id, request_id, detail, "
+             "prev_hash, hash) VALUES ('" + t.to_string() + "', " + std::to_string(1000 + i) + ", 'user:alice', "
+             "'jobs.create', 'job', 'j" + std::to_string(i) + "', '', '" + detail + "', '" + prev + "', '" + e.hash + "')");
+    prev = e.hash;
+  }
+  raw_exec("UPDATE audit_chain SET last_seq = 6, last_hash = '" + prev + "'");
+  if (tampered) {
+    raw_exec("DROP TRIGGER audit_log_append_only_u");
+    raw_exec("UPDATE audit_log SET actor = 'user:mallory' WHERE seq = 3");
+  }
+  for (int i = 0; i < 5; ++i)
+    raw_exec("INSERT INTO platform_events (tenant_id, at_ns, type, object_id, doc) VALUES ('" +
+             (i < 3 ? tenant_ : other).to_string() + "', 1, 'job.transition', '" + Id::generate().to_string() + "', '{}')");
+  // A pipeline step's job under the old key "<run>/<step>/<attempt>".
+  const Id run = Id::generate();
+  job::Job j;
+  j.id = Id::generate();
+  j.tenant_id = tenant_;
+  j.name = "step";
+  j.source = job::JobSource::Pipeline;
+  j.pipeline_id = run;
+  j.source_id = run;
+  raw_exec("INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, created_ns, "
+           "updated_ns, version, idempotency_key, doc) VALUES ('" + tenant_.to_string() + "', '" + j.id.to_string() +
+           "', '" + j.project_id.to_string() + "', '" + j.cluster_id.to_string() + "', '" + run.to_string() +
+           "', 'pending', 'batch', 'pipeline', 1, 1, 1, '" + run.to_string() + "/s/1', '" + core::to_json(j.to_value()) + "')");
+  auto s = open_store(uri());
+  ASSERT_TRUE(s) << s.error().describe();
+  EXPECT_EQ(*(*s)->schema_version(), latest_schema_version());
+  // Events: each tenant's numbered from 1, new ones continue the tenant's sequence.
+  auto mine = (*s)->list_events(tenant_, 0, 100);
+  ASSERT_TRUE(mine);
+  ASSERT_EQ(mine->size(), 3u);
+  EXPECT_EQ(mine->back().seq, 3);
+  EventRecord ev;
+  ev.type = "job.transition";
+  ev.object_id = run;
+  ASSERT_TRUE((*s)->append_event(other, ev));
+  EXPECT_EQ((*s)->list_events(other, 0, 100)->back().seq, 3);
+  // Audit: re-chained per tenant, plus the migration's own entry in the system tenant's chain.
+  auto report = (*s)->verify_audit_chain();
+  ASSERT_TRUE(report) << report.error().describe();
+  EXPECT_TRUE(report->ok) << (report->problems.empty() ? "" : report->problems.front());
+  EXPECT_EQ(report->entries, 7);
+  ASSERT_EQ(report->heads.size(), 3u);
+  auto mine_audit = (*s)->list_audit(tenant_, {});
+  ASSERT_EQ(mine_audit->items.size(), 3u);
+  EXPECT_EQ(mine_audit->items[2].seq, 3);
+  EXPECT_EQ(mine_audit->items[0].prev_hash, std::string(64, '0'));
+  EXPECT_EQ(mine_audit->items[1].prev_hash, mine_audit->items[0].hash);
+  auto conn = backends::open_connection(uri(), {});
+  ASSERT_TRUE(conn);
+  std::string detail;
+  ASSERT_TRUE((*conn)->query("SELECT detail FROM audit_log WHERE action = 'audit_log.rechained'", {},
+                             [&](const backends::SqlRow& row) -> core::Status {
+                               detail = std::string(row.text(0));
+                               return {};
+                             }));
+  EXPECT_NE(detail.find(tampered ? "\"previous_chain_ok\":false" : "\"previous_chain_ok\":true"), std::string::npos) << detail;
+  if (tampered) EXPECT_NE(detail.find("seq 3: edited"), std::string::npos) << detail;
+  auto moved = (*s)->get_job_by_key(tenant_, "budcore:pipeline/" + run.to_string() + "/s/1");
+  ASSERT_TRUE(moved && *moved) << "the step's key moved into the platform's namespace";
+  EXPECT_EQ((*moved)->job.id, j.id);
+  // The append-only triggers are back.
+  EXPECT_FALSE((*conn)->exec_script("UPDATE audit_log SET actor = 'x'"));
+}
+
+INSTANTIATE_TEST_SUITE_P(OldChain, SchemaSevenMigration, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "Tampered" : "Intact"; });
 
 TEST_F(StoreSqliteTest, MigrateStoreMovesAnOldSchemaForwardOnce) {
   {

@@ -39,6 +39,7 @@ struct QuotaConfigRecord;
 struct UsageRecord;
 struct UsageQuery;
 struct AuditEntry;
+struct AuditHead;
 struct AuditChainReport;
 struct RoleBindingRecord;
 struct AuditQuery;

@@ -191,7 +191,7 @@ struct UsageQuery {
 
 // Who did what to which object, when, from which request. Append-only.
 struct AuditEntry {
-  std::int64_t seq = 0;  // assigned by append_audit, increasing
+  std::int64_t seq = 0;  // assigned by append_audit: the tenant's own sequence, 1, 2, ... without gaps
   core::Timestamp at;    // epoch: the store stamps its clock's now()
   std::string actor;
   std::string action;
@@ -199,21 +199,37 @@ struct AuditEntry {
   std::string object_id;
   std::string request_id;
   core::Value detail = core::Value(core::Map{});
-  // Set by append_audit (schema version 6): every entry's hash covers its fields and the hash
-  // of the entry before it (over all tenants, in seq order), so that an edited, deleted or
-  // inserted row breaks the chain (verify_audit_chain). Empty for rows written before.
-  std::string prev_hash;  // 64 hex digits; the first entry's is 64 zeros
+  // Set by append_audit: every entry's hash covers its fields and the hash of the tenant's entry
+  // before it (each tenant has a chain of its own, in seq order), so that an edited, deleted or
+  // inserted row breaks the chain (verify_audit_chain).
+  std::string prev_hash;  // 64 hex digits; a tenant's first entry's is 64 zeros
   std::string hash;
 };
+
+// Where one tenant's chain ends, as the store records it.
+struct AuditHead {
+  core::Id tenant;
+  std::int64_t seq = 0;
+  std::string hash;
+  friend bool operator==(const AuditHead&, const AuditHead&) = default;
+};
+
+// SHA-256 over the heads, in tenant order ("<tenant>:<seq>:<hash>;" each): the digest
+// AuditChainReport::head_hash reports.
+BUDCORE_API std::string audit_heads_digest(std::vector<AuditHead> heads);
 
 // What verify_audit_chain found. ok is false when any problem was found.
 struct AuditChainReport {
   bool ok = true;
   std::int64_t entries = 0;     // rows checked (every tenant's)
-  std::int64_t unchained = 0;   // rows written before schema version 6 (no hash to check)
-  std::int64_t head_seq = 0;    // the last chained entry the store recorded
-  std::string head_hash;        // ... and its hash: keep it elsewhere to anchor the chain
-  std::vector<std::string> problems;  // "audit_log[seq 17]: hash does not match its fields", ...
+  std::int64_t unchained = 0;   // always 0 from schema version 7 (its migration chains every entry)
+  std::int64_t head_seq = 0;    // the chained entries the heads account for (every tenant's)
+  // SHA-256 over every tenant's head (tenant, seq, hash) at this moment: two equal digests mean
+  // identical logs. To anchor the log, keep `heads` (or their hashes) where the database's
+  // writers cannot, and pass them to verify_audit_chain later.
+  std::string head_hash;
+  std::vector<AuditHead> heads;
+  std::vector<std::string> problems;  // "audit_log[tenant ... seq 17]: its hash does not match its fields ...", ...
 };
 
 // ---- role bindings (schema version 6) -------------------------------------------------------
@@ -242,8 +258,9 @@ struct AuditQuery {
 // ---- platform bookkeeping (schema version 4) ------------------------------------------------
 
 // One entry of a tenant's event log (Platform::watch): job transitions and what the cluster
-// reported, in commit order. `seq` is global and increasing, so a reader resumes after the last
-// seq it saw.
+// reported, in commit order. `seq` is the tenant's own sequence (1, 2, ... without gaps, in the
+// order the tenant's events committed), so a reader resumes after the last seq it saw and learns
+// nothing of other tenants' activity.
 struct EventRecord {
   std::int64_t seq = 0;  // assigned by append_event
   core::Timestamp at;
@@ -369,9 +386,12 @@ class BUDCORE_API Store {
   virtual core::Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& query,
                                                     const PageRequest& page = {}) = 0;
 
-  // The audit chain over every tenant's entries, checked from the first entry to the head the
-  // store recorded (a system-level check: `budcore audit verify`).
-  virtual core::Result<AuditChainReport> verify_audit_chain() = 0;
+  // Every tenant's audit chain, checked from its first entry to the head the store recorded, and
+  // each anchor (an entry hash kept outside the store, such as a head published earlier) found
+  // among the chained entries (a system-level check: `budcore audit verify`).
+  virtual core::Result<AuditChainReport> verify_audit_chain(const std::vector<std::string>& anchors = {}) = 0;
+  // Where every tenant's chain ends now (a read of the heads only: what an anchor publishes).
+  virtual core::Result<std::vector<AuditHead>> audit_heads() = 0;
 
   // Role bindings. `tenant` may be system_tenant() (platform-wide roles). put: AlreadyExists
   // when the same (principal, role, project) is bound; delete: NotFound when it is not.
@@ -382,11 +402,19 @@ class BUDCORE_API Store {
   virtual core::Result<std::vector<RoleBindingRecord>> list_role_bindings(
       const core::Id& tenant, std::optional<std::string_view> principal = std::nullopt) = 0;
 
-  // The event log (append-only): append_event assigns seq; list_events returns the tenant's
-  // events with seq > after_seq, oldest first, at most `limit` (clamped to [1, 10000]).
+  // The event log (append-only): append_event assigns the tenant's seq and returns the event's
+  // place in the store-wide order (increasing over every tenant's events: the platform orders
+  // its queue by it; no tenant-scoped call shows it); list_events returns the tenant's events
+  // with seq > after_seq, oldest first, at most `limit` (clamped to [1, 10000]).
   virtual core::Result<std::int64_t> append_event(const core::Id& tenant, const EventRecord& event) = 0;
   virtual core::Result<std::vector<EventRecord>> list_events(const core::Id& tenant, std::int64_t after_seq,
                                                              std::size_t limit) = 0;
+  // State of per-tenant limits that must hold across every process on the store (the submit
+  // rate's theoretical arrival time): lock_limit reads a value (0 when never written) and, in
+  // transact(), locks it until the transaction ends; put_limit writes it.
+  virtual core::Result<std::int64_t> get_limit(const core::Id& tenant, std::string_view name) = 0;
+  virtual core::Result<std::int64_t> lock_limit(const core::Id& tenant, std::string_view name) = 0;
+  virtual core::Status put_limit(const core::Id& tenant, std::string_view name, std::int64_t value) = 0;
   // Platform bookkeeping: insert or replace, delete (absent: not an error), read, and list a
   // kind in key order (keyset-paged; the cursor is the last key).
   virtual core::Status put_platform_record(std::string_view kind, std::string_view key, const core::Value& doc) = 0;

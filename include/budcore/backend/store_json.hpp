@@ -13,7 +13,7 @@
 //           an unknown key is Invalid naming it.
 // Audit:   {"seq", "at", "actor", "action", "object_type", "object_id", "request_id", "detail",
 //           "prev_hash", "hash"}   (one line each in `budcore audit export`)
-// Chain:   {"ok", "entries", "unchained", "head_seq", "head_hash", "problems": [...]}
+// Chain:   {"ok", "entries", "unchained", "head_seq", "head_hash", "heads": [{"tenant", "seq", "hash"}], "problems": [...]}
 // Binding: {"principal", "role", "project_id" | null, "created_at", "created_by"}
 #pragma once
 
