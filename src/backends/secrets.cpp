@@ -41,19 +41,23 @@ core::Status each_ref(std::string_view text, std::string_view field, Fn&& fn) {
   return {};
 }
 
+bool hex_digit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
 class EnvProvider final : public SecretProvider {
  public:
   explicit EnvProvider(std::string prefix) : prefix_(std::move(prefix)) {}
   std::string_view name() const noexcept override { return "env"; }
   core::Result<std::string> resolve(const core::Id& tenant, std::string_view name) override {
-    std::string suffix;
-    for (char c : name) suffix += (c == '-' || c == '.') ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    std::string hex;
-    for (char c : tenant.to_string())
-      if (c != '-') hex += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    for (const std::string& var : {prefix_ + hex + "_" + suffix, prefix_ + suffix})
-      if (const char* v = std::getenv(var.c_str()); v != nullptr) return std::string(v);
-    return Error::make(ErrorCode::NotFound, "environment variable " + prefix_ + suffix + " is not set");
+    // A tenant's variable carries its 32 hex digits; the platform's carries none.
+    std::string var = prefix_;
+    if (!tenant.is_nil()) {
+      for (char c : tenant.to_string())
+        if (c != '-') var += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      var += '_';
+    }
+    for (char c : name) var += (c == '-' || c == '.') ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const char* v = std::getenv(var.c_str()); v != nullptr) return std::string(v);
+    return Error::make(ErrorCode::NotFound, "not set");
   }
 
  private:
@@ -67,22 +71,19 @@ class FileProvider final : public SecretProvider {
   core::Result<std::string> resolve(const core::Id& tenant, std::string_view name) override {
     namespace fs = std::filesystem;
     // The name's characters cannot leave the directory ('/' is not one of them; "." and ".."
-    // are refused).
-    if (name == "." || name == "..") return Error::make(ErrorCode::NotFound, "no secret file named '" + std::string(name) + "'");
-    for (const fs::path& p : {fs::path(dir_) / tenant.to_string() / std::string(name), fs::path(dir_) / std::string(name)}) {
-      std::error_code ec;
-      if (!fs::is_regular_file(p, ec)) continue;
-      if (fs::file_size(p, ec) > kMaxFileBytes)
-        return Error::make(ErrorCode::Invalid, "secret file " + p.string() + " is over 64 KiB");
-      std::ifstream in(p, std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      if (!in && !in.eof()) return Error::make(ErrorCode::Io, "cannot read secret file " + p.string());
-      std::string v = ss.str();
-      if (!v.empty() && v.back() == '\n') v.pop_back();
-      return v;
-    }
-    return Error::make(ErrorCode::NotFound, "no file " + (fs::path(dir_) / std::string(name)).string());
+    // are refused). Messages name no path: a caller learns nothing of the host's files.
+    if (name == "." || name == "..") return Error::make(ErrorCode::NotFound, "no such secret");
+    const fs::path p = tenant.is_nil() ? fs::path(dir_) / std::string(name) : fs::path(dir_) / tenant.to_string() / std::string(name);
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) return Error::make(ErrorCode::NotFound, "no such secret");
+    if (fs::file_size(p, ec) > kMaxFileBytes) return Error::make(ErrorCode::Invalid, "the secret's file is over 64 KiB");
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (!in && !in.eof()) return Error::make(ErrorCode::Io, "the secret's file cannot be read");
+    std::string v = ss.str();
+    if (!v.empty() && v.back() == '\n') v.pop_back();
+    return v;
   }
 
  private:
@@ -101,9 +102,9 @@ class SecretHttpClient final : public core::HttpClient {
     }
     BUDCORE_TRY_ASSIGN(req.body, r_->expand(tenant_, request.body, "body"));
     auto resp = inner_.send(req);
-    if (!resp) return r_->redact_error(resp.error());
-    for (auto& [k, v] : resp->headers) v = r_->redact(v);
-    resp->body = r_->redact(resp->body);
+    if (!resp) return r_->redact_error(tenant_, resp.error());
+    for (auto& [k, v] : resp->headers) v = r_->redact(tenant_, v);
+    resp->body = r_->redact(tenant_, resp->body);
     return resp;
   }
 
@@ -130,29 +131,51 @@ core::Result<std::vector<std::string>> secret_refs(std::string_view text, std::s
   return out;
 }
 
-SecretResolver::SecretResolver(std::vector<std::shared_ptr<SecretProvider>> providers) : providers_(std::move(providers)) {}
+bool shadows_tenant_secret(std::string_view name) noexcept {
+  if (name.size() < 33) return false;
+  for (std::size_t i = 0; i < 32; ++i)
+    if (!hex_digit(name[i])) return false;
+  return name[32] == '_' || name[32] == '-' || name[32] == '.';
+}
 
-core::Result<std::string> SecretResolver::lookup(const core::Id& tenant, std::string_view name, std::string_view field) {
-  std::vector<std::string> tried;
+SecretResolver::SecretResolver(std::vector<std::shared_ptr<SecretProvider>> providers, std::vector<std::string> shared)
+    : providers_(std::move(providers)), shared_(std::move(shared)) {}
+
+core::Result<std::string> SecretResolver::lookup_in(const core::Id& tn, std::string_view name, std::string_view field,
+                                                    bool& found) {
+  found = false;
   for (const auto& p : providers_) {
-    auto v = p->resolve(tenant, name);
+    auto v = p->resolve(tn, name);
     if (v) {
+      found = true;
       if (v->size() < kMinValue)
         return Error::invalid(std::string(field), "secret://" + std::string(name),
                               "the secret's value is under 4 bytes: too short to redact from output safely");
       return v;
     }
     if (v.error().code != ErrorCode::NotFound) {
-      Error e = redact_error(v.error());
+      found = true;
+      Error e = v.error();
       e.message = "secret://" + std::string(name) + " (provider " + std::string(p->name()) + "): " + e.message;
       e.field = std::string(field);
+      e.value = "secret://" + std::string(name);
       return e;
     }
-    tried.push_back(std::string(p->name()) + ": " + v.error().message);
+  }
+  return std::string();
+}
+
+core::Result<std::string> SecretResolver::lookup(const core::Id& tenant, std::string_view name, std::string_view field) {
+  bool found = false;
+  auto v = lookup_in(tenant, name, field, found);
+  if (found) return v;
+  // A shared name falls back to the platform's namespace; no other name ever leaves the tenant's.
+  if (!tenant.is_nil() && std::find(shared_.begin(), shared_.end(), name) != shared_.end()) {
+    auto s = lookup_in(core::Id(), name, field, found);
+    if (found) return s;
   }
   std::string why = "secret://" + std::string(name) + " is not defined";
-  if (tried.empty()) why += " (no secret provider is configured)";
-  for (std::size_t i = 0; i < tried.size(); ++i) why += (i == 0 ? " (" : "; ") + tried[i] + (i + 1 == tried.size() ? ")" : "");
+  why += providers_.empty() ? " (no secret provider is configured)" : " for this tenant";
   Error e = Error::make(ErrorCode::NotFound, std::move(why), std::string(field));
   e.value = "secret://" + std::string(name);
   return e;
@@ -168,11 +191,12 @@ core::Result<std::string> SecretResolver::expand(const core::Id& tenant, std::st
     out += value;
     copied = end;
     std::lock_guard lock(mu_);
-    auto it = std::find_if(seen_.begin(), seen_.end(), [&](const auto& s) { return s.first == value; });
-    if (it == seen_.end()) {
-      seen_.emplace_back(std::move(value), std::string(name));
+    Seen& seen = seen_[tenant];
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == value; });
+    if (it == seen.end()) {
+      seen.emplace_back(std::move(value), std::string(name));
       // Longest first, so that a value containing another is redacted whole.
-      std::stable_sort(seen_.begin(), seen_.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+      std::stable_sort(seen.begin(), seen.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
     }
     return {};
   }));
@@ -214,10 +238,12 @@ core::Status SecretResolver::check(const core::Id& tenant, const core::Value& do
   return {};
 }
 
-std::string SecretResolver::redact(std::string_view text) const {
+std::string SecretResolver::redact(const core::Id& tenant, std::string_view text) const {
   std::lock_guard lock(mu_);
   std::string out(text);
-  for (const auto& [value, name] : seen_) {
+  auto it = seen_.find(tenant);
+  if (it == seen_.end()) return out;
+  for (const auto& [value, name] : it->second) {
     const std::string mark = "[redacted secret://" + name + "]";
     for (std::size_t at = out.find(value); at != std::string::npos; at = out.find(value, at + mark.size()))
       out.replace(at, value.size(), mark);
@@ -225,25 +251,25 @@ std::string SecretResolver::redact(std::string_view text) const {
   return out;
 }
 
-core::Value SecretResolver::redact_value(const core::Value& doc) const {
-  if (doc.is_string()) return core::Value(redact(doc.as_string()));
+core::Value SecretResolver::redact_value(const core::Id& tenant, const core::Value& doc) const {
+  if (doc.is_string()) return core::Value(redact(tenant, doc.as_string()));
   if (doc.is_list()) {
     core::List l;
-    for (const auto& v : doc.as_list()) l.push_back(redact_value(v));
+    for (const auto& v : doc.as_list()) l.push_back(redact_value(tenant, v));
     return core::Value(std::move(l));
   }
   if (doc.is_map()) {
     core::Map m;
-    for (const auto& [k, v] : doc.as_map()) m.set(redact(k), redact_value(v));
+    for (const auto& [k, v] : doc.as_map()) m.set(redact(tenant, k), redact_value(tenant, v));
     return core::Value(std::move(m));
   }
   return doc;
 }
 
-core::Error SecretResolver::redact_error(core::Error e) const {
-  e.message = redact(e.message);
-  e.field = redact(e.field);
-  e.value = redact(e.value);
+core::Error SecretResolver::redact_error(const core::Id& tenant, core::Error e) const {
+  e.message = redact(tenant, e.message);
+  e.field = redact(tenant, e.field);
+  e.value = redact(tenant, e.value);
   return e;
 }
 

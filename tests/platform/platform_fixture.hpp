@@ -2,6 +2,9 @@
 // PostgreSQL server), jobs to submit, and shortcuts for reading results.
 #pragma once
 
+#include <cctype>
+#include <string_view>
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -18,6 +21,17 @@ inline core::Id tenant_a() { return core::Id::parse("00000000-0000-4000-8000-000
 inline core::Id tenant_b() { return core::Id::parse("00000000-0000-4000-8000-00000000000b").value(); }
 inline platform::CallContext ctx_a() { return platform::CallContext::for_tenant(tenant_a(), "user:alice", "req-1"); }
 inline platform::CallContext ctx_b() { return platform::CallContext::for_tenant(tenant_b(), "user:bob", "req-2"); }
+
+// The environment variable the env secret provider reads for a tenant's secret `name`:
+// prefix + the tenant's 32 hex digits (upper case) + "_" + the name upper-cased, . and - as _.
+inline std::string tenant_secret_var(const core::Id& tenant, std::string_view name,
+                                     std::string prefix = "BUDCORE_SECRET_") {
+  for (char c : tenant.to_string())
+    if (c != '-') prefix += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  prefix += '_';
+  for (char c : name) prefix += (c == '-' || c == '.') ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return prefix;
+}
 
 // A batch job of `gpus` GPUs of `gpu_type` that runs `seconds`.
 inline job::Job gpu_job(std::string name, std::int64_t gpus = 1, std::int64_t seconds = 600,

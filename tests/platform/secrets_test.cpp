@@ -38,40 +38,53 @@ TEST(SecretRefs, ReferencesAreFoundWholeAndBadOnesNamed) {
   EXPECT_EQ(bad.error().field, "headers.Authorization");
 }
 
-TEST(SecretResolverTest, ProvidersInOrderTenantFirstAndRedaction) {
+TEST(SecretResolverTest, ProvidersInOrderInTheTenantsNamespaceAndRedactionPerTenant) {
   TempDir dir;
   const core::Id tenant = tenant_a();
   std::filesystem::create_directories(dir.path / tenant.to_string());
   std::ofstream(dir.path / tenant.to_string() / "db-pass") << "tenant-a-db-password\n";
   std::ofstream(dir.path / "db-pass") << "shared-db-password\n";
-  std::ofstream(dir.path / "tiny") << "abc";
-  ::setenv("BUDCORE_TEST_SECRET_ONLY_ENV", "from-the-environment", 1);
+  std::ofstream(dir.path / tenant.to_string() / "tiny") << "abc";
+  const std::string var = tenant_secret_var(tenant, "only-env", "BUDCORE_TEST_SECRET_");
+  ::setenv(var.c_str(), "from-the-environment", 1);
+  ::setenv("BUDCORE_TEST_SECRET_ONLY_ENV", "the-platforms-own", 1);
   backend::SecretResolver r({backend::env_secret_provider("BUDCORE_TEST_SECRET_"),
-                             backend::file_secret_provider(dir.path.string())});
+                             backend::file_secret_provider(dir.path.string())},
+                            {"db-pass"});
   EXPECT_EQ(r.expand(tenant, "p=secret://db-pass;").value(), "p=tenant-a-db-password;");
+  // A shared name falls back to the platform's namespace; no other name does.
   EXPECT_EQ(r.expand(tenant_b(), "secret://db-pass").value(), "shared-db-password");
   EXPECT_EQ(r.expand(tenant, "secret://only-env").value(), "from-the-environment");
+  EXPECT_EQ(r.expand(tenant_b(), "secret://only-env").error().code, ErrorCode::NotFound);
+  EXPECT_EQ(r.expand(backend::system_tenant(), "secret://only-env").value(), "the-platforms-own");
   auto missing = r.expand(tenant, "secret://nope", "url");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, ErrorCode::NotFound);
   EXPECT_EQ(missing.error().field, "url");
   EXPECT_EQ(missing.error().value, "secret://nope");
-  EXPECT_NE(missing.error().message.find("BUDCORE_TEST_SECRET_NOPE"), std::string::npos) << missing.error().message;
+  // The error names neither a variable nor a directory.
+  EXPECT_EQ(missing.error().message.find("BUDCORE_TEST_SECRET"), std::string::npos) << missing.error().message;
+  EXPECT_EQ(missing.error().message.find(dir.path.string()), std::string::npos) << missing.error().message;
   EXPECT_EQ(r.expand(tenant, "secret://tiny").error().code, ErrorCode::Invalid);
-  EXPECT_EQ(r.redact("got tenant-a-db-password and from-the-environment"),
+  EXPECT_EQ(r.redact(tenant, "got tenant-a-db-password and from-the-environment"),
             "got [redacted secret://db-pass] and [redacted secret://only-env]");
-  auto doc = r.redact_value(core::Value::map({{"k", core::Value::list({"x shared-db-password"})}}));
+  // Redaction is per tenant: another tenant's texts are not searched for these values (that
+  // would tell it a value it sent was someone's secret).
+  EXPECT_EQ(r.redact(tenant_b(), "got tenant-a-db-password"), "got tenant-a-db-password");
+  auto doc = r.redact_value(tenant_b(), core::Value::map({{"k", core::Value::list({"x shared-db-password"})}}));
   EXPECT_EQ(core::to_json(doc), R"({"k":["x [redacted secret://db-pass]"]})");
   EXPECT_TRUE(r.check(tenant, core::Value::map({{"env", core::Value::map({{"A", "secret://db-pass"}})}}), "spec"));
   auto bad = r.check(tenant, core::Value::map({{"env", core::Value::map({{"B", "secret://gone"}})}}), "spec");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().field, "spec.env.B");
+  ::unsetenv(var.c_str());
   ::unsetenv("BUDCORE_TEST_SECRET_ONLY_ENV");
 }
 
 TEST(PlatformSecrets, APlantedSecretIsUsedAtTheWireAndFoundNowhereElse) {
   const std::string planted = "pl4nted-" + core::Id::generate().to_string();
-  ::setenv("BUDCORE_SECRET_API_TOKEN", planted.c_str(), 1);
+  const std::string var = tenant_secret_var(tenant_a(), "api-token");
+  ::setenv(var.c_str(), planted.c_str(), 1);
   LoopbackHttpServer server;
   // The service echoes what it was sent: the Authorization header and the path.
   server.set_handler([](const RecordedRequest& r) {
@@ -145,7 +158,7 @@ TEST(PlatformSecrets, APlantedSecretIsUsedAtTheWireAndFoundNowhereElse) {
     EXPECT_EQ(file_bytes(f).find(planted), std::string::npos) << f;
   }
   EXPECT_NE(file_bytes(db).find("secret://api-token"), std::string::npos);
-  ::unsetenv("BUDCORE_SECRET_API_TOKEN");
+  ::unsetenv(var.c_str());
 }
 
 // cost.alerts.webhook may be a secret (a Slack webhook URL is a credential): the alert reaches
