@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "budcore/core/json.hpp"
+
 namespace budcore::quota {
 
 std::string cluster_queue_for(const job::Job& job, const JobQueueLayout& layout) {
@@ -16,6 +18,17 @@ LocalQueue local_queue_for(const job::Job& job, const JobQueueLayout& layout) {
   return LocalQueue{layout.tenant_namespace_prefix + job.tenant_id.to_string(), cq, cq};
 }
 
+core::Result<std::int32_t> pods_of(const job::Job& job) {
+  const core::Value* r = job.spec.is_map() ? job.spec.find("replicas") : nullptr;
+  if (r == nullptr || r->is_null()) return 1;
+  const std::string text = r->is_string() ? r->as_string() : core::to_json(*r);
+  if (!r->is_int()) return core::Error::invalid("spec.replicas", text, "must be a whole number");
+  if (job.job_type != job::JobType::Service) return core::Error::invalid("spec.replicas", text, "only service jobs have replicas");
+  if (r->as_int() < 1 || r->as_int() > kMaxReplicas)
+    return core::Error::invalid("spec.replicas", text, "must be between 1 and " + std::to_string(kMaxReplicas));
+  return static_cast<std::int32_t>(r->as_int());
+}
+
 core::Result<Workload> workload_for(const job::Job& job, std::int64_t creation_seq, const JobQueueLayout& layout) {
   core::ResourceList requests;
   BUDCORE_TRY_ASSIGN(requests, job.resources(layout.gpu_resource_names));
@@ -27,6 +40,7 @@ core::Result<Workload> workload_for(const job::Job& job, std::int64_t creation_s
   w.priority = job::kueue_priority_value(job.priority);
   w.creation_seq = creation_seq;
   PodSet ps;
+  BUDCORE_TRY_ASSIGN(ps.count, pods_of(job));
   ps.requests = std::move(requests);
   // A GPU model requested as the generic GPU resource is told apart by its flavor's node labels.
   if (job.gpu_count > 0 && job.gpu_type && !layout.gpu_type_label.empty() &&

@@ -36,9 +36,13 @@ BUDCORE_API std::string cluster_queue_for(const job::Job& job, const JobQueueLay
 // The tenant's LocalQueue for the job: {namespace_ = prefix + tenant id, name = cluster queue,
 // cluster_queue}.
 BUDCORE_API LocalQueue local_queue_for(const job::Job& job, const JobQueueLayout& layout = {});
+// How many pods the job runs at once: a service's spec.replicas (1..10000, default 1), else 1.
+// Invalid naming spec.replicas otherwise (a non-service job has no replicas).
+BUDCORE_API core::Result<std::int32_t> pods_of(const job::Job& job);
+inline constexpr std::int64_t kMaxReplicas = 10'000;
 // The Workload: named after the job, in the tenant LocalQueue, priority kueue_priority_value(),
-// one pod set "main" of one pod with Job::resources() (and the gpu_type node selector, see
-// JobQueueLayout::gpu_type_label). Invalid when the job's resources are.
+// one pod set "main" of pods_of(job) pods with Job::resources() each (and the gpu_type node
+// selector, see JobQueueLayout::gpu_type_label). Invalid when the job's resources are.
 BUDCORE_API core::Result<Workload> workload_for(const job::Job& job, std::int64_t creation_seq = 0,
                                                 const JobQueueLayout& layout = {});
 // Adds the tenant's LocalQueue for every job-type ClusterQueue of `config` (idempotent).

@@ -24,7 +24,6 @@ constexpr std::string_view kSpecKeys[] = {"image",   "command",   "args",       
 constexpr std::string_view kTolerationKeys[] = {"key", "operator", "value", "effect", "tolerationSeconds"};
 constexpr std::string_view kPortKeys[] = {"name", "port", "protocol"};
 constexpr std::string_view kSecretRefKeys[] = {"secret", "key"};
-constexpr std::int64_t kMaxReplicas = 10000;
 
 core::Status under(core::Status st, const std::string& path) {
   if (st) return st;
@@ -223,8 +222,8 @@ core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
   if (auto rep = r.integer("replicas"); !rep) {
     return std::move(under(core::Status(rep.error()), "spec").error());
   } else if (*rep) {
-    if (**rep < 1 || **rep > kMaxReplicas)
-      return Error::invalid("spec.replicas", std::to_string(**rep), "must be between 1 and " + std::to_string(kMaxReplicas));
+    if (**rep < 1 || **rep > quota::kMaxReplicas)
+      return Error::invalid("spec.replicas", std::to_string(**rep), "must be between 1 and " + std::to_string(quota::kMaxReplicas));
     if (job.job_type != job::JobType::Service) return Error::invalid("spec.replicas", std::to_string(**rep), "only service jobs have replicas");
     out.replicas = **rep;
   }
