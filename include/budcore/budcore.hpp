@@ -38,6 +38,7 @@
 #include "budcore/cost/price_book.hpp"
 #include "budcore/cost/rollup.hpp"
 #include "budcore/job/fwd.hpp"
+#include "budcore/job/image_ref.hpp"
 #include "budcore/job/job.hpp"
 #include "budcore/job/job_status.hpp"
 #include "budcore/job/priority.hpp"

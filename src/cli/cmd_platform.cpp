@@ -69,8 +69,8 @@ int fail(const core::Error& e) {
 core::Result<std::unique_ptr<platform::Platform>> open(const Common& c) {
   platform::PlatformConfig config;
   if (!c.config.empty()) {
-    BUDCORE_TRY_ASSIGN(auto doc, load_document_arg(c.config, "--config"));
-    BUDCORE_TRY_ASSIGN(config, platform::PlatformConfig::from_value(doc));
+    BUDCORE_TRY_ASSIGN(auto text, read_file_arg(c.config, "--config"));
+    BUDCORE_TRY_ASSIGN(config, platform::PlatformConfig::parse(text));
   } else {
     std::error_code ec;
     std::filesystem::create_directories(c.dir, ec);
@@ -118,11 +118,11 @@ void draw_progress(double fraction) {
 }
 
 int simulate(const std::string& file, bool json, bool metrics) {
-  auto doc = load_document_arg(file, "SCENARIO");
-  if (!doc) return report_error(doc.error());
+  auto text = read_file_arg(file, "SCENARIO");
+  if (!text) return report_error(text.error());
   std::string base = file == "-" ? std::string() : std::filesystem::path(file).parent_path().string();
   if (base.empty() && file != "-") base = ".";
-  auto scenario = platform::Scenario::from_value(*doc, base);
+  auto scenario = platform::Scenario::parse(*text, base);
   if (!scenario) return report_error(input_file_error(scenario.error(), {}));
   std::function<void(double)> progress;
   if (::isatty(STDERR_FILENO) && !json) progress = draw_progress;
@@ -350,11 +350,15 @@ const bool registered = register_commands([](CLI::App& root) {
     });
   });
 
-  auto* verify = group->add_subcommand("audit-verify", "Check the audit log's hash chain (platform admins)");
+  auto* verify = group->add_subcommand("audit-verify", "Check every tenant's audit chain and head (platform admins)");
   add_common(verify, true);
+  auto verify_anchors = std::make_shared<std::vector<std::string>>();
+  verify->add_option("--expect-head", *verify_anchors,
+                     "An entry hash kept outside the store (a head published earlier): it must still be chained")
+      ->take_all();
   verify->callback([=] {
     exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
-      BUDCORE_TRY_ASSIGN(auto report, p.verify_audit(ctx));
+      BUDCORE_TRY_ASSIGN(auto report, p.verify_audit(ctx, *verify_anchors));
       if (!report.ok) {
         core::Error e = core::Error::make(core::ErrorCode::Invalid, "the audit chain is broken: " + report.problems.front(), "audit_log");
         e.value = std::to_string(report.problems.size()) + " problems";

@@ -2,7 +2,7 @@
 // DOM); writing is our own so floats, escaping and key order are exactly what we promise.
 //
 // Duplicate object keys: the last value wins and keeps the position of the first occurrence
-// (as Python's json module does).
+// (as Python's json module does), unless ParseOptions::unique_keys refuses them.
 #include "budcore/core/json.hpp"
 
 #include <algorithm>
@@ -94,7 +94,8 @@ class ValueBuilder {
   using string_t = json::string_t;
   using binary_t = json::binary_t;
 
-  ValueBuilder(std::string_view text, const char** read_pos) : text_(text), read_pos_(read_pos) {}
+  ValueBuilder(std::string_view text, const char** read_pos, bool unique_keys = false)
+      : text_(text), read_pos_(read_pos), unique_keys_(unique_keys) {}
 
   bool null() { return add(Value()); }
   bool boolean(bool b) { return add(Value(b)); }
@@ -116,6 +117,7 @@ class ValueBuilder {
 
   bool start_object(std::size_t) { return open(true); }
   bool key(string_t& k) {
+    if (unique_keys_ && frames_.back().map.contains(k)) return fail_here("duplicate key \"" + truncate_text(k) + "\"");
     frames_.back().key = std::move(k);
     return true;
   }
@@ -225,6 +227,7 @@ class ValueBuilder {
 
   std::string_view text_;
   const char** read_pos_;
+  bool unique_keys_ = false;
   std::vector<Frame> frames_;
   Value root_;
   bool done_ = false;
@@ -422,10 +425,12 @@ class Writer {
 
 }  // namespace
 
-Result<Value> parse_json(std::string_view text) {
+Result<Value> parse_json(std::string_view text) { return parse_json(text, ParseOptions{}); }
+
+Result<Value> parse_json(std::string_view text, const ParseOptions& options) {
   BUDCORE_TRY(check_input_size(text.size(), {}));
   const char* read_pos = text.data();
-  ValueBuilder builder(text, &read_pos);
+  ValueBuilder builder(text, &read_pos, options.unique_keys);
   TrackingIterator first(text.data(), &read_pos);
   TrackingIterator last(text.data() + text.size(), &read_pos);
   nlohmann::json::sax_parse(first, last, &builder, nlohmann::json::input_format_t::json,

@@ -179,6 +179,7 @@ struct Abort {
 
 class Builder : public YAML::EventHandler {
  public:
+  bool unique_keys = false;
   std::vector<Value> documents;
   std::vector<bool> document_is_null;
 
@@ -365,6 +366,8 @@ class Builder : public YAML::EventHandler {
       top.key = *key_text;
       top.have_key = true;
     } else {
+      if (unique_keys && top.map.contains(top.key))
+        throw Abort{yaml_error(mark, "duplicate key \"" + truncate_text(top.key) + "\"", path())};
       top.map.set(std::move(top.key), std::move(v));
       top.key.clear();
       top.have_key = false;
@@ -380,7 +383,7 @@ class Builder : public YAML::EventHandler {
   int last_document_pos_ = -1;
 };
 
-Result<std::vector<Value>> parse_stream(std::string_view text, bool skip_null_documents) {
+Result<std::vector<Value>> parse_stream(std::string_view text, bool skip_null_documents, bool unique_keys = false) {
   BUDCORE_TRY(check_input_size(text.size(), {}));
   // A YAML stream is Unicode text (YAML 1.2, 5.2); yaml-cpp passes bad bytes through into
   // strings, where they would corrupt everything downstream that writes JSON.
@@ -400,6 +403,7 @@ Result<std::vector<Value>> parse_stream(std::string_view text, bool skip_null_do
   }
   std::istringstream in{std::string(text)};
   Builder builder;
+  builder.unique_keys = unique_keys;
   try {
     YAML::Parser parser(in);
     while (parser.HandleNextDocument(builder)) {
@@ -621,8 +625,10 @@ void emit_block(const Value& v, std::size_t indent, std::string& out) {
 
 }  // namespace
 
-Result<Value> parse_yaml(std::string_view text) {
-  auto docs = parse_stream(text, /*skip_null_documents=*/false);
+Result<Value> parse_yaml(std::string_view text) { return parse_yaml(text, ParseOptions{}); }
+
+Result<Value> parse_yaml(std::string_view text, const ParseOptions& options) {
+  auto docs = parse_stream(text, /*skip_null_documents=*/false, options.unique_keys);
   if (!docs) return std::move(docs).error();
   if (docs->empty()) return Value();
   if (docs->size() > 1) {
@@ -648,13 +654,15 @@ std::string to_yaml(const Value& value) {
   return out;
 }
 
-Result<Value> parse_document(std::string_view text) {
+Result<Value> parse_document(std::string_view text) { return parse_document(text, ParseOptions{}); }
+
+Result<Value> parse_document(std::string_view text, const ParseOptions& options) {
   std::size_t i = 0;
   if (text.substr(0, 3) == "\xEF\xBB\xBF") i = 3;  // UTF-8 byte order mark
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
   // The whole text goes to the parser so error positions match the input.
-  if (i < text.size() && (text[i] == '{' || text[i] == '[')) return parse_json(text);
-  return parse_yaml(text);
+  if (i < text.size() && (text[i] == '{' || text[i] == '[')) return parse_json(text, options);
+  return parse_yaml(text, options);
 }
 
 Result<Value> load_document_file(const std::string& path, std::size_t max_bytes, std::string_view field) {

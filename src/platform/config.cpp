@@ -367,7 +367,8 @@ core::Result<PlatformConfig> PlatformConfig::from_value(const Value& document) {
 core::Result<PlatformConfig> PlatformConfig::parse(std::string_view text) {
   if (text.size() > kMaxDocumentBytes)
     return Error::invalid("", std::to_string(text.size()) + " bytes", "a platform config is at most 4 MiB");
-  BUDCORE_TRY_ASSIGN(Value doc, core::parse_document(text));
+  // A key given twice is refused: in a config the last one silently winning can turn RBAC off.
+  BUDCORE_TRY_ASSIGN(Value doc, core::parse_document(text, core::ParseOptions{.unique_keys = true}));
   return from_value(doc);
 }
 

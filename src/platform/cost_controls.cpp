@@ -14,7 +14,10 @@ class BudgetGate : public AdmissionGate {
  public:
   explicit BudgetGate(std::shared_ptr<CostControls> c) : c_(std::move(c)) {}
   std::string_view name() const noexcept override { return "budget"; }
-  core::Status admit(const CallContext&, const job::Job& job, GateStage) override { return c_->admit(job); }
+  // A priority change spends nothing: budgets are asked when a run is about to start.
+  core::Status admit(const CallContext&, const job::Job& job, GateStage stage) override {
+    return stage == GateStage::Priority ? core::Status() : c_->admit(job);
+  }
 
  private:
   std::shared_ptr<CostControls> c_;

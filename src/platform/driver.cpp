@@ -105,7 +105,8 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
     for (const ClusterEvent& e : events) {
       if (e.kind == ClusterEventKind::Usage) continue;
       auto it = live.find(e.job_id);
-      if (it == live.end() || it->second.run != e.run || !it->second.in_cluster) continue;  // an old run
+      // An old run, or (never expected) an event whose tenant is not the job's: ignored.
+      if (it == live.end() || it->second.run != e.run || !it->second.in_cluster || it->second.tenant != e.tenant) continue;
       LiveJob& lj = it->second;
       const std::string type_label(job::to_string(lj.type));
       switch (e.kind) {
@@ -266,7 +267,7 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
   bool needed = std::any_of(events.begin(), events.end(), [&](const ClusterEvent& e) {
     if (e.kind == ClusterEventKind::Usage) return false;
     auto it = live.find(e.job_id);
-    if (it == live.end() || it->second.run != e.run || !it->second.in_cluster) return false;
+    if (it == live.end() || it->second.run != e.run || !it->second.in_cluster || it->second.tenant != e.tenant) return false;
     return !(e.kind == ClusterEventKind::Queued && it->second.status == JobStatus::Queued && e.reason != "Inadmissible");
   });
   if (needed) {
@@ -369,7 +370,7 @@ core::Status Impl::pump_locked() {
     progressed |= live.size() != live_before;
     BUDCORE_TRY(pump_runs(progressed));
     if (halted) return *halted;
-    if (!progressed) return {};
+    if (!progressed) return publish_audit_anchor();
   }
   return Error::make(ErrorCode::Internal, "pump did not settle after 100000 rounds");
 }
@@ -389,8 +390,10 @@ std::optional<core::Timestamp> Impl::next_wakeup_locked() {
     retries.pop();
   }
   for (const auto& [id, run] : runs)
-    if (run->engine && !run->finished)
+    if (run->engine && !run->finished) {
       if (auto w = run->engine->next_wakeup()) consider(*w);
+      if (auto d = next_deferred_submit(*run)) consider(*d);
+    }
   if (auto at = next_budget_check()) consider(*at);
   if (!resubmit.empty()) consider(clock->now() + core::Duration::seconds(1));
   return best;
@@ -529,6 +532,9 @@ core::Status Platform::check_invariants() {
     if (it == m.live.end()) return broken("the cluster holds job " + w.job_id.to_string() + ", which is not live");
     const LiveJob& lj = it->second;
     if (w.run != lj.run) return broken("the cluster holds run " + std::to_string(w.run) + " of job " + w.job_id.to_string() + ", the platform run " + std::to_string(lj.run));
+    if (w.tenant != lj.tenant)
+      return broken("the cluster holds job " + w.job_id.to_string() + " for tenant " + w.tenant.to_string() +
+                    ", the platform drives it for tenant " + lj.tenant.to_string());
     bool ok = (w.phase == backend::WorkloadInfo::Phase::Queued && (lj.status == JobStatus::Queued || lj.status == JobStatus::Preempted)) ||
               (w.phase == backend::WorkloadInfo::Phase::Admitted && lj.status == JobStatus::Scheduled) ||
               (w.phase == backend::WorkloadInfo::Phase::Running && lj.status == JobStatus::Running);
@@ -547,12 +553,16 @@ core::Status Platform::check_invariants() {
       if (!lj.placement || !lj.doc) return broken("admitted job " + id.to_string() + " has no placement or document in memory");
       auto req = lj.doc->resources(m.config.cluster.layout.gpu_resource_names);
       if (!req) return req.error();
+      auto pods = quota::pods_of(*lj.doc);
+      if (!pods) return pods.error();
       auto fl = lj.placement->admission.flavors.find("main");
       if (fl == lj.placement->admission.flavors.end()) continue;
+      std::int64_t count = *pods;
+      if (auto c = lj.placement->admission.count.find("main"); c != lj.placement->admission.count.end()) count = c->second;
       for (const auto& [res, q] : req->items()) {
         auto f = fl->second.find(res);
         if (f == fl->second.end()) continue;
-        from_jobs[lj.placement->admission.cluster_queue][f->second][res] += q.milli_value().value_or(0);
+        from_jobs[lj.placement->admission.cluster_queue][f->second][res] += q.milli_value().value_or(0) * count;
       }
     }
     if (from_jobs != held_quota) return broken("the quota admitted jobs request differs from what the cluster's runs hold");

@@ -79,12 +79,14 @@ core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, st
   if (job.retry_count != 0)
     return fail(Error::invalid("retry_count", std::to_string(job.retry_count), "a submitted job has not been retried"));
   job.tenant_id = caller.tenant;
-  if (job.id.is_nil()) job.id = core::Id::generate(*clock);
+  job.id = core::Id::generate(*clock);
   const core::Timestamp now = clock->now();
   job.created_at = now;
   job.updated_at = now;
   job.actual_start.reset();
   job.actual_end.reset();
+  job.estimated_start.reset();
+  job.estimated_end.reset();
   if (auto st = job.validate(); !st) return fail(st.error());
   // A secret reference that does not resolve is the caller's to fix now, not the run's to fail.
   if (auto st = secrets->check(caller.tenant, job.spec, "spec"); !st) return fail(st.error());
@@ -96,14 +98,26 @@ core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, st
 }
 
 core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& caller, std::vector<SubmitRequest> jobs,
-                                                          bool batch) {
+                                                          bool batch, JobOrigin origin) {
   if (jobs.empty()) return std::vector<SubmitResult>{};
   if (jobs.size() > 100'000) return Error::invalid("jobs", std::to_string(jobs.size()), "at most 100000 jobs per batch");
+  // The same checks on every path, in this order: roles, limits (before a document is read, so
+  // that a flood of bad documents is limited too), the fields only the platform writes, the
+  // document, the admission gates.
+  BUDCORE_TRY(guard_submit(caller, jobs));
+  BUDCORE_TRY_ASSIGN(SubmitTicket ticket, check_submit_limits(caller, jobs.size()));
+  auto refused = [&](Error e) -> Error {
+    // A refused submit still takes its tokens; the refusal is the caller's answer either way.
+    if (ticket.limited) (void)store->transact([&](backend::Store& tx) { return take_submit_tokens(tx, caller, ticket); });
+    return e;
+  };
   for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (auto st = check_origin(jobs[i].job, jobs[i].idempotency_key, origin); !st)
+      return refused(at_index(st.error(), batch, i));
     auto prepared = prepare(caller, std::move(jobs[i].job), batch ? "jobs[" + std::to_string(i) + "]" : "");
-    if (!prepared) return prepared.error();
+    if (!prepared) return refused(prepared.error());
     jobs[i].job = std::move(*prepared);
-    if (auto st = check_gates(caller, jobs[i].job, GateStage::Submit); !st) return at_index(st.error(), batch, i);
+    if (auto st = admit_job(caller, jobs[i].job, GateStage::Submit); !st) return refused(at_index(st.error(), batch, i));
   }
   const core::Timestamp now = clock->now();
   std::vector<SubmitResult> results(jobs.size());
@@ -114,6 +128,7 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
   // entry listing every job it created with its digest (object_id empty), one job is its own.
   core::List created_jobs;
   auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY(take_submit_tokens(tx, caller, ticket));
     std::vector<std::pair<core::Id, backend::EventRecord>> log;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       job::Job& job = jobs[i].job;
@@ -170,9 +185,10 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
     metrics.count("jobs_total", {{"source_type", std::string(job::to_string(job.source))},
                                  {"job_type", std::string(job::to_string(job.job_type))},
                                  {"status", "submitted"}});
-    if (job.source == job::JobSource::Pipeline)
+    if (origin == JobOrigin::Pipeline)
       for (std::size_t i = 0; i < jobs.size(); ++i)
-        if (jobs[i].job.id == lj.id && !jobs[i].idempotency_key.empty()) pipeline_keys[jobs[i].idempotency_key] = lj.id;
+        if (jobs[i].job.id == lj.id && !jobs[i].idempotency_key.empty())
+          pipeline_keys[{lj.tenant, jobs[i].idempotency_key}] = lj.id;
     hand_to_cluster(lj, job);
   }
   return results;
@@ -277,7 +293,7 @@ core::Result<backend::JobRecord> Impl::retry(const CallContext& caller, const co
                        "job " + id.to_string() + " has used its retry budget (" + std::to_string(rec.job.retry_count) +
                            " of max_retries " + std::to_string(rec.job.max_retries) + ")",
                        "retry_count");
-  BUDCORE_TRY(check_gates(caller, rec.job, GateStage::Retry));
+  BUDCORE_TRY(admit_job(caller, rec.job, GateStage::Retry));
   job::Job job = rec.job;
   std::vector<std::pair<core::Id, backend::EventRecord>> log;
   const core::Timestamp now = clock->now();
@@ -336,6 +352,8 @@ core::Result<backend::JobRecord> Platform::set_priority(const CallContext& calle
   const job::JobPriority before = job.priority;
   job.priority = priority;
   if (auto st = job.validate(); !st) return Error(st.error()).at("");
+  // The job as it would be passes what a new job of that priority would (roles, tenant policy).
+  if (priority != before) BUDCORE_TRY(m.admit_job(caller, job, GateStage::Priority));
   backend::EventRecord e;
   e.at = m.clock->now();
   e.type = "job.priority_changed";

@@ -31,20 +31,30 @@ bool terminal_run(std::string_view status) { return status == "completed" || sta
 
 }  // namespace
 
-// JOB steps of one run as platform jobs, keyed by the engine's idempotency key.
+// JOB steps of one run as platform jobs. The engine's key "<run>/<step>/<attempt>" becomes the
+// job's idempotency key in the platform's own namespace ("budcore:pipeline/<run>/<step>/
+// <attempt>"), which no caller may use, and is looked up only in the run's tenant.
 class RunJobs final : public pipeline::JobRunner {
  public:
   RunJobs(Impl& p, LiveRun& run) : p_(p), run_(run) {
     if (p.sim) outputs_ = pipeline::referenced_output_keys(run.document);
   }
 
+  static std::string internal_key(std::string_view engine_key) {
+    return std::string(kInternalKeyPrefix) + "pipeline/" + std::string(engine_key);
+  }
+
   core::Status submit(const pipeline::JobRequest& req) override {
-    if (p_.pipeline_keys.count(req.key)) return {};
+    const std::string key = internal_key(req.key);
+    if (p_.pipeline_keys.count({run_.tenant, key})) return {};
     BUDCORE_TRY_ASSIGN(job::Job job, job_from_step_config(req.step_id, {}, req.config));
+    // Where the job comes from is the run's to say, not the step config's.
+    BUDCORE_TRY(check_step_provenance(job));
     job.source = job::JobSource::Pipeline;
     job.pipeline_id = run_.id;
     job.source_id = run_.id;
     job.pipeline_step_id = derived_id(run_.id.to_string() + "/" + req.step_id);
+    if (run_.deployment) job.usecase_deployment_id = run_.deployment;
     // Templates downstream read outputs of this step the simulated cluster does not produce
     // by itself: it returns them as "sim://<step>/<key>", as a rehearsal does.
     if (auto keys = outputs_.find(base_step(req.step_id)); keys != outputs_.end()) {
@@ -61,16 +71,33 @@ class RunJobs final : public pipeline::JobRunner {
     }
     CallContext ctx = CallContext::for_tenant(run_.tenant, run_.principal, "pipeline:" + run_.id.to_string());
     std::vector<SubmitRequest> one;
-    one.push_back(SubmitRequest{std::move(job), req.key});
-    BUDCORE_TRY_ASSIGN(auto results, p_.submit_jobs(ctx, std::move(one), false));
-    if (results.front().created) p_.metrics.count("jobs_created_from_steps_total", {{"step_type", "job"}});
+    one.push_back(SubmitRequest{std::move(job), key});
+    auto results = p_.submit_jobs(ctx, std::move(one), false, JobOrigin::Pipeline);
+    if (!results) {
+      // Over the tenant's submit rate or queue depth: the step waits (it is not a failure of the
+      // step's own) and submits again when the limit allows.
+      if (results.error().code == ErrorCode::RateLimited && results.error().retry_after_ms > 0) {
+        deferred_[req.key] = Deferred{req, p_.clock->now() + core::Duration::milliseconds(results.error().retry_after_ms)};
+        return {};
+      }
+      return results.error();
+    }
+    deferred_.erase(req.key);
+    if (results->front().created) p_.metrics.count("jobs_created_from_steps_total", {{"step_type", "job"}});
     return {};
   }
 
-  core::Result<pipeline::JobPoll> poll(const std::string& key) override {
+  core::Result<pipeline::JobPoll> poll(const std::string& engine_key) override {
     pipeline::JobPoll out;
-    if (auto it = p_.pipeline_keys.find(key); it != p_.pipeline_keys.end()) {
-      if (auto l = p_.live.find(it->second); l != p_.live.end()) {
+    if (auto d = deferred_.find(engine_key); d != deferred_.end()) {
+      if (p_.clock->now() < d->second.at) return out;
+      const pipeline::JobRequest req = d->second.request;
+      BUDCORE_TRY(submit(req));
+      if (deferred_.count(engine_key)) return out;
+    }
+    const std::string key = internal_key(engine_key);
+    if (auto it = p_.pipeline_keys.find({run_.tenant, key}); it != p_.pipeline_keys.end()) {
+      if (auto l = p_.live.find(it->second); l != p_.live.end() && l->second.tenant == run_.tenant) {
         // A service's step is done once it serves: a deployment, not a run to completion.
         if (l->second.type == job::JobType::Service && l->second.status == JobStatus::Running && l->second.doc) {
           out.outcome = pipeline::JobOutcome::Succeeded;
@@ -81,7 +108,9 @@ class RunJobs final : public pipeline::JobRunner {
       p_.pipeline_keys.erase(it);
     }
     BUDCORE_TRY_ASSIGN(auto rec, p_.store->get_job_by_key(run_.tenant, key));
-    if (!rec) return Error::make(ErrorCode::NotFound, "no job was submitted for step key '" + key + "'", "key");
+    if (!rec) return Error::make(ErrorCode::NotFound, "no job was submitted for step key '" + engine_key + "'", "key");
+    if (rec->job.pipeline_id != run_.id)
+      return Error::make(ErrorCode::Internal, "the job under step key '" + engine_key + "' is not this run's", "key");
     switch (rec->job.status) {
       case JobStatus::Completed:
         out.outcome = pipeline::JobOutcome::Succeeded;
@@ -101,8 +130,9 @@ class RunJobs final : public pipeline::JobRunner {
     return out;
   }
 
-  core::Status cancel(const std::string& key) override {
-    auto it = p_.pipeline_keys.find(key);
+  core::Status cancel(const std::string& engine_key) override {
+    deferred_.erase(engine_key);
+    auto it = p_.pipeline_keys.find({run_.tenant, internal_key(engine_key)});
     if (it == p_.pipeline_keys.end()) return {};
     core::Id id = it->second;
     CallContext ctx = CallContext::for_tenant(run_.tenant, run_.principal, "pipeline:" + run_.id.to_string());
@@ -111,10 +141,38 @@ class RunJobs final : public pipeline::JobRunner {
     return {};
   }
 
+  // The earliest time a step waiting for the submit limits tries again.
+  std::optional<core::Timestamp> next_deferred() const {
+    std::optional<core::Timestamp> best;
+    for (const auto& [key, d] : deferred_)
+      if (!best || d.at < *best) best = d.at;
+    return best;
+  }
+
  private:
+  struct Deferred {
+    pipeline::JobRequest request;
+    core::Timestamp at;
+  };
+
+  // A step config may not claim another provenance than its run's.
+  core::Status check_step_provenance(const job::Job& job) const {
+    const std::string why = "is set by the platform from the pipeline run";
+    if (job.pipeline_id && job.pipeline_id != run_.id)
+      return Error::invalid("config.pipeline_id", job.pipeline_id->to_string(), why);
+    // A deployment's own run stamps its id; any other run's jobs may carry a deployment id as a
+    // label (a plan run through run_pipeline), which nothing looks jobs up by.
+    if (run_.deployment && job.usecase_deployment_id && job.usecase_deployment_id != run_.deployment)
+      return Error::invalid("config.usecase_deployment_id", job.usecase_deployment_id->to_string(), why);
+    if (job.source_id && job.source_id != run_.id) return Error::invalid("config.source_id", job.source_id->to_string(), why);
+    if (job.actual_cost) return Error::invalid("config.actual_cost", job.actual_cost->to_string(), "is metered by the platform");
+    return {};
+  }
+
   Impl& p_;
   LiveRun& run_;
   std::map<std::string, std::vector<std::string>, std::less<>> outputs_;
+  std::map<std::string, Deferred> deferred_;  // engine key -> the submit to try again
 };
 
 // Saves every transition of the run (its whole RunState) and logs it, in one transaction,
@@ -169,6 +227,10 @@ class RunSink final : public pipeline::StateSink {
 
 LiveRun::LiveRun() = default;
 LiveRun::~LiveRun() = default;
+
+std::optional<core::Timestamp> Impl::next_deferred_submit(const LiveRun& run) const {
+  return run.jobs ? run.jobs->next_deferred() : std::nullopt;
+}
 
 core::Status Impl::start_engine(LiveRun& run, const core::Value* saved_state) {
   run.jobs = std::make_unique<RunJobs>(*this, run);
@@ -259,8 +321,13 @@ core::Result<PipelineRun> run_of(const backend::PipelineRecord& rec) {
 
 core::Result<PipelineRun> Platform::run_pipeline(const CallContext& caller, const core::Value& document, core::Value params) {
   std::lock_guard lock(impl_->mu);
-  Impl& m = *impl_;
-  BUDCORE_TRY(m.guard(caller, "run", "pipeline_runs"));
+  BUDCORE_TRY(impl_->guard(caller, "run", "pipeline_runs"));
+  return impl_->start_run(caller, document, std::move(params), std::nullopt);
+}
+
+core::Result<PipelineRun> Impl::start_run(const CallContext& caller, const core::Value& document, core::Value params,
+                                          std::optional<core::Id> deployment) {
+  Impl& m = *this;
   if (!params.is_null() && !params.is_map()) return Error::invalid("params", core::to_json(params), "must be a map");
   const core::Value* meta = document.is_map() ? document.find("pipeline") : nullptr;
   const core::Value* name = meta && meta->is_map() ? meta->find("name") : nullptr;
@@ -271,6 +338,7 @@ core::Result<PipelineRun> Platform::run_pipeline(const CallContext& caller, cons
   run->pipeline = name && name->is_string() ? name->as_string() : "pipeline";
   run->document = document;
   run->started_ns = m.clock->now().unix_nanos();
+  run->deployment = deployment;
   if (!params.is_null()) {
     // The run's parameters are merged into the document's, so a restored run sees them too.
     core::Map doc = document.as_map();
@@ -294,10 +362,10 @@ core::Result<PipelineRun> Platform::run_pipeline(const CallContext& caller, cons
   auto st = m.store->transact([&](backend::Store& tx) -> core::Status {
     BUDCORE_TRY_ASSIGN(auto created, tx.create_pipeline(caller.tenant, rec));
     run->version = created.version;
-    BUDCORE_TRY(tx.put_platform_record("run", run->id.to_string(),
-                                       core::Value::map({{"tenant", caller.tenant.to_string()},
-                                                         {"principal", caller.principal},
-                                                         {"started_ns", run->started_ns}})));
+    core::Value doc = core::Value::map(
+        {{"tenant", caller.tenant.to_string()}, {"principal", caller.principal}, {"started_ns", run->started_ns}});
+    if (deployment) doc.mutable_map().set("deployment", deployment->to_string());
+    BUDCORE_TRY(tx.put_platform_record("run", run->id.to_string(), doc));
     BUDCORE_TRY(tx.append_event(caller.tenant, e));
     return m.audit(tx, caller, "pipeline_runs.run", "pipeline_run", run->id.to_string(), {}, core::to_json(run->document),
                    core::Map{{"pipeline", run->pipeline}});

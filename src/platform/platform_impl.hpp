@@ -22,6 +22,7 @@
 #include "budcore/pipeline/simulation.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/backend/secret_provider.hpp"
+#include "budcore/job/image_ref.hpp"
 #include "budcore/platform/rate_limiter.hpp"
 #include "platform/metrics.hpp"
 
@@ -69,6 +70,7 @@ struct LiveRun {
   core::Id tenant;
   std::string principal;
   std::string pipeline;  // pipeline.name
+  std::optional<core::Id> deployment;  // the use-case deployment the run deploys, if any
   core::Value document;
   std::int64_t version = 0;
   std::int64_t started_ns = 0;
@@ -100,8 +102,21 @@ class TenantPolicyGate final : public AdmissionGate {
   core::Status admit(const CallContext& caller, const job::Job& job, GateStage stage) override;
 
  private:
+  struct Compiled {
+    std::vector<job::ImagePattern> allowed, denied;
+  };
   SecurityConfig security_;
+  Compiled default_;
+  std::map<core::Id, Compiled> compiled_;
 };
+
+// Who asks for a job: a caller's document, or a pipeline run's JOB step (use-case deploys run
+// through one). Fields that say where a job came from are the platform's to write.
+enum class JobOrigin : std::uint8_t { Caller, Pipeline };
+
+// The reserved namespace of idempotency keys: the platform's own keys start with it, and a
+// caller's key may not.
+inline constexpr std::string_view kInternalKeyPrefix = "budcore:";
 
 // Who an audit entry or a role binding names for a caller: its principal, "anonymous" without one.
 std::string actor_of(const CallContext& caller);
@@ -122,11 +137,11 @@ struct BUDCORE_HIDDEN Platform::Impl {
       retries;  // (retry_at_ns, job): stale entries skipped
   std::vector<core::Id> resubmit;  // live jobs whose hand-over to the cluster failed (Io): tried again
   std::map<core::Id, std::unique_ptr<LiveRun>> runs;
-  std::unordered_map<std::string, core::Id> pipeline_keys;  // idempotency key -> job, for pipeline jobs
+  // (tenant, internal idempotency key) -> job, for the live jobs of pipeline JOB steps.
+  std::map<std::pair<core::Id, std::string>, core::Id, std::less<>> pipeline_keys;
 
   std::vector<std::shared_ptr<AdmissionGate>> gates;
   std::shared_ptr<Authorizer> authorizer;
-  SubmitRateLimiter limiter;  // security.tenants.*.submits_per_second
   std::shared_ptr<backend::SecretResolver> secrets;  // security.secrets
   std::vector<std::shared_ptr<UsageObserver>> usage_observers;
   std::shared_ptr<JobCostMeter> cost_meter;
@@ -135,6 +150,11 @@ struct BUDCORE_HIDDEN Platform::Impl {
   std::priority_queue<std::pair<std::int64_t, core::Id>, std::vector<std::pair<std::int64_t, core::Id>>, std::greater<>>
       budget_checks;  // (budget_check_ns, job): stale entries skipped
   Metrics metrics;
+
+  std::shared_ptr<backend::Notifier> anchor_notifier;  // security.audit_anchor
+  std::int64_t next_anchor_ns = 0;
+  // Publishes every tenant's audit chain head when the interval has passed (security.cpp).
+  core::Status publish_audit_anchor();
 
   std::optional<core::Error> halted;  // a store failure mid-commit: reopen to continue
 
@@ -148,16 +168,32 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // (which sees the job's project for a job named by id; denials are audited).
   core::Status guard(const CallContext& caller, std::string_view verb, std::string_view resource,
                      const core::Id* object = nullptr, const core::Id* project = nullptr);
-  // guard() for a submit: "create" in every project the jobs name, "create_critical" for
-  // critical ones.
+  // guard() for jobs about to be created: "create" in every project the jobs name,
+  // "create_critical" for critical ones.
   core::Status guard_submit(const CallContext& caller, const std::vector<SubmitRequest>& jobs);
+  // Every check a job passes before it is created or changed, on every path (tenant_policy.cpp
+  // and job_policy.cpp): the fields only the platform writes, the roles (create, and
+  // create_critical for a critical job), then the admission gates (tenant policy first).
+  core::Status check_origin(const job::Job& job, std::string_view idempotency_key, JobOrigin origin) const;
+  core::Status admit_job(const CallContext& caller, const job::Job& job, GateStage stage);
   // A job record as the caller may see it: with RBAC, cost fields (estimated_cost, actual_cost,
   // budget_limit) are for those who may "get costs" in the job's project (admins); others get
   // them cleared.
   core::Result<backend::JobRecord> visible(const CallContext& caller, core::Result<backend::JobRecord> rec);
-  // A caller's submit of n jobs against its tenant's queue depth and token bucket
-  // (RateLimited with a retry-after; tenant_policy.cpp).
-  core::Status check_submit_limits(const CallContext& caller, std::size_t n);
+  // A submit of n jobs against its tenant's queue depth and token bucket (RateLimited with a
+  // retry-after; tenant_policy.cpp). The bucket is kept in the Store, so it holds across every
+  // process on it: checked before anything else, taken in the submit's transaction (or alone
+  // when the submit is refused later: a refused submit still counts).
+  struct SubmitTicket {
+    bool limited = false;
+    SubmitRateLimiter::Limit limit;
+    std::int64_t n = 0;
+    std::int64_t now_ns = 0;
+    std::string path;  // "security.tenants.<tenant or *>"
+  };
+  core::Result<SubmitTicket> check_submit_limits(const CallContext& caller, std::size_t n);
+  core::Status decide_submit(const SubmitTicket& t, std::int64_t& tat) const;
+  core::Status take_submit_tokens(backend::Store& tx, const CallContext& caller, const SubmitTicket& t);
   // An audit entry's who, what and when: the caller's principal ("anonymous" without one), its
   // request id, the platform's clock.
   backend::AuditEntry audit_entry(const CallContext& caller, std::string_view action, std::string_view object_type,
@@ -175,7 +211,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // --- jobs.cpp
   core::Result<job::Job> prepare(const CallContext& caller, job::Job job, std::string_view path);
   core::Result<std::vector<SubmitResult>> submit_jobs(const CallContext& caller, std::vector<SubmitRequest> jobs,
-                                                      bool batch);
+                                                      bool batch, JobOrigin origin = JobOrigin::Caller);
   core::Result<backend::JobRecord> cancel(const CallContext& caller, const core::Id& id, std::string_view reason);
   core::Result<backend::JobRecord> retry(const CallContext& caller, const core::Id& id, bool automatic);
 
@@ -235,7 +271,12 @@ struct BUDCORE_HIDDEN Platform::Impl {
   core::Status recover_runs();
 
   // --- pipelines.cpp
+  // Stores and starts a run (the caller is authorized): run_pipeline, and deploy_usecase for
+  // the deployment's own run.
+  core::Result<PipelineRun> start_run(const CallContext& caller, const core::Value& document, core::Value params,
+                                      std::optional<core::Id> deployment);
   core::Status start_engine(LiveRun& run, const core::Value* saved_state);
+  std::optional<core::Timestamp> next_deferred_submit(const LiveRun& run) const;
   core::Status finish_run(LiveRun& run);
 };
 

@@ -38,6 +38,11 @@ void SubmitRateLimiter::grow() {
 
 SubmitRateLimiter::Decision SubmitRateLimiter::acquire(const core::Id& tenant, const Limit& limit, std::int64_t n,
                                                        std::int64_t now_ns) {
+  return decide(bucket(tenant, now_ns), limit, n, now_ns);
+}
+
+SubmitRateLimiter::Decision SubmitRateLimiter::decide(std::int64_t& tat, const Limit& limit, std::int64_t n,
+                                                      std::int64_t now_ns) {
   // One token every `interval` ns; the bucket holds `burst` of them (tolerance = burst intervals).
   // Clamped to the config's bounds, so that no product below can overflow.
   const double rate = std::clamp(limit.per_second, 1e-3, 1e9);
@@ -46,7 +51,6 @@ SubmitRateLimiter::Decision SubmitRateLimiter::acquire(const core::Id& tenant, c
       kMaxBurst, limit.burst > 0 ? limit.burst : std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(rate))));
   if (n > burst) return Decision{false, -1};
   const std::int64_t tolerance = burst * interval;
-  std::int64_t& tat = bucket(tenant, now_ns);
   const std::int64_t next = std::max(tat, now_ns) + n * interval;
   if (next - now_ns > tolerance) return Decision{false, next - now_ns - tolerance};
   tat = next;

@@ -79,8 +79,8 @@ core::Status Impl::recover() {
         if (!placement) return damaged(r, placement.error().message);
         lj.placement = std::make_unique<backend::Placement>(std::move(*placement));
       }
-      if (job.source == job::JobSource::Pipeline && !rec->idempotency_key.empty())
-        pipeline_keys[rec->idempotency_key] = *id;
+      if (job.source == job::JobSource::Pipeline && rec->idempotency_key.starts_with(kInternalKeyPrefix))
+        pipeline_keys[{*tenant, rec->idempotency_key}] = *id;
       if (job.status == JobStatus::Failed) {
         retries.emplace(retry_at, *id);
         live.emplace(*id, std::move(lj));
@@ -131,6 +131,11 @@ core::Status Impl::recover_runs() {
       run->id = *id;
       run->tenant = *tenant;
       if (const core::Value* pr = r.doc.find("principal"); pr != nullptr && pr->is_string()) run->principal = pr->as_string();
+      if (const core::Value* d = r.doc.find("deployment"); d != nullptr && d->is_string()) {
+        auto deployment = core::Id::parse(d->as_string());
+        if (!deployment) return damaged(r, "deployment is not a UUID");
+        run->deployment = *deployment;
+      }
       run->pipeline = rec->name;
       run->document = rec->definition;
       run->version = rec->version;

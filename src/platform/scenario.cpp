@@ -51,6 +51,22 @@ core::Result<std::string> text(const Value* v, const std::string& path, std::str
   return v->as_string();
 }
 
+// A path a scenario names: relative, and inside the scenario's directory once resolved (links
+// followed), so that a shared scenario reads nothing else on the machine that runs it.
+core::Result<std::string> inside(const std::string& base, const std::string& name, const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(name);
+  if (p.empty() || p.is_absolute())
+    return Error::invalid(path, name, "must be a path relative to the scenario's directory");
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(fs::absolute(base, ec), ec);
+  const fs::path full = fs::weakly_canonical(root / p, ec);
+  auto [r, f] = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
+  if (ec || r != root.end())
+    return Error::invalid(path, name, "must stay inside the scenario's directory");
+  return full.string();
+}
+
 // An inline document or `file:` relative to the scenario.
 core::Result<Value> document(const Value& entry, std::string_view key, const std::string& path, const std::string& base) {
   const Value* inline_doc = entry.find(key);
@@ -60,10 +76,14 @@ core::Result<Value> document(const Value& entry, std::string_view key, const std
   if (inline_doc != nullptr && !inline_doc->is_null()) return *inline_doc;
   if (!file->is_string()) return Error::invalid(path + ".file", core::to_json(*file), "must be a path");
   if (base.empty()) return Error::invalid(path + ".file", file->as_string(), "file references need a scenario file");
-  std::filesystem::path p(file->as_string());
-  if (p.is_relative()) p = std::filesystem::path(base) / p;
-  auto loaded = core::load_document_file(p.string());
-  if (!loaded) return Error(loaded.error()).at(path + ".file");
+  BUDCORE_TRY_ASSIGN(std::string p, inside(base, file->as_string(), path + ".file"));
+  auto loaded = core::load_document_file(p);
+  if (!loaded) {
+    // Says why, never what the file holds.
+    const core::Error& e = loaded.error();
+    return Error::invalid(path + ".file", file->as_string(),
+                          e.code == core::ErrorCode::Io ? "cannot be read" : "is not a JSON or YAML document");
+  }
   return std::move(*loaded);
 }
 
@@ -94,12 +114,15 @@ core::Result<Scenario> Scenario::from_value(const Value& doc, const std::string&
   for (const char* k : {"schema_version", "cluster", "quota", "queues", "retry", "cost"})
     if (const Value* v = doc.find(k)) cdoc.set(k, *v);
   // cost.prices / cost.budgets given as relative paths are relative to the scenario, like `file:`.
-  if (const Value* cost = doc.find("cost"); cost != nullptr && cost->is_map() && !base_dir.empty()) {
+  if (const Value* cost = doc.find("cost"); cost != nullptr && cost->is_map()) {
     core::Map c = cost->as_map();
     for (const char* k : {"prices", "budgets"})
-      if (const Value* v = c.find(k); v != nullptr && v->is_string() && !v->as_string().empty() && v->as_string() != "-" &&
-                                      std::filesystem::path(v->as_string()).is_relative())
-        c.set(k, (std::filesystem::path(base_dir) / v->as_string()).string());
+      if (const Value* v = c.find(k); v != nullptr && v->is_string() && !v->as_string().empty() && v->as_string() != "-") {
+        if (base_dir.empty())
+          return Error::invalid(std::string("cost.") + k, v->as_string(), "file references need a scenario file");
+        BUDCORE_TRY_ASSIGN(std::string p, inside(base_dir, v->as_string(), std::string("cost.") + k));
+        c.set(k, p);
+      }
     cdoc.set("cost", Value(std::move(c)));
   }
   Scenario s;
@@ -209,7 +232,7 @@ core::Result<Scenario> Scenario::from_value(const Value& doc, const std::string&
 core::Result<Scenario> Scenario::parse(std::string_view text, const std::string& base_dir) {
   if (text.size() > kMaxDocumentBytes)
     return Error::invalid("", std::to_string(text.size()) + " bytes", "a scenario is at most 16 MiB");
-  BUDCORE_TRY_ASSIGN(Value doc, core::parse_document(text));
+  BUDCORE_TRY_ASSIGN(Value doc, core::parse_document(text, core::ParseOptions{.unique_keys = true}));
   return from_value(doc, base_dir);
 }
 

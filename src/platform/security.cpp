@@ -82,10 +82,39 @@ core::Result<backend::Page<backend::AuditEntry>> Platform::list_audit(const Call
   return impl_->store->list_audit(caller.tenant, query, page);
 }
 
-core::Result<backend::AuditChainReport> Platform::verify_audit(const CallContext& caller) {
+core::Result<backend::AuditChainReport> Platform::verify_audit(const CallContext& caller,
+                                                               const std::vector<std::string>& anchors) {
   std::lock_guard lock(impl_->mu);
   BUDCORE_TRY(impl_->guard(caller, "verify", "audit"));
-  return impl_->store->verify_audit_chain();
+  return impl_->store->verify_audit_chain(anchors);
+}
+
+core::Status Platform::Impl::publish_audit_anchor() {
+  if (!anchor_notifier || !config.security.audit_anchor) return {};
+  const std::int64_t now = clock->now().unix_nanos();
+  if (now < next_anchor_ns) return {};
+  const core::Duration every = config.security.audit_anchor->every;
+  auto heads = store->audit_heads();
+  core::Status st = heads ? core::Status() : core::Status(heads.error());
+  if (heads) {
+    core::List list;
+    for (const auto& h : *heads)
+      list.emplace_back(core::Map{{"tenant", h.tenant.to_string()}, {"seq", h.seq}, {"hash", h.hash}});
+    core::Notification n;
+    n.channel = "webhook";
+    n.severity = "info";
+    n.message = "budcore audit chain heads at " + clock->now().to_string() + ": " + std::to_string(heads->size()) +
+                " tenants, digest " + backend::audit_heads_digest(*heads);
+    n.context = core::Value::map({{"kind", "audit.anchor"},
+                                  {"at", clock->now().to_string()},
+                                  {"digest", backend::audit_heads_digest(*heads)},
+                                  {"heads", core::Value(std::move(list))}});
+    st = anchor_notifier->notify(n);
+  }
+  // A failed publication is tried again in a minute (sooner than the interval), and counted.
+  metrics.count("budcore_audit_anchors_total", {{"outcome", st ? "published" : "failed"}});
+  next_anchor_ns = now + (st ? every : std::min(every, core::Duration::seconds(60))).count_ns();
+  return {};
 }
 
 }  // namespace budcore::platform

@@ -1,5 +1,7 @@
 // The `security` section of a platform config (docs/security.md).
 #include "budcore/platform/config.hpp"
+#include "budcore/backend/secret_provider.hpp"
+#include "budcore/job/image_ref.hpp"
 #include "budcore/platform/rate_limiter.hpp"
 #include "budcore/platform/rbac.hpp"
 #include "platform/config_section.hpp"
@@ -29,6 +31,11 @@ core::Result<TenantPolicy> read_policy(const Value& v, const std::string& path) 
   TenantPolicy p;
   BUDCORE_TRY(string_list(s, "allowed_registries", p.allowed_registries));
   BUDCORE_TRY(string_list(s, "denied_registries", p.denied_registries));
+  for (std::string_view key : {"allowed_registries", "denied_registries"}) {
+    const auto& list = key == "allowed_registries" ? p.allowed_registries : p.denied_registries;
+    for (std::size_t i = 0; i < list.size(); ++i)
+      BUDCORE_TRY(job::parse_image_pattern(list[i], s.path(key) + "[" + std::to_string(i) + "]"));
+  }
   BUDCORE_TRY(string_list(s, "gpu_types", p.gpu_types));
   std::vector<std::string> priorities;
   BUDCORE_TRY(string_list(s, "priorities", priorities));
@@ -54,11 +61,30 @@ core::Result<TenantPolicy> read_policy(const Value& v, const std::string& path) 
   return p;
 }
 
+core::Status read_audit_anchor(const Section& s, SecurityConfig& sec) {
+  const Value* v = s.get("audit_anchor");
+  if (v == nullptr) return {};
+  BUDCORE_TRY_ASSIGN(Section a, Section::of(*v, "security.audit_anchor"));
+  BUDCORE_TRY(a.known({"webhook", "every_seconds", "timeout_seconds"}));
+  AuditAnchorConfig c;
+  BUDCORE_TRY(a.string("webhook", c.webhook.url));
+  const std::string& url = c.webhook.url;
+  if (!url.starts_with("http://") && !url.starts_with("https://") && !url.starts_with("secret://"))
+    return Error::invalid("security.audit_anchor.webhook", url,
+                          "must be an http:// or https:// URL (or a secret:// reference to one)");
+  if (url.starts_with("secret://") && backend::shadows_tenant_secret(url.substr(9)))
+    return Error::invalid("security.audit_anchor.webhook", url, "names a secret that starts like a tenant's own");
+  BUDCORE_TRY(a.seconds("every_seconds", c.every, 60));
+  BUDCORE_TRY(a.seconds("timeout_seconds", c.webhook.timeout, 1));
+  sec.audit_anchor = std::move(c);
+  return {};
+}
+
 }  // namespace
 
 core::Status read_security(const Value& v, PlatformConfig& c) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "security"));
-  BUDCORE_TRY(s.known({"rbac", "platform_admins", "tenants", "secrets"}));
+  BUDCORE_TRY(s.known({"rbac", "platform_admins", "tenants", "secrets", "shared_secrets", "audit_anchor"}));
   SecurityConfig& sec = c.security;
   BUDCORE_TRY(s.boolean("rbac", sec.rbac));
   BUDCORE_TRY(string_list(s, "platform_admins", sec.platform_admins));
@@ -85,6 +111,19 @@ core::Status read_security(const Value& v, PlatformConfig& c) {
       sec.secret_providers.push_back(std::move(c));
     }
   }
+  BUDCORE_TRY(string_list(s, "shared_secrets", sec.shared_secrets));
+  for (std::size_t i = 0; i < sec.shared_secrets.size(); ++i) {
+    const std::string& name = sec.shared_secrets[i];
+    const std::string at = "security.shared_secrets[" + std::to_string(i) + "]";
+    auto refs = backend::secret_refs("secret://" + name, at);
+    if (!refs || refs->size() != 1 || refs->front() != name)
+      return Error::invalid(at, name, "a secret name is 1 to 128 letters, digits, '.', '_' or '-'");
+    if (backend::shadows_tenant_secret(name))
+      return Error::invalid(at, name, "starts like a tenant's own secret (32 hex digits and a separator): choose another name");
+    for (std::size_t j = 0; j < i; ++j)
+      if (sec.shared_secrets[j] == name) return Error::invalid(at, name, "is listed twice");
+  }
+  BUDCORE_TRY(read_audit_anchor(s, sec));
   if (const Value* t = s.get("tenants")) {
     if (!t->is_map()) return Error::invalid("security.tenants", core::to_json(*t), "must be a map of tenant id (or \"*\") to policy");
     for (const auto& [key, policy] : t->as_map()) {
@@ -96,7 +135,9 @@ core::Status read_security(const Value& v, PlatformConfig& c) {
       }
       auto id = core::Id::parse(key);
       if (!id || id->is_nil()) return Error::invalid("security.tenants", key, "a key is a tenant id (a UUID) or \"*\"");
-      sec.tenants[*id] = std::move(p);
+      // Two spellings of one id (case, braces) would leave one policy silently unused.
+      if (!sec.tenants.emplace(*id, std::move(p)).second)
+        return Error::invalid(path, key, "names tenant " + id->to_string() + ", which is listed twice");
     }
   }
   return {};

@@ -1,7 +1,7 @@
 // Use-case deployments through the Platform: a resolved template's pipeline runs through
 // run_pipeline, and a deployment record (platform record kind "usecase_deployment", keyed by the
 // deployment id) remembers which template, parameters and run deploy it. The record's
-// components are read back from the run's jobs (their idempotency keys "<run>/<step>/<attempt>"
+// components are read back from the run's jobs (their idempotency keys "budcore:pipeline/<run>/<step>/<attempt>"
 // name the instance), so the status is always the one the jobs imply now.
 #include <algorithm>
 
@@ -37,7 +37,7 @@ core::Value stored_doc(const DeploymentRecord& r) {
   return core::Value::map({{"tenant", r.tenant_id.to_string()}, {"record", r.to_value()}});
 }
 
-// The instance a run's job deploys, from its idempotency key "<run>/<step>/<attempt>".
+// The instance a run's job deploys, from its idempotency key "budcore:pipeline/<run>/<step>/<attempt>".
 std::string instance_of(const std::string& key, const std::string& run_prefix) {
   if (key.size() <= run_prefix.size() || key.compare(0, run_prefix.size(), run_prefix) != 0) return {};
   std::string rest = key.substr(run_prefix.size());
@@ -59,7 +59,7 @@ static core::Result<DeploymentRecord> load_deployment(Impl& m, const core::Id& t
   if (!r.pipeline_run_id) return r;
 
   // The newest job per instance (a retried step's later attempt is newer).
-  const std::string prefix = r.pipeline_run_id->to_string() + "/";
+  const std::string prefix = std::string(kInternalKeyPrefix) + "pipeline/" + r.pipeline_run_id->to_string() + "/";
   backend::JobFilter filter;
   filter.pipeline_id = *r.pipeline_run_id;
   backend::PageRequest page;
@@ -148,7 +148,7 @@ core::Result<DeploymentRecord> Platform::deploy_usecase(const CallContext& calle
     return m.audit(tx, caller, "usecase_deployments.deploy", "usecase_deployment", record.id.to_string(), {}, core::to_json(doc),
                    core::Map{{"template", record.template_id}});
   }));
-  auto run = run_pipeline(caller, plan.pipeline);
+  auto run = m.start_run(caller, plan.pipeline, {}, record.id);
   if (!run) {
     (void)m.store->delete_platform_record(kKind, record.id.to_string());
     return run.error();

@@ -148,9 +148,9 @@ jobs:
   EXPECT_EQ(j["jobs"][0]["actual_cost"], "1.000555555556 USD");
   EXPECT_EQ(j["jobs"][1]["status"], "completed");
   EXPECT_EQ(j["jobs"][1]["actual_cost"], "1.00 USD");
-  // The shipped example: examples/specs/cost-scenario.yaml.
+  // The shipped example: examples/cost-scenario.yaml.
   auto example = run_cli("platform simulate --json " +
-                         quote((fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "cost-scenario.yaml").string()));
+                         quote((fs::path(BUDCORE_SOURCE_DIR) / "examples" / "cost-scenario.yaml").string()));
   ASSERT_EQ(example.exit_code, 0) << example.out;
   json e = json::parse(example.out);
   EXPECT_EQ(e["jobs"][0]["status"], "completed");

@@ -92,7 +92,9 @@ TEST_F(CliSecurityTest, RolesAuditAndTheChainFromTheCommandLine) {
   auto ok = run_cli("audit verify " + uri);
   ASSERT_EQ(ok.exit_code, 0) << ok.out;
   EXPECT_EQ(json::parse(ok.out)["entries"], 6);
-  EXPECT_EQ(json::parse(ok.out)["head_hash"], last_hash);
+  ASSERT_EQ(json::parse(ok.out)["heads"].size(), 1u);  // one tenant, one chain
+  EXPECT_EQ(json::parse(ok.out)["heads"][0]["hash"], last_hash);
+  EXPECT_EQ(json::parse(ok.out)["heads"][0]["seq"], 6);
 
   // Someone with write access to the file drops the trigger and rewrites who cancelled the job.
   const std::string py = "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "

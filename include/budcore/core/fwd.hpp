@@ -17,6 +17,7 @@ struct HttpResponse;
 class HttpClient;
 class Id;
 struct JsonOptions;
+struct ParseOptions;
 class DepthGuard;
 class DepthExceeded;
 class Money;

@@ -21,6 +21,13 @@ struct JsonOptions {
 // longer than max_input_bytes() (core/limits.hpp) are rejected. Duplicate keys: the last value
 // wins, at the position of the first occurrence.
 BUDCORE_API Result<Value> parse_json(std::string_view text);
+// How a document is read. unique_keys: a key given twice in one object or mapping is an error
+// (Invalid, naming the key and where) instead of the last value winning; configuration that
+// decides security is read this way, so that `rbac: true ... rbac: false` is refused.
+struct ParseOptions {
+  bool unique_keys = false;
+};
+BUDCORE_API Result<Value> parse_json(std::string_view text, const ParseOptions& options);
 // Non-finite floats (NaN, inf) have no JSON form and are written as null. Malformed UTF-8 in
 // strings is written as U+FFFD so the output is always valid JSON. A Value built in code that
 // nests deeper than kMaxValueDepth throws core::DepthExceeded (parsed values never do).

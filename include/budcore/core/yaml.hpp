@@ -1,7 +1,8 @@
 // YAML <-> Value with the YAML 1.2 core schema: plain scalars resolve to null (null, Null, ~,
 // empty), bool (true/false in any of its three cases), int (decimal, 0x, 0o), float (incl.
 // .inf/.nan) or else string; quoted and "!!str" scalars are always strings. Mapping order is
-// kept; keys must be scalars and stay as written; duplicate keys: the last value wins. Anchors
+// kept; keys must be scalars and stay as written; duplicate keys: the last value wins (an error
+// with ParseOptions::unique_keys). Anchors
 // and aliases work (an alias shares its anchor's collection); documents whose aliases expand to
 // more than a million values or to more text than the input limit (max_input_bytes()), nested
 // deeper than 500 levels, or longer than the input limit are rejected. Integers outside int64
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "budcore/core/json.hpp"
 #include "budcore/core/result.hpp"
 #include "budcore/core/value.hpp"
 
@@ -20,6 +22,7 @@ namespace budcore::core {
 // One document; an empty input is null; a stream with several documents is an error.
 // Errors: ErrorCode::Invalid, "invalid YAML at line L, column C: ...", field = node path.
 BUDCORE_API Result<Value> parse_yaml(std::string_view text);
+BUDCORE_API Result<Value> parse_yaml(std::string_view text, const ParseOptions& options);
 // Every document of a multi-document stream ("---" separated), empty (null) documents skipped.
 BUDCORE_API Result<std::vector<Value>> parse_yaml_all(std::string_view text);
 // Block-style YAML that parse_yaml reads back to an equal Value (strings that would resolve
@@ -36,5 +39,6 @@ BUDCORE_API Result<Value> load_document_file(const std::string& path, std::size_
                                              std::string_view field = "path");
 // Parses text the same way load_document_file does.
 BUDCORE_API Result<Value> parse_document(std::string_view text);
+BUDCORE_API Result<Value> parse_document(std::string_view text, const ParseOptions& options);
 
 }  // namespace budcore::core

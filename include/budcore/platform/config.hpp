@@ -100,10 +100,23 @@ struct SecretProviderConfig {
   friend bool operator==(const SecretProviderConfig&, const SecretProviderConfig&) = default;
 };
 
+// `security.audit_anchor`: the platform publishes every tenant's audit chain head through a
+// webhook at this interval, so that a copy lives where the database's writers cannot change it
+// (verify later with `budcore audit verify URI --expect-head HASH`).
+struct AuditAnchorConfig {
+  backend::WebhookNotifierOptions webhook;
+  core::Duration every = core::Duration::hours(1);
+};
+
 struct SecurityConfig {
   bool rbac = false;
-  // Where secret://name references are resolved (backend/secret_provider.hpp), in order.
+  // Where secret://name references are resolved (backend/secret_provider.hpp), in order: always
+  // in the caller tenant's namespace.
   std::vector<SecretProviderConfig> secret_providers{SecretProviderConfig{}};
+  // Names every tenant may reference, resolved in the platform's namespace when the tenant has
+  // no secret of that name (a shared registry token, say). No other name leaves a tenant's.
+  std::vector<std::string> shared_secrets;
+  std::optional<AuditAnchorConfig> audit_anchor;
   std::vector<std::string> platform_admins;
   std::optional<TenantPolicy> default_policy;  // tenants."*"
   std::map<core::Id, TenantPolicy> tenants;

@@ -13,6 +13,7 @@ enum class NotifierKind : std::uint8_t;
 struct KubernetesClusterConfig;
 struct TenantPolicy;
 struct SecretProviderConfig;
+struct AuditAnchorConfig;
 struct SecurityConfig;
 struct PlatformConfig;
 struct CallContext;

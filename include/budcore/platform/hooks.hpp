@@ -20,8 +20,9 @@ namespace budcore::platform {
 
 // Why a gate is asked.
 enum class GateStage : std::uint8_t {
-  Submit,  // a new job (submit, submit_batch, a pipeline's JOB step)
-  Retry,   // a failed job about to start another run (automatic or retry_job)
+  Submit,    // a new job (submit, submit_batch, a pipeline's JOB step, a use-case deploy's jobs)
+  Retry,     // a failed job about to start another run (automatic or retry_job)
+  Priority,  // a job as it would be after set_priority (only its priority differs)
 };
 
 // Consulted before a job is handed to the cluster, in the order added. A denial is the error

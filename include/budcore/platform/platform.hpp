@@ -164,7 +164,10 @@ class BUDCORE_API Platform {
   // ---- pipelines -----------------------------------------------------------------------------
   // Validates the pipeline document (Invalid naming the field), stores the run and starts it.
   // Its JOB steps submit platform jobs (source PIPELINE, pipeline_id = the run's id,
-  // pipeline_step_id derived from the step) with the idempotency key "<run>/<step>/<attempt>";
+  // pipeline_step_id derived from the step) with the idempotency key
+  // "budcore:pipeline/<run>/<step>/<attempt>" (keys starting with "budcore:" are the platform's:
+  // a caller's submit may not use one); they pass the same roles, tenant policy and submit
+  // limits as the caller's own submits (a step over the limits waits and submits again);
   // step outputs are the jobs' outputs. API_CALL / NOTIFICATION go to the configured executors.
   core::Result<PipelineRun> run_pipeline(const CallContext& caller, const core::Value& document,
                                          core::Value params = {});
@@ -213,8 +216,11 @@ class BUDCORE_API Platform {
   // The caller tenant's audit log, oldest first; tenant-admin.
   core::Result<backend::Page<backend::AuditEntry>> list_audit(const CallContext& caller, const backend::AuditQuery& query,
                                                               const backend::PageRequest& page = {});
-  // Checks the whole audit chain (every tenant's entries); platform-admin.
-  core::Result<backend::AuditChainReport> verify_audit(const CallContext& caller);
+  // Checks every tenant's audit chain and head; platform-admin.
+  // anchors: entry hashes kept outside the store (heads published earlier, AuditAnchorConfig):
+  // each must still be the hash of a chained entry.
+  core::Result<backend::AuditChainReport> verify_audit(const CallContext& caller,
+                                                       const std::vector<std::string>& anchors = {});
 
   // ---- driving -------------------------------------------------------------------------------
   // Acts on everything due now: retries, cluster events (applied and committed in batches),

@@ -35,6 +35,9 @@ class BUDCORE_API SubmitRateLimiter {
   // Takes n tokens (n >= 1) of the tenant's bucket at now_ns (nanoseconds on any clock that
   // never goes back), or none when they are not all there.
   Decision acquire(const core::Id& tenant, const Limit& limit, std::int64_t n, std::int64_t now_ns);
+  // The same decision on a bucket kept elsewhere (the Store, so that a limit holds across
+  // processes): `tat` is its theoretical arrival time (0: a full bucket), moved when allowed.
+  static Decision decide(std::int64_t& tat, const Limit& limit, std::int64_t n, std::int64_t now_ns);
 
   std::size_t tenants() const noexcept { return size_; }
 
