@@ -268,12 +268,13 @@ void bind_platform(py::module_& m) {
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("query"), "A page of the tenant's audit log: {'items', 'next_cursor'}.")
       .def(
           "verify_audit",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const std::vector<std::string>& anchors) {
             auto ctx = caller(tenant, principal, request);
-            auto report = call(h, [&](platform::Platform& p) { return p.verify_audit(ctx); });
+            auto report = call(h, [&](platform::Platform& p) { return p.verify_audit(ctx, anchors); });
             return to_python(backend::to_value(report));
           },
-          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), "Checks the audit log's hash chain: {'ok', 'entries', 'head_hash', 'problems', ...}.")
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("anchors") = std::vector<std::string>{},
+          "Checks every tenant's audit chain, and that each anchor (an entry hash kept outside the store) is still chained: {'ok', 'entries', 'head_hash', 'heads', 'problems', ...}.")
       // ---- use-case deployments (budcore.usecases.deploy / deployment / deployments / teardown)
       .def(
           "deploy_usecase",

@@ -504,9 +504,24 @@ extern "C" int budcore_platform_audit(budcore_buf* out, const budcore_platform* 
 }
 
 extern "C" int budcore_platform_audit_verify(budcore_buf* out, const budcore_platform* p, const budcore_caller* c) {
+  return budcore_platform_audit_verify_anchored(out, p, c, nullptr, 0);
+}
+
+extern "C" int budcore_platform_audit_verify_anchored(budcore_buf* out, const budcore_platform* p, const budcore_caller* c,
+                                                      const char* anchors_json, size_t anchors_json_len) {
   if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "out is NULL", "out");
-  return with_caller(out, p, c, nullptr, 0, "", [](auto& pl, auto& ctx, const core::Value&) -> core::Result<core::Value> {
-    BUDCORE_TRY_ASSIGN(auto report, pl.verify_audit(ctx));
-    return budcore::backend::to_value(report);
-  });
+  return with_caller(out, p, c, anchors_json, anchors_json_len, "anchors_json",
+                     [](auto& pl, auto& ctx, const core::Value& doc) -> core::Result<core::Value> {
+                       std::vector<std::string> anchors;
+                       if (!doc.is_null()) {
+                         if (!doc.is_list()) return core::Error::invalid("anchors_json", core::to_json(doc), "must be a list of entry hashes");
+                         for (std::size_t i = 0; i < doc.as_list().size(); ++i) {
+                           const core::Value& a = doc.as_list()[i];
+                           if (!a.is_string()) return core::Error::invalid("anchors_json[" + std::to_string(i) + "]", core::to_json(a), "must be a string");
+                           anchors.push_back(a.as_string());
+                         }
+                       }
+                       BUDCORE_TRY_ASSIGN(auto report, pl.verify_audit(ctx, anchors));
+                       return budcore::backend::to_value(report);
+                     });
 }

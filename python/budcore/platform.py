@@ -285,10 +285,12 @@ class Platform:
         who = self._who(tenant)
         return _every_page(lambda q: self._h.audit(*who, q), query, limit)
 
-    def verify_audit(self, *, tenant: Any = None) -> dict:
-        """Checks the audit chain over every tenant (platform admins): {'ok', 'entries',
-        'head_hash', 'problems', ...}; a broken chain is ok False, not an exception."""
-        return self._h.verify_audit(*self._who(tenant))
+    def verify_audit(self, *, tenant: Any = None, anchors: Optional[list[str]] = None) -> dict:
+        """Checks every tenant's audit chain and head (platform admins): {'ok', 'entries',
+        'head_hash', 'heads', 'problems', ...}; a broken chain is ok False, not an exception.
+        ``anchors``: entry hashes kept outside the store (heads published earlier, as
+        ``security.audit_anchor`` does); each must still be chained, else it is a problem."""
+        return self._h.verify_audit(*self._who(tenant), list(anchors or []))
 
     def __repr__(self) -> str:
         return f"Platform(tenant={self.tenant!r}, closed={self.closed})"

@@ -41,9 +41,17 @@ func (p *Platform) Audit(c Caller, query string) (string, error) {
 	})
 }
 
-// AuditVerify checks the audit chain over every tenant: {"ok", "entries", "head_hash", "problems", ...}.
+// AuditVerify checks every tenant's audit chain: {"ok", "entries", "head_hash", "heads", "problems", ...}.
 func (p *Platform) AuditVerify(c Caller) (string, error) {
 	return p.call(&c, func(out *C.budcore_buf, cc *C.budcore_caller) C.int {
 		return C.budcore_platform_audit_verify(out, p.raw, cc)
+	})
+}
+
+// AuditVerifyAnchored is AuditVerify with anchors: a JSON list of entry hashes kept outside the
+// store (heads published earlier), each of which must still be chained.
+func (p *Platform) AuditVerifyAnchored(c Caller, anchorsJSON string) (string, error) {
+	return p.call(&c, func(out *C.budcore_buf, cc *C.budcore_caller) C.int {
+		return C.budcore_platform_audit_verify_anchored(out, p.raw, cc, cText(anchorsJSON), C.size_t(len(anchorsJSON)))
 	})
 }

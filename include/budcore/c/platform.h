@@ -218,12 +218,19 @@ BUDCORE_API int budcore_platform_role_bindings(budcore_buf *out, const budcore_p
 BUDCORE_API int budcore_platform_audit(budcore_buf *out, const budcore_platform *platform, const budcore_caller *caller,
                                        const char *query_json, size_t query_json_len);
 
-/* Checks the audit log's hash chain over every tenant (platform admins). Writes {"ok",
- * "entries", "unchained", "head_seq", "head_hash", "problems": [...]}; a broken chain is a
- * report with ok false, not an error.
+/* Checks every tenant's audit chain and head (platform admins). Writes {"ok", "entries",
+ * "unchained", "head_seq", "head_hash", "heads": [{"tenant", "seq", "hash"}], "problems": [...]};
+ * a broken chain is a report with ok false, not an error.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_audit_verify(budcore_buf *out, const budcore_platform *platform,
                                               const budcore_caller *caller);
+/* The same, with anchors: anchors_json is a JSON list of entry hashes kept outside the store
+ * (heads published earlier); each must still be the hash of a chained entry, else the report
+ * names it as a problem. NULL/0: no anchors.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_audit_verify_anchored(budcore_buf *out, const budcore_platform *platform,
+                                                       const budcore_caller *caller, const char *anchors_json,
+                                                       size_t anchors_json_len);
 
 BUDCORE_END_DECL
 

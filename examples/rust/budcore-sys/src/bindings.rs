@@ -730,11 +730,21 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Checks the audit log's hash chain over every tenant (platform admins). Writes {\"ok\",\n \"entries\", \"unchained\", \"head_seq\", \"head_hash\", \"problems\": [...]}; a broken chain is a\n report with ok false, not an error.\n Thread-safety: safe."]
+    #[doc = " Checks every tenant's audit chain and head (platform admins). Writes {\"ok\", \"entries\",\n \"unchained\", \"head_seq\", \"head_hash\", \"heads\": [{\"tenant\", \"seq\", \"hash\"}], \"problems\": [...]};\n a broken chain is a report with ok false, not an error.\n Thread-safety: safe."]
     pub fn budcore_platform_audit_verify(
         out: *mut budcore_buf,
         platform: *const budcore_platform,
         caller: *const budcore_caller,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " The same, with anchors: anchors_json is a JSON list of entry hashes kept outside the store\n (heads published earlier); each must still be the hash of a chained entry, else the report\n names it as a problem. NULL/0: no anchors.\n Thread-safety: safe."]
+    pub fn budcore_platform_audit_verify_anchored(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+        caller: *const budcore_caller,
+        anchors_json: *const ::std::os::raw::c_char,
+        anchors_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {

@@ -317,11 +317,20 @@ impl Platform {
         json_out(|out| unsafe { sys::budcore_platform_audit(out, self.ptr(), &c, q, n) })
     }
 
-    /// Checks the audit chain over every tenant: `{"ok", "entries", "head_hash", "problems", ...}`.
+    /// Checks every tenant's audit chain: `{"ok", "entries", "head_hash", "heads", "problems", ...}`.
     pub fn audit_verify(&self, caller: &Caller) -> Result<String, Error> {
         let c = caller.raw();
         // SAFETY: as bind_role.
         json_out(|out| unsafe { sys::budcore_platform_audit_verify(out, self.ptr(), &c) })
+    }
+
+    /// The same, with anchors: `anchors` is a JSON list of entry hashes kept outside the store
+    /// (heads published earlier); each must still be chained.
+    pub fn audit_verify_anchored(&self, caller: &Caller, anchors: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (a, n) = text(anchors);
+        // SAFETY: as bind_role.
+        json_out(|out| unsafe { sys::budcore_platform_audit_verify_anchored(out, self.ptr(), &c, a, n) })
     }
 }
 
