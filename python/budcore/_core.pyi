@@ -893,9 +893,9 @@ class PlatformHandle:
         """
         The caller tenant's deployment records, oldest first.
         """
-    def verify_audit(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+    def verify_audit(self, tenant: typing.Any, principal: str, request_id: str, anchors: collections.abc.Sequence[str] = []) -> typing.Any:
         """
-        Checks the audit log's hash chain: {'ok', 'entries', 'head_hash', 'problems', ...}.
+        Checks every tenant's audit chain, and that each anchor (an entry hash kept outside the store) is still chained: {'ok', 'entries', 'head_hash', 'heads', 'problems', ...}.
         """
     @property
     def closed(self) -> bool:

@@ -3,12 +3,15 @@
 // principal, a project and a job. A model of the role bindings says what each call may do; the
 // target aborts when a call succeeds that the model refuses, is refused for a reason other than
 // RBAC when the model allows it, shows one tenant anything of another (a job, an event, an
-// audit entry, a schedule entry or reason, an id in an error message), or when the audit chain
-// does not verify at the end.
+// audit entry, a schedule entry or reason, an id in an error message), when a caller-chosen id,
+// a platform-owned field or key, or another tenant's secret is accepted, when a tenant's event
+// or audit numbers have gaps, or when the audit chains do not verify at the end.
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <stdlib.h>
 #include <optional>
 #include <set>
 #include <string>
@@ -92,6 +95,26 @@ void expect(const R& r, bool allowed) {
   }
 }
 
+// Tenant t's own secret "k", in the environment the env provider reads (its variable carries
+// the tenant's hex digits).
+std::string hex_of(int t) {
+  std::string h;
+  for (char c : tenant_id(t).to_string())
+    if (c != '-') h += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return h;
+}
+const bool secrets_planted = [] {
+  for (int t = 0; t < kTenants; ++t)
+    ::setenv(("BUDCORE_SECRET_" + hex_of(t) + "_K").c_str(), ("value-of-tenant-" + std::to_string(t)).c_str(), 1);
+  return true;
+}();
+
+// A tenant's numbers (events, audit entries) run 1, 2, ... without gaps.
+template <class Items>
+void gapless(const Items& items) {
+  for (std::size_t i = 0; i < items.size(); ++i) check(items[i].seq == static_cast<std::int64_t>(i + 1));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -107,7 +130,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   for (std::size_t i = 0; i + 1 < size; i += 2) {
     const std::uint8_t a = data[i], b = data[i + 1];
-    const int op = a % 10, t = (a / 10) % kTenants, who = b % kPrincipals, proj = (b / 4) % kProjects;
+    const int op = a % 13, t = (a / 13) % kTenants, who = b % kPrincipals, proj = (b / 4) % kProjects;
     const auto caller = platform::CallContext::for_tenant(tenant_id(t), principal(who));
     const Model::Job* job = m.jobs.empty() ? nullptr : &m.jobs[(b / 8) % m.jobs.size()];
     switch (op) {
@@ -162,13 +185,70 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 6: {  // the event stream
         auto r = p.watch(caller, 0, 10000);
         expect(r, m.may(t, who, std::nullopt, Role::Viewer));
-        if (r) no_foreign_ids(m, t, core::to_json(platform::to_value(*r)));
+        if (r) {
+          no_foreign_ids(m, t, core::to_json(platform::to_value(*r)));
+          gapless(r->events);
+        }
         break;
       }
-      case 7: {  // the audit log
+      case 7: {  // the audit log: the tenant's own numbers and chain
         auto r = p.list_audit(caller, {});
         expect(r, m.may(t, who, std::nullopt, Role::TenantAdmin));
-        if (r) no_foreign_ids(m, t, core::to_json(backend::to_value(*r)));
+        if (r) {
+          no_foreign_ids(m, t, core::to_json(backend::to_value(*r)));
+          gapless(r->items);
+          if (!r->items.empty()) check(r->items.front().prev_hash == std::string(64, '0'));
+          for (std::size_t k = 1; k < r->items.size(); ++k) check(r->items[k].prev_hash == r->items[k - 1].hash);
+        }
+        break;
+      }
+      case 10: {  // a caller-chosen id (another tenant's job's, its own tenant's, or fresh)
+        job::Job j;
+        j.name = "f";
+        j.project_id = project_id(proj);
+        j.id = job != nullptr && (b & 0x80) ? job->id : core::Id::generate();
+        auto r = p.submit(caller, j);
+        check(!r);
+        if (m.may(t, who, proj, Role::Editor)) check(r.error().code == core::ErrorCode::Invalid && r.error().field == "id");
+        else check(r.error().code == core::ErrorCode::Security);
+        no_foreign_ids(m, t, r.error().describe());
+        break;
+      }
+      case 11: {  // a platform-owned key or field: always refused
+        job::Job j;
+        j.name = "f";
+        j.project_id = project_id(proj);
+        std::string key;
+        std::string field;
+        switch (b % 4) {
+          case 0: key = "budcore:pipeline/" + (job ? job->id.to_string() : std::string("x")) + "/s/1", field = "idempotency_key"; break;
+          case 1: j.pipeline_id = job ? job->id : core::Id::generate(), field = "pipeline_id"; break;
+          case 2: j.source = job::JobSource::Usecase, field = "source"; break;
+          default: j.usecase_deployment_id = core::Id::generate(), field = "usecase_deployment_id"; break;
+        }
+        auto r = p.submit(caller, j, key);
+        check(!r);
+        if (m.may(t, who, proj, Role::Editor)) check(r.error().code == core::ErrorCode::Invalid && r.error().field == field);
+        break;
+      }
+      case 12: {  // a secret reference: the tenant's own resolves, no spelling of another's does
+        const int owner = (b / 16) % kTenants;
+        const std::string ref = (b & 1) ? hex_of(owner) + "_k" : "k";
+        job::Job j;
+        j.name = "f";
+        j.project_id = project_id(proj);
+        j.estimated_duration_seconds = 60;
+        j.spec = core::Value::map({{"env", core::Value::map({{"T", "secret://" + ref}})}});
+        auto r = p.submit(caller, j);
+        if (!m.may(t, who, proj, Role::Editor)) {
+          check(!r && r.error().code == core::ErrorCode::Security);
+          break;
+        }
+        // Only "k" in the caller's own namespace exists; a hex-prefixed name is no one's.
+        const bool resolves = !(b & 1);
+        check(r.has_value() == resolves);
+        if (r) m.jobs.push_back({r->record.job.id, t, proj});
+        else check(r.error().code == core::ErrorCode::NotFound && r.error().describe().find("value-of") == std::string::npos);
         break;
       }
       case 9: {  // the schedule timeline (every tenant simulated, one shown)
@@ -188,5 +268,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto report = p.verify_audit(platform::CallContext::for_tenant(tenant_id(0), "user:root"));
   check(report && report->ok);
   check(p.check_invariants().has_value());
+  (void)secrets_planted;
   return 0;
 }
