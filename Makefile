@@ -48,9 +48,13 @@ consumers: install-dev
 
 # `pip install .` of the package (debug flags, like the dev build, so ccache serves its objects),
 # into a private target dir so the test run leaves site-packages alone.
+# The same compilers as the dev tree (scikit-build-core would pick g++ where CMake picked c++, and
+# ccache keys on the compiler's name: every object would compile twice).
 python-tests: build-dev
 	python3 -m pip install --no-build-isolation -q --upgrade --target $(DEV)/pylib \
-	  -C cmake.build-type=Debug -C build-dir=$(DEV)/python .
+	  -C cmake.build-type=Debug -C build-dir=$(DEV)/python \
+	  -C cmake.define.CMAKE_C_COMPILER=$$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' $(DEV)/CMakeCache.txt) \
+	  -C cmake.define.CMAKE_CXX_COMPILER=$$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' $(DEV)/CMakeCache.txt) .
 	cd tests/python && PYTHONPATH=$(CURDIR)/$(DEV)/pylib BUDCORE_CLI=$(CURDIR)/$(DEV)/bin/budcore \
 	  python3 -m pytest -q
 
@@ -58,20 +62,25 @@ python-tests: build-dev
 WITH_PG := bash $(CURDIR)/tests/backends/with_pg.sh
 rust-tests: install-dev
 	cd examples/rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo $(WITH_PG) $(CURDIR)/$(DEV)/pg_rust cargo test -q
+	cd examples/rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo cargo run -q -p budcore --example quickstart \
+	  | grep -E '^job [0-9a-f-]+: completed$$'  # the README's quick start
 
 go-tests: install-dev
 	cd examples/go/budcore && $(CONSUMER_ENV) $(WITH_PG) $(CURDIR)/$(DEV)/pg_go go test ./...
+	cd examples/go/quickstart && $(CONSUMER_ENV) go run . | grep -E '^job [0-9a-f-]+: completed$$'  # the README's quick start
 
 # Python, Rust and Go driving a platform on a real Kueue, with one test bed of their own
 # (the C++ and C ones run in ctest with its fixture).
 k8s-surface-tests: python-tests rust-tests go-tests
 	$(CONSUMER_ENV) bash tests/k8s_surfaces.sh $(CURDIR)/$(DEV)
 
+# ASan + UBSan (clang), the whole suite; the same tree builds the libFuzzer targets (make fuzz).
 asan:
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan -j $(JOBS)
 
+# ThreadSanitizer on the suites that run threads (BUDCORE_TEST_SCOPE=concurrency).
 tsan:
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS)
@@ -81,26 +90,14 @@ release:
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS)
 
-# libFuzzer targets (clang, ASan + UBSan), each run for FUZZ_SECONDS on a fresh corpus, on a
-# 1 MiB stack (FUZZ_STACK_KB) with a memory cap (FUZZ_RSS_MB resident, FUZZ_MALLOC_MB per
-# allocation): the limits must hold on a service thread's stack, not only on main's 8 MiB.
+# libFuzzer targets (clang, ASan + UBSan, in the asan tree), each run for FUZZ_SECONDS on a fresh
+# corpus, FUZZ_JOBS at a time, on a 1 MiB stack with a memory cap (scripts/run-fuzzers.sh).
 FUZZ_SECONDS ?= 30
-FUZZ_STACK_KB ?= 1024
-FUZZ_RSS_MB ?= 1024
-FUZZ_MALLOC_MB ?= 512
+FUZZ_JOBS ?= $(JOBS)
 fuzz:
-	cmake --preset fuzz >/dev/null
-	cmake --build --preset fuzz -j $(JOBS)
-	for f in build/fuzz/tests/fuzz/*_fuzz; do \
-	  n=$$(basename $$f); mkdir -p build/fuzz/corpus/$$n; \
-	  echo "== $$n ($(FUZZ_SECONDS) s, $(FUZZ_STACK_KB) KiB stack, $(FUZZ_RSS_MB) MB)"; \
-	  seeds=$$(cat tests/fuzz/$$n.seeds 2>/dev/null || true); \
-	  rc=0; (ulimit -s $(FUZZ_STACK_KB); exec $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=$(FUZZ_RSS_MB) \
-	    -malloc_limit_mb=$(FUZZ_MALLOC_MB) -timeout=10 -print_final_stats=1 \
-	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/$$n $$seeds) > build/fuzz/$$n.log 2>&1 || rc=$$?; \
-	  grep -E "^(Done|stat::number_of_executed_units)" build/fuzz/$$n.log || true; \
-	  if [ $$rc -ne 0 ]; then tail -n 40 build/fuzz/$$n.log; echo "$$n found a failure"; exit 1; fi; \
-	done
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan -j $(JOBS) --target $$(cd tests/fuzz && ls *_fuzz.cpp | sed 's/\.cpp$$//' | tr '\n' ' ')
+	bash scripts/run-fuzzers.sh build/asan $(FUZZ_SECONDS) $(FUZZ_JOBS)
 
 # The Kubernetes backend against a real kube-apiserver + etcd + Kueue controller
 # (scripts/k8s-testbed.sh; the first run on a machine builds them from their Go modules,
