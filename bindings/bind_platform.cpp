@@ -98,8 +98,14 @@ void bind_platform(py::module_& m) {
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& job,
              const std::optional<std::string>& key) {
             auto ctx = caller(tenant, principal, request);
-            job::Job j = job_of(job);
-            auto r = call(h, [&](platform::Platform& p) { return p.submit(ctx, std::move(j), key.value_or("")); });
+            if (py::isinstance<job::Job>(job)) {
+              job::Job j = job.cast<job::Job>();
+              auto r = call(h, [&](platform::Platform& p) { return p.submit(ctx, std::move(j), key.value_or("")); });
+              return StoredJob{std::move(r.record), r.created};
+            }
+            // A document is decoded by the platform (a malformed one takes its submit tokens too).
+            core::Value doc = to_value(job, "job");
+            auto r = call(h, [&](platform::Platform& p) { return p.submit_document(ctx, doc, key.value_or("")); });
             return StoredJob{std::move(r.record), r.created};
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("job"), py::arg("idempotency_key"), "Submits a job for the caller (tenant, principal, request id); returns the StoredJob.")
@@ -107,21 +113,23 @@ void bind_platform(py::module_& m) {
           "submit_batch",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::list& jobs) {
             auto ctx = caller(tenant, principal, request);
-            std::vector<platform::SubmitRequest> reqs;
+            // As a batch document ({"jobs": [{"job", "idempotency_key"}, ...]}), decoded by the platform.
+            core::List items;
             for (std::size_t i = 0; i < jobs.size(); ++i) {
               py::handle item = jobs[i];
-              platform::SubmitRequest r;
               const std::string path = "jobs[" + std::to_string(i) + "]";
+              py::handle job = item;
+              core::Value key;
               if (py::isinstance<py::tuple>(item)) {
                 auto t = item.cast<py::tuple>();
-                r.job = job_of(t[0], path);
-                if (!t[1].is_none()) r.idempotency_key = t[1].cast<std::string>();
-              } else {
-                r.job = job_of(item, path);
+                job = t[0];
+                if (!t[1].is_none()) key = core::Value(t[1].cast<std::string>());
               }
-              reqs.push_back(std::move(r));
+              core::Value doc = py::isinstance<job::Job>(job) ? job.cast<job::Job>().to_value() : to_value(job, path);
+              items.emplace_back(core::Map{{"job", std::move(doc)}, {"idempotency_key", std::move(key)}});
             }
-            auto results = call(h, [&](platform::Platform& p) { return p.submit_batch(ctx, std::move(reqs)); });
+            core::Value batch = core::Value::map({{"jobs", core::Value(std::move(items))}});
+            auto results = call(h, [&](platform::Platform& p) { return p.submit_batch_document(ctx, batch); });
             std::vector<StoredJob> out;
             for (auto& r : results) out.push_back(StoredJob{std::move(r.record), r.created});
             return out;

@@ -15,7 +15,7 @@ namespace {
 
 using core::ErrorCode;
 
-constexpr std::size_t kCodes = static_cast<std::size_t>(ErrorCode::RateLimited) + 1;
+constexpr std::size_t kCodes = static_cast<std::size_t>(ErrorCode::NotLeader) + 1;
 
 // Borrowed for the life of the process: the module keeps a reference to each class, and
 // Python never unloads extension modules.
@@ -113,6 +113,9 @@ void bind_errors(py::module_& m) {
       "Too many requests now; .retry_after is the number of seconds after which a retry may succeed.",
       py::make_tuple(base));
   py::handle(g_by_code[static_cast<std::size_t>(ErrorCode::RateLimited)]).attr("retry_after") = 0.0;
+  sub(ErrorCode::NotLeader, "NotLeaderError",
+      "A write only the leader may make, by a replica that no longer leads; .value is the current epoch.",
+      py::make_tuple(base));
   sub(ErrorCode::Io, "IoError", "File, database or network failure.",
       py::make_tuple(base, builtin(PyExc_OSError)));
   sub(ErrorCode::Internal, "InternalError", "A bug in budcore: an invariant did not hold.",

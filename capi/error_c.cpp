@@ -41,6 +41,7 @@ int status_of(core::ErrorCode code) noexcept {
     case ErrorCode::Io: return BUDCORE_EIO;
     case ErrorCode::Internal: return BUDCORE_ERROR;
     case ErrorCode::RateLimited: return BUDCORE_ERATELIMITED;
+    case ErrorCode::NotLeader: return BUDCORE_ENOTLEADER;
   }
   return BUDCORE_ERROR;
 }
@@ -176,6 +177,7 @@ const char* budcore_strerror(int code) {
     case BUDCORE_EOVERFLOW: return "arithmetic overflow";
     case BUDCORE_ESECURITY: return "refused by a security rule";
     case BUDCORE_ERATELIMITED: return "rate limited: retry later";
+    case BUDCORE_ENOTLEADER: return "not the leader";
     case BUDCORE_EIO: return "I/O failure";
     case BUDCORE_EUNSUPPORTED: return "unsupported";
     default: return "unknown status code";

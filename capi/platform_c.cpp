@@ -72,7 +72,13 @@ bool document(const char* s, std::size_t len, std::string_view field, core::Valu
   std::string_view v;
   if (!text(s, len, field, v)) return false;
   if (v.empty() && optional) return true;
-  auto doc = core::parse_document(v);
+  // Every byte of the document is read: a NUL would hide what follows it from one reader and
+  // not another; and a key given twice is refused, not silently replaced.
+  if (auto nul = v.find('\0'); nul != std::string_view::npos) {
+    capi::set_error(core::Error::invalid(std::string(field), "byte " + std::to_string(nul), "a document holds no NUL byte"));
+    return false;
+  }
+  auto doc = core::parse_document(v, core::ParseOptions{.unique_keys = true});
   if (!doc) {
     core::Error e = doc.error();
     if (e.field.empty()) e.field = std::string(field);
@@ -166,16 +172,11 @@ extern "C" int budcore_platform_submit(budcore_buf* out, budcore_platform* p, co
     if (!caller_of(c, ctx) || !document(job_json, job_len, "job_json", doc) || !text(key, key_len, "idempotency_key", k))
       return last_code();
     if (doc.is_list() || (doc.is_map() && doc.find("jobs"))) {
-      auto batch = platform::parse_submit_batch(doc);
-      if (!batch) return capi::set_error(batch.error());
-      auto r = pl->submit_batch(ctx, std::move(*batch));
+      auto r = pl->submit_batch_document(ctx, doc);
       if (!r) return capi::set_error(r.error());
       return capi::fill_buf(out, core::to_json(platform::to_value(*r)));
     }
-    auto req = platform::parse_submit_request(doc);
-    if (!req) return capi::set_error(req.error());
-    if (!k.empty()) req->idempotency_key = std::string(k);
-    auto r = pl->submit(ctx, std::move(req->job), req->idempotency_key);
+    auto r = pl->submit_document(ctx, doc, k);
     if (!r) return capi::set_error(r.error());
     return capi::fill_buf(out, core::to_json(platform::to_value(*r)));
   });

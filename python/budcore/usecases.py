@@ -387,14 +387,15 @@ def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union
         return template.to_dict()
     if isinstance(template, Mapping):
         return dict(template)
-    text = os.fspath(template)
-    if os.path.isfile(text):
-        from ._core import UsecaseRegistry as _Reg
+    if isinstance(template, str):
+        # A string is always an id: a service may pass one a tenant chose, and must never have
+        # it read a file of the service's machine. A file is passed as a path object.
+        return template
+    from ._core import UsecaseRegistry as _Reg
 
-        reg = _Reg(False)
-        with open(text, encoding="utf-8") as f:
-            return reg.show(reg.add_template(f.read()))
-    return text
+    reg = _Reg(False)
+    with open(os.fspath(template), encoding="utf-8") as f:
+        return reg.show(reg.add_template(f.read()))
 
 
 def deploy(platform: Any, template: Union[TemplateArg, UsecaseTemplate], parameters: Optional[Mapping[str, Any]] = None, *,
@@ -402,7 +403,8 @@ def deploy(platform: Any, template: Union[TemplateArg, UsecaseTemplate], paramet
     """Deploys a template on a budcore.Platform: resolves it with the parameters (a mapping
     and/or keywords, keywords winning), stores the deployment record and runs the stack's
     pipeline. `template` is an id ("simple-rag-v1", "<id>@<version>": the tenant's catalog in
-    the platform's store, else a shipped template), a file path, a template dict or a
+    the platform's store, else a shipped template; a str is always an id, never read as a
+    file), a file as a path object (pathlib.Path), a template dict or a
     UsecaseTemplate (resolved against the shipped components). Raises ValidationError naming the parameter or component
     path (nothing is stored) and NotFoundError (field "template") for an unknown id."""
     merged = dict(parameters or {})

@@ -73,9 +73,14 @@ class FileProvider final : public SecretProvider {
     // The name's characters cannot leave the directory ('/' is not one of them; "." and ".."
     // are refused). Messages name no path: a caller learns nothing of the host's files.
     if (name == "." || name == "..") return Error::make(ErrorCode::NotFound, "no such secret");
-    const fs::path p = tenant.is_nil() ? fs::path(dir_) / std::string(name) : fs::path(dir_) / tenant.to_string() / std::string(name);
+    const fs::path root = tenant.is_nil() ? fs::path(dir_) : fs::path(dir_) / tenant.to_string();
     std::error_code ec;
-    if (!fs::is_regular_file(p, ec)) return Error::make(ErrorCode::NotFound, "no such secret");
+    // Where the path resolves, not how it is spelled: a link out of the namespace's directory
+    // (to another tenant's file, say) is no secret of this namespace.
+    const fs::path p = fs::weakly_canonical(root / std::string(name), ec);
+    const fs::path home = fs::weakly_canonical(root, ec);
+    if (ec || p.parent_path() != home || !fs::is_regular_file(p, ec))
+      return Error::make(ErrorCode::NotFound, "no such secret");
     if (fs::file_size(p, ec) > kMaxFileBytes) return Error::make(ErrorCode::Invalid, "the secret's file is over 64 KiB");
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;
@@ -88,6 +93,12 @@ class FileProvider final : public SecretProvider {
 
  private:
   std::string dir_;
+};
+
+class RehearsalProvider final : public SecretProvider {
+ public:
+  std::string_view name() const noexcept override { return "rehearsal"; }
+  core::Result<std::string> resolve(const core::Id&, std::string_view) override { return std::string("rehearsal-secret"); }
 };
 
 class SecretHttpClient final : public core::HttpClient {
@@ -121,6 +132,8 @@ std::shared_ptr<SecretProvider> env_secret_provider(std::string prefix) {
 }
 
 std::shared_ptr<SecretProvider> file_secret_provider(std::string dir) { return std::make_shared<FileProvider>(std::move(dir)); }
+
+std::shared_ptr<SecretProvider> rehearsal_secret_provider() { return std::make_shared<RehearsalProvider>(); }
 
 core::Result<std::vector<std::string>> secret_refs(std::string_view text, std::string_view field) {
   std::vector<std::string> out;

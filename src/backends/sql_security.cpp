@@ -140,7 +140,12 @@ backend::AuditEntry audit_row(const SqlRow& row) {
   return e;
 }
 
-core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, const std::vector<std::string>& anchors) {
+core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, const std::vector<std::string>& anchors,
+                                                          std::optional<core::Id> only) {
+  const std::string only_text = only ? only->to_string() : std::string();
+  const std::string where_tenant = only ? " WHERE tenant_id = ?" : "";
+  std::vector<SqlParam> params;
+  if (only) params.emplace_back(std::string_view(only_text));
   backend::AuditChainReport r;
   auto problem = [&](std::string what) {
     r.ok = false;
@@ -154,7 +159,8 @@ core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, co
   std::map<std::string, End> ends;
   std::set<std::string> anchored(anchors.begin(), anchors.end());
   BUDCORE_TRY(db.query(
-      "SELECT " + std::string(kTenantAuditColumns) + ", tenant_id FROM audit_log ORDER BY tenant_id, tenant_seq", {},
+      "SELECT " + std::string(kTenantAuditColumns) + ", tenant_id FROM audit_log" + where_tenant + " ORDER BY tenant_id, tenant_seq",
+      params,
       [&](const SqlRow& row) -> core::Status {
         ++r.entries;
         const std::string tid(row.text(10));
@@ -172,6 +178,10 @@ core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, co
           problem(where + "prev_hash " + e.prev_hash.substr(0, 12) + "... is not the hash of the entry before it (" +
                   end.hash.substr(0, 12) + "...): an entry before it was deleted or inserted");
         auto tenant = core::Id::parse(tid);
+        // Ids are stored in one spelling: another one (capitals, no dashes) is an edit that
+        // would move the entry out of its tenant's reads while its hash still matches.
+        if (tenant && tenant->to_string() != tid)
+          problem(where + "its tenant id is not written as the store writes it: the entry was edited");
         if (!tenant || audit_entry_hash(*tenant, e, row.text(7)) != e.hash)
           problem(where + "its hash does not match its fields: the entry was edited");
         anchored.erase(e.hash);
@@ -179,12 +189,15 @@ core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, co
         return {};
       }));
   // Each head must be where its chain ends: else entries at the end were deleted, or the head edited.
-  BUDCORE_TRY(db.query("SELECT tenant_id, last_seq, last_hash FROM audit_heads ORDER BY tenant_id", {},
-                       [&](const SqlRow& row) -> core::Status {
+  BUDCORE_TRY(db.query("SELECT tenant_id, last_seq, last_hash FROM audit_heads" + where_tenant + " ORDER BY tenant_id",
+                       params, [&](const SqlRow& row) -> core::Status {
                          backend::AuditHead h;
                          const std::string tid(row.text(0));
                          auto tenant = core::Id::parse(tid);
                          if (tenant) h.tenant = *tenant;
+                         if (!tenant || tenant->to_string() != tid)
+                           problem("audit_heads[tenant " + core::truncate_text(tid, 64) +
+                                   "]: the tenant id is not written as the store writes it: the head was edited");
                          h.seq = row.int64(1);
                          h.hash = std::string(row.text(2));
                          const End end = ends.count(tid) ? ends[tid] : End{};

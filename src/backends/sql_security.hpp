@@ -54,7 +54,8 @@ backend::AuditEntry audit_row(const SqlRow& row);
 
 // Every tenant's chain, its head, and that each anchor (a hash kept outside the store) is still
 // the hash of a chained entry.
-core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, const std::vector<std::string>& anchors);
+core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, const std::vector<std::string>& anchors,
+                                                          std::optional<core::Id> tenant = std::nullopt);
 
 core::Result<std::vector<backend::AuditHead>> read_audit_heads(SqlConnection& db);
 

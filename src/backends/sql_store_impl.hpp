@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/sql_lease.hpp"
 #include "backends/sql_security.hpp"
 #include "backends/store_common.hpp"
 #include "budcore/core/json.hpp"
@@ -174,6 +175,7 @@ struct Shared {
   std::unique_ptr<SqlConnection> conn;
   std::string name;
   std::shared_ptr<core::Clock> clock;
+  std::optional<backend::Store::Fence> fence;  // checked first by every write transaction
 };
 
 // The row of a job as loaded for an update.
@@ -247,7 +249,8 @@ class SqlStore final : public backend::Store {
   Result<Page<UsageRecord>> list_usage(const core::Id& tenant, const UsageQuery& uq, const PageRequest& page) override;
   Result<AuditEntry> append_audit(const core::Id& tenant, AuditEntry e) override;
   Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& aq, const PageRequest& page) override;
-  Result<backend::AuditChainReport> verify_audit_chain(const std::vector<std::string>& anchors) override;
+  Result<backend::AuditChainReport> verify_audit_chain(const std::vector<std::string>& anchors,
+                                                       std::optional<core::Id> tenant) override;
   Result<std::vector<backend::AuditHead>> audit_heads() override;
 
   // ---- role bindings ----
@@ -262,6 +265,18 @@ class SqlStore final : public backend::Store {
   Result<std::int64_t> append_event(const core::Id& tenant, const backend::EventRecord& e) override;
   Result<std::vector<backend::EventRecord>> list_events(const core::Id& tenant, std::int64_t after_seq,
                                                         std::size_t limit) override;
+  Result<backend::LeaseState> acquire_lease(std::string_view name, std::string_view replica, core::Duration ttl) override;
+  Result<backend::LeaseState> read_lease(std::string_view name) override;
+  Status release_lease(std::string_view name, std::string_view replica, std::int64_t epoch) override;
+  Status check_fence(std::string_view name, std::string_view replica, std::int64_t epoch) override;
+  Status report_replica(std::string_view name, const backend::ReplicaRecord& replica) override;
+  Result<std::vector<backend::ReplicaRecord>> list_replicas(std::string_view name) override;
+  Result<std::int64_t> append_request(const backend::PlatformRequest& request) override;
+  Result<std::vector<backend::PlatformRequest>> list_requests(std::int64_t after_seq, std::size_t limit) override;
+  Status delete_request(std::int64_t seq) override;
+  Result<std::int64_t> change_marker() override;
+  void set_fence(std::optional<Fence> fence) override;
+  Result<std::int64_t> count_open_jobs(const core::Id& tenant) override;
   Result<std::int64_t> get_limit(const core::Id& tenant, std::string_view name) override;
   Result<std::int64_t> lock_limit(const core::Id& tenant, std::string_view name) override;
   Status put_limit(const core::Id& tenant, std::string_view name, std::int64_t value) override;
@@ -284,7 +299,13 @@ class SqlStore final : public backend::Store {
     std::lock_guard lock(s_->mu);
     BUDCORE_TRY(db().begin());
     try {
-      auto r = f();
+      auto r = [&]() -> decltype(f()) {
+        if (s_->fence) {
+          auto st = backends::check_fence(db(), s_->fence->name, s_->fence->replica, s_->fence->epoch);
+          if (!st) return std::move(st).error();
+        }
+        return f();
+      }();
       if (!r.has_value()) {
         db().rollback();
         return r;

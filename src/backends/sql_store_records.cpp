@@ -108,8 +108,9 @@ Result<Page<AuditEntry>> SqlStore::list_audit(const core::Id& tenant, const Audi
   });
 }
 
-Result<backend::AuditChainReport> SqlStore::verify_audit_chain(const std::vector<std::string>& anchors) {
-  return read([&] { return backends::verify_audit_chain(db(), anchors); });
+Result<backend::AuditChainReport> SqlStore::verify_audit_chain(const std::vector<std::string>& anchors,
+                                                               std::optional<core::Id> tenant) {
+  return read([&] { return backends::verify_audit_chain(db(), anchors, tenant); });
 }
 
 Result<std::vector<backend::AuditHead>> SqlStore::audit_heads() {
@@ -192,6 +193,84 @@ Result<std::vector<backend::EventRecord>> SqlStore::list_events(const core::Id& 
                              return {};
                            }));
     return out;
+  });
+}
+
+Result<backend::LeaseState> SqlStore::acquire_lease(std::string_view name, std::string_view replica, core::Duration ttl) {
+  BUDCORE_TRY(check_key("name", name));
+  BUDCORE_TRY(check_key("replica", replica));
+  if (ttl.count_ns() <= 0) return Error::invalid("ttl", ttl.to_string(), "a lease lasts a positive time");
+  return write([&] { return backends::acquire_lease(db(), name, replica, ttl); });
+}
+
+Result<backend::LeaseState> SqlStore::read_lease(std::string_view name) {
+  return read([&] { return backends::read_lease(db(), name); });
+}
+
+Status SqlStore::release_lease(std::string_view name, std::string_view replica, std::int64_t epoch) {
+  return write([&] { return backends::release_lease(db(), name, replica, epoch); });
+}
+
+Status SqlStore::check_fence(std::string_view name, std::string_view replica, std::int64_t epoch) {
+  return write([&] { return backends::check_fence(db(), name, replica, epoch); });
+}
+
+Status SqlStore::report_replica(std::string_view name, const backend::ReplicaRecord& r) {
+  BUDCORE_TRY(check_key("replica", r.replica));
+  return write([&] { return backends::report_replica(db(), name, r); });
+}
+
+Result<std::vector<backend::ReplicaRecord>> SqlStore::list_replicas(std::string_view name) {
+  return read([&] { return backends::list_replicas(db(), name); });
+}
+
+Result<std::int64_t> SqlStore::append_request(const backend::PlatformRequest& r) {
+  BUDCORE_TRY(check_key("kind", r.kind));
+  BUDCORE_TRY(check_key("replica", r.replica));
+  return write([&] { return backends::append_request(db(), r); });
+}
+
+Result<std::vector<backend::PlatformRequest>> SqlStore::list_requests(std::int64_t after_seq, std::size_t limit) {
+  limit = std::clamp<std::size_t>(limit, 1, 10'000);
+  return read([&] { return backends::list_requests(db(), after_seq, limit); });
+}
+
+Status SqlStore::delete_request(std::int64_t seq) {
+  return write([&] { return backends::delete_request(db(), seq); });
+}
+
+void SqlStore::set_fence(std::optional<Fence> fence) {
+  std::lock_guard lock(s_->mu);
+  s_->fence = std::move(fence);
+}
+
+Result<std::int64_t> SqlStore::count_open_jobs(const core::Id& tenant) {
+  BUDCORE_TRY(check_tenant(tenant));
+  const std::string tid = tenant.to_string();
+  SqlParam p[] = {std::string_view(tid)};
+  return read([&]() -> Result<std::int64_t> {
+    std::int64_t n = 0;
+    BUDCORE_TRY(db().query("SELECT COUNT(*) FROM jobs WHERE tenant_id = ? AND status IN "
+                           "('pending', 'queued', 'scheduled', 'running', 'preempted')",
+                           p, [&](const SqlRow& row) -> Status {
+                             n = row.int64(0);
+                             return {};
+                           }));
+    return n;
+  });
+}
+
+Result<std::int64_t> SqlStore::change_marker() {
+  return read([&]() -> Result<std::int64_t> {
+    std::int64_t v = 0;
+    const std::string_view sql = db().dialect() == Dialect::Sqlite
+                                     ? "PRAGMA data_version"
+                                     : "SELECT CAST(CAST(pg_snapshot_xmax(pg_current_snapshot()) AS TEXT) AS BIGINT)";
+    BUDCORE_TRY(db().query(sql, {}, [&](const SqlRow& row) -> Status {
+      v = row.int64(0);
+      return {};
+    }));
+    return v;
   });
 }
 

@@ -255,6 +255,38 @@ CREATE UNIQUE INDEX audit_tenant_tseq ON audit_log (tenant_id, tenant_seq);
 DROP TABLE audit_chain;
 )sql";
 
+// v8: high availability (docs/ha.md). leader_lease holds each election's lease (holder, epoch,
+// expiry on the database's clock); replicas is what each replica last reported; requests holds
+// the mutations followers took, for the leader to carry out in order.
+constexpr std::string_view kSchemaV8 = R"sql(
+CREATE TABLE leader_lease (
+  name {ID} NOT NULL PRIMARY KEY,
+  holder {ID} NOT NULL,
+  epoch BIGINT NOT NULL,
+  expires_ns BIGINT NOT NULL,
+  renewed_ns BIGINT NOT NULL
+);
+CREATE TABLE replicas (
+  name {ID} NOT NULL,
+  replica {ID} NOT NULL,
+  role TEXT NOT NULL,
+  epoch BIGINT NOT NULL,
+  started_ns BIGINT NOT NULL,
+  seen_ns BIGINT NOT NULL,
+  renew_us BIGINT NOT NULL,
+  PRIMARY KEY (name, replica)
+);
+CREATE TABLE platform_requests (
+  seq {SERIAL},
+  tenant_id {ID} NOT NULL,
+  kind {ID} NOT NULL,
+  object_id {ID} NOT NULL,
+  doc TEXT NOT NULL,
+  replica {ID} NOT NULL,
+  created_ns BIGINT NOT NULL
+);
+)sql";
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -414,6 +446,7 @@ std::string migration_sql(Dialect dialect, int version) {
              replace_all(std::string(kSchemaV5PerCatalogTable), "{T}", "usecase_templates");
     case 6: return apply_dialect(dialect, kSchemaV6);
     case 7: return apply_dialect(dialect, kSchemaV7);
+    case 8: return apply_dialect(dialect, kSchemaV8);
     default: return {};
   }
 }

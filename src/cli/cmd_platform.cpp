@@ -170,15 +170,14 @@ const bool registered = register_commands([](CLI::App& root) {
   submit->add_option("--key", *submit_key, "Idempotency key");
   submit->callback([=] {
     exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
-      BUDCORE_TRY_ASSIGN(auto doc, load_document_arg(*submit_file, "FILE"));
+      // A key given twice in a job document is refused, as in every document that decides something.
+      BUDCORE_TRY_ASSIGN(auto text, read_file_arg(*submit_file, "FILE"));
+      BUDCORE_TRY_ASSIGN(auto doc, core::parse_document(text, core::ParseOptions{.unique_keys = true}));
       if (doc.is_list() || (doc.is_map() && doc.find("jobs"))) {
-        BUDCORE_TRY_ASSIGN(auto batch, platform::parse_submit_batch(doc));
-        BUDCORE_TRY_ASSIGN(auto results, p.submit_batch(ctx, std::move(batch)));
+        BUDCORE_TRY_ASSIGN(auto results, p.submit_batch_document(ctx, doc));
         return platform::to_value(results);
       }
-      BUDCORE_TRY_ASSIGN(auto req, platform::parse_submit_request(doc));
-      if (!submit_key->empty()) req.idempotency_key = *submit_key;
-      BUDCORE_TRY_ASSIGN(auto r, p.submit(ctx, std::move(req.job), req.idempotency_key));
+      BUDCORE_TRY_ASSIGN(auto r, p.submit_document(ctx, doc, *submit_key));
       return platform::to_value(r);
     });
   });

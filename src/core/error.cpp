@@ -16,6 +16,7 @@ std::string_view to_string(ErrorCode code) noexcept {
     case ErrorCode::Io: return "io";
     case ErrorCode::Internal: return "internal";
     case ErrorCode::RateLimited: return "rate_limited";
+    case ErrorCode::NotLeader: return "not_leader";
   }
   return "internal";
 }

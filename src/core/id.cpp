@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <mutex>
+#include <memory>
 #include <random>
+#include <unordered_map>
 
 #include <unistd.h>
 
@@ -83,6 +85,17 @@ V7Generator& generator() {
   return g;
 }
 
+// One counter per scope: ids of one scope (a tenant) are ordered among themselves, and the
+// counter's steps count only that scope's ids, so no scope learns how many another made.
+V7Generator& generator_for(const Id& scope) {
+  static std::mutex mu;
+  static std::unordered_map<Id, std::unique_ptr<V7Generator>> scopes;
+  std::lock_guard lock(mu);
+  auto& g = scopes[scope];
+  if (!g) g = std::make_unique<V7Generator>();
+  return *g;
+}
+
 int hex_value(char c) noexcept {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -99,6 +112,8 @@ Error invalid_id(std::string_view text, std::string why) {
 Id Id::generate(const Clock& clock) { return from_bytes(generator().next(clock.now().unix_nanos())); }
 
 Id Id::generate() { return generate(*system_clock()); }
+
+Id Id::generate(const Clock& clock, const Id& scope) { return from_bytes(generator_for(scope).next(clock.now().unix_nanos())); }
 
 Result<Id> Id::parse_field(std::string_view text, std::string_view field) {
   auto id = parse(text);

@@ -123,7 +123,7 @@ bool Engine::Impl::act(int n, const Value& resolved) {
       const auto& fc = std::get<FunctionStepConfig>(*cfg);
       const StepFunction* fn = deps.functions ? deps.functions->find(fc.function) : nullptr;
       if (!fn) return error_for_good(n, "no function registered as '" + fc.function + "'");
-      auto out = (*fn)(fc.args, FunctionCall{r.id, r.attempts, r.timeout_at});
+      auto out = (*fn)(fc.args, FunctionCall{r.id, r.attempts, r.timeout_at, options.run_id, options.tenant, options.principal});
       if (attempt_timed_out(r)) return fail_attempt(n, StepState::Failed, timed_out_message(r));
       if (!out) return fail_attempt(n, StepState::Failed, out.error().message);
       return complete(n, out->is_map() ? *out : Value::map({{"result", *out}}));

@@ -25,6 +25,10 @@ const StepFunction* FunctionRegistry::find(std::string_view name) const {
   return it == functions_.end() ? nullptr : &it->second;
 }
 
+void FunctionRegistry::merge_missing(const FunctionRegistry& other) {
+  for (const auto& [name, fn] : other.functions_) functions_.try_emplace(name, fn);
+}
+
 struct BUDCORE_HIDDEN SimJobRunner::Impl {
   struct Job {
     std::string step_id;

@@ -3,6 +3,7 @@
 #include "budcore/platform/config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "budcore/core/json.hpp"
@@ -150,6 +151,7 @@ core::Status read_cost(const Value& v, PlatformConfig& c) {
     BUDCORE_TRY(a.string("webhook", o.url));
     if (!o.url.starts_with("http://") && !o.url.starts_with("https://") && !o.url.starts_with("secret://"))
       return Error::invalid("cost.alerts.webhook", o.url, "must be an http:// or https:// URL (or a secret:// reference to one)");
+    BUDCORE_TRY(detail::check_platform_secret_refs(o.url, "cost.alerts.webhook"));
     BUDCORE_TRY(a.seconds("timeout_seconds", o.timeout, 1));
     c.budget_alerts = std::move(o);
   }
@@ -304,11 +306,28 @@ PlatformConfig PlatformConfig::embedded(const std::string& dir) {
   return c;
 }
 
+namespace {
+
+core::Status read_ha(const Value& v, PlatformConfig& c) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "ha"));
+  BUDCORE_TRY(s.known({"replica", "lease_seconds", "renew_seconds", "retry_seconds", "lead"}));
+  HaConfig h;
+  BUDCORE_TRY(s.string("replica", h.replica));
+  BUDCORE_TRY(s.seconds("lease_seconds", h.lease, 0));
+  BUDCORE_TRY(s.seconds("renew_seconds", h.renew, 0));
+  BUDCORE_TRY(s.seconds("retry_seconds", h.retry, 0));
+  BUDCORE_TRY(s.boolean("lead", h.lead));
+  c.ha = std::move(h);
+  return {};
+}
+
+}  // namespace
+
 core::Result<PlatformConfig> PlatformConfig::from_value(const Value& document) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(document, ""));
   if (!document.is_map()) return Error::invalid("", core::to_json(document), "a platform config is a map");
   BUDCORE_TRY(s.known({"schema_version", "store", "clock", "cluster", "quota", "queues", "retry", "pipelines",
-                       "max_events_per_commit", "cost", "security"}));
+                       "max_events_per_commit", "cost", "security", "ha"}));
   std::int64_t version = kSchemaVersion;
   BUDCORE_TRY(s.integer("schema_version", version, 1, 1'000'000));
   if (version != kSchemaVersion)
@@ -356,7 +375,8 @@ core::Result<PlatformConfig> PlatformConfig::from_value(const Value& document) {
   if (const Value* v = s.get("retry")) BUDCORE_TRY(read_retry(*v, c.retry));
   if (const Value* v = s.get("pipelines")) BUDCORE_TRY(read_pipelines(*v, c));
   if (const Value* v = s.get("cost")) BUDCORE_TRY(read_cost(*v, c));
-  if (const Value* v = s.get("security")) BUDCORE_TRY(detail::read_security(*v, c));
+  if (const Value* v = document.find("security")) BUDCORE_TRY(detail::read_security(*v, c));
+  if (const Value* v = s.get("ha")) BUDCORE_TRY(read_ha(*v, c));
   std::int64_t per_commit = static_cast<std::int64_t>(c.max_events_per_commit);
   BUDCORE_TRY(s.integer("max_events_per_commit", per_commit, 1, 1'000'000));
   c.max_events_per_commit = static_cast<std::size_t>(per_commit);
@@ -383,6 +403,25 @@ core::Status PlatformConfig::validate() const {
     return e;
   }
   if (auto st = retry.validate(); !st) return Error(st.error()).at("retry");
+  if (ha) {
+    const std::string& id = ha->replica;
+    const bool id_ok = !id.empty() && id.size() <= 63 && std::isalnum(static_cast<unsigned char>(id.front())) &&
+                       std::isalnum(static_cast<unsigned char>(id.back())) &&
+                       std::all_of(id.begin(), id.end(), [](char ch) {
+                         return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+                       });
+    if (!id_ok) return Error::invalid("ha.replica", id, "a replica id is 1 to 63 of a-z, 0-9 and '-', starting and ending alphanumeric");
+    auto secs = [](core::Duration d) { return d.to_string(); };
+    if (ha->renew.count_ns() <= 0 || ha->retry.count_ns() <= 0 || ha->lease.count_ns() <= 0)
+      return Error::invalid("ha", secs(ha->lease), "lease, renew and retry periods must be positive");
+    if (ha->renew >= ha->lease)
+      return Error::invalid("ha.renew_seconds", secs(ha->renew),
+                            "must be shorter than lease_seconds (" + secs(ha->lease) + "): a leader renews before its lease ends");
+    if (ha->retry > ha->lease)
+      return Error::invalid("ha.retry_seconds", secs(ha->retry), "must not be longer than lease_seconds (" + secs(ha->lease) + ")");
+    if (clock != ClockKind::System)
+      return Error::invalid("clock", "virtual", "replicas (ha) run on the system clock: a lease lasts real seconds");
+  }
   return {};
 }
 

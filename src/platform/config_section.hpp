@@ -47,6 +47,14 @@ class Section {
     return v == nullptr || v->is_null() ? nullptr : v;
   }
   std::string path(std::string_view key) const { return core::join_path(path_, key); }
+  // Where an absent key would mean "no rule" (security), a null is refused rather than read as
+  // absent: `max_gpus_per_job: ~` must not quietly lift the limit.
+  core::Status no_nulls() const {
+    for (const auto& [k, v] : *map_)
+      if (v.is_null())
+        return Error::invalid(path(k), "null", "a null here would silently mean no rule: give a value or omit the key");
+    return {};
+  }
   core::Status at(core::Status st) const {
     if (!st) {
       core::Error e = st.error();
@@ -113,6 +121,9 @@ class Section {
 
 // security: {...} (security_config.cpp).
 core::Status read_security(const core::Value& v, PlatformConfig& c);
+// A URL of the platform's own (a webhook) resolves its secret:// references in the platform's
+// namespace: none may name what reads as a tenant's secret.
+core::Status check_platform_secret_refs(std::string_view url, std::string_view field);
 
 }  // namespace budcore::platform::detail
 

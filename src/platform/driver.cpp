@@ -334,6 +334,12 @@ core::Status Impl::fire_retries() {
 
 core::Status Impl::pump_locked() {
   if (halted) return *halted;
+  // A follower drives nothing: the leader does (ha.cpp).
+  if (ha_role == HaRole::Follower) return {};
+  if (ha_role == HaRole::Leader) {
+    BUDCORE_TRY(apply_requests());
+    if (ha_deposed) return {};
+  }
   std::vector<ClusterEvent> events;
   for (int round = 0; round < kMaxRoundsPerPump; ++round) {
     bool progressed = false;
@@ -376,6 +382,7 @@ core::Status Impl::pump_locked() {
 }
 
 std::optional<core::Timestamp> Impl::next_wakeup_locked() {
+  if (ha_role == HaRole::Follower) return std::nullopt;
   std::optional<core::Timestamp> best = cluster->next_change();
   auto consider = [&](core::Timestamp t) {
     if (!best || t < *best) best = t;
@@ -447,11 +454,15 @@ core::Result<core::Timestamp> Platform::run_until_idle(core::Duration max_span) 
 void Impl::background_loop() {
   std::unique_lock lock(mu);
   while (!stopping) {
+    (void)ha_step();
     if (!halted) (void)pump_locked();
     auto next = next_wakeup_locked();
     auto now = clock->now();
     core::Duration wait = core::Duration::seconds(1);
     if (next) wait = std::max(core::Duration(), std::min(wait, *next - now));
+    // A replica wakes for its election steps; a leader also looks for followers' requests
+    // often (a cheap read of the store's change marker) so that they are picked up promptly.
+    if (ha_role != HaRole::Single) wait = std::min(wait, core::Duration::milliseconds(50));
     if (wait.count_ns() > 0) wake.wait_for(lock, std::chrono::nanoseconds(wait.count_ns()));
   }
 }
@@ -461,7 +472,12 @@ void Impl::background_loop() {
 std::string Platform::metrics() {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
+  (void)m.refresh_view();  // a follower counts the live jobs the store holds
   m.metrics.clear_gauges();
+  if (m.ha_role != Impl::HaRole::Single) {
+    m.metrics.gauge("budcore_ha_leader", {{"replica", m.config.ha->replica}}, m.ha_role == Impl::HaRole::Leader ? 1 : 0);
+    m.metrics.gauge("budcore_ha_epoch", {}, static_cast<double>(m.ha_epoch));
+  }
   std::map<std::string, std::int64_t> by_status;
   for (const auto& [id, lj] : m.live) ++by_status[std::string(job::to_string(lj.status))];
   for (JobStatus s : job::kAllJobStatuses) {

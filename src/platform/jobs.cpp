@@ -1,11 +1,13 @@
 // The job operations of the Platform: submit (one or a batch, one transaction), cancel, retry,
 // priority, preemption — each persisted before the cluster is told.
 #include <algorithm>
+#include <cctype>
 
 #include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
 #include "budcore/quota/job_workload.hpp"
 #include "core/digest.hpp"
+#include "job/codec_util.hpp"
 #include "job/job_json.hpp"
 #include "platform/platform_impl.hpp"
 
@@ -65,6 +67,25 @@ core::Value Impl::record_doc(const LiveJob& lj) const {
   return core::Value(std::move(m));
 }
 
+// Which GPUs a container sees is the device plugin's to say (NVIDIA_VISIBLE_DEVICES and its
+// siblings): a job that set them could reach every GPU of its node, other tenants' included.
+static core::Status check_device_env(const core::Value& spec) {
+  for (std::string_view key : {"env", "secret_env"}) {
+    const core::Value* env = spec.is_map() ? spec.find(key) : nullptr;
+    if (env == nullptr || !env->is_map()) continue;
+    for (const auto& [name, v] : env->as_map()) {
+      std::string upper = name;
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (upper.starts_with("NVIDIA_"))
+        return Error{ErrorCode::Security,
+                     "the NVIDIA_* variables choose which GPUs a container sees: the device plugin sets them from the "
+                     "GPUs the job requests (gpu_count)",
+                     "spec." + std::string(key) + "." + name, job::detail::value_text(v)};
+    }
+  }
+  return {};
+}
+
 core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, std::string_view path) {
   auto fail = [&](Error e) {
     if (!path.empty()) e.at(path);
@@ -79,7 +100,7 @@ core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, st
   if (job.retry_count != 0)
     return fail(Error::invalid("retry_count", std::to_string(job.retry_count), "a submitted job has not been retried"));
   job.tenant_id = caller.tenant;
-  job.id = core::Id::generate(*clock);
+  job.id = core::Id::generate(*clock, caller.tenant);
   const core::Timestamp now = clock->now();
   job.created_at = now;
   job.updated_at = now;
@@ -88,6 +109,7 @@ core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, st
   job.estimated_start.reset();
   job.estimated_end.reset();
   if (auto st = job.validate(); !st) return fail(st.error());
+  if (auto st = check_device_env(job.spec); !st) return fail(st.error());
   // A secret reference that does not resolve is the caller's to fix now, not the run's to fail.
   if (auto st = secrets->check(caller.tenant, job.spec, "spec"); !st) return fail(st.error());
   if (auto w = quota::workload_for(job, 0, config.cluster.layout); !w) return fail(w.error());
@@ -95,6 +117,16 @@ core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, st
     if (auto st = backend::SimCluster::check_spec(job.spec); !st) return fail(st.error());
   }
   return job;
+}
+
+// A key that names an existing job returns that job: only to a caller who may read it, else the
+// refusal a read of it gets (the same as for an id that exists nowhere).
+core::Status Impl::check_replay(const CallContext& caller, std::string_view key) {
+  if (key.empty() || !authorizer) return {};
+  BUDCORE_TRY_ASSIGN(auto existing, store->get_job_by_key(caller.tenant, key));
+  if (!existing) return {};
+  const core::Id id = existing->job.id;
+  return guard(caller, "get", "jobs", &id);
 }
 
 core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& caller, std::vector<SubmitRequest> jobs,
@@ -114,6 +146,7 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (auto st = check_origin(jobs[i].job, jobs[i].idempotency_key, origin); !st)
       return refused(at_index(st.error(), batch, i));
+    if (auto st = check_replay(caller, jobs[i].idempotency_key); !st) return refused(at_index(st.error(), batch, i));
     auto prepared = prepare(caller, std::move(jobs[i].job), batch ? "jobs[" + std::to_string(i) + "]" : "");
     if (!prepared) return refused(prepared.error());
     jobs[i].job = std::move(*prepared);
@@ -129,6 +162,7 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
   core::List created_jobs;
   auto st = store->transact([&](backend::Store& tx) -> core::Status {
     BUDCORE_TRY(take_submit_tokens(tx, caller, ticket));
+    BUDCORE_TRY(check_open_jobs(tx, caller, jobs.size()));
     std::vector<std::pair<core::Id, backend::EventRecord>> log;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       job::Job& job = jobs[i].job;
@@ -159,6 +193,8 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
       lj.source = job.source;
       lj.priority = job.priority;
       BUDCORE_TRY(tx.put_platform_record("job", job.id.to_string(), record_doc(lj)));
+      // A follower's job is the leader's to hand to the cluster: a request, in this transaction.
+      if (ha_role == HaRole::Follower) BUDCORE_TRY(append_request(tx, caller, "adopt", job.id, {}));
       if (batch)
         created_jobs.emplace_back(core::Map{{"id", job.id.to_string()},
                                             {"after", core::sha256_hex(job::detail::compact_json(job))}});
@@ -176,9 +212,15 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
   });
   if (!st) {
     // The transaction rolled back: nothing was created; the metrics counted transitions of it.
-    return st.error();
+    return fail_if_deposed(st.error());
   }
-  std::vector<backend::ClusterEvent> rejected;
+  // A replayed key returns the job it names as a read would: cost fields for those who may see them.
+  for (auto& r : results)
+    if (!r.created) {
+      auto shown = visible(caller, r.record);
+      if (shown) r.record = std::move(*shown);
+    }
+  if (ha_role == HaRole::Follower) return results;  // the leader hands them to the cluster
   for (std::size_t k = 0; k < staged.size(); ++k) {
     LiveJob& lj = live.emplace(staged[k].id, std::move(staged[k])).first->second;
     const job::Job& job = *staged_docs[k];
@@ -221,6 +263,14 @@ void Impl::hand_to_cluster(LiveJob& lj, const job::Job& job) {
 
 core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const core::Id& id, std::string_view reason) {
   BUDCORE_TRY_ASSIGN(backend::JobRecord rec, store->get_job(caller.tenant, id));
+  if (ha_role == HaRole::Follower) {
+    if (job::is_final(rec.job.status))
+      return Error::make(ErrorCode::Conflict,
+                         "job " + id.to_string() + " is " + std::string(job::to_string(rec.job.status)) +
+                             ": only a job that has not ended can be cancelled",
+                         "status");
+    return request(caller, "cancel", rec, core::Map{{"reason", std::string(reason)}});
+  }
   if (job::is_final(rec.job.status) || rec.job.status == JobStatus::Failed) {
     auto it = live.find(id);
     bool retry_pending = it != live.end() && it->second.retry_at_ns > 0;
@@ -243,7 +293,7 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
       BUDCORE_TRY(audit(tx, caller, "jobs.cancel", "job", id.to_string(), before, job::detail::compact_json(rec.job)));
       return tx.delete_platform_record("job", id.to_string());
     });
-    if (!st) return st.error();
+    if (!st) return fail_if_deposed(st.error());
     live.erase(it);
     BUDCORE_TRY(settle_cost(caller.tenant, id));
     return store->get_job(caller.tenant, id);
@@ -262,7 +312,7 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
     BUDCORE_TRY(tx.delete_platform_record("job", id.to_string()));
     return save_clock(tx);
   });
-  if (!st) return st.error();
+  if (!st) return fail_if_deposed(st.error());
   metrics.count("jobs_total", {{"source_type", std::string(job::to_string(job.source))},
                                {"job_type", std::string(job::to_string(job.job_type))},
                                {"status", "cancelled"}});
@@ -294,6 +344,13 @@ core::Result<backend::JobRecord> Impl::retry(const CallContext& caller, const co
                            " of max_retries " + std::to_string(rec.job.max_retries) + ")",
                        "retry_count");
   BUDCORE_TRY(admit_job(caller, rec.job, GateStage::Retry));
+  // A requested retry is a new run the caller asks for: it counts against the tenant's queue
+  // depth and submit rate like a submit (automatic retries are the retry policy's, not a request).
+  SubmitTicket ticket;
+  if (!automatic) {
+    BUDCORE_TRY_ASSIGN(ticket, check_submit_limits(caller, 1));
+  }
+  if (ha_role == HaRole::Follower) return request(caller, "retry", rec, {});
   job::Job job = rec.job;
   std::vector<std::pair<core::Id, backend::EventRecord>> log;
   const core::Timestamp now = clock->now();
@@ -305,6 +362,8 @@ core::Result<backend::JobRecord> Impl::retry(const CallContext& caller, const co
   LiveJob& lj = it != live.end() ? it->second : fresh;
   backend::JobRecord out;
   auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY(take_submit_tokens(tx, caller, ticket));
+    if (!automatic) BUDCORE_TRY(check_open_jobs(tx, caller, 1));
     BUDCORE_TRY_ASSIGN(out, tx.write_job(caller.tenant, job, rec.version));
     BUDCORE_TRY_ASSIGN(std::int64_t seq, tx.append_event(caller.tenant, log.front().second));
     lj.id = id;
@@ -327,7 +386,7 @@ core::Result<backend::JobRecord> Impl::retry(const CallContext& caller, const co
                         job::detail::compact_json(out.job)));
     return save_clock(tx);
   });
-  if (!st) return automatic ? fail_halted(st.error()) : st.error();
+  if (!st) return automatic ? fail_halted(st.error()) : fail_if_deposed(st.error());
   metrics.count("job_retries_total", {{"job_type", std::string(job::to_string(job.job_type))}});
   LiveJob& placed = it != live.end() ? it->second : live.emplace(id, std::move(fresh)).first->second;
   placed.in_cluster = false;
@@ -339,11 +398,18 @@ core::Result<backend::JobRecord> Impl::retry(const CallContext& caller, const co
 core::Result<backend::JobRecord> Platform::set_priority(const CallContext& caller, const core::Id& id,
                                                         job::JobPriority priority) {
   std::lock_guard lock(impl_->mu);
-  Impl& m = *impl_;
-  BUDCORE_TRY(m.guard(caller, "update", "jobs", &id));
+  BUDCORE_TRY(impl_->guard(caller, "update", "jobs", &id));
+  return impl_->visible(caller, impl_->change_priority(caller, id, priority));
+}
+
+core::Result<backend::JobRecord> Impl::change_priority(const CallContext& caller, const core::Id& id,
+                                                       job::JobPriority priority) {
+  Impl& m = *this;
   BUDCORE_TRY_ASSIGN(backend::JobRecord rec, m.store->get_job(caller.tenant, id));
   auto it = m.live.find(id);
-  if (it == m.live.end())
+  const bool open = ha_role == HaRole::Follower ? !job::is_final(rec.job.status) && rec.job.status != JobStatus::Failed
+                                                : it != m.live.end();
+  if (!open)
     return Error::make(ErrorCode::Conflict,
                        "job " + id.to_string() + " is " + std::string(job::to_string(rec.job.status)) +
                            ": the priority of an ended job cannot change",
@@ -354,6 +420,8 @@ core::Result<backend::JobRecord> Platform::set_priority(const CallContext& calle
   if (auto st = job.validate(); !st) return Error(st.error()).at("");
   // The job as it would be passes what a new job of that priority would (roles, tenant policy).
   if (priority != before) BUDCORE_TRY(m.admit_job(caller, job, GateStage::Priority));
+  if (ha_role == HaRole::Follower)
+    return request(caller, "priority", rec, core::Map{{"priority", std::string(job::to_string(priority))}});
   backend::EventRecord e;
   e.at = m.clock->now();
   e.type = "job.priority_changed";
@@ -369,35 +437,46 @@ core::Result<backend::JobRecord> Platform::set_priority(const CallContext& calle
                    job::detail::compact_json(out.job),
                    core::Map{{"priority", std::string(job::to_string(priority))}});
   });
-  if (!st) return st.error();
+  if (!st) return fail_if_deposed(st.error());
   LiveJob& lj = it->second;
   lj.version = out.version;
   lj.priority = priority;
   if (lj.doc) lj.doc->priority = priority, lj.doc->updated_at = out.job.updated_at;
   if (lj.in_cluster) (void)m.cluster->set_priority(id, job::kueue_priority_value(priority));
   out.idempotency_key = rec.idempotency_key;
-  return m.visible(caller, std::move(out));
+  return out;
 }
 
 core::Result<backend::JobRecord> Platform::preempt_job(const CallContext& caller, const core::Id& id, std::string_view reason) {
   std::lock_guard lock(impl_->mu);
-  Impl& m = *impl_;
-  BUDCORE_TRY(m.guard(caller, "preempt", "jobs", &id));
+  BUDCORE_TRY(impl_->guard(caller, "preempt", "jobs", &id));
+  return impl_->preempt(caller, id, reason);
+}
+
+core::Result<backend::JobRecord> Impl::preempt(const CallContext& caller, const core::Id& id, std::string_view reason) {
+  Impl& m = *this;
   BUDCORE_TRY_ASSIGN(backend::JobRecord rec, m.store->get_job(caller.tenant, id));
   auto it = m.live.find(id);
-  if (it == m.live.end() || !job::holds_resources(it->second.status))
+  const bool holds = ha_role == HaRole::Follower ? job::holds_resources(rec.job.status)
+                                                 : it != m.live.end() && job::holds_resources(it->second.status);
+  if (!holds)
     return Error::make(ErrorCode::Conflict,
                        "job " + id.to_string() + " is " + std::string(job::to_string(rec.job.status)) +
                            ": only a scheduled or running job can be preempted",
                        "status");
   std::string why = reason.empty() ? "preempted by an administrator" : std::string(reason);
   if (!caller.principal.empty()) why += " (by " + caller.principal + ")";
+  // A follower's request names the run it saw, so that a request carried out twice (a leader
+  // that failed after it) preempts that run at most once.
+  if (ha_role == HaRole::Follower)
+    return request(caller, "preempt", rec, core::Map{{"reason", why}, {"run", rec.job.retry_count + 1}});
   BUDCORE_TRY(m.cluster->evict(id, why));
   // The eviction is the cluster's to carry out: the entry records the request and the job as it stood.
-  BUDCORE_TRY(m.store->transact([&](backend::Store& tx) {
+  auto st = m.store->transact([&](backend::Store& tx) {
     return m.audit(tx, caller, "jobs.preempt", "job", id.to_string(), job::detail::compact_json(rec.job), {},
                    core::Map{{"reason", why}});
-  }));
+  });
+  if (!st) return fail_if_deposed(st.error());
   BUDCORE_TRY(m.pump_locked());
   return m.store->get_job(caller.tenant, id);
 }

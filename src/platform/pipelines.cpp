@@ -54,7 +54,9 @@ class RunJobs final : public pipeline::JobRunner {
     job.pipeline_id = run_.id;
     job.source_id = run_.id;
     job.pipeline_step_id = derived_id(run_.id.to_string() + "/" + req.step_id);
-    if (run_.deployment) job.usecase_deployment_id = run_.deployment;
+    // Only a deployment's own run says its jobs deploy it; any other run's say nothing (a plan
+    // run through run_pipeline carries its deployment id in the configs: it is not kept).
+    job.usecase_deployment_id = run_.deployment;
     // Templates downstream read outputs of this step the simulated cluster does not produce
     // by itself: it returns them as "sim://<step>/<key>", as a rehearsal does.
     if (auto keys = outputs_.find(base_step(req.step_id)); keys != outputs_.end()) {
@@ -160,8 +162,6 @@ class RunJobs final : public pipeline::JobRunner {
     const std::string why = "is set by the platform from the pipeline run";
     if (job.pipeline_id && job.pipeline_id != run_.id)
       return Error::invalid("config.pipeline_id", job.pipeline_id->to_string(), why);
-    // A deployment's own run stamps its id; any other run's jobs may carry a deployment id as a
-    // label (a plan run through run_pipeline), which nothing looks jobs up by.
     if (run_.deployment && job.usecase_deployment_id && job.usecase_deployment_id != run_.deployment)
       return Error::invalid("config.usecase_deployment_id", job.usecase_deployment_id->to_string(), why);
     if (job.source_id && job.source_id != run_.id) return Error::invalid("config.source_id", job.source_id->to_string(), why);
@@ -249,7 +249,11 @@ core::Status Impl::start_engine(LiveRun& run, const core::Value* saved_state) {
   pipeline::EngineDeps deps;
   deps.clock = clock.get();
   deps.jobs = run.jobs.get();
-  deps.functions = &functions;
+  // The run sees its tenant's functions and the shared ones, never another tenant's.
+  run.functions = pipeline::FunctionRegistry{};
+  if (auto own = tenant_functions.find(run.tenant); own != tenant_functions.end()) run.functions = own->second;
+  run.functions.merge_missing(functions);
+  deps.functions = &run.functions;
   deps.sink = run.sink.get();
   core::HttpClient* wire = http.get();
   if (config.http != HttpKind::Curl) {
@@ -266,6 +270,8 @@ core::Status Impl::start_engine(LiveRun& run, const core::Value* saved_state) {
   }
   pipeline::EngineOptions opts;
   opts.run_id = run.id.to_string();
+  opts.tenant = run.tenant.to_string();
+  opts.principal = run.principal;
   auto engine = saved_state ? pipeline::Engine::restore(run.document, deps, *saved_state, opts)
                             : pipeline::Engine::create(run.document, deps, opts);
   if (!engine) return engine.error();
@@ -332,7 +338,7 @@ core::Result<PipelineRun> Impl::start_run(const CallContext& caller, const core:
   const core::Value* meta = document.is_map() ? document.find("pipeline") : nullptr;
   const core::Value* name = meta && meta->is_map() ? meta->find("name") : nullptr;
   auto run = std::make_unique<LiveRun>();
-  run->id = core::Id::generate(*m.clock);
+  run->id = core::Id::generate(*m.clock, caller.tenant);
   run->tenant = caller.tenant;
   run->principal = caller.principal;
   run->pipeline = name && name->is_string() ? name->as_string() : "pipeline";
@@ -367,10 +373,16 @@ core::Result<PipelineRun> Impl::start_run(const CallContext& caller, const core:
     if (deployment) doc.mutable_map().set("deployment", deployment->to_string());
     BUDCORE_TRY(tx.put_platform_record("run", run->id.to_string(), doc));
     BUDCORE_TRY(tx.append_event(caller.tenant, e));
+    // A follower stores the run; the leader starts its engine.
+    if (m.ha_role == HaRole::Follower) BUDCORE_TRY(m.append_request(tx, caller, "start_run", run->id, {}));
     return m.audit(tx, caller, "pipeline_runs.run", "pipeline_run", run->id.to_string(), {}, core::to_json(run->document),
                    core::Map{{"pipeline", run->pipeline}});
   });
-  if (!st) return st.error();
+  if (!st) return m.fail_if_deposed(st.error());
+  if (m.ha_role == HaRole::Follower) {
+    BUDCORE_TRY_ASSIGN(auto stored, m.store->get_pipeline(caller.tenant, run->id));
+    return run_of(stored);
+  }
   LiveRun& ref = *run;
   core::Id id = run->id;
   m.runs.emplace(id, std::move(run));
@@ -389,21 +401,63 @@ core::Result<PipelineRun> Platform::get_pipeline_run(const CallContext& caller, 
 
 core::Result<PipelineRun> Platform::cancel_pipeline_run(const CallContext& caller, const core::Id& id, std::string_view reason) {
   std::lock_guard lock(impl_->mu);
-  Impl& m = *impl_;
-  BUDCORE_TRY(m.guard(caller, "cancel", "pipeline_runs", &id));
+  BUDCORE_TRY(impl_->guard(caller, "cancel", "pipeline_runs", &id));
+  return impl_->cancel_run(caller, id, reason);
+}
+
+core::Result<PipelineRun> Impl::cancel_run(const CallContext& caller, const core::Id& id, std::string_view reason) {
+  Impl& m = *this;
   BUDCORE_TRY_ASSIGN(auto rec, m.store->get_pipeline(caller.tenant, id));
-  auto it = m.runs.find(id);
-  if (it == m.runs.end() || it->second->finished || it->second->tenant != caller.tenant)
+  auto ended = [&] {
     return Error::make(ErrorCode::Conflict, "pipeline run " + id.to_string() + " has ended: only a running run can be cancelled",
                        "status");
+  };
+  if (m.ha_role == HaRole::Follower) {
+    BUDCORE_TRY_ASSIGN(auto live_run, m.store->get_platform_record("run", id.to_string()));
+    if (!live_run) return ended();
+    auto st = m.store->transact([&](backend::Store& tx) -> core::Status {
+      BUDCORE_TRY(m.append_request(tx, caller, "cancel_run", id, core::Map{{"reason", std::string(reason)}}));
+      return m.audit(tx, caller, "pipeline_runs.cancel", "pipeline_run", id.to_string(), {}, {},
+                     core::Map{{"reason", std::string(reason)}, {"outcome_of_request", "requested"}});
+    });
+    if (!st) return st.error();
+    return run_of(rec);
+  }
+  auto it = m.runs.find(id);
+  if (it == m.runs.end() || it->second->finished || it->second->tenant != caller.tenant) return ended();
   BUDCORE_TRY(it->second->engine->cancel(reason.empty() ? "cancelled" : reason));
-  BUDCORE_TRY(m.store->transact([&](backend::Store& tx) {
+  auto st = m.store->transact([&](backend::Store& tx) {
     return m.audit(tx, caller, "pipeline_runs.cancel", "pipeline_run", id.to_string(), core::to_json(rec.state), {},
                    core::Map{{"reason", std::string(reason)}});
-  }));
+  });
+  if (!st) return m.fail_if_deposed(st.error());
   BUDCORE_TRY(m.pump_locked());
   BUDCORE_TRY_ASSIGN(rec, m.store->get_pipeline(caller.tenant, id));
   return run_of(rec);
+}
+
+// A run a follower stored: the leader resumes it from its records as a reopened platform does.
+core::Status Impl::start_stored_run(const core::Id& tenant, const core::Id& id) {
+  if (runs.count(id)) return {};
+  BUDCORE_TRY_ASSIGN(auto row, store->get_platform_record("run", id.to_string()));
+  if (!row) return {};  // it ended (cancelled) already
+  BUDCORE_TRY_ASSIGN(auto rec, store->get_pipeline(tenant, id));
+  auto run = std::make_unique<LiveRun>();
+  run->id = id;
+  run->tenant = tenant;
+  if (const core::Value* pr = row->doc.find("principal"); pr != nullptr && pr->is_string()) run->principal = pr->as_string();
+  if (const core::Value* d = row->doc.find("deployment"); d != nullptr && d->is_string())
+    if (auto dep = core::Id::parse(d->as_string())) run->deployment = *dep;
+  if (const core::Value* s = row->doc.find("started_ns"); s != nullptr && s->is_int()) run->started_ns = s->as_int();
+  run->pipeline = rec.name;
+  run->document = rec.definition;
+  run->version = rec.version;
+  LiveRun& ref = *run;
+  runs.emplace(id, std::move(run));
+  const core::Value* saved = rec.state.is_map() && rec.state.find("run_id") ? &rec.state : nullptr;
+  BUDCORE_TRY(start_engine(ref, saved));
+  if (!saved) BUDCORE_TRY(ref.engine->start());
+  return {};
 }
 
 }  // namespace budcore::platform

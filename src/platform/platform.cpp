@@ -6,6 +6,7 @@
 #include "budcore/platform/rbac.hpp"
 #include "core/digest.hpp"
 #include "budcore/platform/cost_controls.hpp"
+#include "budcore/platform/platform_json.hpp"
 #include "budcore/quota/job_workload.hpp"
 #include "platform/platform_impl.hpp"
 
@@ -28,6 +29,17 @@ Platform::~Platform() {
     }
     impl_->wake.notify_all();
     impl_->driver.join();
+  }
+  if (impl_ && impl_->config.ha) {
+    // A graceful stop resigns, so a follower takes the lease at its next attempt.
+    Impl& m = *impl_;
+    if (m.ha_role == Impl::HaRole::Leader) (void)m.store->release_lease("platform", m.config.ha->replica, m.ha_epoch);
+    m.store->set_fence(std::nullopt);
+    backend::ReplicaRecord me;
+    me.replica = m.config.ha->replica;
+    me.role = "stopped";
+    me.epoch = m.ha_epoch;
+    (void)m.store->report_replica("platform", me);
   }
 }
 
@@ -64,12 +76,19 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
   {
     std::vector<std::shared_ptr<backend::SecretProvider>> providers;
     for (const auto& sp : m.config.security.secret_providers)
-      providers.push_back(sp.kind == "file" ? backend::file_secret_provider(sp.arg) : backend::env_secret_provider(sp.arg));
+      providers.push_back(sp.kind == "file"        ? backend::file_secret_provider(sp.arg)
+                          : sp.kind == "rehearsal" ? backend::rehearsal_secret_provider()
+                                                   : backend::env_secret_provider(sp.arg));
     m.secrets = std::make_shared<backend::SecretResolver>(std::move(providers), m.config.security.shared_secrets);
   }
   if (const auto& anchor = m.config.security.audit_anchor)
     m.anchor_notifier = CostControls::webhook_alerts(anchor->webhook, m.secrets);
-  BUDCORE_TRY(m.recover());
+  if (m.config.ha) {
+    // A replica starts as a follower: it recovers only once it holds the lease (ha_step).
+    m.ha_role = Impl::HaRole::Follower;
+  } else {
+    BUDCORE_TRY(m.recover());
+  }
   std::unique_ptr<Platform> p(new Platform(std::move(impl)));
   if (const SecurityConfig& sec = p->impl_->config.security; sec.rbac || sec.default_policy || !sec.tenants.empty()) {
     Impl& m = *p->impl_;
@@ -80,6 +99,11 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
     std::shared_ptr<backend::Notifier> alerts;
     if (c.budget_alerts) alerts = CostControls::webhook_alerts(*c.budget_alerts, p->impl_->secrets);
     p->impl_->cost_controls = CostControls::attach(*p, *c.prices, c.budgets, std::move(alerts));
+  }
+  if (p->impl_->ha_role == Impl::HaRole::Follower) {
+    // The first election step now: a replica that finds the lease free leads from open on.
+    std::lock_guard lock(p->impl_->mu);
+    BUDCORE_TRY(p->impl_->ha_step());
   }
   if (p->impl_->config.clock == ClockKind::System) {
     Impl* raw = p->impl_.get();
@@ -102,6 +126,9 @@ core::Status Platform::Impl::guard(const CallContext& caller, std::string_view v
   if (halted) return *halted;
   if (caller.tenant.is_nil())
     return Error::invalid("tenant", caller.tenant.to_string(), "a call needs a tenant (the nil id is the system tenant)");
+  if (caller.request_id.size() > kMaxRequestId)
+    return Error::invalid("request_id", std::to_string(caller.request_id.size()) + " bytes",
+                          "a request id is at most " + std::to_string(kMaxRequestId) + " bytes");
   if (!authorizer) return {};
   // A job named by id is authorized in its project. A job that does not exist (or is another
   // tenant's) is asked about tenant-wide, so a caller without the role cannot tell the two apart.
@@ -120,18 +147,13 @@ core::Status Platform::Impl::guard(const CallContext& caller, std::string_view v
     auto nowhere = authorizer->authorize(caller, AccessRequest{verb, resource, object, nullptr});
     if (!nowhere) {
       core::Error shown = nowhere.error();
-      backend::AuditEntry e = audit_entry(caller, std::string(resource) + "." + std::string(verb), resource, object->to_string());
-      e.detail = core::Value::map({{"outcome", "denied"}, {"reason", st.error().message}});
-      if (e.actor.size() <= 256) (void)store->append_audit(caller.tenant, std::move(e));
+      audit_denial(caller, std::string(resource) + "." + std::string(verb), resource, object->to_string(), st.error().message);
       return shown;
     }
   }
   if (!st) {
-    backend::AuditEntry e = audit_entry(caller, std::string(resource) + "." + std::string(verb), resource,
-                                        object != nullptr ? object->to_string() : std::string());
-    e.detail = core::Value::map({{"outcome", "denied"}, {"reason", st.error().message}});
-    // The denial stands even if it cannot be recorded (a store failure surfaces on the next write).
-    if (e.actor.size() <= 256) (void)store->append_audit(caller.tenant, std::move(e));
+    audit_denial(caller, std::string(resource) + "." + std::string(verb), resource,
+                 object != nullptr ? object->to_string() : std::string(), st.error().message);
     return st;
   }
   return {};
@@ -166,6 +188,28 @@ core::Status Platform::Impl::guard_submit(const CallContext& caller, const std::
     }
   }
   return {};
+}
+
+void Platform::Impl::audit_denial(const CallContext& caller, std::string action, std::string_view type,
+                                  std::string object, const std::string& reason) {
+  // Anyone may name a tenant and be refused: denials are recorded at a bounded rate per tenant
+  // (a burst of 100, then 10 a second), so that refused calls cannot flood a tenant's log; the
+  // next recorded denial says how many were not.
+  auto d = denial_limiter.acquire(caller.tenant, {10, 100}, 1, clock->now().unix_nanos());
+  if (!d.allowed) {
+    ++denials_unrecorded[caller.tenant];
+    metrics.count("budcore_audit_denials_unrecorded_total", {});
+    return;
+  }
+  backend::AuditEntry e = audit_entry(caller, action, type, std::move(object));
+  core::Map detail{{"outcome", "denied"}, {"reason", reason}};
+  if (auto it = denials_unrecorded.find(caller.tenant); it != denials_unrecorded.end()) {
+    detail.set("unrecorded_before", it->second);
+    denials_unrecorded.erase(it);
+  }
+  e.detail = core::Value(std::move(detail));
+  // The denial stands even if it cannot be recorded (a store failure surfaces on the next write).
+  if (e.actor.size() <= 256) (void)store->append_audit(caller.tenant, std::move(e));
 }
 
 std::string actor_of(const CallContext& caller) { return caller.principal.empty() ? "anonymous" : caller.principal; }
@@ -218,6 +262,8 @@ core::Result<backend::WorkloadRequest> Platform::Impl::request_for(const LiveJob
 }
 
 core::Error Platform::Impl::fail_halted(core::Error e) {
+  // A deposed leader steps down instead of halting: another replica leads.
+  if (e.code == ErrorCode::NotLeader && ha_role == HaRole::Leader) return fail_if_deposed(std::move(e));
   if (!halted) {
     core::Error h = e;
     h.message = "the platform stopped after a store failure (reopen it to continue): " + e.message;
@@ -240,6 +286,60 @@ core::Result<SubmitResult> Platform::submit(const CallContext& caller, job::Job 
 core::Result<std::vector<SubmitResult>> Platform::submit_batch(const CallContext& caller, std::vector<SubmitRequest> jobs) {
   std::lock_guard lock(impl_->mu);
   auto r = impl_->submit_jobs(caller, std::move(jobs), true);
+  impl_->wake.notify_all();
+  return r;
+}
+
+namespace {
+
+// The project a document names, if it names one well (for the role check of a refused document).
+core::Id project_of(const core::Value& doc) {
+  const core::Value* job = doc.is_map() && doc.find("job") && doc.find("job")->is_map() ? doc.find("job") : &doc;
+  const core::Value* p = job->is_map() ? job->find("project_id") : nullptr;
+  if (p == nullptr || !p->is_string()) return core::Id();
+  auto id = core::Id::parse(p->as_string());
+  return id ? *id : core::Id();
+}
+
+}  // namespace
+
+core::Status Platform::Impl::charge_undecoded(const CallContext& caller, const core::Value& doc, std::size_t n) {
+  // Only a caller who may submit at all spends the tenant's tokens (an outsider's junk does not).
+  std::vector<SubmitRequest> probe(1);
+  probe.front().job.project_id = project_of(doc);
+  if (!guard_submit(caller, probe)) return {};
+  auto ticket = check_submit_limits(caller, n);
+  if (ticket && ticket->limited) (void)store->transact([&](backend::Store& tx) { return take_submit_tokens(tx, caller, *ticket); });
+  return {};
+}
+
+core::Result<SubmitResult> Platform::submit_document(const CallContext& caller, const core::Value& document,
+                                                     std::string_view key) {
+  std::lock_guard lock(impl_->mu);
+  auto req = parse_submit_request(document);
+  if (!req) {
+    BUDCORE_TRY(impl_->charge_undecoded(caller, document, 1));
+    return req.error();
+  }
+  if (!key.empty()) req->idempotency_key = std::string(key);
+  std::vector<SubmitRequest> one;
+  one.push_back(std::move(*req));
+  BUDCORE_TRY_ASSIGN(auto results, impl_->submit_jobs(caller, std::move(one), false));
+  impl_->wake.notify_all();
+  return std::move(results.front());
+}
+
+core::Result<std::vector<SubmitResult>> Platform::submit_batch_document(const CallContext& caller,
+                                                                        const core::Value& document) {
+  std::lock_guard lock(impl_->mu);
+  auto batch = parse_submit_batch(document);
+  if (!batch) {
+    const core::Value* list = document.is_list() ? &document : document.find("jobs");
+    const std::size_t n = list != nullptr && list->is_list() ? std::max<std::size_t>(1, list->as_list().size()) : 1;
+    BUDCORE_TRY(impl_->charge_undecoded(caller, document, n));
+    return batch.error();
+  }
+  auto r = impl_->submit_jobs(caller, std::move(*batch), true);
   impl_->wake.notify_all();
   return r;
 }
@@ -284,8 +384,13 @@ core::Result<EventPage> Platform::watch(const CallContext& caller, std::int64_t 
   return page;
 }
 
-core::Status Platform::register_function(std::string name, pipeline::StepFunction function) {
+core::Status Platform::register_function(std::string name, pipeline::StepFunction function,
+                                         std::optional<core::Id> tenant) {
   std::lock_guard lock(impl_->mu);
+  if (tenant) {
+    if (tenant->is_nil()) return Error::invalid("tenant", tenant->to_string(), "a function's tenant is a tenant, not the system");
+    return impl_->tenant_functions[*tenant].add(std::move(name), std::move(function));
+  }
   return impl_->functions.add(std::move(name), std::move(function));
 }
 

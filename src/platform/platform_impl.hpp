@@ -80,6 +80,7 @@ struct LiveRun {
   std::unique_ptr<pipeline::SimHttpClient> sim_http;
   std::unique_ptr<core::HttpClient> secret_http;  // expands secret:// for the run's tenant
   std::unique_ptr<pipeline::SimNotifier> sim_notifier;
+  pipeline::FunctionRegistry functions;  // what its FUNCTION steps may call: the tenant's, then the shared ones
   std::optional<pipeline::Engine> engine;
   bool finished = false;
 };
@@ -129,7 +130,8 @@ struct BUDCORE_HIDDEN Platform::Impl {
   std::unique_ptr<backend::ClusterBackend> cluster;
   backend::SimCluster* sim = nullptr;  // when the cluster is the simulated one
   std::unique_ptr<backend::HttpClient> http;
-  pipeline::FunctionRegistry functions;
+  pipeline::FunctionRegistry functions;  // every tenant's runs may call these
+  std::map<core::Id, pipeline::FunctionRegistry> tenant_functions;  // only that tenant's runs
 
   std::recursive_mutex mu;
   std::unordered_map<core::Id, LiveJob> live;
@@ -158,6 +160,44 @@ struct BUDCORE_HIDDEN Platform::Impl {
 
   std::optional<core::Error> halted;  // a store failure mid-commit: reopen to continue
 
+  // --- ha.cpp (docs/ha.md). Single: no `ha` section, the only process on its store.
+  enum class HaRole : std::uint8_t { Single, Follower, Leader };
+  HaRole ha_role = HaRole::Single;
+  std::int64_t ha_epoch = 0;
+  std::int64_t ha_next_step_ns = 0;     // steady clock: the next election step
+  std::int64_t ha_leader_until_ns = 0;  // steady clock: this replica may act as leader until then
+  std::int64_t ha_renew_us = 0;         // how long the last renewal took
+  std::int64_t ha_view_marker = -1;     // a follower's view of the live jobs: the store's change marker it was read at
+  std::int64_t ha_seen_marker = -1;     // the leader's last look at the requests
+  bool ha_deposed = false;              // a fenced write failed: step down at the next step
+  // The election: takes or renews the lease when due, becomes leader (recovers from the store)
+  // or steps down. Called by the background driver.
+  core::Status ha_step();
+  core::Status become_leader(const backend::LeaseState& lease);
+  void step_down(std::string_view why);
+  // Forgets every live job and run and starts an empty cluster (a follower drives nothing).
+  core::Status reset_drive_state();
+  // The leader carries out the followers' requests, oldest first.
+  core::Status apply_requests();
+  core::Status apply_request(const backend::PlatformRequest& r);
+  // A follower's view of the live jobs (for schedules and metrics), read again when the store changed.
+  core::Status refresh_view();
+  // A follower's mutation: the request and its audit entry in one transaction; returns the
+  // record as it stands (the leader carries the request out).
+  core::Result<backend::JobRecord> request(const CallContext& caller, std::string_view kind,
+                                           const backend::JobRecord& rec, core::Map args);
+  core::Status append_request(backend::Store& tx, const CallContext& caller, std::string_view kind,
+                              const core::Id& object, core::Map args);
+  // A NotLeader from a fenced write: this replica was deposed; it steps down at the next step.
+  core::Error fail_if_deposed(core::Error e);
+  // A queue depth limit against the store's count (several processes submit), in the
+  // submit's transaction.
+  core::Status check_open_jobs(backend::Store& tx, const CallContext& caller, std::size_t n);
+  // Requests' targets (jobs.cpp, pipelines.cpp): also what the public calls do on a leader.
+  core::Result<backend::JobRecord> change_priority(const CallContext& caller, const core::Id& id, job::JobPriority priority);
+  core::Result<backend::JobRecord> preempt(const CallContext& caller, const core::Id& id, std::string_view reason);
+  core::Result<PipelineRun> cancel_run(const CallContext& caller, const core::Id& id, std::string_view reason);
+
   // System clock: the background driver.
   std::thread driver;
   std::condition_variable_any wake;
@@ -176,6 +216,9 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // create_critical for a critical job), then the admission gates (tenant policy first).
   core::Status check_origin(const job::Job& job, std::string_view idempotency_key, JobOrigin origin) const;
   core::Status admit_job(const CallContext& caller, const job::Job& job, GateStage stage);
+  core::Status check_replay(const CallContext& caller, std::string_view idempotency_key);
+  // A document that did not decode as a job, from a caller who may submit: its tokens are taken.
+  core::Status charge_undecoded(const CallContext& caller, const core::Value& doc, std::size_t n);
   // A job record as the caller may see it: with RBAC, cost fields (estimated_cost, actual_cost,
   // budget_limit) are for those who may "get costs" in the job's project (admins); others get
   // them cleared.
@@ -207,6 +250,12 @@ struct BUDCORE_HIDDEN Platform::Impl {
   core::Result<backend::WorkloadRequest> request_for(const LiveJob& lj, const job::Job& job) const;
   void hand_to_cluster(LiveJob& lj, const job::Job& job);
   core::Error fail_halted(core::Error e);  // records the halt, returns e
+  // A refused call's audit entry, at a bounded rate per tenant (platform.cpp).
+  void audit_denial(const CallContext& caller, std::string action, std::string_view type, std::string object,
+                    const std::string& reason);
+  SubmitRateLimiter denial_limiter;
+  std::unordered_map<core::Id, std::int64_t> denials_unrecorded;
+  static constexpr std::size_t kMaxRequestId = 256;
 
   // --- jobs.cpp
   core::Result<job::Job> prepare(const CallContext& caller, job::Job job, std::string_view path);
@@ -277,6 +326,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
                                       std::optional<core::Id> deployment);
   core::Status start_engine(LiveRun& run, const core::Value* saved_state);
   std::optional<core::Timestamp> next_deferred_submit(const LiveRun& run) const;
+  core::Status start_stored_run(const core::Id& tenant, const core::Id& id);
   core::Status finish_run(LiveRun& run);
 };
 

@@ -144,6 +144,9 @@ core::Status Impl::recover_runs() {
       runs.emplace(*id, std::move(run));
       const core::Value* saved = rec->state.is_map() && rec->state.find("run_id") ? &rec->state : nullptr;
       BUDCORE_TRY(start_engine(ref, saved));
+      // A run stored but never started (by a follower, or by a process that stopped right
+      // after storing it) starts now.
+      if (!saved && ref.engine) BUDCORE_TRY(ref.engine->start());
       if (ref.engine && ref.engine->done()) BUDCORE_TRY(finish_run(ref));
     }
     page.after = p.next_cursor;

@@ -64,6 +64,10 @@ core::Result<std::string> inside(const std::string& base, const std::string& nam
   auto [r, f] = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
   if (ec || r != root.end())
     return Error::invalid(path, name, "must stay inside the scenario's directory");
+  // A plain file with one name: not a pipe (it would block the run) nor a hard link to a file
+  // elsewhere.
+  if (!fs::is_regular_file(full, ec) || fs::hard_link_count(full, ec) != 1 || ec)
+    return Error::invalid(path, name, "must be a regular file (not a pipe or device) with one name (no hard link)");
   return full.string();
 }
 
@@ -116,6 +120,10 @@ core::Result<Scenario> Scenario::from_value(const Value& doc, const std::string&
   // cost.prices / cost.budgets given as relative paths are relative to the scenario, like `file:`.
   if (const Value* cost = doc.find("cost"); cost != nullptr && cost->is_map()) {
     core::Map c = cost->as_map();
+    // A what-if sends nothing anywhere: its budget alerts are recorded, not delivered.
+    if (const Value* alerts = c.find("alerts"))
+      return Error::invalid("cost.alerts", core::to_json(*alerts),
+                            "a scenario sends no alerts (it is a what-if): remove cost.alerts; alerts are recorded in its audit log");
     for (const char* k : {"prices", "budgets"})
       if (const Value* v = c.find(k); v != nullptr && v->is_string() && !v->as_string().empty() && v->as_string() != "-") {
         if (base_dir.empty())
@@ -136,6 +144,9 @@ core::Result<Scenario> Scenario::from_value(const Value& doc, const std::string&
   if (s.config.cluster_backend != "sim")  // a what-if never touches a real cluster
     return Error::invalid("cluster.backend", s.config.cluster_backend, "a scenario runs on the simulated cluster (sim)");
   s.config.store_durable = false;
+  // Nor does it read any real secret: every reference resolves to a stand-in value, so that a
+  // scenario's author learns nothing of any tenant's secrets (whose names it may choose).
+  s.config.security.secret_providers = {SecretProviderConfig{"rehearsal", ""}};
   if (const Value* u = doc.find("until_seconds"); u != nullptr && !u->is_null()) {
     BUDCORE_TRY_ASSIGN(double until, seconds(u, "until_seconds"));
     s.until_seconds = until;

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <iterator>
 #include <set>
+#include <tuple>
 
 #include "budcore/quota/job_workload.hpp"
 #include "platform/platform_impl.hpp"
@@ -174,10 +175,26 @@ schedule::TimelineResult Impl::tenant_view(const schedule::TimelineResult& all, 
   const std::string ns = config.cluster.layout.tenant_namespace_prefix + tenant.to_string() + "/";
   schedule::TimelineResult out;
   out.now = all.now;
-  out.usage = all.usage;  // per-queue totals, as Platform::cluster() shows them
   core::Timestamp last = all.now;
+  // The tenant's own usage over time, from its own jobs only: queue totals would tell it the
+  // size and the end of every other tenant's job.
+  std::map<std::tuple<std::string, std::string, std::string>, std::map<core::Timestamp, std::int64_t>> deltas;
   for (const auto& e : all.jobs) {
     if (!own(e.name)) continue;
+    if (auto id = core::Id::parse(e.name); id)
+      if (auto in = timeline_inputs.find(*id); in != timeline_inputs.end() && !e.finished)
+        for (const auto& ps : in->second.input.workload.pod_sets) {
+          auto fl = e.flavors.find(ps.name);
+          if (fl == e.flavors.end()) continue;
+          for (const auto& [res, q] : ps.requests.items()) {
+            auto f = fl->second.find(res);
+            if (f == fl->second.end()) continue;
+            const std::int64_t milli = q.milli_value().value_or(0) * ps.count;
+            auto& d = deltas[{e.cluster_queue, f->second, res}];
+            d[std::max(e.start, all.now)] += milli;
+            d[e.end] -= milli;
+          }
+        }
     schedule::JobEstimate v = e;
     if (v.key.rfind(ns, 0) == 0) v.key = v.key.substr(ns.size());
     v.wait_detail = redact_ids(v.wait_detail, visible);
@@ -190,6 +207,14 @@ schedule::TimelineResult Impl::tenant_view(const schedule::TimelineResult& all, 
     const std::string name = w.substr(0, w.find(':'));
     if (own(name)) out.warnings.push_back(redact_ids(w, visible));
   }
+  for (const auto& [k, steps] : deltas) {
+    std::int64_t used = 0;
+    for (const auto& [at, d] : steps) {
+      used += d;
+      out.usage.push_back(schedule::UsageStep{at, std::get<0>(k), std::get<1>(k), std::get<2>(k), used});
+    }
+  }
+  std::stable_sort(out.usage.begin(), out.usage.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
   out.makespan = out.jobs.empty() ? core::Duration() : last - all.now;
   return out;
 }
@@ -209,6 +234,7 @@ void Impl::fill_estimates(backend::JobRecord& rec) {
 core::Result<schedule::TimelineResult> Platform::schedule(const CallContext& caller) {
   std::lock_guard lock(impl_->mu);
   BUDCORE_TRY(impl_->guard(caller, "list", "jobs"));
+  BUDCORE_TRY(impl_->refresh_view());  // a follower reads the live jobs from the store
   BUDCORE_TRY_ASSIGN(const schedule::TimelineResult* all, impl_->current_timeline());
   return impl_->tenant_view(*all, caller.tenant);
 }

@@ -25,7 +25,9 @@ core::Status string_list(const Section& s, std::string_view key, std::vector<std
 }
 
 core::Result<TenantPolicy> read_policy(const Value& v, const std::string& path) {
+  if (v.is_null()) return Error::invalid(path, "null", "a tenant's policy is a map of rules (an empty one is {})");
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, path));
+  BUDCORE_TRY(s.no_nulls());
   BUDCORE_TRY(s.known({"allowed_registries", "denied_registries", "max_gpus_per_job", "gpu_types", "priorities",
                        "submits_per_second", "submit_burst", "max_queued_jobs"}));
   TenantPolicy p;
@@ -72,8 +74,7 @@ core::Status read_audit_anchor(const Section& s, SecurityConfig& sec) {
   if (!url.starts_with("http://") && !url.starts_with("https://") && !url.starts_with("secret://"))
     return Error::invalid("security.audit_anchor.webhook", url,
                           "must be an http:// or https:// URL (or a secret:// reference to one)");
-  if (url.starts_with("secret://") && backend::shadows_tenant_secret(url.substr(9)))
-    return Error::invalid("security.audit_anchor.webhook", url, "names a secret that starts like a tenant's own");
+  BUDCORE_TRY(check_platform_secret_refs(url, "security.audit_anchor.webhook"));
   BUDCORE_TRY(a.seconds("every_seconds", c.every, 60));
   BUDCORE_TRY(a.seconds("timeout_seconds", c.webhook.timeout, 1));
   sec.audit_anchor = std::move(c);
@@ -82,8 +83,20 @@ core::Status read_audit_anchor(const Section& s, SecurityConfig& sec) {
 
 }  // namespace
 
+core::Status check_platform_secret_refs(std::string_view url, std::string_view field) {
+  BUDCORE_TRY_ASSIGN(auto refs, backend::secret_refs(url, field));
+  for (const auto& name : refs)
+    if (backend::shadows_tenant_secret(name))
+      return Error::invalid(std::string(field), "secret://" + name,
+                            "names a secret that starts like a tenant's own (32 hex digits and a separator): the "
+                            "platform's webhooks read only the platform's secrets");
+  return {};
+}
+
 core::Status read_security(const Value& v, PlatformConfig& c) {
+  if (v.is_null()) return Error::invalid("security", "null", "an empty security section sets nothing: omit it or give its keys");
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "security"));
+  BUDCORE_TRY(s.no_nulls());
   BUDCORE_TRY(s.known({"rbac", "platform_admins", "tenants", "secrets", "shared_secrets", "audit_anchor"}));
   SecurityConfig& sec = c.security;
   BUDCORE_TRY(s.boolean("rbac", sec.rbac));

@@ -105,8 +105,15 @@ core::Result<Platform::Impl::SubmitTicket> Platform::Impl::check_submit_limits(c
   if (p == nullptr || n == 0) return t;
   t.path = "security.tenants." + (config.security.tenants.count(caller.tenant) ? caller.tenant.to_string() : std::string("*"));
   if (p->max_queued_jobs > 0) {
-    const auto open_jobs = static_cast<std::int64_t>(
-        std::count_if(live.begin(), live.end(), [&](const auto& kv) { return kv.second.tenant == caller.tenant; }));
+    // Replicas count in the store (every replica's submits are there); one process counts
+    // what it drives.
+    std::int64_t open_jobs = 0;
+    if (ha_role != HaRole::Single) {
+      BUDCORE_TRY_ASSIGN(open_jobs, store->count_open_jobs(caller.tenant));
+    } else {
+      open_jobs = static_cast<std::int64_t>(
+          std::count_if(live.begin(), live.end(), [&](const auto& kv) { return kv.second.tenant == caller.tenant; }));
+    }
     if (open_jobs + static_cast<std::int64_t>(n) > p->max_queued_jobs)
       return rate_limited("tenant " + caller.tenant.to_string() + " has " + std::to_string(open_jobs) +
                               " jobs that have not ended; " + std::to_string(n) + " more would pass " + t.path +

@@ -133,7 +133,7 @@ core::Result<DeploymentRecord> Platform::deploy_usecase(const CallContext& calle
   auto resolved = usecase::resolve(tmpl, components, params);
   if (!resolved.valid()) return resolution_error(resolved.errors);
   usecase::DeploymentRequest request;
-  request.deployment_id = core::Id::generate(*m.clock);
+  request.deployment_id = core::Id::generate(*m.clock, caller.tenant);
   request.tenant_id = caller.tenant;
   BUDCORE_TRY_ASSIGN(auto plan, usecase::plan_deployment(*resolved.stack, request));
   DeploymentRecord record = DeploymentRecord::from_plan(plan, *resolved.stack, request);

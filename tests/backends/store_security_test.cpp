@@ -4,6 +4,7 @@
 // access; a truncation with a rewritten head is found by an anchor kept outside the store.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
 
 #include "backends/store_fixture.hpp"
@@ -173,6 +174,21 @@ TEST_P(StoreSecurity, VerifyFindsARecomputedRowWithoutTheHead) {
   ASSERT_TRUE(report) << report.error().describe();
   EXPECT_FALSE(report->ok);
   EXPECT_EQ(report->problems.size(), 2u);  // row 1's hash, row 2's link
+}
+
+// A database writer who re-spells a tenant's id (capitals) would hide its entries from the
+// tenant's reads while every hash still matches: verify finds it.
+TEST_P(StoreSecurity, VerifyFindsARespelledTenantId) {
+  append(4);
+  std::string upper = tenant_a_.to_string();
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  tamper("UPDATE audit_log SET tenant_id = '" + upper + "' WHERE tenant_id = '" + tenant_a_.to_string() + "';"
+         "UPDATE audit_heads SET tenant_id = '" + upper + "' WHERE tenant_id = '" + tenant_a_.to_string() + "';");
+  auto report = store_->verify_audit_chain();
+  ASSERT_TRUE(report) << report.error().describe();
+  EXPECT_FALSE(report->ok);
+  ASSERT_FALSE(report->problems.empty());
+  EXPECT_NE(report->problems[0].find("not written as the store writes it"), std::string::npos) << report->problems[0];
 }
 
 // Truncating a chain and rewriting its head is consistent by itself; an anchor kept outside

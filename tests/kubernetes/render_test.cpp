@@ -86,6 +86,20 @@ TEST(RenderTest, BatchJobIsASuspendedKueueJob) {
   EXPECT_EQ(core::to_json(render_job(base_job(), options())->objects[0]), core::to_json(j));
 }
 
+// The labels flavors are told apart by are the platform's: a job's own node selector naming one
+// (to land on another GPU model than its gpu_type and its tenant's policy allow) is refused.
+TEST(RenderTest, AJobCannotSelectAFlavorsNodesItself) {
+  job::Job j = base_job();
+  j.spec.mutable_map()["node_selector"] = core::Value::map({{"gpu.type", "h100"}});
+  auto r = render_job(j, options());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "spec.node_selector.gpu.type");
+  j.spec.mutable_map()["node_selector"] = core::Value::map({{"zone", "a"}});
+  auto ok = render_job(j, options());
+  ASSERT_TRUE(ok) << ok.error().describe();
+  EXPECT_NE(core::to_json(ok->objects[0]).find(R"("gpu.type":"a100")"), std::string::npos);
+}
+
 TEST(RenderTest, MigResourcesAndModelJobs) {
   auto j = base_job();
   j.gpu_type = "nvidia.com/mig-1g.10gb";

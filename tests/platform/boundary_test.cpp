@@ -311,6 +311,109 @@ TEST_P(TenantBoundary, SequencesAndChainsArePerTenant) {
   EXPECT_EQ(rest->events.front().seq, 3);
 }
 
+// Side paths go through the same rules: a replayed key answers only as a read would, a
+// pipeline cannot label its jobs with a deployment, a function registered for a tenant is that
+// tenant's, device visibility is the device plugin's, and ids count only the caller's own.
+TEST_P(TenantBoundary, SidePathsKeepTheBoundary) {
+  target_->config.security.rbac = true;
+  target_->config.security.platform_admins = {"user:root"};
+  auto p = target_->open();
+  ASSERT_TRUE(p);
+  const core::Id proj_x = core::Id::generate(), proj_y = core::Id::generate();
+  auto root = platform::CallContext::for_tenant(tenant_a(), "user:root", "r");
+  auto erin = platform::CallContext::for_tenant(tenant_a(), "user:erin", "r");
+  ASSERT_TRUE(p->bind_role(root, platform::RoleBinding{"user:erin", platform::Role::Editor, proj_x}));
+  job::Job secret_job = gpu_job("y-job", 0, 60);
+  secret_job.project_id = proj_y;
+  secret_job.budget_limit = core::Money::parse("123.45", "USD").value();
+  ASSERT_TRUE(p->submit(root, secret_job, "y-key"));
+  // Replaying project y's key from project x is refused as a read of an unknown id is.
+  job::Job mine = gpu_job("x-job", 0, 60);
+  mine.project_id = proj_x;
+  auto replay = p->submit(erin, mine, "y-key");
+  ASSERT_FALSE(replay);
+  EXPECT_EQ(replay.error().code, ErrorCode::Security);
+  auto unknown = p->get_job(erin, core::Id::generate());
+  EXPECT_EQ(without(replay.error().message, {}), without(unknown.error().message, {}));
+  // A key of erin's own project replays with the cost fields cleared, as a read shows them.
+  mine.budget_limit = core::Money::parse("9.00", "USD").value();
+  ASSERT_TRUE(p->submit(erin, mine, "x-key"));
+  auto again = p->submit(erin, mine, "x-key");
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->created);
+  EXPECT_FALSE(again->record.job.budget_limit);
+
+  // Device visibility is the device plugin's.
+  job::Job devices = gpu_job("all-gpus", 0, 60);
+  devices.project_id = proj_x;
+  devices.spec = Value::map({{"env", Value::map({{"NVIDIA_VISIBLE_DEVICES", "all"}})}});
+  auto dev = p->submit(erin, devices);
+  ASSERT_FALSE(dev);
+  EXPECT_EQ(dev.error().field, "spec.env.NVIDIA_VISIBLE_DEVICES");
+
+  // A tenant's function is that tenant's; a shared one sees who calls it.
+  std::vector<std::string> called_by;
+  ASSERT_TRUE(p->register_function("a-private", [&](const Value&, const pipeline::FunctionCall& c) -> core::Result<Value> {
+    called_by.emplace_back(c.tenant);
+    return Value::map({{"rows", "A-PRIVATE"}});
+  }, tenant_a()));
+  auto fn_pipeline = pipeline_of({Value::map({{"id", "f"}, {"name", "f"}, {"step_type", "FUNCTION"}, {"depends_on", Value::list({})},
+                                              {"config", Value::map({{"function", "a-private"}, {"args", Value::map({})}})}})});
+  auto b_admin = platform::CallContext::for_tenant(tenant_b(), "user:root", "r");
+  auto b_run = p->run_pipeline(b_admin, fn_pipeline);
+  if (b_run) {
+    ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(5)));
+    EXPECT_EQ(core::to_json(p->get_pipeline_run(b_admin, b_run->id)->state).find("A-PRIVATE"), std::string::npos);
+  }
+  auto a_run = p->run_pipeline(root, fn_pipeline);
+  ASSERT_TRUE(a_run) << a_run.error().describe();
+  ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(5)));
+  EXPECT_EQ(called_by, std::vector<std::string>{tenant_a().to_string()});
+
+  // Ids: the steps of a tenant's counter count its own ids only.
+  auto counter = [](const core::Id& id) {
+    const auto& b = id.bytes();
+    std::uint64_t hi = (static_cast<std::uint64_t>(b[6] & 0x0F) << 8) | b[7];
+    std::uint64_t lo = (static_cast<std::uint64_t>(b[8] & 0x3F) << 24) | (static_cast<std::uint64_t>(b[9]) << 16) |
+                       (static_cast<std::uint64_t>(b[10]) << 8) | b[11];
+    return (hi << 30) | lo;
+  };
+  auto b1 = p->submit(b_admin, gpu_job("b-1", 0, 60));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(p->submit(root, gpu_job("a-" + std::to_string(i), 0, 60)));
+  auto b2 = p->submit(b_admin, gpu_job("b-2", 0, 60));
+  ASSERT_TRUE(b1 && b2);
+  EXPECT_EQ(counter(b2->record.job.id) - counter(b1->record.job.id), 1u);
+}
+
+// A pipeline run that deploys no use case cannot label its jobs with a deployment id.
+TEST_P(TenantBoundary, OnlyADeploymentsRunLabelsJobsWithIt) {
+  auto p = target_->open();
+  ASSERT_TRUE(p);
+  const core::Id claimed = core::Id::generate();
+  auto run = p->run_pipeline(ctx_b(), pipeline_of({job_step("s", {}, Value::map({{"usecase_deployment_id", claimed.to_string()}}))}));
+  ASSERT_TRUE(run) << run.error().describe();
+  ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(30)));
+  backend::JobFilter f;
+  f.pipeline_id = run->id;
+  auto jobs = p->list_jobs(ctx_b(), f);
+  ASSERT_EQ(jobs->items.size(), 1u);
+  EXPECT_FALSE(p->get_job(ctx_b(), jobs->items[0].id)->job.usecase_deployment_id);
+}
+
+// A schedule shows the caller's own use of the queues over time, never the queues' totals.
+TEST_P(TenantBoundary, AScheduleShowsOnlyTheCallersOwnUsage) {
+  auto p = target_->open();
+  ASSERT_TRUE(p);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(p->submit(ctx_a(), gpu_job("a-" + std::to_string(i), 1, 3600)));
+  ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(30)));
+  auto b = p->schedule(ctx_b());
+  ASSERT_TRUE(b) << b.error().describe();
+  EXPECT_TRUE(b->usage.empty());
+  auto a = p->schedule(ctx_a());
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(a->usage.empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, TenantBoundary, ::testing::Values("sqlite_file", "postgres"),
                          [](const auto& info) { return info.param; });
 

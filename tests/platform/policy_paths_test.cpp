@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include "backends/loopback_http_server.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/platform/scenario.hpp"
@@ -271,6 +274,53 @@ TEST_P(PolicyPaths, PipelineStepsWaitForTheLimitsInsteadOfPassingThem) {
   EXPECT_EQ(p->list_jobs(ctx_a(), {})->items.size(), 12u);
 }
 
+// A requested retry is a new run: it counts against the submit rate like a submit. (A failed
+// job whose automatic retries were cancelled can be retried by hand while its budget lasts.)
+TEST_P(PolicyPaths, ARequestedRetryCountsAgainstTheSubmitRate) {
+  target_->config.security.rbac = false;
+  target_->config.retry.backoff.base = core::Duration::seconds(600);
+  target_->config.retry.backoff.cap = core::Duration::seconds(600);
+  platform::TenantPolicy limited;
+  limited.submits_per_second = 0.001;
+  limited.submit_burst = 2;
+  target_->config.security.tenants[tenant_a()] = limited;
+  auto p = target_->open();
+  ASSERT_TRUE(p);
+  job::Job failing = gpu_job("fails", 0, 60);
+  failing.max_retries = 5;
+  set_sim(failing, Value::map({{"fail_attempts", 10}, {"fail_after_seconds", 1}}));
+  auto f = p->submit(ctx_a(), failing);
+  ASSERT_TRUE(f) << f.error().describe();
+  const core::Id id = f->record.job.id;
+  auto fail_and_stop_retries = [&] {
+    ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(60)));
+    ASSERT_EQ(p->get_job(ctx_a(), id)->job.status, job::JobStatus::Failed);
+    ASSERT_TRUE(p->cancel_job(ctx_a(), id));  // stops the automatic retries
+  };
+  fail_and_stop_retries();
+  auto first = p->retry_job(ctx_a(), id);  // the second token
+  ASSERT_TRUE(first) << first.error().describe();
+  fail_and_stop_retries();
+  auto second = p->retry_job(ctx_a(), id);
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code, ErrorCode::RateLimited);
+}
+
+// A document that is not a job still takes its submit tokens (from a caller who may submit).
+TEST_P(PolicyPaths, MalformedDocumentsTakeTheirTokens) {
+  target_->config.security.rbac = false;
+  platform::TenantPolicy limited;
+  limited.submits_per_second = 0.001;
+  limited.submit_burst = 2;
+  target_->config.security.tenants[tenant_a()] = limited;
+  auto p = target_->open();
+  ASSERT_TRUE(p);
+  for (int i = 0; i < 2; ++i) ASSERT_FALSE(p->submit_document(ctx_a(), Value::map({{"name", "x"}, {"nonsense", 1}})));
+  auto ok = p->submit_document(ctx_a(), Value::map({{"name", "ok"}, {"job_type", "batch"}, {"deployment_type", "docker"}}));
+  ASSERT_FALSE(ok);
+  EXPECT_EQ(ok.error().code, ErrorCode::RateLimited);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, PolicyPaths, ::testing::Values("sqlite_file", "postgres"),
                          [](const auto& info) { return info.param; });
 
@@ -278,6 +328,12 @@ INSTANTIATE_TEST_SUITE_P(Stores, PolicyPaths, ::testing::Values("sqlite_file", "
 // overridden by the last one.
 TEST(PolicyConfig, DuplicateKeysAndTenantsAreRefused) {
   const std::vector<std::pair<std::string, std::string>> cases = {
+      {"store: x\nsecurity:\n", "empty security section"},
+      {"store: x\nsecurity: {tenants: ~}\n", "silently mean no rule"},
+      {"store: x\nsecurity: {tenants: {'*': ~}}\n", "a tenant's policy is a map"},
+      {"store: x\nsecurity: {tenants: {'*': {max_gpus_per_job: ~}}}\n", "silently mean no rule"},
+      {"store: x\ncost: {prices: {currency: USD}, alerts: {webhook: 'http://x/?a=secret://0000000000004000800000000000000a_db'}}\n",
+       "starts like a tenant's own"},
       {"store: x\nsecurity: {rbac: true}\nsecurity: {rbac: false}\n", "duplicate key \"security\""},
       {"store: x\nsecurity:\n  rbac: true\n  rbac: false\n", "duplicate key \"rbac\""},
       {R"({"store": "x", "security": {"rbac": true, "rbac": false}})", "duplicate key \"rbac\""},
@@ -315,6 +371,27 @@ TEST(PolicyConfig, AScenarioReadsOnlyFilesInsideItsDirectory) {
   auto prices = platform::Scenario::parse("cost: {prices: ../outside.txt}\n", base);
   ASSERT_FALSE(prices);
   EXPECT_EQ(prices.error().field, "cost.prices");
+  // Nor a pipe, nor a second name of a file outside.
+  ASSERT_EQ(::mkfifo((root.path / "s" / "pipe").c_str(), 0600), 0);
+  std::filesystem::create_hard_link(root.path / "outside.txt", root.path / "s" / "linked.txt");
+  for (const std::string ref : {"pipe", "linked.txt"}) {
+    auto s = platform::Scenario::parse("jobs: [{at: 0, tenant: t, file: '" + ref + "'}]\n", base);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.error().message.find("regular file"), std::string::npos) << s.error().describe();
+  }
+  // A what-if sends nothing and reads no real secret.
+  auto alerts = platform::Scenario::parse("cost: {prices: {currency: USD}, alerts: {webhook: 'http://127.0.0.1:1/x'}}\n", base);
+  ASSERT_FALSE(alerts);
+  EXPECT_EQ(alerts.error().field, "cost.alerts");
+  ::setenv(tenant_secret_var(tenant_a(), "db-password").c_str(), "REAL-VALUE", 1);
+  auto uses = platform::Scenario::parse("jobs: [{at: 0, tenant: 00000000-0000-4000-8000-00000000000a, job: {name: j, "
+                                        "job_type: batch, deployment_type: docker, spec: {env: {A: 'secret://db-password'}, "
+                                        "image: x/y}}}, {at: 0, tenant: 00000000-0000-4000-8000-00000000000a, job: {name: k, "
+                                        "job_type: batch, deployment_type: docker, spec: {env: {A: 'secret://no-such'}}}}]\n", base);
+  ASSERT_TRUE(uses) << uses.error().describe();
+  auto ran = platform::simulate(*uses);
+  ASSERT_TRUE(ran) << ran.error().describe();
+  ::unsetenv(tenant_secret_var(tenant_a(), "db-password").c_str());
 }
 
 // The audit chain heads reach a webhook (where the database's writers cannot change them) and

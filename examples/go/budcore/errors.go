@@ -26,6 +26,7 @@ const (
 	IO          Code = C.BUDCORE_EIO
 	Unsupported Code = C.BUDCORE_EUNSUPPORTED
 	RateLimited Code = C.BUDCORE_ERATELIMITED
+	NotLeader   Code = C.BUDCORE_ENOTLEADER
 )
 
 // String is the library's English name of the code ("invalid input").
@@ -72,6 +73,7 @@ var (
 	ErrOverflow    = &Error{Code: Overflow, Message: "arithmetic overflow"}
 	ErrSecurity    = &Error{Code: Security, Message: "refused by a security rule"}
 	ErrRateLimited = &Error{Code: RateLimited, Message: "rate limited: retry later"}
+	ErrNotLeader   = &Error{Code: NotLeader, Message: "not the leader"}
 	ErrIO          = &Error{Code: IO, Message: "I/O failure"}
 	ErrUnsupported = &Error{Code: Unsupported, Message: "unsupported"}
 )

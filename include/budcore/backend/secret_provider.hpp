@@ -50,6 +50,10 @@ BUDCORE_API std::shared_ptr<SecretProvider> env_secret_provider(std::string pref
 // one trailing newline (at most 64 KiB).
 BUDCORE_API std::shared_ptr<SecretProvider> file_secret_provider(std::string dir);
 
+// Every name resolves to the same stand-in value ("rehearsal-secret"), in every namespace: what
+// a what-if run (platform::Scenario) uses, so that it reads no real secret.
+BUDCORE_API std::shared_ptr<SecretProvider> rehearsal_secret_provider();
+
 // Whether a platform secret's name could also be read as a tenant's variable (it starts with 32
 // hex digits and a separator): such names are refused as shared or platform secrets.
 BUDCORE_API bool shadows_tenant_secret(std::string_view name) noexcept;

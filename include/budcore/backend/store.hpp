@@ -279,6 +279,40 @@ struct PlatformRecord {
   core::Timestamp updated_at;
 };
 
+// ---- high availability (schema version 8; docs/ha.md) -------------------------------------
+
+// A leader lease kept in the store: its holder, an epoch that grows by one at every change of
+// holder, and its expiry on the database's clock (never a replica's).
+struct LeaseState {
+  std::string name;     // "platform"
+  std::string holder;   // the replica id holding it ("" when never held)
+  std::int64_t epoch = 0;
+  core::Timestamp expires;  // the database's clock
+  core::Timestamp now;      // the database's clock when this was read
+  bool held_by(std::string_view replica) const { return holder == replica && expires > now; }
+};
+
+// One replica taking part in an election, as it last reported itself.
+struct ReplicaRecord {
+  std::string replica;
+  std::string role;           // "leader", "follower", "stopped"
+  std::int64_t epoch = 0;     // the epoch it led under (leader) or last saw
+  core::Timestamp started;    // the database's clock
+  core::Timestamp seen;       // its last renewal or attempt, the database's clock
+  std::int64_t renew_us = 0;  // how long its last renewal took
+};
+
+// A mutation a follower took (acknowledged once committed), for the leader to carry out.
+struct PlatformRequest {
+  std::int64_t seq = 0;
+  core::Id tenant;
+  std::string kind;     // "adopt", "cancel", "retry", "priority", "preempt", "start_run", "cancel_run"
+  core::Id object_id;   // the job or the pipeline run
+  core::Value doc = core::Value(core::Map{});  // the caller and the request's arguments
+  std::string replica;  // which replica took it
+  core::Timestamp created;
+};
+
 // ---- the store -----------------------------------------------------------------------------
 
 class BUDCORE_API Store {
@@ -386,10 +420,25 @@ class BUDCORE_API Store {
   virtual core::Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& query,
                                                     const PageRequest& page = {}) = 0;
 
+  // Fencing (docs/ha.md): with a fence set, every write transaction of this handle first checks
+  // it (check_fence), so a leader's writes commit only while it holds the lease at the fence's
+  // epoch, and a deposed leader's fail with NotLeader. nullopt removes it.
+  struct Fence {
+    std::string name;
+    std::string replica;
+    std::int64_t epoch = 0;
+  };
+  virtual void set_fence(std::optional<Fence> fence) = 0;
+  // Open jobs of the tenant (pending, queued, scheduled, running, preempted): what a queue
+  // depth limit counts when several processes submit.
+  virtual core::Result<std::int64_t> count_open_jobs(const core::Id& tenant) = 0;
+
   // Every tenant's audit chain, checked from its first entry to the head the store recorded, and
   // each anchor (an entry hash kept outside the store, such as a head published earlier) found
   // among the chained entries (a system-level check: `budcore audit verify`).
-  virtual core::Result<AuditChainReport> verify_audit_chain(const std::vector<std::string>& anchors = {}) = 0;
+  // With `tenant`, only that tenant's chain and head are checked and reported.
+  virtual core::Result<AuditChainReport> verify_audit_chain(const std::vector<std::string>& anchors = {},
+                                                            std::optional<core::Id> tenant = std::nullopt) = 0;
   // Where every tenant's chain ends now (a read of the heads only: what an anchor publishes).
   virtual core::Result<std::vector<AuditHead>> audit_heads() = 0;
 
@@ -409,6 +458,30 @@ class BUDCORE_API Store {
   virtual core::Result<std::int64_t> append_event(const core::Id& tenant, const EventRecord& event) = 0;
   virtual core::Result<std::vector<EventRecord>> list_events(const core::Id& tenant, std::int64_t after_seq,
                                                              std::size_t limit) = 0;
+  // Leader election (docs/ha.md). acquire_lease takes the lease for `replica` when it is free,
+  // expired, or already the replica's (then it is renewed, keeping its epoch; a new holder
+  // raises the epoch by one), for `ttl` from the database's now; it returns the lease as it
+  // stands after the attempt (held by another replica when the attempt lost). release_lease
+  // expires the lease now if `replica` holds it at `epoch` (a graceful stop). check_fence, in a
+  // transaction, fails with NotLeader (naming the current epoch) unless `replica` holds the
+  // lease at `epoch`; in PostgreSQL it keeps the lease row share-locked until the transaction
+  // ends, so no new leader can take over between the check and the commit.
+  virtual core::Result<LeaseState> acquire_lease(std::string_view name, std::string_view replica, core::Duration ttl) = 0;
+  virtual core::Result<LeaseState> read_lease(std::string_view name) = 0;
+  virtual core::Status release_lease(std::string_view name, std::string_view replica, std::int64_t epoch) = 0;
+  virtual core::Status check_fence(std::string_view name, std::string_view replica, std::int64_t epoch) = 0;
+  // Each replica reports itself after every election step (role, epoch, renewal time); list
+  // shows every replica that ever did, by id.
+  virtual core::Status report_replica(std::string_view name, const ReplicaRecord& replica) = 0;
+  virtual core::Result<std::vector<ReplicaRecord>> list_replicas(std::string_view name) = 0;
+  // Requests followers took for the leader (append, read in order, delete once carried out).
+  virtual core::Result<std::int64_t> append_request(const PlatformRequest& request) = 0;
+  virtual core::Result<std::vector<PlatformRequest>> list_requests(std::int64_t after_seq, std::size_t limit) = 0;
+  virtual core::Status delete_request(std::int64_t seq) = 0;
+  // A number that changes whenever any process commits a change to the store (SQLite's
+  // data_version, PostgreSQL's newest event and request): a cheap poll for "something changed".
+  virtual core::Result<std::int64_t> change_marker() = 0;
+
   // State of per-tenant limits that must hold across every process on the store (the submit
   // rate's theoretical arrival time): lock_limit reads a value (0 when never written) and, in
   // transact(), locks it until the transaction ends; put_limit writes it.

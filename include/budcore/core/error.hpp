@@ -23,6 +23,7 @@ enum class ErrorCode : int {
   Io,                   // file, database or network failure
   Internal,             // a bug: an invariant did not hold
   RateLimited,          // too many requests now: retry after Error::retry_after_ms
+  NotLeader,            // a write only the leader may make, by a replica that no longer leads (value: the current epoch)
 };
 
 BUDCORE_API std::string_view to_string(ErrorCode code) noexcept;

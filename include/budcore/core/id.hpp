@@ -27,6 +27,10 @@ class BUDCORE_API Id {
   // bits come from a std::random_device-seeded generator. Thread-safe.
   static Id generate(const Clock& clock);
   static Id generate();  // system clock
+  // The same with the ordering kept per scope (a tenant): a scope's ids are increasing among
+  // themselves, and the counter steps between two of them count only that scope's ids, so ids
+  // tell no scope how many ids another one was given.
+  static Id generate(const Clock& clock, const Id& scope);
   // "0190e6f4-5c3a-7abc-8def-0123456789ab" in any case; also accepts the 32-hex form.
   static Result<Id> parse(std::string_view text);
   // parse() of an argument or field: Invalid naming `field` and quoting `text` (the one UUID

@@ -44,6 +44,8 @@ struct StepFault {
 
 struct EngineOptions {
   std::string run_id = "run";
+  std::string tenant;     // handed to FUNCTION steps' callables (FunctionCall::tenant)
+  std::string principal;  // ... and FunctionCall::principal
   core::Value params;  // a map merged over pipeline.parameters (null: none)
   std::map<std::string, StepFault, std::less<>> faults;
 };

@@ -58,6 +58,11 @@ struct FunctionCall {
   // the engine's clock. The engine cannot interrupt a callable: one that returns after this is
   // failed as timed out and its outputs dropped, so long work should check it and stop early.
   std::optional<core::Timestamp> deadline;
+  // Who runs it (EngineOptions): the run, and on a platform the run's tenant and the principal
+  // that started it, so that a function shared by several tenants can tell them apart.
+  std::string_view run_id;
+  std::string_view tenant;
+  std::string_view principal;
 };
 using StepFunction = std::function<core::Result<core::Value>(const core::Value& args, const FunctionCall& call)>;
 
@@ -66,6 +71,8 @@ class BUDCORE_API FunctionRegistry {
   // Registering a name twice is an AlreadyExists error.
   core::Status add(std::string name, StepFunction function);
   const StepFunction* find(std::string_view name) const;
+  // Adds the functions of `other` whose names are not taken here.
+  void merge_missing(const FunctionRegistry& other);
   std::size_t size() const noexcept { return functions_.size(); }
 
  private:

@@ -95,7 +95,7 @@ struct TenantPolicy {
 // `security`: rbac installs RbacAuthorizer (rbac.hpp) with platform_admins as its bootstrap
 // admins; tenants["*"] is every tenant's policy unless the tenant has its own.
 struct SecretProviderConfig {
-  std::string kind = "env";  // "env" or "file"
+  std::string kind = "env";  // "env", "file", or "rehearsal" (what-if runs: platform::Scenario)
   std::string arg = "BUDCORE_SECRET_";  // env: the variable prefix; file: the directory
   friend bool operator==(const SecretProviderConfig&, const SecretProviderConfig&) = default;
 };
@@ -128,6 +128,19 @@ struct SecurityConfig {
   }
 };
 
+// `ha` (docs/ha.md): the platform is one replica of several on one store. One replica leads
+// (holds the store's lease, drives admission, retries, pipelines and metering, every write of
+// its fenced by the lease's epoch); the others serve reads and take requests for the leader.
+// The periods default to Kueue's leader election.
+struct HaConfig {
+  std::string replica;  // this replica's id: 1-63 of [a-z0-9-], starting and ending alphanumeric
+  core::Duration lease = core::Duration::seconds(15);  // how long a lease lasts unrenewed
+  core::Duration renew = core::Duration::seconds(10);  // the leader renews this often
+  core::Duration retry = core::Duration::seconds(2);   // followers try to take it this often
+  bool lead = true;  // false: never leads (a short-lived client process: a CLI call)
+  friend bool operator==(const HaConfig&, const HaConfig&) = default;
+};
+
 struct BUDCORE_API PlatformConfig {
   static constexpr int kSchemaVersion = 1;
   static constexpr std::size_t kMaxDocumentBytes = 4u << 20;
@@ -153,6 +166,8 @@ struct BUDCORE_API PlatformConfig {
   std::optional<backend::WebhookNotifierOptions> budget_alerts;
   // `security` (docs/security.md).
   SecurityConfig security;
+  // `ha` (docs/ha.md): absent, the platform is the only process writing its store.
+  std::optional<HaConfig> ha;
 
   // Parses a config document (a map). Relative sqlite paths stay as written.
   static core::Result<PlatformConfig> from_value(const core::Value& document);

@@ -98,6 +98,17 @@ struct ClusterSnapshot {
   std::map<std::string, std::map<std::string, std::map<std::string, Cell>>> usage;
 };
 
+// A replica's view of the election (docs/ha.md): its role ("single" without an `ha` section,
+// "leader" or "follower"), the epoch it leads under, the lease as the store holds it, and every
+// replica's last report.
+struct HaStatus {
+  std::string role;
+  std::string replica;
+  std::int64_t epoch = 0;
+  backend::LeaseState lease;
+  std::vector<backend::ReplicaRecord> replicas;
+};
+
 class BUDCORE_API Platform {
  public:
   // Opens the Store (migrating it), builds the cluster, restores the virtual clock, rebuilds
@@ -129,6 +140,13 @@ class BUDCORE_API Platform {
   // Many jobs in one store transaction: all are checked first (the first bad one is an error
   // naming "jobs[i].<field>", and nothing is created), then created together.
   core::Result<std::vector<SubmitResult>> submit_batch(const CallContext& caller, std::vector<SubmitRequest> jobs);
+  // The same from documents as callers send them (a job, {"job", "idempotency_key"}; a batch
+  // {"jobs": [...]} or a list: platform_json.hpp). Decoded inside the platform after the
+  // caller's role is known, so that a document that is not a job still takes its submit tokens
+  // (the surfaces use these: a flood of malformed documents is limited like any other).
+  core::Result<SubmitResult> submit_document(const CallContext& caller, const core::Value& document,
+                                             std::string_view idempotency_key = {});
+  core::Result<std::vector<SubmitResult>> submit_batch_document(const CallContext& caller, const core::Value& document);
   core::Result<backend::JobRecord> get_job(const CallContext& caller, const core::Id& id);
   core::Result<backend::Page<backend::JobSummary>> list_jobs(const CallContext& caller, const backend::JobFilter& filter,
                                                              const backend::PageRequest& page = {});
@@ -176,8 +194,12 @@ class BUDCORE_API Platform {
   core::Result<PipelineRun> cancel_pipeline_run(const CallContext& caller, const core::Id& id,
                                                 std::string_view reason = "cancelled");
   // FUNCTION steps of runs call these (registered before runs that use them are started or
-  // restored). AlreadyExists for a name registered twice.
-  core::Status register_function(std::string name, pipeline::StepFunction function);
+  // restored). AlreadyExists for a name registered twice in one scope. With a tenant, only that
+  // tenant's runs see the function (a tenant's function shadows a shared one of the same name);
+  // without one every tenant's runs may call it: such a function is the embedding service's
+  // own and must decide what to do for whom from FunctionCall::tenant and ::principal.
+  core::Status register_function(std::string name, pipeline::StepFunction function,
+                                 std::optional<core::Id> tenant = std::nullopt);
 
   // ---- use-case deployments (usecase_deploy.cpp; docs/usecases.md "Deploying") ----------------
   // Resolves the template with `params` (Invalid naming the parameter or component path, every
@@ -234,6 +256,15 @@ class BUDCORE_API Platform {
   // Virtual clock only: runs until nothing more is scheduled (every job ended or waits for
   // outside input), at most `max_span` of virtual time. Returns the time reached.
   core::Result<core::Timestamp> run_until_idle(core::Duration max_span = core::Duration::hours(24 * 365));
+
+  // ---- high availability (docs/ha.md) --------------------------------------------------------
+  // With an `ha` section the platform is one replica of several on one store: the leader
+  // drives everything and every write of its commits only while it holds the lease's epoch;
+  // a follower serves reads and takes submit, cancel, retry, priority, preempt, pipeline runs
+  // and deploys as requests the leader carries out (the call returns once the request is
+  // stored: durable, not yet done). A deposed leader's write fails with NotLeader and it steps
+  // down. Closing the platform (the destructor) resigns the lease so a follower leads at once.
+  core::Result<HaStatus> ha_status();
 
   // ---- observability -------------------------------------------------------------------------
   // Prometheus text exposition (version 0.0.4): the job lifecycle, pipeline and scheduling

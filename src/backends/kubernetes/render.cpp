@@ -305,12 +305,18 @@ core::Result<RenderedJob> render_job(const job::Job& job, const RenderOptions& o
   if (job.tenant_id.is_nil()) return Error::invalid("tenant_id", {}, "a job needs a tenant (its namespace derives from it)");
   Container c;
   BUDCORE_TRY_ASSIGN(c, read_spec(job, o));
-  // Pin the flavor a gpu_type names: its node labels join the node selector.
+  // The labels flavors are told apart by are the platform's: a job's own selector may not name
+  // one (it would move the job onto nodes of a GPU model its gpu_type and its tenant's policy
+  // do not allow); the flavor its gpu_type names then pins them.
+  for (const auto& f : o.flavors)
+    for (const auto& [k, v] : f.node_labels)
+      if (c.node_selector.contains(k))
+        return Error::invalid("spec.node_selector." + k, job::detail::value_text(*c.node_selector.find(k)),
+                              "is a flavor's node label: the platform sets it from gpu_type");
   if (job.gpu_type)
     for (const auto& f : o.flavors)
       if (f.name == *job.gpu_type)
-        for (const auto& [k, v] : f.node_labels)
-          if (!c.node_selector.contains(k)) c.node_selector.set(k, v);
+        for (const auto& [k, v] : f.node_labels) c.node_selector.set(k, v);
 
   RenderedJob out;
   quota::LocalQueue lq = quota::local_queue_for(job, o.layout);

@@ -27,6 +27,8 @@ pub const BUDCORE_EIO: budcore_status = -12;
 pub const BUDCORE_EUNSUPPORTED: budcore_status = -13;
 #[doc = " too many requests now; budcore_error_last()->retry_after_ms says when"]
 pub const BUDCORE_ERATELIMITED: budcore_status = -14;
+#[doc = " a leader-only write by a replica that no longer leads; value: the current epoch"]
+pub const BUDCORE_ENOTLEADER: budcore_status = -15;
 pub type budcore_status = ::std::os::raw::c_int;
 #[doc = " Text owned by the caller after the library fills it; always NUL-terminated (ptr[size] == 0).\n Release with budcore_buf_dispose(); do not mix allocators. Initialise with BUDCORE_BUF_INIT."]
 #[repr(C)]

@@ -47,6 +47,8 @@ pub enum ErrorCode {
     Unsupported,
     /// `BUDCORE_ERATELIMITED`: too many requests now; `Error::retry_after_ms` says when to retry.
     RateLimited,
+    /// `BUDCORE_ENOTLEADER`: a leader-only write by a replica that no longer leads.
+    NotLeader,
     /// A code this crate does not know (a newer library).
     Other(i32),
 }
@@ -68,6 +70,7 @@ impl ErrorCode {
             sys::BUDCORE_EIO => Self::Io,
             sys::BUDCORE_EUNSUPPORTED => Self::Unsupported,
             sys::BUDCORE_ERATELIMITED => Self::RateLimited,
+            sys::BUDCORE_ENOTLEADER => Self::NotLeader,
             other => Self::Other(other),
         }
     }
@@ -88,6 +91,7 @@ impl ErrorCode {
             Self::Io => sys::BUDCORE_EIO,
             Self::Unsupported => sys::BUDCORE_EUNSUPPORTED,
             Self::RateLimited => sys::BUDCORE_ERATELIMITED,
+            Self::NotLeader => sys::BUDCORE_ENOTLEADER,
             Self::Other(c) => c,
         }
     }

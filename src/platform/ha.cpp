@@ -1,0 +1,313 @@
+// High availability (docs/ha.md): replicas of one platform on one store. The leader holds the
+// store's lease and drives everything (admission, retries, pipelines, metering); every write
+// it makes is fenced by the lease's epoch, so a deposed leader can change nothing. Followers
+// serve reads and take mutations as requests, which the leader carries out in order.
+#include <chrono>
+
+#include "budcore/core/json.hpp"
+#include "budcore/job/state_machine.hpp"
+#include "job/job_json.hpp"
+#include "platform/platform_impl.hpp"
+
+namespace budcore::platform {
+
+using core::Error;
+using core::ErrorCode;
+using job::JobStatus;
+using Impl = Platform::Impl;
+
+namespace {
+
+constexpr std::string_view kLease = "platform";
+constexpr std::size_t kRequestBatch = 1000;
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string_view role_name(Impl::HaRole r) {
+  return r == Impl::HaRole::Leader ? "leader" : r == Impl::HaRole::Follower ? "follower" : "single";
+}
+
+std::int64_t int_of(const core::Value& doc, std::string_view key) {
+  const core::Value* v = doc.find(key);
+  return v != nullptr && v->is_int() ? v->as_int() : 0;
+}
+
+std::string text_of(const core::Value& doc, std::string_view key) {
+  const core::Value* v = doc.find(key);
+  return v != nullptr && v->is_string() ? v->as_string() : std::string();
+}
+
+}  // namespace
+
+core::Error Impl::fail_if_deposed(core::Error e) {
+  if (e.code == ErrorCode::NotLeader && ha_role == HaRole::Leader) ha_deposed = true;
+  return e;
+}
+
+core::Status Impl::ha_step() {
+  if (ha_role == HaRole::Single || !config.ha) return {};
+  const HaConfig& ha = *config.ha;
+  const std::int64_t now = steady_ns();
+  if (ha_deposed) step_down("a write was refused: another replica leads now");
+  // A leader that could not renew in time stops acting before its lease can have passed on.
+  if (ha_role == HaRole::Leader && now >= ha_leader_until_ns) step_down("the lease was not renewed in time");
+  if (now < ha_next_step_ns) return {};
+  if (!ha.lead) {
+    ha_next_step_ns = now + ha.retry.count_ns();
+    return {};
+  }
+  const std::int64_t t0 = steady_ns();
+  auto lease = store->acquire_lease(kLease, ha.replica, ha.lease);
+  const std::int64_t t1 = steady_ns();
+  ha_renew_us = (t1 - t0) / 1000;
+  metrics.observe("budcore_ha_renewal_seconds", {}, static_cast<double>(t1 - t0) / 1e9);
+  if (!lease) {
+    // The store is unreachable: keep leading only while the lease surely still holds.
+    ha_next_step_ns = now + ha.retry.count_ns();
+    return {};
+  }
+  if (lease->held_by(ha.replica)) {
+    // Renewed (or taken): the lease holds for `lease` from before the attempt, on our clock.
+    ha_leader_until_ns = t0 + ha.lease.count_ns();
+    ha_next_step_ns = t1 + ha.renew.count_ns();
+    if (ha_role != HaRole::Leader || lease->epoch != ha_epoch) BUDCORE_TRY(become_leader(*lease));
+  } else {
+    if (ha_role == HaRole::Leader) step_down("replica " + lease->holder + " holds the lease");
+    ha_next_step_ns = now + ha.retry.count_ns();
+  }
+  backend::ReplicaRecord me;
+  me.replica = ha.replica;
+  me.role = std::string(role_name(ha_role));
+  me.epoch = lease->epoch;
+  me.renew_us = ha_renew_us;
+  (void)store->report_replica(kLease, me);
+  return {};
+}
+
+core::Status Impl::reset_drive_state() {
+  live.clear();
+  runs.clear();
+  pipeline_keys.clear();
+  resubmit.clear();
+  retries = {};
+  budget_checks = {};
+  timeline_cache.reset();
+  timeline_index.clear();
+  timeline_inputs.clear();
+  if (sim != nullptr) {
+    // The simulated cluster lives in the leader's memory: a new one, filled by recover().
+    BUDCORE_TRY_ASSIGN(auto fresh, backend::SimCluster::create(*clock, config.cluster));
+    sim = fresh.get();
+    cluster = std::move(fresh);
+  }
+  return {};
+}
+
+core::Status Impl::become_leader(const backend::LeaseState& lease) {
+  ha_epoch = lease.epoch;
+  ha_deposed = false;
+  halted.reset();
+  store->set_fence(backend::Store::Fence{std::string(kLease), config.ha->replica, lease.epoch});
+  BUDCORE_TRY(reset_drive_state());
+  ha_role = HaRole::Leader;
+  // Everything from the store: live jobs handed to the cluster, pipeline runs resumed; then
+  // the requests followers took meanwhile.
+  if (auto st = recover(); !st) {
+    step_down("recovery failed: " + st.error().message);
+    return st;
+  }
+  metrics.count("budcore_ha_leader_changes_total", {});
+  ha_seen_marker = -1;
+  return apply_requests();
+}
+
+void Impl::step_down(std::string_view why) {
+  (void)why;
+  if (ha_role == HaRole::Leader) {
+    (void)reset_drive_state();
+    metrics.count("budcore_ha_stepped_down_total", {});
+  }
+  store->set_fence(std::nullopt);
+  ha_role = HaRole::Follower;
+  ha_deposed = false;
+  ha_view_marker = -1;
+  // Keep trying at the retry period; the halt of a fenced write is over.
+  if (halted && halted->code == ErrorCode::NotLeader) halted.reset();
+}
+
+core::Status Impl::append_request(backend::Store& tx, const CallContext& caller, std::string_view kind,
+                                  const core::Id& object, core::Map args) {
+  backend::PlatformRequest r;
+  r.tenant = caller.tenant;
+  r.kind = std::string(kind);
+  r.object_id = object;
+  args.set("principal", caller.principal);
+  args.set("request_id", caller.request_id);
+  r.doc = core::Value(std::move(args));
+  r.replica = config.ha ? config.ha->replica : std::string("single");
+  r.created = clock->now();
+  BUDCORE_TRY(tx.append_request(r));
+  return {};
+}
+
+core::Result<backend::JobRecord> Impl::request(const CallContext& caller, std::string_view kind,
+                                               const backend::JobRecord& rec, core::Map args) {
+  const std::string id = rec.job.id.to_string();
+  auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY(append_request(tx, caller, kind, rec.job.id, args));
+    backend::AuditEntry e = audit_entry(caller, "jobs." + std::string(kind == "priority" ? "update" : kind), "job", id);
+    args.set("outcome", "requested");
+    e.detail = core::Value(std::move(args));
+    BUDCORE_TRY(tx.append_audit(caller.tenant, std::move(e)));
+    return {};
+  });
+  if (!st) return st.error();
+  backend::JobRecord out = rec;
+  return out;
+}
+
+core::Status Impl::check_open_jobs(backend::Store& tx, const CallContext& caller, std::size_t n) {
+  if (ha_role == HaRole::Single) return {};  // the one process counts its live jobs
+  const TenantPolicy* p = config.security.policy_for(caller.tenant);
+  if (p == nullptr || p->max_queued_jobs <= 0) return {};
+  // Serializes the tenant's submits across replicas, then counts what is open now.
+  BUDCORE_TRY(tx.lock_limit(caller.tenant, "queue"));
+  BUDCORE_TRY_ASSIGN(std::int64_t open, tx.count_open_jobs(caller.tenant));
+  if (open + static_cast<std::int64_t>(n) <= p->max_queued_jobs) return {};
+  Error e = Error::make(ErrorCode::RateLimited,
+                        "tenant " + caller.tenant.to_string() + " has " + std::to_string(open) +
+                            " jobs that have not ended; " + std::to_string(n) + " more would pass its max_queued_jobs = " +
+                            std::to_string(p->max_queued_jobs),
+                        "jobs");
+  e.retry_after_ms = 1000;
+  return e;
+}
+
+core::Status Impl::apply_requests() {
+  if (ha_role != HaRole::Leader) return {};
+  // Only when some process committed something since the last look (a cheap read).
+  BUDCORE_TRY_ASSIGN(std::int64_t marker, store->change_marker());
+  if (marker == ha_seen_marker) return {};
+  ha_seen_marker = marker;
+  for (;;) {
+    BUDCORE_TRY_ASSIGN(auto batch, store->list_requests(0, kRequestBatch));
+    if (batch.empty()) return {};
+    for (const auto& r : batch) {
+      // Carried out at least once: a leader that fails after carrying one out and before
+      // deleting it leaves it to the next, and every kind tolerates a second time.
+      BUDCORE_TRY(apply_request(r));
+      auto st = store->delete_request(r.seq);
+      if (!st) return fail_if_deposed(st.error());
+    }
+    if (batch.size() < kRequestBatch) return {};
+  }
+}
+
+core::Status Impl::apply_request(const backend::PlatformRequest& r) {
+  const CallContext caller = CallContext::for_tenant(r.tenant, text_of(r.doc, "principal"), text_of(r.doc, "request_id"));
+  auto settle = [&](core::Status st) -> core::Status {
+    // A refusal now (the job ended meanwhile, a role revoked) is the request's outcome, not
+    // the leader's failure; only a deposition or a store failure stops the leader.
+    if (st || (st.error().code != ErrorCode::NotLeader && st.error().code != ErrorCode::Io)) return {};
+    return fail_if_deposed(st.error());
+  };
+  auto status_of = [](const auto& res) -> core::Status {
+    if (!res) return res.error();
+    return {};
+  };
+  if (r.kind == "adopt") {
+    if (live.count(r.object_id)) return {};
+    BUDCORE_TRY_ASSIGN(auto row, store->get_platform_record("job", r.object_id.to_string()));
+    if (!row) return {};  // ended (cancelled) before the leader saw it
+    auto rec = store->get_job(r.tenant, r.object_id);
+    if (!rec) return settle(rec.error());
+    LiveJob lj;
+    lj.id = r.object_id;
+    lj.tenant = r.tenant;
+    lj.version = rec->version;
+    lj.run = rec->job.retry_count + 1;
+    lj.queue_seq = int_of(row->doc, "queue_seq");
+    lj.queued_ns = int_of(row->doc, "queued_ns");
+    lj.status = rec->job.status;
+    lj.type = rec->job.job_type;
+    lj.source = rec->job.source;
+    lj.priority = rec->job.priority;
+    LiveJob& placed = live.emplace(lj.id, std::move(lj)).first->second;
+    hand_to_cluster(placed, rec->job);
+    return {};
+  }
+  if (r.kind == "cancel") return settle(status_of(cancel(caller, r.object_id, text_of(r.doc, "reason"))));
+  if (r.kind == "retry") return settle(status_of(retry(caller, r.object_id, false)));
+  if (r.kind == "priority") {
+    auto p = job::parse_job_priority(text_of(r.doc, "priority"));
+    if (!p) return {};
+    return settle(status_of(change_priority(caller, r.object_id, *p)));
+  }
+  if (r.kind == "preempt") {
+    auto it = live.find(r.object_id);
+    if (it == live.end() || it->second.run != int_of(r.doc, "run")) return {};  // that run is over
+    return settle(status_of(preempt(caller, r.object_id, text_of(r.doc, "reason"))));
+  }
+  if (r.kind == "start_run") return settle(start_stored_run(r.tenant, r.object_id));
+  if (r.kind == "cancel_run") return settle(status_of(cancel_run(caller, r.object_id, text_of(r.doc, "reason"))));
+  return {};  // a kind of a newer library: left alone
+}
+
+core::Status Impl::refresh_view() {
+  if (ha_role != HaRole::Follower) return {};
+  BUDCORE_TRY_ASSIGN(std::int64_t marker, store->change_marker());
+  if (marker == ha_view_marker) return {};
+  live.clear();
+  timeline_cache.reset();
+  backend::PageRequest page;
+  page.limit = backend::PageRequest::kMaxPageSize;
+  do {
+    BUDCORE_TRY_ASSIGN(auto p, store->list_platform_records("job", page));
+    for (const auto& r : p.items) {
+      auto id = core::Id::parse(r.key);
+      auto tenant = core::Id::parse(text_of(r.doc, "tenant"));
+      if (!id || !tenant) continue;
+      auto rec = store->get_job(*tenant, *id);
+      if (!rec) continue;
+      LiveJob lj;
+      lj.id = *id;
+      lj.tenant = *tenant;
+      lj.version = rec->version;
+      lj.run = rec->job.retry_count + 1;
+      lj.queue_seq = int_of(r.doc, "queue_seq");
+      lj.queued_ns = int_of(r.doc, "queued_ns");
+      lj.admitted_ns = int_of(r.doc, "admitted_ns");
+      lj.started_ns = int_of(r.doc, "started_ns");
+      lj.status = rec->job.status;
+      lj.type = rec->job.job_type;
+      lj.source = rec->job.source;
+      lj.priority = rec->job.priority;
+      if (const core::Value* pv = r.doc.find("placement"); pv != nullptr && !pv->is_null())
+        if (auto placement = placement_from(*pv)) lj.placement = std::make_unique<backend::Placement>(std::move(*placement));
+      if (job::holds_resources(lj.status)) lj.doc = std::make_shared<job::Job>(std::move(rec->job));
+      live.emplace(*id, std::move(lj));
+    }
+    page.after = p.next_cursor;
+  } while (!page.after.empty());
+  ha_view_marker = marker;
+  return {};
+}
+
+// ---- public ----------------------------------------------------------------------------------
+
+core::Result<HaStatus> Platform::ha_status() {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  HaStatus s;
+  s.role = std::string(role_name(m.ha_role));
+  s.replica = m.config.ha ? m.config.ha->replica : std::string();
+  s.epoch = m.ha_epoch;
+  if (m.ha_role == Impl::HaRole::Single) return s;
+  BUDCORE_TRY_ASSIGN(s.lease, m.store->read_lease(kLease));
+  BUDCORE_TRY_ASSIGN(s.replicas, m.store->list_replicas(kLease));
+  return s;
+}
+
+}  // namespace budcore::platform
