@@ -113,23 +113,22 @@ void bind_platform(py::module_& m) {
           "submit_batch",
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::list& jobs) {
             auto ctx = caller(tenant, principal, request);
-            // As a batch document ({"jobs": [{"job", "idempotency_key"}, ...]}), decoded by the platform.
-            core::List items;
+            // Documents, decoded by the platform (a malformed one takes its submit tokens too).
+            std::vector<std::pair<core::Value, std::string>> docs;
             for (std::size_t i = 0; i < jobs.size(); ++i) {
               py::handle item = jobs[i];
               const std::string path = "jobs[" + std::to_string(i) + "]";
               py::handle job = item;
-              core::Value key;
+              std::string key;
               if (py::isinstance<py::tuple>(item)) {
                 auto t = item.cast<py::tuple>();
                 job = t[0];
-                if (!t[1].is_none()) key = core::Value(t[1].cast<std::string>());
+                if (!t[1].is_none()) key = t[1].cast<std::string>();
               }
               core::Value doc = py::isinstance<job::Job>(job) ? job.cast<job::Job>().to_value() : to_value(job, path);
-              items.emplace_back(core::Map{{"job", std::move(doc)}, {"idempotency_key", std::move(key)}});
+              docs.emplace_back(std::move(doc), std::move(key));
             }
-            core::Value batch = core::Value::map({{"jobs", core::Value(std::move(items))}});
-            auto results = call(h, [&](platform::Platform& p) { return p.submit_batch_document(ctx, batch); });
+            auto results = call(h, [&](platform::Platform& p) { return p.submit_batch_documents(ctx, docs); });
             std::vector<StoredJob> out;
             for (auto& r : results) out.push_back(StoredJob{std::move(r.record), r.created});
             return out;

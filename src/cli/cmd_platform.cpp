@@ -71,6 +71,9 @@ core::Result<std::unique_ptr<platform::Platform>> open(const Common& c) {
   if (!c.config.empty()) {
     BUDCORE_TRY_ASSIGN(auto text, read_file_arg(c.config, "--config"));
     BUDCORE_TRY_ASSIGN(config, platform::PlatformConfig::parse(text));
+    // A one-shot command of a replicated platform never leads: it is a follower for the time of
+    // one call (its mutations are requests the leader carries out; `platform serve` leads).
+    if (config.ha) config.ha->lead = false;
   } else {
     std::error_code ec;
     std::filesystem::create_directories(c.dir, ec);
@@ -139,6 +142,12 @@ int simulate(const std::string& file, bool json, bool metrics) {
   return kExitOk;
 }
 
+}  // namespace
+
+void add_platform_ha_commands(CLI::App& platform_group);  // cmd_platform_ha.cpp
+
+namespace {
+
 const bool registered = register_commands([](CLI::App& root) {
   auto* group = root.add_subcommand("platform", "The platform: jobs through admission to completion, pipelines, what-if runs");
   group->require_subcommand(1);
@@ -152,6 +161,8 @@ const bool registered = register_commands([](CLI::App& root) {
                       "Who calls: user:NAME or sa:NAME (checked by RBAC, recorded with events and audit)");
     }
   };
+
+  add_platform_ha_commands(*group);
 
   auto* sim = group->add_subcommand("simulate", "Run a what-if scenario on a virtual clock");
   auto sim_file = std::make_shared<std::string>();

@@ -47,6 +47,8 @@ core::Status Impl::move(LiveJob* lj, job::Job& job, JobStatus to, core::Timestam
   e.type = "job.transition";
   e.object_id = job.id;
   e.data = transition_data(job, from, to, message);
+  // A leader stamps its epoch: along the event log the epochs never go back (docs/ha.md).
+  if (ha_role == HaRole::Leader) e.data.mutable_map().set("epoch", ha_epoch);
   log.emplace_back(job.tenant_id, std::move(e));
   metrics.count("job_state_transitions_total", {{"job_type", std::string(job::to_string(job.job_type))},
                                                 {"from_state", std::string(job::to_string(from))},

@@ -344,6 +344,25 @@ core::Result<std::vector<SubmitResult>> Platform::submit_batch_document(const Ca
   return r;
 }
 
+core::Result<std::vector<SubmitResult>> Platform::submit_batch_documents(
+    const CallContext& caller, const std::vector<std::pair<core::Value, std::string>>& jobs) {
+  std::lock_guard lock(impl_->mu);
+  std::vector<SubmitRequest> batch;
+  batch.reserve(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    auto req = parse_submit_request(jobs[i].first);
+    if (!req) {
+      BUDCORE_TRY(impl_->charge_undecoded(caller, jobs[i].first, std::max<std::size_t>(1, jobs.size())));
+      return core::Error(req.error()).at("jobs[" + std::to_string(i) + "]");
+    }
+    if (!jobs[i].second.empty()) req->idempotency_key = jobs[i].second;
+    batch.push_back(std::move(*req));
+  }
+  auto r = impl_->submit_jobs(caller, std::move(batch), true);
+  impl_->wake.notify_all();
+  return r;
+}
+
 core::Result<backend::JobRecord> Platform::get_job(const CallContext& caller, const core::Id& id) {
   std::lock_guard lock(impl_->mu);
   BUDCORE_TRY(impl_->guard(caller, "get", "jobs", &id));

@@ -73,6 +73,19 @@ Value to_value(const ClusterSnapshot& snap) {
   return Value::map({{"workloads", Value(std::move(workloads))}, {"usage", Value(std::move(usage))}});
 }
 
+core::Value to_value(const HaStatus& s) {
+  core::List replicas;
+  for (const auto& r : s.replicas)
+    replicas.emplace_back(core::Map{{"replica", r.replica}, {"role", r.role}, {"epoch", r.epoch},
+                                    {"started", r.started.to_string()}, {"seen", r.seen.to_string()},
+                                    {"renew_us", r.renew_us}});
+  Value lease = s.lease.holder.empty() ? Value()
+                                       : Value::map({{"holder", s.lease.holder}, {"epoch", s.lease.epoch},
+                                                     {"expires", s.lease.expires.to_string()}, {"now", s.lease.now.to_string()}});
+  return Value::map({{"role", s.role}, {"replica", s.replica}, {"epoch", s.epoch}, {"lease", std::move(lease)},
+                     {"replicas", Value(std::move(replicas))}});
+}
+
 core::Result<SubmitRequest> parse_submit_request(const Value& doc) {
   SubmitRequest req;
   const Value* inner = doc.is_map() ? doc.find("job") : nullptr;

@@ -147,6 +147,9 @@ class BUDCORE_API Platform {
   core::Result<SubmitResult> submit_document(const CallContext& caller, const core::Value& document,
                                              std::string_view idempotency_key = {});
   core::Result<std::vector<SubmitResult>> submit_batch_document(const CallContext& caller, const core::Value& document);
+  // (job document, idempotency key) pairs; errors name "jobs[i].<field>".
+  core::Result<std::vector<SubmitResult>> submit_batch_documents(const CallContext& caller,
+                                                                 const std::vector<std::pair<core::Value, std::string>>& jobs);
   core::Result<backend::JobRecord> get_job(const CallContext& caller, const core::Id& id);
   core::Result<backend::Page<backend::JobSummary>> list_jobs(const CallContext& caller, const backend::JobFilter& filter,
                                                              const backend::PageRequest& page = {});

@@ -30,6 +30,9 @@ BUDCORE_API core::Value to_value(const ClusterSnapshot& snapshot);
 
 // Parses a submit request document: a job document, or {"job": {...}, "idempotency_key": "..."}.
 BUDCORE_API core::Result<SubmitRequest> parse_submit_request(const core::Value& doc);
+// {"role", "replica", "epoch", "lease": {"holder", "epoch", "expires", "now"}, "replicas": [{"replica",
+// "role", "epoch", "started", "seen", "renew_us"}]}
+BUDCORE_API core::Value to_value(const HaStatus& s);
 // A batch: {"jobs": [<submit request>...]} or a list of them. Errors name "jobs[i].<field>".
 BUDCORE_API core::Result<std::vector<SubmitRequest>> parse_submit_batch(const core::Value& doc);
 
