@@ -97,12 +97,13 @@ core::Status check_fence(SqlConnection& db, std::string_view name, std::string_v
 
 core::Status report_replica(SqlConnection& db, std::string_view name, const backend::ReplicaRecord& r) {
   BUDCORE_TRY_ASSIGN(std::int64_t now, db_now(db));
-  SqlParam p[] = {name, r.replica, r.role, r.epoch, now, now, r.renew_us};
-  BUDCORE_TRY(db.execute("INSERT INTO replicas (name, replica, role, epoch, started_ns, seen_ns, renew_us) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name, replica) DO UPDATE SET "
+  SqlParam p[] = {name, r.replica, r.instance, r.role, r.epoch, now, now, r.renew_us};
+  BUDCORE_TRY(db.execute("INSERT INTO replicas (name, replica, instance, role, epoch, started_ns, seen_ns, renew_us) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name, replica) DO UPDATE SET "
                          "role = excluded.role, epoch = excluded.epoch, seen_ns = excluded.seen_ns, "
                          "renew_us = excluded.renew_us, "
-                         "started_ns = CASE WHEN replicas.role = 'stopped' THEN excluded.started_ns ELSE replicas.started_ns END",
+                         "started_ns = CASE WHEN replicas.instance = excluded.instance THEN replicas.started_ns "
+                         "ELSE excluded.started_ns END, instance = excluded.instance",
                          p));
   return {};
 }
@@ -110,7 +111,7 @@ core::Status report_replica(SqlConnection& db, std::string_view name, const back
 core::Result<std::vector<backend::ReplicaRecord>> list_replicas(SqlConnection& db, std::string_view name) {
   std::vector<backend::ReplicaRecord> out;
   SqlParam p[] = {name};
-  BUDCORE_TRY(db.query("SELECT replica, role, epoch, started_ns, seen_ns, renew_us FROM replicas WHERE name = ? "
+  BUDCORE_TRY(db.query("SELECT replica, role, epoch, started_ns, seen_ns, renew_us, instance FROM replicas WHERE name = ? "
                        "ORDER BY replica",
                        p, [&](const SqlRow& row) -> core::Status {
                          backend::ReplicaRecord r;
@@ -120,6 +121,7 @@ core::Result<std::vector<backend::ReplicaRecord>> list_replicas(SqlConnection& d
                          r.started = ts(row.int64(3));
                          r.seen = ts(row.int64(4));
                          r.renew_us = row.int64(5);
+                         r.instance = std::string(row.text(6));
                          out.push_back(std::move(r));
                          return {};
                        }));

@@ -269,6 +269,7 @@ CREATE TABLE leader_lease (
 CREATE TABLE replicas (
   name {ID} NOT NULL,
   replica {ID} NOT NULL,
+  instance {ID} NOT NULL,
   role TEXT NOT NULL,
   epoch BIGINT NOT NULL,
   started_ns BIGINT NOT NULL,

@@ -3,6 +3,8 @@
 // it makes is fenced by the lease's epoch, so a deposed leader can change nothing. Followers
 // serve reads and take mutations as requests, which the leader carries out in order.
 #include <chrono>
+#include <cstdio>
+#include <random>
 
 #include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
@@ -46,6 +48,27 @@ core::Error Impl::fail_if_deposed(core::Error e) {
   return e;
 }
 
+core::Status Impl::ha_join() {
+  const HaConfig& ha = *config.ha;
+  // The lease is held by a process, not by a name: a replica restarted under the same id waits
+  // for its predecessor's lease to pass, and two live processes cannot share one id.
+  std::random_device rd;
+  char token[17];
+  std::snprintf(token, sizeof token, "%08x%08x", rd(), rd());
+  ha_instance = token;
+  ha_holder = ha.replica + "#" + ha_instance;
+  if (!ha.lead) return {};
+  BUDCORE_TRY_ASSIGN(auto lease, store->read_lease(kLease));
+  BUDCORE_TRY_ASSIGN(auto others, store->list_replicas(kLease));
+  for (const auto& r : others)
+    if (r.replica == ha.replica && r.role != "stopped" && lease.now - r.seen < ha.lease)
+      return Error::make(ErrorCode::AlreadyExists,
+                         "replica " + ha.replica + " is in use by a live process (last seen " +
+                             (lease.now - r.seen).to_string() + " ago): give each replica an id of its own",
+                         "ha.replica");
+  return {};
+}
+
 core::Status Impl::ha_step() {
   if (ha_role == HaRole::Single || !config.ha) return {};
   const HaConfig& ha = *config.ha;
@@ -59,7 +82,7 @@ core::Status Impl::ha_step() {
     return {};
   }
   const std::int64_t t0 = steady_ns();
-  auto lease = store->acquire_lease(kLease, ha.replica, ha.lease);
+  auto lease = store->acquire_lease(kLease, ha_holder, ha.lease);
   const std::int64_t t1 = steady_ns();
   ha_renew_us = (t1 - t0) / 1000;
   metrics.observe("budcore_ha_renewal_seconds", {}, static_cast<double>(t1 - t0) / 1e9);
@@ -68,7 +91,7 @@ core::Status Impl::ha_step() {
     ha_next_step_ns = now + ha.retry.count_ns();
     return {};
   }
-  if (lease->held_by(ha.replica)) {
+  if (lease->held_by(ha_holder)) {
     // Renewed (or taken): the lease holds for `lease` from before the attempt, on our clock.
     ha_leader_until_ns = t0 + ha.lease.count_ns();
     ha_next_step_ns = t1 + ha.renew.count_ns();
@@ -79,6 +102,7 @@ core::Status Impl::ha_step() {
   }
   backend::ReplicaRecord me;
   me.replica = ha.replica;
+  me.instance = ha_instance;
   me.role = std::string(role_name(ha_role));
   me.epoch = lease->epoch;
   me.renew_us = ha_renew_us;
@@ -109,7 +133,7 @@ core::Status Impl::become_leader(const backend::LeaseState& lease) {
   ha_epoch = lease.epoch;
   ha_deposed = false;
   halted.reset();
-  store->set_fence(backend::Store::Fence{std::string(kLease), config.ha->replica, lease.epoch});
+  store->set_fence(backend::Store::Fence{std::string(kLease), ha_holder, lease.epoch});
   BUDCORE_TRY(reset_drive_state());
   ha_role = HaRole::Leader;
   // Everything from the store: live jobs handed to the cluster, pipeline runs resumed; then

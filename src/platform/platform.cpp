@@ -30,13 +30,14 @@ Platform::~Platform() {
     impl_->wake.notify_all();
     impl_->driver.join();
   }
-  if (impl_ && impl_->config.ha) {
+  if (impl_ && impl_->config.ha && impl_->config.ha->lead) {
     // A graceful stop resigns, so a follower takes the lease at its next attempt.
     Impl& m = *impl_;
-    if (m.ha_role == Impl::HaRole::Leader) (void)m.store->release_lease("platform", m.config.ha->replica, m.ha_epoch);
+    if (m.ha_role == Impl::HaRole::Leader) (void)m.store->release_lease("platform", m.ha_holder, m.ha_epoch);
     m.store->set_fence(std::nullopt);
     backend::ReplicaRecord me;
     me.replica = m.config.ha->replica;
+    me.instance = m.ha_instance;
     me.role = "stopped";
     me.epoch = m.ha_epoch;
     (void)m.store->report_replica("platform", me);
@@ -86,6 +87,7 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
   if (m.config.ha) {
     // A replica starts as a follower: it recovers only once it holds the lease (ha_step).
     m.ha_role = Impl::HaRole::Follower;
+    BUDCORE_TRY(m.ha_join());
   } else {
     BUDCORE_TRY(m.recover());
   }

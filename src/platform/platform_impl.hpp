@@ -173,6 +173,9 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // The election: takes or renews the lease when due, becomes leader (recovers from the store)
   // or steps down. Called by the background driver.
   core::Status ha_step();
+  core::Status ha_join();    // on open: this process's lease identity; refuses an id a live process uses
+  std::string ha_instance;   // a fresh token per open
+  std::string ha_holder;     // "<replica>#<instance>": what the lease names
   core::Status become_leader(const backend::LeaseState& lease);
   void step_down(std::string_view why);
   // Forgets every live job and run and starts an empty cluster (a follower drives nothing).

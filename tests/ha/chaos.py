@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -143,7 +144,8 @@ def clients_round(budcore, cfg, work, state, n):
 def chaos(args):
     random.seed(args.seed)
     work = Path(args.work)
-    work.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(work, ignore_errors=True)  # every run starts from an empty store
+    work.mkdir(parents=True)
     store = Store(args.store, work)
     cfg = config(store, work)
     reps = Replicas(args.budcore, cfg, work)

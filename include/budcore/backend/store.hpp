@@ -295,6 +295,7 @@ struct LeaseState {
 // One replica taking part in an election, as it last reported itself.
 struct ReplicaRecord {
   std::string replica;
+  std::string instance;       // the process behind it (a fresh token each time a replica opens)
   std::string role;           // "leader", "follower", "stopped"
   std::int64_t epoch = 0;     // the epoch it led under (leader) or last saw
   core::Timestamp started;    // the database's clock

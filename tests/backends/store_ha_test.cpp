@@ -1,0 +1,120 @@
+// Leader election, fencing and the followers' request queue in the store (docs/ha.md), on
+// SQLite (a file) and on a real PostgreSQL server: one holder at a time, the epoch grows with
+// every change of holder, a fenced handle's writes fail with NotLeader once another holder has
+// the lease, and requests come back in order.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "backends/store_fixture.hpp"
+#include "budcore/backend/store.hpp"
+
+namespace budcore::backend {
+namespace {
+
+using core::Duration;
+using core::ErrorCode;
+
+class StoreHa : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    target_ = testing::make_target(GetParam());
+    if (!target_.skip.empty()) GTEST_SKIP() << target_.skip;
+    ASSERT_TRUE(target_.error.empty()) << target_.error;
+    a_ = open();
+    b_ = open();
+  }
+  std::unique_ptr<Store> open() {
+    auto s = open_store(target_.uri);
+    EXPECT_TRUE(s) << s.error().describe();
+    return s ? std::move(*s) : nullptr;
+  }
+  testing::BackendTarget target_;
+  std::unique_ptr<Store> a_, b_;
+};
+
+TEST_P(StoreHa, OneHolderAtATimeAndTheEpochGrowsWithEveryNewHolder) {
+  auto first = a_->acquire_lease("platform", "a#1", Duration::seconds(30));
+  ASSERT_TRUE(first) << first.error().describe();
+  EXPECT_TRUE(first->held_by("a#1"));
+  EXPECT_EQ(first->epoch, 1);
+  auto lost = b_->acquire_lease("platform", "b#1", Duration::seconds(30));
+  ASSERT_TRUE(lost);
+  EXPECT_FALSE(lost->held_by("b#1"));
+  EXPECT_EQ(lost->holder, "a#1");
+  auto renewed = a_->acquire_lease("platform", "a#1", Duration::seconds(30));
+  ASSERT_TRUE(renewed);
+  EXPECT_EQ(renewed->epoch, 1);  // a renewal keeps the epoch
+  ASSERT_TRUE(a_->release_lease("platform", "a#1", 1));
+  auto taken = b_->acquire_lease("platform", "b#1", Duration::seconds(30));
+  ASSERT_TRUE(taken);
+  EXPECT_TRUE(taken->held_by("b#1"));
+  EXPECT_EQ(taken->epoch, 2);
+  // A lease that is not renewed passes on after it expires (the database's clock).
+  auto short_lease = b_->acquire_lease("platform", "b#1", Duration::milliseconds(200));
+  ASSERT_TRUE(short_lease);
+  EXPECT_FALSE(a_->acquire_lease("platform", "a#2", Duration::seconds(30))->held_by("a#2"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  auto after = a_->acquire_lease("platform", "a#2", Duration::seconds(30));
+  ASSERT_TRUE(after);
+  EXPECT_TRUE(after->held_by("a#2"));
+  EXPECT_EQ(after->epoch, 3);
+}
+
+TEST_P(StoreHa, AFencedHandleCannotWriteOnceAnotherHolderHasTheLease) {
+  auto lease = a_->acquire_lease("platform", "a#1", Duration::milliseconds(300));
+  ASSERT_TRUE(lease && lease->held_by("a#1"));
+  a_->set_fence(Store::Fence{"platform", "a#1", lease->epoch});
+  PlatformRequest r;
+  r.tenant = core::Id::generate();
+  r.kind = "adopt";
+  r.object_id = core::Id::generate();
+  r.replica = "a";
+  ASSERT_TRUE(a_->append_request(r));  // while it holds the lease
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  auto taken = b_->acquire_lease("platform", "b#1", Duration::seconds(30));
+  ASSERT_TRUE(taken && taken->held_by("b#1"));
+  // The deposed holder wakes: every write of its handle fails, naming the current epoch.
+  auto refused = a_->append_request(r);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::NotLeader);
+  EXPECT_EQ(refused.error().value, std::to_string(taken->epoch));
+  auto in_tx = a_->transact([&](Store& tx) -> core::Status { return tx.put_platform_record("state", "x", core::Value::map({})); });
+  ASSERT_FALSE(in_tx);
+  EXPECT_EQ(in_tx.error().code, ErrorCode::NotLeader);
+  EXPECT_FALSE(b_->get_platform_record("state", "x").value());
+  // Reads still work, and the queue holds only what was written while it led.
+  auto queued = b_->list_requests(0, 100);
+  ASSERT_TRUE(queued);
+  ASSERT_EQ(queued->size(), 1u);
+  EXPECT_EQ(queued->front().kind, "adopt");
+  ASSERT_TRUE(b_->delete_request(queued->front().seq));
+  EXPECT_TRUE(b_->list_requests(0, 100)->empty());
+  a_->set_fence(std::nullopt);
+}
+
+TEST_P(StoreHa, ReplicasReportThemselves) {
+  ReplicaRecord r;
+  r.replica = "r1";
+  r.instance = "i1";
+  r.role = "leader";
+  r.epoch = 4;
+  r.renew_us = 120;
+  ASSERT_TRUE(a_->report_replica("platform", r));
+  r.replica = "r2";
+  r.role = "follower";
+  ASSERT_TRUE(b_->report_replica("platform", r));
+  auto all = a_->list_replicas("platform");
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ(all->front().replica, "r1");
+  EXPECT_EQ(all->front().role, "leader");
+  EXPECT_EQ(all->front().epoch, 4);
+  EXPECT_EQ(all->back().role, "follower");
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, StoreHa, ::testing::Values("sqlite_file", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace budcore::backend

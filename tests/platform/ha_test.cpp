@@ -1,0 +1,120 @@
+// Replicas of one platform on one store (docs/ha.md), in one process on SQLite and on a real
+// PostgreSQL server: one leads, a follower takes requests the leader carries out, a replica id
+// in use is refused, a graceful close hands the lease over at once, and the config's `ha`
+// section is checked field by field. (tests/ha/chaos.py kills and pauses real processes.)
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "platform/platform_fixture.hpp"
+
+namespace budcore::testing {
+namespace {
+
+using core::ErrorCode;
+using job::JobStatus;
+
+class PlatformHa : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    target_ = std::make_unique<PlatformTarget>(GetParam());
+    BUDCORE_SKIP_UNLESS_READY(*target_);
+    target_->config.clock = platform::ClockKind::System;
+  }
+  std::unique_ptr<platform::Platform> replica(const std::string& id) {
+    platform::PlatformConfig c = target_->config;
+    c.ha = platform::HaConfig{id, core::Duration::milliseconds(1000), core::Duration::milliseconds(250),
+                              core::Duration::milliseconds(100), true};
+    auto p = platform::Platform::open(c);
+    EXPECT_TRUE(p) << (p ? "" : p.error().describe());
+    return p ? std::move(*p) : nullptr;
+  }
+  // Polls until pred() holds or `seconds` pass.
+  template <class Pred>
+  static bool eventually(Pred pred, double seconds = 10) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int>(seconds * 1000));
+    while (std::chrono::steady_clock::now() < end) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return pred();
+  }
+  std::unique_ptr<PlatformTarget> target_;
+};
+
+TEST_P(PlatformHa, AFollowerTakesRequestsTheLeaderCarriesOut) {
+  auto r1 = replica("r1");
+  ASSERT_TRUE(r1);
+  auto r2 = replica("r2");
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r1->ha_status()->role, "leader");
+  EXPECT_EQ(r2->ha_status()->role, "follower");
+  auto status = r2->ha_status();
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->lease.epoch, 1);
+  EXPECT_EQ(status->lease.holder.rfind("r1#", 0), 0u) << status->lease.holder;
+
+  // A submit on the follower is durable at once and run by the leader.
+  auto job = r2->submit(ctx_a(), gpu_job("via-follower", 1, 1), "k1");
+  ASSERT_TRUE(job) << job.error().describe();
+  const core::Id id = job->record.job.id;
+  EXPECT_TRUE(eventually([&] { return r2->get_job(ctx_a(), id)->job.status == JobStatus::Completed; }));
+  // The same key on either replica names the same job.
+  EXPECT_EQ(r1->submit(ctx_a(), gpu_job("via-follower", 1, 1), "k1")->record.job.id, id);
+  // A cancel on the follower is a request the leader carries out.
+  auto longer = r2->submit(ctx_a(), gpu_job("long", 1, 3600));
+  ASSERT_TRUE(longer);
+  ASSERT_TRUE(eventually([&] { return r2->get_job(ctx_a(), longer->record.job.id)->job.status == JobStatus::Running; }));
+  ASSERT_TRUE(r2->cancel_job(ctx_a(), longer->record.job.id));
+  EXPECT_TRUE(eventually([&] { return r1->get_job(ctx_a(), longer->record.job.id)->job.status == JobStatus::Cancelled; }));
+  // A follower's schedule reads the live jobs from the store.
+  ASSERT_TRUE(r2->schedule(ctx_a()));
+
+  // An id a live process uses is refused.
+  platform::PlatformConfig dup = target_->config;
+  dup.ha = platform::HaConfig{"r1", core::Duration::milliseconds(1000), core::Duration::milliseconds(250),
+                              core::Duration::milliseconds(100), true};
+  auto twin = platform::Platform::open(dup);
+  ASSERT_FALSE(twin);
+  EXPECT_EQ(twin.error().code, ErrorCode::AlreadyExists);
+  EXPECT_EQ(twin.error().field, "ha.replica");
+
+  // A graceful close resigns: the follower leads within a second, at the next epoch.
+  const auto t0 = std::chrono::steady_clock::now();
+  r1.reset();
+  ASSERT_TRUE(eventually([&] { return r2->ha_status()->role == "leader"; }, 3));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  EXPECT_EQ(r2->ha_status()->epoch, 2);
+  auto after = r2->submit(ctx_a(), gpu_job("after", 1, 1));
+  ASSERT_TRUE(after);
+  EXPECT_TRUE(eventually([&] { return r2->get_job(ctx_a(), after->record.job.id)->job.status == JobStatus::Completed; }));
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, PlatformHa, ::testing::Values("sqlite_file", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+TEST(PlatformHaConfig, TheHaSectionIsCheckedFieldByField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"store: x\nclock: system\nha: {replica: r1, lease_seconds: 5, renew_seconds: 10}\n", "ha.renew_seconds"},
+      {"store: x\nclock: system\nha: {replica: 'R_1'}\n", "ha.replica"},
+      {"store: x\nclock: system\nha: {renew_seconds: 1}\n", "ha.replica"},
+      {"store: x\nha: {replica: r1}\n", "clock"},
+      {"store: x\nclock: system\nha: {replica: r1, retry_seconds: 20}\n", "ha.retry_seconds"},
+      {"store: x\nclock: system\nha: {replica: r1, leader: true}\n", "ha.leader"},
+  };
+  for (const auto& [text, field] : cases) {
+    SCOPED_TRACE(text);
+    auto c = platform::PlatformConfig::parse(text);
+    ASSERT_FALSE(c);
+    EXPECT_EQ(c.error().field, field) << c.error().describe();
+  }
+  auto ok = platform::PlatformConfig::parse("store: x\nclock: system\nha: {replica: r-1}\n");
+  ASSERT_TRUE(ok) << ok.error().describe();
+  EXPECT_EQ(ok->ha->lease, core::Duration::seconds(15));
+  EXPECT_EQ(ok->ha->renew, core::Duration::seconds(10));
+  EXPECT_EQ(ok->ha->retry, core::Duration::seconds(2));
+}
+
+}  // namespace
+}  // namespace budcore::testing
