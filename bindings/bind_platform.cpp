@@ -227,6 +227,15 @@ void bind_platform(py::module_& m) {
             return h.get()->now().to_string();
           },
           py::arg("seconds"), "Moves a virtual clock `seconds` forward (None: until idle); returns the new time.")
+      .def("ha_status", [](PyPlatform& h) {
+        auto p = h.get();
+        auto s = [&] {
+          py::gil_scoped_release release;
+          return p->ha_status();
+        }();
+        if (!s) throw PyError(s.error());
+        return to_python(platform::to_value(*s));
+      }, "This replica's view of the election: {'role', 'replica', 'epoch', 'lease', 'replicas'}.")
       .def("metrics", [](PyPlatform& h) {
         auto p = h.get();
         py::gil_scoped_release release;

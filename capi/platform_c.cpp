@@ -353,6 +353,17 @@ extern "C" int budcore_platform_metrics(budcore_buf* out, const budcore_platform
   });
 }
 
+extern "C" int budcore_platform_ha_status(budcore_buf* out, const budcore_platform* p) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last_code();
+    platform::Platform* pl = handle(p);
+    if (pl == nullptr) return last_code();
+    auto s = pl->ha_status();
+    if (!s) return capi::set_error(s.error());
+    return capi::fill_buf(out, core::to_json(platform::to_value(*s)));
+  });
+}
+
 extern "C" int budcore_platform_cluster(budcore_buf* out, const budcore_platform* p) {
   return capi::guard([&]() -> int {
     if (!empty_out(out)) return last_code();

@@ -842,6 +842,10 @@ class PlatformHandle:
         """
         The caller's job by id; NotFoundError for another tenant's.
         """
+    def ha_status(self) -> typing.Any:
+        """
+        This replica's view of the election: {'role', 'replica', 'epoch', 'lease', 'replicas'}.
+        """
     def list(self, tenant: typing.Any, principal: str, request_id: str, query: dict) -> typing.Any:
         """
         A page of the caller's jobs: {'items', 'next_cursor'}.

@@ -254,6 +254,11 @@ class Platform:
         """Prometheus text exposition of the platform's metrics."""
         return self._h.metrics()
 
+    def ha_status(self) -> dict:
+        """This replica's view of the election (docs/ha.md): {'role': 'single' | 'leader' |
+        'follower', 'replica', 'epoch', 'lease', 'replicas'}."""
+        return self._h.ha_status()
+
     def cluster(self) -> dict:
         """What the cluster holds ({'workloads', 'usage'})."""
         return self._h.cluster()

@@ -31,11 +31,6 @@ std::string_view role_name(Impl::HaRole r) {
   return r == Impl::HaRole::Leader ? "leader" : r == Impl::HaRole::Follower ? "follower" : "single";
 }
 
-std::int64_t int_of(const core::Value& doc, std::string_view key) {
-  const core::Value* v = doc.find(key);
-  return v != nullptr && v->is_int() ? v->as_int() : 0;
-}
-
 std::string text_of(const core::Value& doc, std::string_view key) {
   const core::Value* v = doc.find(key);
   return v != nullptr && v->is_string() ? v->as_string() : std::string();
@@ -247,17 +242,7 @@ core::Status Impl::apply_request(const backend::PlatformRequest& r) {
     if (!row) return {};  // ended (cancelled) before the leader saw it
     auto rec = store->get_job(r.tenant, r.object_id);
     if (!rec) return settle(rec.error());
-    LiveJob lj;
-    lj.id = r.object_id;
-    lj.tenant = r.tenant;
-    lj.version = rec->version;
-    lj.run = rec->job.retry_count + 1;
-    lj.queue_seq = int_of(row->doc, "queue_seq");
-    lj.queued_ns = int_of(row->doc, "queued_ns");
-    lj.status = rec->job.status;
-    lj.type = rec->job.job_type;
-    lj.source = rec->job.source;
-    lj.priority = rec->job.priority;
+    BUDCORE_TRY_ASSIGN(LiveJob lj, live_from_record(*row, r.tenant, *rec));
     LiveJob& placed = live.emplace(lj.id, std::move(lj)).first->second;
     hand_to_cluster(placed, rec->job);
     return {};
@@ -271,7 +256,7 @@ core::Status Impl::apply_request(const backend::PlatformRequest& r) {
   }
   if (r.kind == "preempt") {
     auto it = live.find(r.object_id);
-    if (it == live.end() || it->second.run != int_of(r.doc, "run")) return {};  // that run is over
+    if (it == live.end() || it->second.run != record_int(r.doc, "run")) return {};  // that run is over
     return settle(status_of(preempt(caller, r.object_id, text_of(r.doc, "reason"))));
   }
   if (r.kind == "start_run") return settle(start_stored_run(r.tenant, r.object_id));
@@ -295,21 +280,9 @@ core::Status Impl::refresh_view() {
       if (!id || !tenant) continue;
       auto rec = store->get_job(*tenant, *id);
       if (!rec) continue;
-      LiveJob lj;
-      lj.id = *id;
-      lj.tenant = *tenant;
-      lj.version = rec->version;
-      lj.run = rec->job.retry_count + 1;
-      lj.queue_seq = int_of(r.doc, "queue_seq");
-      lj.queued_ns = int_of(r.doc, "queued_ns");
-      lj.admitted_ns = int_of(r.doc, "admitted_ns");
-      lj.started_ns = int_of(r.doc, "started_ns");
-      lj.status = rec->job.status;
-      lj.type = rec->job.job_type;
-      lj.source = rec->job.source;
-      lj.priority = rec->job.priority;
-      if (const core::Value* pv = r.doc.find("placement"); pv != nullptr && !pv->is_null())
-        if (auto placement = placement_from(*pv)) lj.placement = std::make_unique<backend::Placement>(std::move(*placement));
+      auto built = live_from_record(r, *tenant, *rec);
+      if (!built) continue;
+      LiveJob lj = std::move(*built);
       if (job::holds_resources(lj.status)) lj.doc = std::make_shared<job::Job>(std::move(rec->job));
       live.emplace(*id, std::move(lj));
     }

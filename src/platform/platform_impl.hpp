@@ -333,6 +333,17 @@ struct BUDCORE_HIDDEN Platform::Impl {
   core::Status finish_run(LiveRun& run);
 };
 
+// A number kept in a platform record's document (0 when absent).
+inline std::int64_t record_int(const core::Value& doc, std::string_view key) {
+  const core::Value* v = doc.find(key);
+  return v != nullptr && v->is_int() ? v->as_int() : 0;
+}
+
+// The live job a job's platform record and stored document describe (recovery.cpp): what a
+// reopened platform, a new leader and a follower's view rebuild from.
+core::Result<LiveJob> live_from_record(const backend::PlatformRecord& r, const core::Id& tenant,
+                                       const backend::JobRecord& rec);
+
 // Placement <-> the JSON kept in a job's platform record.
 core::Value placement_value(const backend::Placement& p);
 core::Result<backend::Placement> placement_from(const core::Value& v);

@@ -16,11 +16,6 @@ namespace {
 
 constexpr std::size_t kAdoptBatch = 1000;
 
-std::int64_t int_of(const core::Value& doc, std::string_view key) {
-  const core::Value* v = doc.find(key);
-  return v != nullptr && v->is_int() ? v->as_int() : 0;
-}
-
 core::Error damaged(const backend::PlatformRecord& r, std::string why) {
   return Error::make(ErrorCode::Io, "platform record " + r.kind + "/" + r.key + " is damaged: " + why,
                      "platform_records[" + r.kind + "/" + r.key + "]");
@@ -28,10 +23,33 @@ core::Error damaged(const backend::PlatformRecord& r, std::string why) {
 
 }  // namespace
 
+core::Result<LiveJob> live_from_record(const backend::PlatformRecord& r, const core::Id& tenant,
+                                       const backend::JobRecord& rec) {
+  LiveJob lj;
+  BUDCORE_TRY_ASSIGN(lj.id, core::Id::parse(r.key));
+  lj.tenant = tenant;
+  lj.version = rec.version;
+  lj.run = rec.job.retry_count + 1;
+  lj.queue_seq = record_int(r.doc, "queue_seq");
+  lj.queued_ns = record_int(r.doc, "queued_ns");
+  lj.admitted_ns = record_int(r.doc, "admitted_ns");
+  lj.started_ns = record_int(r.doc, "started_ns");
+  lj.retry_at_ns = record_int(r.doc, "retry_at_ns");
+  lj.status = rec.job.status;
+  lj.type = rec.job.job_type;
+  lj.source = rec.job.source;
+  lj.priority = rec.job.priority;
+  if (const core::Value* pv = r.doc.find("placement"); pv != nullptr && !pv->is_null()) {
+    BUDCORE_TRY_ASSIGN(auto placement, placement_from(*pv));
+    lj.placement = std::make_unique<backend::Placement>(std::move(placement));
+  }
+  return lj;
+}
+
 core::Status Impl::recover() {
   if (vclock) {
     BUDCORE_TRY_ASSIGN(auto saved, store->get_platform_record("state", "clock"));
-    if (saved) vclock->set(core::Timestamp::from_unix_nanos(int_of(saved->doc, "now_ns")));
+    if (saved) vclock->set(core::Timestamp::from_unix_nanos(record_int(saved->doc, "now_ns")));
   }
   std::vector<backend::AdoptedRun> batch;
   auto flush = [&]() -> core::Status {
@@ -52,7 +70,7 @@ core::Status Impl::recover() {
       if (!tenant) return damaged(r, "tenant is not a UUID");
       auto rec = store->get_job(*tenant, *id);
       if (!rec && rec.error().code != ErrorCode::NotFound) return rec.error();
-      const std::int64_t retry_at = int_of(r.doc, "retry_at_ns");
+      const std::int64_t retry_at = record_int(r.doc, "retry_at_ns");
       if (!rec || job::is_final(rec->job.status) || (rec->job.status == JobStatus::Failed && retry_at == 0)) {
         // Written in one transaction with the job, a record outlives its job only if the store
         // was edited by hand; the job has ended, so the record goes.
@@ -60,25 +78,9 @@ core::Status Impl::recover() {
         continue;
       }
       job::Job& job = rec->job;
-      LiveJob lj;
-      lj.id = *id;
-      lj.tenant = *tenant;
-      lj.version = rec->version;
-      lj.run = job.retry_count + 1;
-      lj.queue_seq = int_of(r.doc, "queue_seq");
-      lj.queued_ns = int_of(r.doc, "queued_ns");
-      lj.admitted_ns = int_of(r.doc, "admitted_ns");
-      lj.started_ns = int_of(r.doc, "started_ns");
-      lj.retry_at_ns = retry_at;
-      lj.status = job.status;
-      lj.type = job.job_type;
-      lj.source = job.source;
-      lj.priority = job.priority;
-      if (const core::Value* pv = r.doc.find("placement"); pv != nullptr && !pv->is_null()) {
-        auto placement = placement_from(*pv);
-        if (!placement) return damaged(r, placement.error().message);
-        lj.placement = std::make_unique<backend::Placement>(std::move(*placement));
-      }
+      auto built = live_from_record(r, *tenant, *rec);
+      if (!built) return damaged(r, built.error().message);
+      LiveJob lj = std::move(*built);
       if (job.source == job::JobSource::Pipeline && rec->idempotency_key.starts_with(kInternalKeyPrefix))
         pipeline_keys[{*tenant, rec->idempotency_key}] = *id;
       if (job.status == JobStatus::Failed) {
@@ -139,7 +141,7 @@ core::Status Impl::recover_runs() {
       run->pipeline = rec->name;
       run->document = rec->definition;
       run->version = rec->version;
-      run->started_ns = int_of(r.doc, "started_ns");
+      run->started_ns = record_int(r.doc, "started_ns");
       LiveRun& ref = *run;
       runs.emplace(*id, std::move(run));
       const core::Value* saved = rec->state.is_map() && rec->state.find("run_id") ? &rec->state : nullptr;

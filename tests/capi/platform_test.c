@@ -122,6 +122,9 @@ int main(void) {
   CHECK(budcore_platform_cluster(&out, p) == BUDCORE_OK);
   CHECK(strstr(out.ptr, "\"usage\"") != NULL);
   budcore_buf_dispose(&out);
+  CHECK(budcore_platform_ha_status(&out, p) == BUDCORE_OK);
+  CHECK(strstr(out.ptr, "\"role\":\"single\"") != NULL);
+  budcore_buf_dispose(&out);
 
   /* Bad input. */
   CHECK(budcore_platform_get(&out, NULL, &caller, S(id)) == BUDCORE_EINVALID);

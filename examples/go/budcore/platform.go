@@ -257,6 +257,12 @@ func (p *Platform) Run(seconds float64) (string, error) {
 	})
 }
 
+// HaStatus returns this replica's view of the election (docs/ha.md): {"role", "replica",
+// "epoch", "lease", "replicas"}.
+func (p *Platform) HaStatus() (string, error) {
+	return p.call(nil, func(out *C.budcore_buf, _ *C.budcore_caller) C.int { return C.budcore_platform_ha_status(out, p.raw) })
+}
+
 // Metrics returns the Prometheus text exposition of the platform's metrics.
 func (p *Platform) Metrics() (string, error) {
 	return p.call(nil, func(out *C.budcore_buf, _ *C.budcore_caller) C.int { return C.budcore_platform_metrics(out, p.raw) })

@@ -74,6 +74,9 @@ func TestPlatformRunsAJob(t *testing.T) {
 	if m, err := p.Metrics(); err != nil || !strings.Contains(m, "job_state_transitions_total") {
 		t.Errorf("metrics: %v", err)
 	}
+	if s, err := p.HaStatus(); err != nil || !strings.Contains(s, `"role":"single"`) {
+		t.Errorf("ha status: %q %v", s, err)
+	}
 	if err := p.Check(); err != nil {
 		t.Error(err)
 	}

@@ -139,6 +139,12 @@ BUDCORE_API int budcore_platform_run(budcore_buf *out, budcore_platform *platfor
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_metrics(budcore_buf *out, const budcore_platform *platform);
 
+/* Writes this replica's view of the election (docs/ha.md): {"role": "single" | "leader" |
+ * "follower", "replica", "epoch", "lease": {"holder", "epoch", "expires", "now"} or null,
+ * "replicas": [{"replica", "role", "epoch", "started", "seen", "renew_us"}]}.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_ha_status(budcore_buf *out, const budcore_platform *platform);
+
 /* Writes what the cluster holds and the quota it uses ({"workloads", "usage"}).
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_cluster(budcore_buf *out, const budcore_platform *platform);

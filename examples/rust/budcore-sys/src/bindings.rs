@@ -634,6 +634,13 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    #[doc = " Writes this replica's view of the election (docs/ha.md): {\"role\": \"single\" | \"leader\" |\n \"follower\", \"replica\", \"epoch\", \"lease\": {\"holder\", \"epoch\", \"expires\", \"now\"} or null,\n \"replicas\": [{\"replica\", \"role\", \"epoch\", \"started\", \"seen\", \"renew_us\"}]}.\n Thread-safety: safe."]
+    pub fn budcore_platform_ha_status(
+        out: *mut budcore_buf,
+        platform: *const budcore_platform,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     #[doc = " Writes what the cluster holds and the quota it uses ({\"workloads\", \"usage\"}).\n Thread-safety: safe."]
     pub fn budcore_platform_cluster(
         out: *mut budcore_buf,

@@ -230,6 +230,12 @@ impl Platform {
         json_out(|out| unsafe { sys::budcore_platform_metrics(out, self.ptr()) })
     }
 
+    /// This replica's view of the election (docs/ha.md): `{"role", "replica", "epoch", "lease", "replicas"}`.
+    pub fn ha_status(&self) -> Result<String, Error> {
+        // SAFETY: a live handle.
+        json_out(|out| unsafe { sys::budcore_platform_ha_status(out, self.ptr()) })
+    }
+
     pub fn cluster(&self) -> Result<String, Error> {
         // SAFETY: a live handle.
         json_out(|out| unsafe { sys::budcore_platform_cluster(out, self.ptr()) })

@@ -46,6 +46,7 @@ fn a_job_runs_to_completion() {
     let bad = p.submit(&me, r#"{"name": "x", "job_type": "BATCH", "deployment_type": "DOCKER", "gpu_count": -1}"#, None);
     assert_eq!(bad.unwrap_err().field, "gpu_count");
     assert!(p.metrics().unwrap().contains("job_state_transitions_total"));
+    assert!(p.ha_status().unwrap().contains(r#""role":"single""#));
     p.check().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
