@@ -2,11 +2,13 @@
 // it resolved, and the HTTP client decorator that expands references at the wire.
 #include "budcore/backend/secret_provider.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace budcore::backend {
 
@@ -64,34 +66,63 @@ class EnvProvider final : public SecretProvider {
   std::string prefix_;
 };
 
+// Opens each path component relative to the one before with O_NOFOLLOW (std::filesystem has no
+// such call): a symbolic link anywhere below the configured directory, a hard link to another
+// namespace's file (a second name for the same inode) or anything but a regular file is no
+// secret of this namespace. Messages name no path: a caller learns nothing of the host's files.
 class FileProvider final : public SecretProvider {
  public:
   explicit FileProvider(std::string dir) : dir_(std::move(dir)) {}
   std::string_view name() const noexcept override { return "file"; }
   core::Result<std::string> resolve(const core::Id& tenant, std::string_view name) override {
-    namespace fs = std::filesystem;
-    // The name's characters cannot leave the directory ('/' is not one of them; "." and ".."
-    // are refused). Messages name no path: a caller learns nothing of the host's files.
-    if (name == "." || name == "..") return Error::make(ErrorCode::NotFound, "no such secret");
-    const fs::path root = tenant.is_nil() ? fs::path(dir_) : fs::path(dir_) / tenant.to_string();
-    std::error_code ec;
-    // Where the path resolves, not how it is spelled: a link out of the namespace's directory
-    // (to another tenant's file, say) is no secret of this namespace.
-    const fs::path p = fs::weakly_canonical(root / std::string(name), ec);
-    const fs::path home = fs::weakly_canonical(root, ec);
-    if (ec || p.parent_path() != home || !fs::is_regular_file(p, ec))
-      return Error::make(ErrorCode::NotFound, "no such secret");
-    if (fs::file_size(p, ec) > kMaxFileBytes) return Error::make(ErrorCode::Invalid, "the secret's file is over 64 KiB");
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (!in && !in.eof()) return Error::make(ErrorCode::Io, "the secret's file cannot be read");
-    std::string v = ss.str();
-    if (!v.empty() && v.back() == '\n') v.pop_back();
-    return v;
+    if (name == "." || name == "..") return not_found();
+    const Fd root(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (root.fd < 0) return not_found();
+    Fd ns_dir;
+    int home = root.fd;
+    if (!tenant.is_nil()) {
+      ns_dir.fd = ::openat(root.fd, tenant.to_string().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (ns_dir.fd < 0) return not_found();
+      home = ns_dir.fd;
+    }
+    const Fd file(::openat(home, std::string(name).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (file.fd < 0) return not_found();
+    struct stat st {};
+    if (::fstat(file.fd, &st) != 0 || !S_ISREG(st.st_mode)) return not_found();
+    if (st.st_nlink != 1)
+      return Error::make(ErrorCode::Invalid, "the secret's file has other names (hard links): refused, it may be another namespace's");
+    if (static_cast<std::uintmax_t>(st.st_size) > kMaxFileBytes) return Error::make(ErrorCode::Invalid, "the secret's file is over 64 KiB");
+    return read_all(file.fd);
   }
 
  private:
+  struct Fd {
+    int fd = -1;
+    Fd() = default;
+    explicit Fd(int f) : fd(f) {}
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
+  static Error not_found() { return Error::make(ErrorCode::NotFound, "no such secret"); }
+  static core::Result<std::string> read_all(int fd) {
+    std::string v;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n == 0) break;
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Error::make(ErrorCode::Io, "the secret's file cannot be read");
+      }
+      v.append(buf, static_cast<std::size_t>(n));
+      if (v.size() > kMaxFileBytes) return Error::make(ErrorCode::Invalid, "the secret's file is over 64 KiB");
+    }
+    if (!v.empty() && v.back() == '\n') v.pop_back();
+    return v;
+  }
   std::string dir_;
 };
 

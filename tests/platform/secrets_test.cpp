@@ -4,6 +4,7 @@
 // the bytes of the SQLite database and its WAL — even when the server echoes it back.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -79,6 +80,38 @@ TEST(SecretResolverTest, ProvidersInOrderInTheTenantsNamespaceAndRedactionPerTen
   EXPECT_EQ(bad.error().field, "spec.env.B");
   ::unsetenv(var.c_str());
   ::unsetenv("BUDCORE_TEST_SECRET_ONLY_ENV");
+}
+
+// Another tenant's file reached by any second name is not a secret of this namespace: a symbolic
+// link to it, a hard link to it, a namespace directory that is itself a link to the other's, or
+// a FIFO (which must not block the resolver either).
+TEST(SecretResolverTest, NoSecondNameReachesAnotherNamespacesFile) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  const fs::path a = dir.path / tenant_a().to_string();
+  const fs::path b = dir.path / tenant_b().to_string();
+  fs::create_directories(a);
+  fs::create_directories(b);
+  std::ofstream(a / "token") << "tenant-a-only-token\n";
+  fs::create_symlink(a / "token", b / "soft");
+  fs::create_hard_link(a / "token", b / "hard");
+  ASSERT_EQ(::mkfifo((b / "fifo").c_str(), 0600), 0);
+  backend::SecretResolver r({backend::file_secret_provider(dir.path.string())}, {});
+  EXPECT_EQ(r.expand(tenant_b(), "secret://soft").error().code, ErrorCode::NotFound);
+  auto hard = r.expand(tenant_b(), "secret://hard");
+  ASSERT_FALSE(hard);
+  EXPECT_EQ(hard.error().code, ErrorCode::Invalid);
+  EXPECT_NE(hard.error().message.find("hard link"), std::string::npos) << hard.error().message;
+  // The hard link makes A's own file refuse too, until the second name is gone: a value with two
+  // names cannot be told to be A's alone.
+  EXPECT_FALSE(r.expand(tenant_a(), "secret://token"));
+  fs::remove(b / "hard");
+  EXPECT_EQ(r.expand(tenant_a(), "secret://token").value(), "tenant-a-only-token");
+  EXPECT_EQ(r.expand(tenant_b(), "secret://fifo").error().code, ErrorCode::NotFound);
+  fs::remove_all(b);
+  fs::create_directory_symlink(a, b);
+  EXPECT_EQ(r.expand(tenant_b(), "secret://token").error().code, ErrorCode::NotFound);
+  EXPECT_EQ(r.expand(tenant_a(), "secret://token").value(), "tenant-a-only-token");
 }
 
 TEST(PlatformSecrets, APlantedSecretIsUsedAtTheWireAndFoundNowhereElse) {
