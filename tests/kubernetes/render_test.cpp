@@ -182,6 +182,55 @@ TEST(RenderTest, BadSpecsNameTheField) {
   EXPECT_EQ(render_job(j).error().field, "id");
 }
 
+// GPU nodes are the platform's to steer to: a job without GPUs tells the NVIDIA runtime so
+// (NVIDIA_VISIBLE_DEVICES=void in env, which wins over a Secret's envFrom), may not select GPU
+// nodes by NVIDIA's labels nor tolerate their taints, and no job may tolerate every taint or a
+// flavor's taints.
+TEST(RenderTest, OnlyTheGpuRequestReachesGpus) {
+  auto cpu_job = [] {
+    auto j = base_job();
+    j.gpu_count = 0;
+    j.gpu_type.reset();
+    j.spec.mutable_map().erase("tolerations");
+    return j;
+  };
+  auto r = render_job(cpu_job(), options());
+  ASSERT_TRUE(r) << r.error().describe();
+  const Value& c = r->objects[0].find_path("spec.template.spec")->find("containers")->as_list()[0];
+  const std::string env = core::to_json(*c.find("env"));
+  EXPECT_NE(env.find(R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"void"})"), std::string::npos) << env;
+  auto gpu = render_job(base_job(), options());
+  ASSERT_TRUE(gpu);
+  EXPECT_EQ(core::to_json(gpu->objects[0]).find("NVIDIA_VISIBLE_DEVICES"), std::string::npos);
+
+  RenderOptions tainted = options();
+  tainted.flavors.push_back(quota::ResourceFlavor{"h100-reserved", {{"gpu.type", "h100"}}, {{"dedicated", "team-x", "NoSchedule"}}});
+  struct Case {
+    const char* why;
+    Value tolerations;
+    std::string field;
+  } cases[] = {
+      {"every taint", Value(core::List{Value(core::Map{{"operator", "Exists"}})}), "spec.tolerations[0]"},
+      {"GPU taint, no GPU", Value(core::List{Value(core::Map{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}})}),
+       "spec.tolerations[0].key"},
+      {"a flavor's taint", Value(core::List{Value(core::Map{{"key", "zone"}}), Value(core::Map{{"key", "dedicated"}, {"value", "team-x"}})}),
+       "spec.tolerations[1].key"},
+  };
+  for (const auto& k : cases) {
+    auto j = cpu_job();
+    j.spec.mutable_map().set("tolerations", k.tolerations);
+    auto bad = render_job(j, tainted);
+    ASSERT_FALSE(bad) << k.why;
+    EXPECT_EQ(bad.error().code, ErrorCode::Security) << k.why;
+    EXPECT_EQ(bad.error().field, k.field) << bad.error().describe();
+  }
+  auto j = cpu_job();
+  j.spec.mutable_map().set("node_selector", Value(core::Map{{"nvidia.com/gpu.present", "true"}}));
+  auto sel = render_job(j, options());
+  ASSERT_FALSE(sel);
+  EXPECT_EQ(sel.error().field, "spec.node_selector.nvidia.com/gpu.present");
+}
+
 TEST(RenderTest, DriftNamesTheEditedField) {
   auto r = render_job(base_job(), options());
   ASSERT_TRUE(r);

@@ -77,6 +77,28 @@ struct Container {
   List pull_secrets;
 };
 
+// NVIDIA's node labels and taints (nvidia.com/gpu, nvidia.com/gpu.present, ...) mark GPU nodes:
+// where a job lands among them is the platform's to choose, from gpu_count and gpu_type.
+bool gpu_node_key(std::string_view key) { return key.starts_with("nvidia.com/"); }
+
+// A job's toleration may not open nodes the platform keeps apart: every taint at once (Exists
+// without a key), GPU nodes' taints for a job without GPUs, or a flavor's taints (nodes
+// dedicated to one GPU model or to some tenants).
+core::Status check_toleration(const job::Job& job, const std::string& key, const std::string& op, const std::string& at,
+                              const RenderOptions& o) {
+  if (key.empty() && op == "Exists")
+    return Error{core::ErrorCode::Security, "a toleration with operator Exists and no key tolerates every taint, the platform's too",
+                 at, "{operator: Exists}"};
+  if (gpu_node_key(key) && job.gpu_count == 0)
+    return Error{core::ErrorCode::Security, "tolerates a GPU node taint but requests no GPU: jobs reach GPU nodes by gpu_count",
+                 at + ".key", key};
+  for (const auto& f : o.flavors)
+    for (const auto& t : f.node_taints)
+      if (t.key == key)
+        return Error{core::ErrorCode::Security, "tolerates flavor " + f.name + "'s taint: the platform places jobs on flavors", at + ".key", key};
+  return {};
+}
+
 core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
   if (job.deployment_type == job::DeploymentType::Helm)
     return Error::make(core::ErrorCode::Unsupported,
@@ -150,6 +172,10 @@ core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
       env.emplace_back(Map{{"name", k}, {"valueFrom", Map{{"secretKeyRef", Map{{"name", **secret}, {"key", **key}}}}}});
     }
   }
+  // A container without GPUs says so to the NVIDIA runtime: a Secret named in env_from_secrets
+  // (whose keys budcore cannot see) could otherwise carry NVIDIA_VISIBLE_DEVICES=all, and env
+  // takes precedence over envFrom.
+  if (job.gpu_count == 0) env.emplace_back(Map{{"name", "NVIDIA_VISIBLE_DEVICES"}, {"value", "void"}});
   if (!env.empty()) c.set("env", std::move(env));
   if (const Value* v = spec.find("env_from_secrets"); v && !v->is_null()) {
     List names;
@@ -200,6 +226,10 @@ core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
   }
   if (const Value* v = spec.find("node_selector"); v && !v->is_null()) {
     BUDCORE_TRY_ASSIGN(out.node_selector, string_map(*v, "spec.node_selector", true));
+    for (const auto& [k, val] : out.node_selector)
+      if (gpu_node_key(k))
+        return Error::invalid("spec.node_selector." + k, job::detail::value_text(val),
+                              "is a GPU node label: jobs reach GPU nodes by gpu_count and gpu_type");
   }
   if (const Value* v = spec.find("tolerations"); v && !v->is_null()) {
     if (!v->is_list()) return Error::invalid("spec.tolerations", {}, "expected a list of tolerations");
@@ -216,6 +246,9 @@ core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
       if (!eff) return std::move(under(core::Status(eff.error()), p).error());
       if (*eff && !(*eff)->empty() && **eff != "NoSchedule" && **eff != "PreferNoSchedule" && **eff != "NoExecute")
         return Error::invalid(p + ".effect", **eff, "expected NoSchedule, PreferNoSchedule or NoExecute");
+      auto key = tr.string("key");
+      if (!key) return std::move(under(core::Status(key.error()), p).error());
+      BUDCORE_TRY(check_toleration(job, key->value_or(""), op->value_or("Equal"), p, o));
       out.tolerations.push_back(t);
     }
   }
