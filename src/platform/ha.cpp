@@ -188,17 +188,18 @@ core::Result<backend::JobRecord> Impl::request(const CallContext& caller, std::s
 }
 
 core::Status Impl::check_open_jobs(backend::Store& tx, const CallContext& caller, std::size_t n) {
-  if (ha_role == HaRole::Single) return {};  // the one process counts its live jobs
   const TenantPolicy* p = config.security.policy_for(caller.tenant);
   if (p == nullptr || p->max_queued_jobs <= 0) return {};
-  // Serializes the tenant's submits across replicas, then counts what is open now.
+  // Serializes the tenant's submits across every handle and process on the store (replicas or
+  // not), then counts what is open now.
   BUDCORE_TRY(tx.lock_limit(caller.tenant, "queue"));
   BUDCORE_TRY_ASSIGN(std::int64_t open, tx.count_open_jobs(caller.tenant));
   if (open + static_cast<std::int64_t>(n) <= p->max_queued_jobs) return {};
   Error e = Error::make(ErrorCode::RateLimited,
                         "tenant " + caller.tenant.to_string() + " has " + std::to_string(open) +
-                            " jobs that have not ended; " + std::to_string(n) + " more would pass its max_queued_jobs = " +
-                            std::to_string(p->max_queued_jobs),
+                            " jobs that have not ended; " + std::to_string(n) + " more would pass security.tenants." +
+                            (config.security.tenants.count(caller.tenant) ? caller.tenant.to_string() : std::string("*")) +
+                            ".max_queued_jobs = " + std::to_string(p->max_queued_jobs),
                         "jobs");
   e.retry_after_ms = 1000;
   return e;

@@ -104,22 +104,8 @@ core::Result<Platform::Impl::SubmitTicket> Platform::Impl::check_submit_limits(c
   const TenantPolicy* p = config.security.policy_for(caller.tenant);
   if (p == nullptr || n == 0) return t;
   t.path = "security.tenants." + (config.security.tenants.count(caller.tenant) ? caller.tenant.to_string() : std::string("*"));
-  if (p->max_queued_jobs > 0) {
-    // Replicas count in the store (every replica's submits are there); one process counts
-    // what it drives.
-    std::int64_t open_jobs = 0;
-    if (ha_role != HaRole::Single) {
-      BUDCORE_TRY_ASSIGN(open_jobs, store->count_open_jobs(caller.tenant));
-    } else {
-      open_jobs = static_cast<std::int64_t>(
-          std::count_if(live.begin(), live.end(), [&](const auto& kv) { return kv.second.tenant == caller.tenant; }));
-    }
-    if (open_jobs + static_cast<std::int64_t>(n) > p->max_queued_jobs)
-      return rate_limited("tenant " + caller.tenant.to_string() + " has " + std::to_string(open_jobs) +
-                              " jobs that have not ended; " + std::to_string(n) + " more would pass " + t.path +
-                              ".max_queued_jobs = " + std::to_string(p->max_queued_jobs),
-                          1000);  // a hint: the queue drains as jobs end
-  }
+  // max_queued_jobs is decided in the submit's own transaction (check_open_jobs), where every
+  // process's jobs are counted under the tenant's lock.
   if (p->submits_per_second <= 0) return t;
   t.limited = true;
   t.limit = {p->submits_per_second, p->submit_burst};

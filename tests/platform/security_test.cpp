@@ -313,6 +313,16 @@ TEST_P(PlatformSecurity, SubmitsAreRateLimitedWithARetryAfter) {
   EXPECT_NE(deep.error().message.find("max_queued_jobs = 5"), std::string::npos) << deep.error().message;
   EXPECT_GT(deep.error().retry_after_ms, 0);
   EXPECT_EQ(p->list_jobs(ctx_a(), {})->items.size(), 5u);
+  // The cap counts the store, not one handle's memory: a second handle on the same store (or
+  // another process) cannot add a sixth.
+  auto second = open();
+  ASSERT_TRUE(second);
+  ASSERT_TRUE(second->run_until(second->now() + core::Duration::seconds(2)));
+  auto elsewhere = second->submit(ctx_a(), gpu_job("j6", 0));
+  ASSERT_FALSE(elsewhere);
+  EXPECT_EQ(elsewhere.error().code, ErrorCode::RateLimited);
+  EXPECT_NE(elsewhere.error().message.find("security.tenants.*.max_queued_jobs = 5"), std::string::npos)
+      << elsewhere.error().message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, PlatformSecurity, ::testing::Values("sqlite_file", "postgres"),
