@@ -24,12 +24,30 @@ core::Status string_list(const Section& s, std::string_view key, std::vector<std
   return {};
 }
 
+// An allow-list given empty, or a limit given as 0, would read as "no rule" where the writer
+// most likely meant "nothing" or "stop": refused, so that no rule is only ever an omitted key.
+core::Status no_empty_allow_list(const Section& s, std::string_view key, std::string_view instead) {
+  const Value* v = s.get(key);
+  if (v == nullptr || !v->is_list() || !v->as_list().empty()) return {};
+  return Error::invalid(s.path(key), "[]", "an empty list would allow anything; omit the key to allow any, " + std::string(instead));
+}
+
+core::Status no_zero_limit(const Section& s, std::string_view key) {
+  const Value* v = s.get(key);
+  if (v == nullptr || !v->is_number() || v->as_float() != 0) return {};
+  return Error::invalid(s.path(key), core::to_json(*v), "0 would read as no limit; omit the key for no limit");
+}
+
 core::Result<TenantPolicy> read_policy(const Value& v, const std::string& path) {
   if (v.is_null()) return Error::invalid(path, "null", "a tenant's policy is a map of rules (an empty one is {})");
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, path));
   BUDCORE_TRY(s.no_nulls());
   BUDCORE_TRY(s.known({"allowed_registries", "denied_registries", "max_gpus_per_job", "gpu_types", "priorities",
                        "submits_per_second", "submit_burst", "max_queued_jobs"}));
+  BUDCORE_TRY(no_empty_allow_list(s, "allowed_registries", "or list the registries allowed"));
+  BUDCORE_TRY(no_empty_allow_list(s, "gpu_types", "or set max_gpus_per_job: 0 to allow no GPUs"));
+  BUDCORE_TRY(no_empty_allow_list(s, "priorities", "or list the priorities allowed"));
+  for (std::string_view key : {"submits_per_second", "submit_burst", "max_queued_jobs"}) BUDCORE_TRY(no_zero_limit(s, key));
   TenantPolicy p;
   BUDCORE_TRY(string_list(s, "allowed_registries", p.allowed_registries));
   BUDCORE_TRY(string_list(s, "denied_registries", p.denied_registries));
@@ -55,7 +73,7 @@ core::Result<TenantPolicy> read_policy(const Value& v, const std::string& path) 
   BUDCORE_TRY(s.number("submits_per_second", p.submits_per_second, 0, 1e9));
   if (p.submits_per_second > 0 && p.submits_per_second < 1e-3)
     return Error::invalid(s.path("submits_per_second"), core::format_json_float(p.submits_per_second),
-                          "must be 0 (no limit) or at least 0.001");
+                          "must be at least 0.001 (omit it for no limit)");
   BUDCORE_TRY(s.integer("submit_burst", p.submit_burst, 0, SubmitRateLimiter::kMaxBurst));
   BUDCORE_TRY(s.integer("max_queued_jobs", p.max_queued_jobs, 0, 1'000'000'000));
   if (p.submit_burst > 0 && p.submits_per_second == 0)

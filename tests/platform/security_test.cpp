@@ -356,7 +356,14 @@ security:
            {"security: {tenants: {'*': {priorities: [urgent]}}}", "security.tenants.*.priorities[0]"},
            {"security: {tenants: {'*': {submit_burst: 5}}}", "security.tenants.*.submit_burst"},
            {"security: {tenants: {'*': {submits_per_second: 0.0000001}}}", "security.tenants.*.submits_per_second"},
-           {"security: {tenants: {'*': {max_gpus_per_job: -1}}}", "security.tenants.*.max_gpus_per_job"}}) {
+           {"security: {tenants: {'*': {max_gpus_per_job: -1}}}", "security.tenants.*.max_gpus_per_job"},
+           // "Nothing" is never spelled as an empty list or a zero: those would read as no rule.
+           {"security: {tenants: {'*': {allowed_registries: []}}}", "security.tenants.*.allowed_registries"},
+           {"security: {tenants: {'*': {gpu_types: []}}}", "security.tenants.*.gpu_types"},
+           {"security: {tenants: {'*': {priorities: []}}}", "security.tenants.*.priorities"},
+           {"security: {tenants: {'*': {submits_per_second: 0}}}", "security.tenants.*.submits_per_second"},
+           {"security: {tenants: {'*': {submits_per_second: 1, submit_burst: 0}}}", "security.tenants.*.submit_burst"},
+           {"security: {tenants: {'*': {max_queued_jobs: 0}}}", "security.tenants.*.max_queued_jobs"}}) {
     auto r = platform::PlatformConfig::parse("store: 'sqlite::memory:'\n" + yaml);
     ASSERT_FALSE(r) << yaml;
     EXPECT_EQ(r.error().field, field) << yaml << " -> " << r.error().describe();
