@@ -276,13 +276,12 @@ def _registry_for(template: TemplateArg, components: ComponentsArg,
         raise TypeError("give either registry= or components=, not both")
     if isinstance(template, Mapping):
         return reg, reg.add_template(dict(template))
-    text = os.fspath(template)
-    if text in reg.template_ids():
-        return reg, text
-    if os.path.isfile(text):
-        with open(text, encoding="utf-8") as f:
-            return reg, reg.add_template(f.read())
-    return reg, text  # not found: render raises NotFoundError naming it
+    if isinstance(template, str):
+        # A string is always an id, as in deploy(): a service may pass one a tenant chose, and
+        # must never have it read (and echo) a file of the service's machine.
+        return reg, template  # not found: render raises NotFoundError naming it
+    with open(os.fspath(template), encoding="utf-8") as f:
+        return reg, reg.add_template(f.read())
 
 
 def list(templates: Optional[PathLike] = None, *, registry: Optional[UsecaseRegistry] = None) -> TemplateList:
@@ -294,7 +293,8 @@ def list(templates: Optional[PathLike] = None, *, registry: Optional[UsecaseRegi
 
 
 def show(template: TemplateArg, *, registry: Optional[UsecaseRegistry] = None) -> UsecaseTemplate:
-    """A template by id (shipped or in `registry`), by file, or from a dict."""
+    """A template by id (a str: shipped or in `registry`), from a file (a path object such as
+    pathlib.Path; a str is never read as a file) or from a dict."""
     reg, tid = _registry_for(template, None, registry)
     return UsecaseTemplate._from(reg.show(tid))
 

@@ -94,8 +94,15 @@ def test_own_templates_and_components():
     assert info.value.errors[0]["code"] == "unknown_component"
     reg = usecases.registry(components=SHIPPED / "components", templates=SHIPPED / "templates", builtin=False)
     assert len(usecases.list(registry=reg)) == 5
-    assert usecases.render(str(SHIPPED / "templates" / "chatbot" / "simple-chatbot-v1.yaml"), model_id="m",
+    path = SHIPPED / "templates" / "chatbot" / "simple-chatbot-v1.yaml"
+    assert usecases.render(path, model_id="m",
                            registry=reg).component("chat-ui").env["API_ENDPOINT"] == "{{ steps.llm.outputs.url }}/v1"
+    # A str is an id, never a file to read: a tenant-chosen string cannot make the service
+    # read (and echo) a file of its machine.
+    for fn in (usecases.show, usecases.render, usecases.plan_deployment):
+        with pytest.raises(budcore.NotFoundError) as by_str:
+            fn(str(path))
+        assert "chat-ui" not in str(by_str.value) and "API_ENDPOINT" not in str(by_str.value)
     with pytest.raises(budcore.ValidationError) as bad:
         reg.add_components({"id": "x", "name": "X", "description": "", "category": "service", "version": "1",
                             "deployment_type": "docker", "image": "x", "outputz": []})
