@@ -228,9 +228,18 @@ core::Status Impl::apply_requests() {
 core::Status Impl::apply_request(const backend::PlatformRequest& r) {
   const CallContext caller = CallContext::for_tenant(r.tenant, text_of(r.doc, "principal"), text_of(r.doc, "request_id"));
   auto settle = [&](core::Status st) -> core::Status {
-    // A refusal now (the job ended meanwhile, a role revoked) is the request's outcome, not
-    // the leader's failure; only a deposition or a store failure stops the leader.
-    if (st || (st.error().code != ErrorCode::NotLeader && st.error().code != ErrorCode::Io)) return {};
+    if (st) return {};
+    // A refusal now (the job ended meanwhile, a role revoked, a retry over the queue cap) is
+    // the request's outcome, not the leader's failure: the caller was already answered, so the
+    // audit log is where it is told. Only a deposition or a store failure stops the leader.
+    if (st.error().code != ErrorCode::NotLeader && st.error().code != ErrorCode::Io) {
+      const bool run = r.kind == "start_run" || r.kind == "cancel_run";
+      const std::string type = run ? "pipeline_runs" : "jobs";
+      const std::string verb = r.kind == "cancel_run" ? "cancel" : r.kind == "start_run" ? "run" : r.kind == "priority" ? "update" : r.kind;
+      audit_denial(caller, type + "." + verb, type, r.object_id.to_string(),
+                   "refused when the leader carried out the request: " + st.error().message);
+      return {};
+    }
     return fail_if_deposed(st.error());
   };
   auto status_of = [](const auto& res) -> core::Status {

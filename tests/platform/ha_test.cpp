@@ -68,6 +68,24 @@ TEST_P(PlatformHa, AFollowerTakesRequestsTheLeaderCarriesOut) {
   ASSERT_TRUE(eventually([&] { return r2->get_job(ctx_a(), longer->record.job.id)->job.status == JobStatus::Running; }));
   ASSERT_TRUE(r2->cancel_job(ctx_a(), longer->record.job.id));
   EXPECT_TRUE(eventually([&] { return r1->get_job(ctx_a(), longer->record.job.id)->job.status == JobStatus::Cancelled; }));
+  // A request the leader refuses when it carries it out (here a priority change queued behind
+  // the cancel that ends the job) is in the audit log, since its caller was already answered.
+  auto doomed = r2->submit(ctx_a(), gpu_job("doomed", 1, 3600));
+  ASSERT_TRUE(doomed);
+  const core::Id doomed_id = doomed->record.job.id;
+  ASSERT_TRUE(eventually([&] { return r2->get_job(ctx_a(), doomed_id)->job.status == JobStatus::Running; }));
+  ASSERT_TRUE(r2->cancel_job(ctx_a(), doomed_id));
+  ASSERT_TRUE(r2->set_priority(ctx_a(), doomed_id, job::JobPriority::High));
+  backend::AuditQuery q;
+  q.object_id = doomed_id.to_string();
+  EXPECT_TRUE(eventually([&] {
+    auto page = r1->list_audit(ctx_a(), q, {});
+    if (!page) return false;
+    for (const auto& e : page->items)
+      if (e.action == "jobs.update" && e.detail.find("outcome") && e.detail.find("outcome")->as_string() == "denied")
+        return e.detail.find("reason")->as_string().find("refused when the leader carried out the request") != std::string::npos;
+    return false;
+  }));
   // A follower's schedule reads the live jobs from the store.
   ASSERT_TRUE(r2->schedule(ctx_a()));
 
