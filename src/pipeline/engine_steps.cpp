@@ -221,6 +221,9 @@ bool Engine::Impl::act(int n, const Value& resolved) {
     case StepType::Loop: {
       if (!r.items.is_list()) return error_for_good(n, "items: must resolve to a list");
       std::size_t count = r.items.as_list().size();
+      if (options.max_loop_items > 0 && count > options.max_loop_items)
+        return error_for_good(n, "items: " + std::to_string(count) + " items, over the limit of " +
+                                     std::to_string(options.max_loop_items) + " iterations per LOOP");
       auto& members = nodes[static_cast<std::size_t>(n)].members;
       while (members.size() < count) {
         int it = add_iteration(n, static_cast<int>(members.size()));

@@ -119,7 +119,10 @@ core::Status read_retry(const Value& v, job::RetryPolicy& r) {
 
 core::Status read_pipelines(const Value& v, PlatformConfig& c) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "pipelines"));
-  BUDCORE_TRY(s.known({"http", "notifier"}));
+  BUDCORE_TRY(s.known({"http", "notifier", "max_loop_items"}));
+  std::int64_t loop_items = static_cast<std::int64_t>(c.max_loop_items);
+  BUDCORE_TRY(s.integer("max_loop_items", loop_items, 1, 100'000));
+  c.max_loop_items = static_cast<std::size_t>(loop_items);
   std::string http = "sim", notifier = "sim";
   BUDCORE_TRY(s.string("http", http));
   BUDCORE_TRY(s.string("notifier", notifier));

@@ -272,6 +272,7 @@ core::Status Impl::start_engine(LiveRun& run, const core::Value* saved_state) {
   opts.run_id = run.id.to_string();
   opts.tenant = run.tenant.to_string();
   opts.principal = run.principal;
+  opts.max_loop_items = config.max_loop_items;
   auto engine = saved_state ? pipeline::Engine::restore(run.document, deps, *saved_state, opts)
                             : pipeline::Engine::create(run.document, deps, opts);
   if (!engine) return engine.error();

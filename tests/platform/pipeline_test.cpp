@@ -130,6 +130,31 @@ TEST(PlatformPipelineTest, ARunResumesAfterTheProcessReopensTheStore) {
   EXPECT_EQ(p->list_jobs(ctx_a(), f)->items.size(), 2u);
 }
 
+// Every LOOP iteration is a step of the run's stored state: a LOOP over more items than
+// pipelines.max_loop_items fails its step, naming the limit, instead of growing without end.
+TEST(PlatformPipelineTest, ALoopOverMoreItemsThanTheLimitFails) {
+  PlatformTarget t;
+  t.config.max_loop_items = 20;
+  auto p = t.open();
+  auto loop = [](int n) {
+    return core::parse_json(R"({"pipeline": {"id": "wide", "name": "wide"}, "steps": [{"id": "l", "step_type": "LOOP",
+        "config": {"items": "{{ range()" + std::to_string(n) + R"() | list }}",
+                   "body": {"step_type": "TRANSFORM", "config": {"outputs": {"v": "{{ item }}"}}}}}]})").value();
+  };
+  auto ok = p->run_pipeline(ctx_a(), loop(20));
+  auto over = p->run_pipeline(ctx_a(), loop(21));
+  ASSERT_TRUE(ok) << ok.error().describe();
+  ASSERT_TRUE(over) << over.error().describe();
+  ASSERT_TRUE(p->run_until_idle());
+  EXPECT_EQ(p->get_pipeline_run(ctx_a(), ok->id)->status, pipeline::PipelineStatus::Completed);
+  auto failed = p->get_pipeline_run(ctx_a(), over->id);
+  EXPECT_EQ(failed->status, pipeline::PipelineStatus::Failed);
+  const core::Value* l = step_state(*failed, "l");
+  ASSERT_NE(l, nullptr);
+  EXPECT_NE(core::to_json(*l).find("21 items, over the limit of 20"), std::string::npos) << core::to_json(*l);
+  EXPECT_FALSE(platform::PlatformConfig::parse("store: 'sqlite::memory:'\npipelines: {max_loop_items: 0}"));
+}
+
 TEST(PlatformPipelineTest, AnInvalidPipelineIsRefusedAndNothingIsStored) {
   PlatformTarget t;
   auto p = t.open();

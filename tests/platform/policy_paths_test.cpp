@@ -263,7 +263,9 @@ TEST_P(PolicyPaths, PipelineStepsWaitForTheLimitsInsteadOfPassingThem) {
   for (int t = 0; t < 200; ++t) {
     ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(5)));
     std::size_t live = 0;
-    for (const auto& j : p->list_jobs(ctx_a(), {})->items) live += job::is_final(j.status) ? 0 : 1;
+    auto page = p->list_jobs(ctx_a(), {});  // kept: a range-for over a temporary's member dangles
+    ASSERT_TRUE(page);
+    for (const auto& j : page->items) live += job::is_final(j.status) ? 0 : 1;
     most = std::max(most, live);
     if (p->get_pipeline_run(ctx_a(), run->id)->status != pipeline::PipelineStatus::Running) break;
   }

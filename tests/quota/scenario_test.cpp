@@ -22,9 +22,11 @@ Json base() {
     "cohorts": [], "cluster_queues": [], "local_queues": [], "workloads": []})");
 }
 
-Json cq(const std::string& name, const char* cohort, Json flavors, Json extra = Json::object()) {
+// The flavors come as a vector: a one-element braced list converted to Json is an array under
+// GCC and a copy of the element under Clang (nlohmann/json's documented pitfall).
+Json cq(const std::string& name, const char* cohort, const std::vector<Json>& flavors, Json extra = Json::object()) {
   Json q = {{"name", name}, {"cohort", cohort ? Json(cohort) : Json(nullptr)},
-            {"resource_groups", Json::array({{{"covered_resources", {"cpu"}}, {"flavors", flavors}}})}};
+            {"resource_groups", Json::array({{{"covered_resources", Json::array({"cpu"})}, {"flavors", Json(flavors)}}})}};
   for (auto& [k, v] : extra.items()) q[k] = v;
   return q;
 }
