@@ -393,6 +393,7 @@ int Engine::Impl::add_iteration(int loop, int i) {
   auto extras = detail::parse_extras(body, l.id + ".body", d.type);
   if (extras) d.extras = std::move(*extras);
   d.kind = NodeKind::Iteration;
+  ++iterations;
   d.parent = loop;
   d.index = i;
   int n = static_cast<int>(nodes.size());

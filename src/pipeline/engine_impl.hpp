@@ -93,6 +93,7 @@ struct BUDCORE_HIDDEN Engine::Impl {
   // (a 16k-item LOOP was quadratic). Dropped whenever an iteration leaves a terminal state.
   std::unordered_map<int, std::size_t> loop_scan;
   std::int64_t open_main = 0;
+  std::size_t iterations = 0;  // LOOP iterations of every LOOP of the run (EngineOptions::max_loop_items)
   bool halted = false;
   bool settle_restored = false;  // restore(): redo what the crashed engine did after its last save
   bool stopping = false;

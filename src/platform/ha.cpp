@@ -2,6 +2,7 @@
 // store's lease and drives everything (admission, retries, pipelines, metering); every write
 // it makes is fenced by the lease's epoch, so a deposed leader can change nothing. Followers
 // serve reads and take mutations as requests, which the leader carries out in order.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -227,16 +228,16 @@ core::Status Impl::apply_requests() {
 
 core::Status Impl::apply_request(const backend::PlatformRequest& r) {
   const CallContext caller = CallContext::for_tenant(r.tenant, text_of(r.doc, "principal"), text_of(r.doc, "request_id"));
+  const bool on_run = r.kind == "start_run" || r.kind == "cancel_run";
+  const std::string_view verb = r.kind == "cancel_run" ? "cancel" : r.kind == "start_run" ? "run" : r.kind == "priority" ? "update" : std::string_view(r.kind);
   auto settle = [&](core::Status st) -> core::Status {
     if (st) return {};
     // A refusal now (the job ended meanwhile, a role revoked, a retry over the queue cap) is
     // the request's outcome, not the leader's failure: the caller was already answered, so the
     // audit log is where it is told. Only a deposition or a store failure stops the leader.
     if (st.error().code != ErrorCode::NotLeader && st.error().code != ErrorCode::Io) {
-      const bool run = r.kind == "start_run" || r.kind == "cancel_run";
-      const std::string type = run ? "pipeline_runs" : "jobs";
-      const std::string verb = r.kind == "cancel_run" ? "cancel" : r.kind == "start_run" ? "run" : r.kind == "priority" ? "update" : r.kind;
-      audit_denial(caller, type + "." + verb, type, r.object_id.to_string(),
+      const std::string type = on_run ? "pipeline_runs" : "jobs";
+      audit_denial(caller, type + "." + std::string(verb), type, r.object_id.to_string(),
                    "refused when the leader carried out the request: " + st.error().message);
       return {};
     }
@@ -256,6 +257,15 @@ core::Status Impl::apply_request(const backend::PlatformRequest& r) {
     LiveJob& placed = live.emplace(lj.id, std::move(lj)).first->second;
     hand_to_cluster(placed, rec->job);
     return {};
+  }
+  // The caller's role is checked again now: one revoked since the request was stored refuses it
+  // (guard records the denial).
+  static constexpr std::string_view kGuarded[] = {"cancel", "retry", "priority", "preempt", "start_run", "cancel_run"};
+  if (std::find(std::begin(kGuarded), std::end(kGuarded), r.kind) != std::end(kGuarded)) {
+    if (auto g = guard(caller, verb, on_run ? "pipeline_runs" : "jobs", r.kind == "start_run" ? nullptr : &r.object_id); !g) {
+      const ErrorCode code = g.error().code;
+      return code == ErrorCode::NotLeader || code == ErrorCode::Io ? fail_if_deposed(g.error()) : core::Status{};
+    }
   }
   if (r.kind == "cancel") return settle(status_of(cancel(caller, r.object_id, text_of(r.doc, "reason"))));
   if (r.kind == "retry") return settle(status_of(retry(caller, r.object_id, false)));

@@ -78,7 +78,7 @@ static core::Status check_device_env(const core::Value& spec) {
     for (const auto& [name, v] : env->as_map()) {
       std::string upper = name;
       for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      if (upper.starts_with("NVIDIA_"))
+      if (upper.starts_with("NVIDIA_") || upper == "AMD_VISIBLE_DEVICES")
         return Error{ErrorCode::Security,
                      "the NVIDIA_* variables choose which GPUs a container sees: the device plugin sets them from the "
                      "GPUs the job requests (gpu_count)",

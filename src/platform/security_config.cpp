@@ -70,12 +70,9 @@ core::Result<TenantPolicy> read_policy(const Value& v, const std::string& path) 
     BUDCORE_TRY(s.integer("max_gpus_per_job", n, 0, 1'000'000));
     p.max_gpus_per_job = n;
   }
-  BUDCORE_TRY(s.number("submits_per_second", p.submits_per_second, 0, 1e9));
-  if (p.submits_per_second > 0 && p.submits_per_second < 1e-3)
-    return Error::invalid(s.path("submits_per_second"), core::format_json_float(p.submits_per_second),
-                          "must be at least 0.001 (omit it for no limit)");
-  BUDCORE_TRY(s.integer("submit_burst", p.submit_burst, 0, SubmitRateLimiter::kMaxBurst));
-  BUDCORE_TRY(s.integer("max_queued_jobs", p.max_queued_jobs, 0, 1'000'000'000));
+  BUDCORE_TRY(s.number("submits_per_second", p.submits_per_second, 1e-3, 1e9));
+  BUDCORE_TRY(s.integer("submit_burst", p.submit_burst, 1, SubmitRateLimiter::kMaxBurst));
+  BUDCORE_TRY(s.integer("max_queued_jobs", p.max_queued_jobs, 1, 1'000'000'000));
   if (p.submit_burst > 0 && p.submits_per_second == 0)
     return Error::invalid(s.path("submit_burst"), std::to_string(p.submit_burst), "needs submits_per_second");
   return p;

@@ -224,11 +224,14 @@ TEST(RenderTest, OnlyTheGpuRequestReachesGpus) {
     EXPECT_EQ(bad.error().code, ErrorCode::Security) << k.why;
     EXPECT_EQ(bad.error().field, k.field) << bad.error().describe();
   }
-  auto j = cpu_job();
-  j.spec.mutable_map().set("node_selector", Value(core::Map{{"nvidia.com/gpu.present", "true"}}));
-  auto sel = render_job(j, options());
-  ASSERT_FALSE(sel);
-  EXPECT_EQ(sel.error().field, "spec.node_selector.nvidia.com/gpu.present");
+  for (std::string label : {"nvidia.com/gpu.present", "NVIDIA.COM/gpu.product", "amd.com/gpu.family",
+                            "feature.node.kubernetes.io/pci-10de.present", "cloud.google.com/gke-accelerator"}) {
+    auto j = cpu_job();
+    j.spec.mutable_map().set("node_selector", Value(core::Map{{label, "true"}}));
+    auto sel = render_job(j, options());
+    ASSERT_FALSE(sel) << label;
+    EXPECT_EQ(sel.error().field, "spec.node_selector." + label);
+  }
 }
 
 TEST(RenderTest, DriftNamesTheEditedField) {

@@ -151,7 +151,18 @@ TEST(PlatformPipelineTest, ALoopOverMoreItemsThanTheLimitFails) {
   EXPECT_EQ(failed->status, pipeline::PipelineStatus::Failed);
   const core::Value* l = step_state(*failed, "l");
   ASSERT_NE(l, nullptr);
-  EXPECT_NE(core::to_json(*l).find("21 items, over the limit of 20"), std::string::npos) << core::to_json(*l);
+  EXPECT_NE(core::to_json(*l).find("21 items would make 21 LOOP iterations in this run, over the limit of 20"), std::string::npos)
+      << core::to_json(*l);
+  // All LOOPs of a run count together: nested LOOPs multiply (5 x 5 > 20).
+  auto nested = p->run_pipeline(ctx_a(), core::parse_json(R"({"pipeline": {"id": "nest", "name": "nest"}, "steps": [
+      {"id": "outer", "step_type": "LOOP", "config": {"items": "{{ range(5) | list }}",
+       "body": {"step_type": "LOOP", "config": {"items": "{{ range(5) | list }}",
+                "body": {"step_type": "TRANSFORM", "config": {"outputs": {"v": "{{ item }}"}}}}}}}]})").value());
+  ASSERT_TRUE(nested) << nested.error().describe();
+  ASSERT_TRUE(p->run_until_idle());
+  auto nest_done = p->get_pipeline_run(ctx_a(), nested->id);
+  EXPECT_EQ(nest_done->status, pipeline::PipelineStatus::Failed);
+  EXPECT_NE(core::to_json(nest_done->state).find("over the limit of 20"), std::string::npos);
   EXPECT_FALSE(platform::PlatformConfig::parse("store: 'sqlite::memory:'\npipelines: {max_loop_items: 0}"));
 }
 

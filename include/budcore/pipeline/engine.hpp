@@ -48,8 +48,9 @@ struct EngineOptions {
   std::string principal;  // ... and FunctionCall::principal
   core::Value params;  // a map merged over pipeline.parameters (null: none)
   std::map<std::string, StepFault, std::less<>> faults;
-  // A LOOP whose items resolve to more than this fails (0: no limit). Every iteration is a step
-  // of the run's state, which a platform stores at each transition.
+  // A LOOP whose items would take the run's LOOP iterations (all LOOPs together, nested ones
+  // multiply) past this fails (0: no limit). Every iteration is a step of the run's state,
+  // which a platform stores at each transition.
   std::size_t max_loop_items = 0;
 };
 

@@ -155,9 +155,10 @@ struct BUDCORE_API PlatformConfig {
   job::RetryPolicy retry;
   HttpKind http = HttpKind::Sim;
   NotifierKind notifier = NotifierKind::Sim;
-  // `pipelines.max_loop_items`: a LOOP step over more items fails (its run's stored state grows
-  // with every iteration, and each transition writes it).
-  std::size_t max_loop_items = 1000;
+  // `pipelines.max_loop_items`: LOOP iterations per run, all LOOPs together; a LOOP that would
+  // pass it fails (the run's stored state grows with every iteration, and each transition
+  // writes it).
+  std::size_t max_loop_items = 250;
   // Cluster events applied per store transaction (group commit); bounds a commit's size.
   std::size_t max_events_per_commit = 4096;
   // `cost`: with a price book, the Platform attaches CostControls on open (budget gate,

@@ -2,6 +2,7 @@
 #include "budcore/kubernetes/render.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include "backends/kubernetes/util.hpp"
@@ -77,9 +78,22 @@ struct Container {
   List pull_secrets;
 };
 
-// NVIDIA's node labels and taints (nvidia.com/gpu, nvidia.com/gpu.present, ...) mark GPU nodes:
-// where a job lands among them is the platform's to choose, from gpu_count and gpu_type.
-bool gpu_node_key(std::string_view key) { return key.starts_with("nvidia.com/"); }
+// GPU vendors' and node feature discovery's labels and taints (nvidia.com/gpu.present,
+// amd.com/gpu, feature.node.kubernetes.io/pci-10de.present, ...) mark GPU nodes: where a job
+// lands among them is the platform's to choose, from gpu_count and gpu_type. Compared lower-
+// cased, as a prefix; the list names the vendors' documented label namespaces.
+bool gpu_node_key(std::string_view key) {
+  std::string k(key);
+  for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static constexpr std::string_view kPrefixes[] = {"nvidia.com/", "amd.com/", "gpu.intel.com/", "habana.ai/",
+                                                   "cloud.google.com/gke-accelerator", "cloud.google.com/gke-gpu",
+                                                   "k8s.amazonaws.com/accelerator"};
+  for (std::string_view p : kPrefixes)
+    if (k.starts_with(p)) return true;
+  // NFD's PCI labels: vendor 10de is NVIDIA, 1002 AMD.
+  return k.starts_with("feature.node.kubernetes.io/pci-") &&
+         (k.find("10de") != std::string::npos || k.find("1002") != std::string::npos);
+}
 
 // A job's toleration may not open nodes the platform keeps apart: every taint at once (Exists
 // without a key), GPU nodes' taints for a job without GPUs, or a flavor's taints (nodes
