@@ -221,13 +221,13 @@ bool Engine::Impl::act(int n, const Value& resolved) {
     case StepType::Loop: {
       if (!r.items.is_list()) return error_for_good(n, "items: must resolve to a list");
       std::size_t count = r.items.as_list().size();
-      const std::size_t adding = count - std::min(count, nodes[static_cast<std::size_t>(n)].members.size());
+      auto& members = nodes[static_cast<std::size_t>(n)].members;
+      const std::size_t adding = count - std::min(count, members.size());
       // The limit is per run, all LOOPs together: nested or sibling LOOPs multiply.
       if (options.max_loop_items > 0 && iterations + adding > options.max_loop_items)
         return error_for_good(n, "items: " + std::to_string(count) + " items would make " + std::to_string(iterations + adding) +
                                      " LOOP iterations in this run, over the limit of " +
                                      std::to_string(options.max_loop_items));
-      auto& members = nodes[static_cast<std::size_t>(n)].members;
       while (members.size() < count) {
         int it = add_iteration(n, static_cast<int>(members.size()));
         StepRun ir;

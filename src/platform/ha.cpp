@@ -188,24 +188,6 @@ core::Result<backend::JobRecord> Impl::request(const CallContext& caller, std::s
   return out;
 }
 
-core::Status Impl::check_open_jobs(backend::Store& tx, const CallContext& caller, std::size_t n) {
-  const TenantPolicy* p = config.security.policy_for(caller.tenant);
-  if (p == nullptr || p->max_queued_jobs <= 0) return {};
-  // Serializes the tenant's submits across every handle and process on the store (replicas or
-  // not), then counts what is open now.
-  BUDCORE_TRY(tx.lock_limit(caller.tenant, "queue"));
-  BUDCORE_TRY_ASSIGN(std::int64_t open, tx.count_open_jobs(caller.tenant));
-  if (open + static_cast<std::int64_t>(n) <= p->max_queued_jobs) return {};
-  Error e = Error::make(ErrorCode::RateLimited,
-                        "tenant " + caller.tenant.to_string() + " has " + std::to_string(open) +
-                            " jobs that have not ended; " + std::to_string(n) + " more would pass security.tenants." +
-                            (config.security.tenants.count(caller.tenant) ? caller.tenant.to_string() : std::string("*")) +
-                            ".max_queued_jobs = " + std::to_string(p->max_queued_jobs),
-                        "jobs");
-  e.retry_after_ms = 1000;
-  return e;
-}
-
 core::Status Impl::apply_requests() {
   if (ha_role != HaRole::Leader) return {};
   // Only when some process committed something since the last look (a cheap read).
@@ -228,7 +210,7 @@ core::Status Impl::apply_requests() {
 
 core::Status Impl::apply_request(const backend::PlatformRequest& r) {
   const CallContext caller = CallContext::for_tenant(r.tenant, text_of(r.doc, "principal"), text_of(r.doc, "request_id"));
-  const bool on_run = r.kind == "start_run" || r.kind == "cancel_run";
+  const std::string_view type = r.kind == "start_run" || r.kind == "cancel_run" ? "pipeline_runs" : "jobs";
   const std::string_view verb = r.kind == "cancel_run" ? "cancel" : r.kind == "start_run" ? "run" : r.kind == "priority" ? "update" : std::string_view(r.kind);
   auto settle = [&](core::Status st) -> core::Status {
     if (st) return {};
@@ -236,8 +218,7 @@ core::Status Impl::apply_request(const backend::PlatformRequest& r) {
     // the request's outcome, not the leader's failure: the caller was already answered, so the
     // audit log is where it is told. Only a deposition or a store failure stops the leader.
     if (st.error().code != ErrorCode::NotLeader && st.error().code != ErrorCode::Io) {
-      const std::string type = on_run ? "pipeline_runs" : "jobs";
-      audit_denial(caller, type + "." + std::string(verb), type, r.object_id.to_string(),
+      audit_denial(caller, std::string(type) + "." + std::string(verb), type, r.object_id.to_string(),
                    "refused when the leader carried out the request: " + st.error().message);
       return {};
     }
@@ -262,7 +243,7 @@ core::Status Impl::apply_request(const backend::PlatformRequest& r) {
   // (guard records the denial).
   static constexpr std::string_view kGuarded[] = {"cancel", "retry", "priority", "preempt", "start_run", "cancel_run"};
   if (std::find(std::begin(kGuarded), std::end(kGuarded), r.kind) != std::end(kGuarded)) {
-    if (auto g = guard(caller, verb, on_run ? "pipeline_runs" : "jobs", r.kind == "start_run" ? nullptr : &r.object_id); !g) {
+    if (auto g = guard(caller, verb, type, r.kind == "start_run" ? nullptr : &r.object_id); !g) {
       const ErrorCode code = g.error().code;
       return code == ErrorCode::NotLeader || code == ErrorCode::Io ? fail_if_deposed(g.error()) : core::Status{};
     }

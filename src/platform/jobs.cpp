@@ -80,7 +80,7 @@ static core::Status check_device_env(const core::Value& spec) {
       for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       if (upper.starts_with("NVIDIA_") || upper == "AMD_VISIBLE_DEVICES")
         return Error{ErrorCode::Security,
-                     "the NVIDIA_* variables choose which GPUs a container sees: the device plugin sets them from the "
+                     "the NVIDIA_* and AMD_VISIBLE_DEVICES variables choose which GPUs a container sees: the device plugin sets them from the "
                      "GPUs the job requests (gpu_count)",
                      "spec." + std::string(key) + "." + name, job::detail::value_text(v)};
     }

@@ -193,9 +193,6 @@ struct BUDCORE_HIDDEN Platform::Impl {
                               const core::Id& object, core::Map args);
   // A NotLeader from a fenced write: this replica was deposed; it steps down at the next step.
   core::Error fail_if_deposed(core::Error e);
-  // A queue depth limit against the store's count (several processes submit), in the
-  // submit's transaction.
-  core::Status check_open_jobs(backend::Store& tx, const CallContext& caller, std::size_t n);
   // Requests' targets (jobs.cpp, pipelines.cpp): also what the public calls do on a leader.
   core::Result<backend::JobRecord> change_priority(const CallContext& caller, const core::Id& id, job::JobPriority priority);
   core::Result<backend::JobRecord> preempt(const CallContext& caller, const core::Id& id, std::string_view reason);
@@ -238,6 +235,11 @@ struct BUDCORE_HIDDEN Platform::Impl {
     std::string path;  // "security.tenants.<tenant or *>"
   };
   core::Result<SubmitTicket> check_submit_limits(const CallContext& caller, std::size_t n);
+  // max_queued_jobs against the store's count (every handle and process submits there), in the
+  // submit's transaction.
+  core::Status check_open_jobs(backend::Store& tx, const CallContext& caller, std::size_t n);
+  // "security.tenants.<tenant id or *>": where the caller's policy is configured.
+  std::string policy_path(const core::Id& tenant) const;
   core::Status decide_submit(const SubmitTicket& t, std::int64_t& tat) const;
   core::Status take_submit_tokens(backend::Store& tx, const CallContext& caller, const SubmitTicket& t);
   // An audit entry's who, what and when: the caller's principal ("anonymous" without one), its

@@ -99,11 +99,29 @@ constexpr std::string_view kSubmitBucket = "submits";
 
 }  // namespace
 
+std::string Platform::Impl::policy_path(const core::Id& tenant) const {
+  return "security.tenants." + (config.security.tenants.count(tenant) ? tenant.to_string() : std::string("*"));
+}
+
+core::Status Platform::Impl::check_open_jobs(backend::Store& tx, const CallContext& caller, std::size_t n) {
+  const TenantPolicy* p = config.security.policy_for(caller.tenant);
+  if (p == nullptr || p->max_queued_jobs <= 0) return {};
+  // Serializes the tenant's submits across every handle and process on the store (replicas or
+  // not), then counts what is open now.
+  BUDCORE_TRY(tx.lock_limit(caller.tenant, "queue"));
+  BUDCORE_TRY_ASSIGN(std::int64_t open, tx.count_open_jobs(caller.tenant));
+  if (open + static_cast<std::int64_t>(n) <= p->max_queued_jobs) return {};
+  return rate_limited("tenant " + caller.tenant.to_string() + " has " + std::to_string(open) + " jobs that have not ended; " +
+                          std::to_string(n) + " more would pass " + policy_path(caller.tenant) +
+                          ".max_queued_jobs = " + std::to_string(p->max_queued_jobs),
+                      1000);  // a hint: the queue drains as jobs end
+}
+
 core::Result<Platform::Impl::SubmitTicket> Platform::Impl::check_submit_limits(const CallContext& caller, std::size_t n) {
   SubmitTicket t;
   const TenantPolicy* p = config.security.policy_for(caller.tenant);
   if (p == nullptr || n == 0) return t;
-  t.path = "security.tenants." + (config.security.tenants.count(caller.tenant) ? caller.tenant.to_string() : std::string("*"));
+  t.path = policy_path(caller.tenant);
   // max_queued_jobs is decided in the submit's own transaction (check_open_jobs), where every
   // process's jobs are counted under the tenant's lock.
   if (p->submits_per_second <= 0) return t;
