@@ -1,4 +1,4 @@
-// Security hot paths (issue 17): the submit rate limiter's decisions (target: 10 million a
+// Security hot paths: the submit rate limiter's decisions (target: 10 million a
 // second on one core), RBAC's check of a call against the Store's bindings, and appending to
 // the hash-chained audit log.
 #include <benchmark/benchmark.h>
