@@ -291,6 +291,15 @@ void bind_platform(py::module_& m) {
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("anchors") = std::vector<std::string>{},
           "Checks every tenant's audit chain, and that each anchor (an entry hash kept outside the store) is still chained: {'ok', 'entries', 'head_hash', 'heads', 'problems', ...}.")
+      .def(
+          "compact",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
+            auto ctx = caller(tenant, principal, request);
+            auto report = call(h, [&](platform::Platform& p) { return p.compact(ctx); });
+            return to_python(backend::to_value(report));
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"),
+          "Compacts the store now by the config's retention: {'events_removed', 'audit_removed', 'usage_removed', 'checkpoints'}.")
       // ---- use-case deployments (budcore.usecases.deploy / deployment / deployments / teardown)
       .def(
           "deploy_usecase",

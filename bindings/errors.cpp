@@ -15,7 +15,7 @@ namespace {
 
 using core::ErrorCode;
 
-constexpr std::size_t kCodes = static_cast<std::size_t>(ErrorCode::NotLeader) + 1;
+constexpr std::size_t kCodes = static_cast<std::size_t>(ErrorCode::Gone) + 1;
 
 // Borrowed for the life of the process: the module keeps a reference to each class, and
 // Python never unloads extension modules.
@@ -115,6 +115,10 @@ void bind_errors(py::module_& m) {
   py::handle(g_by_code[static_cast<std::size_t>(ErrorCode::RateLimited)]).attr("retry_after") = 0.0;
   sub(ErrorCode::NotLeader, "NotLeaderError",
       "A write only the leader may make, by a replica that no longer leads; .value is the current epoch.",
+      py::make_tuple(base));
+  sub(ErrorCode::Gone, "GoneError",
+      "What was asked for was removed by retention (a watch cursor before the event log's start); "
+      ".value is the oldest seq to resume after. Relist and watch from now.",
       py::make_tuple(base));
   sub(ErrorCode::Io, "IoError", "File, database or network failure.",
       py::make_tuple(base, builtin(PyExc_OSError)));

@@ -42,6 +42,7 @@ int status_of(core::ErrorCode code) noexcept {
     case ErrorCode::Internal: return BUDCORE_ERROR;
     case ErrorCode::RateLimited: return BUDCORE_ERATELIMITED;
     case ErrorCode::NotLeader: return BUDCORE_ENOTLEADER;
+    case ErrorCode::Gone: return BUDCORE_EGONE;
   }
   return BUDCORE_ERROR;
 }
@@ -178,6 +179,7 @@ const char* budcore_strerror(int code) {
     case BUDCORE_ESECURITY: return "refused by a security rule";
     case BUDCORE_ERATELIMITED: return "rate limited: retry later";
     case BUDCORE_ENOTLEADER: return "not the leader";
+    case BUDCORE_EGONE: return "gone: removed by retention";
     case BUDCORE_EIO: return "I/O failure";
     case BUDCORE_EUNSUPPORTED: return "unsupported";
     default: return "unknown status code";

@@ -515,6 +515,14 @@ extern "C" int budcore_platform_audit(budcore_buf* out, const budcore_platform* 
                      });
 }
 
+extern "C" int budcore_platform_compact(budcore_buf* out, budcore_platform* p, const budcore_caller* c) {
+  if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "out is NULL", "out");
+  return with_caller(out, p, c, nullptr, 0, "none", [](auto& pl, auto& ctx, const core::Value&) -> core::Result<core::Value> {
+    BUDCORE_TRY_ASSIGN(auto report, pl.compact(ctx));
+    return budcore::backend::to_value(report);
+  });
+}
+
 extern "C" int budcore_platform_audit_verify(budcore_buf* out, const budcore_platform* p, const budcore_caller* c) {
   return budcore_platform_audit_verify_anchored(out, p, c, nullptr, 0);
 }

@@ -297,6 +297,13 @@ class Platform:
         ``security.audit_anchor`` does); each must still be chained, else it is a problem."""
         return self._h.verify_audit(*self._who(tenant), list(anchors or []))
 
+    def compact(self, *, tenant: Any = None) -> dict:
+        """Compacts the store now by the config's ``retention`` (platform admins; the leader also
+        does it every ``retention.interval_seconds``): {'events_removed', 'audit_removed',
+        'usage_removed', 'checkpoints': [{'tenant', 'log', 'seq', 'hash', 'at'}]}. A watch from
+        before a tenant's event checkpoint then raises :class:`budcore.GoneError`."""
+        return self._h.compact(*self._who(tenant))
+
     def __repr__(self) -> str:
         return f"Platform(tenant={self.tenant!r}, closed={self.closed})"
 

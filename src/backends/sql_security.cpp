@@ -158,6 +158,16 @@ core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, co
   };
   std::map<std::string, End> ends;
   std::set<std::string> anchored(anchors.begin(), anchors.end());
+  // A compacted chain continues from its checkpoint: the last removed entry's seq and hash.
+  BUDCORE_TRY(db.query("SELECT tenant_id, seq, hash FROM retention_checkpoints WHERE log = 'audit'" +
+                           std::string(only ? " AND tenant_id = ?" : ""),
+                       params, [&](const SqlRow& row) -> core::Status {
+                         if (only && row.text(0) != only_text) return {};
+                         ends[std::string(row.text(0))] = End{row.int64(1), std::string(row.text(2))};
+                         anchored.erase(std::string(row.text(2)));
+                         r.compacted += row.int64(1);
+                         return {};
+                       }));
   BUDCORE_TRY(db.query(
       "SELECT " + std::string(kTenantAuditColumns) + ", tenant_id FROM audit_log" + where_tenant + " ORDER BY tenant_id, tenant_seq",
       params,
@@ -211,13 +221,16 @@ core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, co
                          r.heads.push_back(std::move(h));
                          return {};
                        }));
-  for (const auto& [tid, end] : ends)
+  for (const auto& [tid, end] : ends) {
+    if (end.seq == 0) continue;
     problem("audit_heads[tenant " + core::truncate_text(tid, 64) + "]: missing, but the tenant's chain has " +
             std::to_string(end.seq) + " entries (the head row was deleted)");
+  }
   r.head_hash = backend::audit_heads_digest(r.heads);
   for (const auto& a : anchored)
     problem("anchor " + core::truncate_text(a, 64) +
-            " is not the hash of any chained entry: the entry it anchored was deleted or the chain rewritten");
+            " is not the hash of any chained entry or retention checkpoint: the entry it anchored was deleted or the "
+            "chain rewritten (or it lies before a checkpoint: retention removed it)");
   return r;
 }
 

@@ -252,6 +252,8 @@ class SqlStore final : public backend::Store {
   Result<backend::AuditChainReport> verify_audit_chain(const std::vector<std::string>& anchors,
                                                        std::optional<core::Id> tenant) override;
   Result<std::vector<backend::AuditHead>> audit_heads() override;
+  Result<backend::CompactionReport> compact(const backend::RetentionPolicy& policy, core::Timestamp now) override;
+  Result<std::vector<backend::RetentionCheckpoint>> retention_checkpoints() override;
 
   // ---- role bindings ----
   Result<backend::RoleBindingRecord> put_role_binding(const core::Id& tenant, backend::RoleBindingRecord b) override;

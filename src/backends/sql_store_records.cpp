@@ -180,6 +180,22 @@ Result<std::vector<backend::EventRecord>> SqlStore::list_events(const core::Id& 
   SqlParam p[] = {tid, after_seq, static_cast<std::int64_t>(limit)};
   return read([&]() -> Result<std::vector<backend::EventRecord>> {
     std::vector<backend::EventRecord> out;
+    SqlParam pc[] = {std::string_view(tid)};
+    std::int64_t cut = 0;
+    BUDCORE_TRY(db().query("SELECT seq FROM retention_checkpoints WHERE tenant_id = ? AND log = 'events'", pc,
+                           [&](const SqlRow& row) -> Status {
+                             cut = row.int64(0);
+                             return {};
+                           }));
+    if (after_seq < cut) {
+      Error gone = Error::make(ErrorCode::Gone,
+                               "events up to seq " + std::to_string(cut) +
+                                   " were removed by retention; list the current state, then watch after seq " +
+                                   std::to_string(cut) + " or later",
+                               "since");
+      gone.value = std::to_string(cut);
+      return gone;
+    }
     BUDCORE_TRY(db().query("SELECT tenant_seq, at_ns, type, object_id, doc FROM platform_events "
                            "WHERE tenant_id = ? AND tenant_seq > ? ORDER BY tenant_seq LIMIT ?",
                            p, [&](const SqlRow& row) -> Status {

@@ -288,6 +288,61 @@ CREATE TABLE platform_requests (
 );
 )sql";
 
+// v9: retention (docs/store.md "Retention"). A checkpoint per tenant and log records where
+// compaction cut it (events and audit: the last tenant seq removed, with the audit entry's hash
+// so the chain verifies from there; usage: records that ended before `seq` ns). The audit log and
+// usage records stay append-only for every row behind no checkpoint.
+constexpr std::string_view kSchemaV9Table = R"sql(
+CREATE TABLE retention_checkpoints (
+  tenant_id {ID} NOT NULL,
+  log {ID} NOT NULL,
+  seq BIGINT NOT NULL,
+  hash TEXT NOT NULL,
+  at_ns BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, log)
+);
+)sql";
+
+constexpr std::string_view kSchemaV9Sqlite = R"sql(
+DROP TRIGGER IF EXISTS audit_log_append_only_d;
+CREATE TRIGGER audit_log_append_only_d BEFORE DELETE ON audit_log
+  WHEN NOT EXISTS (SELECT 1 FROM retention_checkpoints c WHERE c.tenant_id = old.tenant_id
+                   AND c.log = 'audit' AND old.tenant_seq <= c.seq)
+  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: only entries behind a retention checkpoint may be deleted'); END;
+DROP TRIGGER IF EXISTS usage_records_append_only_d;
+CREATE TRIGGER usage_records_append_only_d BEFORE DELETE ON usage_records
+  WHEN NOT EXISTS (SELECT 1 FROM retention_checkpoints c WHERE c.tenant_id = old.tenant_id
+                   AND c.log = 'usage' AND old.end_ns < c.seq)
+  BEGIN SELECT RAISE(ABORT, 'usage_records is append-only: only records behind a retention checkpoint may be deleted'); END;
+)sql";
+
+constexpr std::string_view kSchemaV9Postgres = R"sql(
+CREATE FUNCTION budcore_delete_behind_checkpoint() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    -- Nested: PL/pgSQL would read both tables' columns in one condition.
+    IF TG_TABLE_NAME = 'audit_log' THEN
+      IF EXISTS (SELECT 1 FROM retention_checkpoints c
+                 WHERE c.tenant_id = OLD.tenant_id AND c.log = 'audit' AND OLD.tenant_seq <= c.seq) THEN
+        RETURN OLD;
+      END IF;
+    ELSIF EXISTS (SELECT 1 FROM retention_checkpoints c
+                  WHERE c.tenant_id = OLD.tenant_id AND c.log = 'usage' AND OLD.end_ns < c.seq) THEN
+      RETURN OLD;
+    END IF;
+    RAISE EXCEPTION '% is append-only: only rows behind a retention checkpoint may be deleted', TG_TABLE_NAME;
+  END $$;
+DROP TRIGGER IF EXISTS audit_log_append_only ON audit_log;
+CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log
+  FOR EACH ROW EXECUTE FUNCTION budcore_append_only();
+CREATE TRIGGER audit_log_delete_behind_checkpoint BEFORE DELETE ON audit_log
+  FOR EACH ROW EXECUTE FUNCTION budcore_delete_behind_checkpoint();
+DROP TRIGGER IF EXISTS usage_records_append_only ON usage_records;
+CREATE TRIGGER usage_records_append_only BEFORE UPDATE ON usage_records
+  FOR EACH ROW EXECUTE FUNCTION budcore_append_only();
+CREATE TRIGGER usage_records_delete_behind_checkpoint BEFORE DELETE ON usage_records
+  FOR EACH ROW EXECUTE FUNCTION budcore_delete_behind_checkpoint();
+)sql";
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -300,8 +355,8 @@ std::string apply_dialect(Dialect d, std::string_view sql) {
   if (d == Dialect::Sqlite) {
     out = replace_all(std::move(out), "{ID}", "TEXT");
     out = replace_all(std::move(out), "{SERIAL}", "INTEGER PRIMARY KEY AUTOINCREMENT");
-    // An increasing rowid without AUTOINCREMENT's sqlite_sequence write per insert: rows of an
-    // append-only log are never deleted, so max(rowid) + 1 never reuses a seq.
+    // An increasing rowid without AUTOINCREMENT's sqlite_sequence write per insert: compaction
+    // keeps every tenant's newest event, so the newest row stays and max(rowid) + 1 never reuses a seq.
     out = replace_all(std::move(out), "{SEQ}", "INTEGER PRIMARY KEY");
   } else {
     out = replace_all(std::move(out), "{ID}", "TEXT COLLATE \"C\"");
@@ -448,6 +503,9 @@ std::string migration_sql(Dialect dialect, int version) {
     case 6: return apply_dialect(dialect, kSchemaV6);
     case 7: return apply_dialect(dialect, kSchemaV7);
     case 8: return apply_dialect(dialect, kSchemaV8);
+    case 9:
+      return apply_dialect(dialect, kSchemaV9Table) +
+             std::string(dialect == Dialect::Sqlite ? kSchemaV9Sqlite : kSchemaV9Postgres);
     default: return {};
   }
 }

@@ -74,7 +74,7 @@ core::Result<std::unique_ptr<SqlConnection>> open_postgres_connection(const std:
 
 // ---- schema ----------------------------------------------------------------------------------
 
-inline constexpr int kLatestSchemaVersion = 8;
+inline constexpr int kLatestSchemaVersion = 9;
 
 // The DDL that moves a schema from version - 1 to version, in the connection's dialect.
 std::string migration_sql(Dialect dialect, int version);

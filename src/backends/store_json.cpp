@@ -182,9 +182,27 @@ Value to_value(const AuditChainReport& r) {
                    {"entries", r.entries},
                    {"unchained", r.unchained},
                    {"head_seq", r.head_seq},
+                   {"compacted", r.compacted},
                    {"head_hash", r.head_hash},
                    {"heads", Value(std::move(heads))},
                    {"problems", Value(std::move(problems))}});
+}
+
+Value to_value(const RetentionCheckpoint& c) {
+  return Value(Map{{"tenant", c.tenant.to_string()},
+                   {"log", c.log},
+                   {"seq", c.seq},
+                   {"hash", c.hash.empty() ? Value() : Value(c.hash)},
+                   {"at", c.at.to_string()}});
+}
+
+Value to_value(const CompactionReport& r) {
+  core::List checkpoints;
+  for (const auto& c : r.checkpoints) checkpoints.push_back(to_value(c));
+  return Value(Map{{"events_removed", r.events_removed},
+                   {"audit_removed", r.audit_removed},
+                   {"usage_removed", r.usage_removed},
+                   {"checkpoints", Value(std::move(checkpoints))}});
 }
 
 Value to_value(const RoleBindingRecord& b) {

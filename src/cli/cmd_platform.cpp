@@ -13,6 +13,7 @@
 //   budcore platform cluster | metrics | check
 //   budcore platform bind PRINCIPAL ROLE [--project P] | unbind PRINCIPAL ROLE [--project P]
 //   budcore platform bindings [--of PRINCIPAL] | audit [--object ID] [--limit N] [--after C] | audit-verify
+//   budcore platform compact                                  retention now (platform admins)
 //
 // Every command but simulate opens the platform from --config FILE or, by default, the embedded
 // one in --dir DIR (default .budcore); job commands need --tenant UUID. JSON on stdout (metrics:
@@ -61,6 +62,7 @@ int fail(const core::Error& e) {
     case core::ErrorCode::NotFound:
     case core::ErrorCode::Conflict:
     case core::ErrorCode::Security:
+    case core::ErrorCode::Gone:
     case core::ErrorCode::RateLimited: return kExitInvalid;
     default: return rc;
   }
@@ -374,6 +376,15 @@ const bool registered = register_commands([](CLI::App& root) {
         e.value = std::to_string(report.problems.size()) + " problems";
         return e;
       }
+      return backend::to_value(report);
+    });
+  });
+
+  auto* compact = group->add_subcommand("compact", "Remove what the config's retention lets go, now (platform admins)");
+  add_common(compact, true);
+  compact->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      BUDCORE_TRY_ASSIGN(auto report, p.compact(ctx));
       return backend::to_value(report);
     });
   });

@@ -17,6 +17,7 @@ std::string_view to_string(ErrorCode code) noexcept {
     case ErrorCode::Internal: return "internal";
     case ErrorCode::RateLimited: return "rate_limited";
     case ErrorCode::NotLeader: return "not_leader";
+    case ErrorCode::Gone: return "gone";
   }
   return "internal";
 }

@@ -324,13 +324,48 @@ core::Status read_ha(const Value& v, PlatformConfig& c) {
   return {};
 }
 
+// retention: {events: {max_age_days, max_count}, audit: {...}, usage: {max_age_days}, interval_seconds}
+core::Status read_retention_log(const Section& parent, std::string_view key, std::optional<core::Duration>& age,
+                                std::optional<std::int64_t>* count, double min_days) {
+  const Value* v = parent.get(key);
+  if (v == nullptr) return {};
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(*v, "retention." + std::string(key)));
+  BUDCORE_TRY(count ? s.known({"max_age_days", "max_count"}) : s.known({"max_age_days"}));
+  double days = -1;
+  BUDCORE_TRY(s.number("max_age_days", days, min_days, 100'000));
+  if (days >= 0) age = core::Duration::nanoseconds(static_cast<std::int64_t>(std::llround(days * 86'400e9)));
+  if (count) {
+    std::int64_t n = -1;
+    BUDCORE_TRY(s.integer("max_count", n, 1, std::int64_t{1} << 50));
+    if (n >= 1) *count = n;
+  }
+  if (!age && !(count && *count))
+    return Error::invalid("retention." + std::string(key), core::to_json(*v),
+                          count ? "names max_age_days or max_count (omit the key to keep the log whole)"
+                                : "names max_age_days (omit the key to keep the log whole)");
+  return {};
+}
+
+core::Status read_retention(const Value& v, PlatformConfig& c) {
+  BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "retention"));
+  BUDCORE_TRY(s.known({"events", "audit", "usage", "interval_seconds"}));
+  RetentionConfig r;
+  auto& p = r.policy;
+  BUDCORE_TRY(read_retention_log(s, "events", p.event_max_age, &p.event_max_count, 1e-6));
+  BUDCORE_TRY(read_retention_log(s, "audit", p.audit_max_age, &p.audit_max_count, 1e-6));
+  BUDCORE_TRY(read_retention_log(s, "usage", p.usage_max_age, nullptr, RetentionConfig::kMinUsageDays));
+  BUDCORE_TRY(s.seconds("interval_seconds", r.interval, 1));
+  c.retention = std::move(r);
+  return {};
+}
+
 }  // namespace
 
 core::Result<PlatformConfig> PlatformConfig::from_value(const Value& document) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(document, ""));
   if (!document.is_map()) return Error::invalid("", core::to_json(document), "a platform config is a map");
   BUDCORE_TRY(s.known({"schema_version", "store", "clock", "cluster", "quota", "queues", "retry", "pipelines",
-                       "max_events_per_commit", "cost", "security", "ha"}));
+                       "max_events_per_commit", "cost", "security", "ha", "retention"}));
   std::int64_t version = kSchemaVersion;
   BUDCORE_TRY(s.integer("schema_version", version, 1, 1'000'000));
   if (version != kSchemaVersion)
@@ -380,6 +415,7 @@ core::Result<PlatformConfig> PlatformConfig::from_value(const Value& document) {
   if (const Value* v = s.get("cost")) BUDCORE_TRY(read_cost(*v, c));
   if (const Value* v = document.find("security")) BUDCORE_TRY(detail::read_security(*v, c));
   if (const Value* v = s.get("ha")) BUDCORE_TRY(read_ha(*v, c));
+  if (const Value* v = s.get("retention")) BUDCORE_TRY(read_retention(*v, c));
   std::int64_t per_commit = static_cast<std::int64_t>(c.max_events_per_commit);
   BUDCORE_TRY(s.integer("max_events_per_commit", per_commit, 1, 1'000'000));
   c.max_events_per_commit = static_cast<std::size_t>(per_commit);

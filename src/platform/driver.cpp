@@ -376,7 +376,10 @@ core::Status Impl::pump_locked() {
     progressed |= live.size() != live_before;
     BUDCORE_TRY(pump_runs(progressed));
     if (halted) return *halted;
-    if (!progressed) return publish_audit_anchor();
+    if (!progressed) {
+      BUDCORE_TRY(compact_if_due());
+      return publish_audit_anchor();
+    }
   }
   return Error::make(ErrorCode::Internal, "pump did not settle after 100000 rounds");
 }

@@ -132,6 +132,7 @@ core::Status Impl::become_leader(const backend::LeaseState& lease) {
   store->set_fence(backend::Store::Fence{std::string(kLease), ha_holder, lease.epoch});
   BUDCORE_TRY(reset_drive_state());
   ha_role = HaRole::Leader;
+  next_compaction_ns = 0;  // retention: one interval after taking the lease
   // Everything from the store: live jobs handed to the cluster, pipeline runs resumed; then
   // the requests followers took meanwhile.
   if (auto st = recover(); !st) {

@@ -41,6 +41,15 @@ constexpr Description kDescriptions[] = {
     {"budcore_deadline_misses_total", "counter", "Jobs whose deadline passed before they ended."},
     {"budcore_commits_total", "counter", "Store transactions that applied cluster events (group commits)."},
     {"budcore_events_applied_total", "counter", "Cluster events applied."},
+    {"budcore_ha_leader", "gauge", "1 while this replica leads, 0 while it follows, by replica."},
+    {"budcore_ha_epoch", "gauge", "The lease epoch this replica leads under or last saw."},
+    {"budcore_ha_leader_changes_total", "counter", "Times this replica took the lease."},
+    {"budcore_ha_stepped_down_total", "counter", "Times this replica stepped down (a fenced write refused, a lease lost)."},
+    {"budcore_ha_renewal_seconds", "histogram", "How long a lease renewal or attempt took."},
+    {"budcore_audit_anchors_total", "counter", "Audit chain heads published to the anchor webhook, by outcome."},
+    {"budcore_audit_denials_unrecorded_total", "counter", "Denials not written to the audit log (over the per-tenant bound)."},
+    {"budcore_retention_compactions_total", "counter", "Store compactions by retention, by outcome."},
+    {"budcore_retention_removed_total", "counter", "Rows retention removed, by log (events, audit, usage)."},
 };
 
 // Seconds: from one second to a week (queue waits and run lengths of GPU jobs).

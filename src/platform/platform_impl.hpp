@@ -155,8 +155,12 @@ struct BUDCORE_HIDDEN Platform::Impl {
 
   std::shared_ptr<backend::Notifier> anchor_notifier;  // security.audit_anchor
   std::int64_t next_anchor_ns = 0;
+  std::int64_t next_compaction_ns = 0;  // the platform clock: when the leader compacts next (retention)
   // Publishes every tenant's audit chain head when the interval has passed (security.cpp).
   core::Status publish_audit_anchor();
+  // Retention: compacts the store when retention.interval has passed (retention.cpp).
+  core::Status compact_if_due();
+  core::Result<backend::CompactionReport> compact_now();
 
   std::optional<core::Error> halted;  // a store failure mid-commit: reopen to continue
 

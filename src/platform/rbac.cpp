@@ -43,6 +43,7 @@ constexpr std::array kRules{
     Rule{"bind_platform", "role_bindings", Role::PlatformAdmin},
     Rule{"list", "audit", Role::TenantAdmin},
     Rule{"verify", "audit", Role::PlatformAdmin},
+    Rule{"compact", "store", Role::PlatformAdmin},
 };
 
 constexpr std::array<std::string_view, 5> kRoleNames{"viewer", "editor", "admin", "tenant-admin", "platform-admin"};

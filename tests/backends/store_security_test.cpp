@@ -35,7 +35,8 @@ class StoreSecurity : public ::testing::TestWithParam<std::string> {
     ASSERT_TRUE(conn) << conn.error().describe();
     const bool sqlite = (*conn)->dialect() == backends::Dialect::Sqlite;
     std::string drop = sqlite ? "DROP TRIGGER IF EXISTS audit_log_append_only_u; DROP TRIGGER IF EXISTS audit_log_append_only_d;"
-                              : "DROP TRIGGER IF EXISTS audit_log_append_only ON audit_log;";
+                              : "DROP TRIGGER IF EXISTS audit_log_append_only ON audit_log; "
+                                "DROP TRIGGER IF EXISTS audit_log_delete_behind_checkpoint ON audit_log;";
     auto st = (*conn)->exec_script(drop + sql);
     ASSERT_TRUE(st) << st.error().describe();
   }

@@ -134,6 +134,33 @@ int main(void) {
   CHECK(budcore_platform_pump(p) == BUDCORE_OK);
   CHECK(out.ptr == NULL);
 
+  /* Retention: the embedded platform keeps everything; one with a retention section compacts on
+   * demand, and a watch from before the cut is Gone, naming where to resume. */
+  CHECK(budcore_platform_compact(&out, p, &caller) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "retention") == 0);
+  {
+    char config[512];
+    budcore_platform *r = NULL;
+    int n = snprintf(config, sizeof config, "store: sqlite://%s/retained.db\nretention: {events: {max_count: 2}}\n", dir);
+    CHECK(budcore_platform_open(&r, config, (size_t)n) == BUDCORE_OK);
+    CHECK(budcore_platform_submit(&out, r, &caller, S(kJob), S("r-1")) == BUDCORE_OK);
+    budcore_buf_dispose(&out);
+    CHECK(budcore_platform_run(&out, r, -1) == BUDCORE_OK);
+    budcore_buf_dispose(&out);
+    CHECK(budcore_platform_compact(&out, r, &caller) == BUDCORE_OK);
+    CHECK(strstr(out.ptr, "\"log\":\"events\"") != NULL);
+    budcore_buf_dispose(&out);
+    CHECK(budcore_platform_events(&out, r, &caller, 0, 1000) == BUDCORE_EGONE);
+    CHECK(strcmp(budcore_error_last()->field, "since") == 0);
+    CHECK(out.ptr == NULL);
+    const int64_t resume = atoll(budcore_error_last()->value);
+    CHECK(resume > 0);
+    CHECK(budcore_platform_events(&out, r, &caller, resume, 1000) == BUDCORE_OK);
+    budcore_buf_dispose(&out);
+    CHECK(strcmp(budcore_strerror(BUDCORE_EGONE), "gone: removed by retention") == 0);
+    budcore_platform_free(r);
+  }
+
   /* A what-if scenario. */
   CHECK(budcore_platform_simulate(&out, S("jobs: [{at: 10, job: {name: w, job_type: BATCH, deployment_type: DOCKER,"
                                           " estimated_duration_seconds: 60}}]")) == BUDCORE_OK);

@@ -54,6 +54,12 @@ TEST_P(PlatformHa, AFollowerTakesRequestsTheLeaderCarriesOut) {
   ASSERT_TRUE(status);
   EXPECT_EQ(status->lease.epoch, 1);
   EXPECT_EQ(status->lease.holder.rfind("r1#", 0), 0u) << status->lease.holder;
+  // Each replica's role and the leader's election are metrics.
+  const std::string leader_metrics = r1->metrics(), follower_metrics = r2->metrics();
+  EXPECT_NE(leader_metrics.find("budcore_ha_leader{replica=\"r1\"} 1\n"), std::string::npos) << leader_metrics;
+  EXPECT_NE(leader_metrics.find("budcore_ha_leader_changes_total 1\n"), std::string::npos);
+  EXPECT_NE(leader_metrics.find("budcore_ha_renewal_seconds_count "), std::string::npos);
+  EXPECT_NE(follower_metrics.find("budcore_ha_leader{replica=\"r2\"} 0\n"), std::string::npos) << follower_metrics;
 
   // A submit on the follower is durable at once and run by the leader.
   auto job = r2->submit(ctx_a(), gpu_job("via-follower", 1, 1), "k1");

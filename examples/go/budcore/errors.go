@@ -27,6 +27,7 @@ const (
 	Unsupported Code = C.BUDCORE_EUNSUPPORTED
 	RateLimited Code = C.BUDCORE_ERATELIMITED
 	NotLeader   Code = C.BUDCORE_ENOTLEADER
+	Gone        Code = C.BUDCORE_EGONE
 )
 
 // String is the library's English name of the code ("invalid input").
@@ -74,6 +75,7 @@ var (
 	ErrSecurity    = &Error{Code: Security, Message: "refused by a security rule"}
 	ErrRateLimited = &Error{Code: RateLimited, Message: "rate limited: retry later"}
 	ErrNotLeader   = &Error{Code: NotLeader, Message: "not the leader"}
+	ErrGone        = &Error{Code: Gone, Message: "gone: removed by retention"}
 	ErrIO          = &Error{Code: IO, Message: "I/O failure"}
 	ErrUnsupported = &Error{Code: Unsupported, Message: "unsupported"}
 )

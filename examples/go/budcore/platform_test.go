@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -131,4 +132,34 @@ func TestPlatformPipelinesScenariosAndGoroutines(t *testing.T) {
 		t.Errorf("bad config: %v", err)
 	}
 	_ = os.RemoveAll(dir)
+}
+
+func TestCompactionCutsTheEventLogAndAnOldWatchIsGone(t *testing.T) {
+	p, err := OpenPlatform("store: sqlite://" + t.TempDir() + "/r.db\nretention: {events: {max_count: 2}}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	me := Caller{Tenant: goTenant, Principal: "user:go"}
+	if _, err := p.Submit(me, goJob, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(-1); err != nil {
+		t.Fatal(err)
+	}
+	if report, err := p.Compact(me); err != nil || !strings.Contains(report, `"log":"events"`) {
+		t.Fatalf("compact: %v %s", err, report)
+	}
+	_, err = p.Events(me, 0, 100)
+	var gone *Error
+	if !errors.As(err, &gone) || !errors.Is(err, ErrGone) || gone.Field != "since" || gone.Value == "" {
+		t.Fatalf("an old watch: %v", err)
+	}
+	resume, perr := strconv.ParseInt(gone.Value, 10, 64)
+	if perr != nil || resume <= 0 {
+		t.Fatalf("Gone names where to resume: %q", gone.Value)
+	}
+	if page, err := p.Events(me, resume, 100); err != nil || !strings.Contains(page, `"events":[`) {
+		t.Fatalf("resume after the checkpoint: %v %s", err, page)
+	}
 }

@@ -55,3 +55,12 @@ func (p *Platform) AuditVerifyAnchored(c Caller, anchorsJSON string) (string, er
 		return C.budcore_platform_audit_verify_anchored(out, p.raw, cc, cText(anchorsJSON), C.size_t(len(anchorsJSON)))
 	})
 }
+
+// Compact compacts the store now by the config's retention (platform admins): {"events_removed",
+// "audit_removed", "usage_removed", "checkpoints"}. A watch from before a tenant's event
+// checkpoint then fails with code Gone.
+func (p *Platform) Compact(c Caller) (string, error) {
+	return p.call(&c, func(out *C.budcore_buf, cc *C.budcore_caller) C.int {
+		return C.budcore_platform_compact(out, p.raw, cc)
+	})
+}

@@ -224,6 +224,7 @@ struct AuditChainReport {
   std::int64_t entries = 0;     // rows checked (every tenant's)
   std::int64_t unchained = 0;   // always 0 from schema version 7 (its migration chains every entry)
   std::int64_t head_seq = 0;    // the chained entries the heads account for (every tenant's)
+  std::int64_t compacted = 0;   // entries retention removed before the tenants' checkpoints
   // SHA-256 over every tenant's head (tenant, seq, hash) at this moment: two equal digests mean
   // identical logs. To anchor the log, keep `heads` (or their hashes) where the database's
   // writers cannot, and pass them to verify_audit_chain later.
@@ -312,6 +313,38 @@ struct PlatformRequest {
   core::Value doc = core::Value(core::Map{});  // the caller and the request's arguments
   std::string replica;  // which replica took it
   core::Timestamp created;
+};
+
+// ---- retention (schema version 9; docs/store.md "Retention") ---------------------------------
+
+// What compact() may remove. Unset: that log is kept whole. Each tenant keeps its newest event
+// and audit entry whatever the policy, so its numbers never restart.
+struct RetentionPolicy {
+  std::optional<core::Duration> event_max_age;    // events older than this
+  std::optional<std::int64_t> event_max_count;    // per tenant: the newest this many are kept
+  std::optional<core::Duration> audit_max_age;    // audit entries older than this
+  std::optional<std::int64_t> audit_max_count;    // per tenant
+  std::optional<core::Duration> usage_max_age;    // usage records that ended before now - this
+  friend bool operator==(const RetentionPolicy&, const RetentionPolicy&) = default;
+};
+
+// Where a tenant's log was cut: entries up to `seq` are gone (usage: records that ended before
+// `seq` nanoseconds since the epoch). An audit checkpoint keeps the hash of the last entry it
+// removed, so the chain verifies from there.
+struct RetentionCheckpoint {
+  core::Id tenant;
+  std::string log;  // "events", "audit", "usage"
+  std::int64_t seq = 0;
+  std::string hash;  // audit only
+  core::Timestamp at;
+  friend bool operator==(const RetentionCheckpoint&, const RetentionCheckpoint&) = default;
+};
+
+struct CompactionReport {
+  std::int64_t events_removed = 0;
+  std::int64_t audit_removed = 0;
+  std::int64_t usage_removed = 0;
+  std::vector<RetentionCheckpoint> checkpoints;  // the ones this call moved
 };
 
 // ---- the store -----------------------------------------------------------------------------
@@ -440,6 +473,15 @@ class BUDCORE_API Store {
   // With `tenant`, only that tenant's chain and head are checked and reported.
   virtual core::Result<AuditChainReport> verify_audit_chain(const std::vector<std::string>& anchors = {},
                                                             std::optional<core::Id> tenant = std::nullopt) = 0;
+  // Removes what `policy` lets go, as of `now`, in one transaction: events and audit entries per
+  // tenant up to a cut (never a tenant's newest; events of open jobs and live runs stay), usage
+  // records of jobs that are no longer open. Each cut is recorded as a checkpoint first: a
+  // tenant's watch from before its event checkpoint fails with ErrorCode::Gone, and its audit
+  // chain verifies from the checkpoint's hash. The database refuses to delete an audit entry or
+  // usage record behind no checkpoint.
+  virtual core::Result<CompactionReport> compact(const RetentionPolicy& policy, core::Timestamp now) = 0;
+  // Every checkpoint, by tenant then log.
+  virtual core::Result<std::vector<RetentionCheckpoint>> retention_checkpoints() = 0;
   // Where every tenant's chain ends now (a read of the heads only: what an anchor publishes).
   virtual core::Result<std::vector<AuditHead>> audit_heads() = 0;
 
@@ -455,7 +497,8 @@ class BUDCORE_API Store {
   // The event log (append-only): append_event assigns the tenant's seq and returns the event's
   // place in the store-wide order (increasing over every tenant's events: the platform orders
   // its queue by it; no tenant-scoped call shows it); list_events returns the tenant's events
-  // with seq > after_seq, oldest first, at most `limit` (clamped to [1, 10000]).
+  // with seq > after_seq, oldest first, at most `limit` (clamped to [1, 10000]); ErrorCode::Gone
+  // when events after after_seq were compacted away (the caller relists and watches from now).
   virtual core::Result<std::int64_t> append_event(const core::Id& tenant, const EventRecord& event) = 0;
   virtual core::Result<std::vector<EventRecord>> list_events(const core::Id& tenant, std::int64_t after_seq,
                                                              std::size_t limit) = 0;

@@ -32,6 +32,10 @@ BUDCORE_API core::Value to_value(const Page<JobSummary>& page);
 BUDCORE_API core::Value to_value(const AuditEntry& entry);
 BUDCORE_API core::Value to_value(const Page<AuditEntry>& page);
 BUDCORE_API core::Value to_value(const AuditChainReport& report);
+// {"tenant", "log", "seq", "hash" (audit; else null), "at"}
+BUDCORE_API core::Value to_value(const RetentionCheckpoint& checkpoint);
+// {"events_removed", "audit_removed", "usage_removed", "checkpoints": [...]}
+BUDCORE_API core::Value to_value(const CompactionReport& report);
 BUDCORE_API core::Value to_value(const RoleBindingRecord& binding);
 
 enum class JobView : std::uint8_t { Summary, Full };

@@ -30,7 +30,8 @@ typedef enum budcore_status {
   BUDCORE_EIO = -12,
   BUDCORE_EUNSUPPORTED = -13,
   BUDCORE_ERATELIMITED = -14, /* too many requests now; budcore_error_last()->retry_after_ms says when */
-  BUDCORE_ENOTLEADER = -15    /* a leader-only write by a replica that no longer leads; value: the current epoch */
+  BUDCORE_ENOTLEADER = -15,   /* a leader-only write by a replica that no longer leads; value: the current epoch */
+  BUDCORE_EGONE = -16         /* removed by retention (a watch cursor before the log's start); value: the oldest seq to resume after */
 } budcore_status;
 
 /* Text owned by the caller after the library fills it; always NUL-terminated (ptr[size] == 0).

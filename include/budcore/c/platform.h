@@ -224,8 +224,15 @@ BUDCORE_API int budcore_platform_role_bindings(budcore_buf *out, const budcore_p
 BUDCORE_API int budcore_platform_audit(budcore_buf *out, const budcore_platform *platform, const budcore_caller *caller,
                                        const char *query_json, size_t query_json_len);
 
+/* Compacts the store now by the config's `retention` (docs/store.md "Retention"; platform
+ * admins). Writes {"events_removed", "audit_removed", "usage_removed", "checkpoints": [{"tenant",
+ * "log", "seq", "hash", "at"}]}. BUDCORE_EINVALID without a retention section;
+ * BUDCORE_ENOTLEADER on a follower.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_compact(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller);
+
 /* Checks every tenant's audit chain and head (platform admins). Writes {"ok", "entries",
- * "unchained", "head_seq", "head_hash", "heads": [{"tenant", "seq", "hash"}], "problems": [...]};
+ * "unchained", "head_seq", "compacted", "head_hash", "heads": [{"tenant", "seq", "hash"}], "problems": [...]};
  * a broken chain is a report with ok false, not an error.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_audit_verify(budcore_buf *out, const budcore_platform *platform,

@@ -24,6 +24,7 @@ enum class ErrorCode : int {
   Internal,             // a bug: an invariant did not hold
   RateLimited,          // too many requests now: retry after Error::retry_after_ms
   NotLeader,            // a write only the leader may make, by a replica that no longer leads (value: the current epoch)
+  Gone,                 // what was asked for was removed by retention (a watch cursor before the log's start; value: the oldest seq to resume after)
 };
 
 BUDCORE_API std::string_view to_string(ErrorCode code) noexcept;

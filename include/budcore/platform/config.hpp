@@ -42,6 +42,7 @@
 #include <string_view>
 
 #include "budcore/backend/sim_cluster.hpp"
+#include "budcore/backend/store.hpp"
 #include "budcore/core/result.hpp"
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
@@ -141,6 +142,16 @@ struct HaConfig {
   friend bool operator==(const HaConfig&, const HaConfig&) = default;
 };
 
+// `retention` (docs/store.md "Retention"): what the leader compacts, every `interval` of the
+// platform's clock (Platform::compact does it on demand). Absent: every log is kept whole.
+struct RetentionConfig {
+  backend::RetentionPolicy policy;
+  core::Duration interval = core::Duration::hours(1);
+  // Usage records feed budgets (a quarter at most) and chargeback: younger ones are never removed.
+  static constexpr std::int64_t kMinUsageDays = 92;
+  friend bool operator==(const RetentionConfig&, const RetentionConfig&) = default;
+};
+
 struct BUDCORE_API PlatformConfig {
   static constexpr int kSchemaVersion = 1;
   static constexpr std::size_t kMaxDocumentBytes = 4u << 20;
@@ -172,6 +183,8 @@ struct BUDCORE_API PlatformConfig {
   SecurityConfig security;
   // `ha` (docs/ha.md): absent, the platform is the only process writing its store.
   std::optional<HaConfig> ha;
+  // `retention`: absent, nothing is ever removed.
+  std::optional<RetentionConfig> retention;
 
   // Parses a config document (a map). Relative sqlite paths stay as written.
   static core::Result<PlatformConfig> from_value(const core::Value& document);

@@ -16,6 +16,7 @@ struct SecretProviderConfig;
 struct AuditAnchorConfig;
 struct SecurityConfig;
 struct HaConfig;
+struct RetentionConfig;
 struct PlatformConfig;
 struct CallContext;
 class CostControls;

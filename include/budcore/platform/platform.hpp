@@ -246,6 +246,10 @@ class BUDCORE_API Platform {
   // each must still be the hash of a chained entry.
   core::Result<backend::AuditChainReport> verify_audit(const CallContext& caller,
                                                        const std::vector<std::string>& anchors = {});
+  // Compacts the store now by the config's `retention` (docs/store.md "Retention"; the leader
+  // also does it every retention.interval_seconds); platform-admin. Invalid without a
+  // `retention` section; NotLeader on a follower (the leader compacts).
+  core::Result<backend::CompactionReport> compact(const CallContext& caller);
 
   // ---- driving -------------------------------------------------------------------------------
   // Acts on everything due now: retries, cluster events (applied and committed in batches),

@@ -29,6 +29,8 @@ pub const BUDCORE_EUNSUPPORTED: budcore_status = -13;
 pub const BUDCORE_ERATELIMITED: budcore_status = -14;
 #[doc = " a leader-only write by a replica that no longer leads; value: the current epoch"]
 pub const BUDCORE_ENOTLEADER: budcore_status = -15;
+#[doc = " removed by retention (a watch cursor before the log's start); value: the oldest seq to resume after"]
+pub const BUDCORE_EGONE: budcore_status = -16;
 pub type budcore_status = ::std::os::raw::c_int;
 #[doc = " Text owned by the caller after the library fills it; always NUL-terminated (ptr[size] == 0).\n Release with budcore_buf_dispose(); do not mix allocators. Initialise with BUDCORE_BUF_INIT."]
 #[repr(C)]
@@ -739,7 +741,15 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Checks every tenant's audit chain and head (platform admins). Writes {\"ok\", \"entries\",\n \"unchained\", \"head_seq\", \"head_hash\", \"heads\": [{\"tenant\", \"seq\", \"hash\"}], \"problems\": [...]};\n a broken chain is a report with ok false, not an error.\n Thread-safety: safe."]
+    #[doc = " Compacts the store now by the config's `retention` (docs/store.md \"Retention\"; platform\n admins). Writes {\"events_removed\", \"audit_removed\", \"usage_removed\", \"checkpoints\": [{\"tenant\",\n \"log\", \"seq\", \"hash\", \"at\"}]}. BUDCORE_EINVALID without a retention section;\n BUDCORE_ENOTLEADER on a follower.\n Thread-safety: safe."]
+    pub fn budcore_platform_compact(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Checks every tenant's audit chain and head (platform admins). Writes {\"ok\", \"entries\",\n \"unchained\", \"head_seq\", \"compacted\", \"head_hash\", \"heads\": [{\"tenant\", \"seq\", \"hash\"}], \"problems\": [...]};\n a broken chain is a report with ok false, not an error.\n Thread-safety: safe."]
     pub fn budcore_platform_audit_verify(
         out: *mut budcore_buf,
         platform: *const budcore_platform,

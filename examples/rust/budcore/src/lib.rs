@@ -49,6 +49,8 @@ pub enum ErrorCode {
     RateLimited,
     /// `BUDCORE_ENOTLEADER`: a leader-only write by a replica that no longer leads.
     NotLeader,
+    /// `BUDCORE_EGONE`: removed by retention (a watch cursor before the event log's start).
+    Gone,
     /// A code this crate does not know (a newer library).
     Other(i32),
 }
@@ -71,6 +73,7 @@ impl ErrorCode {
             sys::BUDCORE_EUNSUPPORTED => Self::Unsupported,
             sys::BUDCORE_ERATELIMITED => Self::RateLimited,
             sys::BUDCORE_ENOTLEADER => Self::NotLeader,
+            sys::BUDCORE_EGONE => Self::Gone,
             other => Self::Other(other),
         }
     }
@@ -92,6 +95,7 @@ impl ErrorCode {
             Self::Unsupported => sys::BUDCORE_EUNSUPPORTED,
             Self::RateLimited => sys::BUDCORE_ERATELIMITED,
             Self::NotLeader => sys::BUDCORE_ENOTLEADER,
+            Self::Gone => sys::BUDCORE_EGONE,
             Self::Other(c) => c,
         }
     }

@@ -338,6 +338,15 @@ impl Platform {
         // SAFETY: as bind_role.
         json_out(|out| unsafe { sys::budcore_platform_audit_verify_anchored(out, self.ptr(), &c, a, n) })
     }
+
+    /// Compacts the store now by the config's `retention` (platform admins):
+    /// `{"events_removed", "audit_removed", "usage_removed", "checkpoints"}`. A watch from before
+    /// a tenant's event checkpoint then fails with `ErrorCode::Gone`.
+    pub fn compact(&self, caller: &Caller) -> Result<String, Error> {
+        let c = caller.raw();
+        // SAFETY: as bind_role.
+        json_out(|out| unsafe { sys::budcore_platform_compact(out, self.ptr(), &c) })
+    }
 }
 
 impl Drop for Platform {

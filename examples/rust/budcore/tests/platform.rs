@@ -88,3 +88,20 @@ fn pipelines_scenarios_and_threads() {
     assert_eq!(simulate("jobs: [{at: -1}]").unwrap_err().field, "jobs[0].at");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn compaction_cuts_the_event_log_and_an_old_watch_is_gone() {
+    let dir = temp_dir("retention");
+    let p = Platform::open(&format!("store: sqlite://{}/r.db\nretention: {{events: {{max_count: 2}}}}\n", dir)).unwrap();
+    let me = Caller { tenant: TENANT, principal: "user:rust", request_id: "r-9" };
+    p.submit(&me, JOB, None).unwrap();
+    p.run(None).unwrap();
+    let report = p.compact(&me).unwrap();
+    assert!(report.contains(r#""log":"events""#), "{}", report);
+    let gone = p.events(&me, 0, 100).unwrap_err();
+    assert_eq!(gone.code, ErrorCode::Gone);
+    assert_eq!(gone.field, "since");
+    let resume: i64 = gone.value.parse().unwrap();
+    assert!(p.events(&me, resume, 100).unwrap().contains("\"events\":["));
+    let _ = std::fs::remove_dir_all(&dir);
+}
