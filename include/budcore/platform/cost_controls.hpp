@@ -52,8 +52,8 @@ class BUDCORE_API CostControls {
   const cost::PriceBook& prices() const noexcept { return prices_; }
   const cost::BudgetSet& budgets() const noexcept { return budgets_; }
   // A segment that cannot be priced does not fail the platform: it is counted, its error kept.
-  // metered() counts the segments appended in the platform's transactions (a batch that fails
-  // to commit halts the platform, so the count is off only on a platform that has stopped).
+  // metered() counts the segments appended in the platform's transactions, also those of a
+  // batch that then failed to commit (after which the platform stops, or a leader steps down).
   std::int64_t metered() const;
   std::int64_t metering_errors() const;
   std::optional<core::Error> last_metering_error() const;
