@@ -23,23 +23,15 @@ class BudgetGate : public AdmissionGate {
   std::shared_ptr<CostControls> c_;
 };
 
-class Meter : public UsageObserver {
- public:
-  explicit Meter(std::shared_ptr<CostControls> c) : c_(std::move(c)) {}
-  void on_usage(const core::Id& tenant, const core::Id& job_id, std::int64_t,
-                const backend::UsageInterval& usage) override {
-    c_->meter(tenant, job_id, usage);
-  }
-
- private:
-  std::shared_ptr<CostControls> c_;
-};
-
 class JobCost : public JobCostMeter {
  public:
   explicit JobCost(std::shared_ptr<CostControls> c) : c_(std::move(c)) {}
-  std::optional<core::Money> actual_cost(const core::Id& tenant, const job::Job& job) override {
-    return c_->actual_cost(tenant, job);
+  core::Status record_usage(backend::Store& tx, const core::Id&, const job::Job& job,
+                            const backend::UsageInterval& usage) override {
+    return c_->meter(tx, job, usage);
+  }
+  std::optional<core::Money> actual_cost(backend::Store& tx, const core::Id& tenant, const job::Job& job) override {
+    return c_->actual_cost(tx, tenant, job);
   }
   std::optional<core::Timestamp> budget_deadline(const core::Id& tenant, const job::Job& job,
                                                  core::Timestamp started) override {
@@ -68,7 +60,6 @@ std::shared_ptr<CostControls> CostControls::attach(Platform& platform, cost::Pri
                                                    std::shared_ptr<backend::Notifier> alerts) {
   auto c = std::make_shared<CostControls>(platform.store(), std::move(prices), std::move(budgets), std::move(alerts));
   platform.add_admission_gate(std::make_shared<BudgetGate>(c));
-  platform.add_usage_observer(std::make_shared<Meter>(c));
   platform.set_job_cost_meter(std::make_shared<JobCost>(c));
   return c;
 }
@@ -82,18 +73,21 @@ core::Status CostControls::admit(const job::Job& job) {
   return {};
 }
 
-void CostControls::meter(const core::Id& tenant, const core::Id& job_id, const backend::UsageInterval& usage) {
-  if (!(usage.start < usage.end)) return;  // preempted the instant it started: nothing ran
-  auto fail = [&](core::Error e) { note_error(std::move(e)); };
-  auto rec = store_.get_job(tenant, job_id);
-  if (!rec) return fail(rec.error());
-  cost::UsageInterval u = cost::interval_of(rec->job, usage.start, usage.end);
+core::Status CostControls::meter(backend::Store& tx, const job::Job& job, const backend::UsageInterval& usage) {
+  if (!(usage.start < usage.end)) return {};  // preempted the instant it started: nothing ran
+  cost::UsageInterval u = cost::interval_of(job, usage.start, usage.end);
   if (usage.sharing_mode == "time_slice") u.sharing_mode = cost::SharingMode::TimeSlice;
   if (!usage.nodes.empty()) u.node_name = usage.nodes.front();
-  auto st = cost::record_usage(store_, prices_, u);
-  if (!st) return fail(st.error());
+  auto priced = cost::meter(prices_, u);
+  if (!priced) {
+    note_error(priced.error());
+    return {};
+  }
+  // A store failure is the batch's: it does not commit, the segment with it.
+  BUDCORE_TRY(tx.append_usage(u.tenant_id, cost::to_record(*priced)));
   std::lock_guard lock(mu_);
   ++metered_;
+  return {};
 }
 
 void CostControls::note_error(core::Error e) {
@@ -118,12 +112,12 @@ core::Result<core::Money> CostControls::run_cost(const job::Job& job, core::Time
   return u.computed_cost;
 }
 
-std::optional<core::Money> CostControls::actual_cost(const core::Id& tenant, const job::Job& job) {
+std::optional<core::Money> CostControls::actual_cost(backend::Store& tx, const core::Id& tenant, const job::Job& job) {
   // A job the book cannot price keeps no actual_cost: the sum of the segments that could be
   // priced would understate it. (Its segments were counted as metering errors.)
   const core::Timestamp probe = job.created_at.value_or(core::Timestamp{});
   if (!run_cost(job, probe, probe + core::Duration::seconds(1))) return std::nullopt;
-  auto sum = cost::job_actual_cost(store_, tenant, job.id);
+  auto sum = cost::job_actual_cost(tx, tenant, job.id);
   if (!sum) {
     note_error(sum.error());
     return std::nullopt;

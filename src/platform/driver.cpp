@@ -1,6 +1,7 @@
 // Driving the Platform: cluster events applied in batches (one store transaction each: group
-// commit), automatic retries, pipeline engines, the virtual clock, and the background driver
-// of a system-clock Platform.
+// commit, with the batch's usage rows and the actual_cost of the jobs it ends), automatic
+// retries, pipeline engines, the virtual clock, and the background driver of a system-clock
+// Platform.
 #include <algorithm>
 #include <set>
 
@@ -245,9 +246,11 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
           break;
       }
     }
+    BUDCORE_TRY(meter_batch(tx, usage, writes, order));
     for (const core::Id& id : order) {
       PendingWrite& w = writes.at(id);
       BUDCORE_TRY_ASSIGN(auto rec, tx.write_job(w.tenant, *w.job, w.expected_version));
+      if (!w.live) continue;  // an ended job's late actual_cost
       w.live->version = rec.version;
       if (w.ended) {
         BUDCORE_TRY(tx.delete_platform_record("job", id.to_string()));
@@ -259,12 +262,12 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
     for (auto& [tenant, e] : log) BUDCORE_TRY(tx.append_event(tenant, e));
     return save_clock(tx);
   };
-  // Usage is metered whether or not the batch changes a job (a cancelled run's last segment
-  // comes after the cancel was committed).
   for (const ClusterEvent& e : events)
     if (e.kind == ClusterEventKind::Usage && e.usage) usage.push_back(&e);
-  // Only the events that change something cost a transaction (Queued echoes of a submit do not).
-  bool needed = std::any_of(events.begin(), events.end(), [&](const ClusterEvent& e) {
+  // Only the events that change something cost a transaction (Queued echoes of a submit do
+  // not). Usage is metered whether or not the batch changes a job (a cancelled run's last
+  // segment comes after the cancel was committed).
+  bool needed = (cost_meter && !usage.empty()) || std::any_of(events.begin(), events.end(), [&](const ClusterEvent& e) {
     if (e.kind == ClusterEventKind::Usage) return false;
     auto it = live.find(e.job_id);
     if (it == live.end() || it->second.run != e.run || !it->second.in_cluster || it->second.tenant != e.tenant) return false;
@@ -288,15 +291,6 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
     for (const auto& o : usage_observers) o->on_usage(e->tenant, e->job_id, e->run, *e->usage);
   if (!cost_meter) return {};
   if (!usage.empty() || !started.empty()) budget_stops_due = true;
-  // Priced after the observers metered the batch: the jobs that ended in it, and ended jobs
-  // whose last segment arrived after their end (a cancel, a budget stop).
-  std::vector<std::pair<core::Id, core::Id>> settle;  // (job, tenant)
-  for (const core::Id& id : ended) settle.emplace_back(id, writes.at(id).tenant);
-  for (const ClusterEvent* e : usage)
-    if (live.count(e->job_id) == 0) settle.emplace_back(e->job_id, e->tenant);
-  std::sort(settle.begin(), settle.end());
-  settle.erase(std::unique(settle.begin(), settle.end()), settle.end());
-  for (const auto& [id, tenant] : settle) BUDCORE_TRY(settle_cost(tenant, id));
   for (const core::Id& id : started)
     if (auto it = live.find(id); it != live.end()) schedule_budget_check(it->second);
   return {};
@@ -321,13 +315,12 @@ core::Status Impl::fire_retries() {
                               "retry refused: " + why.message;
     // Captures a copy of the id: clang before 16 rejects capturing a structured binding.
     auto st = store->transact([&, key = id.to_string()](backend::Store& tx) -> core::Status {
+      price_ended(tx, it->second.tenant, rec->job);
       BUDCORE_TRY(tx.write_job(it->second.tenant, rec->job, rec->version));
       return tx.delete_platform_record("job", key);
     });
     if (!st) return fail_halted(st.error());
-    const core::Id tenant = it->second.tenant;
     live.erase(it);
-    BUDCORE_TRY(settle_cost(tenant, id));
   }
   return {};
 }

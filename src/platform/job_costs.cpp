@@ -7,6 +7,9 @@
 // check_budget, and stops the run: the job goes FAILED for good with the BudgetExceeded message,
 // the cluster withdraws the run (its usage is reported and metered as usual), and actual_cost
 // follows once that segment is in.
+//
+// Usage rows and actual_cost are written in the transactions that change the jobs they belong
+// to (meter_batch, price_ended), covered by the same fence, never in transactions of their own.
 #include <algorithm>
 
 #include "budcore/job/state_machine.hpp"
@@ -19,21 +22,58 @@ using job::JobStatus;
 using Impl = Platform::Impl;
 
 JobCostMeter::~JobCostMeter() = default;
+core::Status JobCostMeter::record_usage(backend::Store&, const core::Id&, const job::Job&, const backend::UsageInterval&) {
+  return {};
+}
 bool JobCostMeter::refresh_stops(core::Timestamp) { return false; }
 std::optional<std::string> JobCostMeter::stop_reason(const core::Id&, const job::Job&) { return std::nullopt; }
 
-core::Status Impl::settle_cost(const core::Id& tenant, const core::Id& id) {
-  if (!cost_meter || live.count(id) != 0) return {};  // still live: it runs or a retry is pending
-  BUDCORE_TRY_ASSIGN(backend::JobRecord rec, store->get_job(tenant, id));
-  if (!job::is_final(rec.job.status) && rec.job.status != JobStatus::Failed) return {};
-  std::optional<core::Money> cost = cost_meter->actual_cost(tenant, rec.job);
-  if (!cost || rec.job.actual_cost == cost) return {};
-  rec.job.actual_cost = std::move(cost);
-  auto st = store->transact([&](backend::Store& tx) -> core::Status {
-    BUDCORE_TRY(tx.write_job(tenant, rec.job, rec.version));
-    return {};
-  });
-  if (!st) return fail_halted(st.error());
+bool Impl::price_ended(backend::Store& tx, const core::Id& tenant, job::Job& job) {
+  if (!cost_meter) return false;
+  std::optional<core::Money> cost = cost_meter->actual_cost(tx, tenant, job);
+  if (!cost || job.actual_cost == cost) return false;
+  job.actual_cost = std::move(cost);
+  return true;
+}
+
+core::Status Impl::meter_batch(backend::Store& tx, const std::vector<const backend::ClusterEvent*>& usage,
+                               std::unordered_map<core::Id, PendingWrite>& writes, std::vector<core::Id>& order) {
+  if (!cost_meter) return {};
+  // Jobs the batch does not write, read once: a running job's periodic segment, or the last
+  // segment of a job that ended in an earlier commit.
+  std::unordered_map<core::Id, backend::JobRecord> others;
+  std::vector<std::pair<core::Id, core::Id>> late;  // (job, tenant)
+  for (const backend::ClusterEvent* e : usage) {
+    const job::Job* job = nullptr;
+    if (auto w = writes.find(e->job_id); w != writes.end() && w->second.tenant == e->tenant) {
+      job = w->second.job.get();
+    } else if (auto o = others.find(e->job_id); o != others.end()) {
+      job = &o->second.job;
+    } else {
+      auto rec = tx.get_job(e->tenant, e->job_id);
+      if (!rec && rec.error().code == core::ErrorCode::NotFound) continue;  // not this tenant's job
+      if (!rec) return rec.error();
+      job = &others.emplace(e->job_id, std::move(*rec)).first->second.job;
+      if (live.count(e->job_id) == 0) late.emplace_back(e->job_id, e->tenant);
+    }
+    BUDCORE_TRY(cost_meter->record_usage(tx, e->tenant, *job, *e->usage));
+  }
+  // Priced once every segment of the batch is in: the jobs it ends, then the ended jobs whose
+  // segments came after their end.
+  for (const core::Id& id : order) {
+    PendingWrite& w = writes.at(id);
+    if (w.ended) price_ended(tx, w.tenant, *w.job);
+  }
+  for (const auto& [id, tenant] : late) {
+    backend::JobRecord& rec = others.at(id);
+    if (!job::is_final(rec.job.status) && rec.job.status != JobStatus::Failed) continue;
+    if (!price_ended(tx, tenant, rec.job)) continue;
+    PendingWrite& w = writes[id];  // written with the batch's jobs; no live record to keep
+    w.tenant = tenant;
+    w.job = std::make_shared<job::Job>(std::move(rec.job));
+    w.expected_version = rec.version;
+    order.push_back(id);
+  }
   return {};
 }
 
@@ -104,6 +144,7 @@ core::Status Impl::stop_for_budget(LiveJob& lj, backend::JobRecord rec, core::Ti
   BUDCORE_TRY(move(&lj, job, JobStatus::Failed, now, message, log));
   job.status_message = message + "; no retry: " + std::string(no_retry_because);
   auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    price_ended(tx, tenant, job);  // the earlier runs; this run's segment follows its withdrawal
     BUDCORE_TRY(tx.write_job(tenant, job, rec.version));
     for (auto& [t, e] : log) BUDCORE_TRY(tx.append_event(t, e));
     BUDCORE_TRY(tx.delete_platform_record("job", id.to_string()));
@@ -116,7 +157,7 @@ core::Status Impl::stop_for_budget(LiveJob& lj, backend::JobRecord rec, core::Ti
   const bool in_cluster = lj.in_cluster;
   live.erase(id);
   if (in_cluster) (void)cluster->cancel(id, message);
-  return settle_cost(tenant, id);
+  return {};
 }
 
 core::Status Impl::fire_budget_stops() {

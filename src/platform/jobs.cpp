@@ -290,6 +290,7 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
     rec.job.status_message = "retries cancelled" + (reason.empty() ? std::string() : ": " + std::string(reason));
     const std::string before = job::detail::compact_json(rec.job);
     auto st = store->transact([&](backend::Store& tx) -> core::Status {
+      price_ended(tx, caller.tenant, rec.job);
       BUDCORE_TRY_ASSIGN(rec, tx.write_job(caller.tenant, rec.job, rec.version));
       BUDCORE_TRY(tx.append_event(caller.tenant, e));
       BUDCORE_TRY(audit(tx, caller, "jobs.cancel", "job", id.to_string(), before, job::detail::compact_json(rec.job)));
@@ -297,7 +298,6 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
     });
     if (!st) return fail_if_deposed(st.error());
     live.erase(it);
-    BUDCORE_TRY(settle_cost(caller.tenant, id));
     return store->get_job(caller.tenant, id);
   }
   std::string message = reason.empty() ? "cancelled" : "cancelled: " + std::string(reason);
@@ -307,6 +307,9 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
   BUDCORE_TRY(move(nullptr, job, JobStatus::Cancelled, clock->now(), message, log));
   backend::JobRecord out;
   auto st = store->transact([&](backend::Store& tx) -> core::Status {
+    // The cost of the earlier runs; the cancelled run's segment follows with the cluster's
+    // report (the next pump).
+    price_ended(tx, caller.tenant, job);
     BUDCORE_TRY_ASSIGN(out, tx.write_job(caller.tenant, job, rec.version));
     for (auto& [tenant, e] : log) BUDCORE_TRY(tx.append_event(tenant, e));
     BUDCORE_TRY(audit(tx, caller, "jobs.cancel", "job", id.to_string(), job::detail::compact_json(rec.job),
@@ -322,12 +325,6 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
     bool in_cluster = it->second.in_cluster;
     live.erase(it);
     if (in_cluster) (void)cluster->cancel(id, message);
-  }
-  // The cost of the earlier runs now; the cancelled run's segment follows with the cluster's
-  // report (the next pump).
-  BUDCORE_TRY(settle_cost(caller.tenant, id));
-  if (cost_meter) {
-    BUDCORE_TRY_ASSIGN(out, store->get_job(caller.tenant, id));
   }
   out.idempotency_key = rec.idempotency_key;
   return out;

@@ -311,8 +311,14 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // --- job_costs.cpp (the JobCostMeter's calls; all no-ops without one)
   // The job's document: the one cached while it holds quota, else read from the Store.
   core::Result<std::shared_ptr<const job::Job>> job_doc(const LiveJob& lj);
-  // Writes an ended job's actual_cost when the meter's figure differs from the stored one.
-  core::Status settle_cost(const core::Id& tenant, const core::Id& id);
+  // An ended job's actual_cost from the meter, read in `tx`, the transaction that writes the
+  // job; true when it changed (unchanged when the meter cannot price the job).
+  bool price_ended(backend::Store& tx, const core::Id& tenant, job::Job& job);
+  // In the batch's transaction, before its jobs are written: the batch's usage segments stored,
+  // then actual_cost on the jobs it ends and on ended jobs whose last segment it holds (those
+  // join `writes` and `order` with no live record).
+  core::Status meter_batch(backend::Store& tx, const std::vector<const backend::ClusterEvent*>& usage,
+                           std::unordered_map<core::Id, PendingWrite>& writes, std::vector<core::Id>& order);
   // Asks the meter when a running job with a budget_limit would pass it and remembers the time.
   void schedule_budget_check(LiveJob& lj);
   // Checks the running jobs whose time has come; stops and fails those past their limit.

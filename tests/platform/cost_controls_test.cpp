@@ -1,5 +1,6 @@
 // Budgets stop admission on a platform, and every run is metered into the platform's store.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <fstream>
 
@@ -321,6 +322,70 @@ TEST(PlatformCostTest, ABudgetLimitIsWatchedAgainAfterTheJobsPlatformReopens) {
   EXPECT_EQ(j.status, job::JobStatus::Failed);
   ASSERT_TRUE(j.actual_start && j.actual_end);
   EXPECT_EQ((*j.actual_end - *j.actual_start).count_ns(), 1801LL * 1'000'000'000);
+}
+
+// Runs SQL on the platform's SQLite file directly, as another writer would.
+void raw_exec(const PlatformTarget& t, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((t.dir->path / "budcore.db").c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  const std::string msg = err != nullptr ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << msg;
+}
+
+// A run's usage row and its job's actual_cost commit with the transition that ends the run, or
+// none of them does: with the usage table refusing rows, the batch that completes the jobs
+// fails whole, and a reopened platform completes and prices them from the store.
+TEST(PlatformCostTest, UsageAndActualCostCommitWithTheTransitionThatEndsTheRun) {
+  PlatformTarget t;
+  std::vector<core::Id> ids;
+  {
+    auto p = t.open();
+    ASSERT_TRUE(p);
+    auto costs = platform::CostControls::attach(*p, prices(), {});
+    for (const char* name : {"one", "two", "three"}) {
+      auto r = p->submit(ctx_a(), gpu_job(name, 1, 3600));
+      ASSERT_TRUE(r) << r.error().describe();
+      ids.push_back(r->record.job.id);
+    }
+    ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(1800)));
+    raw_exec(t, "CREATE TRIGGER refuse_usage BEFORE INSERT ON usage_records "
+                "BEGIN SELECT RAISE(ABORT, 'usage refused'); END");
+    auto ended = p->run_until_idle();
+    ASSERT_FALSE(ended);
+    EXPECT_NE(ended.error().describe().find("usage refused"), std::string::npos) << ended.error().describe();
+    EXPECT_EQ(costs->metering_errors(), 0);
+
+    // Read from another handle: the halted platform answers nothing.
+    auto store = backend::open_store(t.config.store_uri);
+    ASSERT_TRUE(store) << store.error().describe();
+    for (const core::Id& id : ids) {
+      auto rec = (*store)->get_job(tenant_a(), id);
+      ASSERT_TRUE(rec) << rec.error().describe();
+      EXPECT_EQ(rec->job.status, job::JobStatus::Running);
+      EXPECT_FALSE(rec->job.actual_cost);
+      EXPECT_EQ(cost::job_actual_cost(**store, tenant_a(), id)->records, 0);
+    }
+  }
+  raw_exec(t, "DROP TRIGGER refuse_usage");
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  auto costs = platform::CostControls::attach(*p, prices(), {});
+  ASSERT_TRUE(p->run_until_idle());
+  for (const core::Id& id : ids) {
+    job::Job j = read_job(*p, id);
+    EXPECT_EQ(j.status, job::JobStatus::Completed);
+    auto actual = cost::job_actual_cost(p->store(), tenant_a(), id);
+    ASSERT_TRUE(actual) << actual.error().describe();
+    EXPECT_EQ(actual->records, 1);
+    ASSERT_TRUE(j.actual_cost);
+    EXPECT_EQ(*j.actual_cost, usd("4.06"));
+  }
+  EXPECT_EQ(costs->metering_errors(), 0);
+  EXPECT_TRUE(p->check_invariants());
 }
 
 }  // namespace

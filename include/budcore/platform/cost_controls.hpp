@@ -25,12 +25,13 @@ namespace budcore::platform {
 // - an admission gate "budget": every submitted or retried job is priced (cost::admit_job: its
 //   estimate, spend so far from the metered usage) and denied with BudgetExceeded, naming the
 //   budget, when a hard-limit budget covering its tenant or project would be overrun;
-// - a usage observer: every run segment the cluster reports is priced and stored as usage
-//   (cost::record_usage), so job_actual_cost, reports and later budget checks see it;
-// - the job cost meter: an ended job's actual_cost is the sum of its metered segments (every
-//   run), in the job's currency; a job the price book cannot price keeps no actual_cost (its
-//   segments are metering errors). A running job whose cost passes its budget_limit is stopped
-//   and FAILED (BudgetExceeded), to the second;
+// - the job cost meter: every run segment the cluster reports is priced and stored as usage in
+//   the transaction of the batch that records it (with the transition that ends the run), so
+//   job_actual_cost, reports and later budget checks see it; an ended job's actual_cost is the
+//   sum of its metered segments (every run), in the job's currency, written in the transaction
+//   that ends the job; a job the price book cannot price keeps no actual_cost (its segments are
+//   metering errors). A running job whose cost passes its budget_limit is stopped and FAILED
+//   (BudgetExceeded), to the second;
 // - budgets with stop_running: once a budget's metered spend has passed its amount, the running
 //   jobs it covers are stopped and FAILED (BudgetExceeded, naming the budget);
 // - budget threshold alerts (50/80/100%...) through a Notifier, as metered spend crosses them.
@@ -50,8 +51,9 @@ class BUDCORE_API CostControls {
 
   const cost::PriceBook& prices() const noexcept { return prices_; }
   const cost::BudgetSet& budgets() const noexcept { return budgets_; }
-  // Metering runs after the platform committed the run's transitions and cannot fail the
-  // platform: a segment that could not be priced or stored is counted, its error kept.
+  // A segment that cannot be priced does not fail the platform: it is counted, its error kept.
+  // metered() counts the segments appended in the platform's transactions, also those of a
+  // batch that then failed to commit (after which the platform stops, or a leader steps down).
   std::int64_t metered() const;
   std::int64_t metering_errors() const;
   std::optional<core::Error> last_metering_error() const;
@@ -62,9 +64,9 @@ class BUDCORE_API CostControls {
   CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets,
                std::shared_ptr<backend::Notifier> alerts = nullptr);
   core::Status admit(const job::Job& job);
-  void meter(const core::Id& tenant, const core::Id& job_id, const backend::UsageInterval& usage);
-  // JobCostMeter (hooks.hpp).
-  std::optional<core::Money> actual_cost(const core::Id& tenant, const job::Job& job);
+  // JobCostMeter (hooks.hpp): `tx` is the platform's transaction.
+  core::Status meter(backend::Store& tx, const job::Job& job, const backend::UsageInterval& usage);
+  std::optional<core::Money> actual_cost(backend::Store& tx, const core::Id& tenant, const job::Job& job);
   std::optional<core::Timestamp> budget_deadline(const core::Id& tenant, const job::Job& job, core::Timestamp started);
   core::Status check_budget(const core::Id& tenant, const job::Job& job, core::Timestamp started, core::Timestamp now);
   bool refresh_stops(core::Timestamp now);

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "budcore/backend/cluster_backend.hpp"
+#include "budcore/backend/store.hpp"
 #include "budcore/core/id.hpp"
 #include "budcore/core/money.hpp"
 #include "budcore/core/time.hpp"
@@ -62,7 +63,8 @@ class BUDCORE_API Authorizer {
 
 // Sees every metered interval the cluster reports (one per run segment: start to completion,
 // failure, preemption or cancel), after the batch that recorded the run's transitions has
-// committed, in the cluster's order. Metering (cost layer) turns them into usage records.
+// committed, in the cluster's order. (Usage records are written by the JobCostMeter, inside
+// that batch's transaction: an observer sees what has already been metered.)
 // Called with the Platform's lock held: an observer must not call back into the Platform.
 class BUDCORE_API UsageObserver {
  public:
@@ -72,18 +74,27 @@ class BUDCORE_API UsageObserver {
 };
 
 // Prices jobs for their own documents (platform::CostControls implements it; docs/cost.md "On a
-// platform"). Called with the Platform's lock held, outside its transactions and after the
-// usage observers have seen the batch: it may read the Store; it must not call back into the
-// Platform.
+// platform"). Called with the Platform's lock held; it must not call back into the Platform.
+// record_usage and actual_cost are called inside the Platform's write transactions and must
+// read and write through `tx` only (the Platform's own Store handle is busy with it); the other
+// calls are made outside them and may read the Store.
 class BUDCORE_API JobCostMeter {
  public:
   virtual ~JobCostMeter();
+  // A run segment the cluster reported (start to completion, failure, preemption or cancel),
+  // in the transaction of the batch that holds it: the one that records the transition ending
+  // the run when the cluster reports both together (the simulated cluster reports a segment
+  // right before the end), so they commit together or not at all. `job` is the job as that
+  // batch leaves it. An error fails the batch (a store failure); a segment that cannot be
+  // priced is the meter's to count. The default meters nothing.
+  virtual core::Status record_usage(backend::Store& tx, const core::Id& tenant, const job::Job& job,
+                                    const backend::UsageInterval& usage);
   // An ended job (COMPLETED, CANCELLED, or FAILED with no retry pending): what all its runs
-  // metered so far cost, in the job's currency. The Platform writes it to the job's
-  // actual_cost (in its own transaction, right after the one that ended the job, and again when
-  // a run's last segment is reported later). nullopt: the job cannot be priced; actual_cost
-  // stays as it is.
-  virtual std::optional<core::Money> actual_cost(const core::Id& tenant, const job::Job& job) = 0;
+  // metered so far cost, in the job's currency, read in `tx` (so the segments of the same batch
+  // count). The Platform writes it to the job's actual_cost in that transaction: the one that
+  // ends the job, and the one of a batch holding a segment reported after the end (a cancelled
+  // run's). nullopt: the job cannot be priced; actual_cost stays as it is.
+  virtual std::optional<core::Money> actual_cost(backend::Store& tx, const core::Id& tenant, const job::Job& job) = 0;
   // A run of a job with a budget_limit is running since `started`: the first time at which the
   // job's cost (its earlier runs plus this run) would pass the limit; nullopt when it never
   // will or cannot be priced. The Platform checks the job then (check_budget).

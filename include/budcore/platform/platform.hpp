@@ -21,7 +21,7 @@
 //   is driven by a background thread.
 //
 // Where the other layers plug in: admission gates (budgets, tenant policy, rate limits), an
-// Authorizer (RBAC), usage observers (metering), a job cost meter (actual_cost, budget_limit) —
+// Authorizer (RBAC), usage observers, a job cost meter (metering, actual_cost, budget_limit) —
 // hooks.hpp. Use-case deployments (deploy_usecase, usecase_deploy.cpp) run over the same Store
 // and cluster.
 //
@@ -289,15 +289,16 @@ class BUDCORE_API Platform {
   void add_admission_gate(std::shared_ptr<AdmissionGate> gate);
   void set_authorizer(std::shared_ptr<Authorizer> authorizer);
   void add_usage_observer(std::shared_ptr<UsageObserver> observer);
-  // One meter prices jobs (a later call replaces it; nullptr removes it): ended jobs get their
-  // actual_cost, and a running job whose cost passes its budget_limit is stopped and FAILED
-  // (BudgetExceeded). Running jobs are checked from now on, including those restored on open.
+  // One meter prices jobs (a later call replaces it; nullptr removes it): run segments are
+  // metered and ended jobs get their actual_cost in the transactions that record them, and a
+  // running job whose cost passes its budget_limit is stopped and FAILED (BudgetExceeded). Running jobs are checked from now on, including those restored on open.
   void set_job_cost_meter(std::shared_ptr<JobCostMeter> meter);
   // The CostControls attached on open from the config's `cost` section (null without one).
   std::shared_ptr<CostControls> cost_controls() const;
   // The Store the platform writes, for layers that keep their records beside its jobs (cost
   // metering, budgets' spend). Gates and observers may use it: they run outside the
-  // platform's transactions. Lives as long as the Platform.
+  // platform's transactions (a JobCostMeter's record_usage and actual_cost run inside them
+  // and use the transaction they are given). Lives as long as the Platform.
   backend::Store& store() noexcept;
 
   struct Impl;
