@@ -149,7 +149,7 @@ def submit_round(budcore, cfg, work, state, n):
 
 def kill_leader(api, prefix, store, reps, report):
     holder, epoch = chaos.leader(store)
-    rid = holder.split("#")[0] if holder else None
+    rid = chaos.replica_of(holder)
     proc = reps.procs.get(rid)
     if proc is None or proc.poll() is not None:
         return
