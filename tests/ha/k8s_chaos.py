@@ -197,6 +197,7 @@ def run(args):
         submit_round(args.budcore, cfg, work, state, args.jobs_per_round)
         if not wait_for(lambda: not open_jobs(store), args.drain_seconds):
             problems.append("jobs left open: " + json.dumps(open_jobs(store)))
+            problems += [describe(api, prefix, jid) for jid, _ in open_jobs(store)]
         for rid, p in sorted(reps.procs.items()):
             if p.poll() is not None:
                 problems.append(f"replica {rid} exited with {p.returncode}")
@@ -227,6 +228,23 @@ def wait_for(pred, seconds):
 
 def open_jobs(store):
     return store.rows("SELECT id, status FROM jobs WHERE status NOT IN ('completed', 'failed', 'cancelled')")
+
+
+def describe(api, prefix, jid):
+    """What the cluster holds for a job: its Jobs and Workloads with their conditions."""
+    def conds(o):
+        return [f"{c.get('type')}={c.get('status')}:{c.get('reason', '')}:{c.get('message', '')[:120]}"
+                for c in o.get("status", {}).get("conditions", [])]
+    jobs = [j for j in api.items("/apis/batch/v1/jobs", prefix)
+            if j["metadata"].get("labels", {}).get("budcore.io/job-id") == jid]
+    uids = {j["metadata"]["uid"] for j in jobs}
+    wls = [w for w in api.items("/apis/kueue.x-k8s.io/v1beta2/workloads", prefix)
+           if any(r.get("uid") in uids for r in w["metadata"].get("ownerReferences", []))
+           or w["metadata"].get("labels", {}).get("budcore.io/job-id") == jid]
+    return json.dumps({"job": jid,
+                       "jobs": [{"name": j["metadata"]["name"], "ns": j["metadata"]["namespace"],
+                                 "suspend": j["spec"].get("suspend"), "conditions": conds(j)} for j in jobs],
+                       "workloads": [{"name": w["metadata"]["name"], "conditions": conds(w)} for w in wls]})
 
 
 def cluster_problems(api, store, prefix):
