@@ -185,6 +185,8 @@ def chaos(args):
                 time.sleep(0.05)
             clients_round(args.budcore, cfg, work, state, 2)
             if action == "kill":
+                # An id whose process reported within the lease is refused as in use.
+                time.sleep(max(0.0, LEASE + 0.2 - (time.monotonic() - t0)))
                 reps.start(rid)
             else:
                 os.kill(proc.pid, signal.SIGCONT)  # wakes deposed: its writes must fail
