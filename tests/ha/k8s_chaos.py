@@ -36,6 +36,9 @@ import chaos  # noqa: E402  (the store, the replicas and the store checks)
 
 SKIP = 77
 GPUS = 4  # the ClusterQueue's nominal quota of nvidia.com/gpu
+# Longer than chaos.py's: a new leader's recovery adopts every run through the API server, on
+# the thread that renews the lease, and a loaded test bed can take seconds for it.
+LEASE, RENEW, RETRY = 5.0, 1.0, 0.2
 TERMINAL = ("completed", "failed", "cancelled")
 ADMITTED = ("scheduled", "running")
 
@@ -109,7 +112,7 @@ def config(store, work, kubeconfig, sfx):
     q, flavor = f"kc-{sfx}", f"kcf-{sfx}"
     text = f"""store: {{uri: '{store.uri}', durable: false}}
 clock: system
-ha: {{replica: r0, lease_seconds: {chaos.LEASE}, renew_seconds: {chaos.RENEW}, retry_seconds: {chaos.RETRY}}}
+ha: {{replica: r0, lease_seconds: {LEASE}, renew_seconds: {RENEW}, retry_seconds: {RETRY}}}
 cluster: {{backend: kubernetes, kubernetes: {{kubeconfig: {kubeconfig}}}}}
 queues: {{service: {q}, batch: {q}, training: {q}, usecase: {q}, tenant_namespace_prefix: kc{sfx}-}}
 quota:
@@ -148,20 +151,20 @@ def submit_round(budcore, cfg, work, state, n):
 
 
 def kill_leader(api, prefix, store, reps, report):
+    running = lambda: [j for j in api.items("/apis/batch/v1/jobs?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dbudcore",
+                                            prefix) if not j["spec"].get("suspend", False) and not condition(j, "Complete")]
+    wait_for(lambda: running(), 10)  # mid-run: a Job runs on the cluster
+    report["running_at_kills"].append(len(running()))
     holder, epoch = chaos.leader(store)
     rid = chaos.replica_of(holder)
     proc = reps.procs.get(rid)
     if proc is None or proc.poll() is not None:
         return
-    running = lambda: [j for j in api.items("/apis/batch/v1/jobs?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dbudcore",
-                                            prefix) if not j["spec"].get("suspend", False) and not condition(j, "Complete")]
-    wait_for(lambda: running(), 10)  # mid-run: a Job runs on the cluster
-    report["running_at_kills"].append(len(running()))
     t0 = time.monotonic()
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     report["kills"] += 1
-    while time.monotonic() - t0 < 4 * chaos.LEASE + 10:
+    while time.monotonic() - t0 < 4 * LEASE + 10:
         h, e = chaos.leader(store)
         if e > epoch and h != holder:
             report["failovers"].append(round(time.monotonic() - t0, 3))
@@ -169,7 +172,7 @@ def kill_leader(api, prefix, store, reps, report):
         time.sleep(0.05)
     # A replica id whose process reported within the lease is refused as in use (docs/ha.md):
     # the killed replica comes back once its last report is a lease old.
-    time.sleep(max(0.0, chaos.LEASE + 0.2 - (time.monotonic() - t0)))
+    time.sleep(max(0.0, LEASE + 0.2 - (time.monotonic() - t0)))
     reps.start(rid)
 
 
