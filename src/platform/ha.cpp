@@ -70,6 +70,14 @@ core::Status Impl::ha_step() {
   const HaConfig& ha = *config.ha;
   const std::int64_t now = steady_ns();
   if (ha_deposed) step_down("a write was refused: another replica leads now");
+  // A store failure mid-commit (the database restarting) leaves memory ahead of the store. A
+  // single platform halts until reopened; a replica goes back to the store instead: it steps
+  // down and recovers when it takes the lease again, at once if it still holds it.
+  if (halted) {
+    step_down("a store write failed: " + halted->message);
+    halted.reset();
+    ha_next_step_ns = 0;
+  }
   // A leader that could not renew in time stops acting before its lease can have passed on.
   if (ha_role == HaRole::Leader && now >= ha_leader_until_ns) step_down("the lease was not renewed in time");
   if (now < ha_next_step_ns) return {};

@@ -103,9 +103,10 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
     p->impl_->cost_controls = CostControls::attach(*p, *c.prices, c.budgets, std::move(alerts));
   }
   if (p->impl_->ha_role == Impl::HaRole::Follower) {
-    // The first election step now: a replica that finds the lease free leads from open on.
+    // The first election step now: a replica that finds the lease free leads from open on. One
+    // whose recovery outlasted the lease, so that another replica leads now, is a follower.
     std::lock_guard lock(p->impl_->mu);
-    BUDCORE_TRY(p->impl_->ha_step());
+    if (auto st = p->impl_->ha_step(); !st && st.error().code != ErrorCode::NotLeader) return st.error();
   }
   if (p->impl_->config.clock == ClockKind::System) {
     Impl* raw = p->impl_.get();

@@ -6,7 +6,9 @@
 # schema each, so they stay independent under ctest -j. `pg_fixture.sh schema STATE_DIR NAME`
 # creates schema NAME on the running server and prints a store URI whose search_path is NAME
 # (the C, Rust and Go tests take their PostgreSQL store from it); exit 3 when no server runs
-# because its binaries are missing.
+# because its binaries are missing. `pg_fixture.sh down STATE_DIR [fast|immediate]` stops the
+# running server and keeps its cluster; `pg_fixture.sh up STATE_DIR` starts it again on the same
+# port (the database-restart chaos variant).
 #
 # CI runs as root and initdb refuses root: as root every server command runs as `postgres`,
 # in a directory that user owns. When the server binaries are missing, start writes no URI
@@ -16,13 +18,21 @@ set -u
 cmd=${1:-}
 state=${2:-}
 if [[ -z "$cmd" || -z "$state" ]]; then
-  echo "usage: $0 start|stop STATE_DIR | schema STATE_DIR NAME" >&2
+  echo "usage: $0 start|stop|up STATE_DIR | down STATE_DIR [fast|immediate] | schema STATE_DIR NAME" >&2
   exit 2
 fi
 bindir=${BUDCORE_PG_BINDIR:-/usr/lib/postgresql/15/bin}
 
 as_pg() {
   if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# The server's options: the port, the socket dir, no fsync (the server is thrown away; the crash
+# tests that need durability run on SQLite).
+run_server() {
+  as_pg "$bindir/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 60 \
+    -o "-p $2 -k $1 -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200" \
+    start >/dev/null 2>&1
 }
 
 stop_server() {
@@ -40,6 +50,20 @@ stop_server() {
 case "$cmd" in
   stop)
     stop_server
+    exit 0
+    ;;
+  down | up)
+    [[ -f "$state/datadir" && -f "$state/uri" ]] || { echo "no PostgreSQL server in $state" >&2; exit 1; }
+    dir=$(cat "$state/datadir")
+    if [[ "$cmd" == down ]]; then
+      mode=${3:-fast}
+      [[ "$mode" == fast || "$mode" == immediate ]] || { echo "stop mode '$mode': fast or immediate" >&2; exit 2; }
+      as_pg "$bindir/pg_ctl" -D "$dir/data" -m "$mode" -w stop >/dev/null
+      exit $?
+    fi
+    uri=$(cat "$state/uri")
+    port=${uri##*:}
+    run_server "$dir" "${port%%/*}" || { cat "$dir/server.log" >&2; exit 1; }
     exit 0
     ;;
   schema)
@@ -63,7 +87,7 @@ case "$cmd" in
     ;;
   start) ;;
   *)
-    echo "unknown command '$cmd' (start or stop)" >&2
+    echo "unknown command '$cmd' (start, stop, down, up or schema)" >&2
     exit 2
     ;;
 esac
@@ -96,10 +120,7 @@ free_port() {
 }
 for attempt in 1 2 3 4 5; do
   port=$(free_port)
-  # fsync off: the server is thrown away; the crash tests that need durability run on SQLite.
-  if as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200" \
-      start >/dev/null 2>&1; then
+  if run_server "$dir" "$port"; then
     uri="postgresql://postgres@127.0.0.1:$port/postgres"
     echo "$uri" >"$state/uri.tmp" && mv "$state/uri.tmp" "$state/uri"
     echo "PostgreSQL test server at $uri (cluster $dir)"

@@ -113,6 +113,50 @@ TEST_P(StoreHa, ReplicasReportThemselves) {
   EXPECT_EQ(all->back().role, "follower");
 }
 
+// A database restart drops every connection: the store opens its connection again before the
+// next statement, so a replica goes on by itself once the server is back. A transaction the drop
+// cut short fails as a whole and commits nothing.
+TEST_P(StoreHa, AStoreReconnectsAfterTheServerDroppedItsConnection) {
+  if (GetParam() != "postgres") GTEST_SKIP() << "PostgreSQL only: SQLite has no server";
+  const std::string app = testing::unique_name("reconnect_");
+  auto s = open_store(target_.uri + "&application_name=" + app);
+  ASSERT_TRUE(s) << s.error().describe();
+  auto admin = backends::open_postgres_connection(testing::PgServer::get()->admin_uri());
+  ASSERT_TRUE(admin) << admin.error().describe();
+  auto drop = [&] {
+    // Waits (up to 5 s) until the backend is gone, so the next statement meets a closed socket.
+    auto st = (*admin)->exec_script("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = '" +
+                                    app + "'");  // a generated name, not input
+    ASSERT_TRUE(st) << st.error().describe();
+  };
+  ASSERT_TRUE((*s)->acquire_lease("platform", "a#1", Duration::seconds(30)));
+  drop();
+  // The statement that finds the connection closed fails; the next one reconnects.
+  auto first = (*s)->read_lease("platform");
+  if (!first) EXPECT_EQ(first.error().code, ErrorCode::Io) << first.error().describe();
+  auto again = (*s)->read_lease("platform");
+  ASSERT_TRUE(again) << again.error().describe();
+  EXPECT_EQ(again->holder, "a#1");
+  PlatformRequest r;
+  r.tenant = core::Id::generate();
+  r.kind = "adopt";
+  r.object_id = core::Id::generate();
+  r.replica = "a";
+  auto cut = (*s)->transact([&](Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.append_request(r));
+    drop();
+    BUDCORE_TRY(tx.append_request(r));
+    return {};
+  });
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error().code, ErrorCode::Io);
+  auto left = (*s)->list_requests(0, 10);
+  ASSERT_TRUE(left) << left.error().describe();
+  EXPECT_TRUE(left->empty());  // nothing of the cut transaction
+  ASSERT_TRUE((*s)->append_request(r));
+  EXPECT_EQ((*s)->list_requests(0, 10)->size(), 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, StoreHa, ::testing::Values("sqlite_file", "postgres"),
                          [](const auto& info) { return info.param; });
 

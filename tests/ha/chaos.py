@@ -105,6 +105,11 @@ class Replicas:
                 p.kill()
 
 
+def replica_of(holder):
+    """The replica id of a lease holder `<replica>#<token>` (a process, not a name)."""
+    return holder.split("#")[0] if holder else None
+
+
 def leader(store):
     rows = store.rows("SELECT holder, epoch FROM leader_lease WHERE name = 'platform'")
     return (rows[0][0], int(rows[0][1])) if rows else (None, 0)
@@ -158,7 +163,8 @@ def chaos(args):
         for action in actions:
             clients_round(args.budcore, cfg, work, state, 3)
             holder, epoch = leader(store)
-            proc = reps.procs.get(holder)
+            rid = replica_of(holder)
+            proc = reps.procs.get(rid)
             if proc is None or proc.poll() is not None:
                 time.sleep(LEASE)
                 continue
@@ -179,7 +185,9 @@ def chaos(args):
                 time.sleep(0.05)
             clients_round(args.budcore, cfg, work, state, 2)
             if action == "kill":
-                reps.start(holder)
+                # An id whose process reported within the lease is refused as in use.
+                time.sleep(max(0.0, LEASE + 0.2 - (time.monotonic() - t0)))
+                reps.start(rid)
             else:
                 os.kill(proc.pid, signal.SIGCONT)  # wakes deposed: its writes must fail
         # Let every job end.
@@ -194,6 +202,9 @@ def chaos(args):
     finally:
         reps.stop_all()
     problems = check(store, state, args)
+    if report["kills"] + report["pauses"] < (args.kills + args.pauses) // 2:
+        problems.append(f"only {report['kills']} kills and {report['pauses']} pauses of {args.kills + args.pauses}: "
+                        "the leader was not found among the replicas")
     report.update(acknowledged=len(state["acked"]), problems=problems[:50], ok=not problems)
     if report["failovers"]:
         f = sorted(report["failovers"])

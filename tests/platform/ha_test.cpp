@@ -118,6 +118,45 @@ TEST_P(PlatformHa, AFollowerTakesRequestsTheLeaderCarriesOut) {
 INSTANTIATE_TEST_SUITE_P(Stores, PlatformHa, ::testing::Values("sqlite_file", "postgres"),
                          [](const auto& info) { return info.param; });
 
+// A commit that fails while the leader keeps its lease (the database back before the lease ran
+// out): the leader goes back to the store and drives on at the same epoch, instead of staying
+// halted with the lease so that no replica drives anything.
+TEST(PlatformHaStoreFailure, ALeaderWhoseCommitFailedRecoversWhileItHoldsTheLease) {
+  PlatformTarget t("sqlite_file");
+  BUDCORE_SKIP_UNLESS_READY(t);
+  t.config.clock = platform::ClockKind::System;
+  // No renewal while the store is locked below: only the job's completion meets the lock.
+  t.config.ha = platform::HaConfig{"r1", core::Duration::seconds(60), core::Duration::seconds(30),
+                                   core::Duration::milliseconds(100), true};
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  auto job = p->submit(ctx_a(), gpu_job("held", 1, 2));
+  ASSERT_TRUE(job) << job.error().describe();
+  const core::Id id = job->record.job.id;
+  auto status_is = [&](JobStatus want, int seconds) {
+    for (int i = 0; i < seconds * 20; ++i) {
+      if (auto r = p->get_job(ctx_a(), id); r && r->job.status == want) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  };
+  ASSERT_TRUE(status_is(JobStatus::Running, 5));
+  // Another process holds the write lock past the busy timeout (10 s): the commit of the job's
+  // completion (due at 2 s) fails.
+  auto other = backend::open_store(t.config.store_uri);
+  ASSERT_TRUE(other) << other.error().describe();
+  auto held = (*other)->transact([](backend::Store&) -> core::Status {
+    std::this_thread::sleep_for(std::chrono::seconds(13));
+    return {};
+  });
+  ASSERT_TRUE(held) << held.error().describe();
+  EXPECT_TRUE(status_is(JobStatus::Completed, 10));
+  auto ha = p->ha_status();
+  ASSERT_TRUE(ha) << ha.error().describe();
+  EXPECT_EQ(ha->role, "leader");
+  EXPECT_EQ(ha->epoch, 1);
+}
+
 TEST(PlatformHaConfig, TheHaSectionIsCheckedFieldByField) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"store: x\nclock: system\nha: {replica: r1, lease_seconds: 5, renew_seconds: 10}\n", "ha.renew_seconds"},

@@ -383,7 +383,9 @@ core::Status KueueCluster::adopt(std::span<const backend::AdoptedRun> runs) {
     t.run = a.request.run;
     if (!a.request.workload.pod_sets.empty()) t.pod_set = a.request.workload.pod_sets.front();
     if (!objs.job_object && !objs.workload) {
-      // Gone while the platform was down (or never arrived): the run starts again in the queue.
+      // Gone while the platform was down (or never arrived): the run starts again in the queue,
+      // its tenant's LocalQueue made sure of as by a submit (this process has not seen it yet).
+      BUDCORE_TRY(m.ensure_local_queue(j));
       SubmitResult sr;
       BUDCORE_TRY_ASSIGN(sr, submit_job(*m.client, j, m.options.render, a.request.run));
       t.rendered = std::move(sr.rendered);

@@ -74,11 +74,8 @@ class PgConnection final : public SqlConnection {
   Dialect dialect() const noexcept override { return Dialect::Postgres; }
 
   core::Status exec_script(std::string_view sql) override {
-    std::string text(sql);
-    PgResult r(PQexec(conn_, text.c_str()));
-    auto st = PQresultStatus(r.get());
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return pg_error(conn_, r.get(), "executing SQL");
-    return {};
+    BUDCORE_TRY(usable());
+    return exec_text(sql);
   }
 
   core::Result<std::int64_t> execute(std::string_view sql, std::span<const SqlParam> params) override {
@@ -96,10 +93,20 @@ class PgConnection final : public SqlConnection {
     return {};
   }
 
-  core::Status begin() override { return exec_script("BEGIN"); }
-  core::Status commit() override { return exec_script("COMMIT"); }
+  core::Status begin() override {
+    BUDCORE_TRY(usable());
+    BUDCORE_TRY(exec_text("BEGIN"));
+    in_tx_ = true;
+    return {};
+  }
+  core::Status commit() override {
+    auto st = exec_script("COMMIT");
+    if (st) in_tx_ = false;
+    return st;
+  }
   void rollback() noexcept override {
-    if (PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)exec_script("ROLLBACK");
+    in_tx_ = false;
+    if (PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)exec_text("ROLLBACK");
   }
   core::Status lock_for_migration() override {
     // Any constant works; it only has to be the same for every budcore process.
@@ -107,7 +114,29 @@ class PgConnection final : public SqlConnection {
   }
 
  private:
+  // A connection the server dropped (a restart, a failover) is opened again before the next
+  // statement, but never inside a transaction: its earlier statements are gone with the old
+  // session, so the transaction fails and its caller rolls back.
+  core::Status usable() {
+    if (PQstatus(conn_) == CONNECTION_OK) return {};
+    if (in_tx_)
+      return core::Error::make(core::ErrorCode::Io, "the connection to PostgreSQL was lost mid-transaction");
+    PQreset(conn_);
+    if (PQstatus(conn_) != CONNECTION_OK) return pg_error(conn_, nullptr, "reconnecting to PostgreSQL");
+    cache_.clear();  // prepared statements belong to the old session
+    return exec_text("SET client_encoding = 'UTF8'");
+  }
+
+  core::Status exec_text(std::string_view sql) {
+    std::string text(sql);
+    PgResult r(PQexec(conn_, text.c_str()));
+    auto st = PQresultStatus(r.get());
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return pg_error(conn_, r.get(), "executing SQL");
+    return {};
+  }
+
   core::Result<PgResult> run(std::string_view sql, std::span<const SqlParam> params) {
+    BUDCORE_TRY(usable());
     BUDCORE_TRY_ASSIGN(const std::string* name, prepared(sql, static_cast<int>(params.size())));
     // Text-format parameters; libpq needs NUL-terminated strings, so each is copied once.
     std::vector<std::string> texts(params.size());
@@ -145,6 +174,7 @@ class PgConnection final : public SqlConnection {
   }
 
   PGconn* conn_;
+  bool in_tx_ = false;  // between begin() and commit() / rollback()
   struct Hash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }

@@ -208,6 +208,50 @@ TEST_F(KueuePlatformTest, AReopenedPlatformAdoptsItsRunsAndResubmitsLostOnes) {
       << again.job.status_message.value_or("");
 }
 
+// A run whose objects are missing at adoption goes back to its tenant's LocalQueue, which the
+// adopting process makes sure of as a submit does (another replica may have created it, or
+// nobody yet: its leader died before handing the run to the cluster).
+TEST_F(KueuePlatformTest, ARunResubmittedAtAdoptionGetsItsTenantsLocalQueue) {
+  open();
+  const core::Id other = core::Id::generate();  // no LocalQueue in the quota: made on demand
+  const CallContext octx = CallContext::for_tenant(other);
+  auto sub = platform->submit(octx, gpu_job("requeued", 1));
+  ASSERT_TRUE(sub) << sub.error().describe();
+  const core::Id id = sub->record.job.id;
+  auto status = [&] {
+    auto r = platform->get_job(octx, id);
+    return r ? r->job.status : JobStatus::Pending;
+  };
+  ASSERT_TRUE(Testbed::wait_until([&] { return status() == JobStatus::Scheduled; }, std::chrono::seconds(30)));
+  platform.reset();
+  // While it is down its objects go, and so does the tenant's LocalQueue.
+  job::Job j = gpu_job("requeued", 1);
+  j.id = id;
+  j.tenant_id = other;
+  auto r = render_job(j, render, 1);
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_TRUE(cancel_job(*client, *r));
+  const quota::LocalQueue lq = quota::local_queue_for(j, render.layout);
+  ASSERT_TRUE(client->remove(resources::local_queues(), lq.namespace_, lq.name));
+  ASSERT_TRUE(Testbed::wait_until([&] {
+    auto g = client->get(resources::local_queues(), lq.namespace_, lq.name);
+    return !g && g.error().code == core::ErrorCode::NotFound;
+  }));
+  open();
+  // Lost (its admission went with its objects), back in the queue, and admitted again.
+  EXPECT_TRUE(Testbed::wait_until(
+      [&] {
+        auto rec = platform->get_job(octx, id);
+        if (!rec) return false;
+        bool lost = false;
+        for (const auto& t : rec->job.status_history) lost |= t.to == JobStatus::Preempted;
+        return lost && rec->job.status == JobStatus::Scheduled;
+      },
+      std::chrono::seconds(30)))
+      << job::to_string(status());
+  EXPECT_TRUE(client->get(resources::local_queues(), lq.namespace_, lq.name));
+}
+
 TEST_F(KueuePlatformTest, CancelDeletesTheObjectsAndAFailedRunIsRetriedAsANewRun) {
   open();
   auto a = platform->submit(ctx(), gpu_job("cancel-me", 1));
