@@ -227,7 +227,11 @@ Result<std::vector<backend::ReplicaRecord>> SqlStore::list_replicas(std::string_
 Result<std::int64_t> SqlStore::append_request(const backend::PlatformRequest& r) {
   BUDCORE_TRY(check_key("kind", r.kind));
   BUDCORE_TRY(check_key("replica", r.replica));
-  return write([&] { return backends::append_request(db(), r); });
+  return write([&]() -> Result<std::int64_t> {
+    auto seq = backends::append_request(db(), r, !requests_notified_);
+    if (seq && in_tx_) requests_notified_ = true;
+    return seq;
+  });
 }
 
 Result<std::vector<backend::PlatformRequest>> SqlStore::list_requests(std::int64_t after_seq, std::size_t limit) {
