@@ -197,13 +197,22 @@ core::Status Impl::apply_requests() {
   for (;;) {
     BUDCORE_TRY_ASSIGN(auto batch, store->list_requests(0, kRequestBatch));
     if (batch.empty()) return {};
-    for (const auto& r : batch) {
-      // Carried out at least once: a leader that fails after carrying one out and before
-      // deleting it leaves it to the next, and every kind tolerates a second time.
-      BUDCORE_TRY(apply_request(r));
-      auto st = store->delete_request(r.seq);
+    // Carried out at least once: a leader that fails after carrying one out and before
+    // deleting it leaves it to the next, and every kind tolerates a second time. The ones
+    // carried out are deleted together, in one transaction (one fence check and one commit for
+    // the batch), also when a later one fails.
+    std::size_t done = 0;
+    core::Status applied;
+    for (; done < batch.size(); ++done)
+      if (applied = apply_request(batch[done]); !applied) break;
+    if (done > 0) {
+      auto st = store->transact([&](backend::Store& tx) -> core::Status {
+        for (std::size_t i = 0; i < done; ++i) BUDCORE_TRY(tx.delete_request(batch[i].seq));
+        return {};
+      });
       if (!st) return fail_if_deposed(st.error());
     }
+    BUDCORE_TRY(applied);
     if (batch.size() < kRequestBatch) return {};
   }
 }

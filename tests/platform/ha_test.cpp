@@ -109,6 +109,28 @@ TEST_P(PlatformHa, AFollowerTakesRequestsTheLeaderCarriesOut) {
   EXPECT_TRUE(eventually([&] { return r2->get_job(ctx_a(), after->record.job.id)->job.status == JobStatus::Completed; }));
 }
 
+// A follower's batch is one transaction of jobs and requests; the leader hands every job to
+// the cluster and deletes the requests it carried out (a batch of them in one transaction).
+TEST_P(PlatformHa, AFollowersBatchIsCarriedOutAndItsRequestsDeleted) {
+  auto r1 = replica("r1");
+  ASSERT_TRUE(r1);
+  auto r2 = replica("r2");
+  ASSERT_TRUE(r2);
+  ASSERT_EQ(r2->ha_status()->role, "follower");
+  std::vector<platform::SubmitRequest> jobs;
+  for (int i = 0; i < 25; ++i) jobs.push_back({gpu_job("batch-" + std::to_string(i), 1, 1), "b" + std::to_string(i)});
+  auto submitted = r2->submit_batch(ctx_a(), std::move(jobs));
+  ASSERT_TRUE(submitted) << submitted.error().describe();
+  ASSERT_EQ(submitted->size(), 25u);
+  EXPECT_TRUE(eventually([&] {
+    for (const auto& s : *submitted)
+      if (r2->get_job(ctx_a(), s.record.job.id)->job.status != JobStatus::Completed) return false;
+    return true;
+  }, 20));
+  EXPECT_TRUE(eventually([&] { return r1->store().list_requests(0, 100)->empty(); }));
+  ASSERT_TRUE(r1->check_invariants());
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, PlatformHa, ::testing::Values("sqlite_file", "postgres"),
                          [](const auto& info) { return info.param; });
 
