@@ -4,6 +4,7 @@
 // the lease, and requests come back in order.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 
 #include "backends/store_fixture.hpp"
@@ -111,6 +112,32 @@ TEST_P(StoreHa, ReplicasReportThemselves) {
   EXPECT_EQ(all->front().role, "leader");
   EXPECT_EQ(all->front().epoch, 4);
   EXPECT_EQ(all->back().role, "follower");
+}
+
+// On PostgreSQL a follower's attempt on a lease the leader holds neither waits for the
+// leader's fenced transaction (which reads the lease FOR SHARE) nor holds up the next one.
+TEST_P(StoreHa, AnAttemptOnAHeldLeaseDoesNotWaitForTheLeadersTransactions) {
+  if (GetParam() != "postgres") GTEST_SKIP() << "SQLite serializes every writer anyway";
+  auto lease = a_->acquire_lease("platform", "a#1", Duration::seconds(30));
+  ASSERT_TRUE(lease && lease->held_by("a#1"));
+  a_->set_fence(Store::Fence{"platform", "a#1", lease->epoch});
+  std::thread leader([&] {
+    auto st = a_->transact([&](Store& tx) -> core::Status {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      return tx.put_platform_record("state", "x", core::Value::map({}));
+    });
+    EXPECT_TRUE(st) << st.error().describe();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the leader's fence check is done
+  const auto t0 = std::chrono::steady_clock::now();
+  auto attempt = b_->acquire_lease("platform", "b#1", Duration::seconds(30));
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  leader.join();
+  ASSERT_TRUE(attempt) << attempt.error().describe();
+  EXPECT_EQ(attempt->holder, "a#1");
+  EXPECT_EQ(attempt->epoch, lease->epoch);
+  EXPECT_LT(waited, std::chrono::milliseconds(1000));
+  a_->set_fence(std::nullopt);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreHa, ::testing::Values("sqlite_file", "postgres"),
