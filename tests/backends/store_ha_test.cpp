@@ -140,6 +140,29 @@ TEST_P(StoreHa, AnAttemptOnAHeldLeaseDoesNotWaitForTheLeadersTransactions) {
   a_->set_fence(std::nullopt);
 }
 
+// The change marker moves when a transaction commits after a later one did (a follower's long
+// batch finishing after the leader's commits), so that the leader looks at the requests again.
+TEST_P(StoreHa, TheChangeMarkerMovesWhenAnEarlierTransactionCommitsLast) {
+  if (GetParam() != "postgres") GTEST_SKIP() << "SQLite serializes every writer";
+  std::thread slow([&] {
+    auto st = a_->transact([&](Store& tx) -> core::Status {
+      BUDCORE_TRY(tx.put_platform_record("state", "slow", core::Value::map({})));
+      std::this_thread::sleep_for(std::chrono::milliseconds(800));
+      return {};
+    });
+    EXPECT_TRUE(st) << st.error().describe();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the slow one has its transaction id
+  ASSERT_TRUE(b_->put_platform_record("state", "quick", core::Value::map({})));
+  auto before = b_->change_marker();
+  ASSERT_TRUE(before);
+  slow.join();
+  auto after = b_->change_marker();
+  ASSERT_TRUE(after);
+  EXPECT_NE(*after, *before);
+  EXPECT_EQ(*b_->change_marker(), *after);  // and stays put while nothing commits
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, StoreHa, ::testing::Values("sqlite_file", "postgres"),
                          [](const auto& info) { return info.param; });
 
