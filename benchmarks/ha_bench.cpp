@@ -174,6 +174,7 @@ void finish(benchmark::State& state, platform::Platform& leader, const Progress&
             Clock::time_point t0, Clock::time_point acked) {
   double admitted_at = -1;
   const auto give_up = Clock::now() + std::chrono::minutes(10);
+  int polls = 0;
   for (;;) {
     Progress p = progress(leader);
     const double since = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -185,6 +186,11 @@ void finish(benchmark::State& state, platform::Platform& leader, const Progress&
       state.counters["admitted_jobs_per_s"] = static_cast<double>(n) / admitted_at;
       state.counters["acked_jobs_per_s"] = static_cast<double>(n) / std::chrono::duration<double>(acked - t0).count();
       return;
+    }
+    if (++polls % 200 == 0 && leader.ha_status()->role != "leader") {
+      std::fprintf(stderr, "r1 no longer leads (%.0f of %lld jobs completed under it)\n", p.completed - base.completed,
+                   static_cast<long long>(n));
+      std::abort();
     }
     if (Clock::now() > give_up) {
       std::fprintf(stderr, "only %.0f of %lld jobs completed after 10 minutes\n", p.completed - base.completed,

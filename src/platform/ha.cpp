@@ -106,6 +106,12 @@ core::Status Impl::ha_step() {
   return {};
 }
 
+bool Impl::ha_keep_leading() {
+  if (ha_role != HaRole::Leader) return ha_role == HaRole::Single;
+  if (steady_ns() >= ha_next_step_ns || ha_deposed) (void)ha_step();
+  return ha_role == HaRole::Leader;
+}
+
 core::Status Impl::reset_drive_state() {
   live.clear();
   runs.clear();
@@ -214,6 +220,7 @@ core::Status Impl::apply_requests() {
     }
     BUDCORE_TRY(applied);
     if (batch.size() < kRequestBatch) return {};
+    if (!ha_keep_leading()) return {};
   }
 }
 
