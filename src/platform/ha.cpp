@@ -108,7 +108,15 @@ core::Status Impl::ha_step() {
 
 bool Impl::ha_keep_leading() {
   if (ha_role != HaRole::Leader) return ha_role == HaRole::Single;
-  if (steady_ns() >= ha_next_step_ns || ha_deposed) (void)ha_step();
+  // In the middle of work the lease is renewed once half the renewal period has passed, so the
+  // next round (a group commit, which may wait for followers' transactions) has at least
+  // lease - renew / 2 before the lease could pass.
+  const HaConfig& ha = *config.ha;
+  const std::int64_t now = steady_ns();
+  if (ha_deposed || now >= ha_next_step_ns || ha_leader_until_ns - now < ha.lease.count_ns() - ha.renew.count_ns() / 2) {
+    ha_next_step_ns = now;
+    (void)ha_step();
+  }
   return ha_role == HaRole::Leader;
 }
 
