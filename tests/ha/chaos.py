@@ -158,7 +158,9 @@ def chaos(args):
         for action in actions:
             clients_round(args.budcore, cfg, work, state, 3)
             holder, epoch = leader(store)
-            proc = reps.procs.get(holder)
+            # The lease names a process, "<replica>#<token>": the replica is the part before '#'.
+            rid = holder.split("#")[0] if holder else None
+            proc = reps.procs.get(rid)
             if proc is None or proc.poll() is not None:
                 time.sleep(LEASE)
                 continue
@@ -179,7 +181,7 @@ def chaos(args):
                 time.sleep(0.05)
             clients_round(args.budcore, cfg, work, state, 2)
             if action == "kill":
-                reps.start(holder)
+                reps.start(rid)
             else:
                 os.kill(proc.pid, signal.SIGCONT)  # wakes deposed: its writes must fail
         # Let every job end.
