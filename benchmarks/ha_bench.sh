@@ -6,7 +6,8 @@
 #   benchmarks/ha_bench.sh [--river] [--build DIR] [ha_bench arguments...]
 #
 # DIR defaults to build/release. BUDCORE_BENCH_HA_JOBS (default 10000) is the number of jobs
-# of every throughput case and of the River run.
+# of every throughput case and of the River run; BUDCORE_BENCH_RIVER_WORKERS (default 1000) River's
+# MaxWorkers.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -32,5 +33,6 @@ export BUDCORE_BENCH_PG_URI=$(cat "$state/uri")
 "$build/benchmarks/ha_bench" "${args[@]}"
 if [[ $river -eq 1 ]]; then
   (cd "$here/peers/river" && go build -o "$state/river_peer" .)
-  "$state/river_peer" -uri "$BUDCORE_BENCH_PG_URI" -n "${BUDCORE_BENCH_HA_JOBS:-10000}" -batch 1000
+  "$state/river_peer" -uri "$BUDCORE_BENCH_PG_URI" -n "${BUDCORE_BENCH_HA_JOBS:-10000}" -batch 1000 \
+    -workers "${BUDCORE_BENCH_RIVER_WORKERS:-1000}"
 fi

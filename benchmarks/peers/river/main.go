@@ -46,7 +46,7 @@ func main() {
 	uri := flag.String("uri", os.Getenv("BUDCORE_BENCH_PG_URI"), "PostgreSQL URI (default $BUDCORE_BENCH_PG_URI)")
 	n := flag.Int("n", 10000, "jobs")
 	batch := flag.Int("batch", 1000, "jobs per InsertMany call")
-	workers := flag.Int("workers", 100, "MaxWorkers of the default queue")
+	workers := flag.Int("workers", 1000, "MaxWorkers of the default queue (River fetches at most this many jobs per fetch, at most one fetch per 100 ms cooldown)")
 	schema := flag.String("schema", "river_peer", "schema the run creates (dropped first)")
 	timeout := flag.Duration("timeout", 10*time.Minute, "give up after")
 	flag.Parse()
