@@ -52,6 +52,11 @@ core::Result<backend::LeaseState> read_lease(SqlConnection& db, std::string_view
 
 core::Result<backend::LeaseState> acquire_lease(SqlConnection& db, std::string_view name, std::string_view replica,
                                                 core::Duration ttl) {
+  // A lease another holder still has is only read: the attempt would change nothing, and on
+  // PostgreSQL it would lock the lease row, waiting for the leader's fenced transactions (which
+  // read it FOR SHARE) and holding up the next ones behind it.
+  BUDCORE_TRY_ASSIGN(backend::LeaseState current, read_lease(db, name));
+  if (!current.holder.empty() && current.holder != replica && current.expires > current.now) return current;
   BUDCORE_TRY_ASSIGN(std::int64_t now, db_now(db));
   const std::int64_t expires = now + ttl.count_ns();
   // A new holder raises the epoch; the holder renewing keeps it. The condition is evaluated on
@@ -128,7 +133,7 @@ core::Result<std::vector<backend::ReplicaRecord>> list_replicas(SqlConnection& d
   return out;
 }
 
-core::Result<std::int64_t> append_request(SqlConnection& db, const backend::PlatformRequest& r) {
+core::Result<std::int64_t> append_request(SqlConnection& db, const backend::PlatformRequest& r, bool notify) {
   const std::string tid = r.tenant.to_string(), oid = r.object_id.to_string(), doc = core::to_json(r.doc);
   SqlParam p[] = {std::string_view(tid), std::string_view(r.kind), std::string_view(oid), std::string_view(doc),
                   std::string_view(r.replica), r.created.unix_nanos()};
@@ -139,8 +144,9 @@ core::Result<std::int64_t> append_request(SqlConnection& db, const backend::Plat
                          seq = row.int64(0);
                          return {};
                        }));
-  // Wakes a PostgreSQL leader listening for requests (delivered when the transaction commits).
-  if (db.dialect() == Dialect::Postgres) BUDCORE_TRY(db.exec_script("NOTIFY budcore_requests"));
+  // Wakes a PostgreSQL leader listening for requests (delivered when the transaction commits;
+  // one per transaction is enough, however many requests it stores).
+  if (notify && db.dialect() == Dialect::Postgres) BUDCORE_TRY(db.exec_script("NOTIFY budcore_requests"));
   return seq;
 }
 

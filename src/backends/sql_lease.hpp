@@ -22,7 +22,8 @@ core::Status release_lease(SqlConnection& db, std::string_view name, std::string
 core::Status check_fence(SqlConnection& db, std::string_view name, std::string_view replica, std::int64_t epoch);
 core::Status report_replica(SqlConnection& db, std::string_view name, const backend::ReplicaRecord& r);
 core::Result<std::vector<backend::ReplicaRecord>> list_replicas(SqlConnection& db, std::string_view name);
-core::Result<std::int64_t> append_request(SqlConnection& db, const backend::PlatformRequest& r);
+// notify: also NOTIFY budcore_requests (PostgreSQL), which a transaction needs only once.
+core::Result<std::int64_t> append_request(SqlConnection& db, const backend::PlatformRequest& r, bool notify = true);
 core::Result<std::vector<backend::PlatformRequest>> list_requests(SqlConnection& db, std::int64_t after_seq,
                                                                   std::size_t limit);
 core::Status delete_request(SqlConnection& db, std::int64_t seq);

@@ -293,6 +293,8 @@ class SqlStore final : public backend::Store {
   // appends, read (and locked) at a tenant's first append, written once before commit.
   std::map<core::Id, ChainHead> chain_heads_;
   std::map<core::Id, std::int64_t> event_counters_;
+  // transact(): a request was stored, so the commit wakes the leader already.
+  bool requests_notified_ = false;
   Status write_tenant_heads();
   // Runs f in a write transaction (or in the enclosing transact()).
   template <class F>

@@ -243,7 +243,11 @@ Result<std::vector<backend::ReplicaRecord>> SqlStore::list_replicas(std::string_
 Result<std::int64_t> SqlStore::append_request(const backend::PlatformRequest& r) {
   BUDCORE_TRY(check_key("kind", r.kind));
   BUDCORE_TRY(check_key("replica", r.replica));
-  return write([&] { return backends::append_request(db(), r); });
+  return write([&]() -> Result<std::int64_t> {
+    auto seq = backends::append_request(db(), r, !requests_notified_);
+    if (seq && in_tx_) requests_notified_ = true;
+    return seq;
+  });
 }
 
 Result<std::vector<backend::PlatformRequest>> SqlStore::list_requests(std::int64_t after_seq, std::size_t limit) {
@@ -281,7 +285,11 @@ Result<std::int64_t> SqlStore::change_marker() {
     std::int64_t v = 0;
     const std::string_view sql = db().dialect() == Dialect::Sqlite
                                      ? "PRAGMA data_version"
-                                     : "SELECT CAST(CAST(pg_snapshot_xmax(pg_current_snapshot()) AS TEXT) AS BIGINT)";
+                                     // The whole snapshot, not only its horizon: a transaction that
+                                     // commits after a later one (a follower's long batch) leaves the
+                                     // horizon as it was, but leaves the in-progress list.
+                                     : "SELECT CAST(CAST(('x' || substr(md5(CAST(pg_current_snapshot() AS TEXT)), 1, 16)) "
+                                       "AS BIT(64)) AS BIGINT)";
     BUDCORE_TRY(db().query(sql, {}, [&](const SqlRow& row) -> Status {
       v = row.int64(0);
       return {};

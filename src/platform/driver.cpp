@@ -335,6 +335,8 @@ core::Status Impl::pump_locked() {
   }
   std::vector<ClusterEvent> events;
   for (int round = 0; round < kMaxRoundsPerPump; ++round) {
+    // A long backlog does not starve the lease: a leader renews between rounds when it is due.
+    if (ha_role == HaRole::Leader && !ha_keep_leading()) return {};
     bool progressed = false;
     if (!resubmit.empty()) {
       auto ids = std::move(resubmit);

@@ -114,6 +114,20 @@ core::Status Impl::ha_step() {
   return {};
 }
 
+bool Impl::ha_keep_leading() {
+  if (ha_role != HaRole::Leader) return ha_role == HaRole::Single;
+  // In the middle of work the lease is renewed once half the renewal period has passed, so the
+  // next round (a group commit, which may wait for followers' transactions) has at least
+  // lease - renew / 2 before the lease could pass.
+  const HaConfig& ha = *config.ha;
+  const std::int64_t now = steady_ns();
+  if (ha_deposed || now >= ha_next_step_ns || ha_leader_until_ns - now < ha.lease.count_ns() - ha.renew.count_ns() / 2) {
+    ha_next_step_ns = now;
+    (void)ha_step();
+  }
+  return ha_role == HaRole::Leader;
+}
+
 core::Status Impl::reset_drive_state() {
   live.clear();
   runs.clear();
@@ -206,14 +220,24 @@ core::Status Impl::apply_requests() {
   for (;;) {
     BUDCORE_TRY_ASSIGN(auto batch, store->list_requests(0, kRequestBatch));
     if (batch.empty()) return {};
-    for (const auto& r : batch) {
-      // Carried out at least once: a leader that fails after carrying one out and before
-      // deleting it leaves it to the next, and every kind tolerates a second time.
-      BUDCORE_TRY(apply_request(r));
-      auto st = store->delete_request(r.seq);
+    // Carried out at least once: a leader that fails after carrying one out and before
+    // deleting it leaves it to the next, and every kind tolerates a second time. The ones
+    // carried out are deleted together, in one transaction (one fence check and one commit for
+    // the batch), also when a later one fails.
+    std::size_t done = 0;
+    core::Status applied;
+    for (; done < batch.size(); ++done)
+      if (applied = apply_request(batch[done]); !applied) break;
+    if (done > 0) {
+      auto st = store->transact([&](backend::Store& tx) -> core::Status {
+        for (std::size_t i = 0; i < done; ++i) BUDCORE_TRY(tx.delete_request(batch[i].seq));
+        return {};
+      });
       if (!st) return fail_if_deposed(st.error());
     }
+    BUDCORE_TRY(applied);
     if (batch.size() < kRequestBatch) return {};
+    if (!ha_keep_leading()) return {};
   }
 }
 

@@ -177,6 +177,9 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // The election: takes or renews the lease when due, becomes leader (recovers from the store)
   // or steps down. Called by the background driver.
   core::Status ha_step();
+  // A leader in the middle of a long stretch of work (a backlog of requests or events) renews
+  // its lease when the renewal is due; false when it no longer leads and must stop.
+  bool ha_keep_leading();
   core::Status ha_join();    // on open: this process's lease identity; refuses an id a live process uses
   std::string ha_instance;   // a fresh token per open
   std::string ha_holder;     // "<replica>#<instance>": what the lease names

@@ -4,6 +4,7 @@
 // the lease, and requests come back in order.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 
 #include "backends/store_fixture.hpp"
@@ -155,6 +156,55 @@ TEST_P(StoreHa, AStoreReconnectsAfterTheServerDroppedItsConnection) {
   EXPECT_TRUE(left->empty());  // nothing of the cut transaction
   ASSERT_TRUE((*s)->append_request(r));
   EXPECT_EQ((*s)->list_requests(0, 10)->size(), 1u);
+}
+
+// On PostgreSQL a follower's attempt on a lease the leader holds neither waits for the
+// leader's fenced transaction (which reads the lease FOR SHARE) nor holds up the next one.
+TEST_P(StoreHa, AnAttemptOnAHeldLeaseDoesNotWaitForTheLeadersTransactions) {
+  if (GetParam() != "postgres") GTEST_SKIP() << "SQLite serializes every writer anyway";
+  auto lease = a_->acquire_lease("platform", "a#1", Duration::seconds(30));
+  ASSERT_TRUE(lease && lease->held_by("a#1"));
+  a_->set_fence(Store::Fence{"platform", "a#1", lease->epoch});
+  std::thread leader([&] {
+    auto st = a_->transact([&](Store& tx) -> core::Status {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      return tx.put_platform_record("state", "x", core::Value::map({}));
+    });
+    EXPECT_TRUE(st) << st.error().describe();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the leader's fence check is done
+  const auto t0 = std::chrono::steady_clock::now();
+  auto attempt = b_->acquire_lease("platform", "b#1", Duration::seconds(30));
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  leader.join();
+  ASSERT_TRUE(attempt) << attempt.error().describe();
+  EXPECT_EQ(attempt->holder, "a#1");
+  EXPECT_EQ(attempt->epoch, lease->epoch);
+  EXPECT_LT(waited, std::chrono::milliseconds(1000));
+  a_->set_fence(std::nullopt);
+}
+
+// The change marker moves when a transaction commits after a later one did (a follower's long
+// batch finishing after the leader's commits), so that the leader looks at the requests again.
+TEST_P(StoreHa, TheChangeMarkerMovesWhenAnEarlierTransactionCommitsLast) {
+  if (GetParam() != "postgres") GTEST_SKIP() << "SQLite serializes every writer";
+  std::thread slow([&] {
+    auto st = a_->transact([&](Store& tx) -> core::Status {
+      BUDCORE_TRY(tx.put_platform_record("state", "slow", core::Value::map({})));
+      std::this_thread::sleep_for(std::chrono::milliseconds(800));
+      return {};
+    });
+    EXPECT_TRUE(st) << st.error().describe();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the slow one has its transaction id
+  ASSERT_TRUE(b_->put_platform_record("state", "quick", core::Value::map({})));
+  auto before = b_->change_marker();
+  ASSERT_TRUE(before);
+  slow.join();
+  auto after = b_->change_marker();
+  ASSERT_TRUE(after);
+  EXPECT_NE(*after, *before);
+  EXPECT_EQ(*b_->change_marker(), *after);  // and stays put while nothing commits
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreHa, ::testing::Values("sqlite_file", "postgres"),

@@ -523,7 +523,7 @@ class BUDCORE_API Store {
   virtual core::Result<std::vector<PlatformRequest>> list_requests(std::int64_t after_seq, std::size_t limit) = 0;
   virtual core::Status delete_request(std::int64_t seq) = 0;
   // A number that changes whenever any process commits a change to the store (SQLite's
-  // data_version, PostgreSQL's newest event and request): a cheap poll for "something changed".
+  // data_version, a digest of PostgreSQL's current snapshot): a cheap poll for "something changed".
   virtual core::Result<std::int64_t> change_marker() = 0;
 
   // State of per-tenant limits that must hold across every process on the store (the submit

@@ -1,0 +1,312 @@
+// Throughput through replicas (docs/ha.md) on one PostgreSQL database, end to end: from the
+// first submit to the leader having completed every job (admitted, run 0 s, completed, every
+// transition committed). Starts no server: it reads the server's URI from BUDCORE_BENCH_PG_URI
+// (benchmarks/ha_bench.sh starts a throwaway one) and skips every case without it. Each case
+// works in a fresh schema of that database (dropped after), with one leader replica and
+// follower replicas opened in this process (Platform handles with an `ha` section, replica ids
+// of their own, system clock, the simulated cluster with room for every job):
+// - ha_batch_submit/via:V/batch:B: BUDCORE_BENCH_HA_JOBS (default 10,000) jobs in submit_batch
+//   calls of B jobs; V = 1: on the two followers in turn (each batch stored QUEUED with one
+//   request per job that the leader carries out), V = 0: on the leader itself;
+// - ha_single_submit/threads:T: the same number of jobs as single submits from T client
+//   threads, each with a follower handle of its own (replicas r2 .. r(T+1));
+// - graceful_handover: the time from closing the leader (it resigns the lease) to a follower
+//   leading, with the follower retry period of 2 s (Kueue's); BUDCORE_BENCH_HANDOVER_STORE=sqlite
+//   measures it on a SQLite file instead.
+// Counters: jobs_per_s (to every job completed), admitted_jobs_per_s (to every job admitted),
+// acked_jobs_per_s (to the last submit returning), all read from the store; leader_changes.
+#include <benchmark/benchmark.h>
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "budcore/core/json.hpp"
+#include "budcore/platform/platform.hpp"
+
+namespace {
+
+using namespace budcore;
+using Clock = std::chrono::steady_clock;
+
+const core::Id kTenant = core::Id::parse("00000000-0000-4000-8000-0000000000be").value();
+
+std::int64_t env_int(const char* name, std::int64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::atoll(v) : fallback;
+}
+
+const char* server_uri() {
+  const char* u = std::getenv("BUDCORE_BENCH_PG_URI");
+  return u != nullptr && *u != '\0' ? u : nullptr;
+}
+
+bool skip_without_server(benchmark::State& state) {
+  if (server_uri() != nullptr) return false;
+  state.SkipWithError("BUDCORE_BENCH_PG_URI is not set (benchmarks/ha_bench.sh starts a PostgreSQL and sets it)");
+  return true;
+}
+
+void sql(const std::string& uri, const std::string& statement) {
+  PGconn* c = PQconnectdb(uri.c_str());
+  if (PQstatus(c) != CONNECTION_OK) {
+    std::fprintf(stderr, "connect: %s", PQerrorMessage(c));
+    std::abort();
+  }
+  PGresult* r = PQexec(c, ("SET client_min_messages = warning; " + statement).c_str());
+  if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+    std::fprintf(stderr, "%s: %s", statement.c_str(), PQerrorMessage(c));
+    std::abort();
+  }
+  PQclear(r);
+  PQfinish(c);
+}
+
+// A fresh schema on the server; the store URI whose search_path is that schema.
+struct Schema {
+  std::string name;
+  std::string store_uri;
+  explicit Schema(const std::string& tag) {
+    static int seq = 0;
+    name = "ha_bench_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(++seq);
+    const std::string server = server_uri();
+    sql(server, "DROP SCHEMA IF EXISTS " + name + " CASCADE; CREATE SCHEMA " + name);
+    store_uri = server + (server.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + name;
+  }
+  ~Schema() { sql(server_uri(), "DROP SCHEMA IF EXISTS " + name + " CASCADE"); }
+};
+
+platform::PlatformConfig replica_config(const std::string& store_uri, const std::string& replica) {
+  platform::PlatformConfig c;
+  c.store_uri = store_uri;
+  c.store_durable = true;
+  c.clock = platform::ClockKind::System;
+  // Room for every job at once: admission never waits for quota.
+  std::string quota = R"({"resource_flavors": [{"name": "default"}],
+    "cluster_queues": [{"name": "batch-jobs", "resource_groups": [{"covered_resources": ["cpu", "memory"],
+      "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominal": "100000"},
+                                                   {"name": "memory", "nominal": "200Ti"}]}]}]}]})";
+  c.cluster.quota = platform::quota_config_from_value(core::parse_json(quota).value(), "quota").value();
+  c.ha = platform::HaConfig{replica, core::Duration::seconds(15), core::Duration::seconds(10),
+                            core::Duration::seconds(2), true};
+  return c;
+}
+
+std::unique_ptr<platform::Platform> must_open(platform::PlatformConfig c) {
+  auto p = platform::Platform::open(std::move(c));
+  if (!p) {
+    std::fprintf(stderr, "open: %s\n", p.error().describe().c_str());
+    std::abort();
+  }
+  return std::move(*p);
+}
+
+// A job of 1 core that the simulated cluster runs for 0 s.
+job::Job bench_job(std::int64_t i) {
+  job::Job j;
+  j.name = "ha-" + std::to_string(i % 1000);
+  j.job_type = job::JobType::Batch;
+  j.deployment_type = job::DeploymentType::Docker;
+  j.memory_gb = core::Quantity::from_int(1);
+  j.estimated_duration_seconds = 60;
+  j.spec = core::Value::map({{"image", "ghcr.io/example/worker:1.0"},
+                             {"args", core::Value::list({"--shard", i})},
+                             {"sim", core::Value::map({{"duration_seconds", 0}})}});
+  return j;
+}
+
+// Read from the store (so a change of leader mid-run does not hide jobs another replica ran).
+struct Progress {
+  double completed = 0;
+  double admitted = 0;
+  double epoch = 0;
+};
+Progress progress(PGconn* c) {
+  PGresult* r = PQexec(c,
+                       "SELECT count(*) FILTER (WHERE status = 'completed'), "
+                       "count(*) FILTER (WHERE status IN ('scheduled', 'running', 'completed')), "
+                       "(SELECT max(epoch) FROM leader_lease) FROM jobs");
+  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+    std::fprintf(stderr, "progress: %s", PQerrorMessage(c));
+    std::abort();
+  }
+  Progress p{std::atof(PQgetvalue(r, 0, 0)), std::atof(PQgetvalue(r, 0, 1)), std::atof(PQgetvalue(r, 0, 2))};
+  PQclear(r);
+  return p;
+}
+
+// A leader (r1) and `followers` followers (r2 ...) on one fresh schema.
+struct Replicas {
+  Schema schema;
+  std::unique_ptr<platform::Platform> leader;
+  std::vector<std::unique_ptr<platform::Platform>> followers;
+  explicit Replicas(std::size_t n) : schema("run") {
+    leader = must_open(replica_config(schema.store_uri, "r1"));
+    if (leader->ha_status()->role != "leader") {
+      std::fprintf(stderr, "r1 does not lead\n");
+      std::abort();
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      followers.push_back(must_open(replica_config(schema.store_uri, "r" + std::to_string(i + 2))));
+  }
+  ~Replicas() {
+    followers.clear();
+    leader.reset();
+  }
+};
+
+// Waits until `n` jobs are completed in the store; fills the counters (leader_changes: how
+// often the lease changed hands during the run, 0 when r1 led throughout).
+void finish(benchmark::State& state, const std::string& store_uri, std::int64_t n, Clock::time_point t0,
+            Clock::time_point acked) {
+  PGconn* c = PQconnectdb(store_uri.c_str());
+  if (PQstatus(c) != CONNECTION_OK) {
+    std::fprintf(stderr, "connect: %s", PQerrorMessage(c));
+    std::abort();
+  }
+  double admitted_at = -1;
+  const auto give_up = Clock::now() + std::chrono::minutes(10);
+  for (;;) {
+    Progress p = progress(c);
+    const double since = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (admitted_at < 0 && p.admitted >= static_cast<double>(n)) admitted_at = since;
+    if (p.completed >= static_cast<double>(n)) {
+      state.SetIterationTime(since);
+      state.counters["jobs_per_s"] = static_cast<double>(n) / since;
+      state.counters["admitted_jobs_per_s"] = static_cast<double>(n) / admitted_at;
+      state.counters["acked_jobs_per_s"] = static_cast<double>(n) / std::chrono::duration<double>(acked - t0).count();
+      state.counters["leader_changes"] = p.epoch - 1;
+      PQfinish(c);
+      return;
+    }
+    if (Clock::now() > give_up) {
+      std::fprintf(stderr, "only %.0f of %lld jobs completed after 10 minutes\n", p.completed, static_cast<long long>(n));
+      std::abort();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+void ha_batch_submit(benchmark::State& state) {
+  if (skip_without_server(state)) return;
+  const bool via_followers = state.range(0) == 1;
+  const std::int64_t batch = state.range(1);
+  const std::int64_t n = env_int("BUDCORE_BENCH_HA_JOBS", 10'000);
+  auto ctx = platform::CallContext::for_tenant(kTenant, "bench");
+  for (auto _ : state) {
+    Replicas r(2);
+    const auto t0 = Clock::now();
+    std::size_t k = 0;
+    for (std::int64_t start = 0; start < n; start += batch) {
+      std::vector<platform::SubmitRequest> jobs;
+      for (std::int64_t i = start; i < std::min(n, start + batch); ++i) jobs.push_back({bench_job(i), ""});
+      platform::Platform& to = via_followers ? *r.followers[k++ % r.followers.size()] : *r.leader;
+      auto res = to.submit_batch(ctx, std::move(jobs));
+      if (!res) {
+        std::fprintf(stderr, "submit: %s\n", res.error().describe().c_str());
+        std::abort();
+      }
+    }
+    finish(state, r.schema.store_uri, n, t0, Clock::now());
+  }
+  state.counters["jobs"] = static_cast<double>(n);
+}
+BENCHMARK(ha_batch_submit)
+    ->ArgNames({"via", "batch"})
+    ->Args({1, 1000})
+    ->Args({1, 10'000})
+    ->Args({0, 1000})
+    ->Args({0, 10'000})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+void ha_single_submit(benchmark::State& state) {
+  if (skip_without_server(state)) return;
+  const auto threads = static_cast<std::size_t>(state.range(0));
+  const std::int64_t n = env_int("BUDCORE_BENCH_HA_JOBS", 10'000);
+  for (auto _ : state) {
+    Replicas r(threads);
+    std::atomic<std::int64_t> next{0};
+    const auto t0 = Clock::now();
+    std::vector<std::thread> clients;
+    for (std::size_t t = 0; t < threads; ++t)
+      clients.emplace_back([&, t] {
+        auto ctx = platform::CallContext::for_tenant(kTenant, "bench");
+        for (std::int64_t i = next++; i < n; i = next++) {
+          auto res = r.followers[t]->submit(ctx, bench_job(i));
+          if (!res) {
+            std::fprintf(stderr, "submit: %s\n", res.error().describe().c_str());
+            std::abort();
+          }
+        }
+      });
+    for (auto& c : clients) c.join();
+    finish(state, r.schema.store_uri, n, t0, Clock::now());
+  }
+  state.counters["jobs"] = static_cast<double>(n);
+}
+BENCHMARK(ha_single_submit)
+    ->ArgName("threads")
+    ->Arg(2)
+    ->Arg(4)
+    ->Arg(8)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// From the leader's close (it resigns the lease) to a follower leading.
+void graceful_handover(benchmark::State& state) {
+  const char* store = std::getenv("BUDCORE_BENCH_HANDOVER_STORE");
+  const bool sqlite = store != nullptr && std::string_view(store) == "sqlite";
+  if (!sqlite && skip_without_server(state)) return;
+  std::vector<double> ms;
+  for (auto _ : state) {
+    std::optional<Schema> schema;
+    std::string uri, file;
+    if (sqlite) {
+      file = (std::filesystem::temp_directory_path() / ("ha-bench-" + std::to_string(::getpid()) + ".db")).string();
+      for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(file + s);
+      uri = "sqlite://" + file;
+    } else {
+      schema.emplace("handover");
+      uri = schema->store_uri;
+    }
+    auto leader = must_open(replica_config(uri, "r1"));
+    auto f2 = must_open(replica_config(uri, "r2"));
+    auto f3 = must_open(replica_config(uri, "r3"));
+    // Both followers' next attempts fall anywhere in their retry period, as they would.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 + std::rand() % 2000));
+    const auto t0 = Clock::now();
+    leader.reset();
+    for (;;) {
+      if (f2->ha_status()->role == "leader" || f3->ha_status()->role == "leader") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    state.SetIterationTime(secs);
+    ms.push_back(secs * 1000);
+    f2.reset();
+    f3.reset();
+    if (sqlite)
+      for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(file + s);
+  }
+  std::sort(ms.begin(), ms.end());
+  if (!ms.empty()) {
+    state.counters["min_ms"] = ms.front();
+    state.counters["p50_ms"] = ms[(ms.size() - 1) / 2];
+    state.counters["max_ms"] = ms.back();
+  }
+}
+BENCHMARK(graceful_handover)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
