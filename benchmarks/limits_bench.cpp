@@ -1,4 +1,4 @@
-// The paths issue #19 found quadratic, each timed at two or three sizes so a regression shows as
+// Paths that were once quadratic, each timed at two or three sizes so a regression shows as
 // a time that grows faster than the size (the "per item" counters should stay flat):
 // a LOOP over n items, a chain of n JOB steps, an every-minute cron over n hours, validating a
 // cohort chain of n levels (refused past kMaxCohortDepth, in linear time), and compiling an
