@@ -364,6 +364,8 @@ core::Status Impl::pump_locked() {
       progressed = true;
       BUDCORE_TRY(apply_events(events));
       if (n < config.max_events_per_commit) break;
+      // Between the commits of a long backlog, too.
+      if (ha_role == HaRole::Leader && !ha_keep_leading()) return {};
     }
     // After the batch was metered: runs covered by a budget that passed and stops running jobs.
     const std::size_t live_before = live.size();

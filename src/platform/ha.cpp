@@ -22,7 +22,7 @@ using Impl = Platform::Impl;
 namespace {
 
 constexpr std::string_view kLease = "platform";
-constexpr std::size_t kRequestBatch = 1000;
+constexpr std::size_t kRequestBatch = 250;
 
 std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
