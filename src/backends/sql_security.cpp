@@ -1,6 +1,7 @@
 #include "backends/sql_security.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -140,6 +141,59 @@ backend::AuditEntry audit_row(const SqlRow& row) {
   return e;
 }
 
+namespace {
+
+// Every audit checkpoint must be the one the newest compaction recorded in the system tenant's
+// chain (its store.compacted entry lists them all): a checkpoint moved, added or removed by hand
+// is a problem. (Rewriting that entry too breaks the system chain, or needs an anchor to find.)
+core::Status check_checkpoints_recorded(SqlConnection& db, const std::optional<core::Id>& only,
+                                        const std::function<void(std::string)>& problem) {
+  std::map<std::string, std::pair<std::int64_t, std::string>> stored;
+  BUDCORE_TRY(db.query("SELECT tenant_id, seq, hash FROM retention_checkpoints WHERE log = 'audit'", {},
+                       [&](const SqlRow& row) -> core::Status {
+                         stored[std::string(row.text(0))] = {row.int64(1), std::string(row.text(2))};
+                         return {};
+                       }));
+  std::optional<core::Value> recorded;
+  const std::string system_tid = core::Id().to_string();
+  SqlParam p[] = {std::string_view(system_tid)};
+  BUDCORE_TRY(db.query("SELECT detail FROM audit_log WHERE tenant_id = ? AND action = 'store.compacted' "
+                       "ORDER BY tenant_seq DESC LIMIT 1",
+                       p, [&](const SqlRow& row) -> core::Status {
+                         auto v = core::parse_json(row.text(0));
+                         if (v) recorded = std::move(*v);
+                         return {};
+                       }));
+  const core::Value* listed = recorded ? recorded->find("audit_checkpoints") : nullptr;
+  if (stored.empty() && (listed == nullptr || !listed->is_map() || listed->as_map().empty())) return {};
+  const std::string only_text = only ? only->to_string() : std::string();
+  auto where = [](const std::string& tid) { return "retention_checkpoints[tenant " + core::truncate_text(tid, 64) + " audit]: "; };
+  if (listed == nullptr || !listed->is_map()) {
+    for (const auto& [tid, cp] : stored)
+      if (!only || tid == only_text)
+        problem(where(tid) + "no compaction recorded it in the system tenant's chain: entries before seq " +
+                std::to_string(cp.first) + " were deleted by hand");
+    return {};
+  }
+  for (const auto& [tid, cp] : stored) {
+    if (only && tid != only_text) continue;
+    const core::Value* entry = listed->find(tid);
+    const core::Value* seq = entry ? entry->find("seq") : nullptr;
+    const core::Value* hash = entry ? entry->find("hash") : nullptr;
+    if (seq == nullptr || !seq->is_int() || seq->as_int() != cp.first || hash == nullptr || !hash->is_string() ||
+        hash->as_string() != cp.second)
+      problem(where(tid) + "seq " + std::to_string(cp.first) +
+              " is not the checkpoint the last compaction recorded: it was moved by hand, hiding deleted entries");
+  }
+  for (const auto& [tid, v] : listed->as_map()) {
+    if (only && tid != only_text) continue;
+    if (!stored.count(tid)) problem(where(tid) + "the checkpoint the last compaction recorded is missing");
+  }
+  return {};
+}
+
+}  // namespace
+
 core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, const std::vector<std::string>& anchors,
                                                           std::optional<core::Id> only) {
   const std::string only_text = only ? only->to_string() : std::string();
@@ -158,6 +212,7 @@ core::Result<backend::AuditChainReport> verify_audit_chain(SqlConnection& db, co
   };
   std::map<std::string, End> ends;
   std::set<std::string> anchored(anchors.begin(), anchors.end());
+  BUDCORE_TRY(check_checkpoints_recorded(db, only, problem));
   // A compacted chain continues from its checkpoint: the last removed entry's seq and hash.
   BUDCORE_TRY(db.query("SELECT tenant_id, seq, hash FROM retention_checkpoints WHERE log = 'audit'" +
                            std::string(only ? " AND tenant_id = ?" : ""),

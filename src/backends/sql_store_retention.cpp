@@ -165,8 +165,17 @@ Status check_policy(const RetentionPolicy& p) {
   return {};
 }
 
-// The compaction's own entry, in the system tenant's chain, written after its cuts.
+// The compaction's own entry, in the system tenant's chain, written after its cuts. It lists
+// every tenant's audit checkpoint as it now stands: verify_audit_chain holds the table to it, so
+// a checkpoint moved by hand (to hide entries deleted behind it) is found.
 Status audit_compaction(SqlConnection& db, const CompactionReport& r, core::Timestamp now) {
+  core::Map checkpoints;
+  BUDCORE_TRY(db.query("SELECT tenant_id, seq, hash FROM retention_checkpoints WHERE log = 'audit' ORDER BY tenant_id", {},
+                       [&](const SqlRow& row) -> Status {
+                         checkpoints.set(std::string(row.text(0)),
+                                         core::Value::map({{"seq", row.int64(1)}, {"hash", std::string(row.text(2))}}));
+                         return {};
+                       }));
   backend::AuditEntry e;
   e.actor = "budcore";
   e.action = "store.compacted";
@@ -175,7 +184,8 @@ Status audit_compaction(SqlConnection& db, const CompactionReport& r, core::Time
   e.detail = core::Value::map({{"events_removed", r.events_removed},
                                {"audit_removed", r.audit_removed},
                                {"usage_removed", r.usage_removed},
-                               {"checkpoints", static_cast<std::int64_t>(r.checkpoints.size())}});
+                               {"checkpoints", static_cast<std::int64_t>(r.checkpoints.size())},
+                               {"audit_checkpoints", core::Value(std::move(checkpoints))}});
   const core::Id system;
   BUDCORE_TRY_ASSIGN(ChainHead head, lock_chain_head(db, system));
   if (auto appended = insert_chained_audit(db, system, std::move(e), head); !appended) return std::move(appended).error();

@@ -525,7 +525,21 @@ core::Result<int> read_schema_version(SqlConnection& conn) {
   int version = 0;
   BUDCORE_TRY(conn.query("SELECT schema_version FROM budcore_meta WHERE id = 1", {},
                          [&](const SqlRow& row) -> core::Status {
-                           version = static_cast<int>(row.int64(0));
+                           // Read whole: a value past int's range must not wrap into an old or
+                           // negative version (a migration loop over billions of versions).
+                           const std::int64_t stored = row.int64(0);
+                           if (stored < 0)
+                             return core::Error::make(core::ErrorCode::Io,
+                                                      "the store's schema version " + std::to_string(stored) +
+                                                          " is not a schema version: the store was damaged",
+                                                      "schema_version");
+                           if (stored > kMaxReadableSchemaVersion)
+                             return core::Error::make(core::ErrorCode::Unsupported,
+                                                      "the store's schema version " + std::to_string(stored) +
+                                                          " is newer than this library supports (" +
+                                                          std::to_string(kLatestSchemaVersion) + "); upgrade budcore to open it",
+                                                      "schema_version");
+                           version = static_cast<int>(stored);
                            return {};
                          }));
   return version;

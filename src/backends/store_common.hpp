@@ -75,6 +75,8 @@ core::Result<std::unique_ptr<SqlConnection>> open_postgres_connection(const std:
 // ---- schema ----------------------------------------------------------------------------------
 
 inline constexpr int kLatestSchemaVersion = 9;
+// A stored version above this is refused as it is read (never narrowed into an int).
+inline constexpr std::int64_t kMaxReadableSchemaVersion = 1'000'000;
 
 // The DDL that moves a schema from version - 1 to version, in the connection's dialect.
 std::string migration_sql(Dialect dialect, int version);

@@ -451,8 +451,14 @@ core::Status PlatformConfig::validate() const {
                        });
     if (!id_ok) return Error::invalid("ha.replica", id, "a replica id is 1 to 63 of a-z, 0-9 and '-', starting and ending alphanumeric");
     auto secs = [](core::Duration d) { return d.to_string(); };
-    if (ha->renew.count_ns() <= 0 || ha->retry.count_ns() <= 0 || ha->lease.count_ns() <= 0)
-      return Error::invalid("ha", secs(ha->lease), "lease, renew and retry periods must be positive");
+    // A lease shorter than a store round trip or two changes hands without anyone driving; one
+    // longer than an hour leaves a dead leader's work undone for that long.
+    if (ha->lease < core::Duration::milliseconds(500) || ha->lease > core::Duration::hours(1))
+      return Error::invalid("ha.lease_seconds", secs(ha->lease), "must be between 0.5 and 3600 seconds");
+    if (ha->renew < core::Duration::milliseconds(10))
+      return Error::invalid("ha.renew_seconds", secs(ha->renew), "must be at least 0.01 seconds");
+    if (ha->retry < core::Duration::milliseconds(10))
+      return Error::invalid("ha.retry_seconds", secs(ha->retry), "must be at least 0.01 seconds");
     if (ha->renew >= ha->lease)
       return Error::invalid("ha.renew_seconds", secs(ha->renew),
                             "must be shorter than lease_seconds (" + secs(ha->lease) + "): a leader renews before its lease ends");

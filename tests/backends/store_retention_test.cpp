@@ -162,6 +162,25 @@ TEST_P(StoreRetention, TheAuditChainVerifiesFromItsCheckpointAndStillCatchesTamp
   ASSERT_FALSE(sys->items.empty());
   EXPECT_EQ(sys->items.back().action, "store.compacted");
 
+  // A checkpoint moved forward together with the hash it now names, and the entries behind it
+  // deleted (its table is the database's like any other), is not the one the compaction recorded.
+  {
+    const std::string hash6 = entries[5].hash;
+    ASSERT_TRUE(raw("UPDATE retention_checkpoints SET seq = 6, hash = '" + hash6 + "' WHERE tenant_id = '" +
+                    a_.to_string() + "' AND log = 'audit'"));
+    ASSERT_TRUE(raw("DELETE FROM audit_log WHERE tenant_id = '" + a_.to_string() + "' AND tenant_seq = 6"));
+    auto hidden = store_->verify_audit_chain({}, a_);
+    ASSERT_TRUE(hidden);
+    EXPECT_FALSE(hidden->ok);
+    ASSERT_FALSE(hidden->problems.empty());
+    EXPECT_NE(hidden->problems.front().find("moved by hand"), std::string::npos) << hidden->problems.front();
+  }
+  // A checkpoint added for a tenant no compaction cut is found too.
+  ASSERT_TRUE(raw("INSERT INTO retention_checkpoints (tenant_id, log, seq, hash, at_ns) VALUES ('" + b_.to_string() +
+                  "', 'audit', 1, 'x', 0)"));
+  auto added = store_->verify_audit_chain({}, b_);
+  ASSERT_TRUE(added);
+  EXPECT_FALSE(added->ok);
   // The database refuses to delete an entry no checkpoint covers.
   auto refused = raw("DELETE FROM audit_log WHERE tenant_id = '" + a_.to_string() + "' AND tenant_seq = 7");
   EXPECT_FALSE(refused);

@@ -105,6 +105,27 @@ TEST_F(StoreSqliteTest, ANewerSchemaFailsToOpenNamingBothVersions) {
   EXPECT_EQ(check->schema_version, 99);
 }
 
+// Stored versions past int's range, or negative, are refused as read: never narrowed into an
+// older version (which would open the store, or start a migration over billions of versions).
+TEST_F(StoreSqliteTest, ASchemaVersionOutOfRangeIsRefusedNotNarrowed) {
+  ASSERT_TRUE(open_store(uri()));
+  for (const char* stored : {"4294967305", "2147483648", "999999999999"}) {
+    SCOPED_TRACE(stored);
+    raw_exec(std::string("UPDATE budcore_meta SET schema_version = ") + stored);
+    auto s = open_store(uri());
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().code, ErrorCode::Unsupported);
+    EXPECT_EQ(s.error().field, "schema_version");
+    EXPECT_NE(s.error().message.find(stored), std::string::npos) << s.error().message;
+    EXPECT_FALSE(check_store(uri()));
+  }
+  raw_exec("UPDATE budcore_meta SET schema_version = -1");
+  auto negative = open_store(uri());
+  ASSERT_FALSE(negative);
+  EXPECT_EQ(negative.error().code, ErrorCode::Io);
+  EXPECT_EQ(negative.error().field, "schema_version");
+}
+
 TEST_F(StoreSqliteTest, AnOlderSchemaMigratesForwardOnOpen) {
   {
     auto conn = backends::open_connection(uri(), {});
