@@ -184,6 +184,9 @@ struct StoredJob {
   std::int64_t created_ns = 0;
 };
 
+// The statuses of a job that has not ended (what a queue depth limit counts, what retention keeps).
+constexpr std::string_view kOpenStatuses = "('pending', 'queued', 'scheduled', 'running', 'preempted')";
+
 constexpr std::string_view kJobColumns = "SELECT doc, version, idempotency_key, id, created_ns FROM jobs";
 // Column 15 (the document) is read only for rows written before schema version 3.
 constexpr std::string_view kSummaryColumns =

@@ -270,8 +270,7 @@ Result<std::int64_t> SqlStore::count_open_jobs(const core::Id& tenant) {
   SqlParam p[] = {std::string_view(tid)};
   return read([&]() -> Result<std::int64_t> {
     std::int64_t n = 0;
-    BUDCORE_TRY(db().query("SELECT COUNT(*) FROM jobs WHERE tenant_id = ? AND status IN "
-                           "('pending', 'queued', 'scheduled', 'running', 'preempted')",
+    BUDCORE_TRY(db().query("SELECT COUNT(*) FROM jobs WHERE tenant_id = ? AND status IN " + std::string(kOpenStatuses),
                            p, [&](const SqlRow& row) -> Status {
                              n = row.int64(0);
                              return {};

@@ -11,10 +11,9 @@ using backend::RetentionCheckpoint;
 using backend::RetentionPolicy;
 
 // Jobs still open and pipeline runs the platform still drives: their events stay.
-constexpr std::string_view kLiveObjects =
-    "object_id NOT IN (SELECT id FROM jobs WHERE tenant_id = ? AND status IN "
-    "('pending', 'queued', 'scheduled', 'running', 'preempted')) "
-    "AND object_id NOT IN (SELECT record_key FROM platform_records WHERE kind IN ('job', 'run'))";
+const std::string kLiveObjects = "object_id NOT IN (SELECT id FROM jobs WHERE tenant_id = ? AND status IN " +
+                                 std::string(kOpenStatuses) +
+                                 ") AND object_id NOT IN (SELECT record_key FROM platform_records WHERE kind IN ('job', 'run'))";
 
 Result<std::int64_t> scalar(SqlConnection& db, std::string_view sql, std::span<const SqlParam> params) {
   std::int64_t value = 0;
@@ -85,7 +84,7 @@ Status compact_events(SqlConnection& db, const RetentionPolicy& policy, core::Ti
     BUDCORE_TRY(put_checkpoint(db, c));
     SqlParam p[] = {std::string_view(tid), done, cut.seq, std::string_view(tid)};
     BUDCORE_TRY_ASSIGN(std::int64_t n, db.execute("DELETE FROM platform_events WHERE tenant_id = ? AND tenant_seq > ? AND "
-                                                  "tenant_seq <= ? AND " + std::string(kLiveObjects),
+                                                  "tenant_seq <= ? AND " + kLiveObjects,
                                                   p));
     out.events_removed += n;
     out.checkpoints.push_back(std::move(c));
@@ -141,8 +140,8 @@ Status compact_usage(SqlConnection& db, const RetentionPolicy& policy, core::Tim
     // An open job's records stay: its actual cost is summed from them when it ends.
     SqlParam p[] = {std::string_view(tid), cut_ns, std::string_view(tid)};
     BUDCORE_TRY_ASSIGN(std::int64_t n, db.execute("DELETE FROM usage_records WHERE tenant_id = ? AND end_ns < ? AND "
-                                                  "job_id NOT IN (SELECT id FROM jobs WHERE tenant_id = ? AND status IN "
-                                                  "('pending', 'queued', 'scheduled', 'running', 'preempted'))",
+                                                  "job_id NOT IN (SELECT id FROM jobs WHERE tenant_id = ? AND status IN " +
+                                                      std::string(kOpenStatuses) + ")",
                                                   p));
     out.usage_removed += n;
     out.checkpoints.push_back(std::move(c));
