@@ -282,6 +282,7 @@ class SqlStore final : public backend::Store {
   Result<std::int64_t> change_marker() override;
   void set_fence(std::optional<Fence> fence) override;
   Result<std::int64_t> count_open_jobs(const core::Id& tenant) override;
+  Status set_idle_transaction_limit(std::optional<core::Duration> limit) override;
   Result<std::int64_t> get_limit(const core::Id& tenant, std::string_view name) override;
   Result<std::int64_t> lock_limit(const core::Id& tenant, std::string_view name) override;
   Status put_limit(const core::Id& tenant, std::string_view name, std::int64_t value) override;

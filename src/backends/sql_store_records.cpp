@@ -2,6 +2,8 @@
 // bookkeeping (job writes, events, platform records).
 #include "backends/sql_store_impl.hpp"
 
+#include <algorithm>
+
 namespace budcore::backends::sql {
 
 Result<UsageRecord> SqlStore::append_usage(const core::Id& tenant, UsageRecord r) {
@@ -217,6 +219,14 @@ Result<backend::LeaseState> SqlStore::acquire_lease(std::string_view name, std::
   BUDCORE_TRY(check_key("replica", replica));
   if (ttl.count_ns() <= 0) return Error::invalid("ttl", ttl.to_string(), "a lease lasts a positive time");
   return write([&] { return backends::acquire_lease(db(), name, replica, ttl); });
+}
+
+Status SqlStore::set_idle_transaction_limit(std::optional<core::Duration> limit) {
+  if (limit && limit->count_ns() <= 0) return Error::invalid("limit", limit->to_string(), "a limit is a positive time");
+  // Whole milliseconds, at least one: the server's unit, and 0 would mean no limit.
+  const std::int64_t ms = limit ? std::max<std::int64_t>(1, limit->count_ns() / 1000000) : 0;
+  std::lock_guard lock(s_->mu);
+  return db().set_idle_transaction_limit_ms(ms);
 }
 
 Result<backend::LeaseState> SqlStore::read_lease(std::string_view name) {

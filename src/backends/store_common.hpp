@@ -56,6 +56,8 @@ class SqlConnection {
   // Serializes schema migration between processes (PostgreSQL: an advisory lock held until
   // the transaction ends; SQLite: BEGIN IMMEDIATE already does).
   virtual core::Status lock_for_migration() { return {}; }
+  // Store::set_idle_transaction_limit; 0 removes it. Only a server can end another's transaction.
+  virtual core::Status set_idle_transaction_limit_ms(std::int64_t) { return {}; }
   // Physical integrity of the database (SQLite: PRAGMA quick_check); appends problems.
   virtual core::Status integrity_check(std::vector<std::string>& problems) {
     (void)problems;

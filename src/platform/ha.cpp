@@ -53,6 +53,9 @@ core::Status Impl::ha_join() {
   std::snprintf(token, sizeof token, "%08x%08x", rd(), rd());
   ha_instance = token;
   ha_holder = ha.replica + "#" + ha_instance;
+  // A replica stopped inside a transaction (a leader's holds the lease row) is ended by the
+  // database once it has been idle for a lease, so the others can elect and go on.
+  BUDCORE_TRY(store->set_idle_transaction_limit(ha.lease));
   if (!ha.lead) return {};
   BUDCORE_TRY_ASSIGN(auto lease, store->read_lease(kLease));
   BUDCORE_TRY_ASSIGN(auto others, store->list_replicas(kLease));

@@ -184,6 +184,41 @@ TEST_P(StoreHa, AnAttemptOnAHeldLeaseDoesNotWaitForTheLeadersTransactions) {
   a_->set_fence(std::nullopt);
 }
 
+// A leader stopped inside a fenced transaction (SIGSTOP, a debugger, a VM pause) holds the lease
+// row share-locked: with an idle limit the server ends that transaction, the lease passes on
+// expiry and the stopped leader's transaction fails when it wakes instead of committing.
+TEST_P(StoreHa, AStoppedLeadersTransactionIsEndedAfterTheIdleLimit) {
+  if (GetParam() != "postgres") GTEST_SKIP() << "only a database server can end another's transaction";
+  ASSERT_TRUE(a_->set_idle_transaction_limit(Duration::milliseconds(500)));
+  auto lease = a_->acquire_lease("platform", "a#1", Duration::milliseconds(500));
+  ASSERT_TRUE(lease && lease->held_by("a#1"));
+  a_->set_fence(Store::Fence{"platform", "a#1", lease->epoch});
+  std::thread leader([&] {
+    auto st = a_->transact([&](Store& tx) -> core::Status {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // stopped past lease and limit
+      return tx.put_platform_record("state", "stale", core::Value::map({}));
+    });
+    EXPECT_FALSE(st) << "a stopped leader's transaction committed after it was deposed";
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // the lease has expired
+  const auto t0 = std::chrono::steady_clock::now();
+  auto taken = b_->acquire_lease("platform", "b#1", Duration::seconds(30));
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  leader.join();
+  ASSERT_TRUE(taken) << taken.error().describe();
+  EXPECT_EQ(taken->holder, "b#1");
+  EXPECT_EQ(taken->epoch, lease->epoch + 1);
+  EXPECT_LT(waited, std::chrono::milliseconds(1500)) << "the new leader waited for the stopped one";
+  auto stale = b_->get_platform_record("state", "stale");
+  ASSERT_TRUE(stale);
+  EXPECT_FALSE(stale->has_value());
+  // The handle reconnects for its next transaction, with the limit still set.
+  a_->set_fence(std::nullopt);
+  EXPECT_TRUE(a_->put_platform_record("state", "after", core::Value::map({})));
+  EXPECT_FALSE(a_->set_idle_transaction_limit(Duration::milliseconds(0)));
+  EXPECT_TRUE(a_->set_idle_transaction_limit(std::nullopt));
+}
+
 // The change marker moves when a transaction commits after a later one did (a follower's long
 // batch finishing after the leader's commits), so that the leader looks at the requests again.
 TEST_P(StoreHa, TheChangeMarkerMovesWhenAnEarlierTransactionCommitsLast) {

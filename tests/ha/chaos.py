@@ -115,8 +115,17 @@ def leader(store):
     return (rows[0][0], int(rows[0][1])) if rows else (None, 0)
 
 
+DIAGNOSE = []  # what to print when a client hangs: the store's own view of its sessions
+
+
 def cli(budcore, cfg, *args):
-    r = subprocess.run([budcore, "platform", *args, "--config", str(cfg)], capture_output=True, text=True, timeout=60)
+    try:
+        r = subprocess.run([budcore, "platform", *args, "--config", str(cfg)], capture_output=True, text=True,
+                           timeout=60)
+    except subprocess.TimeoutExpired:
+        for diagnose in DIAGNOSE:
+            print("a client hung; the store's sessions:", diagnose(), file=sys.stderr)
+        raise
     return r.returncode, r.stdout
 
 
@@ -152,6 +161,10 @@ def chaos(args):
     shutil.rmtree(work, ignore_errors=True)  # every run starts from an empty store
     work.mkdir(parents=True)
     store = Store(args.store, work)
+    if args.store == "postgres":
+        DIAGNOSE.append(lambda: store.rows(
+            "SELECT pid, state, wait_event_type, wait_event, now() - xact_start, left(query, 120) "
+            "FROM pg_stat_activity WHERE datname IS NOT NULL"))
     cfg = config(store, work)
     reps = Replicas(args.budcore, cfg, work)
     state = {"next": 0, "acked": {}}

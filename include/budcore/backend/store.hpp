@@ -463,6 +463,12 @@ class BUDCORE_API Store {
     std::int64_t epoch = 0;
   };
   virtual void set_fence(std::optional<Fence> fence) = 0;
+  // A transaction of this handle left idle longer than `limit` (its process stopped or paused
+  // mid-transaction) is ended by the database server, releasing its locks: without it, a leader
+  // stopped inside a fenced transaction keeps the lease row locked and no replica can take over.
+  // PostgreSQL applies it to every session of the handle (idle_in_transaction_session_timeout);
+  // a SQLite file has no server to end it, so there it changes nothing. nullopt removes it.
+  virtual core::Status set_idle_transaction_limit(std::optional<core::Duration> limit) = 0;
   // Open jobs of the tenant (pending, queued, scheduled, running, preempted): what a queue
   // depth limit counts when several processes submit.
   virtual core::Result<std::int64_t> count_open_jobs(const core::Id& tenant) = 0;

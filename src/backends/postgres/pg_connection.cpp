@@ -108,6 +108,11 @@ class PgConnection final : public SqlConnection {
     in_tx_ = false;
     if (PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)exec_text("ROLLBACK");
   }
+  core::Status set_idle_transaction_limit_ms(std::int64_t ms) override {
+    idle_limit_ms_ = ms;
+    BUDCORE_TRY(usable());
+    return apply_idle_limit();
+  }
   core::Status lock_for_migration() override {
     // Any constant works; it only has to be the same for every budcore process.
     return exec_script("SELECT pg_advisory_xact_lock(7206113901)");
@@ -124,7 +129,12 @@ class PgConnection final : public SqlConnection {
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) return pg_error(conn_, nullptr, "reconnecting to PostgreSQL");
     cache_.clear();  // prepared statements belong to the old session
-    return exec_text("SET client_encoding = 'UTF8'");
+    BUDCORE_TRY(exec_text("SET client_encoding = 'UTF8'"));
+    return apply_idle_limit();  // settings belong to the old session too
+  }
+
+  core::Status apply_idle_limit() {
+    return exec_text("SET idle_in_transaction_session_timeout = " + std::to_string(idle_limit_ms_));
   }
 
   core::Status exec_text(std::string_view sql) {
@@ -175,6 +185,7 @@ class PgConnection final : public SqlConnection {
 
   PGconn* conn_;
   bool in_tx_ = false;  // between begin() and commit() / rollback()
+  std::int64_t idle_limit_ms_ = 0;  // 0: the server's default (no limit)
   struct Hash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
