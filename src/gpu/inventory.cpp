@@ -104,6 +104,7 @@ core::Status Pool::add_node(Node node) {
   total_gpus_ += static_cast<std::int64_t>(node.gpus.size());
   nodes_.push_back(std::move(node));
   node_model_.push_back(id);
+  versions_.push_back(0);
   return {};
 }
 
@@ -172,6 +173,7 @@ core::Status Pool::allocate(const Task& t, const Placement& p, Hold hold) {
     }
   }
   if (t.num_gpu > 0) count_demand(n, t.gpu_milli, 1);
+  ++versions_[p.node];
   return {};
 }
 
@@ -200,6 +202,7 @@ core::Status Pool::release(const Task& t, const Placement& p, Hold hold) {
       (hold == Hold::Allocated ? d.milli_used : d.milli_reserved) -= d.sharing == Sharing::Whole ? kMilliPerGpu : t.gpu_milli;
   }
   if (t.num_gpu > 0) count_demand(n, t.gpu_milli, -1);
+  ++versions_[p.node];
   return {};
 }
 
@@ -213,6 +216,7 @@ core::Status Pool::allocate_mig(std::size_t node, int gpu, std::size_t instance,
   if (d.mig_state[instance] != 0)
     return core::Error::invalid("instance", to_string(d.mig[instance]), "the MIG instance is already in use");
   d.mig_state[instance] = hold == Hold::Allocated ? 1 : 2;
+  ++versions_[node];
   return {};
 }
 
@@ -224,6 +228,7 @@ core::Status Pool::release_mig(std::size_t node, int gpu, std::size_t instance) 
   Device& d = n.gpus[static_cast<std::size_t>(gpu)];
   if (instance >= d.mig.size()) return core::Error::invalid("instance", std::to_string(instance), "no such MIG instance");
   d.mig_state[instance] = 0;
+  ++versions_[node];
   return {};
 }
 

@@ -7,6 +7,9 @@
 
 namespace budcore::gpu {
 
+struct TaskType;
+class Workload;
+struct FragmentationReport;
 enum class Sharing : std::uint8_t;
 struct Device;
 struct Capacity;
@@ -17,5 +20,7 @@ enum class Hold : std::uint8_t;
 class Pool;
 struct MigProfile;
 struct MigInstance;
+class Policy;
+struct PolicyOptions;
 
 }  // namespace budcore::gpu

@@ -130,10 +130,13 @@ class BUDCORE_API Pool {
   Capacity node_capacity(std::size_t node) const;
   Capacity total_capacity() const;
   std::int64_t total_gpus() const noexcept { return total_gpus_; }
+  // Counts the changes to a node, so a policy may keep what it computed until the node changes.
+  std::uint64_t version(std::size_t node) const { return versions_.at(node); }
 
  private:
   std::vector<Node> nodes_;
   std::vector<int> node_model_;
+  std::vector<std::uint64_t> versions_;
   std::vector<std::string> models_;
   std::int64_t total_gpus_ = 0;
 };
