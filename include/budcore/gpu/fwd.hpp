@@ -22,5 +22,8 @@ struct MigProfile;
 struct MigInstance;
 class Policy;
 struct PolicyOptions;
+struct ReplayOptions;
+struct ReplayPoint;
+struct ReplayResult;
 
 }  // namespace budcore::gpu
