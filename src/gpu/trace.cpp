@@ -1,5 +1,6 @@
 // The openb CSV files of the Alibaba GPU trace: header by name, one record per line, every
 // error naming the file, the line and the column.
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 
@@ -113,7 +114,9 @@ core::Result<std::vector<Task>> parse_pods_csv(std::string_view text, std::strin
   if (lines.empty()) return core::Error::invalid(std::string(source), "", "is empty: a header and one pod per line");
   auto header = split(lines[0], ',');
   std::vector<std::size_t> col;
-  BUDCORE_TRY_ASSIGN(col, columns(header, source, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec"}));
+  BUDCORE_TRY_ASSIGN(col, columns(header, source, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}));
+  // gpu_spec is optional: the trace's multigpu50 list has none (every task takes any model).
+  auto spec = static_cast<std::size_t>(std::find(header.begin(), header.end(), "gpu_spec") - header.begin());
   std::vector<Task> tasks;
   for (std::size_t li = 1; li < lines.size(); ++li) {
     if (lines[li].empty()) continue;
@@ -133,8 +136,8 @@ core::Result<std::vector<Task>> parse_pods_csv(std::string_view text, std::strin
     if (v < 0 || v > kMilliPerGpu)
       return core::Error::invalid(where + ".gpu_milli", std::string(cells[col[4]]), "must be 0-1000 (milli-GPU of one GPU)");
     t.gpu_milli = static_cast<int>(v);
-    if (!cells[col[5]].empty())
-      for (auto m : split(cells[col[5]], '|')) t.gpu_spec.emplace_back(m);
+    if (spec < cells.size() && !cells[spec].empty())
+      for (auto m : split(cells[spec], '|')) t.gpu_spec.emplace_back(m);
     if (auto st = validate_task(t); !st) return std::move(st).error().at(where);
     tasks.push_back(std::move(t));
   }

@@ -55,6 +55,9 @@ TEST(TraceTest, BadInputNamesTheLineAndField) {
     EXPECT_EQ(e.value, c.value) << c.file;
     EXPECT_FALSE(e.message.empty());
   }
+  auto no_spec = parse_pods_csv("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,10,2,1000\n", "p.csv");
+  ASSERT_TRUE(no_spec) << no_spec.error().describe();
+  EXPECT_TRUE((*no_spec)[0].gpu_spec.empty());
   auto missing = parse_pods_csv("name,cpu_milli,memory_mib,num_gpu,gpu_spec\n", "p.csv");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().field, "p.csv:1");

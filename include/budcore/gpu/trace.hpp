@@ -21,8 +21,8 @@ namespace budcore::gpu {
 // `sn,cpu_milli,memory_mib,gpu,model`: one fractional-sharing node per row. `source` names the
 // file in errors ("nodes.csv:12.model": line 12, column model).
 BUDCORE_API core::Result<Pool> parse_nodes_csv(std::string_view text, std::string_view source = "nodes");
-// `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...`: one task per row; gpu_spec lists
-// the allowed models separated by `|`. The other columns are ignored.
+// `name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]`: one task per row; gpu_spec (when
+// the file has it) lists the allowed models separated by `|`. Other columns are ignored.
 BUDCORE_API core::Result<std::vector<Task>> parse_pods_csv(std::string_view text, std::string_view source = "pods");
 
 struct ReplayOptions {
