@@ -27,10 +27,12 @@ class Fgd final : public Policy {
     const std::uint64_t mask = pool.model_mask(task);
     std::optional<Placement> best;
     double best_delta = std::numeric_limits<double>::infinity();
+    ++generation_;
     for (std::size_t i = 0; i < pool.size(); ++i) {
       if (!pool.fits(task, mask, i)) continue;
       const Node& n = pool.node(i);
       free_milli(n, free_);
+      if (same_as_earlier(pool, task, i)) continue;
       double before = current(pool, i);
       NodeState after{pool.node_model_id(i), n.cpu_milli - n.cpu_used - task.cpu_milli,
                       n.memory_mib - n.memory_used - task.memory_mib, free_.data(), static_cast<int>(free_.size())};
@@ -67,6 +69,43 @@ class Fgd final : public Policy {
     return false;
   }
 
+  // Many nodes are in the same state (untouched, or filled alike): an earlier node in the same
+  // state offers the same choices with the same growth, and a tie goes to it, so a later one
+  // need not be evaluated. States are hashed into a table cleared by a generation count.
+  bool same_as_earlier(const Pool& pool, const Task& task, std::size_t i) {
+    const Node& n = pool.node(i);
+    std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(pool.node_model_id(i));
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0xBF58476D1CE4E5B9ULL; h ^= h >> 31; };
+    mix(static_cast<std::uint64_t>(n.cpu_milli - n.cpu_used));
+    mix(static_cast<std::uint64_t>(n.memory_mib - n.memory_used));
+    for (int f : free_) mix(static_cast<std::uint64_t>(f));
+    const std::size_t mask = table_.size() - 1;
+    for (std::size_t k = h & mask;; k = (k + 1) & mask) {
+      Slot& s = table_[k];
+      if (s.generation != generation_) {
+        s = {generation_, h, i};
+        return false;
+      }
+      if (s.hash == h && same_state(pool, task, s.node, i)) return true;
+    }
+  }
+
+  static bool same_state(const Pool& pool, const Task& task, std::size_t a, std::size_t b) {
+    const Node& x = pool.node(a);
+    const Node& y = pool.node(b);
+    if (pool.node_model_id(a) != pool.node_model_id(b) || x.cpu_milli - x.cpu_used != y.cpu_milli - y.cpu_used ||
+        x.memory_mib - x.memory_used != y.memory_mib - y.memory_used || x.gpus.size() != y.gpus.size())
+      return false;
+    for (std::size_t g = 0; g < x.gpus.size(); ++g) {
+      const Device& d = x.gpus[g];
+      const Device& e = y.gpus[g];
+      if (d.sharing != e.sharing || d.milli_free() != e.milli_free() || Pool::gpu_fits(d, task) != Pool::gpu_fits(e, task) ||
+          taken(d, task) != taken(e, task))
+        return false;
+    }
+    return true;
+  }
+
   void prepare(const Pool& pool) {
     if (model_ && pool_ == &pool && nodes_ == pool.size()) return;
     model_ = std::make_unique<FragModel>(pool, workload_);
@@ -74,6 +113,9 @@ class Fgd final : public Policy {
     nodes_ = pool.size();
     cached_.assign(nodes_, 0);
     cached_version_.assign(nodes_, std::numeric_limits<std::uint64_t>::max());
+    std::size_t size = 16;
+    while (size < 2 * nodes_) size *= 2;
+    table_.assign(size, Slot{});
   }
 
   double current(const Pool& pool, std::size_t i) {
@@ -93,6 +135,13 @@ class Fgd final : public Policy {
   std::vector<double> cached_;
   std::vector<std::uint64_t> cached_version_;
   std::vector<int> free_;
+  struct Slot {
+    std::uint64_t generation = 0;
+    std::uint64_t hash = 0;
+    std::size_t node = 0;
+  };
+  std::vector<Slot> table_;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace
