@@ -1,7 +1,9 @@
 // FGD (Weng et al., USENIX ATC 2023): place the task where the node's expected fragmentation
-// for the workload's task mix grows least, trying each GPU that could take a share. A node's
-// current fragmentation is kept until the node changes (Pool::version), so one decision costs
-// one evaluation per node and distinct candidate GPU.
+// for the workload's task mix grows least, trying each GPU that could take a share. Per node,
+// what a decision reads (free capacity, whether a task fits, the fragmentation now, a hash of
+// the state) is kept until the node changes (Pool::version); nodes in the same state as an
+// earlier one are skipped; so a decision evaluates the measure once per distinct node state and
+// candidate GPU.
 #include <limits>
 
 #include "gpu/frag_model.hpp"
@@ -17,6 +19,18 @@ int taken(const Device& d, const Task& t) {
   return t.gpu_milli;
 }
 
+struct NodeCache {
+  std::uint64_t version = std::numeric_limits<std::uint64_t>::max();
+  double fragmentation = 0;
+  std::uint64_t hash = 0;
+  int model = 0;
+  std::int64_t cpu_left = 0, memory_left = 0;
+  int max_share = 0;   // the most free milli-GPU on one fractional GPU
+  int whole_free = 0;  // fractional or whole GPUs nobody uses
+  int slices_free = 0; // time-sliced GPUs with a free replica
+  std::vector<int> free;
+};
+
 class Fgd final : public Policy {
  public:
   explicit Fgd(Workload workload) : workload_(std::move(workload)) {}
@@ -29,18 +43,17 @@ class Fgd final : public Policy {
     double best_delta = std::numeric_limits<double>::infinity();
     ++generation_;
     for (std::size_t i = 0; i < pool.size(); ++i) {
-      if (!pool.fits(task, mask, i)) continue;
+      const NodeCache& c = refresh(pool, i);
+      if (!fits(c, task, mask) || same_as_earlier(pool, i)) continue;
       const Node& n = pool.node(i);
-      free_milli(n, free_);
-      if (same_as_earlier(pool, task, i)) continue;
-      double before = current(pool, i);
-      NodeState after{pool.node_model_id(i), n.cpu_milli - n.cpu_used - task.cpu_milli,
-                      n.memory_mib - n.memory_used - task.memory_mib, free_.data(), static_cast<int>(free_.size())};
+      free_ = c.free;
+      NodeState after{c.model, c.cpu_left - task.cpu_milli, c.memory_left - task.memory_mib, free_.data(),
+                      static_cast<int>(free_.size())};
       if (task.shares_gpu()) {
         for (std::size_t g = 0; g < n.gpus.size(); ++g) {
           if (!Pool::gpu_fits(n.gpus[g], task) || seen_before(g)) continue;
           free_[g] -= taken(n.gpus[g], task);
-          double delta = model_->evaluate(after) - before;
+          double delta = model_->evaluate(after) - c.fragmentation;
           free_[g] += taken(n.gpus[g], task);
           if (delta < best_delta) {
             best_delta = delta;
@@ -51,7 +64,7 @@ class Fgd final : public Policy {
       }
       Placement p = candidate(n, i, task, GpuChoice::First);
       for (int g : p.gpus) free_[static_cast<std::size_t>(g)] -= taken(n.gpus[static_cast<std::size_t>(g)], task);
-      double delta = model_->evaluate(after) - before;
+      double delta = model_->evaluate(after) - c.fragmentation;
       if (delta < best_delta) {
         best_delta = delta;
         best = std::move(p);
@@ -61,6 +74,42 @@ class Fgd final : public Policy {
   }
 
  private:
+  // Pool::fits from the cached summary (the same answer, without a pass over the GPUs).
+  static bool fits(const NodeCache& c, const Task& t, std::uint64_t mask) {
+    if (c.cpu_left < t.cpu_milli || c.memory_left < t.memory_mib) return false;
+    if (t.num_gpu == 0) return true;
+    if (((mask >> c.model) & 1U) == 0) return false;
+    if (t.shares_gpu()) return c.max_share >= t.gpu_milli || c.slices_free > 0;
+    return c.whole_free + (t.num_gpu == 1 ? c.slices_free : 0) >= t.num_gpu;
+  }
+
+  const NodeCache& refresh(const Pool& pool, std::size_t i) {
+    NodeCache& c = cache_[i];
+    if (c.version == pool.version(i)) return c;
+    const Node& n = pool.node(i);
+    free_milli(n, c.free);
+    c.model = pool.node_model_id(i);
+    c.cpu_left = n.cpu_milli - n.cpu_used;
+    c.memory_left = n.memory_mib - n.memory_used;
+    c.max_share = 0, c.whole_free = 0, c.slices_free = 0;
+    std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(c.model);
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0xBF58476D1CE4E5B9ULL; h ^= h >> 31; };
+    mix(static_cast<std::uint64_t>(c.cpu_left));
+    mix(static_cast<std::uint64_t>(c.memory_left));
+    for (std::size_t g = 0; g < n.gpus.size(); ++g) {
+      const Device& d = n.gpus[g];
+      if (d.sharing == Sharing::Fractional) c.max_share = std::max(c.max_share, c.free[g]);
+      if ((d.sharing == Sharing::Fractional || d.sharing == Sharing::Whole) && d.milli_used + d.milli_reserved == 0) ++c.whole_free;
+      if (d.sharing == Sharing::TimeSlice && d.replicas_used + d.replicas_reserved < d.replicas) ++c.slices_free;
+      mix(static_cast<std::uint64_t>(c.free[g]) | (static_cast<std::uint64_t>(d.sharing) << 32) |
+          (static_cast<std::uint64_t>(d.replicas) << 40));
+    }
+    c.hash = h;
+    c.fragmentation = model_->evaluate({c.model, c.cpu_left, c.memory_left, c.free.data(), static_cast<int>(c.free.size())});
+    c.version = pool.version(i);
+    return c;
+  }
+
   // GPUs with the same free capacity leave the node in the same state: the first one stands
   // for all of them.
   bool seen_before(std::size_t g) const {
@@ -69,16 +118,11 @@ class Fgd final : public Policy {
     return false;
   }
 
-  // Many nodes are in the same state (untouched, or filled alike): an earlier node in the same
-  // state offers the same choices with the same growth, and a tie goes to it, so a later one
-  // need not be evaluated. States are hashed into a table cleared by a generation count.
-  bool same_as_earlier(const Pool& pool, const Task& task, std::size_t i) {
-    const Node& n = pool.node(i);
-    std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(pool.node_model_id(i));
-    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0xBF58476D1CE4E5B9ULL; h ^= h >> 31; };
-    mix(static_cast<std::uint64_t>(n.cpu_milli - n.cpu_used));
-    mix(static_cast<std::uint64_t>(n.memory_mib - n.memory_used));
-    for (int f : free_) mix(static_cast<std::uint64_t>(f));
+  // An earlier node in the same state offers the same choices with the same growth, and a tie
+  // goes to it, so a later one need not be evaluated. The states seen in this decision are in
+  // a table cleared by a generation count.
+  bool same_as_earlier(const Pool& pool, std::size_t i) {
+    const std::uint64_t h = cache_[i].hash;
     const std::size_t mask = table_.size() - 1;
     for (std::size_t k = h & mask;; k = (k + 1) & mask) {
       Slot& s = table_[k];
@@ -86,60 +130,42 @@ class Fgd final : public Policy {
         s = {generation_, h, i};
         return false;
       }
-      if (s.hash == h && same_state(pool, task, s.node, i)) return true;
+      if (s.hash == h && same_state(pool, s.node, i)) return true;
     }
   }
 
-  static bool same_state(const Pool& pool, const Task& task, std::size_t a, std::size_t b) {
-    const Node& x = pool.node(a);
-    const Node& y = pool.node(b);
-    if (pool.node_model_id(a) != pool.node_model_id(b) || x.cpu_milli - x.cpu_used != y.cpu_milli - y.cpu_used ||
-        x.memory_mib - x.memory_used != y.memory_mib - y.memory_used || x.gpus.size() != y.gpus.size())
-      return false;
-    for (std::size_t g = 0; g < x.gpus.size(); ++g) {
-      const Device& d = x.gpus[g];
-      const Device& e = y.gpus[g];
-      if (d.sharing != e.sharing || d.milli_free() != e.milli_free() || Pool::gpu_fits(d, task) != Pool::gpu_fits(e, task) ||
-          taken(d, task) != taken(e, task))
-        return false;
-    }
+  bool same_state(const Pool& pool, std::size_t a, std::size_t b) const {
+    const NodeCache& x = cache_[a];
+    const NodeCache& y = cache_[b];
+    if (x.model != y.model || x.cpu_left != y.cpu_left || x.memory_left != y.memory_left || x.free != y.free) return false;
+    const auto& dx = pool.node(a).gpus;
+    const auto& dy = pool.node(b).gpus;
+    for (std::size_t g = 0; g < dx.size(); ++g)
+      if (dx[g].sharing != dy[g].sharing || dx[g].replicas != dy[g].replicas) return false;
     return true;
   }
 
   void prepare(const Pool& pool) {
-    if (model_ && pool_ == &pool && nodes_ == pool.size()) return;
+    if (model_ && pool_ == &pool && cache_.size() == pool.size()) return;
     model_ = std::make_unique<FragModel>(pool, workload_);
     pool_ = &pool;
-    nodes_ = pool.size();
-    cached_.assign(nodes_, 0);
-    cached_version_.assign(nodes_, std::numeric_limits<std::uint64_t>::max());
+    cache_.assign(pool.size(), NodeCache{});
     std::size_t size = 16;
-    while (size < 2 * nodes_) size *= 2;
+    while (size < 2 * pool.size()) size *= 2;
     table_.assign(size, Slot{});
   }
 
-  double current(const Pool& pool, std::size_t i) {
-    if (cached_version_[i] != pool.version(i)) {
-      const Node& n = pool.node(i);
-      cached_[i] = model_->evaluate({pool.node_model_id(i), n.cpu_milli - n.cpu_used, n.memory_mib - n.memory_used, free_.data(),
-                                     static_cast<int>(free_.size())});
-      cached_version_[i] = pool.version(i);
-    }
-    return cached_[i];
-  }
-
-  Workload workload_;
-  std::unique_ptr<FragModel> model_;
-  const Pool* pool_ = nullptr;
-  std::size_t nodes_ = 0;
-  std::vector<double> cached_;
-  std::vector<std::uint64_t> cached_version_;
-  std::vector<int> free_;
   struct Slot {
     std::uint64_t generation = 0;
     std::uint64_t hash = 0;
     std::size_t node = 0;
   };
+
+  Workload workload_;
+  std::unique_ptr<FragModel> model_;
+  const Pool* pool_ = nullptr;
+  std::vector<NodeCache> cache_;
+  std::vector<int> free_;
   std::vector<Slot> table_;
   std::uint64_t generation_ = 0;
 };
