@@ -155,5 +155,45 @@ TEST(PolicyTest, FgdSeesANodeChangeAfterItsLastDecision) {
   EXPECT_EQ(fgd->place(pool, t)->node, 1 - first->node);
 }
 
+TEST(PolicyTest, EveryPolicyPlacesExactlyWhenSomeNodeFitsAcrossSharingModes) {
+  // Whole, time-sliced and fractional GPUs side by side, filled task by task: each policy's
+  // answer agrees with Pool::fits and each placement it returns is accepted by the pool.
+  std::vector<Task> mix = {{"share", 2000, 1024, 1, 300, {}}, {"one", 4000, 2048, 1, 1000, {}},
+                           {"two", 8000, 4096, 2, 1000, {}},  {"cpu", 6000, 1024, 0, 0, {}},
+                           {"p100", 2000, 1024, 1, 600, {"P100"}}};
+  PolicyOptions o;
+  o.workload = Workload::from_tasks(mix);
+  for (const auto& name : policy_names()) {
+    Pool pool;
+    Node whole{"whole", "T4", 32000, 65536};
+    Device w;
+    w.sharing = Sharing::Whole;
+    whole.gpus = {w, w};
+    Node sliced{"sliced", "T4", 32000, 65536};
+    Device ts;
+    ts.sharing = Sharing::TimeSlice;
+    ts.replicas = 3;
+    sliced.gpus = {ts};
+    ASSERT_TRUE(pool.add_node(whole));
+    ASSERT_TRUE(pool.add_node(sliced));
+    ASSERT_TRUE(pool.add_node(node("frac", {0, 0}, 16000, "P100")));
+    auto p = policy(name, o);
+    int placed = 0;
+    for (int k = 0; k < 40; ++k) {
+      const Task& t = mix[static_cast<std::size_t>(k) % mix.size()];
+      bool any = false;
+      for (std::size_t i = 0; i < pool.size(); ++i) any = any || pool.fits(t, pool.model_mask(t), i);
+      auto where = p->place(pool, t);
+      ASSERT_EQ(where.has_value(), any) << name << " task " << k;
+      if (where) {
+        ASSERT_TRUE(pool.allocate(t, *where)) << name << " task " << k;
+        ++placed;
+      }
+    }
+    EXPECT_GT(placed, 5) << name;
+    EXPECT_LT(placed, 40) << name;
+  }
+}
+
 }  // namespace
 }  // namespace budcore::gpu

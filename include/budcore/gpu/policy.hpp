@@ -22,7 +22,9 @@ class BUDCORE_API Policy {
  public:
   virtual ~Policy() = default;
   virtual std::string_view name() const noexcept = 0;
-  // Does not change the pool; the caller applies the placement (Pool::allocate).
+  // Does not change the pool; the caller applies the placement (Pool::allocate). A policy may
+  // keep what it computed about the pool between calls (FGD does, per node, until the node's
+  // Pool::version changes): use one policy object per pool.
   virtual std::optional<Placement> place(const Pool& pool, const Task& task) = 0;
 };
 
