@@ -21,9 +21,9 @@ FragModel::FragModel(const Pool& pool, const Workload& workload) {
     const Task& t = type.task;
     std::uint64_t mask = pool.model_mask(t);
     for (int m = 0; m < models; ++m) {
-      // A type whose models exclude this one can never use the node: it only adds all free
-      // capacity, which evaluate() counts as the default.
-      if (t.num_gpu > 0 && ((mask >> m) & 1U) == 0) continue;
+      // A type whose models exclude this one can never use the node, and a CPU-only type uses
+      // no GPU at all: both lose all free capacity, which evaluate() counts as the default.
+      if (t.num_gpu == 0 || ((mask >> m) & 1U) == 0) continue;
       auto& demands = by_model_[static_cast<std::size_t>(m)];
       auto it = std::find_if(demands.begin(), demands.end(),
                              [&](const Demand& d) { return d.num_gpu == t.num_gpu && d.milli == t.gpu_milli; });
@@ -39,9 +39,9 @@ FragModel::FragModel(const Pool& pool, const Workload& workload) {
 }
 
 double FragModel::evaluate(const NodeState& s) const {
-  // F = R - sum over the types that fit of weight x U, where R is the free capacity and U the
-  // part of it the type can use: the GPUs with at least its share (whole GPUs for a task of
-  // whole GPUs), all of R for a CPU-only task. A type that does not fit leaves all of R.
+  // F = R - sum over the GPU types that fit of weight x U, where R is the free capacity and U
+  // the part of it the type can use: the GPUs with at least its share (whole GPUs for a task of
+  // whole GPUs). A type that does not fit, or asks for no GPU, leaves all of R.
   std::int64_t total = 0;
   int whole = 0;
   for (int g = 0; g < s.gpus; ++g) {
@@ -53,9 +53,7 @@ double FragModel::evaluate(const NodeState& s) const {
   if (static_cast<std::size_t>(s.model) < by_model_.size()) {
     for (const Demand& d : by_model_[static_cast<std::size_t>(s.model)]) {
       std::int64_t u = 0;
-      if (d.num_gpu == 0) {
-        u = total;
-      } else if (d.num_gpu == 1 && d.milli < kMilliPerGpu) {
+      if (d.num_gpu == 1 && d.milli < kMilliPerGpu) {
         for (int g = 0; g < s.gpus; ++g) u += s.free[g] >= d.milli ? s.free[g] : 0;
       } else if (whole >= d.num_gpu) {
         u = std::int64_t{whole} * kMilliPerGpu;

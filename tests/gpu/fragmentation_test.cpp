@@ -24,10 +24,10 @@ TEST(FragmentationTest, ForOneTask) {
   EXPECT_DOUBLE_EQ(node_fragmentation(pool, 0, Task{"w", 1000, 0, 1, 1000, {}}), 900);
   // Two whole GPUs do not fit: all 1,900 free is lost to that task.
   EXPECT_DOUBLE_EQ(node_fragmentation(pool, 0, Task{"w2", 1000, 0, 2, 1000, {}}), 1900);
-  // No CPU for it, or the wrong model: all of it too; a CPU-only task that fits loses none.
+  // No CPU for it, or the wrong model: all of it too; a CPU-only task can use no GPU at all.
   EXPECT_DOUBLE_EQ(node_fragmentation(pool, 0, Task{"c", 64000, 0, 1, 100, {}}), 1900);
   EXPECT_DOUBLE_EQ(node_fragmentation(pool, 0, Task{"m", 1000, 0, 1, 100, {"P100"}}), 1900);
-  EXPECT_DOUBLE_EQ(node_fragmentation(pool, 0, Task{"cpu", 1000, 0, 0, 0, {}}), 0);
+  EXPECT_DOUBLE_EQ(node_fragmentation(pool, 0, Task{"cpu", 1000, 0, 0, 0, {}}), 1900);
 }
 
 TEST(FragmentationTest, ExpectedOverTheWorkloadsTaskMix) {
