@@ -1,8 +1,8 @@
 // budcore::gpu fragmentation, as Weng et al. define it (USENIX ATC 2023, "Beware of
 // Fragmentation"): for a task, a node's fragmentation is the free GPU capacity that task cannot
-// use: all of it when the task does not fit the node (CPU, memory, GPU model, GPUs), otherwise
-// the free capacity of the GPUs each too small for the task's share (a partly used GPU for a
-// task of whole GPUs). For a workload, it is the expectation over the workload's task types.
+// use: all of it when the task does not fit the node (CPU, memory, GPU model, GPUs) or asks for
+// no GPU, otherwise the free capacity of the GPUs each too small for the task's share (a partly
+// used GPU for a task of whole GPUs). For a workload, the expectation over its task types.
 #pragma once
 
 #include <cstdint>
