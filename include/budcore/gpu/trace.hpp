@@ -42,7 +42,7 @@ struct ReplayPoint {
 
 struct ReplayResult {
   std::string policy;
-  std::vector<ReplayPoint> points;            // at every step, and at the end
+  std::vector<ReplayPoint> points;            // at every step of arrived load up to max_load
   std::optional<ReplayPoint> first_failure;   // when the first task could not be placed
 };
 
