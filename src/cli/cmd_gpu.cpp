@@ -1,0 +1,94 @@
+// `budcore gpu replay`: the Alibaba GPU trace replayed with one or more placement policies.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "budcore/core/json.hpp"
+#include "budcore/gpu/policy.hpp"
+#include "budcore/gpu/trace.hpp"
+#include "cli/command.hpp"
+
+namespace budcore::cli {
+namespace {
+
+struct ReplayArgs {
+  std::string nodes, pods, policy = "all", format = "json";
+  std::uint64_t seed = 1;
+  double max_load = 1.3;
+  double step = 0.05;
+};
+
+// "all", one name, or names separated by commas.
+core::Result<std::vector<std::string>> policies_of(const std::string& text) {
+  if (text == "all") return gpu::policy_names();
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    std::string name = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const auto& known = gpu::policy_names();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return core::Error::invalid("--policy", name, "is not a placement policy (" + list + ", or all)");
+    }
+    out.push_back(name);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+int run_replay(const ReplayArgs& a) {
+  auto node_text = read_file_arg(a.nodes, "--nodes");
+  if (!node_text) return report_error(node_text.error());
+  auto pool = gpu::parse_nodes_csv(*node_text, a.nodes);
+  if (!pool) return report_error(pool.error());
+  auto pod_text = read_file_arg(a.pods, "--pods");
+  if (!pod_text) return report_error(pod_text.error());
+  auto tasks = gpu::parse_pods_csv(*pod_text, a.pods);
+  if (!tasks) return report_error(tasks.error());
+  auto names = policies_of(a.policy);
+  if (!names) return report_error(names.error());
+  gpu::ReplayOptions o;
+  o.seed = a.seed;
+  o.max_load = a.max_load;
+  o.step = a.step;
+  std::vector<gpu::ReplayResult> results;
+  for (const auto& n : *names) {
+    auto r = gpu::replay(*pool, *tasks, n, o);
+    if (!r) return report_error(r.error());
+    results.push_back(std::move(*r));
+  }
+  if (a.format == "table") {
+    std::cout << gpu::to_table(results);
+    return kExitOk;
+  }
+  core::List list;
+  for (const auto& r : results) list.push_back(gpu::to_value(r));
+  core::Value doc(core::Map{{"nodes", core::Value(static_cast<std::int64_t>(pool->size()))},
+                            {"gpus", core::Value(pool->total_gpus())},
+                            {"tasks", core::Value(static_cast<std::int64_t>(tasks->size()))},
+                            {"seed", core::Value(static_cast<std::int64_t>(a.seed))},
+                            {"results", core::Value(std::move(list))}});
+  std::cout << core::to_json(doc) << "\n";
+  return kExitOk;
+}
+
+const bool registered = register_commands([](CLI::App& root) {
+  auto* gpu = root.add_subcommand("gpu", "GPU placement: policies, fragmentation, trace replay");
+  gpu->require_subcommand(1);
+  auto* rep = gpu->add_subcommand("replay", "Replay the Alibaba GPU trace (openb CSV files) with placement policies");
+  auto a = std::make_shared<ReplayArgs>();
+  rep->add_option("--nodes", a->nodes, "node list (sn,cpu_milli,memory_mib,gpu,model)")->required();
+  rep->add_option("--pods", a->pods, "pod list (name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...)")->required();
+  rep->add_option("--policy", a->policy, "a policy, several separated by commas, or all (default)");
+  rep->add_option("--seed", a->seed, "seed of the task draws (default 1)");
+  rep->add_option("--max-load", a->max_load, "stop at this arrived GPU demand / capacity (default 1.3)");
+  rep->add_option("--step", a->step, "record a point every step of arrived load (default 0.05)");
+  rep->add_option("--format", a->format, "json (default) or table")->check(CLI::IsMember({"json", "table"}));
+  rep->callback([a] { exit_code() = run_replay(*a); });
+});
+
+}  // namespace
+}  // namespace budcore::cli
