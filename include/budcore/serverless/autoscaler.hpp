@@ -38,7 +38,7 @@ class BUDCORE_API AutoscalePolicy {
 };
 
 // The largest value seen within a trailing window (a monotone deque).
-class SlidingMax {
+class BUDCORE_API SlidingMax {
  public:
   explicit SlidingMax(core::Duration window) : window_(window) {}
   int push(core::Timestamp t, int v);
@@ -49,7 +49,7 @@ class SlidingMax {
 };
 
 // The mean of samples within a trailing window.
-class WindowAverage {
+class BUDCORE_API WindowAverage {
  public:
   explicit WindowAverage(core::Duration window) : window_(window) {}
   double push(core::Timestamp t, double v);

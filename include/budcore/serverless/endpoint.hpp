@@ -50,7 +50,7 @@ BUDCORE_API core::Result<Priority> parse_priority(std::string_view text);  // an
 
 // Time to bring a worker from nothing to serving: pull and start the container, load the
 // weights, warm the CUDA context (the design's cold-start layers, Part 3.4).
-struct ColdStartModel {
+struct BUDCORE_API ColdStartModel {
   double container_seconds = 8.0;
   double model_gib = 16.0;
   double load_gib_per_second = 1.0;
@@ -61,7 +61,7 @@ struct ColdStartModel {
 
 // Time one request holds a worker slot: prompt tokens at the prefill rate, generated tokens
 // at the decode rate, plus a fixed overhead.
-struct ServiceModel {
+struct BUDCORE_API ServiceModel {
   double prefill_tokens_per_second = 8000.0;
   double decode_tokens_per_second = 50.0;
   double overhead_seconds = 0.05;
@@ -96,7 +96,7 @@ struct QueueLimits {
   friend bool operator==(const QueueLimits&, const QueueLimits&) = default;
 };
 
-struct TenantLimits {
+struct BUDCORE_API TenantLimits {
   std::int64_t default_concurrency = 1000;              // pending + in flight per tenant
   std::map<std::string, std::int64_t, std::less<>> concurrency;  // per-tenant overrides
   double rate_per_second = 0;  // token bucket refill; 0 turns rate limiting off
