@@ -14,7 +14,7 @@ double seconds(core::Duration d) { return static_cast<double>(d.count_ns()) / 1e
 
 int ceil_div(double load, double per) {
   if (load <= 0) return 0;
-  const double n = std::ceil(load / per - 1e-9);  // 4 / (4 x 0.7) stays 2, not 3, on rounding noise
+  const double n = std::ceil(load / per - 1e-9);  // 5.6 / 2.8 stays 2, not 3, on rounding noise
   return static_cast<int>(std::min(n, static_cast<double>(std::numeric_limits<int>::max() / 2)));
 }
 
