@@ -158,7 +158,7 @@ void PredictivePolicy::close_bucket() {
     trend_ = p_.beta * (level_ - prev) + (1 - p_.beta) * trend_;
   }
   history_.push_back(rate);
-  if (history_.size() > history_buckets_) history_.erase(history_.begin());
+  if (history_.size() > history_buckets_) history_.pop_front();
   double f = std::max(0.0, level_ + horizon_buckets_ * trend_);
   // Same time yesterday, one cold start ahead, when the history reaches that far.
   const auto per_day = static_cast<std::size_t>(86'400.0 / seconds(p_.bucket));

@@ -115,6 +115,25 @@ TEST(PredictivePolicyTest, ForecastsARisingLoadOneColdStartAhead) {
   EXPECT_EQ(d, 3);  // ceil(6.201 x 1.2 / 4) + 1 spare
 }
 
+TEST(PredictivePolicyTest, PrewarmsForWhatHappenedAtTheSameTimeYesterday) {
+  PredictivePolicy p(endpoint());  // 24 h of history in 10 s buckets
+  // One observation per 10 s bucket; bucket 50 (t = 500 s) brings 100 s of work: 10 per second.
+  const auto observe = [&](int bucket) {
+    Observation o = at(bucket * 10, 0, 1);
+    if (bucket == 50) {
+      o.arrivals = 1;
+      o.arrived_work = Duration::seconds(100);
+    }
+    p.desired(o);
+  };
+  for (int b = 0; b <= 8686; ++b) observe(b);
+  // Closing bucket 8685 looks at yesterday's bucket 8685 - 8640 + 1 + 3 (one 22 s cold start
+  // ahead) = 49: quiet.
+  EXPECT_LT(p.forecast(), 0.01);
+  observe(8687);  // closes bucket 8686: yesterday's bucket 50 is one cold start ahead
+  EXPECT_DOUBLE_EQ(p.forecast(), 10.0);
+}
+
 TEST(BudgetCapPolicyTest, KeepsIdleWorkersWithinTheHourlyCap) {
   // $7.20 per hour over $3.60 per idle worker-hour: two idle workers at most.
   const EndpointConfig c = endpoint("warm_pool: {max_idle_cost_per_hour: \"7.20\", target_warm_workers: 5, max_warm_workers: 20}\n");

@@ -10,7 +10,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include "budcore/core/result.hpp"
 #include "budcore/core/time.hpp"
@@ -166,7 +165,7 @@ class BUDCORE_API PredictivePolicy final : public AutoscalePolicy {
   double horizon_buckets_;
   core::Duration idle_timeout_;
   std::size_t history_buckets_;
-  std::vector<double> history_;  // work rate per closed bucket, oldest first (bounded)
+  std::deque<double> history_;  // work rate per closed bucket, oldest first (bounded)
   double level_ = 0, trend_ = 0, forecast_ = 0;
   bool started_ = false;
   core::Timestamp bucket_start_;
