@@ -9,7 +9,7 @@ import glob
 import re
 import sys
 
-ORDER = ["core", "templates", "job", "quota", "gpu", "cost", "pipeline", "usecase", "schedule", "backend",
+ORDER = ["core", "templates", "job", "quota", "gpu", "cost", "pipeline", "usecase", "serverless", "schedule", "backend",
          "kubernetes", "platform"]
 # (layer, included header): why it is allowed.
 ALLOWED = {

@@ -1,0 +1,60 @@
+// budcore::serverless::replay — runs a request trace through an endpoint's RequestQueue,
+// WorkerPool, Dispatcher and an autoscaling policy on a virtual clock, and reports what the
+// requests and the GPUs went through. Service time comes from the tokens through the
+// endpoint's ServiceModel; cold starts from its ColdStartModel. The policy is asked once per
+// tick (default 1 s of virtual time). The run ends when every admitted request has ended.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "budcore/core/money.hpp"
+#include "budcore/core/result.hpp"
+#include "budcore/core/value.hpp"
+#include "budcore/serverless/autoscaler.hpp"
+#include "budcore/serverless/endpoint.hpp"
+#include "budcore/serverless/trace.hpp"
+#include "budcore/serverless/worker_pool.hpp"
+
+namespace budcore::serverless {
+
+struct ReplayOptions {
+  core::Duration tick = core::Duration::seconds(1);
+  std::string tenant = "default";
+  Priority priority = Priority::Standard;
+};
+
+// Seconds; nearest-rank percentiles over the completed requests.
+struct LatencySummary {
+  double p50 = 0, p95 = 0, p99 = 0, max = 0, mean = 0;
+};
+
+struct ReplayReport {
+  std::string endpoint;
+  std::string policy;
+  std::int64_t requests = 0;   // trace lines
+  std::int64_t admitted = 0;
+  std::int64_t completed = 0;
+  std::int64_t timeouts = 0;   // waited past sla.max_wait_seconds
+  std::int64_t failed = 0;     // failed past queue.max_retries
+  std::int64_t dead_letters = 0;
+  std::int64_t sla_misses = 0;  // timeouts + refusals for an estimated wait over the SLA
+  std::map<std::string, std::int64_t> refusals;  // by Refusal name
+  std::int64_t preemptions = 0;
+  LatencySummary wait;
+  LatencySummary end_to_end;
+  Metering metering;
+  std::int64_t max_idle_workers = 0;  // idle ready workers after any scaling decision
+  double virtual_seconds = 0;          // first arrival to the end of the run
+};
+
+BUDCORE_API core::Result<ReplayReport> replay(const EndpointConfig& endpoint, const std::vector<TraceRequest>& trace,
+                                              AutoscalePolicy& policy, const ReplayOptions& options = {});
+
+BUDCORE_API core::Value to_value(const ReplayReport& r);
+// Several reports side by side, one row per policy (aligned columns).
+BUDCORE_API std::string to_table(const std::vector<ReplayReport>& reports);
+
+}  // namespace budcore::serverless

@@ -1,0 +1,127 @@
+#include "budcore/serverless/replay.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "budcore/core/yaml.hpp"
+
+namespace budcore::serverless {
+namespace {
+
+EndpointConfig endpoint(const std::string& extra = {}) {
+  auto c = EndpointConfig::load_file(std::string(BUDCORE_TEST_DATA_DIR) + "/serverless/endpoint.yaml");
+  EXPECT_TRUE(c) << c.error().describe();
+  if (extra.empty()) return *c;
+  core::Value doc = c->to_value();
+  auto patch = core::parse_document(extra);
+  EXPECT_TRUE(patch);
+  for (const auto& [k, v] : patch->as_map()) {
+    core::Map section = doc.as_map().find(k)->as_map();
+    for (const auto& [kk, vv] : v.as_map()) section.set(kk, vv);
+    doc.mutable_map().set(k, core::Value(std::move(section)));
+  }
+  auto patched = EndpointConfig::from_value(doc);
+  EXPECT_TRUE(patched) << patched.error().describe();
+  return *patched;
+}
+
+std::vector<TraceRequest> trace() {
+  auto t = load_azure_trace(std::string(BUDCORE_TEST_DATA_DIR) + "/serverless/trace_small.csv");
+  EXPECT_TRUE(t) << t.error().describe();
+  return *t;
+}
+
+// The queue-depth run worked out by hand (22 s cold starts, 4 slots per worker, 1 spare,
+// 60 s idle timeout). t=0: the first request asks for 1 + 1 spare: 2 cold starts, ready at 22;
+// requests at 0, 0.5, 1 and 10 s start at 22 on worker 1. Requests at 30..34 s wait 0; at 34 the
+// load of 5 asks for 2 + 1: a third worker (ready at 56). The 2 needed at 34 are held until 94
+// (one worker goes), the traffic of 38 until 98 (the rest go). The request at 120 s finds no
+// worker: 2 cold starts, served from 142 to 155 on worker 4.
+TEST(ReplayTest, QueueDepthMatchesTheRunWorkedOutByHand) {
+  const EndpointConfig c = endpoint();
+  QueueDepthPolicy policy(c);
+  auto r = replay(c, trace(), policy);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(r->requests, 10);
+  EXPECT_EQ(r->completed, 10);
+  EXPECT_EQ(r->timeouts, 0);
+  EXPECT_EQ(r->dead_letters, 0);
+  // Waits: 22, 21.5, 21, 12, 0 x 5, 22.
+  EXPECT_DOUBLE_EQ(r->wait.p50, 0);
+  EXPECT_DOUBLE_EQ(r->wait.p95, 22);
+  EXPECT_DOUBLE_EQ(r->wait.max, 22);
+  EXPECT_DOUBLE_EQ(r->wait.mean, 9.85);
+  // End to end: 24, 25.5, 23, 13, 5 x 5, 35.
+  EXPECT_DOUBLE_EQ(r->end_to_end.p50, 5);
+  EXPECT_DOUBLE_EQ(r->end_to_end.p99, 35);
+  EXPECT_DOUBLE_EQ(r->end_to_end.mean, 14.55);
+  EXPECT_EQ(r->metering.cold_starts, 5);
+  EXPECT_EQ(r->metering.peak_workers, 3);
+  // Busy: worker 1 22-26 and 30-38, worker 2 34-39, worker 4 142-155.
+  EXPECT_DOUBLE_EQ(r->metering.busy_gpu_seconds, 30);
+  EXPECT_DOUBLE_EQ(r->metering.starting_gpu_seconds, 5 * 22);
+  // Lifetimes 94 + 98 + 64 + 35 + 35 = 326 s at $0.001 per GPU-second.
+  EXPECT_EQ(r->metering.billed_gpu_seconds, 326);
+  EXPECT_DOUBLE_EQ(r->metering.idle_gpu_seconds, 326 - 110 - 30);
+  EXPECT_EQ(r->metering.cost.to_string(), "0.326 USD");
+  EXPECT_DOUBLE_EQ(r->virtual_seconds, 155);
+}
+
+TEST(ReplayTest, RequestsOverMaxProcessEndAsDeadLettersAfterTheirRetries) {
+  // 3 s of processing at most, one retry: only the requests of 2 s and 1 s complete.
+  const EndpointConfig c = endpoint("sla: {max_process_seconds: 3}\n");
+  QueueDepthPolicy policy(c);
+  auto r = replay(c, trace(), policy);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(r->completed, 3);
+  EXPECT_EQ(r->failed, 7);
+  EXPECT_EQ(r->dead_letters, 7);
+}
+
+TEST(ReplayTest, ABudgetCapIsNeverExceeded) {
+  // $3.60 per hour: one idle worker at most.
+  const EndpointConfig c = endpoint("warm_pool: {target_warm_workers: 3}\n");
+  auto policy = make_policy("budget", c);
+  ASSERT_TRUE(policy);
+  auto r = replay(c, trace(), **policy);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(r->completed, 10);
+  EXPECT_LE(r->max_idle_workers, 1);
+  QueueDepthPolicy uncapped(c);
+  auto u = replay(c, trace(), uncapped);
+  ASSERT_TRUE(u);
+  EXPECT_GT(u->max_idle_workers, 1);  // the same endpoint without the cap keeps more idle
+}
+
+TEST(ReplayTest, EveryPolicyServesTheTraceAndEndsEveryRequest) {
+  const EndpointConfig c = endpoint();
+  for (std::string_view name : kPolicyNames) {
+    auto policy = make_policy(name, c);
+    ASSERT_TRUE(policy) << name;
+    auto r = replay(c, trace(), **policy);
+    ASSERT_TRUE(r) << r.error().describe();
+    EXPECT_EQ(r->completed + r->timeouts + r->failed, r->admitted) << name;
+    EXPECT_EQ(r->completed, 10) << name;
+    EXPECT_GE(r->metering.cold_starts, 1) << name;
+    EXPECT_EQ(to_value(*r).find("policy")->as_string(), name);
+  }
+}
+
+TEST(ReplayTest, TheTableHasOneRowPerPolicy) {
+  const EndpointConfig c = endpoint();
+  std::vector<ReplayReport> reports;
+  for (std::string_view name : {"queue_depth", "kpa"}) {
+    auto policy = make_policy(name, c);
+    reports.push_back(*replay(c, trace(), **policy));
+  }
+  const std::string table = to_table(reports);
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 4);
+  EXPECT_EQ(table.rfind("policy", 0), 0u);
+  EXPECT_NE(table.find("\nkpa "), std::string::npos) << table;
+  EXPECT_NE(table.find("0.33 USD"), std::string::npos) << table;  // 0.326 to the cent
+}
+
+}  // namespace
+}  // namespace budcore::serverless
