@@ -17,6 +17,18 @@ void count_demand(Node& n, int milli, int delta) {
   if (delta > 0) n.demand_counts.emplace_back(milli, delta);
 }
 
+
+// The MIG device holding `instance` on GPU `gpu` of node `node`, or an error naming what is not there.
+core::Result<Device*> mig_device(std::vector<Node>& nodes, std::size_t node, int gpu, std::size_t instance) {
+  if (node >= nodes.size()) return core::Error::invalid("node", std::to_string(node), "no such node in the pool");
+  Node& n = nodes[node];
+  if (gpu < 0 || static_cast<std::size_t>(gpu) >= n.gpus.size() || n.gpus[static_cast<std::size_t>(gpu)].sharing != Sharing::Mig)
+    return core::Error::invalid("gpu", std::to_string(gpu), "not a MIG GPU of " + n.name);
+  Device& d = n.gpus[static_cast<std::size_t>(gpu)];
+  if (instance >= d.mig.size()) return core::Error::invalid("instance", std::to_string(instance), "no such MIG instance");
+  return &d;
+}
+
 }  // namespace
 
 std::string_view to_string(Sharing sharing) noexcept {
@@ -207,12 +219,8 @@ core::Status Pool::release(const Task& t, const Placement& p, Hold hold) {
 }
 
 core::Status Pool::allocate_mig(std::size_t node, int gpu, std::size_t instance, Hold hold) {
-  if (node >= nodes_.size()) return core::Error::invalid("node", std::to_string(node), "no such node in the pool");
-  Node& n = nodes_[node];
-  if (gpu < 0 || static_cast<std::size_t>(gpu) >= n.gpus.size() || n.gpus[static_cast<std::size_t>(gpu)].sharing != Sharing::Mig)
-    return core::Error::invalid("gpu", std::to_string(gpu), "not a MIG GPU of " + n.name);
-  Device& d = n.gpus[static_cast<std::size_t>(gpu)];
-  if (instance >= d.mig.size()) return core::Error::invalid("instance", std::to_string(instance), "no such MIG instance");
+  BUDCORE_TRY_ASSIGN(Device * device, mig_device(nodes_, node, gpu, instance));
+  Device& d = *device;
   if (d.mig_state[instance] != 0)
     return core::Error::invalid("instance", to_string(d.mig[instance]), "the MIG instance is already in use");
   d.mig_state[instance] = hold == Hold::Allocated ? 1 : 2;
@@ -221,13 +229,8 @@ core::Status Pool::allocate_mig(std::size_t node, int gpu, std::size_t instance,
 }
 
 core::Status Pool::release_mig(std::size_t node, int gpu, std::size_t instance) {
-  if (node >= nodes_.size()) return core::Error::invalid("node", std::to_string(node), "no such node in the pool");
-  Node& n = nodes_[node];
-  if (gpu < 0 || static_cast<std::size_t>(gpu) >= n.gpus.size() || n.gpus[static_cast<std::size_t>(gpu)].sharing != Sharing::Mig)
-    return core::Error::invalid("gpu", std::to_string(gpu), "not a MIG GPU of " + n.name);
-  Device& d = n.gpus[static_cast<std::size_t>(gpu)];
-  if (instance >= d.mig.size()) return core::Error::invalid("instance", std::to_string(instance), "no such MIG instance");
-  d.mig_state[instance] = 0;
+  BUDCORE_TRY_ASSIGN(Device * device, mig_device(nodes_, node, gpu, instance));
+  device->mig_state[instance] = 0;
   ++versions_[node];
   return {};
 }
