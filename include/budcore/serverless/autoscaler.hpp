@@ -59,7 +59,7 @@ class BUDCORE_API WindowAverage {
   double sum_ = 0;
 };
 
-// The design's rule: enough workers for the queue depth against a target per worker, plus
+// The platform's rule: enough workers for the queue depth against a target per worker, plus
 // target_warm_workers spare while traffic is recent; a worker needed within the last
 // idle_timeout stays; after idle_timeout without traffic, min_warm_workers remain.
 class BUDCORE_API QueueDepthPolicy final : public AutoscalePolicy {

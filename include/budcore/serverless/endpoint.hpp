@@ -42,14 +42,14 @@
 
 namespace budcore::serverless {
 
-// The design's request classes, highest first (P0..P3).
+// The request classes, highest first (P0..P3).
 enum class Priority : std::uint8_t { Premium, Standard, Spot, Batch };
 inline constexpr Priority kAllPriorities[] = {Priority::Premium, Priority::Standard, Priority::Spot, Priority::Batch};
 BUDCORE_API std::string_view to_string(Priority p) noexcept;  // "premium", ...
 BUDCORE_API core::Result<Priority> parse_priority(std::string_view text);  // any letter case
 
 // Time to bring a worker from nothing to serving: pull and start the container, load the
-// weights, warm the CUDA context (the design's cold-start layers, Part 3.4).
+// weights, warm the CUDA context (the layers of a cold start).
 struct BUDCORE_API ColdStartModel {
   double container_seconds = 8.0;
   double model_gib = 16.0;
@@ -69,7 +69,7 @@ struct BUDCORE_API ServiceModel {
   friend bool operator==(const ServiceModel&, const ServiceModel&) = default;
 };
 
-// WarmPoolConfig of the design (Part 6.1).
+// An endpoint's warm pool: its sizes, timeouts, idle-cost cap and predictive scaling.
 struct WarmPoolConfig {
   int min_warm_workers = 0;
   int max_warm_workers = 5;

@@ -1,4 +1,4 @@
-// budcore::serverless::RequestQueue — an endpoint's in-memory request queue (BudQueue, Part 6):
+// budcore::serverless::RequestQueue — an endpoint's in-memory request queue:
 // admission, priority scoring, deduplication, timeouts, bounded retries and dead letters, on
 // an injectable clock.
 //
@@ -45,7 +45,7 @@ BUDCORE_API std::string_view to_string(QueueStatus s) noexcept;  // "pending", .
 enum class Refusal : std::uint8_t { PayloadTooLarge, RateLimited, QueueFull, TenantConcurrency, EstimatedWaitOverSla };
 BUDCORE_API std::string_view to_string(Refusal r) noexcept;  // "payload_too_large", ...
 
-// QueuedRequest of the design (Part 6.1); the endpoint is the queue's.
+// One queued request; the endpoint is the queue's.
 struct QueuedRequest {
   RequestId id = 0;
   std::string tenant;
@@ -104,7 +104,7 @@ class BUDCORE_API RequestQueue {
 
   // The pending request with the highest score now, if any.
   std::optional<RequestId> peek() const;
-  // The score of a pending request now (the design's formula).
+  // The score of a pending request now (priority_weight*1000 + tenant_fairness*100 + wait_time_bonus*10).
   double score(RequestId id) const;
   // PENDING -> ASSIGNED to a worker; Conflict when the request is not pending.
   core::Status assign(RequestId id, WorkerId worker);

@@ -1,5 +1,5 @@
-// budcore::serverless::WorkerPool and Dispatcher — an endpoint's workers and the design's
-// assignment order (Part 6.2, step 3): a warm worker with a free slot first; else a cold start
+// budcore::serverless::WorkerPool and Dispatcher — an endpoint's workers and the
+// assignment order: a warm worker with a free slot first; else a cold start
 // (the endpoint's cold-start model) when the workers already starting cannot take the queue;
 // else, at max_warm_workers, preempt the lowest-priority request running below the head's
 // class; else the request waits in the queue, where sla.max_wait times it out.
@@ -110,7 +110,7 @@ struct Assignment {
   RequestId preempted = 0;  // the request sent back to the queue (Placement::Preempted)
 };
 
-// Moves requests from the queue to workers in the design's order, and keeps the queue's
+// Moves requests from the queue to workers in the assignment order, and keeps the queue's
 // capacity view (for the estimated-wait admission check) current.
 class BUDCORE_API Dispatcher {
  public:
