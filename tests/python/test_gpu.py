@@ -35,7 +35,7 @@ def test_replay_counts_and_curves_follow_the_input():
         points = result["points"]
         assert [round(p["arrived_load"], 9) for p in points] == [0.1, 0.2, 0.3, 0.4, 0.5]
         for before, after in zip(points, points[1:]):
-            assert after["arrived"] > before["arrived"]
+            assert after["arrived"] >= before["arrived"]  # one task may cross several steps
             assert after["unallocated_share"] <= before["unallocated_share"]  # nothing leaves
         for p in points:
             if p["failed"] == 0:
