@@ -16,8 +16,9 @@ namespace budcore::bindings {
 namespace {
 
 py::object replay(const std::string& nodes_csv, const std::string& pods_csv, const std::string& policies,
-                  std::uint64_t seed, double max_load, double step, const std::string& nodes_source,
+                  std::int64_t seed, double max_load, double step, const std::string& nodes_source,
                   const std::string& pods_source) {
+  if (seed < 0) throw PyError(core::Error::invalid("seed", std::to_string(seed), "must be 0 or more"));
   core::Result<core::Value> out = [&]() -> core::Result<core::Value> {
     py::gil_scoped_release release;
     auto pool = gpu::parse_nodes_csv(nodes_csv, nodes_source);
@@ -27,7 +28,7 @@ py::object replay(const std::string& nodes_csv, const std::string& pods_csv, con
     auto names = gpu::parse_policy_list(policies, "policy");
     if (!names) return std::move(names).error();
     gpu::ReplayOptions options;
-    options.seed = seed;
+    options.seed = static_cast<std::uint64_t>(seed);
     options.max_load = max_load;
     options.step = step;
     std::vector<gpu::ReplayResult> results;
@@ -36,7 +37,7 @@ py::object replay(const std::string& nodes_csv, const std::string& pods_csv, con
       if (!r) return std::move(r).error();
       results.push_back(std::move(*r));
     }
-    return gpu::replay_document(*pool, tasks->size(), seed, results);
+    return gpu::replay_document(*pool, tasks->size(), options.seed, results);
   }();
   return to_python(unwrap(std::move(out)));
 }

@@ -1,7 +1,6 @@
 // C ABI over budcore::gpu: the trace replay of `budcore gpu replay`.
 #include <array>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -100,6 +100,9 @@ def test_errors_name_the_field():
         gpu.replay(DATA / "nodes_negative_gpus.csv", PODS)
     assert e.value.field.endswith("nodes_negative_gpus.csv:2.gpu")
     with pytest.raises(budcore.ValidationError) as e:
+        gpu.replay(NODES, PODS, seed=-1)
+    assert e.value.field == "seed"
+    with pytest.raises(budcore.ValidationError) as e:
         gpu.replay(NODES, PODS, max_load=0)
     assert e.value.field == "max_load"
     with pytest.raises(budcore.ValidationError) as e:
