@@ -21,6 +21,8 @@ void bind_schedule(py::module_& m);   // ScheduleTimeline, schedule_replay
 void bind_platform(py::module_& m);   // PlatformHandle, platform_open, platform_simulate
 void bind_cost(py::module_& m);       // PriceBook and the cost_* functions budcore.cost wraps
 void bind_usecase(py::module_& m);    // UsecaseRegistry (budcore.usecases wraps it)
+void bind_gpu(py::module_& m);        // gpu_replay (budcore.gpu wraps it)
+void bind_serverless(py::module_& m); // serverless_simulate (budcore.serverless wraps it)
 
 // A read-only ScheduleSnapshot of a timeline's result (Platform.schedule; bind_schedule.cpp).
 py::object schedule_snapshot(schedule::TimelineResult result);

@@ -17,5 +17,7 @@
 #include "budcore/c/platform.h"
 #include "budcore/c/cost.h"
 #include "budcore/c/usecase.h"
+#include "budcore/c/gpu.h"
+#include "budcore/c/serverless.h"
 
 #endif

@@ -3,8 +3,9 @@ pipelines, templates, storage), from C++.
 
 One submodule per layer: ``budcore.jobs`` (Job, Quantity, Money), ``budcore.templates``,
 ``budcore.pipeline``, ``budcore.quota``, ``budcore.store``, ``budcore.cost``,
-``budcore.schedule``, ``budcore.usecases``, ``budcore.platform``, ``budcore.results`` (typed
-results), ``budcore.documents`` (JSON/YAML) and ``budcore.errors``. Every public name of theirs
+``budcore.schedule``, ``budcore.usecases``, ``budcore.platform``, ``budcore.gpu``,
+``budcore.serverless``, ``budcore.results`` (typed results), ``budcore.documents`` (JSON/YAML)
+and ``budcore.errors``. Every public name of theirs
 that the library implements is also at the top level (``budcore.Job`` is
 ``budcore.jobs.Job``), as before the submodules existed.
 
@@ -28,12 +29,13 @@ from . import cost, documents, errors, jobs, pipeline, quota, results, store, te
 from . import schedule
 from . import usecases
 from . import platform
+from . import gpu, serverless
 from .platform import Platform, simulate
 
 # The top level: every name of the layers' submodules that the library implements, the
 # submodules themselves, and the platform's two entry points.
-_SUBMODULES = ("cost", "documents", "errors", "jobs", "pipeline", "platform", "quota", "results", "schedule",
-               "store", "templates", "usecases")
+_SUBMODULES = ("cost", "documents", "errors", "gpu", "jobs", "pipeline", "platform", "quota", "results", "schedule",
+               "serverless", "store", "templates", "usecases")
 __all__ = sorted(
     {"AdmissionEngine", "PriceBook", "QuotaConfig", "ScheduleTimeline", "UsecaseRegistry", "Platform", "simulate",
      "__version__", "version_info", *_SUBMODULES}

@@ -1,5 +1,5 @@
 """
-The C++ library behind the budcore package: quantities, money, jobs, quotas and admission, pipelines, templates, stores, cost, schedules, use cases and the platform
+The C++ library behind the budcore package: quantities, money, jobs, quotas and admission, pipelines, templates, stores, cost, schedules, use cases, the platform, GPU placement and serverless endpoints
 """
 from __future__ import annotations
 from budcore import AlreadyExistsError
@@ -30,7 +30,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'to_json', 'version_info']
+__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_policy_names', 'gpu_replay', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_simulate', 'to_json', 'version_info']
 class Quantity:
     """
     A Kubernetes resource quantity ('500m', '2Gi', '1e3'), exact to 1n.
@@ -1059,6 +1059,14 @@ def cost_usage(usage: typing.Any, prices: PriceBook = None) -> typing.Any:
     """
     Usage records as dicts (intervals priced with prices).
     """
+def gpu_policy_names() -> list[str]:
+    """
+    The placement policies gpu_replay knows, in the order 'all' runs them.
+    """
+def gpu_replay(nodes_csv: str, pods_csv: str, policies: str = 'all', seed: typing.SupportsInt | typing.SupportsIndex = 1, max_load: typing.SupportsFloat | typing.SupportsIndex = 1.3, step: typing.SupportsFloat | typing.SupportsIndex = 0.05, nodes_source: str = 'nodes', pods_source: str = 'pods') -> typing.Any:
+    """
+    Replay the Alibaba GPU trace (openb node and pod CSV text) with placement policies ('all', a name, or names separated by commas): {nodes, gpus, tasks, seed, results}, as `budcore gpu replay --format json`.
+    """
 def latest_schema_version() -> int:
     """
     The schema version this library writes and migrates to.
@@ -1107,9 +1115,14 @@ def schedule_replay(config: typing.Any = 'baseline') -> typing.Any:
     """
     Replay Kueue's scheduler-performance configuration ('baseline' or a generator dict) and score it.
     """
+def serverless_simulate(endpoint: typing.Any, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace') -> typing.Any:
+    """
+    Replay a request trace (Azure LLM inference CSV text) through an endpoint (dict or JSON/YAML text) under autoscaling policies ('all', a name, or names separated by commas): {reports}, as `budcore serverless simulate --format json`.
+    """
 def to_json(obj: typing.Any, indent: typing.SupportsInt | typing.SupportsIndex | None = None, ensure_ascii: bool = False) -> str:
     """
     Serialises None/bool/int/float/str/list/tuple/dict to JSON, keeping key order.
     """
+SERVERLESS_POLICY_NAMES: tuple = ('queue_depth', 'kpa', 'ray_serve', 'predictive', 'budget')
 __version__: str = '0.1.0'
 version_info: tuple = (0, 1, 0)

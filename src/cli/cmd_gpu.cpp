@@ -1,5 +1,4 @@
 // `budcore gpu replay`: the Alibaba GPU trace replayed with one or more placement policies.
-#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -18,27 +17,6 @@ struct ReplayArgs {
   double step = 0.05;
 };
 
-// "all", one name, or names separated by commas.
-core::Result<std::vector<std::string>> policies_of(const std::string& text) {
-  if (text == "all") return gpu::policy_names();
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    std::string name = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    const auto& known = gpu::policy_names();
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      return core::Error::invalid("--policy", name, "is not a placement policy (" + list + ", or all)");
-    }
-    out.push_back(name);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 int run_replay(const ReplayArgs& a) {
   auto node_text = read_file_arg(a.nodes, "--nodes");
   if (!node_text) return report_error(node_text.error());
@@ -48,7 +26,7 @@ int run_replay(const ReplayArgs& a) {
   if (!pod_text) return report_error(pod_text.error());
   auto tasks = gpu::parse_pods_csv(*pod_text, a.pods);
   if (!tasks) return report_error(tasks.error());
-  auto names = policies_of(a.policy);
+  auto names = gpu::parse_policy_list(a.policy, "--policy");
   if (!names) return report_error(names.error());
   gpu::ReplayOptions o;
   o.seed = a.seed;
@@ -64,13 +42,7 @@ int run_replay(const ReplayArgs& a) {
     std::cout << gpu::to_table(results);
     return kExitOk;
   }
-  core::List list;
-  for (const auto& r : results) list.push_back(gpu::to_value(r));
-  core::Value doc(core::Map{{"nodes", core::Value(static_cast<std::int64_t>(pool->size()))},
-                            {"gpus", core::Value(pool->total_gpus())},
-                            {"tasks", core::Value(static_cast<std::int64_t>(tasks->size()))},
-                            {"seed", core::Value(static_cast<std::int64_t>(a.seed))},
-                            {"results", core::Value(std::move(list))}});
+  core::Value doc = gpu::replay_document(*pool, tasks->size(), a.seed, results);
   std::cout << core::to_json(doc) << "\n";
   return kExitOk;
 }

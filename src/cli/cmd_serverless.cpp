@@ -2,9 +2,7 @@
 // autoscaling policies on a virtual clock.
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
-#include <vector>
 
 #include "budcore/core/json.hpp"
 #include "budcore/serverless/autoscaler.hpp"
@@ -23,18 +21,6 @@ struct SimulateArgs {
   std::string format = "table";
 };
 
-// "all", one name, or a comma-separated list, in the order given.
-std::vector<std::string> policy_names(const std::string& text) {
-  std::vector<std::string> out;
-  if (text == "all") {
-    for (std::string_view n : serverless::kPolicyNames) out.emplace_back(n);
-    return out;
-  }
-  std::stringstream in(text);
-  for (std::string name; std::getline(in, name, ',');) out.push_back(name);
-  return out;
-}
-
 int run_simulate(const SimulateArgs& a) {
   if (a.format != "table" && a.format != "json") {
     return report_error(core::Error::invalid("--format", a.format, "expected table or json"));
@@ -48,14 +34,10 @@ int run_simulate(const SimulateArgs& a) {
   auto trace = serverless::parse_azure_trace(*text, a.trace);
   if (!trace) return report_error(trace.error());
 
-  std::vector<std::unique_ptr<serverless::AutoscalePolicy>> policies;
-  for (const std::string& name : policy_names(a.policy)) {
-    auto p = serverless::make_policy(name, *endpoint, "--policy");
-    if (!p) return report_error(p.error());
-    policies.push_back(std::move(*p));
-  }
+  auto policies = serverless::make_policies(a.policy, *endpoint, "--policy");
+  if (!policies) return report_error(policies.error());
   std::vector<serverless::ReplayReport> reports;
-  for (auto& p : policies) {
+  for (auto& p : *policies) {
     auto r = serverless::replay(*endpoint, *trace, *p);
     if (!r) return report_error(r.error());
     reports.push_back(std::move(*r));
@@ -64,9 +46,7 @@ int run_simulate(const SimulateArgs& a) {
     std::cout << serverless::to_table(reports);
     return kExitOk;
   }
-  core::List rows;
-  for (const auto& r : reports) rows.push_back(serverless::to_value(r));
-  std::cout << core::to_json(core::Value(core::Map{{"reports", core::Value(std::move(rows))}}), {2, false}) << "\n";
+  std::cout << core::to_json(serverless::reports_document(reports), {2, false}) << "\n";
   return kExitOk;
 }
 

@@ -1,5 +1,6 @@
 // The FGD paper's experiment: tasks drawn with replacement arrive until the arrived GPU demand
 // reaches a share of the cluster's capacity; a task no node can take is counted and skipped.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -83,6 +84,37 @@ core::Value to_value(const ReplayResult& r) {
   return core::Value(core::Map{{"policy", core::Value(r.policy)},
                                {"points", core::Value(std::move(points))},
                                {"first_failure", r.first_failure ? pv(*r.first_failure) : core::Value()}});
+}
+
+core::Result<std::vector<std::string>> parse_policy_list(std::string_view text, std::string_view field) {
+  const auto& known = policy_names();
+  if (text == "all") return known;
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = text.find(',', start);
+    std::string name(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return core::Error::invalid(std::string(field), name, "is not a placement policy (" + list + ", or all)");
+    }
+    out.push_back(std::move(name));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+core::Value replay_document(const Pool& pool, std::size_t tasks, std::uint64_t seed,
+                            const std::vector<ReplayResult>& results) {
+  core::List list;
+  for (const auto& r : results) list.push_back(to_value(r));
+  return core::Value(core::Map{{"nodes", core::Value(static_cast<std::int64_t>(pool.size()))},
+                               {"gpus", core::Value(pool.total_gpus())},
+                               {"tasks", core::Value(static_cast<std::int64_t>(tasks))},
+                               {"seed", core::Value(static_cast<std::int64_t>(seed))},
+                               {"results", core::Value(std::move(list))}});
 }
 
 std::string to_table(const std::vector<ReplayResult>& results) {

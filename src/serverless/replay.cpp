@@ -244,6 +244,36 @@ core::Value to_value(const ReplayReport& r) {
   });
 }
 
+core::Value reports_document(const std::vector<ReplayReport>& reports) {
+  core::List rows;
+  for (const auto& r : reports) rows.push_back(to_value(r));
+  return core::Value(core::Map{{"reports", core::Value(std::move(rows))}});
+}
+
+core::Result<std::vector<std::unique_ptr<AutoscalePolicy>>> make_policies(std::string_view text,
+                                                                          const EndpointConfig& c,
+                                                                          std::string_view field) {
+  std::vector<std::string_view> names;
+  if (text == "all") {
+    names.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
+  } else {
+    std::size_t start = 0;
+    while (true) {
+      std::size_t end = text.find(',', start);
+      names.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+      if (end == std::string_view::npos) break;
+      start = end + 1;
+    }
+  }
+  std::vector<std::unique_ptr<AutoscalePolicy>> out;
+  for (std::string_view name : names) {
+    auto p = make_policy(name, c, field);
+    if (!p) return std::move(p).error();
+    out.push_back(std::move(*p));
+  }
+  return out;
+}
+
 std::string to_table(const std::vector<ReplayReport>& reports) {
   static constexpr const char* kHead[] = {"policy",   "done",    "wait p50", "wait p95", "wait p99", "e2e p50",
                                           "e2e p95",  "e2e p99", "sla miss", "cold",     "dead",     "busy GPU-s",

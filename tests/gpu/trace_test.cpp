@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "budcore/gpu/policy.hpp"
 #include "budcore/gpu/trace.hpp"
 
 namespace budcore::gpu {
@@ -97,6 +98,32 @@ TEST(TraceTest, ReplayIsDeterministicAndRecordsTheLoadCurve) {
   EXPECT_EQ(replay(*pool, *tasks, "nope", o).error().field, "policy");
   o.max_load = 0;
   EXPECT_EQ(replay(*pool, *tasks, "fgd", o).error().field, "max_load");
+}
+
+TEST(TraceTest, PolicyListsAndTheReplayDocument) {
+  EXPECT_EQ(*parse_policy_list("all"), policy_names());
+  EXPECT_EQ(*parse_policy_list("fgd,best_fit"), (std::vector<std::string>{"fgd", "best_fit"}));
+  auto bad = parse_policy_list("fgd,nope", "--policy");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().field, "--policy");
+  EXPECT_EQ(bad.error().value, "nope");
+  EXPECT_EQ(parse_policy_list("fgd,", "p").error().value, "");  // an empty name is not a policy
+
+  auto pool = parse_nodes_csv(data("nodes.csv"));
+  auto tasks = parse_pods_csv(data("pods.csv"));
+  ASSERT_TRUE(pool && tasks);
+  ReplayOptions o;
+  o.seed = 3;
+  o.max_load = 0.4;
+  o.step = 0.2;
+  std::vector<ReplayResult> results{*replay(*pool, *tasks, "fgd", o), *replay(*pool, *tasks, "binpack", o)};
+  core::Value doc = replay_document(*pool, tasks->size(), o.seed, results);
+  EXPECT_EQ(doc.find("nodes")->as_int(), static_cast<std::int64_t>(pool->size()));
+  EXPECT_EQ(doc.find("gpus")->as_int(), pool->total_gpus());
+  EXPECT_EQ(doc.find("tasks")->as_int(), static_cast<std::int64_t>(tasks->size()));
+  EXPECT_EQ(doc.find("seed")->as_int(), 3);
+  ASSERT_EQ(doc.find("results")->size(), 2u);
+  EXPECT_EQ(doc.find("results")->as_list()[1], to_value(results[1]));
 }
 
 }  // namespace

@@ -6,8 +6,8 @@ import types
 
 import budcore
 
-SUBMODULES = {"cost", "documents", "errors", "jobs", "pipeline", "platform", "quota", "results", "schedule",
-              "store", "templates", "usecases"}
+SUBMODULES = {"cost", "documents", "errors", "gpu", "jobs", "pipeline", "platform", "quota", "results", "schedule",
+              "serverless", "store", "templates", "usecases"}
 
 
 def test_every_layer_is_a_submodule():

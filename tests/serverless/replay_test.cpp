@@ -123,5 +123,27 @@ TEST(ReplayTest, TheTableHasOneRowPerPolicy) {
   EXPECT_NE(table.find("0.33 USD"), std::string::npos) << table;  // 0.326 to the cent
 }
 
+TEST(ReplayTest, PolicyListsAndTheReportsDocument) {
+  EndpointConfig c = endpoint();
+  auto all = make_policies("all", c);
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), std::size(kPolicyNames));
+  auto two = make_policies("budget,kpa", c);
+  ASSERT_TRUE(two);
+  ASSERT_EQ(two->size(), 2u);
+  auto bad = make_policies("kpa,nope", c, "--policy");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().field, "--policy");
+
+  std::vector<ReplayReport> reports;
+  for (auto& p : *two) reports.push_back(*replay(c, trace(), *p));
+  EXPECT_EQ(reports[0].policy, "budget");
+  EXPECT_EQ(reports[1].policy, "kpa");
+  core::Value doc = reports_document(reports);
+  ASSERT_EQ(doc.find("reports")->size(), 2u);
+  EXPECT_EQ(doc.find("reports")->as_list()[0], to_value(reports[0]));
+  EXPECT_EQ(doc.find("reports")->as_list()[1], to_value(reports[1]));
+}
+
 }  // namespace
 }  // namespace budcore::serverless

@@ -52,6 +52,14 @@ BUDCORE_API core::Result<ReplayResult> replay(const Pool& pool, const std::vecto
                                               const ReplayOptions& options = {});
 
 BUDCORE_API core::Value to_value(const ReplayResult& result);
+// "all" (every policy, in policy_names() order), one policy name, or names separated by commas,
+// in the order given. An unknown name is an error naming `field`.
+BUDCORE_API core::Result<std::vector<std::string>> parse_policy_list(std::string_view text,
+                                                                      std::string_view field = "policy");
+// The document `budcore gpu replay --format json` prints: {"nodes", "gpus", "tasks", "seed",
+// "results": [to_value(result), ...]}.
+BUDCORE_API core::Value replay_document(const Pool& pool, std::size_t tasks, std::uint64_t seed,
+                                        const std::vector<ReplayResult>& results);
 // One row per recorded load, one column per policy: the unallocated GPU share in percent.
 BUDCORE_API std::string to_table(const std::vector<ReplayResult>& results);
 

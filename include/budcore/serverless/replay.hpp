@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "budcore/core/money.hpp"
@@ -54,6 +56,14 @@ BUDCORE_API core::Result<ReplayReport> replay(const EndpointConfig& endpoint, co
                                               AutoscalePolicy& policy, const ReplayOptions& options = {});
 
 BUDCORE_API core::Value to_value(const ReplayReport& r);
+// {"reports": [to_value(report), ...]}: the document `budcore serverless simulate --format json`
+// prints.
+BUDCORE_API core::Value reports_document(const std::vector<ReplayReport>& reports);
+// The policies named by "all" (kPolicyNames order), one name, or names separated by commas, in
+// the order given, each made by make_policy (an unknown name is an error naming `field`).
+BUDCORE_API core::Result<std::vector<std::unique_ptr<AutoscalePolicy>>> make_policies(std::string_view text,
+                                                                                       const EndpointConfig& c,
+                                                                                       std::string_view field = "policy");
 // Several reports side by side, one row per policy (aligned columns).
 BUDCORE_API std::string to_table(const std::vector<ReplayReport>& reports);
 

@@ -943,3 +943,27 @@ extern "C" {
         request_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }
+extern "C" {
+    #[doc = " Replays the trace: tasks drawn from pods_csv (name,cpu_milli,memory_mib,num_gpu,gpu_milli\n [,gpu_spec,...]) with replacement arrive one by one on the nodes of nodes_csv\n (sn,cpu_milli,memory_mib,gpu,model) and are placed by each policy in turn.\n options_json (NULL with length 0: defaults) is an object with any of\n   \"policies\": \"all\" | \"fgd\" | \"fgd,best_fit\" | [\"fgd\", \"best_fit\"]   (default \"all\")\n   \"seed\":     1      seed of the task draws (an integer >= 0)\n   \"max_load\": 1.3    stop at this arrived GPU demand / cluster GPU capacity (0 < x <= 100)\n   \"step\":     0.05   record a point every step of arrived load (0 < x <= max_load)\n Writes to `out` (which must be empty: BUDCORE_BUF_INIT) the document\n `budcore gpu replay --format json` prints: {\"nodes\", \"gpus\", \"tasks\", \"seed\", \"results\":\n [{\"policy\", \"points\": [{\"arrived_load\", \"unallocated_share\", \"fragmentation_share\",\n \"arrived\", \"failed\"}, ...], \"first_failure\"}, ...]}.\n Errors: BUDCORE_EINVALID with budcore_error_last()->field naming the input: \"nodes_csv:3.gpu\"\n (line 3, column gpu of the nodes), \"pods_csv:2.cpu_milli\", \"options.policies\" (an unknown\n policy, value = its name), \"options.seed\", \"options.bogus\" (an unknown key); `out` is then\n untouched.\n Thread-safety: safe from any thread."]
+    pub fn budcore_gpu_replay(
+        out: *mut budcore_buf,
+        nodes_csv: *const ::std::os::raw::c_char,
+        nodes_csv_len: usize,
+        pods_csv: *const ::std::os::raw::c_char,
+        pods_csv_len: usize,
+        options_json: *const ::std::os::raw::c_char,
+        options_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Replays trace_csv (the Azure LLM inference format: TIMESTAMP,ContextTokens,GeneratedTokens)\n through the endpoint of endpoint_doc (JSON or YAML, docs/serverless.md) once per policy.\n options_json (NULL with length 0: defaults) is an object with any of\n   \"policies\": \"queue_depth\" | \"kpa,budget\" | [\"kpa\", \"budget\"] | \"all\"  (default\n               \"queue_depth\"; the others: kpa, ray_serve, predictive, budget)\n Writes to `out` (which must be empty: BUDCORE_BUF_INIT) the document\n `budcore serverless simulate --format json` prints: {\"reports\": [{\"endpoint\", \"policy\",\n \"requests\", \"admitted\", \"completed\", \"timeouts\", \"failed\", \"dead_letters\", \"sla_misses\",\n \"refusals\", \"preemptions\", \"wait_seconds\", \"end_to_end_seconds\" ({\"p50\", \"p95\", \"p99\", \"max\",\n \"mean\"}), \"cold_starts\", \"peak_workers\", \"busy_gpu_seconds\", \"idle_gpu_seconds\", \"cost\",\n \"currency\", \"virtual_seconds\", ...}, ...]}.\n Errors: BUDCORE_EINVALID with budcore_error_last()->field naming the input: a path in the\n endpoint (\"concurrency_per_worker\"), a trace line and column (\"trace_csv:3.ContextTokens\"),\n \"options.policies\" (an unknown policy, value = its name) or an unknown key\n (\"options.bogus\"); `out` is then untouched.\n Thread-safety: safe from any thread."]
+    pub fn budcore_serverless_simulate(
+        out: *mut budcore_buf,
+        endpoint_doc: *const ::std::os::raw::c_char,
+        endpoint_doc_len: usize,
+        trace_csv: *const ::std::os::raw::c_char,
+        trace_csv_len: usize,
+        options_json: *const ::std::os::raw::c_char,
+        options_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}

@@ -25,6 +25,10 @@ pub use usecase::{RenderError, UsecaseRegistry};
 mod templates;
 mod quota;
 pub use quota::QuotaEngine;
+mod gpu;
+pub use gpu::gpu_replay;
+mod serverless;
+pub use serverless::serverless_simulate;
 pub use templates::{render_template, Template, TemplateError};
 
 /// The C ABI's status codes (`BUDCORE_E*`), as a Rust enum.

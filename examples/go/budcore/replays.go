@@ -1,0 +1,39 @@
+package budcore
+
+/*
+#include <stdlib.h>
+#include <budcore/budcore.h>
+*/
+import "C"
+
+import "runtime"
+
+// GPUReplay replays the Alibaba GPU trace as `budcore gpu replay` does: tasks drawn from
+// podsCSV arrive on the nodes of nodesCSV and are placed by each policy. optionsJSON is ""
+// (defaults) or the options object of budcore_gpu_replay ("policies", "seed", "max_load",
+// "step"). It returns the document `budcore gpu replay --format json` prints: {"nodes",
+// "gpus", "tasks", "seed", "results"}. Invalid input returns an *Error whose Field names it
+// ("pods_csv:3.cpu_milli", "options.policies").
+func GPUReplay(nodesCSV, podsCSV, optionsJSON string) (string, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var out C.budcore_buf
+	rc := C.budcore_gpu_replay(&out, cText(nodesCSV), C.size_t(len(nodesCSV)), cText(podsCSV), C.size_t(len(podsCSV)),
+		cText(optionsJSON), C.size_t(len(optionsJSON)))
+	return takeBuf(&out, rc)
+}
+
+// ServerlessSimulate replays traceCSV (the Azure LLM inference format) through the endpoint
+// of endpoint (JSON or YAML) as `budcore serverless simulate` does. optionsJSON is "" (the
+// queue_depth policy) or the options object of budcore_serverless_simulate ("policies"). It
+// returns the document `budcore serverless simulate --format json` prints: {"reports": [...]},
+// one per policy. Invalid input returns an *Error whose Field names it
+// ("concurrency_per_worker", "trace_csv:3.ContextTokens", "options.policies").
+func ServerlessSimulate(endpoint, traceCSV, optionsJSON string) (string, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var out C.budcore_buf
+	rc := C.budcore_serverless_simulate(&out, cText(endpoint), C.size_t(len(endpoint)), cText(traceCSV),
+		C.size_t(len(traceCSV)), cText(optionsJSON), C.size_t(len(optionsJSON)))
+	return takeBuf(&out, rc)
+}

@@ -1,0 +1,149 @@
+package budcore
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func testData(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "tests", "data", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func csvRows(t *testing.T, text string) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows[1:]
+}
+
+func wantField(t *testing.T, err error, field string) {
+	t.Helper()
+	var be *Error
+	if !errors.As(err, &be) || be.Code != Invalid || be.Field != field {
+		t.Fatalf("got %v, want an invalid-input error on %q", err, field)
+	}
+}
+
+type gpuReplayDoc struct {
+	Nodes, GPUs, Tasks int
+	Seed               uint64
+	Results            []struct {
+		Policy string
+		Points []struct {
+			ArrivedLoad      float64 `json:"arrived_load"`
+			UnallocatedShare float64 `json:"unallocated_share"`
+			Arrived, Failed  int64
+		}
+	}
+}
+
+func TestGPUReplay(t *testing.T) {
+	nodes, pods := testData(t, "gpu/nodes.csv"), testData(t, "gpu/pods.csv")
+	gpus := 0
+	for _, r := range csvRows(t, nodes) {
+		n, err := strconv.Atoi(r[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		gpus += n
+	}
+	opts := `{"policies": ["binpack", "fgd"], "seed": 9, "max_load": 0.6, "step": 0.2}`
+	out, err := GPUReplay(nodes, pods, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc gpuReplayDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Nodes != len(csvRows(t, nodes)) || doc.GPUs != gpus || doc.Tasks != len(csvRows(t, pods)) || doc.Seed != 9 {
+		t.Fatalf("counts: %s", out)
+	}
+	if len(doc.Results) != 2 || doc.Results[0].Policy != "binpack" || doc.Results[1].Policy != "fgd" {
+		t.Fatalf("policies: %s", out)
+	}
+	for _, r := range doc.Results {
+		if len(r.Points) != 3 {
+			t.Fatalf("%s: %d points, want 3 (0.6 / 0.2)", r.Policy, len(r.Points))
+		}
+		for i, p := range r.Points {
+			if p.UnallocatedShare < 0 || p.UnallocatedShare > 1 || p.ArrivedLoad < 0.2*float64(i+1)-1e-9 {
+				t.Fatalf("%s: point %d: %+v", r.Policy, i, p)
+			}
+			// The seed draws one task sequence for every policy.
+			if p.Arrived != doc.Results[0].Points[i].Arrived {
+				t.Fatalf("%s: arrived %d, %s arrived %d", r.Policy, p.Arrived, doc.Results[0].Policy, doc.Results[0].Points[i].Arrived)
+			}
+		}
+	}
+	again, err := GPUReplay(nodes, pods, opts)
+	if err != nil || again != out {
+		t.Fatalf("the same seed gave another replay: %v", err)
+	}
+}
+
+func TestGPUReplayErrors(t *testing.T) {
+	nodes, pods := testData(t, "gpu/nodes.csv"), testData(t, "gpu/pods.csv")
+	_, err := GPUReplay(nodes, pods, `{"policies": "fgd,nope"}`)
+	wantField(t, err, "options.policies")
+	_, err = GPUReplay(nodes, pods, `{"seed": "one"}`)
+	wantField(t, err, "options.seed")
+	_, err = GPUReplay(testData(t, "gpu/nodes_negative_gpus.csv"), pods, "")
+	wantField(t, err, "nodes_csv:2.gpu")
+}
+
+func TestServerlessSimulate(t *testing.T) {
+	endpoint, trace := testData(t, "serverless/endpoint.yaml"), testData(t, "serverless/trace_small.csv")
+	out, err := ServerlessSimulate(endpoint, trace, `{"policies": ["predictive", "queue_depth"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Reports []struct {
+			Endpoint, Policy              string
+			Requests, Admitted, Completed int
+			Timeouts, Failed              int
+			Refusals                      map[string]int
+			Wait                          struct{ P50, P95, Max float64 } `json:"wait_seconds"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Reports) != 2 || doc.Reports[0].Policy != "predictive" || doc.Reports[1].Policy != "queue_depth" {
+		t.Fatalf("policies: %s", out)
+	}
+	for _, r := range doc.Reports {
+		refused := 0
+		for _, n := range r.Refusals {
+			refused += n
+		}
+		if r.Endpoint != "chat" || r.Requests != len(csvRows(t, trace)) || r.Admitted+refused != r.Requests ||
+			r.Completed+r.Timeouts+r.Failed > r.Admitted || r.Wait.P50 > r.Wait.P95 || r.Wait.P95 > r.Wait.Max {
+			t.Fatalf("%s: %+v", r.Policy, r)
+		}
+	}
+}
+
+func TestServerlessSimulateErrors(t *testing.T) {
+	endpoint, trace := testData(t, "serverless/endpoint.yaml"), testData(t, "serverless/trace_small.csv")
+	_, err := ServerlessSimulate(endpoint, trace, `{"policies": "nope"}`)
+	wantField(t, err, "options.policies")
+	_, err = ServerlessSimulate(endpoint, trace, `{"polices": "kpa"}`)
+	wantField(t, err, "options.polices")
+	_, err = ServerlessSimulate(strings.Replace(endpoint, "concurrency_per_worker: 4", "concurrency_per_worker: 0", 1), trace, "")
+	wantField(t, err, "concurrency_per_worker")
+}

@@ -1,0 +1,26 @@
+//! GPU placement over the C ABI (gpu.h): the Alibaba GPU trace replayed with placement
+//! policies, as `budcore gpu replay` does. CSV in, JSON out.
+
+use crate::{check, sys, Buf, Error};
+
+/// Replays the trace: tasks drawn from `pods_csv` arrive on the nodes of `nodes_csv` and are
+/// placed by each policy. `options_json` is "" (defaults) or the options object of
+/// `budcore_gpu_replay` ("policies", "seed", "max_load", "step"). Returns the document
+/// `budcore gpu replay --format json` prints: `{"nodes", "gpus", "tasks", "seed", "results"}`.
+pub fn gpu_replay(nodes_csv: &str, pods_csv: &str, options_json: &str) -> Result<String, Error> {
+    let mut out = Buf::new();
+    // SAFETY: every (ptr, len) describes a live slice; out is an empty buf.
+    let rc = unsafe {
+        sys::budcore_gpu_replay(
+            out.as_mut_ptr(),
+            nodes_csv.as_ptr().cast(),
+            nodes_csv.len(),
+            pods_csv.as_ptr().cast(),
+            pods_csv.len(),
+            options_json.as_ptr().cast(),
+            options_json.len(),
+        )
+    };
+    check(rc)?;
+    Ok(out.to_string_lossy())
+}

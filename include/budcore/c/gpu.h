@@ -1,0 +1,32 @@
+/* budcore C ABI — GPU placement: the Alibaba GPU trace ("openb") replayed with placement
+ * policies, as `budcore gpu replay` does (docs/gpu.md). CSV in, JSON out. */
+#ifndef BUDCORE_C_GPU_H
+#define BUDCORE_C_GPU_H
+
+#include "budcore/c/common.h"
+
+BUDCORE_BEGIN_DECL
+
+/* Replays the trace: tasks drawn from pods_csv (name,cpu_milli,memory_mib,num_gpu,gpu_milli
+ * [,gpu_spec,...]) with replacement arrive one by one on the nodes of nodes_csv
+ * (sn,cpu_milli,memory_mib,gpu,model) and are placed by each policy in turn.
+ * options_json (NULL with length 0: defaults) is an object with any of
+ *   "policies": "all" | "fgd" | "fgd,best_fit" | ["fgd", "best_fit"]   (default "all")
+ *   "seed":     1      seed of the task draws (an integer >= 0)
+ *   "max_load": 1.3    stop at this arrived GPU demand / cluster GPU capacity (0 < x <= 100)
+ *   "step":     0.05   record a point every step of arrived load (0 < x <= max_load)
+ * Writes to `out` (which must be empty: BUDCORE_BUF_INIT) the document
+ * `budcore gpu replay --format json` prints: {"nodes", "gpus", "tasks", "seed", "results":
+ * [{"policy", "points": [{"arrived_load", "unallocated_share", "fragmentation_share",
+ * "arrived", "failed"}, ...], "first_failure"}, ...]}.
+ * Errors: BUDCORE_EINVALID with budcore_error_last()->field naming the input: "nodes_csv:3.gpu"
+ * (line 3, column gpu of the nodes), "pods_csv:2.cpu_milli", "options.policies" (an unknown
+ * policy, value = its name), "options.seed", "options.bogus" (an unknown key); `out` is then
+ * untouched.
+ * Thread-safety: safe from any thread. */
+BUDCORE_API int budcore_gpu_replay(budcore_buf *out, const char *nodes_csv, size_t nodes_csv_len, const char *pods_csv,
+                                   size_t pods_csv_len, const char *options_json, size_t options_json_len);
+
+BUDCORE_END_DECL
+
+#endif

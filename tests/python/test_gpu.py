@@ -1,0 +1,110 @@
+"""budcore.gpu: the Alibaba GPU trace replay from Python: results against the input, the same
+document as the CLI, pandas, the matplotlib curves and errors that name the field."""
+
+import csv
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+import budcore
+from budcore import gpu
+
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "gpu"
+NODES, PODS = DATA / "nodes.csv", DATA / "pods.csv"
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_replay_counts_and_curves_follow_the_input():
+    nodes, pods = rows(NODES), rows(PODS)
+    r = gpu.replay(NODES, PODS, policy=["fgd", "best_fit"], seed=7, max_load=0.5, step=0.1)
+    assert isinstance(r, gpu.GpuReplay)
+    assert r.nodes == len(nodes)
+    assert r.gpus == sum(int(n["gpu"]) for n in nodes)
+    assert r.tasks == len(pods)
+    assert r.seed == 7
+    assert r.policies == ["fgd", "best_fit"]
+    largest = max(int(p["num_gpu"]) * int(p["gpu_milli"]) / 1000 for p in pods) / r.gpus
+    for result in r.results:
+        points = result["points"]
+        assert [round(p["arrived_load"], 9) for p in points] == [0.1, 0.2, 0.3, 0.4, 0.5]
+        for before, after in zip(points, points[1:]):
+            assert after["arrived"] >= before["arrived"]  # one task may cross several steps
+            assert after["unallocated_share"] <= before["unallocated_share"]  # nothing leaves
+        for p in points:
+            if p["failed"] == 0:
+                # Every arrived task is placed: the allocated share is the arrived load, passed by
+                # at most the one task that crossed the step.
+                allocated = 1 - p["unallocated_share"]
+                assert p["arrived_load"] - 1e-9 <= allocated <= p["arrived_load"] + largest + 1e-9
+            assert 0 <= p["fragmentation_share"] <= 1
+    # The seed draws one task sequence for every policy.
+    assert [p["arrived"] for p in r.curve("fgd")] == [p["arrived"] for p in r.curve("best_fit")]
+
+
+def test_the_same_seed_gives_the_same_replay_and_text_works_as_a_path():
+    a = gpu.replay(NODES, PODS, policy="fgd,random", seed=3, max_load=0.6)
+    b = gpu.replay(NODES.read_text(), PODS.read_text(), policy=["fgd", "random"], seed=3, max_load=0.6)
+    assert a == b
+
+
+def test_all_runs_every_policy_in_order():
+    r = gpu.replay(str(NODES), str(PODS), max_load=0.3, step=0.1)
+    assert r.policies == gpu.policy_names()
+    assert "fgd" in r.policies and "best_fit" in r.policies
+
+
+def test_the_cli_prints_the_same_document():
+    cli = os.environ.get("BUDCORE_CLI")
+    if not cli:
+        pytest.skip("BUDCORE_CLI is not set (make python-tests sets it)")
+    out = subprocess.run([cli, "gpu", "replay", "--nodes", str(NODES), "--pods", str(PODS), "--policy", "fgd,binpack",
+                          "--seed", "11", "--max-load", "0.8", "--step", "0.2"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert gpu.replay(NODES, PODS, policy="fgd,binpack", seed=11, max_load=0.8, step=0.2) == json.loads(out.stdout)
+
+
+def test_to_pandas_and_plot(tmp_path):
+    pytest.importorskip("pandas")
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    r = gpu.replay(NODES, PODS, policy=["fgd", "worst_fit"], max_load=0.5, step=0.1)
+    frame = r.to_pandas()
+    assert list(frame.columns) == list(gpu.POINT_COLUMNS)
+    assert len(frame) == sum(len(x["points"]) for x in r.results)
+    assert list(frame["policy"].unique()) == ["fgd", "worst_fit"]
+    fgd = frame[frame["policy"] == "fgd"]
+    assert list(fgd["unallocated_share"]) == [p["unallocated_share"] for p in r.curve("fgd")]
+    ax = r.plot()
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert set(lines) == {"fgd", "worst_fit"}
+    assert list(lines["worst_fit"].get_ydata()) == pytest.approx([100 * p["unallocated_share"] for p in r.curve("worst_fit")])
+    ax.figure.savefig(tmp_path / "replay.png")
+    assert (tmp_path / "replay.png").stat().st_size > 1000
+
+
+def test_errors_name_the_field():
+    with pytest.raises(budcore.ValidationError) as e:
+        gpu.replay(NODES, PODS, policy="fgd,nope")
+    assert e.value.field == "policy" and e.value.value == "nope"
+    with pytest.raises(budcore.ValidationError) as e:
+        gpu.replay(NODES, DATA / "pods_bad_number.csv")
+    assert e.value.field == f"{DATA / 'pods_bad_number.csv'}:3.cpu_milli"
+    with pytest.raises(budcore.ValidationError) as e:
+        gpu.replay(DATA / "nodes_negative_gpus.csv", PODS)
+    assert e.value.field.endswith("nodes_negative_gpus.csv:2.gpu")
+    with pytest.raises(budcore.ValidationError) as e:
+        gpu.replay(NODES, PODS, seed=-1)
+    assert e.value.field == "seed"
+    with pytest.raises(budcore.ValidationError) as e:
+        gpu.replay(NODES, PODS, max_load=0)
+    assert e.value.field == "max_load"
+    with pytest.raises(budcore.ValidationError) as e:
+        gpu.replay(NODES, PODS, max_load=0.5, step=0.9)
+    assert e.value.field == "step"
