@@ -320,7 +320,7 @@ def test_stub_matches_the_extension():
     assert public - declared == set(), "in the extension but not in _core.pyi"
     # The pure-Python submodules and what budcore re-exports from them.
     pure_python = {"quota", "schedule", "cost", "usecases", "platform", "results", "documents", "errors", "jobs",
-                   "pipeline", "store", "templates", "Platform", "simulate"}
+                   "pipeline", "store", "templates", "Platform", "simulate", "gpu", "serverless"}
     assert set(budcore.__all__) - pure_python <= public
 
 
