@@ -12,6 +12,8 @@
 namespace budcore::gpu {
 namespace {
 
+constexpr int kMaxReplaySteps = 1000;
+
 ReplayPoint point(const Pool& pool, const Workload& workload, double load, std::int64_t arrived, std::int64_t failed) {
   FragmentationReport r = measure(pool, workload);
   return {load, r.unallocated_share, r.fragmentation_share, arrived, failed};
@@ -26,6 +28,10 @@ core::Result<ReplayResult> replay(const Pool& original, const std::vector<Task>&
     return core::Error::invalid("max_load", std::to_string(options.max_load), "must be above 0 and at most 100");
   if (!(options.step > 0) || options.step > options.max_load)
     return core::Error::invalid("step", std::to_string(options.step), "must be above 0 and at most max_load");
+  // Every step measures the whole cluster: a tiny step would measure it without end.
+  if (options.max_load / options.step > kMaxReplaySteps)
+    return core::Error::invalid("step", std::to_string(options.step),
+                                "gives more than " + std::to_string(kMaxReplaySteps) + " steps up to max_load");
   const double capacity = static_cast<double>(original.total_gpus()) * kMilliPerGpu;
   if (capacity <= 0) return core::Error::invalid("nodes", "", "the cluster has no GPUs");
   bool any_gpu = false;

@@ -98,6 +98,17 @@ TEST(TraceTest, ReplayIsDeterministicAndRecordsTheLoadCurve) {
   EXPECT_EQ(replay(*pool, *tasks, "nope", o).error().field, "policy");
   o.max_load = 0;
   EXPECT_EQ(replay(*pool, *tasks, "fgd", o).error().field, "max_load");
+  // Each step measures the whole cluster, so their number is bounded: 1,000 pass, 1,001 do not.
+  o.max_load = 1.0;
+  o.step = 0.001;
+  auto thousand = replay(*pool, *tasks, "first_fit", o);
+  ASSERT_TRUE(thousand) << thousand.error().describe();
+  EXPECT_EQ(thousand->points.size(), 1000u);
+  o.step = 1.0 / 1001;
+  auto too_many = replay(*pool, *tasks, "first_fit", o);
+  ASSERT_FALSE(too_many);
+  EXPECT_EQ(too_many.error().field, "step");
+  EXPECT_NE(too_many.error().message.find("more than 1000 steps"), std::string::npos) << too_many.error().message;
 }
 
 TEST(TraceTest, PolicyListsAndTheReplayDocument) {
