@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "budcore/core/json.hpp"
-#include "budcore/core/keys.hpp"
 #include "budcore/gpu/policy.hpp"
 #include "budcore/gpu/trace.hpp"
 #include "capi_internal.hpp"
+#include "replay_options.hpp"
 
 namespace {
 
@@ -25,16 +25,11 @@ struct Options {
 // "all", "a,b" or ["a", "b"]: the policies to run, in order.
 core::Result<std::vector<std::string>> policies_of(const core::Value& v) {
   constexpr std::string_view field = "options.policies";
+  if (auto st = capi::check_policy_list(v, field); !st) return st.error();
   if (v.is_string()) return gpu::parse_policy_list(v.as_string(), field);
-  if (!v.is_list() || v.as_list().empty())
-    return core::Error::invalid(std::string(field), core::to_json(v), "expected a policy name, names separated by commas, or a list of names");
   std::vector<std::string> out;
   for (std::size_t i = 0; i < v.as_list().size(); ++i) {
-    const core::Value& item = v.as_list()[i];
-    std::string at = std::string(field) + "[" + std::to_string(i) + "]";
-    if (!item.is_string() || item.as_string() == "all" || item.as_string().find(',') != std::string::npos)
-      return core::Error::invalid(at, core::to_json(item), "expected one policy name");
-    auto one = gpu::parse_policy_list(item.as_string(), at);
+    auto one = gpu::parse_policy_list(v.as_list()[i].as_string(), std::string(field) + "[" + std::to_string(i) + "]");
     if (!one) return std::move(one).error();
     out.push_back(std::move(one->front()));
   }
@@ -51,11 +46,9 @@ core::Result<Options> options_of(std::string_view text) {
   Options o;
   o.policies = gpu::policy_names();
   if (text.empty()) return o;
-  auto doc = core::parse_json(text);
-  if (!doc) return std::move(doc.error().at("options"));
-  if (!doc->is_map()) return core::Error::invalid("options", std::string(text.substr(0, 40)), "expected a JSON object");
   static constexpr std::array<std::string_view, 4> kKeys = {"policies", "seed", "max_load", "step"};
-  if (auto st = core::check_keys(doc->as_map(), kKeys, "options"); !st) return st.error();
+  auto doc = capi::options_object(text, kKeys);
+  if (!doc) return std::move(doc).error();
   if (const core::Value* v = doc->find("policies")) {
     auto p = policies_of(*v);
     if (!p) return std::move(p).error();

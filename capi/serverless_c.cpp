@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "budcore/core/json.hpp"
-#include "budcore/core/keys.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/serverless/endpoint.hpp"
 #include "budcore/serverless/replay.hpp"
 #include "budcore/serverless/trace.hpp"
 #include "capi_internal.hpp"
+#include "replay_options.hpp"
 
 namespace {
 
@@ -21,23 +21,15 @@ namespace serverless = budcore::serverless;
 // The policy list as make_policies reads it: "all", "a,b", or ["a", "b"] joined by commas.
 core::Result<std::string> policies_of(std::string_view text) {
   if (text.empty()) return std::string("queue_depth");
-  auto doc = core::parse_json(text);
-  if (!doc) return std::move(doc.error().at("options"));
-  if (!doc->is_map()) return core::Error::invalid("options", std::string(text.substr(0, 40)), "expected a JSON object");
   static constexpr std::array<std::string_view, 1> kKeys = {"policies"};
-  if (auto st = core::check_keys(doc->as_map(), kKeys, "options"); !st) return st.error();
+  auto doc = capi::options_object(text, kKeys);
+  if (!doc) return std::move(doc).error();
   const core::Value* v = doc->find("policies");
   if (v == nullptr) return std::string("queue_depth");
+  if (auto st = capi::check_policy_list(*v, "options.policies"); !st) return st.error();
   if (v->is_string()) return v->as_string();
-  if (!v->is_list() || v->as_list().empty())
-    return core::Error::invalid("options.policies", core::to_json(*v), "expected a policy name, names separated by commas, or a list of names");
   std::string joined;
-  for (std::size_t i = 0; i < v->as_list().size(); ++i) {
-    const core::Value& item = v->as_list()[i];
-    if (!item.is_string() || item.as_string() == "all" || item.as_string().find(',') != std::string::npos)
-      return core::Error::invalid("options.policies[" + std::to_string(i) + "]", core::to_json(item), "expected one policy name");
-    joined += (i == 0 ? "" : ",") + item.as_string();
-  }
+  for (std::size_t i = 0; i < v->as_list().size(); ++i) joined += (i == 0 ? "" : ",") + v->as_list()[i].as_string();
   return joined;
 }
 
