@@ -173,7 +173,7 @@ core::Result<std::vector<backend::PlatformRequest>> list_requests(SqlConnection&
 
 core::Status delete_request(SqlConnection& db, std::int64_t seq) {
   SqlParam p[] = {seq};
-  BUDCORE_TRY(db.execute("DELETE FROM platform_requests WHERE seq = ?", p));
+  BUDCORE_TRY(db.execute_later("DELETE FROM platform_requests WHERE seq = ?", p, {}));
   return {};
 }
 

@@ -69,9 +69,9 @@ core::Result<backend::AuditEntry> insert_chained_audit(SqlConnection& db, const 
   e.hash = audit_entry_hash(tenant, e, detail);
   SqlParam p[] = {tid, e.at.unix_nanos(), e.actor, e.action, e.object_type, e.object_id, e.request_id, detail,
                   e.prev_hash, e.hash, e.seq};
-  BUDCORE_TRY(db.execute("INSERT INTO audit_log (tenant_id, at_ns, actor, action, object_type, object_id, "
-                         "request_id, detail, prev_hash, hash, tenant_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         p));
+  BUDCORE_TRY(db.execute_later("INSERT INTO audit_log (tenant_id, at_ns, actor, action, object_type, object_id, "
+                               "request_id, detail, prev_hash, hash, tenant_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               p, {}));
   head = ChainHead{e.seq, e.hash};
   return e;
 }
@@ -80,11 +80,11 @@ core::Status write_chain_head(SqlConnection& db, const core::Id& tenant, const C
   const std::string tid = tenant.to_string();
   if (insert) {
     SqlParam p[] = {std::string_view(tid), head.seq, std::string_view(head.hash)};
-    BUDCORE_TRY(db.execute("INSERT INTO audit_heads (tenant_id, last_seq, last_hash) VALUES (?, ?, ?)", p));
+    BUDCORE_TRY(db.execute_later("INSERT INTO audit_heads (tenant_id, last_seq, last_hash) VALUES (?, ?, ?)", p, {}));
     return {};
   }
   SqlParam p[] = {head.seq, std::string_view(head.hash), std::string_view(tid)};
-  BUDCORE_TRY(db.execute("UPDATE audit_heads SET last_seq = ?, last_hash = ? WHERE tenant_id = ?", p));
+  BUDCORE_TRY(db.execute_later("UPDATE audit_heads SET last_seq = ?, last_hash = ? WHERE tenant_id = ?", p, {}));
   return {};
 }
 
@@ -123,7 +123,8 @@ core::Status write_tenant_value(SqlConnection& db, TenantTable table, const core
                                 std::int64_t value) {
   const std::string tid = tenant.to_string();
   SqlParam p[] = {value, std::string_view(tid), name};
-  BUDCORE_TRY(db.execute("UPDATE " + std::string(tenant_table(table)) + " SET value = ? WHERE tenant_id = ? AND name = ?", p));
+  BUDCORE_TRY(db.execute_later("UPDATE " + std::string(tenant_table(table)) + " SET value = ? WHERE tenant_id = ? AND name = ?",
+                               p, {}));
   return {};
 }
 

@@ -200,12 +200,12 @@ Result<JobRecord> SqlStore::save_job(const core::Id& tenant, job::Job job, std::
                   tid,
                   id,
                   expected_version};
-  BUDCORE_TRY_ASSIGN(auto rows, db().execute("UPDATE jobs SET project_id = ?, cluster_id = ?, pipeline_id = ?, "
-                                             "status = ?, job_type = ?, source = ?, updated_ns = ?, doc = ?, "
-                                             "name = ?, priority = ?, gpu_type = ?, gpu_count = ?, "
-                                             "version = version + 1 WHERE tenant_id = ? AND id = ? AND version = ?",
-                                             p));
-  if (rows != 1) return lost_race("job " + id);
+  // A compare-and-set whose answer can wait: another writer's change fails the transaction.
+  BUDCORE_TRY(db().execute_later("UPDATE jobs SET project_id = ?, cluster_id = ?, pipeline_id = ?, "
+                                 "status = ?, job_type = ?, source = ?, updated_ns = ?, doc = ?, "
+                                 "name = ?, priority = ?, gpu_type = ?, gpu_count = ?, "
+                                 "version = version + 1 WHERE tenant_id = ? AND id = ? AND version = ?",
+                                 p, LaterCheck{1, "job " + id}));
   return JobRecord{std::move(job), expected_version + 1, std::move(key)};
 }
 

@@ -38,12 +38,17 @@ Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job jo
                     job::to_string(job.priority),
                     job.gpu_type ? SqlParam(std::string_view(*job.gpu_type)) : SqlParam(nullptr),
                     job.gpu_count};
-    auto rows = db().execute(
+    const std::string_view insert =
         "INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, "
         "created_ns, updated_ns, version, idempotency_key, doc, name, priority, gpu_type, gpu_count) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING",
-        p);
+        "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING";
+    if (key.empty()) {
+      // Nothing to find on a clash: the answer can wait (an existing id fails the transaction).
+      BUDCORE_TRY(db().execute_later(insert, p, LaterCheck{1, "job " + id}));
+      return CreateJobResult{JobRecord{std::move(job), 1, std::string()}, true};
+    }
+    auto rows = db().execute(insert, p);
     if (!rows) return already_exists(rows.error(), "job " + id + " already exists", "id");
     if (*rows == 0) {
       // Another writer committed the same key between our lookup and insert.

@@ -335,10 +335,10 @@ Status SqlStore::put_platform_record(std::string_view kind, std::string_view key
   std::int64_t now = s_->clock->now().unix_nanos();
   SqlParam p[] = {kind, key, text, now};
   return write([&]() -> Status {
-    BUDCORE_TRY(db().execute("INSERT INTO platform_records (kind, record_key, doc, updated_ns) VALUES (?, ?, ?, ?) "
-                             "ON CONFLICT (kind, record_key) DO UPDATE SET doc = excluded.doc, "
-                             "updated_ns = excluded.updated_ns",
-                             p));
+    BUDCORE_TRY(db().execute_later("INSERT INTO platform_records (kind, record_key, doc, updated_ns) VALUES (?, ?, ?, ?) "
+                                   "ON CONFLICT (kind, record_key) DO UPDATE SET doc = excluded.doc, "
+                                   "updated_ns = excluded.updated_ns",
+                                   p, {}));
     return {};
   });
 }
@@ -346,7 +346,7 @@ Status SqlStore::put_platform_record(std::string_view kind, std::string_view key
 Status SqlStore::delete_platform_record(std::string_view kind, std::string_view key) {
   SqlParam p[] = {kind, key};
   return write([&]() -> Status {
-    BUDCORE_TRY(db().execute("DELETE FROM platform_records WHERE kind = ? AND record_key = ?", p));
+    BUDCORE_TRY(db().execute_later("DELETE FROM platform_records WHERE kind = ? AND record_key = ?", p, {}));
     return {};
   });
 }

@@ -695,4 +695,15 @@ core::Result<std::int64_t> check_documents(SqlConnection& conn, std::vector<std:
   return count;
 }
 
+core::Status check_later(const core::Result<std::int64_t>& rows, const LaterCheck& check) {
+  if (!rows) {
+    if (rows.error().code == core::ErrorCode::AlreadyExists && !check.what.empty())
+      return core::Error::make(core::ErrorCode::AlreadyExists, check.what + " already exists", "id");
+    return rows.error();
+  }
+  if (check.expect_rows >= 0 && *rows != check.expect_rows)
+    return core::Error::make(core::ErrorCode::Conflict, check.what + " was changed by another writer", "version");
+  return {};
+}
+
 }  // namespace budcore::backends

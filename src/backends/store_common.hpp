@@ -35,6 +35,15 @@ class SqlRow {
 
 using RowFn = std::function<core::Status(const SqlRow&)>;
 
+// What a write sent with execute_later must find when its answer arrives: a unique-key clash is
+// AlreadyExists "<what> already exists" (field "id"), a row count other than expect_rows (when
+// not negative) Conflict "<what> was changed by another writer" (field "version").
+struct LaterCheck {
+  std::int64_t expect_rows = -1;
+  std::string what;
+};
+core::Status check_later(const core::Result<std::int64_t>& rows, const LaterCheck& check);
+
 // One database connection. SQL uses `?` placeholders (PostgreSQL connections rewrite them to
 // $n) and is prepared once per distinct text. Errors: a unique-constraint violation is
 // AlreadyExists, a serialization failure Conflict, anything else Io with the driver's message.
@@ -48,6 +57,14 @@ class SqlConnection {
   virtual core::Result<std::int64_t> execute(std::string_view sql, std::span<const SqlParam> params) = 0;
   // Calls fn per result row; an error from fn stops the query and is returned.
   virtual core::Status query(std::string_view sql, std::span<const SqlParam> params, const RowFn& fn) = 0;
+  // A write inside a transaction whose answer the caller does not need at once. PostgreSQL
+  // queues it and sends it with the next statement that needs an answer (or the commit) in one
+  // round trip (libpq's pipeline mode); its failure, or a row count other than the expected
+  // one, then fails that statement and so the transaction whole. Outside a transaction, and on
+  // SQLite (no round trips to save), it runs at once.
+  virtual core::Status execute_later(std::string_view sql, std::span<const SqlParam> params, LaterCheck check) {
+    return check_later(execute(sql, params), check);
+  }
   // A write transaction (SQLite: BEGIN IMMEDIATE, so writers queue on the busy timeout instead
   // of deadlocking on a lock upgrade).
   virtual core::Status begin() = 0;

@@ -4,6 +4,8 @@
 #include <libpq-fe.h>
 
 #include <charconv>
+#include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -66,6 +68,40 @@ class PgRow final : public SqlRow {
   int row_;
 };
 
+// Text-format parameters: libpq needs NUL-terminated strings, so each is copied once; the
+// copies live as long as the statement is queued.
+struct PgParams {
+  std::vector<std::string> texts;
+  std::vector<char> is_null;
+
+  explicit PgParams(std::span<const SqlParam> params) : texts(params.size()), is_null(params.size(), 0) {
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      std::visit(
+          [&](const auto& v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::int64_t>) texts[i] = std::to_string(v);
+            else if constexpr (std::is_same_v<T, std::string_view>) texts[i].assign(v);
+            else is_null[i] = 1;
+          },
+          params[i]);
+    }
+  }
+  std::vector<const char*> values() const {
+    std::vector<const char*> out(texts.size(), nullptr);
+    for (std::size_t i = 0; i < texts.size(); ++i)
+      if (!is_null[i]) out[i] = texts[i].c_str();
+    return out;
+  }
+};
+
+// One statement of a pipeline: a prepared one (name) with its parameters, or plain SQL text.
+struct PgStatement {
+  std::string name_or_sql;
+  bool prepared = true;
+  PgParams params{{}};
+  LaterCheck check;  // for a statement sent with execute_later
+};
+
 class PgConnection final : public SqlConnection {
  public:
   explicit PgConnection(PGconn* conn) : conn_(conn) {}
@@ -75,15 +111,24 @@ class PgConnection final : public SqlConnection {
 
   core::Status exec_script(std::string_view sql) override {
     BUDCORE_TRY(usable());
+    BUDCORE_TRY(flush());  // a script inside a transaction comes after what is queued
     return exec_text(sql);
   }
 
   core::Result<std::int64_t> execute(std::string_view sql, std::span<const SqlParam> params) override {
     BUDCORE_TRY_ASSIGN(PgResult r, run(sql, params));
-    const char* n = PQcmdTuples(r.get());
-    std::int64_t v = 0;
-    std::from_chars(n, n + std::char_traits<char>::length(n), v);
-    return v;
+    return changed_rows(r.get());
+  }
+
+  core::Status execute_later(std::string_view sql, std::span<const SqlParam> params, LaterCheck check) override {
+    if (!in_tx_) return check_later(execute(sql, params), check);
+    BUDCORE_TRY(usable());
+    BUDCORE_TRY_ASSIGN(const std::string* name, prepared(sql, static_cast<int>(params.size())));
+    later_.push_back(PgStatement{*name, true, PgParams(params), std::move(check)});
+    // Bounded so that the server's answers to one pipeline always fit in the socket's buffers
+    // (libpq reads them only after sending the whole pipeline).
+    if (later_.size() >= kMaxLater) return flush();
+    return {};
   }
 
   core::Status query(std::string_view sql, std::span<const SqlParam> params, const RowFn& fn) override {
@@ -93,19 +138,33 @@ class PgConnection final : public SqlConnection {
     return {};
   }
 
+  // BEGIN is sent with the transaction's first statement, and COMMIT with its queued writes:
+  // a transaction of writes alone costs one round trip.
   core::Status begin() override {
     BUDCORE_TRY(usable());
-    BUDCORE_TRY(exec_text("BEGIN"));
+    begin_pending_ = true;
     in_tx_ = true;
     return {};
   }
   core::Status commit() override {
-    auto st = exec_script("COMMIT");
-    if (st) in_tx_ = false;
-    return st;
+    if (begin_pending_ && later_.empty()) {  // nothing was sent: nothing to commit
+      begin_pending_ = false;
+      in_tx_ = false;
+      return {};
+    }
+    PgStatement c{"COMMIT", false};
+    BUDCORE_TRY(usable());
+    BUDCORE_TRY(pipeline(&c));
+    in_tx_ = false;
+    return {};
   }
   void rollback() noexcept override {
     in_tx_ = false;
+    later_.clear();
+    if (begin_pending_) {
+      begin_pending_ = false;
+      return;
+    }
     if (PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)exec_text("ROLLBACK");
   }
   core::Status set_idle_transaction_limit_ms(std::int64_t ms) override {
@@ -119,12 +178,21 @@ class PgConnection final : public SqlConnection {
   }
 
  private:
+  static constexpr std::size_t kMaxLater = 256;
+
+  static std::int64_t changed_rows(const PGresult* r) {
+    const char* n = PQcmdTuples(const_cast<PGresult*>(r));
+    std::int64_t v = 0;
+    std::from_chars(n, n + std::char_traits<char>::length(n), v);
+    return v;
+  }
+
   // A connection the server dropped (a restart, a failover) is opened again before the next
   // statement, but never inside a transaction: its earlier statements are gone with the old
   // session, so the transaction fails and its caller rolls back.
   core::Status usable() {
     if (PQstatus(conn_) == CONNECTION_OK) return {};
-    if (in_tx_)
+    if (in_tx_ && !(begin_pending_ && later_.empty()))
       return core::Error::make(core::ErrorCode::Io, "the connection to PostgreSQL was lost mid-transaction");
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) return pg_error(conn_, nullptr, "reconnecting to PostgreSQL");
@@ -148,28 +216,83 @@ class PgConnection final : public SqlConnection {
   core::Result<PgResult> run(std::string_view sql, std::span<const SqlParam> params) {
     BUDCORE_TRY(usable());
     BUDCORE_TRY_ASSIGN(const std::string* name, prepared(sql, static_cast<int>(params.size())));
-    // Text-format parameters; libpq needs NUL-terminated strings, so each is copied once.
-    std::vector<std::string> texts(params.size());
-    std::vector<const char*> values(params.size(), nullptr);
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      std::visit(
-          [&](const auto& v) {
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::int64_t>) {
-              texts[i] = std::to_string(v);
-              values[i] = texts[i].c_str();
-            } else if constexpr (std::is_same_v<T, std::string_view>) {
-              texts[i].assign(v);
-              values[i] = texts[i].c_str();
-            }
-          },
-          params[i]);
-    }
-    PgResult r(PQexecPrepared(conn_, name->c_str(), static_cast<int>(params.size()), values.data(),
-                              nullptr, nullptr, 0));
+    PgStatement now{*name, true, PgParams(params)};
+    if (begin_pending_ || !later_.empty()) return pipeline(&now);
+    const auto values = now.params.values();
+    PgResult r(PQexecPrepared(conn_, name->c_str(), static_cast<int>(values.size()), values.data(), nullptr, nullptr, 0));
     auto st = PQresultStatus(r.get());
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return pg_error(conn_, r.get(), "executing a statement");
     return r;
+  }
+
+  // Sends what is queued (the pending BEGIN, the later writes) without a statement of its own.
+  core::Status flush() {
+    if (!begin_pending_ && later_.empty()) return {};
+    BUDCORE_TRY(pipeline(nullptr));
+    return {};
+  }
+
+  // One round trip: the pending BEGIN, the queued writes and `now` (if any) in a pipeline,
+  // then every answer in order. The first failure is the result; statements after it were
+  // skipped by the server (the transaction is aborted and its caller rolls back).
+  core::Result<PgResult> pipeline(PgStatement* now) {
+    std::vector<PgStatement> queued = std::move(later_);
+    later_.clear();
+    const bool with_begin = begin_pending_;
+    begin_pending_ = false;
+    if (PQenterPipelineMode(conn_) != 1) return pg_error(conn_, nullptr, "entering pipeline mode");
+    bool sent = true;
+    if (with_begin) sent = send(PgStatement{"BEGIN", false});
+    for (const PgStatement& s : queued) sent = sent && send(s);
+    if (now != nullptr) sent = sent && send(*now);
+    sent = sent && PQpipelineSync(conn_) == 1;
+    std::optional<core::Error> failed;
+    if (!sent) failed = pg_error(conn_, nullptr, "sending a pipeline");
+    auto answer = [&](const PgStatement& s) -> PgResult {
+      PgResult r(PQgetResult(conn_));
+      if (r == nullptr) {
+        if (!failed) failed = pg_error(conn_, nullptr, "reading an answer");
+        return r;
+      }
+      while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);  // up to the NULL that ends each answer
+      if (failed) return r;
+      auto st = PQresultStatus(r.get());
+      if (st == PGRES_PIPELINE_ABORTED) {
+        failed = core::Error::make(core::ErrorCode::Io, "PostgreSQL skipped a statement of the transaction");
+        return r;
+      }
+      if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        auto e = check_later(pg_error(conn_, r.get(), "executing a statement"), s.check);
+        failed = e.error();
+      } else if (&s != now) {
+        if (auto c = check_later(changed_rows(r.get()), s.check); !c) failed = c.error();
+      }
+      return r;
+    };
+    PgResult last;
+    if (sent) {
+      if (with_begin) answer(PgStatement{"BEGIN", false});
+      for (const PgStatement& s : queued) answer(s);
+      if (now != nullptr) last = answer(*now);
+    }
+    // The sync's own result ends the pipeline. After a failure to send or read, what is left
+    // is drained (each statement answers at most a result and a NULL).
+    for (std::size_t left = 2 * (queued.size() + 3); left > 0; --left) {
+      PgResult r(PQgetResult(conn_));
+      if (r == nullptr && PQstatus(conn_) != CONNECTION_OK) break;
+      if (r != nullptr && PQresultStatus(r.get()) == PGRES_PIPELINE_SYNC) break;
+    }
+    PQexitPipelineMode(conn_);
+    if (failed) return *failed;
+    if (now != nullptr && last == nullptr) return pg_error(conn_, nullptr, "reading an answer");
+    return last;
+  }
+
+  bool send(const PgStatement& s) {
+    const auto values = s.params.values();
+    const int n = static_cast<int>(values.size());
+    if (s.prepared) return PQsendQueryPrepared(conn_, s.name_or_sql.c_str(), n, values.data(), nullptr, nullptr, 0) == 1;
+    return PQsendQueryParams(conn_, s.name_or_sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
   }
 
   core::Result<const std::string*> prepared(std::string_view sql, int nparams) {
@@ -185,6 +308,8 @@ class PgConnection final : public SqlConnection {
 
   PGconn* conn_;
   bool in_tx_ = false;  // between begin() and commit() / rollback()
+  bool begin_pending_ = false;  // begin() was called; BEGIN goes with the first statement
+  std::vector<PgStatement> later_;  // execute_later writes not sent yet
   std::int64_t idle_limit_ms_ = 0;  // 0: the server's default (no limit)
   struct Hash {
     using is_transparent = void;
