@@ -44,8 +44,9 @@ Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job jo
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING";
     if (key.empty()) {
-      // Nothing to find on a clash: the answer can wait (an existing id fails the transaction).
-      BUDCORE_TRY(db().execute_later(insert, p, LaterCheck{1, "job " + id}));
+      // Nothing to find on a clash: the answer can wait (an existing id fails the transaction;
+      // with no key, ON CONFLICT never skips the row, so there is no count to check).
+      BUDCORE_TRY(db().execute_later(insert, p, LaterCheck{-1, "job " + id}));
       return CreateJobResult{JobRecord{std::move(job), 1, std::string()}, true};
     }
     auto rows = db().execute(insert, p);
