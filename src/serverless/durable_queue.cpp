@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/limits.hpp"
 #include "budcore/core/utf8.hpp"
 
 namespace budcore::serverless {
@@ -11,6 +12,7 @@ namespace budcore::serverless {
 using core::Error;
 using core::ErrorCode;
 using core::Status;
+using core::Result;
 
 QueueBackend::~QueueBackend() = default;
 
@@ -92,6 +94,107 @@ core::Result<QueueStatus> parse_queue_status(std::string_view text) {
   }
   return Error::invalid("status", std::string(text),
                         "expected pending, assigned, processing, completed, failed or timeout");
+}
+
+namespace {
+
+Status only_keys(const core::Value& item, const std::string& at, std::initializer_list<std::string_view> keys) {
+  if (!item.is_map()) return Error::invalid(at, core::truncate_text(core::to_json(item), 64), "must be an object");
+  for (const auto& [k, _] : item.as_map()) {
+    if (std::find(keys.begin(), keys.end(), std::string_view(k)) == keys.end()) {
+      return Error::invalid(at + "." + k, {}, "is not a known key");
+    }
+  }
+  return {};
+}
+
+Result<std::string> text_of(const core::Value& item, std::string_view key, const std::string& at, bool required) {
+  const core::Value* v = item.find(key);
+  if (v == nullptr || v->is_null()) {
+    if (required) return Error::invalid(at + "." + std::string(key), "", "is required");
+    return std::string();
+  }
+  if (!v->is_string()) {
+    return Error::invalid(at + "." + std::string(key), core::truncate_text(core::to_json(*v), 64), "must be a string");
+  }
+  return v->as_string();
+}
+
+Result<std::int64_t> int_of(const core::Value& item, std::string_view key, const std::string& at, bool required) {
+  const core::Value* v = item.find(key);
+  if (v == nullptr || v->is_null()) {
+    if (required) return Error::invalid(at + "." + std::string(key), "", "is required");
+    return std::int64_t{0};
+  }
+  if (!v->is_int()) {
+    return Error::invalid(at + "." + std::string(key), core::truncate_text(core::to_json(*v), 64), "must be an integer");
+  }
+  return v->as_int();
+}
+
+Result<core::Duration> seconds_of(const core::Value& item, std::string_view key, const std::string& at) {
+  const core::Value* v = item.find(key);
+  if (v == nullptr || v->is_null()) return core::Duration();
+  const std::string f = at + "." + std::string(key);
+  if (!v->is_number()) return Error::invalid(f, core::truncate_text(core::to_json(*v), 64), "must be a number of seconds");
+  auto d = core::Duration::from_seconds(v->as_float());
+  if (!d) return Error::invalid(f, core::to_json(*v), d.error().message);
+  if (*d < core::Duration()) return Error::invalid(f, core::to_json(*v), "must not be negative");
+  return *d;
+}
+
+}  // namespace
+
+core::Result<std::vector<Submission>> submissions_from_value(const core::Value& v, std::string_view field) {
+  if (!v.is_list()) return Error::invalid(std::string(field), core::truncate_text(core::to_json(v), 64), "must be a list");
+  std::vector<Submission> out;
+  for (std::size_t i = 0; i < v.as_list().size(); ++i) {
+    const core::Value& item = v.as_list()[i];
+    const std::string at = std::string(field) + "[" + std::to_string(i) + "]";
+    BUDCORE_TRY(only_keys(item, at, {"tenant", "payload_hash", "payload_size_bytes", "estimated_compute_seconds", "priority"}));
+    Submission s;
+    BUDCORE_TRY_ASSIGN(s.tenant, text_of(item, "tenant", at, true));
+    BUDCORE_TRY_ASSIGN(s.payload_hash, text_of(item, "payload_hash", at, false));
+    BUDCORE_TRY_ASSIGN(s.payload_size_bytes, int_of(item, "payload_size_bytes", at, false));
+    if (s.payload_size_bytes < 0) {
+      return Error::invalid(at + ".payload_size_bytes", std::to_string(s.payload_size_bytes), "must not be negative");
+    }
+    BUDCORE_TRY_ASSIGN(s.estimated_compute, seconds_of(item, "estimated_compute_seconds", at));
+    BUDCORE_TRY_ASSIGN(std::string priority, text_of(item, "priority", at, false));
+    if (!priority.empty()) {
+      auto p = parse_priority(priority);
+      if (!p) return Error::invalid(at + ".priority", priority, "expected premium, standard, spot or batch");
+      s.priority = *p;
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+core::Result<std::vector<DurableFinish>> reports_from_value(const core::Value& v, std::string_view field) {
+  if (!v.is_list()) return Error::invalid(std::string(field), core::truncate_text(core::to_json(v), 64), "must be a list");
+  std::vector<DurableFinish> out;
+  for (std::size_t i = 0; i < v.as_list().size(); ++i) {
+    const core::Value& item = v.as_list()[i];
+    const std::string at = std::string(field) + "[" + std::to_string(i) + "]";
+    BUDCORE_TRY(only_keys(item, at, {"id", "claim", "outcome", "reason", "lease_seconds"}));
+    DurableFinish f;
+    BUDCORE_TRY_ASSIGN(f.id, int_of(item, "id", at, true));
+    BUDCORE_TRY_ASSIGN(f.claim, int_of(item, "claim", at, true));
+    BUDCORE_TRY_ASSIGN(std::string outcome, text_of(item, "outcome", at, true));
+    bool known = false;
+    for (auto o : {DurableOutcome::Start, DurableOutcome::Renew, DurableOutcome::Complete, DurableOutcome::Fail}) {
+      if (to_string(o) == outcome) {
+        f.outcome = o;
+        known = true;
+      }
+    }
+    if (!known) return Error::invalid(at + ".outcome", outcome, "expected start, renew, complete or fail");
+    BUDCORE_TRY_ASSIGN(f.reason, text_of(item, "reason", at, false));
+    BUDCORE_TRY_ASSIGN(f.lease, seconds_of(item, "lease_seconds", at));
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 core::Value to_value(const DurableRequest& r) {

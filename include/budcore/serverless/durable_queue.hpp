@@ -146,6 +146,13 @@ BUDCORE_API core::Status validate(const DurableEnqueue& r, std::string_view fiel
 BUDCORE_API core::Value to_value(const DurableRequest& r);
 BUDCORE_API core::Value to_value(const DurableCounts& c);
 BUDCORE_API core::Result<QueueStatus> parse_queue_status(std::string_view text);  // "pending", ...
+// Readers of the documents the C ABI and Python take. Submissions: a list of {"tenant",
+// "payload_hash", "payload_size_bytes", "estimated_compute_seconds", "priority"} (only
+// "tenant" required). Reports: a list of {"id", "claim", "outcome": "start" | "renew" |
+// "complete" | "fail", "reason", "lease_seconds"}. Errors are Invalid and name the element and
+// key under `field` ("submissions[2].priority"); unknown keys are errors.
+BUDCORE_API core::Result<std::vector<Submission>> submissions_from_value(const core::Value& v, std::string_view field);
+BUDCORE_API core::Result<std::vector<DurableFinish>> reports_from_value(const core::Value& v, std::string_view field);
 
 class BUDCORE_API DurableQueue {
  public:
