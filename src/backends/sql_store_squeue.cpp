@@ -80,7 +80,7 @@ Result<std::int64_t> expire_in_tx(SqlConnection& db, const std::string& tenant, 
       std::int64_t leased,
       db.execute("UPDATE serverless_requests SET attempts = attempts + 1, "
                  "status = CASE WHEN attempts + 1 > max_retries THEN 'failed' ELSE 'pending' END, "
-                 "completed_ns = CASE WHEN attempts + 1 > max_retries THEN ? ELSE 0 END, "
+                 "completed_ns = CASE WHEN attempts + 1 > max_retries THEN CAST(? AS BIGINT) ELSE 0 END, "
                  "timeout_ns = CASE WHEN max_wait_ns > 0 THEN ? + max_wait_ns ELSE timeout_ns END, "
                  "last_error = 'the lease of worker ' || worker || ' ended before it reported' "
                  "WHERE tenant_id = ? AND endpoint = ? AND status IN ('assigned', 'processing') AND lease_ns <= ?",
@@ -247,7 +247,7 @@ Result<std::vector<DurableFinished>> SqlStore::finish_serverless_requests(const 
           BUDCORE_TRY(db().query(
               "UPDATE serverless_requests SET attempts = attempts + 1, "
               "status = CASE WHEN attempts + 1 > max_retries THEN 'failed' ELSE 'pending' END, "
-              "completed_ns = CASE WHEN attempts + 1 > max_retries THEN ? ELSE 0 END, "
+              "completed_ns = CASE WHEN attempts + 1 > max_retries THEN CAST(? AS BIGINT) ELSE 0 END, "
               "timeout_ns = CASE WHEN max_wait_ns > 0 THEN ? + max_wait_ns ELSE timeout_ns END, last_error = ?" +
                   guard,
               p, take));

@@ -70,13 +70,16 @@ def run(a, rng, work, uri):
     endpoint.write_text(json.dumps({
         "schema_version": 1, "name": "chat", "model": "m",
         "sla": {"max_wait_seconds": 3600, "max_process_seconds": 600},
-        "queue": {"max_queue_size": 1000000, "dedup_window_seconds": 0, "max_retries": 1000},
+        "queue": {"max_queue_size": 1000000, "dedup_window_seconds": 0, "max_retries": 100},
         "tenants": {"default_concurrency": 1000000},
     }))
     base = [a.budcore, "serverless", "queue"]
     common = ["--store", uri, "--endpoint", str(endpoint)]
     # Create the schema once, before several processes race to.
-    subprocess.run(base + ["status"] + common, check=True, capture_output=True)
+    r = subprocess.run(base + ["status"] + common, capture_output=True, text=True)
+    if r.returncode != 0:
+        print("budcore serverless queue status failed:", r.stderr)
+        return 1
 
     logs = []
 
@@ -95,17 +98,17 @@ def run(a, rng, work, uri):
     half = a.requests // 2
     enq = enqueuer(half, 1)
     workers = {"w0": worker("w0"), "w1": worker("w1")}
+    # The first enqueuer is killed early (mid-batch when it is still running); a second one
+    # enqueues the other half while the workers are killed.
+    time.sleep(rng.uniform(0.05, 0.2))
+    enqueuer_killed = enq.poll() is None
+    if enqueuer_killed:
+        enq.send_signal(signal.SIGKILL)
+    enq.wait()
+    enq = enqueuer(a.requests - half, 2)
     generation = 0
-    enqueue_killed = False
     for k in range(a.kills):
         time.sleep(rng.uniform(0.15, 0.45))
-        if not enqueue_killed and k == a.kills // 3 and enq.poll() is None:
-            enq.send_signal(signal.SIGKILL)
-            enq.wait()
-            enqueue_killed = True
-        if enq.poll() is not None and k >= a.kills // 3 and not hasattr(enq, "second"):
-            enq = enqueuer(a.requests - half, 2)
-            enq.second = True
         victim = rng.choice(sorted(workers))
         p = workers[victim]
         if p.poll() is None:
@@ -113,12 +116,10 @@ def run(a, rng, work, uri):
         p.wait()
         generation += 1
         workers[victim] = worker(f"{victim}-{generation}")
-    if not hasattr(enq, "second"):
-        enq.wait()
-        enq = enqueuer(a.requests - half, 2)
     if enq.wait() != 0:
         print("the second enqueuer failed:", (work / "enqueue2.err").read_text())
         return 1
+    print(f"first enqueuer killed mid-run: {enqueuer_killed}")
     for p in workers.values():
         p.send_signal(signal.SIGKILL)
         p.wait()
