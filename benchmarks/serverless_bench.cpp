@@ -74,8 +74,9 @@ BENCHMARK(enqueue_to_assign)->Arg(1)->Arg(16)->Iterations(2'000'000);
 
 // The durable queue on a SQLite file with synchronous=FULL (every commit survives power loss):
 // per iteration `batch` requests are enqueued in one transaction, claimed in one and completed
-// in one (group commit). Items: requests taken from enqueue to COMPLETED.
-void durable_sqlite_group_commit(benchmark::State& state) {
+// in one (group commit). Items: requests taken from enqueue to COMPLETED. With enqueue_only,
+// requests enqueued (one transaction per batch) and nothing else.
+void durable_sqlite(benchmark::State& state, bool enqueue_only) {
   const std::int64_t batch = state.range(0);
   const auto dir = std::filesystem::temp_directory_path() / ("budcore_squeue_bench_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -103,6 +104,7 @@ void durable_sqlite_group_commit(benchmark::State& state) {
   for (auto _ : state) {
     auto e = store->enqueue_serverless_requests(owner, reqs);
     if (!e) std::abort();
+    if (enqueue_only) continue;
     auto c = store->claim_serverless_requests(owner, "bench", "w", batch, core::Duration::seconds(30));
     if (!c || static_cast<std::int64_t>(c->size()) != batch) std::abort();
     done.clear();
@@ -114,7 +116,10 @@ void durable_sqlite_group_commit(benchmark::State& state) {
   store.reset();
   std::filesystem::remove_all(dir);
 }
-BENCHMARK(durable_sqlite_group_commit)->Arg(1)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+void durable_sqlite_group_commit(benchmark::State& state) { durable_sqlite(state, false); }
+void durable_sqlite_enqueue(benchmark::State& state) { durable_sqlite(state, true); }
+BENCHMARK(durable_sqlite_group_commit)->Arg(1)->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(durable_sqlite_enqueue)->Arg(1)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The same operation timed one by one: p50 and p99 in nanoseconds as counters.
 void enqueue_to_assign_latency(benchmark::State& state) {
