@@ -31,18 +31,19 @@ constexpr std::string_view kColumns =
 // The statuses a claim holds.
 constexpr std::string_view kClaimed = "status IN ('assigned', 'processing')";
 
-Result<QueueStatus> parse_status(std::string_view text, const std::string& field) {
+Result<QueueStatus> parse_status(std::string_view text, std::int64_t id) {
   for (auto s : {QueueStatus::Pending, QueueStatus::Assigned, QueueStatus::Processing, QueueStatus::Completed,
                  QueueStatus::Failed, QueueStatus::Timeout}) {
     if (serverless::to_string(s) == text) return s;
   }
-  return Error::make(ErrorCode::Io, "stored value '" + std::string(text) + "' is not a request status", field);
+  return Error::make(ErrorCode::Io, "stored value '" + std::string(text) + "' is not a request status",
+                     "serverless_requests[" + std::to_string(id) + "].status");
 }
 
 Result<DurableRequest> request_from_row(const SqlRow& row) {
   DurableRequest r;
   r.id = row.int64(0);
-  const std::string at = "serverless_requests[" + std::to_string(r.id) + "]";
+  auto at = [&] { return "serverless_requests[" + std::to_string(r.id) + "]"; };
   r.endpoint = row.text(1);
   r.tenant = row.text(2);
   r.payload_hash = row.text(3);
@@ -55,7 +56,7 @@ Result<DurableRequest> request_from_row(const SqlRow& row) {
   r.max_wait = core::Duration::nanoseconds(row.int64(8));
   r.max_process = core::Duration::nanoseconds(row.int64(9));
   r.max_retries = static_cast<int>(row.int64(10));
-  BUDCORE_TRY_ASSIGN(r.status, parse_status(row.text(11), at + ".status"));
+  BUDCORE_TRY_ASSIGN(r.status, parse_status(row.text(11), r.id));
   r.attempts = static_cast<int>(row.int64(12));
   r.claim = row.int64(13);
   r.worker = row.text(14);
@@ -185,10 +186,17 @@ Result<std::vector<DurableRequest>> SqlStore::claim_serverless_requests(const co
       out.push_back(std::move(r));
       return {};
     }));
-    std::sort(out.begin(), out.end(), [](const DurableRequest& a, const DurableRequest& b) {
-      return a.score != b.score ? a.score > b.score : a.id < b.id;
+    // RETURNING gives the rows in the table's order: put them in claim order (by index, so
+    // that the records themselves move once).
+    std::vector<std::size_t> order(out.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return out[a].score != out[b].score ? out[a].score > out[b].score : out[a].id < out[b].id;
     });
-    return out;
+    std::vector<DurableRequest> sorted;
+    sorted.reserve(out.size());
+    for (std::size_t i : order) sorted.push_back(std::move(out[i]));
+    return sorted;
   });
 }
 
@@ -211,6 +219,20 @@ Result<std::vector<DurableFinished>> SqlStore::finish_serverless_requests(const 
     }
   }
   const std::string t = tenant.to_string();
+  // The statements, built once per call: each report applies only under its claim token.
+  const std::string guard =
+      " WHERE tenant_id = ? AND id = ? AND claim = ? AND " + std::string(kClaimed) + " RETURNING status";
+  const std::string lease_sql =
+      "lease_ns = CASE WHEN max_process_ns > 0 AND claimed_ns + max_process_ns < ? THEN claimed_ns + max_process_ns "
+      "ELSE ? END" + guard;
+  const std::string start_sql = "UPDATE serverless_requests SET status = 'processing', " + lease_sql;
+  const std::string renew_sql = "UPDATE serverless_requests SET " + lease_sql;
+  const std::string complete_sql = "UPDATE serverless_requests SET status = 'completed', completed_ns = ?" + guard;
+  const std::string fail_sql =
+      "UPDATE serverless_requests SET attempts = attempts + 1, "
+      "status = CASE WHEN attempts + 1 > max_retries THEN 'failed' ELSE 'pending' END, "
+      "completed_ns = CASE WHEN attempts + 1 > max_retries THEN CAST(? AS BIGINT) ELSE 0 END, "
+      "timeout_ns = CASE WHEN max_wait_ns > 0 THEN ? + max_wait_ns ELSE timeout_ns END, last_error = ?" + guard;
   return write([&]() -> Result<std::vector<DurableFinished>> {
     const std::int64_t now = s_->clock->now().unix_nanos();
     std::vector<DurableFinished> out;
@@ -223,34 +245,22 @@ Result<std::vector<DurableFinished>> SqlStore::finish_serverless_requests(const 
         status_text = row.text(0);
         return {};
       };
-      const std::string guard = " WHERE tenant_id = ? AND id = ? AND claim = ? AND " + std::string(kClaimed) +
-                                " RETURNING status";
       switch (f.outcome) {
         case DurableOutcome::Start:
         case DurableOutcome::Renew: {
           const std::int64_t until = now + std::min(f.lease.count_ns(), kNever - now);
-          const std::string set = f.outcome == DurableOutcome::Start ? "status = 'processing', " : "";
           SqlParam p[] = {until, until, t, f.id, f.claim};
-          BUDCORE_TRY(db().query("UPDATE serverless_requests SET " + set +
-                                     "lease_ns = CASE WHEN max_process_ns > 0 AND claimed_ns + max_process_ns < ? "
-                                     "THEN claimed_ns + max_process_ns ELSE ? END" + guard,
-                                 p, take));
+          BUDCORE_TRY(db().query(f.outcome == DurableOutcome::Start ? start_sql : renew_sql, p, take));
           break;
         }
         case DurableOutcome::Complete: {
           SqlParam p[] = {now, t, f.id, f.claim};
-          BUDCORE_TRY(db().query("UPDATE serverless_requests SET status = 'completed', completed_ns = ?" + guard, p, take));
+          BUDCORE_TRY(db().query(complete_sql, p, take));
           break;
         }
         case DurableOutcome::Fail: {
           SqlParam p[] = {now, now, f.reason, t, f.id, f.claim};
-          BUDCORE_TRY(db().query(
-              "UPDATE serverless_requests SET attempts = attempts + 1, "
-              "status = CASE WHEN attempts + 1 > max_retries THEN 'failed' ELSE 'pending' END, "
-              "completed_ns = CASE WHEN attempts + 1 > max_retries THEN CAST(? AS BIGINT) ELSE 0 END, "
-              "timeout_ns = CASE WHEN max_wait_ns > 0 THEN ? + max_wait_ns ELSE timeout_ns END, last_error = ?" +
-                  guard,
-              p, take));
+          BUDCORE_TRY(db().query(fail_sql, p, take));
           break;
         }
       }
@@ -262,7 +272,7 @@ Result<std::vector<DurableFinished>> SqlStore::finish_serverless_requests(const 
           return Error::make(ErrorCode::NotFound, "no serverless request " + std::to_string(f.id), "id");
         }
       }
-      BUDCORE_TRY_ASSIGN(d.status, parse_status(status_text, "serverless_requests[" + std::to_string(f.id) + "].status"));
+      BUDCORE_TRY_ASSIGN(d.status, parse_status(status_text, f.id));
       out.push_back(d);
     }
     return out;
