@@ -314,6 +314,9 @@ class SqlStore final : public backend::Store {
   std::map<core::Id, std::int64_t> event_counters_;
   // transact(): a request was stored, so the commit wakes the leader already.
   bool requests_notified_ = false;
+  // transact() on PostgreSQL: seqs of the rows it inserts, taken ahead.
+  SeqPool event_seqs_{"platform_events"};
+  SeqPool request_seqs_{"platform_requests"};
   Status write_tenant_heads();
   // Runs f in a write transaction (or in the enclosing transact()).
   template <class F>

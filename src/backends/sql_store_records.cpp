@@ -148,6 +148,14 @@ Result<std::int64_t> SqlStore::append_event(const core::Id& tenant, const backen
   BUDCORE_TRY(check_key("type", e.type));
   auto insert = [&](std::int64_t tenant_seq) -> Result<std::int64_t> {
     std::string tid = tenant.to_string(), oid = e.object_id.to_string(), doc = core::to_json(e.data);
+    if (in_tx_ && db().dialect() == Dialect::Postgres) {  // no RETURNING: the insert can wait for the commit
+      BUDCORE_TRY_ASSIGN(std::int64_t seq, event_seqs_.next(db()));
+      SqlParam p[] = {seq, tid, e.at.unix_nanos(), std::string_view(e.type), oid, doc, tenant_seq};
+      BUDCORE_TRY(db().execute_later("INSERT INTO platform_events (seq, tenant_id, at_ns, type, object_id, doc, tenant_seq) "
+                                     "OVERRIDING SYSTEM VALUE VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                     p, {}));
+      return seq;
+    }
     SqlParam p[] = {tid, e.at.unix_nanos(), std::string_view(e.type), oid, doc, tenant_seq};
     std::int64_t seq = 0;
     BUDCORE_TRY(db().query("INSERT INTO platform_events (tenant_id, at_ns, type, object_id, doc, tenant_seq) "
@@ -254,7 +262,7 @@ Result<std::int64_t> SqlStore::append_request(const backend::PlatformRequest& r)
   BUDCORE_TRY(check_key("kind", r.kind));
   BUDCORE_TRY(check_key("replica", r.replica));
   return write([&]() -> Result<std::int64_t> {
-    auto seq = backends::append_request(db(), r, !requests_notified_);
+    auto seq = backends::append_request(db(), r, !requests_notified_, in_tx_ ? &request_seqs_ : nullptr);
     if (seq && in_tx_) requests_notified_ = true;
     return seq;
   });

@@ -740,4 +740,21 @@ core::Status check_later(const core::Result<std::int64_t>& rows, const LaterChec
   return {};
 }
 
+core::Result<std::int64_t> SeqPool::next(SqlConnection& db) {
+  if (used_ == values_.size()) {
+    values_.clear();
+    used_ = 0;
+    const std::string sql = "SELECT nextval(pg_get_serial_sequence('" + std::string(table_) +
+                            "', 'seq')) FROM generate_series(1, ?)";
+    SqlParam p[] = {block_};
+    BUDCORE_TRY(db.query(sql, p, [&](const SqlRow& row) -> core::Status {
+      values_.push_back(row.int64(0));
+      return {};
+    }));
+    if (values_.empty()) return core::Error::make(core::ErrorCode::Io, "the store returned no sequence numbers for " + std::string(table_));
+    block_ = std::min<std::int64_t>(block_ * 2, 1024);
+  }
+  return values_[used_++];
+}
+
 }  // namespace budcore::backends
