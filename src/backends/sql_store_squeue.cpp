@@ -49,7 +49,7 @@ Result<DurableRequest> request_from_row(const SqlRow& row) {
   r.payload_hash = row.text(3);
   r.payload_size_bytes = row.int64(4);
   auto p = serverless::parse_priority(row.text(5));
-  if (!p) return Error::make(ErrorCode::Io, "stored priority '" + std::string(row.text(5)) + "' is not valid", at + ".priority");
+  if (!p) return Error::make(ErrorCode::Io, "stored priority '" + std::string(row.text(5)) + "' is not valid", at() + ".priority");
   r.priority = *p;
   r.score = static_cast<double>(row.int64(6)) / 1000.0;
   r.estimated_compute = core::Duration::nanoseconds(row.int64(7));
@@ -73,9 +73,17 @@ Result<DurableRequest> request_from_row(const SqlRow& row) {
 Status check_endpoint(std::string_view endpoint) { return check_key("endpoint", endpoint); }
 
 // Claims past their lease become a failed attempt (PENDING again, its wait counted afresh, or
-// FAILED past max_retries); PENDING requests past their wait deadline become TIMEOUT.
+// FAILED past max_retries); PENDING requests past their wait deadline become TIMEOUT. On
+// PostgreSQL the rows are picked with FOR UPDATE SKIP LOCKED: a row another transaction holds
+// is left for the next expiry, so concurrent claimers never wait on each other (nor deadlock).
 Result<std::int64_t> expire_in_tx(SqlConnection& db, const std::string& tenant, std::string_view endpoint,
                                   std::int64_t now) {
+  const bool pg = db.dialect() == Dialect::Postgres;
+  auto rows = [&](std::string_view cond) {
+    std::string where = "tenant_id = ? AND endpoint = ? AND " + std::string(cond);
+    if (!pg) return " WHERE " + where;
+    return " WHERE id IN (SELECT id FROM serverless_requests WHERE " + where + " FOR UPDATE SKIP LOCKED)";
+  };
   SqlParam lease[] = {now, now, tenant, endpoint, now};
   BUDCORE_TRY_ASSIGN(
       std::int64_t leased,
@@ -83,14 +91,14 @@ Result<std::int64_t> expire_in_tx(SqlConnection& db, const std::string& tenant, 
                  "status = CASE WHEN attempts + 1 > max_retries THEN 'failed' ELSE 'pending' END, "
                  "completed_ns = CASE WHEN attempts + 1 > max_retries THEN CAST(? AS BIGINT) ELSE 0 END, "
                  "timeout_ns = CASE WHEN max_wait_ns > 0 THEN ? + max_wait_ns ELSE timeout_ns END, "
-                 "last_error = 'the lease of worker ' || worker || ' ended before it reported' "
-                 "WHERE tenant_id = ? AND endpoint = ? AND status IN ('assigned', 'processing') AND lease_ns <= ?",
+                 "last_error = 'the lease of worker ' || worker || ' ended before it reported'" +
+                     rows("status IN ('assigned', 'processing') AND lease_ns <= ?"),
                  lease));
   SqlParam wait[] = {now, tenant, endpoint, now};
   BUDCORE_TRY_ASSIGN(std::int64_t waited,
                      db.execute("UPDATE serverless_requests SET status = 'timeout', completed_ns = ?, "
-                                "last_error = 'waited past max_wait without a claim' "
-                                "WHERE tenant_id = ? AND endpoint = ? AND status = 'pending' AND timeout_ns <= ?",
+                                "last_error = 'waited past max_wait without a claim'" +
+                                    rows("status = 'pending' AND timeout_ns <= ?"),
                                 wait));
   return leased + waited;
 }
