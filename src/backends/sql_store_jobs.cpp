@@ -67,6 +67,36 @@ Result<JobRecord> SqlStore::get_job(const core::Id& tenant, const core::Id& id) 
   });
 }
 
+Result<std::vector<std::optional<JobRecord>>> SqlStore::get_jobs(std::span<const backend::JobKey> keys) {
+  if (db().dialect() != Dialect::Postgres) return Store::get_jobs(keys);  // in-process: nothing to save
+  std::vector<std::optional<JobRecord>> out(keys.size());
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> at;
+  for (std::size_t i = 0; i < keys.size(); ++i) at[{keys[i].tenant.to_string(), keys[i].id.to_string()}].push_back(i);
+  auto from = at.begin();
+  return read([&]() -> Result<std::vector<std::optional<JobRecord>>> {
+    while (from != at.end()) {
+      std::vector<std::string> tenants, ids;
+      for (; from != at.end() && ids.size() < kReadBatch; ++from) {
+        tenants.push_back(from->first.first);
+        ids.push_back(from->first.second);
+      }
+      const std::string t = pg_text_array(tenants), i = pg_text_array(ids);
+      SqlParam p[] = {t, i};
+      BUDCORE_TRY(db().query("SELECT j.doc, j.version, j.idempotency_key, j.id, j.created_ns, j.tenant_id "
+                             "FROM unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[])) AS k(t, i) "
+                             "JOIN jobs j ON j.tenant_id = k.t COLLATE \"C\" AND j.id = k.i COLLATE \"C\"",
+                             p, [&](const SqlRow& row) -> Status {
+                               auto slots = at.find({std::string(row.text(5)), std::string(row.text(3))});
+                               if (slots == at.end()) return {};
+                               BUDCORE_TRY_ASSIGN(StoredJob j, job_from_row(row));
+                               for (std::size_t slot : slots->second) out[slot] = j.record;
+                               return {};
+                             }));
+    }
+    return std::move(out);
+  });
+}
+
 Result<std::optional<JobRecord>> SqlStore::get_job_by_key(const core::Id& tenant, std::string_view key) {
   BUDCORE_TRY(check_key("idempotency_key", key));
   return read([&] { return find_job_by_key(tenant, key); });

@@ -374,6 +374,33 @@ Result<std::optional<backend::PlatformRecord>> SqlStore::get_platform_record(std
   });
 }
 
+Result<std::vector<std::optional<backend::PlatformRecord>>> SqlStore::get_platform_records(
+    std::string_view kind, std::span<const std::string> keys) {
+  if (db().dialect() != Dialect::Postgres) return Store::get_platform_records(kind, keys);
+  std::vector<std::optional<backend::PlatformRecord>> out(keys.size());
+  std::map<std::string, std::vector<std::size_t>, std::less<>> at;
+  for (std::size_t i = 0; i < keys.size(); ++i) at[keys[i]].push_back(i);
+  auto from = at.begin();
+  return read([&]() -> Result<std::vector<std::optional<backend::PlatformRecord>>> {
+    while (from != at.end()) {
+      std::vector<std::string> batch;
+      for (; from != at.end() && batch.size() < kReadBatch; ++from) batch.push_back(from->first);
+      const std::string k = pg_text_array(batch);
+      SqlParam p[] = {kind, k};
+      BUDCORE_TRY(db().query("SELECT kind, record_key, doc, updated_ns FROM platform_records "
+                             "WHERE kind = ? AND record_key = ANY(CAST(? AS TEXT[]))",
+                             p, [&](const SqlRow& row) -> Status {
+                               auto slots = at.find(row.text(1));
+                               if (slots == at.end()) return {};
+                               BUDCORE_TRY_ASSIGN(auto r, platform_record_from_row(row));
+                               for (std::size_t slot : slots->second) out[slot] = r;
+                               return {};
+                             }));
+    }
+    return std::move(out);
+  });
+}
+
 Result<Page<backend::PlatformRecord>> SqlStore::list_platform_records(std::string_view kind, const PageRequest& page) {
   Query q;
   q.sql("SELECT kind, record_key, doc, updated_ns FROM platform_records").where("kind = ?").bind(std::string(kind));

@@ -58,6 +58,25 @@ core::Status Impl::save_clock(backend::Store& tx) {
   return tx.put_platform_record("state", "clock", core::Value::map({{"now_ns", clock->now().unix_nanos()}}));
 }
 
+// The documents of the jobs a batch of events changes that the platform does not hold (queued
+// jobs keep none), read together: one read for the batch instead of one per job.
+core::Result<std::unordered_map<core::Id, backend::JobRecord>> Impl::read_documents(backend::Store& tx,
+                                                                                   const std::vector<ClusterEvent>& events) {
+  std::vector<backend::JobKey> keys;
+  for (const ClusterEvent& e : events) {
+    if (e.kind == ClusterEventKind::Usage) continue;
+    auto it = live.find(e.job_id);
+    if (it == live.end() || it->second.doc || it->second.run != e.run || it->second.tenant != e.tenant) continue;
+    keys.push_back({it->second.tenant, it->second.id});
+  }
+  std::unordered_map<core::Id, backend::JobRecord> out;
+  if (keys.empty()) return out;
+  BUDCORE_TRY_ASSIGN(auto found, tx.get_jobs(keys));
+  for (auto& rec : found)
+    if (rec) out.emplace(rec->job.id, std::move(*rec));
+  return out;
+}
+
 core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
   if (events.empty()) return {};
   std::unordered_map<core::Id, PendingWrite> writes;
@@ -69,6 +88,7 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
   std::vector<std::pair<std::int64_t, core::Id>> new_retries;
 
   auto body = [&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY_ASSIGN(auto stored, read_documents(tx, events));
     auto touch = [&](LiveJob& lj) -> core::Result<PendingWrite*> {
       auto [it, inserted] = writes.try_emplace(lj.id);
       PendingWrite& w = it->second;
@@ -78,7 +98,9 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
         w.tenant = lj.tenant;
         w.expected_version = lj.version;
         if (!lj.doc) {
-          BUDCORE_TRY_ASSIGN(auto rec, tx.get_job(lj.tenant, lj.id));
+          auto found = stored.find(lj.id);
+          if (found == stored.end()) return Error::make(ErrorCode::NotFound, "job " + lj.id.to_string() + " not found", "id");
+          backend::JobRecord& rec = found->second;
           if (rec.version != lj.version)
             return Error::make(ErrorCode::Conflict,
                                "job " + lj.id.to_string() + " changed in the store behind the platform (version " +

@@ -229,8 +229,12 @@ core::Status Impl::apply_requests() {
     // the batch), also when a later one fails.
     std::size_t done = 0;
     core::Status applied;
-    for (; done < batch.size(); ++done)
-      if (applied = apply_request(batch[done]); !applied) break;
+    BUDCORE_TRY_ASSIGN(Adoptions adoptions, read_adoptions(batch));
+    for (; done < batch.size(); ++done) {
+      const auto& r = batch[done];
+      applied = r.kind == "adopt" ? adopt(r, adoptions) : apply_request(r);
+      if (!applied) break;
+    }
     if (done > 0) {
       auto st = store->transact([&](backend::Store& tx) -> core::Status {
         for (std::size_t i = 0; i < done; ++i) BUDCORE_TRY(tx.delete_request(batch[i].seq));
@@ -242,6 +246,37 @@ core::Status Impl::apply_requests() {
     if (batch.size() < kRequestBatch) return {};
     if (!ha_keep_leading()) return {};
   }
+}
+
+// The records and jobs of a batch's adopt requests, read together (two reads for the batch).
+core::Result<Impl::Adoptions> Impl::read_adoptions(const std::vector<backend::PlatformRequest>& batch) {
+  std::vector<std::string> keys;
+  std::vector<backend::JobKey> jobs;
+  for (const auto& r : batch) {
+    if (r.kind != "adopt" || live.count(r.object_id)) continue;
+    keys.push_back(r.object_id.to_string());
+    jobs.push_back({r.tenant, r.object_id});
+  }
+  Adoptions out;
+  if (keys.empty()) return out;
+  BUDCORE_TRY_ASSIGN(auto records, store->get_platform_records("job", keys));
+  BUDCORE_TRY_ASSIGN(auto found, store->get_jobs(jobs));
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!records[i] || !found[i]) continue;  // ended (cancelled) before the leader saw it
+    out.emplace(jobs[i].id, std::pair{std::move(*records[i]), std::move(*found[i])});
+  }
+  return out;
+}
+
+core::Status Impl::adopt(const backend::PlatformRequest& r, Adoptions& adoptions) {
+  if (live.count(r.object_id)) return {};
+  auto it = adoptions.find(r.object_id);
+  if (it == adoptions.end() || it->second.second.job.tenant_id != r.tenant) return {};
+  auto& [row, rec] = it->second;
+  BUDCORE_TRY_ASSIGN(LiveJob lj, live_from_record(row, r.tenant, rec));
+  LiveJob& placed = live.emplace(lj.id, std::move(lj)).first->second;
+  hand_to_cluster(placed, rec.job);
+  return {};
 }
 
 core::Status Impl::apply_request(const backend::PlatformRequest& r) {
@@ -264,17 +299,6 @@ core::Status Impl::apply_request(const backend::PlatformRequest& r) {
     if (!res) return res.error();
     return {};
   };
-  if (r.kind == "adopt") {
-    if (live.count(r.object_id)) return {};
-    BUDCORE_TRY_ASSIGN(auto row, store->get_platform_record("job", r.object_id.to_string()));
-    if (!row) return {};  // ended (cancelled) before the leader saw it
-    auto rec = store->get_job(r.tenant, r.object_id);
-    if (!rec) return settle(rec.error());
-    BUDCORE_TRY_ASSIGN(LiveJob lj, live_from_record(*row, r.tenant, *rec));
-    LiveJob& placed = live.emplace(lj.id, std::move(lj)).first->second;
-    hand_to_cluster(placed, rec->job);
-    return {};
-  }
   // The caller's role is checked again now: one revoked since the request was stored refuses it
   // (guard records the denial).
   static constexpr std::string_view kGuarded[] = {"cancel", "retry", "priority", "preempt", "start_run", "cancel_run"};

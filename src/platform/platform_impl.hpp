@@ -190,6 +190,11 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // The leader carries out the followers' requests, oldest first.
   core::Status apply_requests();
   core::Status apply_request(const backend::PlatformRequest& r);
+  // A follower's submitted job handed to the leader's cluster: its record and job, read for a
+  // batch of requests at once.
+  using Adoptions = std::unordered_map<core::Id, std::pair<backend::PlatformRecord, backend::JobRecord>>;
+  core::Result<Adoptions> read_adoptions(const std::vector<backend::PlatformRequest>& batch);
+  core::Status adopt(const backend::PlatformRequest& r, Adoptions& adoptions);
   // A follower's view of the live jobs (for schedules and metrics), read again when the store changed.
   core::Status refresh_view();
   // A follower's mutation: the request and its audit entry in one transaction; returns the
@@ -280,6 +285,8 @@ struct BUDCORE_HIDDEN Platform::Impl {
   core::Status pump_locked();
   std::optional<core::Timestamp> next_wakeup_locked();
   core::Status apply_events(std::vector<backend::ClusterEvent>& events);
+  core::Result<std::unordered_map<core::Id, backend::JobRecord>> read_documents(
+      backend::Store& tx, const std::vector<backend::ClusterEvent>& events);
   core::Status fire_retries();
   core::Status pump_runs(bool& progressed);
   core::Status save_clock(backend::Store& tx);

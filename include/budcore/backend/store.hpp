@@ -260,6 +260,12 @@ struct AuditQuery {
 
 // ---- platform bookkeeping (schema version 4) ------------------------------------------------
 
+// A job named with its tenant (Store::get_jobs).
+struct JobKey {
+  core::Id tenant;
+  core::Id id;
+};
+
 // One entry of a tenant's event log (Platform::watch): job transitions and what the cluster
 // reported, in commit order. `seq` is the tenant's own sequence (1, 2, ... without gaps, in the
 // order the tenant's events committed), so a reader resumes after the last seq it saw and learns
@@ -373,6 +379,10 @@ class BUDCORE_API Store {
   virtual core::Result<CreateJobResult> create_job(const core::Id& tenant, job::Job job,
                                                    std::string_view idempotency_key = {}) = 0;
   virtual core::Result<JobRecord> get_job(const core::Id& tenant, const core::Id& id) = 0;
+  // Several jobs, each of its own tenant, in as few reads as the store can (a leader applying a
+  // batch of cluster events): out[i] is keys[i]'s job, nullopt when that tenant has no such
+  // job. The default asks get_job for each.
+  virtual core::Result<std::vector<std::optional<JobRecord>>> get_jobs(std::span<const JobKey> keys);
   // The job a create_job with this idempotency key created (nullopt: none).
   virtual core::Result<std::optional<JobRecord>> get_job_by_key(const core::Id& tenant, std::string_view key) = 0;
   virtual core::Result<Page<JobRecord>> list_jobs(const core::Id& tenant, const JobFilter& filter,
@@ -546,6 +556,10 @@ class BUDCORE_API Store {
   virtual core::Status delete_platform_record(std::string_view kind, std::string_view key) = 0;
   virtual core::Result<std::optional<PlatformRecord>> get_platform_record(std::string_view kind,
                                                                           std::string_view key) = 0;
+  // get_platform_record for several keys of a kind at once (out[i] for keys[i]); the default
+  // asks for each.
+  virtual core::Result<std::vector<std::optional<PlatformRecord>>> get_platform_records(
+      std::string_view kind, std::span<const std::string> keys);
   virtual core::Result<Page<PlatformRecord>> list_platform_records(std::string_view kind,
                                                                    const PageRequest& page = {}) = 0;
 
