@@ -313,6 +313,21 @@ class SqlStore final : public backend::Store {
   Result<std::vector<std::optional<backend::PlatformRecord>>> get_platform_records(
       std::string_view kind, std::span<const std::string> keys) override;
   Result<Page<backend::PlatformRecord>> list_platform_records(std::string_view kind, const PageRequest& page) override;
+
+  // ---- the serverless request queue (sql_store_squeue.cpp) ----
+  Result<std::vector<serverless::DurableEnqueued>> enqueue_serverless_requests(
+      const core::Id& tenant, std::span<const serverless::DurableEnqueue> requests) override;
+  Result<std::vector<serverless::DurableRequest>> claim_serverless_requests(const core::Id& tenant,
+                                                                           std::string_view endpoint,
+                                                                           std::string_view worker, std::int64_t max,
+                                                                           core::Duration lease) override;
+  Result<std::vector<serverless::DurableFinished>> finish_serverless_requests(
+      const core::Id& tenant, std::span<const serverless::DurableFinish> reports) override;
+  Result<std::int64_t> expire_serverless_requests(const core::Id& tenant, std::string_view endpoint) override;
+  Result<serverless::DurableCounts> count_serverless_requests(const core::Id& tenant, std::string_view endpoint) override;
+  Result<std::vector<serverless::DurableRequest>> list_serverless_requests(
+      const core::Id& tenant, std::string_view endpoint, std::span<const serverless::QueueStatus> statuses,
+      std::int64_t after_id, std::int64_t limit) override;
  private:
   SqlConnection& db();
   // transact(): each tenant's audit chain head and event counter after this transaction's

@@ -343,6 +343,39 @@ CREATE TRIGGER usage_records_delete_behind_checkpoint BEFORE DELETE ON usage_rec
   FOR EACH ROW EXECUTE FUNCTION budcore_delete_behind_checkpoint();
 )sql";
 
+// v10: the durable serverless request queue (docs/serverless.md "Durable queue"). One row per
+// accepted request of an endpoint of the tenant; `claim` counts the claims so far and is the
+// token a worker's report must name; score is stored in thousandths.
+constexpr std::string_view kSchemaV10 = R"sql(
+CREATE TABLE serverless_requests (
+  id {SEQ},
+  tenant_id {ID} NOT NULL,
+  endpoint {ID} NOT NULL,
+  req_tenant {ID} NOT NULL,
+  payload_hash {ID} NOT NULL,
+  payload_bytes BIGINT NOT NULL,
+  priority TEXT NOT NULL,
+  score BIGINT NOT NULL,
+  compute_ns BIGINT NOT NULL,
+  max_wait_ns BIGINT NOT NULL,
+  max_process_ns BIGINT NOT NULL,
+  max_retries BIGINT NOT NULL,
+  status TEXT NOT NULL,
+  attempts BIGINT NOT NULL,
+  claim BIGINT NOT NULL,
+  worker {ID} NOT NULL,
+  enqueued_ns BIGINT NOT NULL,
+  claimed_ns BIGINT NOT NULL,
+  lease_ns BIGINT NOT NULL,
+  completed_ns BIGINT NOT NULL,
+  timeout_ns BIGINT NOT NULL,
+  last_error TEXT NOT NULL
+);
+CREATE INDEX serverless_requests_next ON serverless_requests (tenant_id, endpoint, status, score DESC, id);
+CREATE INDEX serverless_requests_lease ON serverless_requests (tenant_id, endpoint, status, lease_ns);
+CREATE INDEX serverless_requests_dedup ON serverless_requests (tenant_id, endpoint, payload_hash, enqueued_ns);
+)sql";
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -506,6 +539,7 @@ std::string migration_sql(Dialect dialect, int version) {
     case 9:
       return apply_dialect(dialect, kSchemaV9Table) +
              std::string(dialect == Dialect::Sqlite ? kSchemaV9Sqlite : kSchemaV9Postgres);
+    case 10: return apply_dialect(dialect, kSchemaV10);
     default: return {};
   }
 }

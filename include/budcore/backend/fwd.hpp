@@ -17,6 +17,7 @@ struct AdoptedRun;
 class ClusterBackend;
 struct CurlHttpOptions;
 struct WebhookNotifierOptions;
+class StoreQueueBackend;
 class SecretProvider;
 class SecretResolver;
 enum class GpuSharing : std::uint8_t;

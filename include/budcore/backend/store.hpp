@@ -37,6 +37,7 @@
 #include "budcore/job/job.hpp"
 #include "budcore/job/job_status.hpp"
 #include "budcore/job/priority.hpp"
+#include "budcore/serverless/durable_queue.hpp"
 
 namespace budcore::backend {
 
@@ -561,6 +562,32 @@ class BUDCORE_API Store {
       std::string_view kind, std::span<const std::string> keys);
   virtual core::Result<Page<PlatformRecord>> list_platform_records(std::string_view kind,
                                                                    const PageRequest& page = {}) = 0;
+
+  // ---- the serverless request queue (schema version 10; docs/serverless.md "Durable queue") ----
+  // What serverless::QueueBackend asks of a store (backend/queue_backend.hpp adapts one to the
+  // other), scoped to the tenant that owns the endpoints. Each call is one transaction: a batch
+  // commits whole or not at all, and a batch with one invalid request (serverless::validate)
+  // stores none. Times come from the store's clock. Kept last in the class; a Store that keeps
+  // no queue inherits these defaults, which fail with ErrorCode::Unsupported.
+  virtual core::Result<std::vector<serverless::DurableEnqueued>> enqueue_serverless_requests(
+      const core::Id& tenant, std::span<const serverless::DurableEnqueue> requests);
+  // Expires (as expire_serverless_requests), then claims up to `max` PENDING requests of the
+  // endpoint by score (then age) for `worker`, each under a new claim token, leased for `lease`
+  // (capped at the request's max_process when it has one). PostgreSQL skips rows another
+  // claimer holds locked, so concurrent workers do not wait on each other.
+  virtual core::Result<std::vector<serverless::DurableRequest>> claim_serverless_requests(
+      const core::Id& tenant, std::string_view endpoint, std::string_view worker, std::int64_t max,
+      core::Duration lease);
+  // Start / renew / complete / fail reports; each applies only while its request is under the
+  // claim token it names (else ok = false, nothing changed).
+  virtual core::Result<std::vector<serverless::DurableFinished>> finish_serverless_requests(
+      const core::Id& tenant, std::span<const serverless::DurableFinish> reports);
+  virtual core::Result<std::int64_t> expire_serverless_requests(const core::Id& tenant, std::string_view endpoint);
+  virtual core::Result<serverless::DurableCounts> count_serverless_requests(const core::Id& tenant,
+                                                                            std::string_view endpoint);
+  virtual core::Result<std::vector<serverless::DurableRequest>> list_serverless_requests(
+      const core::Id& tenant, std::string_view endpoint, std::span<const serverless::QueueStatus> statuses,
+      std::int64_t after_id, std::int64_t limit);
 };
 
 struct StoreOptions {
