@@ -378,6 +378,10 @@ struct BUDCORE_HIDDEN Platform::Impl {
   std::optional<core::Timestamp> next_deferred_submit(const LiveRun& run) const;
   core::Status start_stored_run(const core::Id& tenant, const core::Id& id);
   core::Status finish_run(LiveRun& run);
+  // A run's state is saved as its run-level fields on the pipeline record and one step record
+  // per step of the state (RunSink writes only the ones a transition changed): puts the whole
+  // state (RunState::to_value) back into rec.state. A state saved whole is left as it is.
+  core::Status load_run_state(const core::Id& tenant, backend::PipelineRecord& rec);
 };
 
 // A number kept in a platform record's document (0 when absent).
