@@ -143,6 +143,7 @@ void Impl::renewer_loop() {
       continue;
     }
     const std::int64_t epoch = renewer.epoch;
+    renewer.in_flight = true;
     lock.unlock();
     const std::int64_t t0 = steady_ns();
     auto lease = renewer.store->acquire_lease(kLease, ha_holder, ha.lease);
@@ -158,6 +159,8 @@ void Impl::renewer_loop() {
       (void)renewer.store->report_replica(kLease, me);
     }
     lock.lock();
+    renewer.in_flight = false;
+    renewer.cv.notify_all();
     if (renewer.latencies.size() < 4096) renewer.latencies.push_back(static_cast<double>(t1 - t0) / 1e9);
     if (renewer.term != term) continue;  // stopped or restarted meanwhile: this result is of an older term
     if (!lease) {
@@ -232,8 +235,16 @@ core::Status Impl::ha_step() {
 
 bool Impl::ha_keep_leading() {
   if (ha_role != HaRole::Leader) return ha_role == HaRole::Single;
-  // No store round trip: the renewer keeps the lease. A deposition a write or the renewer found,
-  // or a lease not renewed in time, steps down here.
+  // No store round trip: the renewer keeps the lease. Between two pieces of work (never inside a
+  // transaction) a renewal under way is let through first: it may be waiting for the store's
+  // write lock (SQLite), which back-to-back transactions of this thread would never leave it
+  // (at most half a renewal period; the renewer never takes mu, so waiting here under mu is safe).
+  {
+    std::unique_lock lock(renewer.mu);
+    renewer.cv.wait_for(lock, std::chrono::nanoseconds(config.ha->renew.count_ns() / 2),
+                        [&] { return !renewer.in_flight || renewer.stop; });
+  }
+  // A deposition a write or the renewer found, or a lease not renewed in time, steps down here.
   if (ha_deposed || renewer.lost.load() || steady_ns() >= renewer.until_ns.load()) {
     ha_next_step_ns = 0;
     (void)ha_step();

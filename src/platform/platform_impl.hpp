@@ -198,6 +198,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
     bool stop = false;
     std::int64_t term = 0;   // grows at every start and stop: a renewal of an older term is dropped
     std::int64_t epoch = 0;  // the epoch renewed; 0: not renewing (a follower)
+    bool in_flight = false;  // a renewal is under way (the driving thread lets it through: ha_keep_leading)
     std::vector<double> latencies;  // seconds, for budcore_ha_renewal_seconds (the driver records them)
     // Read by the driving thread without mu.
     std::atomic<std::int64_t> until_ns{0};  // steady clock: this replica may act as leader until then
