@@ -497,6 +497,7 @@ std::string Platform::metrics() {
   (void)m.refresh_view();  // a follower counts the live jobs the store holds
   m.metrics.clear_gauges();
   if (m.ha_role != Impl::HaRole::Single) {
+    m.drain_renewals();  // the renewer's latencies since the last step
     m.metrics.gauge("budcore_ha_leader", {{"replica", m.config.ha->replica}}, m.ha_role == Impl::HaRole::Leader ? 1 : 0);
     m.metrics.gauge("budcore_ha_epoch", {}, static_cast<double>(m.ha_epoch));
   }

@@ -407,7 +407,7 @@ class BUDCORE_API Store {
   // created_at and the idempotency key are not changed by this call.
   virtual core::Result<JobRecord> write_job(const core::Id& tenant, job::Job job, std::int64_t expected_version) = 0;
 
-  // Pipelines and steps. save_pipeline_state is a compare-and-set on the pipeline version.
+  // Pipelines and steps. save_pipeline_state: a compare-and-set on the version (returns no definition).
   virtual core::Result<PipelineRecord> create_pipeline(const core::Id& tenant, PipelineRecord p) = 0;
   virtual core::Result<PipelineRecord> get_pipeline(const core::Id& tenant, const core::Id& id) = 0;
   virtual core::Result<Page<PipelineRecord>> list_pipelines(const core::Id& tenant,
