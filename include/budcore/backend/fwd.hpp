@@ -44,6 +44,7 @@ struct AuditHead;
 struct AuditChainReport;
 struct RoleBindingRecord;
 struct AuditQuery;
+struct JobKey;
 struct EventRecord;
 struct PlatformRecord;
 struct LeaseState;
