@@ -81,20 +81,7 @@ py::object queue_enqueue(PyStore& s, const py::object& tenant, const py::object&
     serverless::DurableQueue q(std::move(endpoint), backend, core::system_clock());
     BUDCORE_TRY_ASSIGN(auto results, q.enqueue(subs));
     core::List list;
-    for (const auto& r : results) {
-      core::Map m;
-      m.set("id", static_cast<std::int64_t>(r.id));
-      if (r.ok()) {
-        m.set("deduplicated", r.deduplicated);
-      } else {
-        m.set("refusal", std::string(serverless::to_string(*r.refusal)));
-        m.set("error", Value::map({{"code", std::string(core::to_string(r.error.code))},
-                                   {"message", r.error.message},
-                                   {"path", r.error.field},
-                                   {"value", r.error.value}}));
-      }
-      list.push_back(Value(std::move(m)));
-    }
+    for (const auto& r : results) list.push_back(serverless::to_value(r));
     return Value(std::move(list));
   });
   return to_python(out);

@@ -24,23 +24,6 @@ namespace core = budcore::core;
 namespace serverless = budcore::serverless;
 using core::Id;
 
-bool store_args(budcore_buf* out, budcore_store* store, const char* tenant, size_t tenant_len, Id& tenant_id) {
-  if (!capi::empty_out(out)) return false;
-  if (store == nullptr || !store->store) {
-    capi::set_error(BUDCORE_EINVALID, "store handle is NULL", "store");
-    return false;
-  }
-  std::string_view text;
-  if (!capi::input_text(tenant, tenant_len, "tenant", text)) return false;
-  auto id = Id::parse_field(text, "tenant");
-  if (!id) {
-    capi::set_error(id.error());
-    return false;
-  }
-  tenant_id = *id;
-  return true;
-}
-
 // A Store the handle owns, seen through a shared_ptr that does not own it.
 std::shared_ptr<budcore::backend::Store> borrowed(budcore_store* store) {
   return std::shared_ptr<budcore::backend::Store>(std::shared_ptr<budcore::backend::Store>(), store->store.get());
@@ -59,7 +42,7 @@ extern "C" int budcore_serverless_queue_enqueue(budcore_buf* out, budcore_store*
                                                 const char* submissions_json, size_t submissions_len) {
   return capi::guard([&]() -> int {
     Id tid;
-    if (!store_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
+    if (!capi::store_call_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
     std::string_view endpoint_text, subs_text;
     if (!capi::input_text(endpoint_doc, endpoint_len, "endpoint_doc", endpoint_text)) return budcore_error_last()->code;
     if (!capi::input_text(submissions_json, submissions_len, "submissions_json", subs_text)) {
@@ -78,20 +61,7 @@ extern "C" int budcore_serverless_queue_enqueue(budcore_buf* out, budcore_store*
     auto results = q.enqueue(*subs);
     if (!results) return capi::set_error(results.error());
     core::List list;
-    for (const auto& r : *results) {
-      core::Map m;
-      m.set("id", static_cast<std::int64_t>(r.id));
-      if (r.ok()) {
-        m.set("deduplicated", r.deduplicated);
-      } else {
-        m.set("refusal", std::string(serverless::to_string(*r.refusal)));
-        m.set("error", core::Value::map({{"code", std::string(core::to_string(r.error.code))},
-                                         {"message", r.error.message},
-                                         {"path", r.error.field},
-                                         {"value", r.error.value}}));
-      }
-      list.push_back(core::Value(std::move(m)));
-    }
+    for (const auto& r : *results) list.push_back(serverless::to_value(r));
     return capi::fill_buf(out, core::to_json(core::Value::map({{"results", core::Value(std::move(list))}})));
   });
 }
@@ -102,7 +72,7 @@ extern "C" int budcore_serverless_queue_claim(budcore_buf* out, budcore_store* s
                                               double lease_seconds) {
   return capi::guard([&]() -> int {
     Id tid;
-    if (!store_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
+    if (!capi::store_call_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
     std::string_view ep, w;
     if (!capi::input_text(endpoint, endpoint_len, "endpoint", ep)) return budcore_error_last()->code;
     if (!capi::input_text(worker, worker_len, "worker", w)) return budcore_error_last()->code;
@@ -120,7 +90,7 @@ extern "C" int budcore_serverless_queue_finish(budcore_buf* out, budcore_store* 
                                                size_t tenant_len, const char* reports_json, size_t reports_len) {
   return capi::guard([&]() -> int {
     Id tid;
-    if (!store_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
+    if (!capi::store_call_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
     std::string_view text;
     if (!capi::input_text(reports_json, reports_len, "reports_json", text)) return budcore_error_last()->code;
     auto doc = core::parse_json(text);
@@ -142,7 +112,7 @@ extern "C" int budcore_serverless_queue_status(budcore_buf* out, budcore_store* 
                                                size_t tenant_len, const char* endpoint, size_t endpoint_len) {
   return capi::guard([&]() -> int {
     Id tid;
-    if (!store_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
+    if (!capi::store_call_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
     std::string_view ep;
     if (!capi::input_text(endpoint, endpoint_len, "endpoint", ep)) return budcore_error_last()->code;
     auto c = store->store->count_serverless_requests(tid, ep);
@@ -156,7 +126,7 @@ extern "C" int budcore_serverless_queue_list(budcore_buf* out, budcore_store* st
                                              const char* options_json, size_t options_len) {
   return capi::guard([&]() -> int {
     Id tid;
-    if (!store_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
+    if (!capi::store_call_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
     std::string_view ep, opts;
     if (!capi::input_text(endpoint, endpoint_len, "endpoint", ep)) return budcore_error_last()->code;
     if (!capi::input_text(options_json, options_len, "options_json", opts)) return budcore_error_last()->code;

@@ -197,6 +197,21 @@ core::Result<std::vector<DurableFinish>> reports_from_value(const core::Value& v
   return out;
 }
 
+core::Value to_value(const EnqueueResult& r) {
+  core::Map m;
+  m.set("id", static_cast<std::int64_t>(r.id));
+  if (r.ok()) {
+    m.set("deduplicated", r.deduplicated);
+    return core::Value(std::move(m));
+  }
+  m.set("refusal", std::string(to_string(*r.refusal)));
+  m.set("error", core::Value::map({{"code", std::string(core::to_string(r.error.code))},
+                                   {"message", r.error.message},
+                                   {"path", r.error.field},
+                                   {"value", r.error.value}}));
+  return core::Value(std::move(m));
+}
+
 core::Value to_value(const DurableRequest& r) {
   auto time = [](core::Timestamp t) -> core::Value {
     return t.unix_nanos() == 0 ? core::Value() : core::Value(t.to_string());

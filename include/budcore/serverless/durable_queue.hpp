@@ -145,6 +145,9 @@ BUDCORE_API core::Status validate(const DurableEnqueue& r, std::string_view fiel
 // JSON documents (snake_case; times RFC 3339, durations in seconds) for the CLI, C ABI and Python.
 BUDCORE_API core::Value to_value(const DurableRequest& r);
 BUDCORE_API core::Value to_value(const DurableCounts& c);
+// {"id", "deduplicated"} for an accepted request; {"id", "refusal", "error": {"code", "message",
+// "path", "value"}} for a refused one.
+BUDCORE_API core::Value to_value(const EnqueueResult& r);
 BUDCORE_API core::Result<QueueStatus> parse_queue_status(std::string_view text);  // "pending", ...
 // Readers of the documents the C ABI and Python take. Submissions: a list of {"tenant",
 // "payload_hash", "payload_size_bytes", "estimated_compute_seconds", "priority"} (only
