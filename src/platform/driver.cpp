@@ -58,16 +58,31 @@ core::Status Impl::save_clock(backend::Store& tx) {
   return tx.put_platform_record("state", "clock", core::Value::map({{"now_ns", clock->now().unix_nanos()}}));
 }
 
+// The live job a cluster event is about: nullptr for usage, an old run, or (never expected) an
+// event whose tenant is not the job's, which are not applied to a job.
+LiveJob* Impl::event_job(const ClusterEvent& e) {
+  if (e.kind == ClusterEventKind::Usage) return nullptr;
+  auto it = live.find(e.job_id);
+  if (it == live.end() || it->second.run != e.run || !it->second.in_cluster || it->second.tenant != e.tenant) return nullptr;
+  return &it->second;
+}
+
+namespace {
+// A Queued echo of a submit (the job is queued already) changes nothing.
+bool is_echo(const ClusterEvent& e, const LiveJob& lj) {
+  return e.kind == ClusterEventKind::Queued && lj.status == JobStatus::Queued && e.reason != "Inadmissible";
+}
+}  // namespace
+
 // The documents of the jobs a batch of events changes that the platform does not hold (queued
 // jobs keep none), read together: one read for the batch instead of one per job.
 core::Result<std::unordered_map<core::Id, backend::JobRecord>> Impl::read_documents(backend::Store& tx,
                                                                                    const std::vector<ClusterEvent>& events) {
   std::vector<backend::JobKey> keys;
   for (const ClusterEvent& e : events) {
-    if (e.kind == ClusterEventKind::Usage) continue;
-    auto it = live.find(e.job_id);
-    if (it == live.end() || it->second.doc || it->second.run != e.run || it->second.tenant != e.tenant) continue;
-    keys.push_back({it->second.tenant, it->second.id});
+    const LiveJob* lj = event_job(e);
+    if (lj == nullptr || lj->doc || is_echo(e, *lj) || e.kind == ClusterEventKind::DeadlineMissed) continue;
+    keys.push_back({lj->tenant, lj->id});
   }
   std::unordered_map<core::Id, backend::JobRecord> out;
   if (keys.empty()) return out;
@@ -99,7 +114,10 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
         w.expected_version = lj.version;
         if (!lj.doc) {
           auto found = stored.find(lj.id);
-          if (found == stored.end()) return Error::make(ErrorCode::NotFound, "job " + lj.id.to_string() + " not found", "id");
+          if (found == stored.end()) {  // not among the batch's reads: read alone
+            BUDCORE_TRY_ASSIGN(auto rec, tx.get_job(lj.tenant, lj.id));
+            found = stored.emplace(lj.id, std::move(rec)).first;
+          }
           backend::JobRecord& rec = found->second;
           if (rec.version != lj.version)
             return Error::make(ErrorCode::Conflict,
@@ -126,11 +144,9 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
       return move(&lj, job, to, at, message, log);
     };
     for (const ClusterEvent& e : events) {
-      if (e.kind == ClusterEventKind::Usage) continue;
-      auto it = live.find(e.job_id);
-      // An old run, or (never expected) an event whose tenant is not the job's: ignored.
-      if (it == live.end() || it->second.run != e.run || !it->second.in_cluster || it->second.tenant != e.tenant) continue;
-      LiveJob& lj = it->second;
+      LiveJob* applies_to = event_job(e);
+      if (applies_to == nullptr) continue;
+      LiveJob& lj = *applies_to;
       const std::string type_label(job::to_string(lj.type));
       switch (e.kind) {
         case ClusterEventKind::Queued: {
@@ -290,10 +306,8 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
   // not). Usage is metered whether or not the batch changes a job (a cancelled run's last
   // segment comes after the cancel was committed).
   bool needed = (cost_meter && !usage.empty()) || std::any_of(events.begin(), events.end(), [&](const ClusterEvent& e) {
-    if (e.kind == ClusterEventKind::Usage) return false;
-    auto it = live.find(e.job_id);
-    if (it == live.end() || it->second.run != e.run || !it->second.in_cluster || it->second.tenant != e.tenant) return false;
-    return !(e.kind == ClusterEventKind::Queued && it->second.status == JobStatus::Queued && e.reason != "Inadmissible");
+    const LiveJob* lj = event_job(e);
+    return lj != nullptr && !is_echo(e, *lj);
   });
   if (needed) {
     auto st = store->transact(body);

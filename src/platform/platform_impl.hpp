@@ -318,6 +318,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
   core::Status pump_locked();
   std::optional<core::Timestamp> next_wakeup_locked();
   core::Status apply_events(std::vector<backend::ClusterEvent>& events);
+  LiveJob* event_job(const backend::ClusterEvent& e);
   core::Result<std::unordered_map<core::Id, backend::JobRecord>> read_documents(
       backend::Store& tx, const std::vector<backend::ClusterEvent>& events);
   core::Status fire_retries();
