@@ -18,6 +18,13 @@
 namespace budcore::backends {
 namespace {
 
+// Every session's settings. Timestamps are integers and ids text, so of the client's settings only
+// the encoding matters. Statements are planned for their values at every run: the plan a server
+// keeps for a prepared statement from when its table was small (a fresh deployment's first
+// jobs) scans the table, or all of a tenant's rows, for every job it updates once the table has
+// grown, where a plan made now reads the job by its key.
+constexpr const char* kSessionSettings = "SET client_encoding = 'UTF8'; SET plan_cache_mode = force_custom_plan";
+
 struct ResultDeleter {
   void operator()(PGresult* r) const noexcept { PQclear(r); }
 };
@@ -202,7 +209,7 @@ class PgConnection final : public SqlConnection {
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) return pg_error(conn_, nullptr, "reconnecting to PostgreSQL");
     cache_.clear();  // prepared statements belong to the old session
-    BUDCORE_TRY(exec_text("SET client_encoding = 'UTF8'"));
+    BUDCORE_TRY(exec_text(kSessionSettings));
     return apply_idle_limit();  // settings belong to the old session too
   }
 
@@ -337,8 +344,7 @@ core::Result<std::unique_ptr<SqlConnection>> open_postgres_connection(const std:
   }
   PQsetNoticeProcessor(conn, ignore_notice, nullptr);
   auto out = std::make_unique<PgConnection>(conn);
-  // Timestamps are integers and ids text, so only the encoding matters.
-  BUDCORE_TRY(out->exec_script("SET client_encoding = 'UTF8'"));
+  BUDCORE_TRY(out->exec_script(kSessionSettings));
   return std::unique_ptr<SqlConnection>(std::move(out));
 }
 
