@@ -1139,9 +1139,9 @@ def serverless_queue_status(store: Store, tenant: typing.Any, endpoint: str) -> 
     """
     The endpoint's counts: {pending, in_flight, completed, failed, timeout, tenant_active}.
     """
-def serverless_simulate(endpoint: typing.Any, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace') -> typing.Any:
+def serverless_simulate(endpoint: typing.Any, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace', until_scaled_down: bool = False) -> typing.Any:
     """
-    Replay a request trace (Azure LLM inference CSV text) through an endpoint (dict or JSON/YAML text) under autoscaling policies ('all', a name, or names separated by commas): {reports}, as `budcore serverless simulate --format json`.
+    Replay a request trace (Azure LLM inference CSV text) through an endpoint (dict or JSON/YAML text) under autoscaling policies ('all', a name, or names separated by commas): {reports}, as `budcore serverless simulate --format json`; until_scaled_down runs on after the last request until the pool is down to its minimum.
     """
 def to_json(obj: typing.Any, indent: typing.SupportsInt | typing.SupportsIndex | None = None, ensure_ascii: bool = False) -> str:
     """

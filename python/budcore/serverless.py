@@ -92,10 +92,14 @@ def _text(source: Union[str, "os.PathLike[str]"]) -> tuple[str, str]:
 
 
 def simulate(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"], trace: Union[str, "os.PathLike[str]"],
-             policy: Union[str, Sequence[str]] = "queue_depth") -> ServerlessSimulation:
+             policy: Union[str, Sequence[str]] = "queue_depth", *,
+             until_scaled_down: bool = False) -> ServerlessSimulation:
     """Replay ``trace`` (a path or the CSV text) through ``endpoint`` (a dict, JSON/YAML text,
     or a file path) under ``policy``: ``"queue_depth"`` (default), ``"all"``, a name, names
-    separated by commas, or a list of names (:func:`policy_names`). Bad input raises
+    separated by commas, or a list of names (:func:`policy_names`). With
+    ``until_scaled_down`` the replay runs on after the last request until the policy has
+    scaled the pool down to its minimum (the idle tail is billed); each report's ``scaling``
+    lists the pool after every change of its size. Bad input raises
     :class:`budcore.ValidationError` naming the field (``"concurrency_per_worker"``,
     ``"trace.csv:3.ContextTokens"``, ``"policy"``)."""
     if isinstance(endpoint, Mapping):
@@ -107,7 +111,7 @@ def simulate(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"], trace:
             doc = f.read()
     trace_text, trace_name = _text(trace)
     policies = policy if isinstance(policy, str) else ",".join(policy)
-    return ServerlessSimulation(_simulate(doc, trace_text, policies, trace_name))
+    return ServerlessSimulation(_simulate(doc, trace_text, policies, trace_name, until_scaled_down))
 
 
 def _endpoint_doc(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"]) -> Any:
