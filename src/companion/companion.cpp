@@ -14,6 +14,7 @@ using core::Error;
 using core::Value;
 
 constexpr std::string_view kDecisionKind = "kueue_companion.decision";
+constexpr std::string_view kHoldKind = "kueue_companion.hold";
 constexpr std::string_view kKueueApi = "kueue.x-k8s.io/v1beta2";
 
 const std::string& str(const Value* v) {
@@ -58,6 +59,12 @@ struct Stored {
   core::Timestamp decided_at;
 };
 
+// A Workload the companion deactivated to wait without quota, and when it lets it go again.
+struct Hold {
+  std::string namespace_, name, uid, admission_check;
+  core::Timestamp until;
+};
+
 }  // namespace
 
 struct Companion::Impl {
@@ -69,7 +76,11 @@ struct Companion::Impl {
   std::map<std::string, std::vector<CheckKind>> checks;  // AdmissionCheck name -> checks
   kubernetes::Reflector workloads;
   std::map<std::string, Stored> decided;  // "uid/check" -> the decision made
+  std::map<std::string, Hold> holds;       // "uid/check" -> the Workload held
   std::atomic<bool> stopping{false};
+  // Ends the watch request early: set by stop() and by the first event of a request, so that
+  // a change is reconciled as soon as it arrives rather than when the request times out.
+  std::atomic<bool> cut{false};
 
   Impl(CompanionConfig c, kubernetes::Client& cl, backend::Store& s, CompanionOptions o)
       : config(std::move(c)),
@@ -101,6 +112,95 @@ struct Companion::Impl {
       }
       if (p->next_cursor.empty()) break;
       page.after = p->next_cursor;
+    }
+    page.after.clear();
+    for (;;) {
+      auto p = store.list_platform_records(kHoldKind, page);
+      if (!p) return std::move(p).error();
+      for (const auto& r : p->items) {
+        Hold h{str(r.doc.find("namespace")), str(r.doc.find("name")), str(r.doc.find("uid")),
+               str(r.doc.find("admission_check")), {}};
+        auto until = core::Timestamp::parse(str(r.doc.find("until")));
+        h.until = until ? *until : r.updated_at;
+        holds[r.key] = std::move(h);
+      }
+      if (p->next_cursor.empty()) break;
+      page.after = p->next_cursor;
+    }
+    return {};
+  }
+
+  // One apply carries the given entries plus every other entry of ours the Workload shows, so
+  // none this manager owned is dropped.
+  core::Status apply_checks(const Value& wl, const std::string& ns, const std::string& name,
+                            const std::map<std::string, core::Map>& ours) {
+    core::List entries;
+    const Value* current = wl.find_path("status.admissionChecks");
+    if (current != nullptr && current->is_list()) {
+      for (const auto& c : current->as_list()) {
+        std::string n = str(c.find("name"));
+        if (!checks.contains(n) || ours.contains(n)) continue;
+        core::Map e{{"name", n}, {"state", str(c.find("state"))}, {"message", str(c.find("message"))},
+                    {"lastTransitionTime", str(c.find("lastTransitionTime"))}};
+        if (const Value* r = c.find("requeueAfterSeconds"); r != nullptr && r->is_int()) e.set("requeueAfterSeconds", *r);
+        entries.emplace_back(std::move(e));
+      }
+    }
+    for (const auto& [n, e] : ours) entries.emplace_back(e);
+    Value patch = core::Map{{"apiVersion", std::string(kKueueApi)},
+                            {"kind", "Workload"},
+                            {"metadata", core::Map{{"name", name}, {"namespace", ns}}},
+                            {"status", core::Map{{"admissionChecks", std::move(entries)}}}};
+    auto r = client.apply(kubernetes::resources::workloads(), ns, patch, true, "status");
+    if (!r) return std::move(r).error();
+    return {};
+  }
+
+  // Kueue 0.19 keeps a Workload's quota while a Retry with requeueAfterSeconds waits, and
+  // re-reserves at once after a Retry without it; deactivating the Workload is what releases
+  // its quota and keeps it out of the queue. The companion deactivates the Workloads it holds
+  // (marking them with an annotation) and reactivates them when the hold ends.
+  core::Status hold(const WorkloadFacts& f, const std::string& check, core::Timestamp until) {
+    std::string key = f.uid + "/" + check;
+    Hold h{f.namespace_, f.name, f.uid, check, until};
+    BUDCORE_TRY(store.put_platform_record(kHoldKind, key,
+                                          core::Map{{"namespace", h.namespace_},
+                                                    {"name", h.name},
+                                                    {"uid", h.uid},
+                                                    {"admission_check", check},
+                                                    {"until", until.to_string()}}));
+    holds[key] = h;
+    Value patch = core::Map{{"metadata", core::Map{{"annotations", core::Map{{std::string(kHeldUntilAnnotation), until.to_string()}}}}},
+                            {"spec", core::Map{{"active", false}}}};
+    auto r = client.patch(kubernetes::resources::workloads(), f.namespace_, f.name, patch);
+    if (!r) return std::move(r).error();
+    return {};
+  }
+
+  // Ends the holds that are due: the check back to Pending (a Retry would keep the Workload
+  // inadmissible), then the Workload reactivated; Kueue queues it and the check is decided anew.
+  core::Status release_due(core::Timestamp now) {
+    std::vector<std::string> due;
+    for (const auto& [key, h] : holds)
+      if (h.until <= now) due.push_back(key);
+    for (const auto& key : due) {
+      const Hold h = holds[key];
+      auto wl = client.get(kubernetes::resources::workloads(), h.namespace_, h.name);
+      bool gone = !wl && wl.error().code == core::ErrorCode::NotFound;
+      if (!wl && !gone) return std::move(wl).error();
+      if (!gone && str(wl->find_path("metadata.uid")) == h.uid) {
+        core::Map entry{{"name", h.admission_check},
+                        {"state", "Pending"},
+                        {"message", "hold ended at " + h.until.to_string() + "; checking again"},
+                        {"lastTransitionTime", seconds_text(now)}};
+        BUDCORE_TRY(apply_checks(*wl, h.namespace_, h.name, {{h.admission_check, entry}}));
+        Value patch = core::Map{{"metadata", core::Map{{"annotations", core::Map{{std::string(kHeldUntilAnnotation), nullptr}}}}},
+                                {"spec", core::Map{{"active", true}}}};
+        auto r = client.patch(kubernetes::resources::workloads(), h.namespace_, h.name, patch);
+        if (!r && r.error().code != core::ErrorCode::NotFound) return std::move(r).error();
+      }
+      BUDCORE_TRY(store.delete_platform_record(kHoldKind, key));
+      holds.erase(key);
     }
     return {};
   }
@@ -196,38 +296,31 @@ struct Companion::Impl {
       BUDCORE_TRY(persist(key, Stored{ref, f.uid, name, d, now}));
       answers[name] = d;
     }
-    // One apply carries every entry of ours, so none this manager owned is dropped.
-    core::List entries;
-    const Value* current = wl.find_path("status.admissionChecks");
-    if (current != nullptr && current->is_list()) {
-      for (const auto& c : current->as_list()) {
-        std::string name = str(c.find("name"));
-        if (!checks.contains(name) || answers.contains(name)) continue;
-        core::Map e{{"name", name}, {"state", str(c.find("state"))}, {"message", str(c.find("message"))},
-                    {"lastTransitionTime", str(c.find("lastTransitionTime"))}};
-        if (const Value* r = c.find("requeueAfterSeconds"); r != nullptr && r->is_int()) e.set("requeueAfterSeconds", *r);
-        entries.emplace_back(std::move(e));
-      }
-    }
+    std::map<std::string, core::Map> ours;
     for (const auto& [name, d] : answers) {
       core::Map e{{"name", name},
                   {"state", std::string(to_string(d.state))},
                   {"message", d.message.substr(0, 32'000)},
                   {"lastTransitionTime", seconds_text(now)}};
-      if (d.state == CheckState::Retry && d.requeue_after_seconds)
-        e.set("requeueAfterSeconds", static_cast<std::int64_t>(*d.requeue_after_seconds));
-      entries.emplace_back(std::move(e));
+      ours[name] = std::move(e);
       written.push_back({ref, name, d});
     }
-    Value patch = core::Map{{"apiVersion", std::string(kKueueApi)},
-                            {"kind", "Workload"},
-                            {"metadata", core::Map{{"name", f.name}, {"namespace", f.namespace_}}},
-                            {"status", core::Map{{"admissionChecks", std::move(entries)}}}};
-    auto r = client.apply(kubernetes::resources::workloads(), f.namespace_, patch, true, "status");
-    if (!r) {
+    // A hold deactivates the Workload first: Kueue evicts it (its quota released) before the
+    // Retry, with its message, is written.
+    for (const auto& [name, d] : answers) {
+      if (d.state != CheckState::Retry) continue;
+      core::Timestamp until = now + core::Duration::seconds(d.requeue_after_seconds.value_or(config.retry_after_seconds));
+      auto st = hold(f, name, until);
+      if (!st) {
+        if (st.error().code == core::ErrorCode::NotFound) return std::vector<Written>{};
+        return std::move(st).error();
+      }
+    }
+    auto st = apply_checks(wl, f.namespace_, f.name, ours);
+    if (!st) {
       // Gone meanwhile: nothing to answer.
-      if (r.error().code == core::ErrorCode::NotFound) return std::vector<Written>{};
-      return std::move(r).error();
+      if (st.error().code == core::ErrorCode::NotFound) return std::vector<Written>{};
+      return std::move(st).error();
     }
     return written;
   }
@@ -282,13 +375,16 @@ core::Result<std::vector<std::string>> Companion::activate_checks() {
 core::Result<std::vector<Written>> Companion::sync(std::int64_t timeout_seconds) {
   auto& m = *impl_;
   std::vector<Value> changed;
+  if (!m.stopping.load()) m.cut.store(false);
   auto end = m.workloads.sync(
       [&](const kubernetes::WatchEvent& ev) {
         if (ev.type == kubernetes::WatchEvent::Type::Added || ev.type == kubernetes::WatchEvent::Type::Modified)
           changed.push_back(ev.object);
+        m.cut.store(true);
       },
-      timeout_seconds, &m.stopping);
-  if (!end) return std::move(end).error();
+      timeout_seconds, &m.cut);
+  // A request cut short may end without a status; what it delivered was applied.
+  if (!end && !m.cut.load()) return std::move(end).error();
   std::vector<Written> out;
   for (const auto& wl : changed) {
     // A newer version of the same Workload later in the batch supersedes this one.
@@ -299,6 +395,7 @@ core::Result<std::vector<Written>> Companion::sync(std::int64_t timeout_seconds)
     }
     out.insert(out.end(), w->begin(), w->end());
   }
+  BUDCORE_TRY(m.release_due(m.clock->now()));
   return out;
 }
 
@@ -311,6 +408,7 @@ void Companion::run(const std::function<void(const Written&)>& on_written,
     auto act = activate_checks();
     core::Result<std::vector<Written>> w = act ? sync(m.options.watch_timeout_seconds) : core::Result<std::vector<Written>>(act.error());
     if (!w) {
+      if (m.stopping.load()) break;
       if (on_error) on_error(w.error());
       for (int i = 0; i < 10 && !m.stopping.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
@@ -320,7 +418,10 @@ void Companion::run(const std::function<void(const Written&)>& on_written,
   }
 }
 
-void Companion::stop() noexcept { impl_->stopping.store(true); }
+void Companion::stop() noexcept {
+  impl_->stopping.store(true);
+  impl_->cut.store(true);
+}
 
 const std::map<std::string, std::vector<CheckKind>>& Companion::admission_checks() const noexcept { return impl_->checks; }
 

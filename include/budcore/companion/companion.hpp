@@ -7,12 +7,16 @@
 // owns the AdmissionChecks whose spec.controllerName is one of its controller names: it marks
 // them Active (Kueue holds a ClusterQueue inactive until then) and writes the state of its
 // checks on each Workload through the status subresource:
-//   budget  Ready within the tenant's budgets; Retry (quota released, requeued after
-//           retry_after_seconds) when the Workload's price would pass a budget's soft limit;
-//           Rejected (Kueue deactivates the Workload) when it would pass a hard limit.
-//   window  Ready inside the Workload's window; outside it Retry with requeueAfterSeconds up
-//           to the next opening, which the message names. Retry makes Kueue evict the Workload
-//           and release its quota, so waiting holds nothing other workloads could use.
+//   budget  Ready within the tenant's budgets; Retry when the Workload's price would pass a
+//           budget's soft limit (held, checked again after retry_after_seconds); Rejected
+//           (Kueue deactivates the Workload for good) when it would pass a hard limit.
+//   window  Ready inside the Workload's window; outside it Retry, held until the next opening,
+//           which the message names.
+// Holding releases quota. Kueue 0.19 keeps a Workload's quota reserved while a Retry with
+// requeueAfterSeconds waits, and reserves again at once after a Retry without it; so the
+// companion deactivates a held Workload (spec.active=false, annotation budcore.io/held-until),
+// which makes Kueue evict it and keep it out of the queue, and when the hold ends sets its check
+// back to Pending and reactivates it. It never reactivates a Workload it did not hold.
 // A Workload whose annotations cannot be read (a malformed window or duration) is Rejected with
 // a message naming the annotation, the value and why.
 //
@@ -53,6 +57,8 @@ namespace budcore::companion {
 // Annotations a Workload (or the Job that owns it) may carry.
 inline constexpr std::string_view kDurationAnnotation = "budcore.io/expected-duration";  // "2h", "90m", "PT1H"
 inline constexpr std::string_view kWindowAnnotation = "budcore.io/window";  // "22:00-06:00" or "22:00-06:00 Europe/Berlin"
+// Set by the companion on a Workload it holds (deactivated) until that instant.
+inline constexpr std::string_view kHeldUntilAnnotation = "budcore.io/held-until";
 
 enum class CheckKind : std::uint8_t { Budget, Window };
 BUDCORE_API std::string_view to_string(CheckKind k) noexcept;  // "budget", "window"
@@ -182,7 +188,7 @@ struct Decision {
   CheckKind check = CheckKind::Budget;
   CheckState state = CheckState::Pending;
   std::string message;
-  std::optional<std::int32_t> requeue_after_seconds;  // with Retry
+  std::optional<std::int32_t> requeue_after_seconds;  // with Retry: how long the Workload is held
   std::optional<core::Money> estimate;                // budget: the Workload's price
   std::optional<core::Id> tenant;
   std::string budget;                                 // budget: the budget that decided
@@ -233,9 +239,11 @@ class BUDCORE_API Companion {
   // (status condition Active=True). Returns their names.
   core::Result<std::vector<std::string>> activate_checks();
   // One list (first call) or one watch of Workloads up to `timeout_seconds`, reconciling every
-  // Workload that changed. Relists on 410 Gone. Returns the decisions written.
+  // Workload that changed, then ending the holds that are due. Relists on 410 Gone. Returns the
+  // decisions written.
   core::Result<std::vector<Written>> sync(std::int64_t timeout_seconds = 5);
-  // Decides the checks of our AdmissionChecks that are Pending on this Workload and writes them.
+  // Decides the checks of our AdmissionChecks that are Pending on this Workload (quota
+  // reserved) and writes them; a Retry holds the Workload (see above).
   core::Result<std::vector<Written>> reconcile(const core::Value& workload);
   // activate_checks() then sync() until stop(); transient errors are reported to `on_error`
   // (may be empty) and retried after a second.
