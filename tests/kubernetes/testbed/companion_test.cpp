@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "budcore/backend/store.hpp"
@@ -88,7 +89,13 @@ class CompanionTestbedTest : public ::testing::Test {
 
   // Budget 100 USD (hard limit), soft limit 80%, a GPU-hour of our flavor at 10 USD.
   CompanionConfig config() {
-    std::string text = "controllers:\n"
+    auto c = CompanionConfig::from_text(config_text());
+    EXPECT_TRUE(c) << c.error().describe();
+    return *c;
+  }
+
+  std::string config_text() {
+    return "controllers:\n"
                        "  - {name: budcore.io/budget-" + sfx + ", checks: [budget]}\n"
                        "  - {name: budcore.io/window-" + sfx + ", checks: [window]}\n"
                        "cluster_queues: [" + cq + "]\n"
@@ -99,9 +106,23 @@ class CompanionTestbedTest : public ::testing::Test {
                        "retry_after_seconds: 600\n"
                        "flavor_gpu_types: {" + flavor + ": gpu-x}\n"
                        "default_duration: 1h\n";
-    auto c = CompanionConfig::from_text(text);
-    EXPECT_TRUE(c) << c.error().describe();
-    return *c;
+  }
+
+  // `budcore kueue companion --once` with this test's configuration: exit code and stdout.
+  std::pair<int, std::string> cli_once() {
+    std::string dir = BUDCORE_BINARY_DIR "/companion_testbed";
+    std::string cfg = dir + "/" + sfx + ".yaml";
+    std::ofstream(cfg) << config_text();
+    std::string cmd = std::string(BUDCORE_BINARY_DIR) + "/bin/budcore kueue companion --once --config " + cfg +
+                      " --kubeconfig " + tb->kubeconfig() + " --store " + store_uri + " 2>&1";
+    std::string out;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (pipe == nullptr) return {-1, out};
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+    int rc = pclose(pipe);
+    return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
   }
 
   void start(CompanionConfig cfg) {
@@ -325,6 +346,25 @@ TEST_F(CompanionTestbedTest, WindowHoldsAWorkloadWithoutItsQuotaUntilItOpens) {
   EXPECT_TRUE(active(admitted_w));
   EXPECT_FALSE(held(admitted_w)) << core::to_json(admitted_w);
   std::cerr << "window opened at " << opens.to_string() << ", admitted " << late << " ms later\n";
+}
+
+TEST_F(CompanionTestbedTest, TheCommandLineAnswersPendingChecks) {
+  queues(2);
+  // The first run marks the checks Active, so Kueue activates the ClusterQueue.
+  auto [rc, out] = cli_once();
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("{\"event\":\"started\",\"admission_checks\":[\"" + budget_check + "\",\"" + window_check + "\"]"),
+            std::string::npos) << out;
+  job("cli", Map{{"budcore.io/expected-duration", "1h"}});
+  // Kueue reserves quota and lists both checks as Pending; the second run answers them.
+  Value w = wait_workload("cli", [&](const Value& v) { return says(v, "\"state\":\"Pending\"") && says(v, window_check); });
+  ASSERT_TRUE(says(w, window_check)) << core::to_json(w);
+  std::tie(rc, out) = cli_once();
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("\"state\":\"Ready\",\"message\":\"within budget (team); estimate 10.00 USD\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"admission_check\":\"" + budget_check + "\""), std::string::npos) << out;
+  Value a = wait_workload("cli", [&](const Value& v) { return admitted(v); });
+  EXPECT_TRUE(admitted(a)) << core::to_json(a);
 }
 
 }  // namespace
