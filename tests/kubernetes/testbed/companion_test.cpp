@@ -348,6 +348,39 @@ TEST_F(CompanionTestbedTest, WindowHoldsAWorkloadWithoutItsQuotaUntilItOpens) {
   std::cerr << "window opened at " << opens.to_string() << ", admitted " << late << " ms later\n";
 }
 
+// A Workload that appeared while the companion was not watching is answered when its watch
+// resumes from the version it had seen.
+TEST_F(CompanionTestbedTest, AResumedWatchAnswersWorkloadsThatAppearedMeanwhile) {
+  queues(2);
+  auto s = backend::open_store(store_uri);
+  ASSERT_TRUE(s) << s.error().describe();
+  store = std::move(*s);
+  auto c = Companion::open(config(), *client, *store);
+  ASSERT_TRUE(c) << c.error().describe();
+  companion = std::move(*c);
+  ASSERT_TRUE(companion->activate_checks());
+  auto first = companion->sync(1);
+  ASSERT_TRUE(first) << first.error().describe();
+  EXPECT_EQ(companion->relists(), 1u);
+  job("late", Map{{"budcore.io/expected-duration", "1h"}});
+  Value w = wait_workload("late", [&](const Value& v) { return says(v, "\"state\":\"Pending\"") && says(v, window_check); });
+  ASSERT_TRUE(says(w, window_check)) << core::to_json(w);
+  std::vector<Written> written;
+  ASSERT_TRUE(Testbed::wait_until([&] {
+    auto r = companion->sync(1);
+    EXPECT_TRUE(r) << r.error().describe();
+    if (r) written.insert(written.end(), r->begin(), r->end());
+    return written.size() >= 2;
+  }));
+  EXPECT_EQ(companion->relists(), 1u);
+  for (const auto& x : written) {
+    EXPECT_EQ(x.workload, ns + "/" + w.find_path("metadata.name")->as_string());
+    EXPECT_EQ(x.decision.state, CheckState::Ready) << x.decision.message;
+  }
+  Value a = wait_workload("late", [&](const Value& v) { return admitted(v); });
+  EXPECT_TRUE(admitted(a)) << core::to_json(a);
+}
+
 TEST_F(CompanionTestbedTest, TheCommandLineAnswersPendingChecks) {
   queues(2);
   // The first run marks the checks Active, so Kueue activates the ClusterQueue.
