@@ -10,7 +10,7 @@ import re
 import sys
 
 ORDER = ["core", "templates", "job", "quota", "gpu", "cost", "pipeline", "usecase", "serverless", "schedule", "backend",
-         "kubernetes", "platform"]
+         "kubernetes", "platform", "companion"]
 # (layer, included header): why it is allowed.
 ALLOWED = {
     ("cost", "budcore/backend/store.hpp"): "metering and budgets read and append usage through the Store interface",

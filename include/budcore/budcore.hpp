@@ -12,6 +12,8 @@
 #include "budcore/backend/sim_cluster.hpp"
 #include "budcore/backend/store.hpp"
 #include "budcore/backend/store_json.hpp"
+#include "budcore/companion/companion.hpp"
+#include "budcore/companion/fwd.hpp"
 #include "budcore/core/clock.hpp"
 #include "budcore/core/error.hpp"
 #include "budcore/core/fwd.hpp"

@@ -35,6 +35,10 @@ struct Window {
   std::string zone = "UTC";
 };
 
+// The first instant >= `t` at which `w` is open, read in its zone (`t` itself when open now).
+// Invalid (field "zone") when the zone is unknown.
+BUDCORE_API core::Result<core::Timestamp> next_window_open(const Window& w, core::Timestamp t);
+
 // One job of the timeline: a quota workload plus what the simulation needs to know about time.
 struct JobInput {
   quota::Workload workload;  // `admitted` set: the job runs now (started at `started_at`)

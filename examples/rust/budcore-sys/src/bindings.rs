@@ -1030,3 +1030,21 @@ extern "C" {
         options_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }
+extern "C" {
+    #[doc = " Validates a companion configuration (YAML or JSON; file names in it are relative to the\n process's working directory) and writes a summary: {\"controllers\": [{\"name\", \"checks\"}],\n \"cluster_queues\", \"tenants\", \"budgets\", \"currency\"}. An invalid one is BUDCORE_EINVALID with\n budcore_error_last()->field naming it (\"budgets.budgets[0].tenant_id\"); `out` is untouched.\n Thread-safety: safe from any thread."]
+    pub fn budcore_kueue_companion_check_config(
+        out: *mut budcore_buf,
+        config_doc: *const ::std::os::raw::c_char,
+        config_doc_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Decides the budget and window checks for one Workload. request_json:\n {\"workload\": <a kueue.x-k8s.io Workload object>, \"owner_annotations\": {...} (optional: the\n owning Job's), \"spent\": {\"<budget name>\": \"12.00 USD\", ...} (optional: spend so far in each\n budget's period), \"now\": \"2026-11-28T12:00:00Z\"}. Writes {\"tenant_id\" (when mapped),\n \"price\": {\"total\", \"duration_seconds\", \"duration_source\", \"lines\"} or \"price_error\":\n {\"code\", \"message\", \"path\", \"value\"}, \"budget\": <decision>, \"window\": <decision>}, each\n decision {\"check\", \"state\": \"Ready\"|\"Retry\"|\"Rejected\", \"message\", \"requeue_after_seconds\"?,\n \"estimate\"?, \"tenant_id\"?, \"budget\"?}.\n Thread-safety: safe from any thread."]
+    pub fn budcore_kueue_companion_decide(
+        out: *mut budcore_buf,
+        config_doc: *const ::std::os::raw::c_char,
+        config_doc_len: usize,
+        request_json: *const ::std::os::raw::c_char,
+        request_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
