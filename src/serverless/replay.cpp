@@ -167,11 +167,13 @@ void Simulation::step(core::Timestamp now) {
   record_scaling();
 }
 
+// Runs at every event of the replay: the busy count (a walk over the workers) only for a change.
 void Simulation::record_scaling() {
-  const ScalePoint p{seconds(clock_->now() - start_), pool_.size(), pool_.ready(), pool_.busy(),
-                     static_cast<std::int64_t>(queue_.depth())};
   const ScalePoint& last = report_.scaling.back();
-  if (p.workers != last.workers || p.ready != last.ready) report_.scaling.push_back(p);
+  const int workers = pool_.size(), ready = pool_.ready();
+  if (workers == last.workers && ready == last.ready) return;
+  report_.scaling.push_back(
+      {seconds(clock_->now() - start_), workers, ready, pool_.busy(), static_cast<std::int64_t>(queue_.depth())});
 }
 
 // Ticks on with no traffic until the policy has brought the pool down to its minimum.
