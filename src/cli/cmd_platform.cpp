@@ -187,7 +187,7 @@ const bool registered = register_commands([](CLI::App& root) {
       BUDCORE_TRY_ASSIGN(auto text, read_file_arg(*submit_file, "FILE"));
       BUDCORE_TRY_ASSIGN(auto doc, core::parse_document(text, core::ParseOptions{.unique_keys = true}));
       if (doc.is_list() || (doc.is_map() && doc.find("jobs"))) {
-        BUDCORE_TRY_ASSIGN(auto results, p.submit_batch_document(ctx, doc));
+        BUDCORE_TRY_ASSIGN(auto results, p.submit_batch_document(ctx, doc, *submit_key));
         return platform::to_value(results);
       }
       BUDCORE_TRY_ASSIGN(auto r, p.submit_document(ctx, doc, *submit_key));
@@ -452,6 +452,8 @@ const bool registered = register_commands([](CLI::App& root) {
   check->callback([=] {
     exit_code() = with_platform(*common, false, [&](platform::Platform& p, const platform::CallContext&) -> core::Result<core::Value> {
       auto st = p.check_invariants();
+      // A broken invariant is the answer; any other error (a follower, the store) is not.
+      if (!st && st.error().code != core::ErrorCode::Internal) return st.error();
       if (!st) return core::Value::map({{"ok", false}, {"problem", st.error().message}});
       return core::Value::map({{"ok", true}});
     });

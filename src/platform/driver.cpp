@@ -550,6 +550,15 @@ core::Status Platform::check_invariants() {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
   BUDCORE_TRY(m.pump_locked());
+  // A follower drives nothing: its memory is not the platform's state, so there is nothing of
+  // its own to compare with the store. The leader's check is the one that means something.
+  if (m.ha_role == Impl::HaRole::Follower) {
+    Error e = Error::make(ErrorCode::NotLeader,
+                          "replica " + m.config.ha->replica + " is a follower: invariants are checked on the leader",
+                          "epoch");
+    e.value = std::to_string(m.ha_epoch);
+    return e;
+  }
   auto broken = [](std::string what) { return Error::make(ErrorCode::Internal, "invariant broken: " + what); };
   // 1. Memory matches the Store, and the Store's live records match memory.
   std::size_t records = 0;

@@ -72,6 +72,27 @@ TEST_F(CliPlatformTest, AJobGoesThroughTheEmbeddedPlatformCommandByCommand) {
   EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["code"], "not_found");
 }
 
+// A batch retried under one --key creates nothing twice: each job is keyed "<key>/<i>".
+TEST_F(CliPlatformTest, ABatchRetriedUnderOneKeyReturnsTheSameJobs) {
+  const std::string job = R"({"name":"n","job_type":"batch","deployment_type":"docker","gpu_count":1,)"
+                          R"("gpu_type":"nvidia-a100-80gb","spec":{"image":"nginx"}})";
+  fs::path batch = write("batch.json", "{\"jobs\": [" + job + ", " + job + "]}");
+  auto first = run_cli("platform submit " + quote(batch.string()) + common() + " --key nightly");
+  ASSERT_EQ(first.exit_code, 0) << first.out;
+  auto again = run_cli("platform submit " + quote(batch.string()) + common() + " --key nightly");
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  json a = json::parse(first.out)["results"], b = json::parse(again.out)["results"];
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(a[i]["idempotency_key"], "nightly/" + std::to_string(i));
+    EXPECT_TRUE(a[i]["created"].get<bool>());
+    EXPECT_FALSE(b[i]["created"].get<bool>());
+    EXPECT_EQ(a[i]["job"]["id"], b[i]["job"]["id"]);
+  }
+  EXPECT_EQ(json::parse(run_cli("platform list" + common()).out)["items"].size(), 2u);
+}
+
 TEST_F(CliPlatformTest, ScheduleShowsWhenTheTenantsJobsStartAndEnd) {
   fs::path job = write("j.json", R"({"name": "wide", "job_type": "BATCH", "deployment_type": "DOCKER",
     "gpu_type": "nvidia-a100-80gb", "gpu_count": 8, "estimated_duration_seconds": 600})");

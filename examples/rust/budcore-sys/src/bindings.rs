@@ -475,7 +475,7 @@ extern "C" {
     pub fn budcore_platform_free(platform: *mut budcore_platform);
 }
 extern "C" {
-    #[doc = " Submits a job document, or a batch {\"jobs\": [<job> | {\"job\", \"idempotency_key\"}...]} in one\n transaction. Writes {\"created\", \"version\", \"idempotency_key\", \"job\"} (a batch:\n {\"results\": [...]}). idempotency_key applies to a single job (NULL/0: none).\n Thread-safety: safe."]
+    #[doc = " Submits a job document, or a batch {\"jobs\": [<job> | {\"job\", \"idempotency_key\"}...]} in one\n transaction. Writes {\"created\", \"version\", \"idempotency_key\", \"job\"} (a batch:\n {\"results\": [...]}). idempotency_key (NULL/0: none) keys a single job; in a batch each job\n without a key of its own is keyed \"<idempotency_key>/<i>\", so a retried batch returns the\n same jobs.\n Thread-safety: safe."]
     pub fn budcore_platform_submit(
         out: *mut budcore_buf,
         platform: *mut budcore_platform,
