@@ -75,7 +75,11 @@ core::Result<std::unique_ptr<platform::Platform>> open(const Common& c) {
     BUDCORE_TRY_ASSIGN(config, platform::PlatformConfig::parse(text));
     // A one-shot command of a replicated platform never leads: it is a follower for the time of
     // one call (its mutations are requests the leader carries out; `platform serve` leads).
-    if (config.ha) config.ha->lead = false;
+    // It speaks as itself, not as the config's replica (whose metrics it would claim).
+    if (config.ha) {
+      config.ha->lead = false;
+      config.ha->replica = "cli-" + std::to_string(::getpid());
+    }
   } else {
     std::error_code ec;
     std::filesystem::create_directories(c.dir, ec);
