@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from ._core import StoredJob, platform_open, platform_open_embedded, platform_simulate
+from .results import html_table
 
 __all__ = [
     "Event",
@@ -60,6 +61,12 @@ class JobTable(Sequence[dict]):
         for col in ("created_at", "updated_at"):
             frame[col] = pd.to_datetime(frame[col], utc=True)
         return frame
+
+    def _repr_html_(self) -> str:
+        # Names first; the id stays in the table for copying.
+        columns = ("name", "status", "job_type", "priority", "gpu_type", "gpu_count", "created_at", "id")
+        n = len(self._rows)
+        return html_table(self._rows, columns, f"{n} job" + ("" if n == 1 else "s"))
 
     def __repr__(self) -> str:
         return f"JobTable({len(self._rows)} jobs)"
@@ -223,8 +230,8 @@ class Platform:
     def schedule(self, *, tenant: Any = None) -> "Timeline":
         """When each of the tenant's waiting and running jobs is expected to start and end, as a
         read-only :class:`budcore.schedule.Timeline` (``jobs``, ``to_pandas()``, ``plot()``,
-        ``to_html()``). Every tenant's jobs are simulated under the platform's quota; job names
-        are job ids. ``Platform.get`` fills a live job's ``estimated_start``/``estimated_end``
+        ``to_html()``). Every tenant's jobs are simulated under the platform's quota; a job's
+        ``name`` is its id (names repeat) and its ``label`` the name it was given, which pictures show. ``Platform.get`` fills a live job's ``estimated_start``/``estimated_end``
         from the same timeline."""
         from .schedule import Timeline
         return Timeline._of(self._h.schedule(*self._who(tenant)))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 from typing import Any, ClassVar
 
-__all__ = ["JobPage", "Plan", "QuotaSimulation", "Result", "RunResult", "html_table"]
+__all__ = ["JobPage", "Plan", "QuotaSimulation", "Result", "RunResult", "html_table", "html_record"]
 
 
 def html_table(rows: list[dict], columns: tuple[str, ...], caption: str = "", limit: int = 50) -> str:
@@ -28,6 +28,14 @@ def html_table(rows: list[dict], columns: tuple[str, ...], caption: str = "", li
     more = f"<p>{len(rows) - limit} more rows</p>" if len(rows) > limit else ""
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+
+
+def html_record(fields: list[tuple[str, Any]], caption: str = "") -> str:
+    """A two-column HTML table of (field, value) pairs, every cell escaped; empty values left out."""
+    body = "".join(f"<tr><th style=\"text-align:left\">{html.escape(k)}</th><td>{html.escape(_cell(v))}</td></tr>"
+                   for k, v in fields if v not in (None, "", [], {}))
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<tbody>{body}</tbody></table>"
 
 
 def _cell(v: Any) -> str:

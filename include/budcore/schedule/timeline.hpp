@@ -49,6 +49,7 @@ struct JobInput {
   std::optional<Window> window;              // may only be admitted inside it
   std::optional<core::Timestamp> deadline;
   std::string pipeline;  // grouping for pictures (one colour per pipeline); "" = standalone
+  std::string label;     // what people call the job in pictures (its name); "" = the workload name
 };
 
 struct TimelineInput {
@@ -77,6 +78,7 @@ struct JobEstimate {
   WaitReason wait = WaitReason::None;
   std::string wait_detail;  // the engine's reason, or the dependency / window that held it
   std::string pipeline;
+  std::string label;  // the input's label, else `name`: what pictures and tables show
   std::int32_t priority = 0;
   std::map<std::string, std::int64_t> gpus;  // accelerator resource -> devices held
 };
