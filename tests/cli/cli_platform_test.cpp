@@ -3,6 +3,7 @@
 // scenario as a table and as JSON, and bad input exiting 2 with the field named.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -143,6 +144,25 @@ jobs:
   json j = json::parse(out.out);
   EXPECT_EQ(j["jobs"][1]["started_at"], 1000);
   EXPECT_EQ(j["jobs"][1]["wait_seconds"], 1000);
+  // An action's outcome is in the story, before the transitions it caused, and one the
+  // platform refuses is told too.
+  fs::path acted = write("a.yaml", R"(
+jobs:
+  - {at: 0, job: {name: long, job_type: BATCH, deployment_type: DOCKER, gpu_type: nvidia-a100-80gb, gpu_count: 8, estimated_duration_seconds: 5000}}
+actions:
+  - {at: 100, cancel: long}
+  - {at: 200, cancel: long}
+)");
+  auto story = run_cli("platform simulate --json " + quote(acted.string()));
+  ASSERT_EQ(story.exit_code, 0) << story.out;
+  std::vector<std::string> log = json::parse(story.out)["log"];
+  auto at = [&](const std::string& part) {
+    return std::find_if(log.begin(), log.end(), [&](const std::string& l) { return l.find(part) != std::string::npos; }) - log.begin();
+  };
+  ASSERT_LT(at("action actions[0] on long: done"), static_cast<long>(log.size())) << story.out;
+  EXPECT_LT(at("action actions[0] on long: done"), at("-> cancelled"));
+  EXPECT_LT(at("action actions[1] on long: "), static_cast<long>(log.size())) << story.out;
+  EXPECT_EQ(log[at("action actions[1]")].find("done"), std::string::npos);
   auto demo = run_cli("platform simulate --json " +
                       quote((fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "demo-scenario.yaml").string()));
   ASSERT_EQ(demo.exit_code, 0);
