@@ -4,7 +4,7 @@ A template plus a few parameters resolves into the components to deploy
 and the pipeline that deploys them (docs/cli.md contract 4; docs/usecases.md)::
 
     from budcore import usecases
-    usecases.list().to_pandas()                       # the shipped templates
+    usecases.templates().to_pandas()                       # the shipped templates
     stack = usecases.render("simple-rag-v1", model_id="meta-llama/Llama-3.1-8B-Instruct")
     stack.to_pandas()                                 # one row per component
     stack.pipeline                                    # the contract-3 pipeline document
@@ -44,12 +44,12 @@ __all__ = [
     "deploy",
     "deployment",
     "deployments",
-    "list",
     "plan_deployment",
     "registry",
     "render",
     "show",
     "teardown",
+    "templates",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -68,7 +68,7 @@ def _frame(rows: builtins.list[dict[str, Any]], columns: Sequence[str]):
 
 @dataclass(frozen=True)
 class TemplateSummary:
-    """One line of ``usecases.list()``."""
+    """One line of ``usecases.templates()``."""
 
     id: str
     name: str
@@ -284,11 +284,11 @@ def _registry_for(template: TemplateArg, components: ComponentsArg,
         return reg, reg.add_template(f.read())
 
 
-def list(templates: Optional[PathLike] = None, *, registry: Optional[UsecaseRegistry] = None) -> TemplateList:
-    """The shipped templates (or those under `templates`, or in `registry`)."""
-    reg = registry if registry is not None else UsecaseRegistry(templates is None)
-    if templates is not None:
-        reg.load(templates=os.fspath(templates))
+def templates(directory: Optional[PathLike] = None, *, registry: Optional[UsecaseRegistry] = None) -> TemplateList:
+    """The shipped templates (or those under `directory`, or in `registry`)."""
+    reg = registry if registry is not None else UsecaseRegistry(directory is None)
+    if directory is not None:
+        reg.load(templates=os.fspath(directory))
     return TemplateList(TemplateSummary._from(d) for d in reg.list())
 
 
