@@ -13,6 +13,7 @@
 #include "budcore/backend/store.hpp"
 #include "budcore/backend/store_json.hpp"
 #include "budcore/companion/companion.hpp"
+#include "budcore/companion/companion_json.hpp"
 #include "budcore/companion/fwd.hpp"
 #include "budcore/core/clock.hpp"
 #include "budcore/core/error.hpp"
