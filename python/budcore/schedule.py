@@ -48,6 +48,7 @@ class ScheduledJob:
 
     @property
     def estimated(self) -> bool:
+        """True when start and end are estimates (the job has not started)."""
         return not (self.running or self.finished)
 
 
@@ -92,14 +93,17 @@ class Timeline:
 
     @property
     def makespan(self) -> float:
+        """Seconds from ``now`` to the last estimated end."""
         return self._tl.result(False)["makespan"]
 
     @property
     def now(self) -> float:
+        """The timeline's present, seconds since the epoch."""
         return self._tl.result(True)["now"]
 
     @property
     def warnings(self) -> list[str]:
+        """What the estimate assumed (a past deadline, a duration it had to guess)."""
         return list(self._tl.result(True)["warnings"])
 
     @property
@@ -108,6 +112,7 @@ class Timeline:
         return list(self._tl.result(True)["utilization"])
 
     def job(self, name: str) -> Optional[ScheduledJob]:
+        """The job named ``name``, or None."""
         return next((j for j in self.jobs if j.name == name), None)
 
     def lanes(self) -> list[dict[str, Any]]:
@@ -121,32 +126,40 @@ class Timeline:
 
     # ---- live events (docs/schedule.md "Live updates"); `at` is seconds since the epoch
     def apply(self, event: Mapping[str, Any]) -> "Timeline":
+        """Applies one live event document (``{"type": "finished", "name", "at"}``, ...) and re-estimates."""
         self._tl.apply(dict(event))
         return self
 
     def started(self, name: str, at: float, cluster_queue: str, flavors: Mapping[str, Mapping[str, str]],
                 count: Optional[Mapping[str, int]] = None) -> "Timeline":
+        """Reports that ``name`` started at ``at`` on ``cluster_queue`` with ``flavors``; re-estimates."""
         admission: dict[str, Any] = {"cluster_queue": cluster_queue, "flavors": {k: dict(v) for k, v in flavors.items()}}
         if count:
             admission["count"] = dict(count)
         return self.apply({"type": "started", "name": name, "at": at, "admission": admission})
 
     def finished(self, name: str, at: float) -> "Timeline":
+        """Reports that ``name`` ended at ``at``; its quota is free from then on."""
         return self.apply({"type": "finished", "name": name, "at": at})
 
     def failed(self, name: str, at: float) -> "Timeline":
+        """Reports that ``name`` failed at ``at``; its quota is free from then on."""
         return self.apply({"type": "failed", "name": name, "at": at})
 
     def preempted(self, name: str, at: float) -> "Timeline":
+        """Reports that ``name`` was preempted at ``at``: it queues again with its full duration."""
         return self.apply({"type": "preempted", "name": name, "at": at})
 
     def cancelled(self, name: str, at: float) -> "Timeline":
+        """Reports that ``name`` was cancelled at ``at``: it leaves the timeline."""
         return self.apply({"type": "cancelled", "name": name, "at": at})
 
     def submitted(self, job: Mapping[str, Any], at: float) -> "Timeline":
+        """Adds a workload document submitted at ``at``; re-estimates."""
         return self.apply({"type": "submitted", "job": dict(job), "at": at})
 
     def advance(self, at: float) -> "Timeline":
+        """Moves ``now`` to ``at`` (seconds since the epoch); running jobs past their estimate end there."""
         return self.apply({"type": "advance", "at": at})
 
     # ---- pictures
@@ -163,6 +176,7 @@ class Timeline:
                 f'title="budcore schedule"></iframe>')
 
     def save_html(self, path: Union[str, "os.PathLike[str]"], title: str = "budcore schedule") -> None:
+        """Writes :meth:`to_html` to ``path`` (UTF-8)."""
         with open(os.fspath(path), "w", encoding="utf-8") as f:
             f.write(self.to_html(title))
 

@@ -57,6 +57,7 @@ class ServerlessSimulation(Result):
 
     @property
     def policies(self) -> list[str]:
+        """The policies compared, in the order of the table."""
         return [r["policy"] for r in self.get("reports", [])]
 
     def report(self, policy: str) -> dict[str, Any]:
@@ -67,6 +68,7 @@ class ServerlessSimulation(Result):
         raise KeyError(policy)
 
     def rows(self) -> list[dict]:
+        """One dict per policy: waits, latencies, cold starts, SLA misses, GPU-seconds and cost."""
         out = []
         for r in self.get("reports", []):
             row = {c: r.get(c) for c in REPORT_COLUMNS}
@@ -78,6 +80,7 @@ class ServerlessSimulation(Result):
         return out
 
     def caption(self) -> str:
+        """The trace and endpoint the table compares policies on."""
         reports = self.get("reports", [])
         endpoint = reports[0]["endpoint"] if reports else ""
         return f"endpoint {endpoint}: {len(reports)} policies"
@@ -156,9 +159,11 @@ class DurableQueue:
         return _q_finish(self.store, self.owner, [dict(r) for r in reports])
 
     def complete(self, id: int, claim: int) -> dict:
+        """Marks claimed request ``id`` COMPLETED (ConflictError when ``claim`` is no longer the worker's)."""
         return self.finish([{"id": id, "claim": claim, "outcome": "complete"}])[0]
 
     def fail(self, id: int, claim: int, reason: str = "") -> dict:
+        """Marks claimed request ``id`` failed: retried while attempts remain, else dead-lettered."""
         return self.finish([{"id": id, "claim": claim, "outcome": "fail", "reason": reason}])[0]
 
     def status(self) -> dict:

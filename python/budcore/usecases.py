@@ -87,6 +87,7 @@ class TemplateSummary:
                    tuple(d["tags"]), tuple(d["parameters"]), tuple(d["components"]), d["source_file"])
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary as a plain dict."""
         return {k: builtins.list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
 
 
@@ -96,6 +97,7 @@ class TemplateList(builtins.list):
     COLUMNS = ("id", "name", "version", "category", "complexity", "parameters", "components", "tags")
 
     def to_pandas(self):
+        """One row per template. Requires pandas."""
         return _frame([s.to_dict() for s in self], self.COLUMNS)
 
 
@@ -119,6 +121,7 @@ class UsecaseTemplate:
                    tuple(d["parameters"]), tuple(d["components"]), d)
 
     def to_dict(self) -> dict[str, Any]:
+        """The template document as the library holds it."""
         return self.document
 
     def to_pandas(self):
@@ -183,6 +186,7 @@ class RenderedStack:
                    d.get("routing"), d.get("observability"), d)
 
     def component(self, instance_id: str) -> StackComponent:
+        """The resolved component of instance ``instance_id`` (KeyError when the stack has none)."""
         for c in self.components:
             if c.id == instance_id:
                 return c
@@ -378,6 +382,7 @@ class DeploymentList(builtins.list):
     """``usecases.deployments()``: a list of Deployment, oldest first."""
 
     def to_pandas(self):
+        """One row per deployment. Requires pandas."""
         cols = ("id", "template_id", "template_version", "status", "pipeline_run_id", "created_at", "updated_at")
         return _frame([{c: getattr(d, c) for c in cols} for d in self], cols)
 
