@@ -2,7 +2,8 @@
 // budcore's AdmissionCheck controller for budgets and time windows beside an existing Kueue
 // (docs/kueue-companion.md). It runs until SIGTERM or SIGINT, printing one JSON line when it
 // starts and one per decision written; errors it retries go to stderr as JSON lines. --once
-// lists the Workloads, answers the pending checks, and exits.
+// lists the Workloads, answers the pending checks, and exits. With leader_election in the config
+// only the replica holding the Lease writes; --once takes the Lease if free and releases it after.
 #include <chrono>
 #include <csignal>
 #include <iostream>
@@ -46,6 +47,22 @@ Value written_json(const companion::Written& w) {
 
 void print_line(const Value& v) { std::cout << core::to_json(v) << std::endl; }
 
+// Runs until SIGTERM or SIGINT. With leader election, run() activates the checks once it holds
+// the Lease.
+int run_loop(companion::Companion& c) {
+  std::signal(SIGTERM, on_signal);
+  std::signal(SIGINT, on_signal);
+  std::thread runner([&c] {
+    c.run([](const companion::Written& w) { print_line(written_json(w)); },
+          [](const core::Error& e) { print_error_json(core::Map{{"event", "retrying"}, {"error", error_json(e)}}); });
+  });
+  while (g_stop == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  c.stop();
+  runner.join();
+  print_line(core::Map{{"event", "stopped"}});
+  return kExitOk;
+}
+
 int run(const Args& a) {
   auto cfg = companion::CompanionConfig::load_file(a.config);
   if (!cfg) return report_error(input_file_error(std::move(cfg).error(), "--config"));
@@ -59,6 +76,22 @@ int run(const Args& a) {
   if (!store) return report_error(store.error());
   auto comp = companion::Companion::open(std::move(*cfg), **client, **store);
   if (!comp) return report_error(comp.error());
+  companion::LeaderElector* leader = (*comp)->leader();
+  if (a.once && leader != nullptr) {
+    // One attempt at the Lease: a replica that does not get it writes nothing.
+    auto held = leader->try_acquire_or_renew();
+    if (!held) return report_error(held.error());
+    if (!*held) {
+      print_line(core::Map{{"event", "not_leader"}, {"identity", leader->identity()}});
+      return kExitOk;
+    }
+  }
+  if (!a.once && leader != nullptr) {
+    print_line(core::Map{{"event", "electing"},
+                         {"identity", leader->identity()},
+                         {"lease", leader->config().namespace_ + "/" + leader->config().lease_name}});
+    return run_loop(**comp);
+  }
   auto checks = (*comp)->activate_checks();
   if (!checks) return report_error(checks.error());
   core::List names;
@@ -68,20 +101,13 @@ int run(const Args& a) {
     auto w = (*comp)->sync(1);
     if (!w) return report_error(w.error());
     for (const auto& x : *w) print_line(written_json(x));
+    if (leader != nullptr) {
+      auto st = leader->release();
+      if (!st) return report_error(st.error());
+    }
     return kExitOk;
   }
-  std::signal(SIGTERM, on_signal);
-  std::signal(SIGINT, on_signal);
-  companion::Companion* c = comp->get();
-  std::thread runner([c] {
-    c->run([](const companion::Written& w) { print_line(written_json(w)); },
-           [](const core::Error& e) { print_error_json(core::Map{{"event", "retrying"}, {"error", error_json(e)}}); });
-  });
-  while (g_stop == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  c->stop();
-  runner.join();
-  print_line(core::Map{{"event", "stopped"}});
-  return kExitOk;
+  return run_loop(**comp);
 }
 
 const bool registered = register_commands([](CLI::App& root) {

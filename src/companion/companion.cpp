@@ -81,6 +81,11 @@ struct Companion::Impl {
   // Ends the watch request early: set by stop() and by the first event of a request, so that
   // a change is reconciled as soon as it arrives rather than when the request times out.
   std::atomic<bool> cut{false};
+  // With leader election: the Lease, the term whose Workloads were last listed in full, and the
+  // writes made (every one passed gate()).
+  std::unique_ptr<LeaderElector> elector;
+  std::uint64_t term_listed = 0;
+  std::atomic<std::uint64_t> writes{0};
 
   Impl(CompanionConfig c, kubernetes::Client& cl, backend::Store& s, CompanionOptions o)
       : config(std::move(c)),
@@ -88,9 +93,29 @@ struct Companion::Impl {
         store(s),
         options(std::move(o)),
         clock(options.clock ? options.clock : core::system_clock()),
-        workloads(cl, kubernetes::resources::workloads(), "") {}
+        workloads(cl, kubernetes::resources::workloads(), "") {
+    if (config.leader_election) elector = std::make_unique<LeaderElector>(*config.leader_election, cl, clock);
+  }
+
+  bool leading() const { return !elector || elector->is_leader(); }
+
+  Error not_leader() const {
+    const auto& le = elector->config();
+    return Error::make(core::ErrorCode::NotLeader, "replica " + le.identity + " does not hold Lease " + le.namespace_ +
+                                                       "/" + le.lease_name + ": it makes no writes");
+  }
+
+  // The one gate before every write (Workloads, AdmissionChecks, the Store): only the replica
+  // holding the Lease, renewed within the renew deadline, passes.
+  core::Status gate() {
+    if (!leading()) return not_leader();
+    writes.fetch_add(1);
+    return {};
+  }
 
   core::Status load() {
+    decided.clear();
+    holds.clear();
     backend::PageRequest page;
     page.limit = 500;
     for (;;) {
@@ -147,6 +172,7 @@ struct Companion::Impl {
       }
     }
     for (const auto& [n, e] : ours) entries.emplace_back(e);
+    BUDCORE_TRY(gate());
     Value patch = core::Map{{"apiVersion", std::string(kKueueApi)},
                             {"kind", "Workload"},
                             {"metadata", core::Map{{"name", name}, {"namespace", ns}}},
@@ -163,6 +189,7 @@ struct Companion::Impl {
   core::Status hold(const WorkloadFacts& f, const std::string& check, core::Timestamp until) {
     std::string key = f.uid + "/" + check;
     Hold h{f.namespace_, f.name, f.uid, check, until};
+    BUDCORE_TRY(gate());
     BUDCORE_TRY(store.put_platform_record(kHoldKind, key,
                                           core::Map{{"namespace", h.namespace_},
                                                     {"name", h.name},
@@ -196,9 +223,11 @@ struct Companion::Impl {
         BUDCORE_TRY(apply_checks(*wl, h.namespace_, h.name, {{h.admission_check, entry}}));
         Value patch = core::Map{{"metadata", core::Map{{"annotations", core::Map{{std::string(kHeldUntilAnnotation), nullptr}}}}},
                                 {"spec", core::Map{{"active", true}}}};
+        BUDCORE_TRY(gate());
         auto r = client.patch(kubernetes::resources::workloads(), h.namespace_, h.name, patch);
         if (!r && r.error().code != core::ErrorCode::NotFound) return std::move(r).error();
       }
+      BUDCORE_TRY(gate());
       BUDCORE_TRY(store.delete_platform_record(kHoldKind, key));
       holds.erase(key);
     }
@@ -211,6 +240,7 @@ struct Companion::Impl {
                           {"admission_check", s.admission_check},
                           {"decision", to_value(s.decision)},
                           {"decided_at", s.decided_at.to_string()}};
+    BUDCORE_TRY(gate());
     BUDCORE_TRY(store.put_platform_record(kDecisionKind, key, doc));
     decided[key] = s;
     return {};
@@ -365,6 +395,7 @@ core::Result<std::vector<std::string>> Companion::activate_checks() {
                                                                   {"reason", "Active"},
                                                                   {"message", "budcore companion runs the " + what + " check"},
                                                                   {"lastTransitionTime", seconds_text(m.clock->now())}}}}}}};
+    BUDCORE_TRY(m.gate());
     auto r = m.client.apply(kubernetes::resources::admission_checks(), "", status, true, "status");
     if (!r) return std::move(r).error();
   }
@@ -374,7 +405,16 @@ core::Result<std::vector<std::string>> Companion::activate_checks() {
 
 core::Result<std::vector<Written>> Companion::sync(std::int64_t timeout_seconds) {
   auto& m = *impl_;
+  if (!m.leading()) return m.not_leader();
   std::vector<Value> changed;
+  // A new term: another replica may have decided meanwhile (the Store) and Workloads may wait
+  // that no event will bring, so every Workload is looked at again.
+  if (m.elector && m.elector->term() != m.term_listed) {
+    BUDCORE_TRY(m.load());
+    BUDCORE_TRY(m.workloads.relist([](const kubernetes::WatchEvent&) {}));
+    changed = m.workloads.snapshot();
+    m.term_listed = m.elector->term();
+  }
   if (!m.stopping.load()) m.cut.store(false);
   auto end = m.workloads.sync(
       [&](const kubernetes::WatchEvent& ev) {
@@ -404,18 +444,29 @@ core::Result<std::vector<Written>> Companion::reconcile(const Value& workload) {
 void Companion::run(const std::function<void(const Written&)>& on_written,
                     const std::function<void(const core::Error&)>& on_error) {
   auto& m = *impl_;
+  // The Lease is renewed on its own thread, so a long reconcile never delays a renewal; it is
+  // released only after the last write of this loop.
+  std::atomic<bool> lease_stop{false};
+  std::thread lease;
+  if (m.elector) lease = std::thread([&] { m.elector->run(lease_stop, on_error); });
   while (!m.stopping.load()) {
+    if (!m.leading()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
     auto act = activate_checks();
     core::Result<std::vector<Written>> w = act ? sync(m.options.watch_timeout_seconds) : core::Result<std::vector<Written>>(act.error());
     if (!w) {
       if (m.stopping.load()) break;
-      if (on_error) on_error(w.error());
+      if (on_error && w.error().code != core::ErrorCode::NotLeader) on_error(w.error());
       for (int i = 0; i < 10 && !m.stopping.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
     }
     if (on_written)
       for (const auto& x : *w) on_written(x);
   }
+  lease_stop.store(true);
+  if (lease.joinable()) lease.join();
 }
 
 void Companion::stop() noexcept {
@@ -426,5 +477,9 @@ void Companion::stop() noexcept {
 const std::map<std::string, std::vector<CheckKind>>& Companion::admission_checks() const noexcept { return impl_->checks; }
 
 std::size_t Companion::relists() const noexcept { return impl_->workloads.relists(); }
+
+LeaderElector* Companion::leader() noexcept { return impl_->elector.get(); }
+
+std::uint64_t Companion::writes() const noexcept { return impl_->writes.load(); }
 
 }  // namespace budcore::companion

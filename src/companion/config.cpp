@@ -103,6 +103,36 @@ core::Result<schedule::Window> window_at(const Value& v, const std::string& path
   return w;
 }
 
+core::Result<LeaderElectionConfig> leader_election_at(const Value& v) {
+  const std::string path = "leader_election";
+  if (!v.is_map())
+    return Error::invalid(path, text_of(v), "expected {lease_name, namespace, identity, lease_duration, renew_deadline, retry_period}");
+  static constexpr std::array<std::string_view, 6> kKeys{"lease_name", "namespace", "identity",
+                                                         "lease_duration", "renew_deadline", "retry_period"};
+  BUDCORE_TRY(core::check_keys(v.as_map(), kKeys, path));
+  LeaderElectionConfig le;
+  if (const Value* f = v.find("lease_name")) {
+    BUDCORE_TRY_ASSIGN(le.lease_name, string_at(*f, path + ".lease_name"));
+  }
+  if (const Value* f = v.find("namespace")) {
+    BUDCORE_TRY_ASSIGN(le.namespace_, string_at(*f, path + ".namespace"));
+  }
+  if (const Value* f = v.find("identity")) {
+    BUDCORE_TRY_ASSIGN(le.identity, string_at(*f, path + ".identity"));
+  }
+  if (const Value* f = v.find("lease_duration")) {
+    BUDCORE_TRY_ASSIGN(le.lease_duration, duration_at(*f, path + ".lease_duration"));
+  }
+  if (const Value* f = v.find("renew_deadline")) {
+    BUDCORE_TRY_ASSIGN(le.renew_deadline, duration_at(*f, path + ".renew_deadline"));
+  }
+  if (const Value* f = v.find("retry_period")) {
+    BUDCORE_TRY_ASSIGN(le.retry_period, duration_at(*f, path + ".retry_period"));
+  }
+  BUDCORE_TRY(validate(le));
+  return le;
+}
+
 std::string resolve(const std::string& base_dir, const std::string& file) {
   std::filesystem::path p(file);
   if (p.is_absolute() || file == "-") return file;
@@ -113,10 +143,10 @@ std::string resolve(const std::string& base_dir, const std::string& file) {
 
 core::Result<CompanionConfig> CompanionConfig::from_value(const Value& doc, const std::string& base_dir) {
   if (!doc.is_map()) return Error::invalid("", text_of(doc), "expected a mapping (the companion configuration)");
-  static constexpr std::array<std::string_view, 15> kKeys{
+  static constexpr std::array<std::string_view, 16> kKeys{
       "schema_version", "controllers", "cluster_queues", "tenants", "price_book", "budgets", "soft_limit_percent",
       "retry_after_seconds", "unmapped_tenant", "gpu_resources", "flavor_gpu_types", "default_duration", "queues",
-      "store", "kubeconfig"};
+      "store", "kubeconfig", "leader_election"};
   BUDCORE_TRY(core::check_keys(doc.as_map(), kKeys));
   CompanionConfig c;
   if (const Value* v = doc.find("schema_version")) {
@@ -303,6 +333,9 @@ core::Result<CompanionConfig> CompanionConfig::from_value(const Value& doc, cons
     std::string k;
     BUDCORE_TRY_ASSIGN(k, string_at(*v, "kubeconfig"));
     c.kubeconfig = resolve(base_dir, k);
+  }
+  if (const Value* v = doc.find("leader_election")) {
+    BUDCORE_TRY_ASSIGN(c.leader_election, leader_election_at(*v));
   }
   return c;
 }

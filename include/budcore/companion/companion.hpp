@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "budcore/backend/store.hpp"
+#include "budcore/companion/leader.hpp"
 #include "budcore/core/clock.hpp"
 #include "budcore/core/id.hpp"
 #include "budcore/core/money.hpp"
@@ -108,6 +109,13 @@ struct QueueSettings {
 //     team-a: {default_duration: 2h, window: {start: "22:00", end: "06:00", zone: UTC}}
 //   store: sqlite:///var/lib/budcore/companion.db   # the CLI's default: sqlite:budcore-companion.db
 //   kubeconfig: /etc/budcore/kubeconfig       # default: $KUBECONFIG, ~/.kube/config, in-cluster
+//   leader_election:                          # present: replicas elect one writer on a Lease
+//     lease_name: budcore-kueue-companion     # (default)
+//     namespace: budcore-system               # default: the kubeconfig context's namespace
+//     identity: companion-0                   # default: hostname_<random>
+//     lease_duration: 15s                     # whole seconds (default 15s)
+//     renew_deadline: 10s                     # < lease_duration (default 10s)
+//     retry_period: 2s                        # renew_deadline > 1.2 x retry_period (default 2s)
 // Unknown keys are errors; every error names the field path, the value and why.
 struct BUDCORE_API CompanionConfig {
   static constexpr int kSchemaVersion = 1;
@@ -125,6 +133,7 @@ struct BUDCORE_API CompanionConfig {
   std::map<std::string, QueueSettings> queues;
   std::string store;
   std::string kubeconfig;  // the CLI's --kubeconfig wins over it
+  std::optional<LeaderElectionConfig> leader_election;  // absent: a single replica, no Lease
 
   // `base_dir` resolves the price book and budget file names.
   static core::Result<CompanionConfig> from_value(const core::Value& document, const std::string& base_dir = ".");
@@ -254,6 +263,13 @@ class BUDCORE_API Companion {
   // Our AdmissionChecks and the checks each runs (after activate_checks()).
   const std::map<std::string, std::vector<CheckKind>>& admission_checks() const noexcept;
   std::size_t relists() const noexcept;
+  // The Lease elector when the config has leader_election (nullptr otherwise). Without it every
+  // call writes; with it only the holder does: sync() is NotLeader and every write refused
+  // (NotLeader) on a replica that does not hold the Lease, and run() renews the Lease on a
+  // thread of its own, writes only while holding it and releases it when stopped.
+  LeaderElector* leader() noexcept;
+  // Writes made (Workloads, AdmissionChecks, Store records): each passed the leadership gate.
+  std::uint64_t writes() const noexcept;
 
  private:
   struct Impl;

@@ -53,6 +53,7 @@ BUDCORE_API const Resource& secrets();
 BUDCORE_API const Resource& services();
 BUDCORE_API const Resource& jobs();
 BUDCORE_API const Resource& deployments();
+BUDCORE_API const Resource& leases();  // coordination.k8s.io/v1, for leader election
 BUDCORE_API const Resource& resource_flavors();
 BUDCORE_API const Resource& cluster_queues();
 BUDCORE_API const Resource& local_queues();
