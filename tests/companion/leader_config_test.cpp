@@ -111,3 +111,16 @@ TEST(LeaderElectionTest, DefaultIdentityIsUniquePerCall) {
 
 }  // namespace
 }  // namespace budcore::companion
+
+namespace budcore::companion {
+namespace {
+
+TEST(LeaderElectionConfigTest, TheDeployExampleConfigLoads) {
+  auto c = CompanionConfig::load_file(BUDCORE_SOURCE_DIR "/deploy/companion/config.yaml");
+  ASSERT_TRUE(c) << c.error().describe();
+  ASSERT_TRUE(c->leader_election.has_value());
+  EXPECT_EQ(c->leader_election->namespace_, "budcore-system");
+}
+
+}  // namespace
+}  // namespace budcore::companion

@@ -7,11 +7,15 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <regex>
+#include <set>
 #include <thread>
 
 #include "budcore/backend/store.hpp"
 #include "budcore/companion/companion.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
 #include "budcore/kubernetes/kueue.hpp"
 #include "budcore/kubernetes/status.hpp"
 #include "kubernetes/testbed/testbed.hpp"
@@ -27,6 +31,26 @@ using testing::Testbed;
 namespace res = kubernetes::resources;
 
 const char* kTenant = "0190e6f4-0000-7000-8000-0000000000c1";
+
+// One companion replica with leader election: its own client (field manager budcore-<id>, so
+// the Workloads' managedFields show who wrote), its own store, its own thread.
+struct Replica {
+  std::string id;
+  std::unique_ptr<Client> client;
+  std::unique_ptr<backend::Store> store;
+  std::unique_ptr<Companion> companion;
+  std::thread runner;
+  std::atomic<int> written{0};
+  std::mutex mu;
+  std::vector<core::Error> errors;
+
+  bool leads() const { return companion->leader()->is_leader(); }
+  void stop() {
+    if (companion) companion->stop();
+    if (runner.joinable()) runner.join();
+  }
+  ~Replica() { stop(); }
+};
 
 class CompanionTestbedTest : public ::testing::Test {
  protected:
@@ -225,6 +249,50 @@ class CompanionTestbedTest : public ::testing::Test {
     return 0;
   }
 
+  std::string lease_name() const { return "lease-" + sfx; }
+
+  // A replica of this test's configuration electing on lease_name() in `lease_ns`, connected
+  // with `cluster` (the test bed's admin credentials unless given others).
+  std::unique_ptr<Replica> replica(const std::string& id, const std::string& lease_ns,
+                                   std::optional<kubernetes::ClusterConfig> cluster = std::nullopt) {
+    auto r = std::make_unique<Replica>();
+    r->id = id;
+    kubernetes::ClientOptions o;
+    o.field_manager = "budcore-" + id;
+    auto c = Client::open(cluster ? *cluster : tb->config(), o);
+    EXPECT_TRUE(c) << c.error().describe();
+    r->client = std::move(*c);
+    auto s = backend::open_store("sqlite:" BUDCORE_BINARY_DIR "/companion_testbed/" + sfx + "-" + id + ".db");
+    EXPECT_TRUE(s) << s.error().describe();
+    r->store = std::move(*s);
+    auto cfg = CompanionConfig::from_text(config_text() + "leader_election: {lease_name: " + lease_name() +
+                                          ", namespace: " + lease_ns + ", identity: " + id +
+                                          ", lease_duration: 4s, renew_deadline: 3s, retry_period: 500ms}\n");
+    EXPECT_TRUE(cfg) << cfg.error().describe();
+    auto comp = Companion::open(std::move(*cfg), *r->client, *r->store);
+    EXPECT_TRUE(comp) << comp.error().describe();
+    r->companion = std::move(*comp);
+    Replica* p = r.get();
+    r->runner = std::thread([p] {
+      p->companion->run([p](const Written&) { p->written.fetch_add(1); },
+                        [p](const core::Error& e) {
+                          std::lock_guard lock(p->mu);
+                          p->errors.push_back(e);
+                        });
+    });
+    return r;
+  }
+
+  // The field managers that wrote to an object.
+  static std::set<std::string> managers(const Value& obj) {
+    std::set<std::string> out;
+    const Value* mf = obj.find_path("metadata.managedFields");
+    if (mf != nullptr && mf->is_list())
+      for (const auto& m : mf->as_list())
+        if (const Value* n = m.find("manager"); n != nullptr && n->is_string()) out.insert(n->as_string());
+    return out;
+  }
+
   testing::Testbed* tb = nullptr;
   std::unique_ptr<Client> client;
   std::string sfx, ns, flavor, cq, budget_check, window_check, store_uri;
@@ -398,6 +466,221 @@ TEST_F(CompanionTestbedTest, TheCommandLineAnswersPendingChecks) {
   EXPECT_NE(out.find("\"admission_check\":\"" + budget_check + "\""), std::string::npos) << out;
   Value a = wait_workload("cli", [&](const Value& v) { return admitted(v); });
   EXPECT_TRUE(admitted(a)) << core::to_json(a);
+}
+
+// Two replicas on one Lease: one holds it and writes, the other writes nothing; the holder's
+// graceful stop releases the Lease and the other takes over and answers the next Workload.
+TEST_F(CompanionTestbedTest, LeaseOneOfTwoReplicasWritesAndItsStopHandsTheLeaseOver) {
+  queues(4);
+  auto a = replica("a", ns);
+  auto b = replica("b", ns);
+  ASSERT_TRUE(Testbed::wait_until([&] { return a->leads() || b->leads(); }, std::chrono::seconds(15)));
+  Replica* holder = a->leads() ? a.get() : b.get();
+  Replica* other = holder == a.get() ? b.get() : a.get();
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_FALSE(a->leads() && b->leads());
+    EXPECT_TRUE(holder->leads());
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  auto lease = client->get(res::leases(), ns, lease_name());
+  ASSERT_TRUE(lease) << lease.error().describe();
+  LeaseRecord r = read_lease(*lease);
+  EXPECT_EQ(r.holder, holder->id);
+  EXPECT_EQ(r.lease_duration_seconds, 4);
+  EXPECT_EQ(r.transitions, 0);
+  const std::regex micro(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)");
+  for (const char* f : {"spec.renewTime", "spec.acquireTime"})
+    EXPECT_TRUE(std::regex_match(lease->find_path(f)->as_string(), micro)) << core::to_json(*lease);
+
+  job("first", Map{{"budcore.io/expected-duration", "1h"}});
+  Value w = wait_workload("first", [&](const Value& v) { return admitted(v); });
+  ASSERT_TRUE(admitted(w)) << core::to_json(w);
+  EXPECT_TRUE(managers(w).contains("budcore-" + holder->id)) << core::to_json(w);
+  EXPECT_FALSE(managers(w).contains("budcore-" + other->id)) << core::to_json(w);
+  auto ac = client->get(res::admission_checks(), "", budget_check);
+  ASSERT_TRUE(ac);
+  EXPECT_FALSE(managers(*ac).contains("budcore-" + other->id)) << core::to_json(*ac);
+  EXPECT_GT(holder->companion->writes(), 0u);
+  EXPECT_EQ(other->companion->writes(), 0u);
+  EXPECT_EQ(other->written.load(), 0);
+  // A replica without the Lease refuses to sync at all.
+  auto refused = other->companion->sync(0);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, core::ErrorCode::NotLeader) << refused.error().describe();
+
+  holder->stop();
+  const auto stopped_writes = holder->companion->writes();
+  lease = client->get(res::leases(), ns, lease_name());
+  ASSERT_TRUE(lease);
+  EXPECT_NE(read_lease(*lease).holder, holder->id) << "released on stop: " << core::to_json(*lease);
+  // The other replica retries every 500 ms and finds the Lease free.
+  ASSERT_TRUE(Testbed::wait_until([&] { return other->leads(); }, std::chrono::seconds(5)));
+  lease = client->get(res::leases(), ns, lease_name());
+  ASSERT_TRUE(lease);
+  r = read_lease(*lease);
+  EXPECT_EQ(r.holder, other->id);
+  EXPECT_EQ(r.transitions, 1);
+  EXPECT_EQ(r.lease_duration_seconds, 4);
+
+  job("second", Map{{"budcore.io/expected-duration", "1h"}});
+  w = wait_workload("second", [&](const Value& v) { return admitted(v); });
+  ASSERT_TRUE(admitted(w)) << core::to_json(w);
+  EXPECT_TRUE(managers(w).contains("budcore-" + other->id)) << core::to_json(w);
+  EXPECT_EQ(holder->companion->writes(), stopped_writes);
+  EXPECT_GT(other->written.load(), 0);
+}
+
+// The elector's rules on a Lease written by hand: a live holder keeps it, an expired one (past
+// renewTime + leaseDurationSeconds, unchanged for that long) is taken with leaseTransitions + 1;
+// two electors racing for an absent Lease: one creates it, the other gets false.
+TEST_F(CompanionTestbedTest, LeaseIsTakenOnlyWhenExpiredAndARaceHasOneWinner) {
+  auto now = core::system_clock()->now();
+  LeaderElectionConfig le;
+  le.lease_name = lease_name();
+  le.namespace_ = ns;
+  le.identity = "mine";
+  le.lease_duration = core::Duration::seconds(2);
+  le.renew_deadline = core::Duration::seconds(1);
+  le.retry_period = core::Duration::milliseconds(200);
+  Value ghost = Map{{"apiVersion", "coordination.k8s.io/v1"},
+                    {"kind", "Lease"},
+                    {"metadata", Map{{"name", lease_name()}, {"namespace", ns}}},
+                    {"spec", Map{{"holderIdentity", "ghost"},
+                                 {"leaseDurationSeconds", 30},
+                                 {"acquireTime", micro_time(now)},
+                                 {"renewTime", micro_time(now)},
+                                 {"leaseTransitions", 5}}}};
+  create(res::leases(), ns, ghost);
+  LeaderElector mine(le, *client);
+  auto got = mine.try_acquire_or_renew();
+  ASSERT_TRUE(got) << got.error().describe();
+  EXPECT_FALSE(*got);
+  EXPECT_FALSE(mine.is_leader());
+  // The ghost stopped renewing an hour ago, with a 1 s lease.
+  auto cur = client->get(res::leases(), ns, lease_name());
+  ASSERT_TRUE(cur);
+  auto hour_ago = now - core::Duration::hours(1);
+  cur->mutable_map().set("spec", Map{{"holderIdentity", "ghost"},
+                                     {"leaseDurationSeconds", 1},
+                                     {"acquireTime", micro_time(hour_ago)},
+                                     {"renewTime", micro_time(hour_ago)},
+                                     {"leaseTransitions", 5}});
+  ASSERT_TRUE(client->replace(res::leases(), ns, *cur));
+  // Not at first sight: the change was just seen.
+  got = mine.try_acquire_or_renew();
+  ASSERT_TRUE(got);
+  EXPECT_FALSE(*got);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  got = mine.try_acquire_or_renew();
+  ASSERT_TRUE(got) << got.error().describe();
+  EXPECT_TRUE(*got);
+  EXPECT_TRUE(mine.is_leader());
+  EXPECT_EQ(mine.term(), 1u);
+  cur = client->get(res::leases(), ns, lease_name());
+  ASSERT_TRUE(cur);
+  LeaseRecord r = read_lease(*cur);
+  EXPECT_EQ(r.holder, "mine");
+  EXPECT_EQ(r.transitions, 6);
+  EXPECT_EQ(r.lease_duration_seconds, 2);
+  // A renewal keeps acquireTime and leaseTransitions.
+  auto acquired = r.acquire_time;
+  ASSERT_TRUE(mine.try_acquire_or_renew().value_or(false));
+  r = read_lease(*client->get(res::leases(), ns, lease_name()));
+  EXPECT_EQ(r.acquire_time, acquired);
+  EXPECT_EQ(r.transitions, 6);
+  // Release: holder emptied, leaseDurationSeconds 1; no longer leading.
+  ASSERT_TRUE(mine.release());
+  EXPECT_FALSE(mine.is_leader());
+  r = read_lease(*client->get(res::leases(), ns, lease_name()));
+  EXPECT_EQ(r.holder, "");
+  EXPECT_EQ(r.lease_duration_seconds, 1);
+
+  // A race for an absent Lease.
+  le.lease_name = lease_name() + "-race";
+  LeaderElectionConfig l1 = le, l2 = le;
+  l1.identity = "one";
+  l2.identity = "two";
+  auto c2 = tb->client();
+  LeaderElector e1(l1, *client), e2(l2, *c2);
+  core::Result<bool> r1 = false, r2 = false;
+  std::thread t1([&] { r1 = e1.try_acquire_or_renew(); });
+  std::thread t2([&] { r2 = e2.try_acquire_or_renew(); });
+  t1.join();
+  t2.join();
+  ASSERT_TRUE(r1) << r1.error().describe();
+  ASSERT_TRUE(r2) << r2.error().describe();
+  EXPECT_NE(*r1, *r2) << "exactly one elector wins";
+  r = read_lease(*client->get(res::leases(), ns, le.lease_name));
+  EXPECT_EQ(r.holder, *r1 ? "one" : "two");
+}
+
+// The RBAC of deploy/companion/rbac.yaml, applied to the test bed, is all a replica needs: one
+// connected as the ServiceAccount (a TokenRequest token, not the admin's) takes the Lease in
+// budcore-system and answers a Workload's checks without a single refusal.
+TEST_F(CompanionTestbedTest, TheDeployRbacIsEnoughForTheServiceAccount) {
+  auto kind_resource = [](const std::string& kind) -> std::optional<kubernetes::Resource> {
+    static const std::map<std::string, kubernetes::Resource> rbac{
+        {"ServiceAccount", {"", "v1", "serviceaccounts", "ServiceAccount", true}},
+        {"ClusterRole", {"rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false}},
+        {"ClusterRoleBinding", {"rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false}},
+        {"Role", {"rbac.authorization.k8s.io", "v1", "roles", "Role", true}},
+        {"RoleBinding", {"rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true}}};
+    if (auto it = rbac.find(kind); it != rbac.end()) return it->second;
+    for (const char* api : {"v1", "kueue.x-k8s.io/v1beta2"})
+      if (const auto* r = res::by_kind(api, kind)) return *r;
+    return std::nullopt;
+  };
+  for (const char* file : {"rbac.yaml", "queues.yaml"}) {
+    std::ifstream in(std::string(BUDCORE_SOURCE_DIR "/deploy/companion/") + file);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto docs = core::parse_yaml_all(text.str());
+    ASSERT_TRUE(docs) << file << ": " << docs.error().describe();
+    for (const auto& d : *docs) {
+      std::string kind = d.find("kind")->as_string();
+      auto r = kind_resource(kind);
+      ASSERT_TRUE(r) << kind;
+      const Value* dns = d.find_path("metadata.namespace");
+      auto applied = client->apply(*r, dns != nullptr ? dns->as_string() : "", d, true);
+      ASSERT_TRUE(applied) << file << " " << kind << ": " << applied.error().describe();
+    }
+  }
+  auto body = client->request("POST", "/api/v1/namespaces/budcore-system/serviceaccounts/budcore-kueue-companion/token",
+                              R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}})");
+  ASSERT_TRUE(body) << body.error().describe();
+  auto tr = core::parse_json(*body);
+  ASSERT_TRUE(tr);
+  kubernetes::ClusterConfig sa = tb->config();
+  sa.token = tr->find_path("status.token")->as_string();
+  sa.token_file.clear();
+  sa.client_cert_pem.clear();
+  sa.client_key_pem.clear();
+  // Not an admin: the ServiceAccount may not list Namespaces, nor write Leases elsewhere.
+  auto probe = Client::open(sa);
+  ASSERT_TRUE(probe);
+  auto denied = (*probe)->list(res::namespaces(), "");
+  ASSERT_FALSE(denied);
+  EXPECT_EQ(denied.error().code, core::ErrorCode::Security) << denied.error().describe();
+  auto denied_lease = (*probe)->get(res::leases(), ns, "anything");
+  ASSERT_FALSE(denied_lease);
+  EXPECT_EQ(denied_lease.error().code, core::ErrorCode::Security) << denied_lease.error().describe();
+
+  queues(4);
+  auto r = replica("sa", "budcore-system", sa);
+  ASSERT_TRUE(Testbed::wait_until([&] { return r->leads(); }, std::chrono::seconds(15)));
+  job("rbac", Map{{"budcore.io/expected-duration", "1h"}});
+  Value w = wait_workload("rbac", [&](const Value& v) { return admitted(v); });
+  EXPECT_TRUE(admitted(w)) << core::to_json(w);
+  EXPECT_TRUE(managers(w).contains("budcore-sa")) << core::to_json(w);
+  auto lease = client->get(res::leases(), "budcore-system", lease_name());
+  ASSERT_TRUE(lease) << lease.error().describe();
+  EXPECT_EQ(read_lease(*lease).holder, "sa");
+  r->stop();
+  std::lock_guard lock(r->mu);
+  for (const auto& e : r->errors) ADD_FAILURE() << "the ServiceAccount replica was refused: " << e.describe();
+  lease = client->get(res::leases(), "budcore-system", lease_name());
+  ASSERT_TRUE(lease);
+  EXPECT_EQ(read_lease(*lease).holder, "") << "released with the ServiceAccount's rights";
 }
 
 }  // namespace
