@@ -133,10 +133,10 @@ class CompanionTestbedTest : public ::testing::Test {
   }
 
   // `budcore kueue companion --once` with this test's configuration: exit code and stdout.
-  std::pair<int, std::string> cli_once() {
+  std::pair<int, std::string> cli_once(const std::string& extra_config = {}) {
     std::string dir = BUDCORE_BINARY_DIR "/companion_testbed";
     std::string cfg = dir + "/" + sfx + ".yaml";
-    std::ofstream(cfg) << config_text();
+    std::ofstream(cfg) << config_text() << extra_config;
     std::string cmd = std::string(BUDCORE_BINARY_DIR) + "/bin/budcore kueue companion --once --config " + cfg +
                       " --kubeconfig " + tb->kubeconfig() + " --store " + store_uri + " 2>&1";
     std::string out;
@@ -681,6 +681,41 @@ TEST_F(CompanionTestbedTest, TheDeployRbacIsEnoughForTheServiceAccount) {
   lease = client->get(res::leases(), "budcore-system", lease_name());
   ASSERT_TRUE(lease);
   EXPECT_EQ(read_lease(*lease).holder, "") << "released with the ServiceAccount's rights";
+}
+
+// `--once` with leader election: while another replica holds the Lease it writes nothing (the
+// checks stay inactive); with the Lease free it takes it, answers and releases it.
+TEST_F(CompanionTestbedTest, TheCommandLineWritesOnlyWithTheLease) {
+  queues(2);
+  LeaderElectionConfig le;
+  le.lease_name = lease_name();
+  le.namespace_ = ns;
+  le.identity = "elsewhere";
+  LeaderElector other(le, *client);
+  ASSERT_TRUE(other.try_acquire_or_renew().value_or(false));
+  std::string section = "leader_election: {lease_name: " + lease_name() + ", namespace: " + ns + ", identity: cli}\n";
+  auto [rc, out] = cli_once(section);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find(R"({"event":"not_leader","identity":"cli"})"), std::string::npos) << out;
+  EXPECT_EQ(out.find("started"), std::string::npos) << out;
+  auto ac = client->get(res::admission_checks(), "", budget_check);
+  ASSERT_TRUE(ac);
+  EXPECT_FALSE(kubernetes::find_condition(*ac, "Active")) << core::to_json(*ac);
+
+  ASSERT_TRUE(other.release());
+  std::tie(rc, out) = cli_once(section);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("{\"event\":\"started\""), std::string::npos) << out;
+  ac = client->get(res::admission_checks(), "", budget_check);
+  ASSERT_TRUE(ac);
+  auto active = kubernetes::find_condition(*ac, "Active");
+  ASSERT_TRUE(active) << core::to_json(*ac);
+  EXPECT_EQ(active->status, "True");
+  auto lease = client->get(res::leases(), ns, lease_name());
+  ASSERT_TRUE(lease);
+  LeaseRecord r = read_lease(*lease);
+  EXPECT_EQ(r.holder, "") << "released after --once: " << core::to_json(*lease);
+  EXPECT_EQ(r.transitions, 1);
 }
 
 }  // namespace
