@@ -616,7 +616,7 @@ TEST_F(CompanionTestbedTest, LeaseIsTakenOnlyWhenExpiredAndARaceHasOneWinner) {
 
 // The RBAC of deploy/companion/rbac.yaml, applied to the test bed, is all a replica needs: one
 // connected as the ServiceAccount (a TokenRequest token, not the admin's) takes the Lease in
-// budcore-system and answers a Workload's checks without a single refusal.
+// budcore-system, answers a Workload's checks and holds another without a single refusal.
 TEST_F(CompanionTestbedTest, TheDeployRbacIsEnoughForTheServiceAccount) {
   auto kind_resource = [](const std::string& kind) -> std::optional<kubernetes::Resource> {
     static const std::map<std::string, kubernetes::Resource> rbac{
@@ -672,6 +672,10 @@ TEST_F(CompanionTestbedTest, TheDeployRbacIsEnoughForTheServiceAccount) {
   Value w = wait_workload("rbac", [&](const Value& v) { return admitted(v); });
   EXPECT_TRUE(admitted(w)) << core::to_json(w);
   EXPECT_TRUE(managers(w).contains("budcore-sa")) << core::to_json(w);
+  // Past the soft limit (10 + 90 of 100 USD, soft 80%): held, i.e. the Workload patched.
+  job("held", Map{{"budcore.io/expected-duration", "9h"}});
+  w = wait_workload("held", [&](const Value& v) { return held(v) && !active(v); });
+  EXPECT_TRUE(held(w) && !active(w)) << core::to_json(w);
   auto lease = client->get(res::leases(), "budcore-system", lease_name());
   ASSERT_TRUE(lease) << lease.error().describe();
   EXPECT_EQ(read_lease(*lease).holder, "sa");
