@@ -21,5 +21,8 @@ struct Decision;
 struct CompanionOptions;
 struct Written;
 class Companion;
+struct LeaderElectionConfig;
+struct LeaseRecord;
+class LeaderElector;
 
 }  // namespace budcore::companion
