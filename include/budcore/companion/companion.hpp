@@ -25,7 +25,12 @@
 // annotations, decisions kept in a Store so that a restart neither counts a Workload's price
 // twice nor changes a decision it made.
 //
-// Thread-safety: a Companion is driven by one thread; stop() may be called from any.
+// Several replicas elect one writer on a coordination.k8s.io Lease when the config has a
+// leader_election section (companion/leader.hpp): every write passes one gate that only the
+// Lease's holder passes.
+//
+// Thread-safety: a Companion is driven by one thread (run() renews the Lease on a second one);
+// stop() may be called from any.
 #pragma once
 
 #include <atomic>
@@ -112,7 +117,7 @@ struct QueueSettings {
 //   leader_election:                          # present: replicas elect one writer on a Lease
 //     lease_name: budcore-kueue-companion     # (default)
 //     namespace: budcore-system               # default: the kubeconfig context's namespace
-//     identity: companion-0                   # default: hostname_<random>
+//     identity: companion-0                   # unique per replica (default: hostname_<random>)
 //     lease_duration: 15s                     # whole seconds (default 15s)
 //     renew_deadline: 10s                     # < lease_duration (default 10s)
 //     retry_period: 2s                        # renew_deadline > 1.2 x retry_period (default 2s)
