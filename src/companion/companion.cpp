@@ -105,8 +105,9 @@ struct Companion::Impl {
                                                        "/" + le.lease_name + ": it makes no writes");
   }
 
-  // The one gate before every write (Workloads, AdmissionChecks, the Store): only the replica
-  // holding the Lease, renewed within the renew deadline, passes.
+  // The one gate, called right before each write (Workloads, AdmissionChecks, the Store): only
+  // the replica holding the Lease, renewed within the renew deadline, passes; each pass is
+  // counted as one write.
   core::Status gate() {
     if (!leading()) return not_leader();
     writes.fetch_add(1);
@@ -172,11 +173,11 @@ struct Companion::Impl {
       }
     }
     for (const auto& [n, e] : ours) entries.emplace_back(e);
-    BUDCORE_TRY(gate());
     Value patch = core::Map{{"apiVersion", std::string(kKueueApi)},
                             {"kind", "Workload"},
                             {"metadata", core::Map{{"name", name}, {"namespace", ns}}},
                             {"status", core::Map{{"admissionChecks", std::move(entries)}}}};
+    BUDCORE_TRY(gate());
     auto r = client.apply(kubernetes::resources::workloads(), ns, patch, true, "status");
     if (!r) return std::move(r).error();
     return {};
@@ -199,6 +200,7 @@ struct Companion::Impl {
     holds[key] = h;
     Value patch = core::Map{{"metadata", core::Map{{"annotations", core::Map{{std::string(kHeldUntilAnnotation), until.to_string()}}}}},
                             {"spec", core::Map{{"active", false}}}};
+    BUDCORE_TRY(gate());
     auto r = client.patch(kubernetes::resources::workloads(), f.namespace_, f.name, patch);
     if (!r) return std::move(r).error();
     return {};
