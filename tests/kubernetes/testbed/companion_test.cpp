@@ -295,6 +295,97 @@ class CompanionTestbedTest : public ::testing::Test {
     return out;
   }
 
+  // Two `budcore kueue companion` processes on one Lease: only the holder answers; when it ends
+  // by `sig` (SIGTERM: it releases the Lease; SIGKILL: it cannot) the other process takes the
+  // Lease and answers the next Workload.
+  void run_two_processes(int sig) {
+    queues(4);
+    std::string dir = BUDCORE_BINARY_DIR "/companion_testbed";
+    std::string cfg = dir + "/" + sfx + "-replicas.yaml";
+    std::ofstream(cfg) << config_text() << "leader_election: {lease_name: " << lease_name() << ", namespace: " << ns
+                       << ", lease_duration: 4s, renew_deadline: 3s, retry_period: 500ms}\n";
+    struct Process {
+      int pid = 0;
+      std::string out;
+      std::string output() const {
+        std::ifstream in(out);
+        std::stringstream t;
+        t << in.rdbuf();
+        return t.str();
+      }
+      bool running() const { return pid > 0 && ::kill(pid, 0) == 0; }
+    };
+    auto spawn = [&](const std::string& name) {
+      Process p;
+      p.out = dir + "/" + sfx + "-" + name + ".out";
+      std::string pidfile = dir + "/" + sfx + "-" + name + ".pid";
+      std::string cmd = std::string(BUDCORE_BINARY_DIR) + "/bin/budcore kueue companion --config " + cfg + " --kubeconfig " +
+                        tb->kubeconfig() + " --store sqlite:" + dir + "/" + sfx + "-" + name + ".db > " + p.out +
+                        " 2>&1 & echo $! > " + pidfile;
+      EXPECT_EQ(std::system(cmd.c_str()), 0);
+      std::ifstream(pidfile) >> p.pid;
+      return p;
+    };
+    Process one = spawn("one"), two = spawn("two");
+    // A failed assertion must not leave the processes running.
+    struct Reaper {
+      std::vector<int> pids;
+      ~Reaper() {
+        for (int p : pids)
+          if (p > 0) ::kill(p, SIGTERM);
+      }
+    } reaper{{one.pid, two.pid}};
+    ASSERT_GT(one.pid, 0);
+    ASSERT_GT(two.pid, 0);
+    auto holder_id = [&] {
+      auto l = client->get(res::leases(), ns, lease_name());
+      return l ? read_lease(*l).holder : std::string();
+    };
+    ASSERT_TRUE(Testbed::wait_until([&] { return !holder_id().empty(); }, std::chrono::seconds(15)));
+    std::string first = holder_id();
+    Process* holder = one.output().find("\"identity\":\"" + first + "\"") != std::string::npos ? &one : &two;
+    Process* other = holder == &one ? &two : &one;
+    ASSERT_NE(holder->output().find("\"identity\":\"" + first + "\""), std::string::npos) << one.output() << two.output();
+  
+    job("first", Map{{"budcore.io/expected-duration", "1h"}});
+    Value w = wait_workload("first", [&](const Value& v) { return admitted(v); });
+    ASSERT_TRUE(admitted(w)) << core::to_json(w);
+    EXPECT_NE(holder->output().find("\"event\":\"decision\""), std::string::npos) << holder->output();
+    EXPECT_EQ(other->output().find("\"event\":\"decision\""), std::string::npos) << other->output();
+  
+    ::kill(holder->pid, sig);
+    ASSERT_TRUE(Testbed::wait_until([&] { return !holder->running(); }, std::chrono::seconds(15)));
+    std::optional<core::Timestamp> last_renew;  // the killed holder's, read once it is gone
+    if (auto l = client->get(res::leases(), ns, lease_name())) last_renew = read_lease(*l).renew_time;
+    reaper.pids[holder == &one ? 0 : 1] = 0;  // exited: its id may be reused
+    if (sig == SIGTERM) {
+      EXPECT_NE(holder->output().find("{\"event\":\"stopped\"}"), std::string::npos) << holder->output();
+    }
+    // Released: the other takes it at its next retry (500 ms). Killed: once the Lease (4 s) has
+    // expired.
+    auto takeover = sig == SIGTERM ? std::chrono::seconds(5) : std::chrono::seconds(12);
+    ASSERT_TRUE(Testbed::wait_until([&] { auto h = holder_id(); return !h.empty() && h != first; }, takeover))
+        << "the other process did not take the Lease";
+    if (sig == SIGKILL) {
+      // Not before the killed holder's last renewTime + leaseDurationSeconds.
+      auto lease = client->get(res::leases(), ns, lease_name());
+      ASSERT_TRUE(lease);
+      LeaseRecord r = read_lease(*lease);
+      ASSERT_TRUE(r.acquire_time && last_renew);
+      EXPECT_GE(*r.acquire_time, *last_renew + core::Duration::seconds(4)) << core::to_json(*lease);
+      EXPECT_EQ(r.transitions, 1);
+    }
+    job("second", Map{{"budcore.io/expected-duration", "1h"}});
+    w = wait_workload("second", [&](const Value& v) { return admitted(v); });
+    ASSERT_TRUE(admitted(w)) << core::to_json(w);
+    EXPECT_TRUE(Testbed::wait_until([&] { return other->output().find("\"event\":\"decision\"") != std::string::npos; }))
+        << other->output();
+    ::kill(other->pid, SIGTERM);
+    ASSERT_TRUE(Testbed::wait_until([&] { return !other->running(); }, std::chrono::seconds(15)));
+    reaper.pids = {};
+    EXPECT_EQ(holder_id(), "") << "released by the second process too";
+  }
+
   testing::Testbed* tb = nullptr;
   std::unique_ptr<Client> client;
   std::string sfx, ns, flavor, cq, budget_check, window_check, store_uri;
@@ -724,79 +815,9 @@ TEST_F(CompanionTestbedTest, TheCommandLineWritesOnlyWithTheLease) {
   EXPECT_EQ(r.transitions, 1);
 }
 
-// Two `budcore kueue companion` processes on one Lease: only the holder answers; SIGTERM to it
-// releases the Lease and the other process answers the next Workload.
-TEST_F(CompanionTestbedTest, TwoCommandLineReplicasHandTheLeaseOverOnSigterm) {
-  queues(4);
-  std::string dir = BUDCORE_BINARY_DIR "/companion_testbed";
-  std::string cfg = dir + "/" + sfx + "-replicas.yaml";
-  std::ofstream(cfg) << config_text() << "leader_election: {lease_name: " << lease_name() << ", namespace: " << ns
-                     << ", lease_duration: 4s, renew_deadline: 3s, retry_period: 500ms}\n";
-  struct Process {
-    int pid = 0;
-    std::string out;
-    std::string output() const {
-      std::ifstream in(out);
-      std::stringstream t;
-      t << in.rdbuf();
-      return t.str();
-    }
-    bool running() const { return pid > 0 && ::kill(pid, 0) == 0; }
-  };
-  auto spawn = [&](const std::string& name) {
-    Process p;
-    p.out = dir + "/" + sfx + "-" + name + ".out";
-    std::string pidfile = dir + "/" + sfx + "-" + name + ".pid";
-    std::string cmd = std::string(BUDCORE_BINARY_DIR) + "/bin/budcore kueue companion --config " + cfg + " --kubeconfig " +
-                      tb->kubeconfig() + " --store sqlite:" + dir + "/" + sfx + "-" + name + ".db > " + p.out +
-                      " 2>&1 & echo $! > " + pidfile;
-    EXPECT_EQ(std::system(cmd.c_str()), 0);
-    std::ifstream(pidfile) >> p.pid;
-    return p;
-  };
-  Process one = spawn("one"), two = spawn("two");
-  // A failed assertion must not leave the processes running.
-  struct Reaper {
-    std::vector<int> pids;
-    ~Reaper() {
-      for (int p : pids)
-        if (p > 0) ::kill(p, SIGTERM);
-    }
-  } reaper{{one.pid, two.pid}};
-  ASSERT_GT(one.pid, 0);
-  ASSERT_GT(two.pid, 0);
-  auto holder_id = [&] {
-    auto l = client->get(res::leases(), ns, lease_name());
-    return l ? read_lease(*l).holder : std::string();
-  };
-  ASSERT_TRUE(Testbed::wait_until([&] { return !holder_id().empty(); }, std::chrono::seconds(15)));
-  std::string first = holder_id();
-  Process* holder = one.output().find("\"identity\":\"" + first + "\"") != std::string::npos ? &one : &two;
-  Process* other = holder == &one ? &two : &one;
-  ASSERT_NE(holder->output().find("\"identity\":\"" + first + "\""), std::string::npos) << one.output() << two.output();
+TEST_F(CompanionTestbedTest, TwoCommandLineReplicasHandTheLeaseOverOnSigterm) { run_two_processes(SIGTERM); }
 
-  job("first", Map{{"budcore.io/expected-duration", "1h"}});
-  Value w = wait_workload("first", [&](const Value& v) { return admitted(v); });
-  ASSERT_TRUE(admitted(w)) << core::to_json(w);
-  EXPECT_NE(holder->output().find("\"event\":\"decision\""), std::string::npos) << holder->output();
-  EXPECT_EQ(other->output().find("\"event\":\"decision\""), std::string::npos) << other->output();
-
-  ::kill(holder->pid, SIGTERM);
-  ASSERT_TRUE(Testbed::wait_until([&] { return !holder->running(); }, std::chrono::seconds(15)));
-  reaper.pids[holder == &one ? 0 : 1] = 0;  // exited: its id may be reused
-  EXPECT_NE(holder->output().find("{\"event\":\"stopped\"}"), std::string::npos) << holder->output();
-  ASSERT_TRUE(Testbed::wait_until([&] { auto h = holder_id(); return !h.empty() && h != first; }, std::chrono::seconds(5)))
-      << "the other process did not take the released Lease";
-  job("second", Map{{"budcore.io/expected-duration", "1h"}});
-  w = wait_workload("second", [&](const Value& v) { return admitted(v); });
-  ASSERT_TRUE(admitted(w)) << core::to_json(w);
-  EXPECT_TRUE(Testbed::wait_until([&] { return other->output().find("\"event\":\"decision\"") != std::string::npos; }))
-      << other->output();
-  ::kill(other->pid, SIGTERM);
-  ASSERT_TRUE(Testbed::wait_until([&] { return !other->running(); }, std::chrono::seconds(15)));
-  reaper.pids = {};
-  EXPECT_EQ(holder_id(), "") << "released by the second process too";
-}
+TEST_F(CompanionTestbedTest, TwoCommandLineReplicasTakeOverALeaseWhoseHolderWasKilled) { run_two_processes(SIGKILL); }
 
 }  // namespace
 }  // namespace budcore::companion
