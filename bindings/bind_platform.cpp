@@ -244,11 +244,13 @@ void bind_platform(py::module_& m) {
       .def("cluster", [](PyPlatform& h) {
         auto p = h.get();
         platform::ClusterSnapshot s;
+        std::vector<platform::GpuFlavorReport> gpu;
         {
           py::gil_scoped_release release;
           s = p->cluster();
+          gpu = p->gpu_report();
         }
-        return to_python(platform::to_value(s));
+        return to_python(platform::to_value(s, gpu));
       }, "What the cluster holds and the quota it uses (an operator call).")
       .def("check", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.check_invariants(); }); }, "Checks the platform's invariants against its store and cluster; raises on a violation.")
       // ---- security (budcore.Platform.bind_role / unbind_role / role_bindings / audit / verify_audit)

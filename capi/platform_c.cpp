@@ -369,7 +369,8 @@ extern "C" int budcore_platform_cluster(budcore_buf* out, const budcore_platform
     if (!empty_out(out)) return last_code();
     platform::Platform* pl = handle(p);
     if (pl == nullptr) return last_code();
-    return capi::fill_buf(out, core::to_json(platform::to_value(pl->cluster())));
+    auto snapshot = pl->cluster();
+    return capi::fill_buf(out, core::to_json(platform::to_value(snapshot, pl->gpu_report())));
   });
 }
 

@@ -37,6 +37,7 @@
 #include "budcore/cost/metering.hpp"
 #include "budcore/cost/price_book.hpp"
 #include "budcore/cost/rollup.hpp"
+#include "budcore/gpu/defrag.hpp"
 #include "budcore/gpu/fragmentation.hpp"
 #include "budcore/gpu/fwd.hpp"
 #include "budcore/gpu/inventory.hpp"

@@ -260,7 +260,8 @@ class Platform:
         return self._h.ha_status()
 
     def cluster(self) -> dict:
-        """What the cluster holds ({'workloads', 'usage'})."""
+        """What the cluster holds ({'workloads', 'usage'}), and with a placement policy its GPU
+        pools' fragmentation ('gpu': per flavor, see docs/gpu.md)."""
         return self._h.cluster()
 
     def check(self) -> None:

@@ -438,12 +438,12 @@ const bool registered = register_commands([](CLI::App& root) {
     });
   });
 
-  auto* cluster = group->add_subcommand("cluster", "What the cluster holds and the quota it uses");
+  auto* cluster = group->add_subcommand("cluster", "What the cluster holds, the quota it uses and its GPU pools' fragmentation");
   add_common(cluster, false);
   cluster->callback([=] {
     exit_code() = with_platform(*common, false, [&](platform::Platform& p, const platform::CallContext&) -> core::Result<core::Value> {
       BUDCORE_TRY(p.pump());
-      return platform::to_value(p.cluster());
+      return platform::to_value(p.cluster(), p.gpu_report());
     });
   });
 

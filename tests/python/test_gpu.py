@@ -108,3 +108,44 @@ def test_errors_name_the_field():
     with pytest.raises(budcore.ValidationError) as e:
         gpu.replay(NODES, PODS, max_load=0.5, step=0.9)
     assert e.value.field == "step"
+
+
+DEFRAG = DATA / "defrag_gang.json"
+
+
+def test_defrag_plans_the_cheapest_moves_and_applies_them():
+    plan = gpu.defrag(DEFRAG)
+    assert isinstance(plan, gpu.DefragPlan)
+    # Moving w1 and w2 off n0 costs 1 GPU x (100 + 60) + 1 GPU x (500 + 60) = 720 GPU-seconds;
+    # w3 (priority 5) is never moved, and waiting for it on n1 costs 4 x 1000.
+    assert plan.kind == "move" and plan.cost == 720
+    assert plan.plan["node"] == "n0" and plan.plan["gpus"] == [0, 1, 2, 3]
+    assert [m["workload"] for m in plan.plan["moves"]] == ["w1", "w2"]
+    assert plan.applied is False and "workloads" not in plan
+    applied = gpu.defrag(DEFRAG, apply=True)
+    where = {w["name"]: w["node"] for w in applied.workloads}
+    assert where == {"w1": "n1", "w2": "n1", "w3": "n1", "w4": "n1", "gang": "n0"}
+    # Waiting is chosen when it is cheaper: both of n0's workloads end within 150 s (4 x 150).
+    doc = json.loads(DEFRAG.read_text())
+    doc["workloads"][0]["ends_in_seconds"] = 100
+    doc["workloads"][1]["ends_in_seconds"] = 150
+    waited = gpu.defrag(doc)
+    assert waited.kind == "wait" and waited.cost == 600 and waited.plan["wait_for"] == ["w1", "w2"]
+    assert [r["action"] for r in waited.rows()] == ["wait", "wait"]
+
+
+def test_defrag_to_pandas_cli_and_errors():
+    pytest.importorskip("pandas")
+    frame = gpu.defrag(DEFRAG).to_pandas()
+    assert list(frame.columns) == list(gpu.PLAN_COLUMNS)
+    assert list(frame["workload"]) == ["w1", "w2"] and list(frame["cost_gpu_seconds"]) == [160, 560]
+    cli = os.environ.get("BUDCORE_CLI")
+    if cli:
+        out = subprocess.run([cli, "gpu", "defrag", "--problem", str(DEFRAG)], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout) == gpu.defrag(DEFRAG)
+    doc = json.loads(DEFRAG.read_text())
+    doc["workloads"][1]["gpus"] = [7]
+    with pytest.raises(budcore.ValidationError) as e:
+        gpu.defrag(doc)
+    assert e.value.field == "workloads[1].gpus[0]"

@@ -145,7 +145,8 @@ BUDCORE_API int budcore_platform_metrics(budcore_buf *out, const budcore_platfor
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_ha_status(budcore_buf *out, const budcore_platform *platform);
 
-/* Writes what the cluster holds and the quota it uses ({"workloads", "usage"}).
+/* Writes what the cluster holds and the quota it uses ({"workloads", "usage"}), and with
+ * cluster.placement_policy its GPU pools' fragmentation ("gpu": per flavor, docs/gpu.md).
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_cluster(budcore_buf *out, const budcore_platform *platform);
 

@@ -120,6 +120,7 @@ std::string_view to_string(GpuSharing s) noexcept {
     case GpuSharing::Full: return "full";
     case GpuSharing::Mig: return "mig";
     case GpuSharing::TimeSlice: return "time_slice";
+    case GpuSharing::Fractional: return "fractional";
   }
   return "full";
 }
@@ -304,6 +305,7 @@ core::Result<std::uint32_t> Impl::add_run(const WorkloadRequest& req) {
 
 void Impl::enqueue(std::uint32_t slot, std::int64_t now) {
   sim::Run& r = runs[slot];
+  if (r.gpu) release_node(slot);
   r.placement.reset();
   if (r.window && !r.window->contains(core::Timestamp::from_unix_nanos(now))) {
     set_phase(slot, Phase::Waiting);
@@ -521,7 +523,8 @@ core::Result<std::vector<WorkloadInfo>> SimCluster::list() {
     } else if (r.phase == Phase::Queued) {
       w.message = "waiting in ClusterQueue " + m.cq_names[static_cast<std::size_t>(m.lqs[r.lq].cq)] + " behind the queue's heads";
     } else if (r.phase == Phase::Admitted) {
-      w.message = "admitted; waiting for a node with free devices";
+      w.message = r.gpu && !r.gpu->waiting.empty() ? r.gpu->waiting
+                                                   : "admitted by quota; waiting for placement: no node with free devices";
     }
     out.push_back(std::move(w));
   }
@@ -639,5 +642,22 @@ std::size_t SimCluster::admitted() const noexcept {
 }
 std::size_t SimCluster::running() const noexcept { return impl_->counts[static_cast<int>(Phase::Running)]; }
 const SimClusterOptions& SimCluster::options() const noexcept { return impl_->options; }
+
+std::vector<SimCluster::GpuPoolView> SimCluster::gpu_pools() const {
+  std::vector<GpuPoolView> out;
+  for (const auto& gf : impl_->gpu_flavors) out.push_back({gf.flavor, &gf.pool, &gf.seen});
+  return out;
+}
+
+std::vector<std::pair<core::Id, std::string>> SimCluster::waiting_for_placement() const {
+  std::vector<std::pair<core::Id, std::string>> out;
+  for (std::uint32_t slot : impl_->unplaced) {
+    const sim::Run& r = impl_->runs[slot];
+    if (r.phase != Phase::Admitted) continue;
+    out.emplace_back(r.job_id, r.gpu && !r.gpu->waiting.empty() ? r.gpu->waiting
+                                                              : "admitted by quota; waiting for placement: no node with free devices");
+  }
+  return out;
+}
 
 }  // namespace budcore::backend

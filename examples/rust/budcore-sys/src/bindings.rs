@@ -643,7 +643,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Writes what the cluster holds and the quota it uses ({\"workloads\", \"usage\"}).\n Thread-safety: safe."]
+    #[doc = " Writes what the cluster holds and the quota it uses ({\"workloads\", \"usage\"}), and with\n cluster.placement_policy its GPU pools' fragmentation (\"gpu\": per flavor, docs/gpu.md).\n Thread-safety: safe."]
     pub fn budcore_platform_cluster(
         out: *mut budcore_buf,
         platform: *const budcore_platform,
@@ -953,6 +953,14 @@ extern "C" {
         pods_csv_len: usize,
         options_json: *const ::std::os::raw::c_char,
         options_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Plans, for a request no node takes, the cheapest of moving workloads of lower or equal\n priority off one node, waiting for workloads with estimated ends, or re-partitioning one MIG\n GPU. problem_json is the document of docs/gpu.md \"Defragmentation plans\": {\"nodes\",\n \"workloads\", \"request\", \"move_overhead_seconds\", \"apply\"}. Writes to `out` (which must be\n empty: BUDCORE_BUF_INIT) {\"plan\": {\"kind\", \"node\", \"gpus\", \"moves\", \"wait_for\",\n \"wait_seconds\", \"repartition\", \"cost_gpu_seconds\", \"summary\"} | null, \"applied\", and with\n \"apply\": true \"workloads\" after the plan}.\n Errors: BUDCORE_EINVALID with budcore_error_last()->field naming the input (\"nodes[0].model\",\n \"workloads[1].gpus[0]\", \"request.gpu_milli\"); `out` is then untouched.\n Thread-safety: safe from any thread."]
+    pub fn budcore_gpu_defrag(
+        out: *mut budcore_buf,
+        problem_json: *const ::std::os::raw::c_char,
+        problem_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {

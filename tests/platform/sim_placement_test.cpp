@@ -1,0 +1,193 @@
+// The simulated cluster placing admitted runs through the gpu layer's policy: the policy decides
+// the node, the quota decides admission exactly as before, and a run the quota admits but no
+// node can take waits for placement and says why.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "budcore/backend/sim_cluster.hpp"
+#include "budcore/gpu/policy.hpp"
+#include "budcore/platform/config.hpp"
+#include "budcore/quota/job_workload.hpp"
+#include "platform/platform_fixture.hpp"
+
+namespace budcore::testing {
+namespace {
+
+using backend::ClusterEventKind;
+
+// The embedded quota and inventory, with the A100 pool shrunk to 2 nodes of 4 GPUs (batch-jobs
+// may use 8 A100s: 4 nominal, 4 borrowed from the idle cohort).
+backend::SimClusterOptions options(std::string policy) {
+  backend::SimClusterOptions o;
+  o.quota = platform::embedded_quota();
+  o.inventory = platform::embedded_inventory();
+  o.inventory[0].gpus_per_node = 4;
+  o.placement_policy = std::move(policy);
+  return o;
+}
+
+backend::WorkloadRequest request(job::Job j, std::int64_t seq) {
+  j.id = core::Id::generate();
+  j.tenant_id = tenant_a();
+  backend::WorkloadRequest r;
+  r.tenant = tenant_a();
+  r.run = 1;
+  r.queue_seq = seq;
+  r.workload = quota::workload_for(j, seq).value();
+  r.job = std::move(j);
+  return r;
+}
+
+std::vector<backend::ClusterEvent> drain(backend::SimCluster& c) {
+  std::vector<backend::ClusterEvent> out;
+  while (c.poll(out, 1000).value() == 1000) {
+  }
+  return out;
+}
+
+// Where each started run went: job id -> node.
+std::map<core::Id, std::string> started_on(const std::vector<backend::ClusterEvent>& ev) {
+  std::map<core::Id, std::string> out;
+  for (const auto& e : ev)
+    if (e.kind == ClusterEventKind::Started && e.placement && !e.placement->nodes.empty()) out[e.job_id] = e.placement->nodes[0];
+  return out;
+}
+
+bool admitted(const std::vector<backend::ClusterEvent>& ev, const core::Id& id) {
+  return std::any_of(ev.begin(), ev.end(), [&](const auto& e) { return e.job_id == id && e.kind == ClusterEventKind::Admitted; });
+}
+
+// A (1 GPU, 300 s), B (1 GPU, 600 s), then C (4 GPUs): 6 of the 8 GPUs the quota allows.
+struct Three {
+  backend::WorkloadRequest a = request(gpu_job("a", 1, 300), 1);
+  backend::WorkloadRequest b = request(gpu_job("b", 1, 600), 2);
+  backend::WorkloadRequest c = request(gpu_job("c", 4, 600), 3);
+};
+
+TEST(SimPlacementTest, BestFitPacksTheSmallRunsAndTheGangFits) {
+  core::VirtualClock clock;
+  auto cluster = backend::SimCluster::create(clock, options("best_fit")).value();
+  Three t;
+  for (auto* r : {&t.a, &t.b, &t.c}) ASSERT_TRUE(cluster->submit(*r));
+  auto on = started_on(drain(*cluster));
+  EXPECT_EQ(on[t.a.job.id], "a100-0");
+  EXPECT_EQ(on[t.b.job.id], "a100-0");  // the node left with the least free
+  EXPECT_EQ(on[t.c.job.id], "a100-1");
+  EXPECT_TRUE(cluster->waiting_for_placement().empty());
+  auto pools = cluster->gpu_pools();
+  auto a100 = std::find_if(pools.begin(), pools.end(), [](const auto& p) { return p.flavor == "a100-80gb"; });
+  ASSERT_NE(a100, pools.end());
+  EXPECT_EQ(a100->pool->total_capacity().allocated, 6000);
+  EXPECT_EQ(a100->pool->node(1).model, "A100-80GB");
+  EXPECT_EQ(a100->requests->size(), 2u);  // 1 GPU and 4 GPUs
+}
+
+TEST(SimPlacementTest, WorstFitSpreadsAndTheGangWaitsForPlacementNotQuota) {
+  core::VirtualClock clock;
+  auto cluster = backend::SimCluster::create(clock, options("worst_fit")).value();
+  Three t;
+  for (auto* r : {&t.a, &t.b, &t.c}) ASSERT_TRUE(cluster->submit(*r));
+  auto ev = drain(*cluster);
+  auto on = started_on(ev);
+  EXPECT_EQ(on[t.a.job.id], "a100-0");
+  EXPECT_EQ(on[t.b.job.id], "a100-1");  // the node left with the most free
+  EXPECT_FALSE(on.count(t.c.job.id));
+  // The quota admitted C exactly as without a policy; only the nodes hold it back.
+  EXPECT_TRUE(admitted(ev, t.c.job.id));
+  EXPECT_EQ(cluster->held_quota()["batch-jobs"]["a100-80gb"]["nvidia.com/gpu"], 6000);
+  auto waiting = cluster->waiting_for_placement();
+  ASSERT_EQ(waiting.size(), 1u);
+  EXPECT_EQ(waiting[0].first, t.c.job.id);
+  EXPECT_NE(waiting[0].second.find("admitted by quota; waiting for placement: no node of flavor a100-80gb can take 4 GPUs"),
+            std::string::npos)
+      << waiting[0].second;
+  EXPECT_NE(waiting[0].second.find("(policy worst_fit; the most free GPUs on one node: 3)"), std::string::npos) << waiting[0].second;
+  auto listed = cluster->list().value();
+  auto c = std::find_if(listed.begin(), listed.end(), [&](const auto& w) { return w.job_id == t.c.job.id; });
+  ASSERT_NE(c, listed.end());
+  EXPECT_EQ(c->phase, backend::WorkloadInfo::Phase::Admitted);
+  EXPECT_EQ(c->message, waiting[0].second);
+  // A ends at 300 s: a100-0 has its 4 GPUs free again and C starts there.
+  clock.advance(core::Duration::seconds(300));
+  on = started_on(drain(*cluster));
+  EXPECT_EQ(on[t.c.job.id], "a100-0");
+  EXPECT_TRUE(cluster->waiting_for_placement().empty());
+}
+
+TEST(SimPlacementTest, WithoutAPolicyTheFirstNodeWithFreeDevicesTakesEachRun) {
+  core::VirtualClock clock;
+  auto cluster = backend::SimCluster::create(clock, options("")).value();
+  Three t;
+  for (auto* r : {&t.a, &t.b, &t.c}) ASSERT_TRUE(cluster->submit(*r));
+  auto on = started_on(drain(*cluster));
+  EXPECT_EQ(on[t.a.job.id], "a100-0");
+  EXPECT_EQ(on[t.b.job.id], "a100-0");
+  EXPECT_EQ(on[t.c.job.id], "a100-1");
+  EXPECT_TRUE(cluster->gpu_pools().empty());
+}
+
+TEST(SimPlacementTest, EveryPolicyAdmitsWhatTheQuotaAloneAdmits) {
+  // The quota decides admission as without a policy: the same runs are admitted at once (a
+  // policy only changes where, and so when, they start and end), and every run is admitted in
+  // the end.
+  auto admissions = [](const std::string& policy) {
+    core::VirtualClock clock;
+    auto cluster = backend::SimCluster::create(clock, options(policy)).value();
+    std::vector<backend::WorkloadRequest> rs;
+    for (int i = 0; i < 12; ++i) rs.push_back(request(gpu_job("j" + std::to_string(i), 1 + i % 3, 100 + 50 * i), i + 1));
+    for (auto& r : rs) EXPECT_TRUE(cluster->submit(r));
+    std::vector<std::string> first;
+    std::size_t total = 0;
+    for (int step = 0; step < 60; ++step) {
+      for (const auto& e : drain(*cluster))
+        if (e.kind == ClusterEventKind::Admitted)
+          for (const auto& r : rs)
+            if (r.job.id == e.job_id) {
+              if (step == 0) first.push_back(r.job.name);
+              ++total;
+            }
+      clock.advance(core::Duration::seconds(50));
+    }
+    return std::make_pair(first, total);
+  };
+  const auto base = admissions("");
+  EXPECT_GE(base.first.size(), 4u);  // j0-j3: 1 + 2 + 3 + 1 GPUs of the 8 the quota allows
+  EXPECT_EQ(base.second, 12u);
+  for (const auto& p : gpu::policy_names()) {
+    const auto got = admissions(p);
+    EXPECT_EQ(got.first, base.first) << p;
+    EXPECT_EQ(got.second, base.second) << p;
+  }
+}
+
+TEST(SimPlacementTest, BadPlacementOptionsNameTheField) {
+  core::VirtualClock clock;
+  auto o = options("tightest");
+  EXPECT_EQ(backend::SimCluster::create(clock, o).error().field, "placement_policy");
+  o = options("fgd");
+  o.inventory[0].gpu_type = "nvidia-k80";
+  auto err = backend::SimCluster::create(clock, o).error();
+  EXPECT_EQ(err.field, "inventory[0].gpu_model");
+  EXPECT_NE(err.message.find("is not a known GPU model"), std::string::npos);
+  o = options("");
+  o.inventory[0].sharing = backend::GpuSharing::Fractional;
+  EXPECT_EQ(backend::SimCluster::create(clock, o).error().field, "inventory[0].sharing");
+  o = options("first_fit");
+  o.inventory[3].mig_profile = "4g.40gb";
+  o.inventory[3].mig_instances_per_gpu = 2;  // one 4g instance fits an A100-80GB
+  EXPECT_EQ(backend::SimCluster::create(clock, o).error().field, "inventory[3].mig_instances_per_gpu");
+  o.inventory[3].mig_instances_per_gpu = 1;
+  EXPECT_TRUE(backend::SimCluster::create(clock, o));
+  auto model = [](std::string type) {
+    backend::NodePool p;
+    p.gpu_type = std::move(type);
+    return p.resolved_gpu_model();
+  };
+  EXPECT_EQ(model("nvidia-t4"), "T4");
+  EXPECT_EQ(model("nvidia-a100-80gb"), "A100-80GB");
+  EXPECT_EQ(model("nvidia-h100-sxm"), "");
+}
+
+}  // namespace
+}  // namespace budcore::testing
