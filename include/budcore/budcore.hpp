@@ -42,6 +42,7 @@
 #include "budcore/gpu/fwd.hpp"
 #include "budcore/gpu/inventory.hpp"
 #include "budcore/gpu/mig.hpp"
+#include "budcore/gpu/mig_place.hpp"
 #include "budcore/gpu/policy.hpp"
 #include "budcore/gpu/trace.hpp"
 #include "budcore/job/fwd.hpp"

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "budcore/gpu/mig.hpp"
+#include "budcore/gpu/mig_place.hpp"
 #include "budcore/gpu/policy.hpp"
 
 namespace budcore::gpu {
@@ -356,17 +357,24 @@ core::Result<std::optional<Plan>> plan_defrag(const Pool& pool, const std::vecto
         p.target = *t;
         best = std::move(p);
       }
-    } else if (pool.fits(cpu_only(r.task), ~std::uint64_t{0}, n)) {
-      const auto& gpus = pool.node(n).gpus;
-      for (std::size_t g = 0; g < gpus.size() && !best; ++g)
-        for (std::size_t k = 0; k < gpus[g].mig.size() && !best; ++k)
-          if (gpus[g].mig_state[k] == 0 && gpus[g].mig[k].profile == r.mig_profile) {
-            Plan p;
-            p.target = Placement{n, {}};
-            p.target_gpu = static_cast<int>(g);
-            p.target_instance = k;
-            best = std::move(p);
-          }
+    }
+  }
+  // A MIG request: a free instance, or a new one where a GPU's layout admits it without giving
+  // up an instance in use (a re-partition that disrupts nothing).
+  if (!best && !r.mig_profile.empty()) {
+    if (auto m = place_mig(pool, r.task, r.mig_profile)) {
+      Plan p;
+      p.target = Placement{m->node, {}};
+      p.target_gpu = m->gpu;
+      if (m->instance) {
+        p.target_instance = *m->instance;
+      } else {
+        p.kind = PlanKind::Repartition;
+        p.gpu = m->gpu;
+        p.layout = m->layout;
+        p.target_instance = m->layout.size() - 1;
+      }
+      best = std::move(p);
     }
   }
   if (!best) {

@@ -29,6 +29,7 @@ enum class Hold : std::uint8_t;
 class Pool;
 struct MigProfile;
 struct MigInstance;
+struct MigPlacement;
 class Policy;
 struct PolicyOptions;
 struct ReplayOptions;
