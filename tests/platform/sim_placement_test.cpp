@@ -115,6 +115,43 @@ TEST(SimPlacementTest, WorstFitSpreadsAndTheGangWaitsForPlacementNotQuota) {
   EXPECT_TRUE(cluster->waiting_for_placement().empty());
 }
 
+TEST(SimPlacementTest, AfterARestartRunsGoBackWhereTheyWereAndTheGangStillWaits) {
+  core::VirtualClock clock;
+  auto cluster = backend::SimCluster::create(clock, options("worst_fit")).value();
+  Three t;
+  for (auto* r : {&t.a, &t.b, &t.c}) ASSERT_TRUE(cluster->submit(*r));
+  std::map<core::Id, backend::Placement> where;
+  for (const auto& e : drain(*cluster))
+    if ((e.kind == ClusterEventKind::Admitted || e.kind == ClusterEventKind::Started) && e.placement) where[e.job_id] = *e.placement;
+  // A new process adopts them, the waiting gang first: it must not take the others' devices.
+  auto fresh = backend::SimCluster::create(clock, options("worst_fit")).value();
+  std::vector<backend::AdoptedRun> runs;
+  for (auto* r : {&t.c, &t.a, &t.b}) {
+    backend::AdoptedRun a;
+    a.request = *r;
+    a.phase = r == &t.c ? backend::AdoptedRun::Phase::Admitted : backend::AdoptedRun::Phase::Running;
+    a.placement = where[r->job.id];
+    a.admitted_at = clock.now();
+    if (r != &t.c) a.started_at = clock.now();
+    runs.push_back(std::move(a));
+  }
+  ASSERT_TRUE(fresh->adopt(runs));
+  ASSERT_TRUE(fresh->adoption_complete());
+  EXPECT_TRUE(started_on(drain(*fresh)).empty());
+  auto listed = fresh->list().value();
+  for (const auto& w : listed) {
+    if (w.job_id == t.c.job.id) {
+      EXPECT_EQ(w.phase, backend::WorkloadInfo::Phase::Admitted);
+    } else {
+      ASSERT_TRUE(w.placement);
+      EXPECT_EQ(w.placement->nodes, where[w.job_id].nodes);
+      EXPECT_EQ(w.placement->devices, where[w.job_id].devices);
+    }
+  }
+  EXPECT_EQ(fresh->waiting_for_placement().size(), 1u);
+  EXPECT_EQ(fresh->gpu_pools()[0].pool->total_capacity().allocated, 2000);
+}
+
 TEST(SimPlacementTest, WithoutAPolicyTheFirstNodeWithFreeDevicesTakesEachRun) {
   core::VirtualClock clock;
   auto cluster = backend::SimCluster::create(clock, options("")).value();

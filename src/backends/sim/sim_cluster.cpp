@@ -579,9 +579,11 @@ core::Status SimCluster::adopt(std::span<const AdoptedRun> batch) {
       const std::int64_t after = Impl::ending(r).after;
       if (after != std::numeric_limits<std::int64_t>::max())
         m.schedule(slot, TimerKind::End, core::detail::saturating_add(r.started_ns, after));
-    } else if (m.place(slot)) {
+    } else if (m.gpu_flavors.empty() && m.place(slot)) {
       m.start(slot, now);
     } else {
+      // Under a placement policy an admitted run is placed after every running one is back on
+      // its node (the next admission cycle), so that it cannot take their devices.
       m.unplaced.push_back(slot);
     }
   }

@@ -379,7 +379,56 @@ bool Impl::place_gpu(std::uint32_t slot, int flavor_index, const std::string& gp
   const gpu::Task& t = h.task;
   gpu::Pool& pool = gf.pool;
   std::optional<gpu::Placement> where;
-  if (!h.mig_profile.empty()) {
+  // An adopted run goes back to the node and devices it had ("<node>/gpu<g>[/mig<i>|/slice<k>]").
+  if (!r.placement->nodes.empty()) {
+    const std::string& prev = r.placement->nodes[0];
+    for (std::size_t n = 0; n < gf.sim_nodes.size() && !where; ++n) {
+      if (nodes[static_cast<std::size_t>(gf.sim_nodes[n])].name != prev) continue;
+      gpu::Placement pl{n, {}};
+      std::vector<std::pair<int, std::size_t>> mig;
+      const std::string prefix = prev + "/gpu";
+      for (const auto& lane : r.placement->devices) {
+        if (lane.rfind(prefix, 0) != 0) continue;
+        std::size_t end = prefix.size();
+        while (end < lane.size() && std::isdigit(static_cast<unsigned char>(lane[end]))) ++end;
+        if (end == prefix.size()) continue;
+        const int g = std::stoi(lane.substr(prefix.size(), end - prefix.size()));
+        if (lane.compare(end, 4, "/mig") == 0 && end + 4 < lane.size())
+          mig.emplace_back(g, static_cast<std::size_t>(std::stoul(lane.substr(end + 4))));
+        else
+          pl.gpus.push_back(g);
+      }
+      if (h.mig_profile.empty()) {
+        if (static_cast<int>(pl.gpus.size()) == t.num_gpu && pool.allocate(t, pl)) where = pl;
+      } else if (static_cast<int>(mig.size()) == t.num_gpu) {
+        gpu::Task cpu_only = t;
+        cpu_only.num_gpu = 0;
+        cpu_only.gpu_milli = 0;
+        const auto& gpus = pool.node(n).gpus;
+        bool free = true;
+        for (const auto& [g, i] : mig)
+          free = free && g >= 0 && static_cast<std::size_t>(g) < gpus.size() && i < gpus[static_cast<std::size_t>(g)].mig.size() &&
+                 gpus[static_cast<std::size_t>(g)].mig_state[i] == 0 && gpus[static_cast<std::size_t>(g)].mig[i].profile == h.mig_profile;
+        if (free && pool.allocate(cpu_only, gpu::Placement{n, {}})) {
+          for (const auto& [g, i] : mig) (void)pool.allocate_mig(n, g, i);
+          h.mig = std::move(mig);
+          where = gpu::Placement{n, {}};
+        }
+      }
+    }
+  }
+  // The distinct requests of the flavor: FGD's task mix (a new one makes FGD's policy again).
+  auto remember = [&] {
+    if (t.num_gpu > 0 && h.mig_profile.empty() && std::none_of(gf.seen.begin(), gf.seen.end(), [&](const gpu::Task& s) {
+          return s.cpu_milli == t.cpu_milli && s.memory_mib == t.memory_mib && s.num_gpu == t.num_gpu && s.gpu_milli == t.gpu_milli;
+        })) {
+      gf.seen.push_back(t);
+      if (options.placement_policy == "fgd") gf.stale = true;
+    }
+  };
+  if (where) {
+    remember();  // placed where it was
+  } else if (!h.mig_profile.empty()) {
     gpu::Task cpu_only = t;
     cpu_only.num_gpu = 0;
     cpu_only.gpu_milli = 0;
@@ -397,12 +446,7 @@ bool Impl::place_gpu(std::uint32_t slot, int flavor_index, const std::string& gp
       h.mig = std::move(free);
     }
   } else {
-    if (t.num_gpu > 0 && std::none_of(gf.seen.begin(), gf.seen.end(), [&](const gpu::Task& s) {
-          return s.cpu_milli == t.cpu_milli && s.memory_mib == t.memory_mib && s.num_gpu == t.num_gpu && s.gpu_milli == t.gpu_milli;
-        })) {
-      gf.seen.push_back(t);
-      if (options.placement_policy == "fgd") gf.stale = true;
-    }
+    remember();
     if (!gf.policy || gf.stale) {
       gpu::PolicyOptions po;
       po.seed = options.outcomes.seed;
