@@ -153,3 +153,30 @@ def test_schedule_is_a_read_only_timeline_of_the_tenants_jobs(tmp_path):
             tl.finished(tl.jobs[0].name, tl.now)
         assert [j.name for j in p.schedule(tenant=OTHER).jobs] != []
         assert not set(j.name for j in p.schedule(tenant=OTHER).jobs) & set(str(i) for i in ids)
+
+
+def test_gpu_pools_under_a_placement_policy(tmp_path):
+    # Two A100 nodes of 4 GPUs under worst_fit: a and b take one GPU on each node, so c (4 GPUs),
+    # which the quota admits, waits for placement; the cluster view and the gauges say so.
+    config = {
+        "schema_version": 1,
+        "store": {"uri": f"sqlite://{tmp_path / 'p.db'}"},
+        "clock": "virtual",
+        "cluster": {"placement_policy": "worst_fit", "inventory": [
+            {"name": "a100", "flavor": "a100-80gb", "nodes": 2, "gpu_type": "nvidia-a100-80gb", "gpus_per_node": 4,
+             "cpu_per_node": "96", "memory_per_node": "1Ti"}]},
+    }
+    with budcore.Platform.open(config, tenant=TENANT) as p:
+        ids = {name: p.submit(job(name, gpus, seconds)).id for name, gpus, seconds in (("a", 1, 300), ("b", 1, 600),
+                                                                                          ("c", 4, 600))}
+        p.pump()
+        view = p.cluster()
+        gpu = view["gpu"]["a100-80gb"]
+        assert gpu["unallocated_share"] == 0.75 and gpu["largest_gang_by_model"] == {"A100-80GB": 3}
+        assert [n["free_whole_gpus"] for n in gpu["nodes"]] == [3, 3]
+        waiting = [w for w in view["workloads"] if w["job_id"] == str(ids["c"])]
+        assert waiting[0]["message"].startswith("admitted by quota; waiting for placement")
+        assert "budcore_gpu_waiting_for_placement 1\n" in p.metrics()
+        p.run(301)
+        assert p.get(ids["c"]).job.status == "running"
+        assert "budcore_gpu_waiting_for_placement 0\n" in p.metrics()
