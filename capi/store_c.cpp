@@ -14,8 +14,11 @@ namespace {
 namespace capi = budcore::capi;
 using budcore::core::Id;
 
-// Checks the handle and output, and parses the tenant; sets the error and returns false on failure.
-bool common_args(budcore_buf* out, const budcore_store* store, const char* tenant, size_t tenant_len, Id& tenant_id) {
+
+}  // namespace
+
+bool budcore::capi::store_call_args(budcore_buf* out, const budcore_store* store, const char* tenant,
+                                    size_t tenant_len, Id& tenant_id) {
   if (!capi::empty_out(out)) return false;
   if (store == nullptr || !store->store) {
     capi::set_error(BUDCORE_EINVALID, "store handle is NULL", "store");
@@ -31,8 +34,6 @@ bool common_args(budcore_buf* out, const budcore_store* store, const char* tenan
   tenant_id = *id;
   return true;
 }
-
-}  // namespace
 
 extern "C" int budcore_store_open(budcore_store** out, const char* uri, size_t uri_len) {
   return capi::guard([&]() -> int {
@@ -54,7 +55,7 @@ extern "C" int budcore_store_job_submit(budcore_buf* out, budcore_store* store, 
                                         size_t key_len) {
   return capi::guard([&]() -> int {
     Id tid;
-    if (!common_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
+    if (!capi::store_call_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
     std::string_view json, key;
     if (!capi::input_text(job_json, job_len, "job_json", json)) return budcore_error_last()->code;
     if (!capi::input_text(idempotency_key, key_len, "idempotency_key", key)) return budcore_error_last()->code;
@@ -70,7 +71,7 @@ extern "C" int budcore_store_job_get(budcore_buf* out, const budcore_store* stor
                                      const char* id, size_t id_len) {
   return capi::guard([&]() -> int {
     Id tid;
-    if (!common_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
+    if (!capi::store_call_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
     std::string_view text;
     if (!capi::input_text(id, id_len, "id", text)) return budcore_error_last()->code;
     auto job_id = Id::parse_field(text, "id");
@@ -86,7 +87,7 @@ extern "C" int budcore_store_job_transition(budcore_buf* out, budcore_store* sto
                                             const char* to, size_t to_len, const char* message, size_t message_len) {
   return capi::guard([&]() -> int {
     Id tid;
-    if (!common_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
+    if (!capi::store_call_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
     std::string_view id_text, to_text, message_text;
     if (!capi::input_text(id, id_len, "id", id_text) || !capi::input_text(to, to_len, "to", to_text) ||
         !capi::input_text(message, message_len, "message", message_text))
@@ -105,7 +106,7 @@ extern "C" int budcore_store_job_list(budcore_buf* out, const budcore_store* sto
                                       const char* query_json, size_t query_len) {
   return capi::guard([&]() -> int {
     Id tid;
-    if (!common_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
+    if (!capi::store_call_args(out, store, tenant, tenant_len, tid)) return budcore_error_last()->code;
     std::string_view text;
     if (!capi::input_text(query_json, query_len, "query_json", text)) return budcore_error_last()->code;
     budcore::core::Value doc;

@@ -30,7 +30,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_defrag', 'gpu_policy_names', 'gpu_replay', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_simulate', 'to_json', 'version_info']
+__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_defrag', 'gpu_policy_names', 'gpu_replay', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
 class Quantity:
     """
     A Kubernetes resource quantity ('500m', '2Gi', '1e3'), exact to 1n.
@@ -1118,6 +1118,30 @@ def render_native(*args, **kwargs) -> typing.Any:
 def schedule_replay(config: typing.Any = 'baseline') -> typing.Any:
     """
     Replay Kueue's scheduler-performance configuration ('baseline' or a generator dict) and score it.
+    """
+def serverless_endpoint_name(endpoint: typing.Any) -> str:
+    """
+    The name of an endpoint (dict or JSON/YAML text), after checking the whole document.
+    """
+def serverless_queue_claim(store: Store, tenant: typing.Any, endpoint: str, worker: str, max: typing.SupportsInt | typing.SupportsIndex, lease_seconds: typing.SupportsFloat | typing.SupportsIndex) -> typing.Any:
+    """
+    Claim up to max pending requests of the endpoint (by name) for worker, by score, each leased: a list of requests.
+    """
+def serverless_queue_enqueue(store: Store, tenant: typing.Any, endpoint: typing.Any, submissions: typing.Any) -> typing.Any:
+    """
+    Admit, score and store a list of submissions ({tenant, payload_hash, payload_size_bytes, estimated_compute_seconds, priority}) for an endpoint (dict or JSON/YAML text) in one transaction: a list of {id, deduplicated} or {id: 0, refusal, error}.
+    """
+def serverless_queue_finish(store: Store, tenant: typing.Any, reports: typing.Any) -> typing.Any:
+    """
+    Apply reports ({id, claim, outcome: start|renew|complete|fail, reason, lease_seconds}) in one transaction: a list of {id, ok, status}.
+    """
+def serverless_queue_list(store: Store, tenant: typing.Any, endpoint: str, statuses: collections.abc.Sequence[str] = [], after: typing.SupportsInt | typing.SupportsIndex = 0, limit: typing.SupportsInt | typing.SupportsIndex = 1000) -> typing.Any:
+    """
+    The endpoint's requests by id (of the given statuses; any when empty).
+    """
+def serverless_queue_status(store: Store, tenant: typing.Any, endpoint: str) -> typing.Any:
+    """
+    The endpoint's counts: {pending, in_flight, completed, failed, timeout, tenant_active}.
     """
 def serverless_simulate(endpoint: typing.Any, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace') -> typing.Any:
     """

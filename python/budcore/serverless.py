@@ -8,6 +8,15 @@ row per policy) and ``.report(policy)``.
 
     s = budcore.serverless.simulate("endpoint.yaml", "trace.csv", policy="all")
     s.to_pandas()[["policy", "wait_p95", "cold_starts", "cost"]]
+
+:class:`DurableQueue` is an endpoint's request queue kept in a store (docs/serverless.md
+"Durable queue"): requests survive the process that accepted them and the workers that serve
+them; a claim is leased, and a completion counts only for the claim the request is under.
+
+    q = budcore.serverless.DurableQueue(budcore.open_store("queue.db"), "endpoint.yaml")
+    q.enqueue([{"tenant": "acme", "priority": "premium"}])
+    for r in q.claim("worker-1", max=10, lease_seconds=30):
+        q.complete(r["id"], r["claim"])
 """
 
 from __future__ import annotations
@@ -17,9 +26,16 @@ from decimal import Decimal
 from typing import Any, Mapping, Sequence, Union
 
 from ._core import SERVERLESS_POLICY_NAMES, serverless_simulate as _simulate
+from ._core import serverless_endpoint_name as _endpoint_name
+from ._core import (serverless_queue_claim as _q_claim, serverless_queue_enqueue as _q_enqueue,
+                    serverless_queue_finish as _q_finish, serverless_queue_list as _q_list,
+                    serverless_queue_status as _q_status)
 from .results import Result
 
-__all__ = ["REPORT_COLUMNS", "ServerlessSimulation", "policy_names", "simulate"]
+__all__ = ["DEFAULT_OWNER", "DurableQueue", "REPORT_COLUMNS", "ServerlessSimulation", "policy_names", "simulate"]
+
+#: The tenant owning the endpoints when none is given (as ``budcore serverless queue``).
+DEFAULT_OWNER = "00000000-0000-0000-0000-000000000001"
 
 #: Columns of :meth:`ServerlessSimulation.to_pandas`, in order.
 REPORT_COLUMNS = ("policy", "requests", "admitted", "completed", "timeouts", "failed", "dead_letters", "sla_misses",
@@ -92,3 +108,63 @@ def simulate(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"], trace:
     trace_text, trace_name = _text(trace)
     policies = policy if isinstance(policy, str) else ",".join(policy)
     return ServerlessSimulation(_simulate(doc, trace_text, policies, trace_name))
+
+
+def _endpoint_doc(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"]) -> Any:
+    if isinstance(endpoint, Mapping):
+        return dict(endpoint)
+    if isinstance(endpoint, str) and ("\n" in endpoint or endpoint.lstrip().startswith("{")):
+        return endpoint
+    with open(os.fspath(endpoint), encoding="utf-8") as f:
+        return f.read()
+
+
+class DurableQueue:
+    """An endpoint's durable request queue in ``store`` (a :class:`budcore.Store`), owned by
+    the tenant ``owner`` (a UUID). ``endpoint`` is a dict, JSON/YAML text or a file path: its
+    name, queue limits, SLA, retries and priority weights apply. Every call is one transaction;
+    bad input raises :class:`budcore.ValidationError` naming the field
+    (``"submissions[1].priority"``) and stores nothing."""
+
+    def __init__(self, store: Any, endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+                 owner: str = DEFAULT_OWNER) -> None:
+        self.store = store
+        self.owner = owner
+        self._doc = _endpoint_doc(endpoint)
+        self.endpoint: str = _endpoint_name(self._doc)
+
+    def enqueue(self, submissions: Sequence[Mapping[str, Any]]) -> list[dict]:
+        """Admit, score and store ``submissions`` ({tenant, payload_hash, payload_size_bytes,
+        estimated_compute_seconds, priority}): one ``{"id", "deduplicated"}`` per accepted
+        request, or ``{"id": 0, "refusal", "error"}`` (``queue_full``, ``payload_too_large``,
+        ``tenant_concurrency``)."""
+        return _q_enqueue(self.store, self.owner, self._doc, [dict(s) for s in submissions])
+
+    def claim(self, worker: str, max: int = 1, lease_seconds: float = 30.0) -> list[dict]:
+        """Claim up to ``max`` pending requests, highest score first, each leased for
+        ``lease_seconds``; report on each with its ``"claim"`` token."""
+        return _q_claim(self.store, self.owner, self.endpoint, worker, max, lease_seconds)
+
+    def finish(self, reports: Sequence[Mapping[str, Any]]) -> list[dict]:
+        """Apply ``{"id", "claim", "outcome": "start" | "renew" | "complete" | "fail", "reason",
+        "lease_seconds"}`` reports in one transaction: ``{"id", "ok", "status"}`` each (``ok`` is
+        False when the request is no longer under that claim)."""
+        return _q_finish(self.store, self.owner, [dict(r) for r in reports])
+
+    def complete(self, id: int, claim: int) -> dict:
+        return self.finish([{"id": id, "claim": claim, "outcome": "complete"}])[0]
+
+    def fail(self, id: int, claim: int, reason: str = "") -> dict:
+        return self.finish([{"id": id, "claim": claim, "outcome": "fail", "reason": reason}])[0]
+
+    def status(self) -> dict:
+        """``{"pending", "in_flight", "completed", "failed", "timeout", "tenant_active"}``."""
+        return _q_status(self.store, self.owner, self.endpoint)
+
+    def list(self, statuses: Sequence[str] = (), after: int = 0, limit: int = 1000) -> list[dict]:
+        """The requests with an id above ``after``, by id (of ``statuses``; any when empty)."""
+        return _q_list(self.store, self.owner, self.endpoint, list(statuses), after, limit)
+
+    def dead_letters(self, after: int = 0, limit: int = 1000) -> list[dict]:
+        """FAILED and TIMEOUT requests, with the reason in ``last_error``."""
+        return self.list(["failed", "timeout"], after, limit)

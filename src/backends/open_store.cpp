@@ -11,6 +11,28 @@ namespace budcore::backend {
 
 Store::~Store() = default;
 
+core::Result<std::vector<std::optional<JobRecord>>> Store::get_jobs(std::span<const JobKey> keys) {
+  std::vector<std::optional<JobRecord>> out;
+  out.reserve(keys.size());
+  for (const JobKey& k : keys) {
+    auto rec = get_job(k.tenant, k.id);
+    if (!rec && rec.error().code != core::ErrorCode::NotFound) return rec.error();
+    out.push_back(rec ? std::optional<JobRecord>(std::move(*rec)) : std::nullopt);
+  }
+  return out;
+}
+
+core::Result<std::vector<std::optional<PlatformRecord>>> Store::get_platform_records(std::string_view kind,
+                                                                                    std::span<const std::string> keys) {
+  std::vector<std::optional<PlatformRecord>> out;
+  out.reserve(keys.size());
+  for (const std::string& k : keys) {
+    BUDCORE_TRY_ASSIGN(auto rec, get_platform_record(kind, k));
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
 std::string_view to_string(CatalogKind k) noexcept {
   return k == CatalogKind::UsecaseTemplate ? "usecase_template" : "component";
 }

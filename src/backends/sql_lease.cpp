@@ -133,8 +133,22 @@ core::Result<std::vector<backend::ReplicaRecord>> list_replicas(SqlConnection& d
   return out;
 }
 
-core::Result<std::int64_t> append_request(SqlConnection& db, const backend::PlatformRequest& r, bool notify) {
+core::Result<std::int64_t> append_request(SqlConnection& db, const backend::PlatformRequest& r, bool notify,
+                                          SeqPool* seqs) {
   const std::string tid = r.tenant.to_string(), oid = r.object_id.to_string(), doc = core::to_json(r.doc);
+  const bool later = seqs != nullptr && db.dialect() == Dialect::Postgres;
+  if (later) {
+    BUDCORE_TRY_ASSIGN(std::int64_t seq, seqs->next(db));
+    SqlParam p[] = {seq, std::string_view(tid), std::string_view(r.kind), std::string_view(oid), std::string_view(doc),
+                    std::string_view(r.replica), r.created.unix_nanos()};
+    BUDCORE_TRY(db.execute_later("INSERT INTO platform_requests (seq, tenant_id, kind, object_id, doc, replica, created_ns) "
+                                 "OVERRIDING SYSTEM VALUE VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 p, {}));
+    // Wakes a PostgreSQL leader listening for requests (delivered when the transaction commits;
+    // one per transaction is enough, however many requests it stores).
+    if (notify) BUDCORE_TRY(db.execute_later("SELECT pg_notify('budcore_requests', '')", {}, {}));
+    return seq;
+  }
   SqlParam p[] = {std::string_view(tid), std::string_view(r.kind), std::string_view(oid), std::string_view(doc),
                   std::string_view(r.replica), r.created.unix_nanos()};
   std::int64_t seq = 0;
@@ -144,8 +158,6 @@ core::Result<std::int64_t> append_request(SqlConnection& db, const backend::Plat
                          seq = row.int64(0);
                          return {};
                        }));
-  // Wakes a PostgreSQL leader listening for requests (delivered when the transaction commits;
-  // one per transaction is enough, however many requests it stores).
   if (notify && db.dialect() == Dialect::Postgres) BUDCORE_TRY(db.exec_script("NOTIFY budcore_requests"));
   return seq;
 }

@@ -23,7 +23,10 @@ core::Status check_fence(SqlConnection& db, std::string_view name, std::string_v
 core::Status report_replica(SqlConnection& db, std::string_view name, const backend::ReplicaRecord& r);
 core::Result<std::vector<backend::ReplicaRecord>> list_replicas(SqlConnection& db, std::string_view name);
 // notify: also NOTIFY budcore_requests (PostgreSQL), which a transaction needs only once.
-core::Result<std::int64_t> append_request(SqlConnection& db, const backend::PlatformRequest& r, bool notify = true);
+// seqs (PostgreSQL, inside a transaction): the request's seq is taken from it and the insert
+// sent with execute_later.
+core::Result<std::int64_t> append_request(SqlConnection& db, const backend::PlatformRequest& r, bool notify = true,
+                                          SeqPool* seqs = nullptr);
 core::Result<std::vector<backend::PlatformRequest>> list_requests(SqlConnection& db, std::int64_t after_seq,
                                                                   std::size_t limit);
 core::Status delete_request(SqlConnection& db, std::int64_t seq);

@@ -108,6 +108,25 @@ inline Status check_key(std::string_view field, std::string_view value) {
 
 inline std::size_t page_limit(const PageRequest& p) { return std::clamp<std::size_t>(p.limit, 1, PageRequest::kMaxPageSize); }
 
+// A PostgreSQL text[] literal ({"a","b"}), every element quoted, for `CAST(? AS TEXT[])`: one
+// statement reads a batch of keys however many there are.
+inline std::string pg_text_array(std::span<const std::string> items) {
+  std::string out = "{";
+  for (const std::string& s : items) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    for (char c : s) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+// How many keys one batched read sends (bounds the statement's size).
+constexpr std::size_t kReadBatch = 1000;
+
 inline Error bad_cursor(const PageRequest& p) {
   return Error::invalid("page.after", core::truncate_text(p.after), "is not a cursor this list returned");
 }
@@ -210,6 +229,7 @@ class SqlStore final : public backend::Store {
   // ---- jobs ----
   Result<CreateJobResult> create_job(const core::Id& tenant, job::Job job, std::string_view key) override;
   Result<JobRecord> get_job(const core::Id& tenant, const core::Id& id) override;
+  Result<std::vector<std::optional<JobRecord>>> get_jobs(std::span<const backend::JobKey> keys) override;
   Result<std::optional<JobRecord>> get_job_by_key(const core::Id& tenant, std::string_view key) override;
   Result<Page<JobRecord>> list_jobs(const core::Id& tenant, const JobFilter& f, const PageRequest& page) override;
   Result<Page<backend::JobSummary>> list_job_summaries(const core::Id& tenant, const JobFilter& f,
@@ -290,7 +310,24 @@ class SqlStore final : public backend::Store {
   Status delete_platform_record(std::string_view kind, std::string_view key) override;
   Result<std::optional<backend::PlatformRecord>> get_platform_record(std::string_view kind,
                                                                      std::string_view key) override;
+  Result<std::vector<std::optional<backend::PlatformRecord>>> get_platform_records(
+      std::string_view kind, std::span<const std::string> keys) override;
   Result<Page<backend::PlatformRecord>> list_platform_records(std::string_view kind, const PageRequest& page) override;
+
+  // ---- the serverless request queue (sql_store_squeue.cpp) ----
+  Result<std::vector<serverless::DurableEnqueued>> enqueue_serverless_requests(
+      const core::Id& tenant, std::span<const serverless::DurableEnqueue> requests) override;
+  Result<std::vector<serverless::DurableRequest>> claim_serverless_requests(const core::Id& tenant,
+                                                                           std::string_view endpoint,
+                                                                           std::string_view worker, std::int64_t max,
+                                                                           core::Duration lease) override;
+  Result<std::vector<serverless::DurableFinished>> finish_serverless_requests(
+      const core::Id& tenant, std::span<const serverless::DurableFinish> reports) override;
+  Result<std::int64_t> expire_serverless_requests(const core::Id& tenant, std::string_view endpoint) override;
+  Result<serverless::DurableCounts> count_serverless_requests(const core::Id& tenant, std::string_view endpoint) override;
+  Result<std::vector<serverless::DurableRequest>> list_serverless_requests(
+      const core::Id& tenant, std::string_view endpoint, std::span<const serverless::QueueStatus> statuses,
+      std::int64_t after_id, std::int64_t limit) override;
  private:
   SqlConnection& db();
   // transact(): each tenant's audit chain head and event counter after this transaction's
@@ -299,6 +336,9 @@ class SqlStore final : public backend::Store {
   std::map<core::Id, std::int64_t> event_counters_;
   // transact(): a request was stored, so the commit wakes the leader already.
   bool requests_notified_ = false;
+  // transact() on PostgreSQL: seqs of the rows it inserts, taken ahead.
+  SeqPool event_seqs_{"platform_events"};
+  SeqPool request_seqs_{"platform_requests"};
   Status write_tenant_heads();
   // Runs f in a write transaction (or in the enclosing transact()).
   template <class F>

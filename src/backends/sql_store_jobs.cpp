@@ -44,8 +44,9 @@ Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job jo
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING";
     if (key.empty()) {
-      // Nothing to find on a clash: the answer can wait (an existing id fails the transaction).
-      BUDCORE_TRY(db().execute_later(insert, p, LaterCheck{1, "job " + id}));
+      // Nothing to find on a clash: the answer can wait (an existing id fails the transaction;
+      // with no key, ON CONFLICT never skips the row, so there is no count to check).
+      BUDCORE_TRY(db().execute_later(insert, p, LaterCheck{-1, "job " + id}));
       return CreateJobResult{JobRecord{std::move(job), 1, std::string()}, true};
     }
     auto rows = db().execute(insert, p);
@@ -64,6 +65,36 @@ Result<JobRecord> SqlStore::get_job(const core::Id& tenant, const core::Id& id) 
   return read([&]() -> Result<JobRecord> {
     BUDCORE_TRY_ASSIGN(StoredJob j, load_job(tenant, id));
     return std::move(j.record);
+  });
+}
+
+Result<std::vector<std::optional<JobRecord>>> SqlStore::get_jobs(std::span<const backend::JobKey> keys) {
+  if (db().dialect() != Dialect::Postgres) return Store::get_jobs(keys);  // in-process: nothing to save
+  std::vector<std::optional<JobRecord>> out(keys.size());
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> at;
+  for (std::size_t i = 0; i < keys.size(); ++i) at[{keys[i].tenant.to_string(), keys[i].id.to_string()}].push_back(i);
+  auto from = at.begin();
+  return read([&]() -> Result<std::vector<std::optional<JobRecord>>> {
+    while (from != at.end()) {
+      std::vector<std::string> tenants, ids;
+      for (; from != at.end() && ids.size() < kReadBatch; ++from) {
+        tenants.push_back(from->first.first);
+        ids.push_back(from->first.second);
+      }
+      const std::string t = pg_text_array(tenants), i = pg_text_array(ids);
+      SqlParam p[] = {t, i};
+      BUDCORE_TRY(db().query("SELECT j.doc, j.version, j.idempotency_key, j.id, j.created_ns, j.tenant_id "
+                             "FROM unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[])) AS k(t, i) "
+                             "JOIN jobs j ON j.tenant_id = k.t COLLATE \"C\" AND j.id = k.i COLLATE \"C\"",
+                             p, [&](const SqlRow& row) -> Status {
+                               auto slots = at.find({std::string(row.text(5)), std::string(row.text(3))});
+                               if (slots == at.end()) return {};
+                               BUDCORE_TRY_ASSIGN(StoredJob j, job_from_row(row));
+                               for (std::size_t slot : slots->second) out[slot] = j.record;
+                               return {};
+                             }));
+    }
+    return std::move(out);
   });
 }
 

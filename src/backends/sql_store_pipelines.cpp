@@ -55,9 +55,23 @@ Result<Page<PipelineRecord>> SqlStore::list_pipelines(const core::Id& tenant, co
 Result<PipelineRecord> SqlStore::save_pipeline_state(const core::Id& tenant, const core::Id& id,
                                            std::int64_t expected_version, core::Value state) {
   return write([&]() -> Result<PipelineRecord> {
-    BUDCORE_TRY_ASSIGN(PipelineRecord p, load_pipeline(tenant, id));
-    BUDCORE_TRY(check_version("pipeline " + id.to_string(), p.version, expected_version));
     std::string tid = tenant.to_string(), sid = id.to_string(), text = core::to_json(state);
+    // The record's head only: its documents are not read (a run's state is saved at every
+    // transition, and its definition can be large).
+    std::optional<PipelineRecord> head;
+    SqlParam key[] = {tid, sid};
+    BUDCORE_TRY(db().query("SELECT name, version, created_ns FROM pipelines WHERE tenant_id = ? AND id = ?", key,
+                           [&](const SqlRow& row) -> Status {
+                             head.emplace();
+                             head->id = id;
+                             head->name = row.text(0);
+                             head->version = row.int64(1);
+                             head->created_at = ts(row.int64(2));
+                             return {};
+                           }));
+    if (!head) return Error::make(ErrorCode::NotFound, "pipeline " + sid + " not found", "pipeline_id");
+    PipelineRecord p = std::move(*head);
+    BUDCORE_TRY(check_version("pipeline " + id.to_string(), p.version, expected_version));
     p.updated_at = s_->clock->now();
     std::int64_t now = p.updated_at.unix_nanos();
     SqlParam params[] = {text, now, tid, sid, expected_version};
@@ -75,8 +89,18 @@ Result<StepRecord> SqlStore::put_step(const core::Id& tenant, StepRecord step,
                             std::optional<std::int64_t> expected_version) {
   BUDCORE_TRY(check_key("step_id", step.step_id));
   return write([&]() -> Result<StepRecord> {
-    if (auto owner = load_pipeline(tenant, step.pipeline_id); !owner) return std::move(owner).error();
     std::string tid = tenant.to_string(), pid = step.pipeline_id.to_string(), state = core::to_json(step.state);
+    {
+      // The pipeline must exist: a look at its key (its documents are not read; a run's
+      // definition can be large and its steps are written at every transition).
+      SqlParam owner[] = {tid, pid};
+      bool found = false;
+      BUDCORE_TRY(db().query("SELECT 1 FROM pipelines WHERE tenant_id = ? AND id = ?", owner, [&](const SqlRow&) -> Status {
+        found = true;
+        return {};
+      }));
+      if (!found) return Error::make(ErrorCode::NotFound, "pipeline " + pid + " not found", "pipeline_id");
+    }
     std::int64_t now = s_->clock->now().unix_nanos();
     const std::string what = "step " + step.step_id + " of pipeline " + pid;
     if (!expected_version) {

@@ -146,8 +146,18 @@ Result<JobRecord> SqlStore::write_job(const core::Id& tenant, job::Job job, std:
 
 Result<std::int64_t> SqlStore::append_event(const core::Id& tenant, const backend::EventRecord& e) {
   BUDCORE_TRY(check_key("type", e.type));
-  auto insert = [&](std::int64_t tenant_seq) -> Result<std::int64_t> {
+  // reserved: the event's seq taken ahead (PostgreSQL in transact()): no RETURNING, so the
+  // insert can wait for the commit.
+  auto insert = [&](std::int64_t tenant_seq, std::optional<std::int64_t> reserved) -> Result<std::int64_t> {
     std::string tid = tenant.to_string(), oid = e.object_id.to_string(), doc = core::to_json(e.data);
+    if (reserved) {
+      const std::int64_t seq = *reserved;
+      SqlParam p[] = {seq, tid, e.at.unix_nanos(), std::string_view(e.type), oid, doc, tenant_seq};
+      BUDCORE_TRY(db().execute_later("INSERT INTO platform_events (seq, tenant_id, at_ns, type, object_id, doc, tenant_seq) "
+                                     "OVERRIDING SYSTEM VALUE VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                     p, {}));
+      return seq;
+    }
     SqlParam p[] = {tid, e.at.unix_nanos(), std::string_view(e.type), oid, doc, tenant_seq};
     std::int64_t seq = 0;
     BUDCORE_TRY(db().query("INSERT INTO platform_events (tenant_id, at_ns, type, object_id, doc, tenant_seq) "
@@ -159,17 +169,22 @@ Result<std::int64_t> SqlStore::append_event(const core::Id& tenant, const backen
     return seq;
   };
   if (in_tx_) {
+    // Taken before the tenant's counter is locked: one round trip less while the lock is held.
+    std::optional<std::int64_t> reserved;
+    if (db().dialect() == Dialect::Postgres) {
+      BUDCORE_TRY_ASSIGN(reserved, event_seqs_.next(db()));
+    }
     // The tenant's counter is read (and locked) at its first event in the transaction, written at its end.
     auto it = event_counters_.find(tenant);
     if (it == event_counters_.end()) {
       BUDCORE_TRY_ASSIGN(std::int64_t n, lock_tenant_value(db(), TenantTable::Counters, tenant, "events"));
       it = event_counters_.emplace(tenant, n).first;
     }
-    return insert(++it->second);
+    return insert(++it->second, reserved);
   }
   return write([&]() -> Result<std::int64_t> {
     BUDCORE_TRY_ASSIGN(std::int64_t n, lock_tenant_value(db(), TenantTable::Counters, tenant, "events"));
-    BUDCORE_TRY_ASSIGN(std::int64_t seq, insert(n + 1));
+    BUDCORE_TRY_ASSIGN(std::int64_t seq, insert(n + 1, std::nullopt));
     BUDCORE_TRY(write_tenant_value(db(), TenantTable::Counters, tenant, "events", n + 1));
     return seq;
   });
@@ -254,7 +269,7 @@ Result<std::int64_t> SqlStore::append_request(const backend::PlatformRequest& r)
   BUDCORE_TRY(check_key("kind", r.kind));
   BUDCORE_TRY(check_key("replica", r.replica));
   return write([&]() -> Result<std::int64_t> {
-    auto seq = backends::append_request(db(), r, !requests_notified_);
+    auto seq = backends::append_request(db(), r, !requests_notified_, in_tx_ ? &request_seqs_ : nullptr);
     if (seq && in_tx_) requests_notified_ = true;
     return seq;
   });
@@ -363,6 +378,33 @@ Result<std::optional<backend::PlatformRecord>> SqlStore::get_platform_record(std
                              return {};
                            }));
     return out;
+  });
+}
+
+Result<std::vector<std::optional<backend::PlatformRecord>>> SqlStore::get_platform_records(
+    std::string_view kind, std::span<const std::string> keys) {
+  if (db().dialect() != Dialect::Postgres) return Store::get_platform_records(kind, keys);
+  std::vector<std::optional<backend::PlatformRecord>> out(keys.size());
+  std::map<std::string, std::vector<std::size_t>, std::less<>> at;
+  for (std::size_t i = 0; i < keys.size(); ++i) at[keys[i]].push_back(i);
+  auto from = at.begin();
+  return read([&]() -> Result<std::vector<std::optional<backend::PlatformRecord>>> {
+    while (from != at.end()) {
+      std::vector<std::string> batch;
+      for (; from != at.end() && batch.size() < kReadBatch; ++from) batch.push_back(from->first);
+      const std::string k = pg_text_array(batch);
+      SqlParam p[] = {kind, k};
+      BUDCORE_TRY(db().query("SELECT kind, record_key, doc, updated_ns FROM platform_records "
+                             "WHERE kind = ? AND record_key = ANY(CAST(? AS TEXT[]))",
+                             p, [&](const SqlRow& row) -> Status {
+                               auto slots = at.find(row.text(1));
+                               if (slots == at.end()) return {};
+                               BUDCORE_TRY_ASSIGN(auto r, platform_record_from_row(row));
+                               for (std::size_t slot : slots->second) out[slot] = r;
+                               return {};
+                             }));
+    }
+    return std::move(out);
   });
 }
 

@@ -343,6 +343,39 @@ CREATE TRIGGER usage_records_delete_behind_checkpoint BEFORE DELETE ON usage_rec
   FOR EACH ROW EXECUTE FUNCTION budcore_delete_behind_checkpoint();
 )sql";
 
+// v10: the durable serverless request queue (docs/serverless.md "Durable queue"). One row per
+// accepted request of an endpoint of the tenant; `claim` counts the claims so far and is the
+// token a worker's report must name; score is stored in thousandths.
+constexpr std::string_view kSchemaV10 = R"sql(
+CREATE TABLE serverless_requests (
+  id {SEQ},
+  tenant_id {ID} NOT NULL,
+  endpoint {ID} NOT NULL,
+  req_tenant {ID} NOT NULL,
+  payload_hash {ID} NOT NULL,
+  payload_bytes BIGINT NOT NULL,
+  priority TEXT NOT NULL,
+  score BIGINT NOT NULL,
+  compute_ns BIGINT NOT NULL,
+  max_wait_ns BIGINT NOT NULL,
+  max_process_ns BIGINT NOT NULL,
+  max_retries BIGINT NOT NULL,
+  status TEXT NOT NULL,
+  attempts BIGINT NOT NULL,
+  claim BIGINT NOT NULL,
+  worker {ID} NOT NULL,
+  enqueued_ns BIGINT NOT NULL,
+  claimed_ns BIGINT NOT NULL,
+  lease_ns BIGINT NOT NULL,
+  completed_ns BIGINT NOT NULL,
+  timeout_ns BIGINT NOT NULL,
+  last_error TEXT NOT NULL
+);
+CREATE INDEX serverless_requests_next ON serverless_requests (tenant_id, endpoint, status, score DESC, id);
+CREATE INDEX serverless_requests_lease ON serverless_requests (tenant_id, endpoint, status, lease_ns);
+CREATE INDEX serverless_requests_dedup ON serverless_requests (tenant_id, endpoint, payload_hash, enqueued_ns);
+)sql";
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -506,6 +539,7 @@ std::string migration_sql(Dialect dialect, int version) {
     case 9:
       return apply_dialect(dialect, kSchemaV9Table) +
              std::string(dialect == Dialect::Sqlite ? kSchemaV9Sqlite : kSchemaV9Postgres);
+    case 10: return apply_dialect(dialect, kSchemaV10);
     default: return {};
   }
 }
@@ -704,6 +738,23 @@ core::Status check_later(const core::Result<std::int64_t>& rows, const LaterChec
   if (check.expect_rows >= 0 && *rows != check.expect_rows)
     return core::Error::make(core::ErrorCode::Conflict, check.what + " was changed by another writer", "version");
   return {};
+}
+
+core::Result<std::int64_t> SeqPool::next(SqlConnection& db) {
+  if (used_ == values_.size()) {
+    values_.clear();
+    used_ = 0;
+    const std::string sql = "SELECT nextval(pg_get_serial_sequence('" + std::string(table_) +
+                            "', 'seq')) FROM generate_series(1, ?)";
+    SqlParam p[] = {block_};
+    BUDCORE_TRY(db.query(sql, p, [&](const SqlRow& row) -> core::Status {
+      values_.push_back(row.int64(0));
+      return {};
+    }));
+    if (values_.empty()) return core::Error::make(core::ErrorCode::Io, "the store returned no sequence numbers for " + std::string(table_));
+    block_ = std::min<std::int64_t>(block_ * 2, 1024);
+  }
+  return values_[used_++];
 }
 
 }  // namespace budcore::backends

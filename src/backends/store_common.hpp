@@ -82,6 +82,22 @@ class SqlConnection {
   }
 };
 
+// Store-wide sequence numbers of a table's identity column taken ahead (PostgreSQL: nextval of
+// its sequence, a growing block per round trip), so that a transaction's inserts need no
+// RETURNING and can go with execute_later. Numbers taken and not used leave gaps, which the
+// column's users allow (they order by it; the tenants' own sequences have no gaps).
+class SeqPool {
+ public:
+  explicit SeqPool(std::string_view table) : table_(table) {}
+  core::Result<std::int64_t> next(SqlConnection& db);
+
+ private:
+  std::string_view table_;
+  std::vector<std::int64_t> values_;
+  std::size_t used_ = 0;
+  std::int64_t block_ = 4;
+};
+
 // Opens a connection for a store URI (sqlite / postgresql), without touching the schema.
 core::Result<std::unique_ptr<SqlConnection>> open_connection(std::string_view uri,
                                                              const backend::StoreOptions& options);
@@ -93,7 +109,7 @@ core::Result<std::unique_ptr<SqlConnection>> open_postgres_connection(const std:
 
 // ---- schema ----------------------------------------------------------------------------------
 
-inline constexpr int kLatestSchemaVersion = 9;
+inline constexpr int kLatestSchemaVersion = 10;
 // A stored version above this is refused as it is read (never narrowed into an int).
 inline constexpr std::int64_t kMaxReadableSchemaVersion = 1'000'000;
 

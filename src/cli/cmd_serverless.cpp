@@ -12,6 +12,10 @@
 #include "cli/command.hpp"
 
 namespace budcore::cli {
+
+// cmd_serverless_queue.cpp
+void add_serverless_queue_commands(CLI::App& group);
+
 namespace {
 
 struct SimulateArgs {
@@ -60,6 +64,7 @@ const bool registered = register_commands([](CLI::App& root) {
   sim->add_option("--policy", a->policy, "queue_depth (default), kpa, ray_serve, predictive, budget; a comma list or all");
   sim->add_option("--format", a->format, "table (default) or json");
   sim->callback([a] { exit_code() = run_simulate(*a); });
+  add_serverless_queue_commands(*group);
 });
 
 }  // namespace

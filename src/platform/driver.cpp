@@ -58,6 +58,40 @@ core::Status Impl::save_clock(backend::Store& tx) {
   return tx.put_platform_record("state", "clock", core::Value::map({{"now_ns", clock->now().unix_nanos()}}));
 }
 
+// The live job a cluster event is about: nullptr for usage, an old run, or (never expected) an
+// event whose tenant is not the job's, which are not applied to a job.
+LiveJob* Impl::event_job(const ClusterEvent& e) {
+  if (e.kind == ClusterEventKind::Usage) return nullptr;
+  auto it = live.find(e.job_id);
+  if (it == live.end() || it->second.run != e.run || !it->second.in_cluster || it->second.tenant != e.tenant) return nullptr;
+  return &it->second;
+}
+
+namespace {
+// A Queued echo of a submit (the job is queued already) changes nothing.
+bool is_echo(const ClusterEvent& e, const LiveJob& lj) {
+  return e.kind == ClusterEventKind::Queued && lj.status == JobStatus::Queued && e.reason != "Inadmissible";
+}
+}  // namespace
+
+// The documents of the jobs a batch of events changes that the platform does not hold (queued
+// jobs keep none), read together: one read for the batch instead of one per job.
+core::Result<std::unordered_map<core::Id, backend::JobRecord>> Impl::read_documents(backend::Store& tx,
+                                                                                   const std::vector<ClusterEvent>& events) {
+  std::vector<backend::JobKey> keys;
+  for (const ClusterEvent& e : events) {
+    const LiveJob* lj = event_job(e);
+    if (lj == nullptr || lj->doc || is_echo(e, *lj) || e.kind == ClusterEventKind::DeadlineMissed) continue;
+    keys.push_back({lj->tenant, lj->id});
+  }
+  std::unordered_map<core::Id, backend::JobRecord> out;
+  if (keys.empty()) return out;
+  BUDCORE_TRY_ASSIGN(auto found, tx.get_jobs(keys));
+  for (auto& rec : found)
+    if (rec) out.emplace(rec->job.id, std::move(*rec));
+  return out;
+}
+
 core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
   if (events.empty()) return {};
   std::unordered_map<core::Id, PendingWrite> writes;
@@ -69,6 +103,7 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
   std::vector<std::pair<std::int64_t, core::Id>> new_retries;
 
   auto body = [&](backend::Store& tx) -> core::Status {
+    BUDCORE_TRY_ASSIGN(auto stored, read_documents(tx, events));
     auto touch = [&](LiveJob& lj) -> core::Result<PendingWrite*> {
       auto [it, inserted] = writes.try_emplace(lj.id);
       PendingWrite& w = it->second;
@@ -78,7 +113,12 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
         w.tenant = lj.tenant;
         w.expected_version = lj.version;
         if (!lj.doc) {
-          BUDCORE_TRY_ASSIGN(auto rec, tx.get_job(lj.tenant, lj.id));
+          auto found = stored.find(lj.id);
+          if (found == stored.end()) {  // not among the batch's reads: read alone
+            BUDCORE_TRY_ASSIGN(auto rec, tx.get_job(lj.tenant, lj.id));
+            found = stored.emplace(lj.id, std::move(rec)).first;
+          }
+          backend::JobRecord& rec = found->second;
           if (rec.version != lj.version)
             return Error::make(ErrorCode::Conflict,
                                "job " + lj.id.to_string() + " changed in the store behind the platform (version " +
@@ -104,11 +144,9 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
       return move(&lj, job, to, at, message, log);
     };
     for (const ClusterEvent& e : events) {
-      if (e.kind == ClusterEventKind::Usage) continue;
-      auto it = live.find(e.job_id);
-      // An old run, or (never expected) an event whose tenant is not the job's: ignored.
-      if (it == live.end() || it->second.run != e.run || !it->second.in_cluster || it->second.tenant != e.tenant) continue;
-      LiveJob& lj = it->second;
+      LiveJob* applies_to = event_job(e);
+      if (applies_to == nullptr) continue;
+      LiveJob& lj = *applies_to;
       const std::string type_label(job::to_string(lj.type));
       switch (e.kind) {
         case ClusterEventKind::Queued: {
@@ -268,10 +306,8 @@ core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
   // not). Usage is metered whether or not the batch changes a job (a cancelled run's last
   // segment comes after the cancel was committed).
   bool needed = (cost_meter && !usage.empty()) || std::any_of(events.begin(), events.end(), [&](const ClusterEvent& e) {
-    if (e.kind == ClusterEventKind::Usage) return false;
-    auto it = live.find(e.job_id);
-    if (it == live.end() || it->second.run != e.run || !it->second.in_cluster || it->second.tenant != e.tenant) return false;
-    return !(e.kind == ClusterEventKind::Queued && it->second.status == JobStatus::Queued && e.reason != "Inadmissible");
+    const LiveJob* lj = event_job(e);
+    return lj != nullptr && !is_echo(e, *lj);
   });
   if (needed) {
     auto st = store->transact(body);
@@ -475,6 +511,7 @@ std::string Platform::metrics() {
   (void)m.refresh_view();  // a follower counts the live jobs the store holds
   m.metrics.clear_gauges();
   if (m.ha_role != Impl::HaRole::Single) {
+    m.drain_renewals();  // the renewer's latencies since the last step
     m.metrics.gauge("budcore_ha_leader", {{"replica", m.config.ha->replica}}, m.ha_role == Impl::HaRole::Leader ? 1 : 0);
     m.metrics.gauge("budcore_ha_epoch", {}, static_cast<double>(m.ha_epoch));
   }

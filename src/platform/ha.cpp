@@ -65,12 +65,132 @@ core::Status Impl::ha_join() {
                          "replica " + ha.replica + " is in use by a live process (last seen " +
                              (lease.now - r.seen).to_string() + " ago): give each replica an id of its own",
                          "ha.replica");
+  return start_renewer();
+}
+
+// ---- the renewer -------------------------------------------------------------------------------
+
+core::Status Impl::start_renewer() {
+  backend::StoreOptions so;
+  so.clock = clock;
+  so.durable = config.store_durable;
+  BUDCORE_TRY_ASSIGN(renewer.store, backend::open_store(config.store_uri, so));
+  BUDCORE_TRY(renewer.store->set_idle_transaction_limit(config.ha->lease));
+  renewer.thread = std::thread([this] { renewer_loop(); });
   return {};
 }
+
+void Impl::stop_renewer() {
+  {
+    std::lock_guard lock(renewer.mu);
+    renewer.stop = true;
+    renewer.epoch = 0;
+    ++renewer.term;
+  }
+  renewer.cv.notify_all();
+  if (renewer.thread.joinable()) renewer.thread.join();
+}
+
+Impl::~Impl() { stop_renewer(); }
+
+void Impl::renew_as(std::int64_t epoch, std::int64_t until_ns) {
+  {
+    std::lock_guard lock(renewer.mu);
+    ++renewer.term;
+    renewer.epoch = epoch;
+    renewer.lost.store(false);
+    renewer.until_ns.store(until_ns);
+  }
+  renewer.cv.notify_all();
+}
+
+void Impl::renew_stop() {
+  {
+    std::lock_guard lock(renewer.mu);
+    ++renewer.term;
+    renewer.epoch = 0;
+  }
+  renewer.cv.notify_all();
+}
+
+void Impl::drain_renewals() {
+  std::vector<double> taken;
+  {
+    std::lock_guard lock(renewer.mu);
+    taken.swap(renewer.latencies);
+  }
+  for (double s : taken) metrics.observe("budcore_ha_renewal_seconds", {}, s);
+}
+
+void Impl::renewer_loop() {
+  const HaConfig& ha = *config.ha;
+  std::unique_lock lock(renewer.mu);
+  std::int64_t term = -1, next_ns = 0;
+  while (!renewer.stop) {
+    if (renewer.epoch == 0) {
+      renewer.cv.wait(lock);
+      continue;
+    }
+    // A lease just taken (a new term) was renewed by its taking: the next renewal is a renewal
+    // period later.
+    if (renewer.term != term) {
+      term = renewer.term;
+      next_ns = steady_ns() + ha.renew.count_ns();
+    }
+    const std::int64_t now = steady_ns();
+    if (now < next_ns) {
+      renewer.cv.wait_for(lock, std::chrono::nanoseconds(next_ns - now));
+      continue;
+    }
+    const std::int64_t epoch = renewer.epoch;
+    renewer.in_flight = true;
+    lock.unlock();
+    const std::int64_t t0 = steady_ns();
+    auto lease = renewer.store->acquire_lease(kLease, ha_holder, ha.lease);
+    const std::int64_t t1 = steady_ns();
+    const bool renewed = lease && lease->held_by(ha_holder) && lease->epoch == epoch;
+    if (renewed) {
+      backend::ReplicaRecord me;
+      me.replica = ha.replica;
+      me.instance = ha_instance;
+      me.role = "leader";
+      me.epoch = epoch;
+      me.renew_us = (t1 - t0) / 1000;
+      (void)renewer.store->report_replica(kLease, me);
+    }
+    lock.lock();
+    renewer.in_flight = false;
+    renewer.cv.notify_all();
+    if (renewer.latencies.size() < 4096) renewer.latencies.push_back(static_cast<double>(t1 - t0) / 1e9);
+    if (renewer.term != term) continue;  // stopped or restarted meanwhile: this result is of an older term
+    if (!lease) {
+      // The store is unreachable: try again at the retry period; the driving thread stops acting
+      // once until_ns passes.
+      next_ns = t1 + ha.retry.count_ns();
+      continue;
+    }
+    if (renewed) {
+      // The lease holds for `lease` from before the attempt, on our clock.
+      renewer.until_ns.store(t0 + ha.lease.count_ns());
+      next_ns = t0 + ha.renew.count_ns();
+      continue;
+    }
+    // Another holder, or this holder at another epoch (the lease passed and came back): the
+    // driving thread steps down before its next fenced write, and as soon as it wakes.
+    renewer.lost.store(true);
+    renewer.epoch = 0;
+    lock.unlock();
+    wake.notify_all();
+    lock.lock();
+  }
+}
+
+// ---- the election on the driving thread --------------------------------------------------------
 
 core::Status Impl::ha_step() {
   if (ha_role == HaRole::Single || !config.ha) return {};
   const HaConfig& ha = *config.ha;
+  drain_renewals();
   const std::int64_t now = steady_ns();
   if (ha_deposed) step_down("a write was refused: another replica leads now");
   // A store failure mid-commit (the database restarting) leaves memory ahead of the store. A
@@ -81,8 +201,13 @@ core::Status Impl::ha_step() {
     halted.reset();
     ha_next_step_ns = 0;
   }
-  // A leader that could not renew in time stops acting before its lease can have passed on.
-  if (ha_role == HaRole::Leader && now >= ha_leader_until_ns) step_down("the lease was not renewed in time");
+  if (ha_role == HaRole::Leader) {
+    // The renewer keeps the lease; it tells here what it found.
+    if (renewer.lost.load()) step_down("another replica holds the lease");
+    // A leader that could not renew in time stops acting before its lease can have passed on.
+    else if (now >= renewer.until_ns.load()) step_down("the lease was not renewed in time");
+    else return {};
+  }
   if (now < ha_next_step_ns) return {};
   if (!ha.lead) {
     ha_next_step_ns = now + ha.retry.count_ns();
@@ -93,20 +218,11 @@ core::Status Impl::ha_step() {
   const std::int64_t t1 = steady_ns();
   ha_renew_us = (t1 - t0) / 1000;
   metrics.observe("budcore_ha_renewal_seconds", {}, static_cast<double>(t1 - t0) / 1e9);
-  if (!lease) {
-    // The store is unreachable: keep leading only while the lease surely still holds.
-    ha_next_step_ns = now + ha.retry.count_ns();
-    return {};
-  }
-  if (lease->held_by(ha_holder)) {
-    // Renewed (or taken): the lease holds for `lease` from before the attempt, on our clock.
-    ha_leader_until_ns = t0 + ha.lease.count_ns();
-    ha_next_step_ns = t1 + ha.renew.count_ns();
-    if (ha_role != HaRole::Leader || lease->epoch != ha_epoch) BUDCORE_TRY(become_leader(*lease));
-  } else {
-    if (ha_role == HaRole::Leader) step_down("replica " + lease->holder + " holds the lease");
-    ha_next_step_ns = now + ha.retry.count_ns();
-  }
+  ha_next_step_ns = now + ha.retry.count_ns();
+  if (!lease) return {};  // the store is unreachable: try again at the retry period
+  // Taken (or still ours after a step down): the lease holds for `lease` from before the
+  // attempt, on our clock; the renewer keeps it from now on.
+  if (lease->held_by(ha_holder)) BUDCORE_TRY(become_leader(*lease, t0 + ha.lease.count_ns()));
   backend::ReplicaRecord me;
   me.replica = ha.replica;
   me.instance = ha_instance;
@@ -119,13 +235,18 @@ core::Status Impl::ha_step() {
 
 bool Impl::ha_keep_leading() {
   if (ha_role != HaRole::Leader) return ha_role == HaRole::Single;
-  // In the middle of work the lease is renewed once half the renewal period has passed, so the
-  // next round (a group commit, which may wait for followers' transactions) has at least
-  // lease - renew / 2 before the lease could pass.
-  const HaConfig& ha = *config.ha;
-  const std::int64_t now = steady_ns();
-  if (ha_deposed || now >= ha_next_step_ns || ha_leader_until_ns - now < ha.lease.count_ns() - ha.renew.count_ns() / 2) {
-    ha_next_step_ns = now;
+  // No store round trip: the renewer keeps the lease. Between two pieces of work (never inside a
+  // transaction) a renewal under way is let through first: it may be waiting for the store's
+  // write lock (SQLite), which back-to-back transactions of this thread would never leave it
+  // (at most half a renewal period; the renewer never takes mu, so waiting here under mu is safe).
+  {
+    std::unique_lock lock(renewer.mu);
+    renewer.cv.wait_for(lock, std::chrono::nanoseconds(config.ha->renew.count_ns() / 2),
+                        [&] { return !renewer.in_flight || renewer.stop; });
+  }
+  // A deposition a write or the renewer found, or a lease not renewed in time, steps down here.
+  if (ha_deposed || renewer.lost.load() || steady_ns() >= renewer.until_ns.load()) {
+    ha_next_step_ns = 0;
     (void)ha_step();
   }
   return ha_role == HaRole::Leader;
@@ -150,10 +271,12 @@ core::Status Impl::reset_drive_state() {
   return {};
 }
 
-core::Status Impl::become_leader(const backend::LeaseState& lease) {
+core::Status Impl::become_leader(const backend::LeaseState& lease, std::int64_t until_ns) {
   ha_epoch = lease.epoch;
   ha_deposed = false;
   halted.reset();
+  // Renewed from now on by the renewer, also while the recovery below runs.
+  renew_as(lease.epoch, until_ns);
   store->set_fence(backend::Store::Fence{std::string(kLease), ha_holder, lease.epoch});
   BUDCORE_TRY(reset_drive_state());
   ha_role = HaRole::Leader;
@@ -171,6 +294,7 @@ core::Status Impl::become_leader(const backend::LeaseState& lease) {
 
 void Impl::step_down(std::string_view why) {
   (void)why;
+  renew_stop();
   if (ha_role == HaRole::Leader) {
     (void)reset_drive_state();
     metrics.count("budcore_ha_stepped_down_total", {});
@@ -229,8 +353,12 @@ core::Status Impl::apply_requests() {
     // the batch), also when a later one fails.
     std::size_t done = 0;
     core::Status applied;
-    for (; done < batch.size(); ++done)
-      if (applied = apply_request(batch[done]); !applied) break;
+    BUDCORE_TRY_ASSIGN(Adoptions adoptions, read_adoptions(batch));
+    for (; done < batch.size(); ++done) {
+      const auto& r = batch[done];
+      applied = r.kind == "adopt" ? adopt(r, adoptions) : apply_request(r);
+      if (!applied) break;
+    }
     if (done > 0) {
       auto st = store->transact([&](backend::Store& tx) -> core::Status {
         for (std::size_t i = 0; i < done; ++i) BUDCORE_TRY(tx.delete_request(batch[i].seq));
@@ -242,6 +370,37 @@ core::Status Impl::apply_requests() {
     if (batch.size() < kRequestBatch) return {};
     if (!ha_keep_leading()) return {};
   }
+}
+
+// The records and jobs of a batch's adopt requests, read together (two reads for the batch).
+core::Result<Impl::Adoptions> Impl::read_adoptions(const std::vector<backend::PlatformRequest>& batch) {
+  std::vector<std::string> keys;
+  std::vector<backend::JobKey> jobs;
+  for (const auto& r : batch) {
+    if (r.kind != "adopt" || live.count(r.object_id)) continue;
+    keys.push_back(r.object_id.to_string());
+    jobs.push_back({r.tenant, r.object_id});
+  }
+  Adoptions out;
+  if (keys.empty()) return out;
+  BUDCORE_TRY_ASSIGN(auto records, store->get_platform_records("job", keys));
+  BUDCORE_TRY_ASSIGN(auto found, store->get_jobs(jobs));
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!records[i] || !found[i]) continue;  // ended (cancelled) before the leader saw it
+    out.emplace(jobs[i].id, std::pair{std::move(*records[i]), std::move(*found[i])});
+  }
+  return out;
+}
+
+core::Status Impl::adopt(const backend::PlatformRequest& r, Adoptions& adoptions) {
+  if (live.count(r.object_id)) return {};
+  auto it = adoptions.find(r.object_id);
+  if (it == adoptions.end() || it->second.second.job.tenant_id != r.tenant) return {};
+  auto& [row, rec] = it->second;
+  BUDCORE_TRY_ASSIGN(LiveJob lj, live_from_record(row, r.tenant, rec));
+  LiveJob& placed = live.emplace(lj.id, std::move(lj)).first->second;
+  hand_to_cluster(placed, rec.job);
+  return {};
 }
 
 core::Status Impl::apply_request(const backend::PlatformRequest& r) {
@@ -264,17 +423,6 @@ core::Status Impl::apply_request(const backend::PlatformRequest& r) {
     if (!res) return res.error();
     return {};
   };
-  if (r.kind == "adopt") {
-    if (live.count(r.object_id)) return {};
-    BUDCORE_TRY_ASSIGN(auto row, store->get_platform_record("job", r.object_id.to_string()));
-    if (!row) return {};  // ended (cancelled) before the leader saw it
-    auto rec = store->get_job(r.tenant, r.object_id);
-    if (!rec) return settle(rec.error());
-    BUDCORE_TRY_ASSIGN(LiveJob lj, live_from_record(*row, r.tenant, *rec));
-    LiveJob& placed = live.emplace(lj.id, std::move(lj)).first->second;
-    hand_to_cluster(placed, rec->job);
-    return {};
-  }
   // The caller's role is checked again now: one revoked since the request was stored refuses it
   // (guard records the denial).
   static constexpr std::string_view kGuarded[] = {"cancel", "retry", "priority", "preempt", "start_run", "cancel_run"};

@@ -2,6 +2,8 @@
 // platform jobs (RunJobs, a JobRunner over the Platform) and whose transitions are saved to the
 // Store before they are acted on (RunSink), so a reopened Platform resumes the run.
 #include <algorithm>
+#include <cstdio>
+#include <span>
 
 #include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
@@ -28,6 +30,18 @@ bool terminal_step(std::string_view state) {
 }
 
 bool terminal_run(std::string_view status) { return status == "completed" || status == "failed" || status == "cancelled"; }
+
+// On a pipeline record's state saved by steps: how many step records the state has. A state
+// without it was saved whole (RunState::to_value).
+constexpr std::string_view kStepRecords = "step_records";
+
+// A step record's key: the step's index in the run's state, zero-padded so that the records
+// list in order (LOOP iterations and hooks have ids of their own making; the index is unique).
+std::string step_record_key(std::size_t index) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%08zu", index);
+  return buf;
+}
 
 }  // namespace
 
@@ -175,13 +189,23 @@ class RunJobs final : public pipeline::JobRunner {
   std::map<std::string, Deferred> deferred_;  // engine key -> the submit to try again
 };
 
-// Saves every transition of the run (its whole RunState) and logs it, in one transaction,
-// before the engine acts on it.
+// Saves every transition of the run and logs it, in one transaction, before the engine acts on
+// it: the run-level fields on the pipeline record, and one step record for each step the
+// transition changed (its StepRun and its memo entry), so what a transition writes does not
+// grow with the number of steps. A replica taking over reads them back (load_run_state).
 class RunSink final : public pipeline::StateSink {
  public:
   RunSink(Impl& p, LiveRun& run) : p_(p), run_(run) {}
 
+  // Without a list of changes every step is written: correct, O(steps).
   core::Status save(const pipeline::Transition& t, const pipeline::RunState& state) override {
+    std::vector<std::size_t> all(state.steps.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return save_changes(t, state, all);
+  }
+
+  core::Status save_changes(const pipeline::Transition& t, const pipeline::RunState& state,
+                            std::span<const std::size_t> changed_steps) override {
     backend::EventRecord e;
     e.at = t.at;
     e.type = "pipeline.transition";
@@ -190,10 +214,29 @@ class RunSink final : public pipeline::StateSink {
     data.mutable_map().set("run", run_.id.to_string());
     data.mutable_map().set("pipeline", run_.pipeline);
     e.data = std::move(data);
-    core::Value saved = state.to_value();
+    core::Value fields = state.fields_to_value();
+    fields.mutable_map().set(std::string(kStepRecords), static_cast<std::int64_t>(state.steps.size()));
+    std::vector<backend::StepRecord> rows;
+    rows.reserve(changed_steps.size());
+    for (std::size_t i : changed_steps) {
+      if (i >= state.steps.size())
+        return Error::make(ErrorCode::Internal, "changed step index " + std::to_string(i) + " is beyond the " +
+                                                    std::to_string(state.steps.size()) + " steps of the run");
+      const pipeline::StepRun& s = state.steps[i];
+      backend::StepRecord r;
+      r.pipeline_id = run_.id;
+      r.step_id = step_record_key(i);
+      r.status = std::string(pipeline::to_string(s.state));
+      core::Value doc = core::Value::map({{"index", static_cast<std::int64_t>(i)}, {"step", s.to_value()}});
+      // The memo holds each step's last success; it changes only with its step's record.
+      if (auto m = state.memo.find(s.id); m != state.memo.end()) doc.mutable_map().set("memo", m->second.to_value());
+      r.state = std::move(doc);
+      rows.push_back(std::move(r));
+    }
     auto st = p_.store->transact([&](backend::Store& tx) -> core::Status {
-      BUDCORE_TRY_ASSIGN(auto rec, tx.save_pipeline_state(run_.tenant, run_.id, run_.version, std::move(saved)));
+      BUDCORE_TRY_ASSIGN(auto rec, tx.save_pipeline_state(run_.tenant, run_.id, run_.version, std::move(fields)));
       run_.version = rec.version;
+      for (auto& r : rows) BUDCORE_TRY(tx.put_step(run_.tenant, std::move(r), std::nullopt));
       BUDCORE_TRY(tx.append_event(run_.tenant, e));
       return p_.save_clock(tx);
     });
@@ -277,6 +320,51 @@ core::Status Impl::start_engine(LiveRun& run, const core::Value* saved_state) {
                             : pipeline::Engine::create(run.document, deps, opts);
   if (!engine) return engine.error();
   run.engine.emplace(std::move(*engine));
+  return {};
+}
+
+core::Status Impl::load_run_state(const core::Id& tenant, backend::PipelineRecord& rec) {
+  const core::Value* count = rec.state.is_map() ? rec.state.find(kStepRecords) : nullptr;
+  if (count == nullptr) return {};  // saved whole, or not started
+  const std::string what = "pipeline run " + rec.id.to_string();
+  if (!count->is_int() || count->as_int() < 0)
+    return Error::make(ErrorCode::Io, what + ": the stored state's step count is not a count", "state");
+  const auto n = static_cast<std::size_t>(count->as_int());
+  BUDCORE_TRY_ASSIGN(auto rows, store->list_steps(tenant, rec.id));
+  std::vector<const core::Value*> steps(n, nullptr);
+  core::Map memo;
+  for (const auto& r : rows) {
+    const core::Value* index = r.state.find("index");
+    const core::Value* step = r.state.find("step");
+    if (index == nullptr || !index->is_int() || index->as_int() < 0 || step == nullptr || !step->is_map())
+      return Error::make(ErrorCode::Io, what + ": step record " + r.step_id + " is not a saved step", "state");
+    const auto i = static_cast<std::size_t>(index->as_int());
+    if (i >= n) continue;  // never written: steps are only appended, and the count is written with them
+    steps[i] = step;
+  }
+  core::List list;
+  list.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (steps[i] == nullptr)
+      return Error::make(ErrorCode::Io, what + ": the record of step " + std::to_string(i) + " of " + std::to_string(n) + " is missing",
+                         "state");
+    list.push_back(*steps[i]);
+  }
+  // The memo holds each step's last success, saved with its step's record.
+  for (const auto& r : rows) {
+    const core::Value* index = r.state.find("index");
+    if (static_cast<std::size_t>(index->as_int()) >= n) continue;
+    if (const core::Value* m = r.state.find("memo"); m != nullptr) {
+      const core::Value* id = r.state.find("step")->find("id");
+      if (id != nullptr && id->is_string()) memo.set(id->as_string(), *m);
+    }
+  }
+  core::Map whole;
+  for (const auto& [k, v] : rec.state.as_map())
+    if (k != kStepRecords) whole.set(k, v);
+  whole.set("steps", core::Value(std::move(list)));
+  whole.set("memo", core::Value(std::move(memo)));
+  rec.state = core::Value(std::move(whole));
   return {};
 }
 
@@ -382,6 +470,7 @@ core::Result<PipelineRun> Impl::start_run(const CallContext& caller, const core:
   if (!st) return m.fail_if_deposed(st.error());
   if (m.ha_role == HaRole::Follower) {
     BUDCORE_TRY_ASSIGN(auto stored, m.store->get_pipeline(caller.tenant, run->id));
+    BUDCORE_TRY(m.load_run_state(caller.tenant, stored));
     return run_of(stored);
   }
   LiveRun& ref = *run;
@@ -390,6 +479,7 @@ core::Result<PipelineRun> Impl::start_run(const CallContext& caller, const core:
   BUDCORE_TRY(ref.engine->start());
   BUDCORE_TRY(m.pump_locked());
   BUDCORE_TRY_ASSIGN(auto stored, m.store->get_pipeline(caller.tenant, id));
+  BUDCORE_TRY(m.load_run_state(caller.tenant, stored));
   return run_of(stored);
 }
 
@@ -397,6 +487,7 @@ core::Result<PipelineRun> Platform::get_pipeline_run(const CallContext& caller, 
   std::lock_guard lock(impl_->mu);
   BUDCORE_TRY(impl_->guard(caller, "get", "pipeline_runs", &id));
   BUDCORE_TRY_ASSIGN(auto rec, impl_->store->get_pipeline(caller.tenant, id));
+  BUDCORE_TRY(impl_->load_run_state(caller.tenant, rec));
   return run_of(rec);
 }
 
@@ -409,6 +500,7 @@ core::Result<PipelineRun> Platform::cancel_pipeline_run(const CallContext& calle
 core::Result<PipelineRun> Impl::cancel_run(const CallContext& caller, const core::Id& id, std::string_view reason) {
   Impl& m = *this;
   BUDCORE_TRY_ASSIGN(auto rec, m.store->get_pipeline(caller.tenant, id));
+  BUDCORE_TRY(m.load_run_state(caller.tenant, rec));
   auto ended = [&] {
     return Error::make(ErrorCode::Conflict, "pipeline run " + id.to_string() + " has ended: only a running run can be cancelled",
                        "status");
@@ -434,6 +526,7 @@ core::Result<PipelineRun> Impl::cancel_run(const CallContext& caller, const core
   if (!st) return m.fail_if_deposed(st.error());
   BUDCORE_TRY(m.pump_locked());
   BUDCORE_TRY_ASSIGN(rec, m.store->get_pipeline(caller.tenant, id));
+  BUDCORE_TRY(m.load_run_state(caller.tenant, rec));
   return run_of(rec);
 }
 
@@ -443,6 +536,7 @@ core::Status Impl::start_stored_run(const core::Id& tenant, const core::Id& id) 
   BUDCORE_TRY_ASSIGN(auto row, store->get_platform_record("run", id.to_string()));
   if (!row) return {};  // it ended (cancelled) already
   BUDCORE_TRY_ASSIGN(auto rec, store->get_pipeline(tenant, id));
+  BUDCORE_TRY(load_run_state(tenant, rec));
   auto run = std::make_unique<LiveRun>();
   run->id = id;
   run->tenant = tenant;

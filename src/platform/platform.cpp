@@ -31,8 +31,10 @@ Platform::~Platform() {
     impl_->driver.join();
   }
   if (impl_ && impl_->config.ha && impl_->config.ha->lead) {
-    // A graceful stop resigns, so a follower takes the lease at its next attempt.
+    // A graceful stop resigns, so a follower takes the lease at its next attempt; the renewer
+    // stops first, so that nothing renews the lease once it is given up.
     Impl& m = *impl_;
+    m.stop_renewer();
     if (m.ha_role == Impl::HaRole::Leader) (void)m.store->release_lease("platform", m.ha_holder, m.ha_epoch);
     m.store->set_fence(std::nullopt);
     backend::ReplicaRecord me;

@@ -3,6 +3,7 @@
 // metrics, and the helpers every platform source shares. Ended jobs live only in the Store.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -169,27 +170,64 @@ struct BUDCORE_HIDDEN Platform::Impl {
   HaRole ha_role = HaRole::Single;
   std::int64_t ha_epoch = 0;
   std::int64_t ha_next_step_ns = 0;     // steady clock: the next election step
-  std::int64_t ha_leader_until_ns = 0;  // steady clock: this replica may act as leader until then
-  std::int64_t ha_renew_us = 0;         // how long the last renewal took
+  std::int64_t ha_renew_us = 0;         // how long the last election step took
   std::int64_t ha_view_marker = -1;     // a follower's view of the live jobs: the store's change marker it was read at
   std::int64_t ha_seen_marker = -1;     // the leader's last look at the requests
   bool ha_deposed = false;              // a fenced write failed: step down at the next step
-  // The election: takes or renews the lease when due, becomes leader (recovers from the store)
-  // or steps down. Called by the background driver.
+  // The election: a follower takes the lease when it is free and becomes leader (recovers from
+  // the store); a leader steps down when its renewer lost the lease or could not renew in time.
+  // Called by the background driver.
   core::Status ha_step();
-  // A leader in the middle of a long stretch of work (a backlog of requests or events) renews
-  // its lease when the renewal is due; false when it no longer leads and must stop.
+  // A leader in the middle of a long stretch of work (a backlog of requests or events) checks
+  // that it still leads (no store round trip: the renewer keeps the lease); false when it no
+  // longer leads and must stop.
   bool ha_keep_leading();
+
+  // The renewer (ha.cpp): a thread of its own with a store handle of its own that renews the
+  // leader's lease every `renew` period, whatever the driving thread is doing (a long round of
+  // work, a slow callback, a recovery). It never takes `mu`; the driving thread takes
+  // `renewer.mu` under `mu` (lock order: mu, then renewer.mu). It tells the driving thread
+  // what it found through `until_ns` and `lost`; the driving thread steps down through
+  // step_down() before its next fenced write.
+  struct Renewer {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::unique_ptr<backend::Store> store;  // a second handle on config.store_uri
+    std::thread thread;
+    // Guarded by mu.
+    bool stop = false;
+    std::int64_t term = 0;   // grows at every start and stop: a renewal of an older term is dropped
+    std::int64_t epoch = 0;  // the epoch renewed; 0: not renewing (a follower)
+    bool in_flight = false;  // a renewal is under way (the driving thread lets it through: ha_keep_leading)
+    std::vector<double> latencies;  // seconds, for budcore_ha_renewal_seconds (the driver records them)
+    // Read by the driving thread without mu.
+    std::atomic<std::int64_t> until_ns{0};  // steady clock: this replica may act as leader until then
+    std::atomic<bool> lost{false};          // the lease names another holder or epoch
+  };
+  Renewer renewer;
+  core::Status start_renewer();        // in ha_join: opens the handle, starts the thread
+  void stop_renewer();                 // joins the thread (close, or an open that failed)
+  void renew_as(std::int64_t epoch, std::int64_t until_ns);  // become_leader: renew at this epoch
+  void renew_stop();                   // step_down: no more renewals
+  void renewer_loop();
+  void drain_renewals();               // the renewer's latencies into the metrics (under mu)
+  ~Impl();
   core::Status ha_join();    // on open: this process's lease identity; refuses an id a live process uses
   std::string ha_instance;   // a fresh token per open
   std::string ha_holder;     // "<replica>#<instance>": what the lease names
-  core::Status become_leader(const backend::LeaseState& lease);
+  // until_ns: the steady clock instant the lease just taken surely holds until.
+  core::Status become_leader(const backend::LeaseState& lease, std::int64_t until_ns);
   void step_down(std::string_view why);
   // Forgets every live job and run and starts an empty cluster (a follower drives nothing).
   core::Status reset_drive_state();
   // The leader carries out the followers' requests, oldest first.
   core::Status apply_requests();
   core::Status apply_request(const backend::PlatformRequest& r);
+  // A follower's submitted job handed to the leader's cluster: its record and job, read for a
+  // batch of requests at once.
+  using Adoptions = std::unordered_map<core::Id, std::pair<backend::PlatformRecord, backend::JobRecord>>;
+  core::Result<Adoptions> read_adoptions(const std::vector<backend::PlatformRequest>& batch);
+  core::Status adopt(const backend::PlatformRequest& r, Adoptions& adoptions);
   // A follower's view of the live jobs (for schedules and metrics), read again when the store changed.
   core::Status refresh_view();
   // A follower's mutation: the request and its audit entry in one transaction; returns the
@@ -280,6 +318,9 @@ struct BUDCORE_HIDDEN Platform::Impl {
   core::Status pump_locked();
   std::optional<core::Timestamp> next_wakeup_locked();
   core::Status apply_events(std::vector<backend::ClusterEvent>& events);
+  LiveJob* event_job(const backend::ClusterEvent& e);
+  core::Result<std::unordered_map<core::Id, backend::JobRecord>> read_documents(
+      backend::Store& tx, const std::vector<backend::ClusterEvent>& events);
   core::Status fire_retries();
   core::Status pump_runs(bool& progressed);
   core::Status save_clock(backend::Store& tx);
@@ -350,6 +391,10 @@ struct BUDCORE_HIDDEN Platform::Impl {
   std::optional<core::Timestamp> next_deferred_submit(const LiveRun& run) const;
   core::Status start_stored_run(const core::Id& tenant, const core::Id& id);
   core::Status finish_run(LiveRun& run);
+  // A run's state is saved as its run-level fields on the pipeline record and one step record
+  // per step of the state (RunSink writes only the ones a transition changed): puts the whole
+  // state (RunState::to_value) back into rec.state. A state saved whole is left as it is.
+  core::Status load_run_state(const core::Id& tenant, backend::PipelineRecord& rec);
 };
 
 // A number kept in a platform record's document (0 when absent).

@@ -129,6 +129,7 @@ core::Status Impl::recover_runs() {
         BUDCORE_TRY(store->delete_platform_record("run", r.key));
         continue;
       }
+      BUDCORE_TRY(load_run_state(*tenant, *rec));
       auto run = std::make_unique<LiveRun>();
       run->id = *id;
       run->tenant = *tenant;

@@ -892,6 +892,110 @@ TEST_P(StoreConformance, TransactCommitsAllOrNothing) {
   EXPECT_EQ(all_jobs(tenant_a_).size(), 2u);
 }
 
+// ---- batched reads, and writes whose answers wait for the commit ------------------------------
+
+TEST_P(StoreConformance, GetJobsReadsEachTenantsOwnJobsInOneCall) {
+  auto a = create(tenant_a_, make_job("a"));
+  auto b = create(tenant_b_, make_job("b"));
+  // More keys than one statement reads (the SQL stores read in chunks).
+  std::vector<Id> many;
+  ASSERT_TRUE(store().transact([&](Store& tx) -> core::Status {
+    for (int i = 0; i < 1100; ++i) {
+      BUDCORE_TRY_ASSIGN(auto r, tx.create_job(tenant_a_, make_job("m" + std::to_string(i))));
+      many.push_back(r.record.job.id);
+    }
+    return {};
+  }));
+  std::vector<JobKey> keys = {{tenant_a_, a.job.id}, {tenant_a_, b.job.id}, {tenant_b_, b.job.id},
+                              {tenant_a_, Id::generate()}, {tenant_a_, a.job.id}};
+  for (const Id& id : many) keys.push_back({tenant_a_, id});
+  auto got = store().get_jobs(keys);
+  ASSERT_TRUE(got) << got.error().describe();
+  ASSERT_EQ(got->size(), keys.size());
+  ASSERT_TRUE((*got)[0]);
+  EXPECT_EQ((*got)[0]->job.name, "a");
+  EXPECT_FALSE((*got)[1]) << "another tenant's job under this tenant's name";
+  ASSERT_TRUE((*got)[2]);
+  EXPECT_EQ((*got)[2]->job.name, "b");
+  EXPECT_FALSE((*got)[3]);
+  ASSERT_TRUE((*got)[4]);
+  EXPECT_EQ((*got)[4]->version, 1);
+  for (std::size_t i = 0; i < many.size(); ++i) {
+    ASSERT_TRUE((*got)[5 + i]) << i;
+    EXPECT_EQ((*got)[5 + i]->job.name, "m" + std::to_string(i));
+  }
+  EXPECT_TRUE(store().get_jobs({})->empty());
+}
+
+TEST_P(StoreConformance, GetPlatformRecordsReadsKeysOfAnySpelling) {
+  const std::vector<std::string> keys = {"plain", "quo\"te", "com,ma", "back\\slash", "{brace}", "NULL", "sp ace"};
+  for (const auto& k : keys) ASSERT_TRUE(store().put_platform_record("state", k, Value::map({{"k", k}})));
+  ASSERT_TRUE(store().put_platform_record("other", "plain", Value::map({{"k", "other"}})));
+  std::vector<std::string> asked = keys;
+  asked.push_back("missing");
+  asked.push_back("plain");
+  auto got = store().get_platform_records("state", asked);
+  ASSERT_TRUE(got) << got.error().describe();
+  ASSERT_EQ(got->size(), asked.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_TRUE((*got)[i]) << keys[i];
+    EXPECT_EQ((*got)[i]->key, keys[i]);
+    EXPECT_EQ((*got)[i]->doc.find("k")->as_string(), keys[i]);
+  }
+  EXPECT_FALSE((*got)[keys.size()]);
+  ASSERT_TRUE((*got)[keys.size() + 1]);
+  EXPECT_EQ((*got)[keys.size() + 1]->doc.find("k")->as_string(), "plain") << "a record of another kind";
+}
+
+TEST_P(StoreConformance, AWriteWhoseAnswerWaitsStillFailsItsTransactionWhole) {
+  auto rec = create(tenant_a_, make_job("a"));
+  backend::EventRecord ev;
+  ev.type = "job.test";
+  ev.object_id = rec.job.id;
+  ev.data = Value::map({});
+  // A compare-and-set on a stale version, among writes that would succeed.
+  auto stale = store().transact([&](Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.append_event(tenant_a_, ev));
+    BUDCORE_TRY(tx.put_platform_record("state", "stale", Value::map({})));
+    BUDCORE_TRY(tx.write_job(tenant_a_, rec.job, 7));
+    BUDCORE_TRY(tx.create_job(tenant_a_, make_job("b")));
+    return {};
+  });
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code, ErrorCode::Conflict);
+  EXPECT_EQ(stale.error().field, "version");
+  // An id that exists, after other writes.
+  auto again = make_job("c");
+  again.id = rec.job.id;
+  auto dup = store().transact([&](Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.append_event(tenant_a_, ev));
+    BUDCORE_TRY(tx.create_job(tenant_a_, again));
+    return {};
+  });
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().code, ErrorCode::AlreadyExists);
+  EXPECT_EQ(dup.error().field, "id");
+  // Nothing of either is stored; the tenant's event numbers have no gap after them.
+  EXPECT_EQ(all_jobs(tenant_a_).size(), 1u);
+  EXPECT_FALSE(*store().get_platform_record("state", "stale"));
+  EXPECT_TRUE(store().list_events(tenant_a_, 0, 10)->empty());
+  std::vector<std::int64_t> order;
+  ASSERT_TRUE(store().transact([&](Store& tx) -> core::Status {
+    for (int i = 0; i < 20; ++i) {
+      BUDCORE_TRY_ASSIGN(std::int64_t at, tx.append_event(tenant_a_, ev));
+      order.push_back(at);
+    }
+    BUDCORE_TRY(tx.write_job(tenant_a_, rec.job, 1));
+    return {};
+  }));
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+  EXPECT_EQ(std::set<std::int64_t>(order.begin(), order.end()).size(), order.size());
+  auto events = store().list_events(tenant_a_, 0, 100);
+  ASSERT_EQ(events->size(), 20u);
+  for (std::size_t i = 0; i < events->size(); ++i) EXPECT_EQ((*events)[i].seq, static_cast<std::int64_t>(i + 1));
+  EXPECT_EQ(store().get_job(tenant_a_, rec.job.id)->version, 2);
+}
+
 TEST_P(StoreConformance, DataSurvivesReopening) {
   if (GetParam() == "sqlite_memory") GTEST_SKIP() << "an in-memory database ends with its connection";
   auto rec = create(tenant_a_, make_job("durable"), "k");

@@ -67,3 +67,60 @@ TEST_F(CliServerlessTest, BadInputExitsTwoNamingTheField) {
 }
 
 }  // namespace
+
+namespace {
+
+// `budcore serverless queue`: requests enqueued, served by a worker and read back from a SQLite
+// store; bad input exits 2 naming the option or field and stores nothing.
+class CliServerlessQueueTest : public budcore::test::detail::CliFixture {
+ protected:
+  CliServerlessQueueTest() : CliFixture("budcore_cli_squeue_") {}
+  std::string common() const {
+    return " --store " + quote("sqlite://" + (dir_ / "q.db").string()) + " --endpoint " +
+           quote(std::string(BUDCORE_TEST_DATA_DIR) + "/serverless/endpoint.yaml");
+  }
+};
+
+TEST_F(CliServerlessQueueTest, EnqueueWorkStatusList) {
+  auto r = run_cli("serverless queue enqueue" + common() + " --count 5 --batch 2 --payload-hash p");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("{\"accepted\":[1,2],"), std::string::npos) << r.out;
+  r = run_cli("serverless queue enqueue" + common() + " --count 1 --payload-hash p");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"deduplicated\":[1]"), std::string::npos) << r.out;
+  r = run_cli("serverless queue work" + common() + " --worker w1 --until-empty --log " + quote((dir_ / "w.log").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(json::parse(r.out)["served"], 5);
+  EXPECT_NE(slurp(dir_ / "w.log").find("complete 5 1\n"), std::string::npos);
+  r = run_cli("serverless queue status" + common());
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  json st = json::parse(r.out);
+  EXPECT_EQ(st["completed"], 5);
+  EXPECT_EQ(st["pending"], 0);
+  r = run_cli("serverless queue list" + common() + " --status completed --after 3");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  json rows = json::parse(r.out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["id"], 4);
+  EXPECT_EQ(rows[0]["claim"], 1);
+}
+
+TEST_F(CliServerlessQueueTest, BadInputExitsTwoNamingTheField) {
+  auto r = run_cli("serverless queue enqueue" + common() + " --priority urgent", dir_ / "err.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(json::parse(slurp(dir_ / "err.txt"))["error"]["path"], "--priority");
+  r = run_cli("serverless queue enqueue" + common() + " --batch 0", dir_ / "err.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(json::parse(slurp(dir_ / "err.txt"))["error"]["path"], "--batch");
+  r = run_cli("serverless queue enqueue" + common() + " --tenant ''", dir_ / "err.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(json::parse(slurp(dir_ / "err.txt"))["error"]["path"], "submissions[0].tenant");
+  r = run_cli("serverless queue list" + common() + " --status done", dir_ / "err.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(json::parse(slurp(dir_ / "err.txt"))["error"]["path"], "--status");
+  r = run_cli("serverless queue status" + common());
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(json::parse(r.out)["pending"], 0);
+}
+
+}  // namespace

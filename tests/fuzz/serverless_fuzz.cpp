@@ -1,11 +1,14 @@
-// libFuzzer target: the Azure trace reader and the endpoint reader either refuse an input with
-// an Invalid error naming where, or read it; a trace that reads is in time order.
+// libFuzzer target: the Azure trace reader, the endpoint reader and the durable queue's
+// submission and report readers either refuse an input with an Invalid error naming where, or
+// read it; a trace that reads is in time order.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "budcore/core/yaml.hpp"
+#include "budcore/core/json.hpp"
+#include "budcore/serverless/durable_queue.hpp"
 #include "budcore/serverless/endpoint.hpp"
 #include "budcore/serverless/trace.hpp"
 
@@ -20,6 +23,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else {
     for (std::size_t i = 1; i < trace->size(); ++i)
       if ((*trace)[i].at < (*trace)[i - 1].at) std::abort();
+  }
+  if (auto json = budcore::core::parse_json(text)) {
+    auto subs = serverless::submissions_from_value(*json, "submissions");
+    if (!subs && (subs.error().code != ErrorCode::Invalid || subs.error().field.empty())) std::abort();
+    auto reports = serverless::reports_from_value(*json, "reports");
+    if (!reports && (reports.error().code != ErrorCode::Invalid || reports.error().field.empty())) std::abort();
   }
   auto doc = budcore::core::parse_document(text);
   if (!doc) return 0;

@@ -4,6 +4,7 @@
 // section is checked field by field. (tests/ha/chaos.py kills and pauses real processes.)
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -146,6 +147,98 @@ TEST_P(PlatformHa, AFollowersBatchIsCarriedOutAndItsRequestsDeleted) {
   EXPECT_EQ(r1->ha_status()->role, "leader");
   EXPECT_EQ(r1->ha_status()->epoch, 1);
   ASSERT_TRUE(r1->check_invariants());
+}
+
+// The value of a metric line ("name value") in a text exposition; -1 when absent.
+double metric_value(const std::string& text, const std::string& name) {
+  const std::string key = "\n" + name + " ";
+  auto at = ("\n" + text).find(key);
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at - 1 + key.size()));
+}
+
+// The renewer keeps the lease on a thread and a store handle of its own: a leader whose driving
+// thread is blocked for three leases (a FUNCTION step that takes 3 s, run under the platform's
+// lock, so the driver waits too) keeps leading at the same epoch, and the follower never takes
+// over. The renewals go on meanwhile and show in the metrics.
+TEST_P(PlatformHa, ALeaderBlockedPastItsLeaseKeepsItThroughItsRenewer) {
+  auto r1 = replica("r1", 1000);
+  ASSERT_TRUE(r1);
+  auto r2 = replica("r2", 1000);
+  ASSERT_TRUE(r2);
+  ASSERT_EQ(r1->ha_status()->role, "leader");
+  std::atomic<int> calls{0};
+  ASSERT_TRUE(r1->register_function("slow", [&](const core::Value&, const pipeline::FunctionCall&) -> core::Result<core::Value> {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+    return core::Value::map({{"done", true}});
+  }));
+  const double renewals_before = metric_value(r1->metrics(), "budcore_ha_renewal_seconds_count");
+  const core::Value doc = core::Value::map(
+      {{"pipeline", core::Value::map({{"id", "slow"}, {"name", "slow"}})},
+       {"steps", core::Value::list({core::Value::map({{"id", "f"}, {"name", "f"}, {"step_type", "FUNCTION"},
+                                                      {"depends_on", core::Value::list({})},
+                                                      {"config", core::Value::map({{"function", "slow"}, {"args", core::Value::map({})}})}})})}});
+  const auto t0 = std::chrono::steady_clock::now();
+  auto run = r1->run_pipeline(ctx_a(), doc);
+  ASSERT_TRUE(run) << run.error().describe();
+  ASSERT_TRUE(eventually([&] {
+    auto r = r2->get_pipeline_run(ctx_a(), run->id);
+    return r && r->status == pipeline::PipelineStatus::Completed;
+  }));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(3000));
+  EXPECT_EQ(calls.load(), 1);
+  auto s1 = r1->ha_status();
+  ASSERT_TRUE(s1);
+  EXPECT_EQ(s1->role, "leader");
+  EXPECT_EQ(s1->epoch, 1);
+  EXPECT_EQ(s1->lease.epoch, 1);
+  EXPECT_EQ(r2->ha_status()->role, "follower");
+  const std::string m = r1->metrics();
+  EXPECT_EQ(metric_value(m, "budcore_ha_leader_changes_total"), 1) << m;
+  EXPECT_EQ(metric_value(m, "budcore_ha_stepped_down_total"), -1) << m;
+  // A renewal every 250 ms through the 3 s the driving thread was blocked.
+  EXPECT_GE(metric_value(m, "budcore_ha_renewal_seconds_count"), renewals_before + 6) << m;
+  // The renewer reports the leader's renewals in the replicas' view.
+  for (const auto& r : s1->replicas)
+    if (r.replica == "r1") EXPECT_EQ(r.role, "leader");
+}
+
+// A renewer that finds another holder (here one forced in after the leader's lease was made to
+// expire) deposes its leader, which has no work and so no fenced write that would find out:
+// it steps down within a renewal period, counts it, and leads again (at a new epoch) once the
+// other holder's lease is given up.
+TEST_P(PlatformHa, ALeaderWhoseRenewerLosesTheLeaseStepsDown) {
+  auto r1 = replica("r1", 1000);
+  ASSERT_TRUE(r1);
+  auto s = r1->ha_status();
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->role, "leader");
+  auto other = backend::open_store(target_->config.store_uri);
+  ASSERT_TRUE(other) << other.error().describe();
+  bool forced = false;
+  for (int i = 0; i < 20 && !forced; ++i) {
+    ASSERT_TRUE((*other)->release_lease("platform", s->lease.holder, s->lease.epoch));
+    auto taken = (*other)->acquire_lease("platform", "intruder#0", core::Duration::seconds(60));
+    ASSERT_TRUE(taken) << taken.error().describe();
+    forced = taken->held_by("intruder#0");  // else r1's renewer took it back in between
+  }
+  ASSERT_TRUE(forced);
+  EXPECT_TRUE(eventually([&] { return r1->ha_status()->role == "follower"; }, 3));
+  std::string m = r1->metrics();
+  EXPECT_EQ(metric_value(m, "budcore_ha_stepped_down_total"), 1) << m;
+  EXPECT_NE(m.find("budcore_ha_leader{replica=\"r1\"} 0\n"), std::string::npos) << m;
+  // It stays a follower while the other holds the lease, and leads again once it is given up.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(r1->ha_status()->role, "follower");
+  ASSERT_TRUE((*other)->release_lease("platform", "intruder#0", s->lease.epoch + 1));
+  EXPECT_TRUE(eventually([&] { return r1->ha_status()->role == "leader"; }, 3));
+  EXPECT_EQ(r1->ha_status()->epoch, s->lease.epoch + 2);
+  m = r1->metrics();
+  EXPECT_EQ(metric_value(m, "budcore_ha_leader_changes_total"), 2) << m;
+  auto job = r1->submit(ctx_a(), gpu_job("after-loss", 1, 1));
+  ASSERT_TRUE(job) << job.error().describe();
+  EXPECT_TRUE(eventually([&] { return r1->get_job(ctx_a(), job->record.job.id)->job.status == JobStatus::Completed; }));
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, PlatformHa, ::testing::Values("sqlite_file", "postgres"),

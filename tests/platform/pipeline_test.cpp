@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "budcore/core/json.hpp"
@@ -128,6 +129,157 @@ TEST(PlatformPipelineTest, ARunResumesAfterTheProcessReopensTheStore) {
   backend::JobFilter f;
   f.pipeline_id = id;
   EXPECT_EQ(p->list_jobs(ctx_a(), f)->items.size(), 2u);
+}
+
+// A run's state is saved as its run-level fields plus one record per step, and a transition
+// writes only the steps it changed: what the run writes per transition does not grow with the
+// number of its steps (saving the whole state at every transition made it grow linearly).
+struct Written {
+  std::int64_t transitions = 0;
+  std::int64_t step_writes = 0;  // every write of every step record
+  double bytes_per_transition = 0;
+  std::size_t run_record_bytes = 0;
+};
+
+// From the store: the run record is written once per transition (its version counts them) and
+// each step record once per change of its step (its version); each write is counted at the
+// record's final size.
+Written written_by(platform::Platform& p, const core::Id& id) {
+  Written w;
+  auto rec = p.store().get_pipeline(tenant_a(), id);
+  auto rows = p.store().list_steps(tenant_a(), id);
+  EXPECT_TRUE(rec && rows);
+  if (!rec || !rows) return w;
+  w.transitions = rec->version - 1;
+  w.run_record_bytes = core::to_json(rec->state).size();
+  double bytes = static_cast<double>(w.transitions) * static_cast<double>(w.run_record_bytes);
+  for (const auto& r : *rows) {
+    w.step_writes += r.version;
+    bytes += static_cast<double>(r.version) * static_cast<double>(core::to_json(r.state).size());
+  }
+  w.bytes_per_transition = bytes / static_cast<double>(std::max<std::int64_t>(1, w.transitions));
+  return w;
+}
+
+core::Value transforms(int n) {
+  core::List steps;
+  for (int i = 0; i < n; ++i) {
+    const std::string id = "t" + std::to_string(i);
+    steps.push_back(core::Value::map({{"id", id}, {"name", id}, {"step_type", "TRANSFORM"}, {"depends_on", core::Value::list({})},
+                                      {"config", core::Value::map({{"outputs", core::Value::map({{"v", std::to_string(i)}})}})}}));
+  }
+  return core::Value::map({{"pipeline", core::Value::map({{"id", "wide"}, {"name", "wide"}})}, {"steps", core::Value(std::move(steps))}});
+}
+
+TEST(PlatformPipelineTest, ATransitionWritesOnlyTheStepsItChanged) {
+  PlatformTarget t;
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  std::map<int, Written> by_size;
+  for (int n : {50, 500}) {
+    auto run = p->run_pipeline(ctx_a(), transforms(n));
+    ASSERT_TRUE(run) << run.error().describe();
+    ASSERT_TRUE(p->run_until_idle());
+    auto done = p->get_pipeline_run(ctx_a(), run->id);
+    ASSERT_TRUE(done) << done.error().describe();
+    ASSERT_EQ(done->status, pipeline::PipelineStatus::Completed);
+    ASSERT_EQ(done->state.find("steps")->as_list().size(), static_cast<std::size_t>(n));
+    by_size[n] = written_by(*p, run->id);
+    // The run record holds the run's fields only.
+    auto raw = p->store().get_pipeline(tenant_a(), run->id);
+    ASSERT_TRUE(raw);
+    EXPECT_EQ(raw->state.find("steps"), nullptr);
+    EXPECT_LT(by_size[n].run_record_bytes, 1024u) << core::to_json(raw->state);
+  }
+  const Written& small = by_size[50];
+  const Written& large = by_size[500];
+  EXPECT_GE(large.transitions, 2 * 500);
+  // Each step record is written a few times (its own changes), not once per transition.
+  EXPECT_LE(large.step_writes, 5 * 500) << large.step_writes;
+  // Ten times the steps: about the same bytes per transition (whole states: ten times as many).
+  EXPECT_LT(large.bytes_per_transition, 1.5 * small.bytes_per_transition)
+      << large.bytes_per_transition << " bytes per transition at 500 steps, " << small.bytes_per_transition << " at 50";
+}
+
+// A run of 500 steps stopped midway (250 JOB steps of different lengths, each followed by a
+// TRANSFORM) is rebuilt from its step records by the next process: the records say what the
+// logged transitions say, and the run finishes with exactly one job per JOB step.
+TEST(PlatformPipelineTest, ALargeRunIsRebuiltFromItsStepRecords) {
+  PlatformTarget t;
+  core::List steps;
+  for (int i = 0; i < 250; ++i) {
+    const std::string job = "j" + std::to_string(i), after = "a" + std::to_string(i);
+    steps.push_back(core::Value::map({{"id", job}, {"name", job}, {"step_type", "JOB"}, {"depends_on", core::Value::list({})},
+                                      {"config", core::Value::map({{"job_type", "BATCH"},
+                                                                   {"deployment_type", "DOCKER"},
+                                                                   {"gpu_count", 0},
+                                                                   {"estimated_duration_seconds", 10 + i}})}}));
+    steps.push_back(core::Value::map({{"id", after}, {"name", after}, {"step_type", "TRANSFORM"}, {"depends_on", core::Value::list({job})},
+                                      {"config", core::Value::map({{"outputs", core::Value::map({{"v", job}})}})}}));
+  }
+  const core::Value doc =
+      core::Value::map({{"pipeline", core::Value::map({{"id", "half"}, {"name", "half"}})}, {"steps", core::Value(std::move(steps))}});
+  core::Id id;
+  std::string saved;
+  {
+    auto p = t.open();
+    ASSERT_TRUE(p);
+    auto run = p->run_pipeline(ctx_a(), doc);
+    ASSERT_TRUE(run) << run.error().describe();
+    id = run->id;
+    ASSERT_TRUE(p->run_until(p->now() + core::Duration::seconds(130)));
+    auto mid = p->get_pipeline_run(ctx_a(), id);
+    ASSERT_TRUE(mid) << mid.error().describe();
+    ASSERT_EQ(mid->status, pipeline::PipelineStatus::Running) << core::to_json(mid->state).substr(0, 3000);
+    // What the step records say is what the transitions logged: the last change of every step,
+    // and as many transitions as the run's seq.
+    std::map<std::string, std::string> last;
+    std::int64_t transitions = 0, since = 0;
+    for (;;) {
+      auto page = p->watch(ctx_a(), since, 1000);
+      ASSERT_TRUE(page) << page.error().describe();
+      for (const auto& e : page->events) {
+        if (e.type != "pipeline.transition" || e.object_id != id) continue;
+        ++transitions;
+        const std::string step = e.data.find("step")->as_string();
+        if (!step.empty()) last[step] = e.data.find("to")->as_string();
+      }
+      if (page->events.empty()) break;
+      since = page->last_seq;
+    }
+    EXPECT_EQ(transitions, mid->state.find("seq")->as_int());
+    std::size_t done = 0, checked = 0;
+    for (const auto& s : mid->state.find("steps")->as_list()) {
+      const std::string sid = s.find("id")->as_string();
+      const std::string state = s.find("state")->as_string();
+      if (auto it = last.find(sid); it != last.end()) {
+        EXPECT_EQ(state, it->second) << sid;
+        ++checked;
+      }
+      done += state == "succeeded";
+    }
+    EXPECT_GT(checked, 250u);
+    EXPECT_GT(done, 100u);
+    EXPECT_LT(done, 400u);
+    saved = core::to_json(mid->state);
+  }
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  auto rebuilt = p->get_pipeline_run(ctx_a(), id);
+  ASSERT_TRUE(rebuilt);
+  EXPECT_EQ(core::to_json(rebuilt->state), saved);
+  ASSERT_TRUE(p->run_until_idle());
+  auto done = p->get_pipeline_run(ctx_a(), id);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->status, pipeline::PipelineStatus::Completed) << core::to_json(done->state).substr(0, 2000);
+  for (const auto& s : done->state.find("steps")->as_list()) EXPECT_EQ(s.find("state")->as_string(), "succeeded") << core::to_json(s);
+  backend::JobFilter f;
+  f.pipeline_id = id;
+  backend::PageRequest page;
+  page.limit = 1000;
+  auto jobs = p->list_jobs(ctx_a(), f, page);
+  ASSERT_TRUE(jobs);
+  EXPECT_EQ(jobs->items.size(), 250u);
 }
 
 // Every LOOP iteration is a step of the run's stored state: a LOOP over more items than

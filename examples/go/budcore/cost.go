@@ -175,3 +175,49 @@ func (s *Store) AdmitJob(budgets, prices, job, now string) (string, error) {
 			cText(job), size(job), cText(now), size(now))
 	})
 }
+
+// ServerlessQueueEnqueue admits, scores and stores submissionsJSON (a list of {"tenant",
+// "payload_hash", "payload_size_bytes", "estimated_compute_seconds", "priority"}) for the
+// endpoint document endpoint (JSON or YAML), owned by tenant (a UUID), in one transaction:
+// {"results": [...]}, one per submission (docs/serverless.md "Durable queue").
+func (s *Store) ServerlessQueueEnqueue(tenant, endpoint, submissionsJSON string) (string, error) {
+	return costCall(func(out *C.budcore_buf) C.int {
+		return C.budcore_serverless_queue_enqueue(out, s.handle, cText(tenant), size(tenant), cText(endpoint),
+			size(endpoint), cText(submissionsJSON), size(submissionsJSON))
+	})
+}
+
+// ServerlessQueueClaim claims up to max pending requests of the endpoint named endpoint for
+// worker, each leased for leaseSeconds: {"requests": [...]} (report with each one's "claim").
+func (s *Store) ServerlessQueueClaim(tenant, endpoint, worker string, max int64, leaseSeconds float64) (string, error) {
+	return costCall(func(out *C.budcore_buf) C.int {
+		return C.budcore_serverless_queue_claim(out, s.handle, cText(tenant), size(tenant), cText(endpoint),
+			size(endpoint), cText(worker), size(worker), C.int64_t(max), C.double(leaseSeconds))
+	})
+}
+
+// ServerlessQueueFinish applies reportsJSON ([{"id", "claim", "outcome", "reason",
+// "lease_seconds"}]) in one transaction: {"results": [{"id", "ok", "status"}]}.
+func (s *Store) ServerlessQueueFinish(tenant, reportsJSON string) (string, error) {
+	return costCall(func(out *C.budcore_buf) C.int {
+		return C.budcore_serverless_queue_finish(out, s.handle, cText(tenant), size(tenant), cText(reportsJSON),
+			size(reportsJSON))
+	})
+}
+
+// ServerlessQueueStatus returns the endpoint's counts by status.
+func (s *Store) ServerlessQueueStatus(tenant, endpoint string) (string, error) {
+	return costCall(func(out *C.budcore_buf) C.int {
+		return C.budcore_serverless_queue_status(out, s.handle, cText(tenant), size(tenant), cText(endpoint),
+			size(endpoint))
+	})
+}
+
+// ServerlessQueueList returns the endpoint's requests by id; options is the JSON of
+// budcore_serverless_queue_list ("" for the defaults).
+func (s *Store) ServerlessQueueList(tenant, endpoint, options string) (string, error) {
+	return costCall(func(out *C.budcore_buf) C.int {
+		return C.budcore_serverless_queue_list(out, s.handle, cText(tenant), size(tenant), cText(endpoint),
+			size(endpoint), cText(options), size(options))
+	})
+}

@@ -137,3 +137,31 @@ func TestQuotaEngineLivesAcrossCalls(t *testing.T) {
 		t.Fatalf("statuses: %s %v", out, err)
 	}
 }
+
+func TestServerlessQueueClaimAndCompleteOnce(t *testing.T) {
+	s, err := OpenStore("sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const endpoint = `{"name": "chat", "model": "m"}`
+	if out, err := s.ServerlessQueueEnqueue(tenantA, endpoint, `[{"tenant": "acme"}]`); err != nil ||
+		!strings.Contains(out, `"deduplicated":false`) {
+		t.Fatalf("enqueue: %s, %v", out, err)
+	}
+	if out, err := s.ServerlessQueueClaim(tenantA, "chat", "w1", 10, 30); err != nil || !strings.Contains(out, `"claim":1`) {
+		t.Fatalf("claim: %s, %v", out, err)
+	}
+	report := `[{"id": 1, "claim": 1, "outcome": "complete"}]`
+	if out, err := s.ServerlessQueueFinish(tenantA, report); err != nil || !strings.Contains(out, `"ok":true`) {
+		t.Fatalf("complete: %s, %v", out, err)
+	}
+	if out, err := s.ServerlessQueueFinish(tenantA, report); err != nil || !strings.Contains(out, `"ok":false`) {
+		t.Fatalf("second complete: %s, %v", out, err)
+	}
+	_, err = s.ServerlessQueueEnqueue(tenantA, endpoint, `[{"tenant": ""}]`)
+	var e *Error
+	if !errors.As(err, &e) || e.Field != "submissions[0].tenant" {
+		t.Fatalf("bad input: %v", err)
+	}
+}

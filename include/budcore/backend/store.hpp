@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "budcore/job/job.hpp"
 #include "budcore/job/job_status.hpp"
 #include "budcore/job/priority.hpp"
+#include "budcore/serverless/durable_queue.hpp"
 
 namespace budcore::backend {
 
@@ -258,6 +260,12 @@ struct AuditQuery {
 
 // ---- platform bookkeeping (schema version 4) ------------------------------------------------
 
+// A job named with its tenant (Store::get_jobs).
+struct JobKey {
+  core::Id tenant;
+  core::Id id;
+};
+
 // One entry of a tenant's event log (Platform::watch): job transitions and what the cluster
 // reported, in commit order. `seq` is the tenant's own sequence (1, 2, ... without gaps, in the
 // order the tenant's events committed), so a reader resumes after the last seq it saw and learns
@@ -371,6 +379,10 @@ class BUDCORE_API Store {
   virtual core::Result<CreateJobResult> create_job(const core::Id& tenant, job::Job job,
                                                    std::string_view idempotency_key = {}) = 0;
   virtual core::Result<JobRecord> get_job(const core::Id& tenant, const core::Id& id) = 0;
+  // Several jobs, each of its own tenant, in as few reads as the store can (a leader applying a
+  // batch of cluster events): out[i] is keys[i]'s job, nullopt when that tenant has no such
+  // job. The default asks get_job for each.
+  virtual core::Result<std::vector<std::optional<JobRecord>>> get_jobs(std::span<const JobKey> keys);
   // The job a create_job with this idempotency key created (nullopt: none).
   virtual core::Result<std::optional<JobRecord>> get_job_by_key(const core::Id& tenant, std::string_view key) = 0;
   virtual core::Result<Page<JobRecord>> list_jobs(const core::Id& tenant, const JobFilter& filter,
@@ -395,7 +407,7 @@ class BUDCORE_API Store {
   // created_at and the idempotency key are not changed by this call.
   virtual core::Result<JobRecord> write_job(const core::Id& tenant, job::Job job, std::int64_t expected_version) = 0;
 
-  // Pipelines and steps. save_pipeline_state is a compare-and-set on the pipeline version.
+  // Pipelines and steps. save_pipeline_state: a compare-and-set on the version (returns no definition).
   virtual core::Result<PipelineRecord> create_pipeline(const core::Id& tenant, PipelineRecord p) = 0;
   virtual core::Result<PipelineRecord> get_pipeline(const core::Id& tenant, const core::Id& id) = 0;
   virtual core::Result<Page<PipelineRecord>> list_pipelines(const core::Id& tenant,
@@ -544,8 +556,38 @@ class BUDCORE_API Store {
   virtual core::Status delete_platform_record(std::string_view kind, std::string_view key) = 0;
   virtual core::Result<std::optional<PlatformRecord>> get_platform_record(std::string_view kind,
                                                                           std::string_view key) = 0;
+  // get_platform_record for several keys of a kind at once (out[i] for keys[i]); the default
+  // asks for each.
+  virtual core::Result<std::vector<std::optional<PlatformRecord>>> get_platform_records(
+      std::string_view kind, std::span<const std::string> keys);
   virtual core::Result<Page<PlatformRecord>> list_platform_records(std::string_view kind,
                                                                    const PageRequest& page = {}) = 0;
+
+  // ---- the serverless request queue (schema version 10; docs/serverless.md "Durable queue") ----
+  // What serverless::QueueBackend asks of a store (backend/queue_backend.hpp adapts one to the
+  // other), scoped to the tenant that owns the endpoints. Each call is one transaction: a batch
+  // commits whole or not at all, and a batch with one invalid request (serverless::validate)
+  // stores none. Times come from the store's clock. Kept last in the class; a Store that keeps
+  // no queue inherits these defaults, which fail with ErrorCode::Unsupported.
+  virtual core::Result<std::vector<serverless::DurableEnqueued>> enqueue_serverless_requests(
+      const core::Id& tenant, std::span<const serverless::DurableEnqueue> requests);
+  // Expires (as expire_serverless_requests), then claims up to `max` PENDING requests of the
+  // endpoint by score (then age) for `worker`, each under a new claim token, leased for `lease`
+  // (capped at the request's max_process when it has one). PostgreSQL skips rows another
+  // claimer holds locked, so concurrent workers do not wait on each other.
+  virtual core::Result<std::vector<serverless::DurableRequest>> claim_serverless_requests(
+      const core::Id& tenant, std::string_view endpoint, std::string_view worker, std::int64_t max,
+      core::Duration lease);
+  // Start / renew / complete / fail reports; each applies only while its request is under the
+  // claim token it names (else ok = false, nothing changed).
+  virtual core::Result<std::vector<serverless::DurableFinished>> finish_serverless_requests(
+      const core::Id& tenant, std::span<const serverless::DurableFinish> reports);
+  virtual core::Result<std::int64_t> expire_serverless_requests(const core::Id& tenant, std::string_view endpoint);
+  virtual core::Result<serverless::DurableCounts> count_serverless_requests(const core::Id& tenant,
+                                                                            std::string_view endpoint);
+  virtual core::Result<std::vector<serverless::DurableRequest>> list_serverless_requests(
+      const core::Id& tenant, std::string_view endpoint, std::span<const serverless::QueueStatus> statuses,
+      std::int64_t after_id, std::int64_t limit);
 };
 
 struct StoreOptions {

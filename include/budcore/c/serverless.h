@@ -5,6 +5,7 @@
 #define BUDCORE_C_SERVERLESS_H
 
 #include "budcore/c/common.h"
+#include "budcore/c/store.h"
 
 BUDCORE_BEGIN_DECL
 
@@ -27,6 +28,54 @@ BUDCORE_BEGIN_DECL
 BUDCORE_API int budcore_serverless_simulate(budcore_buf *out, const char *endpoint_doc, size_t endpoint_doc_len,
                                             const char *trace_csv, size_t trace_csv_len, const char *options_json,
                                             size_t options_json_len);
+
+/* ---- the durable request queue (docs/serverless.md "Durable queue") ------------------------
+ * An endpoint's requests kept in a store (budcore_store_open), owned by `tenant` (a UUID).
+ * Every call is one transaction; a batch with one bad element stores nothing. */
+
+/* Admits, scores and stores the submissions_json list ([{"tenant", "payload_hash",
+ * "payload_size_bytes", "estimated_compute_seconds", "priority"}, ...]; "tenant" required)
+ * for the endpoint of endpoint_doc (JSON or YAML: its queue limits, SLA, retries and weights).
+ * Writes {"results": [{"id", "deduplicated"} | {"id": 0, "refusal": "queue_full" |
+ * "payload_too_large" | "tenant_concurrency", "error": {"code", "message", "path", "value"}}]},
+ * one per submission in order. Errors: BUDCORE_EINVALID naming the field
+ * ("submissions[2].priority", a path in the endpoint, "tenant").
+ * Thread-safety: safe from any thread; calls on one store handle are serialized. */
+BUDCORE_API int budcore_serverless_queue_enqueue(budcore_buf *out, budcore_store *store, const char *tenant,
+                                                 size_t tenant_len, const char *endpoint_doc, size_t endpoint_doc_len,
+                                                 const char *submissions_json, size_t submissions_json_len);
+
+/* Claims up to `max` (0..10000) pending requests of the endpoint named `endpoint` for `worker`,
+ * highest score first, each leased for lease_seconds (> 0); expires what is due first. Writes
+ * {"requests": [{"id", "claim", "tenant", "status": "assigned", "lease_until", ...}, ...]}:
+ * report on each with its "claim" token.
+ * Thread-safety: safe from any thread; calls on one store handle are serialized. */
+BUDCORE_API int budcore_serverless_queue_claim(budcore_buf *out, budcore_store *store, const char *tenant,
+                                               size_t tenant_len, const char *endpoint, size_t endpoint_len,
+                                               const char *worker, size_t worker_len, int64_t max,
+                                               double lease_seconds);
+
+/* Applies the reports_json list ([{"id", "claim", "outcome": "start" | "renew" | "complete" |
+ * "fail", "reason", "lease_seconds"}, ...]) in one transaction. Writes {"results": [{"id",
+ * "ok", "status"}, ...]}; ok is false when the request is no longer under that claim.
+ * Errors: BUDCORE_EINVALID ("reports[0].outcome"), BUDCORE_ENOTFOUND (an unknown id).
+ * Thread-safety: safe from any thread; calls on one store handle are serialized. */
+BUDCORE_API int budcore_serverless_queue_finish(budcore_buf *out, budcore_store *store, const char *tenant,
+                                                size_t tenant_len, const char *reports_json, size_t reports_json_len);
+
+/* Writes the endpoint's counts: {"pending", "in_flight", "completed", "failed", "timeout",
+ * "tenant_active": {tenant: n}}.
+ * Thread-safety: safe from any thread; calls on one store handle are serialized. */
+BUDCORE_API int budcore_serverless_queue_status(budcore_buf *out, budcore_store *store, const char *tenant,
+                                                size_t tenant_len, const char *endpoint, size_t endpoint_len);
+
+/* Lists the endpoint's requests by id. options_json (NULL with length 0: defaults) has any of
+ * "statuses" (a list: "pending", ..., "timeout"; default any), "after" (an id, default 0),
+ * "limit" (1..10000, default 1000). Writes {"requests": [...]}.
+ * Thread-safety: safe from any thread; calls on one store handle are serialized. */
+BUDCORE_API int budcore_serverless_queue_list(budcore_buf *out, budcore_store *store, const char *tenant,
+                                              size_t tenant_len, const char *endpoint, size_t endpoint_len,
+                                              const char *options_json, size_t options_json_len);
 
 BUDCORE_END_DECL
 

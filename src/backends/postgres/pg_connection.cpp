@@ -3,6 +3,7 @@
 // statements prepared once per connection and cached by their text.
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <span>
@@ -139,7 +140,7 @@ class PgConnection final : public SqlConnection {
   }
 
   // BEGIN is sent with the transaction's first statement, and COMMIT with its queued writes:
-  // a transaction of writes alone costs one round trip.
+  // a transaction of writes alone costs one round trip (two when a row count is checked).
   core::Status begin() override {
     BUDCORE_TRY(usable());
     begin_pending_ = true;
@@ -154,6 +155,10 @@ class PgConnection final : public SqlConnection {
     }
     PgStatement c{"COMMIT", false};
     BUDCORE_TRY(usable());
+    // A row count is checked here, not by the server: a COMMIT sent behind a compare-and-set
+    // would commit even when it changed nothing. Such writes are answered first.
+    const bool counted = std::any_of(later_.begin(), later_.end(), [](const PgStatement& s) { return s.check.expect_rows >= 0; });
+    if (counted) BUDCORE_TRY(flush());
     BUDCORE_TRY(pipeline(&c));
     in_tx_ = false;
     return {};

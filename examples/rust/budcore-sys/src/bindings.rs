@@ -975,3 +975,66 @@ extern "C" {
         options_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }
+extern "C" {
+    #[doc = " Admits, scores and stores the submissions_json list ([{\"tenant\", \"payload_hash\",\n \"payload_size_bytes\", \"estimated_compute_seconds\", \"priority\"}, ...]; \"tenant\" required)\n for the endpoint of endpoint_doc (JSON or YAML: its queue limits, SLA, retries and weights).\n Writes {\"results\": [{\"id\", \"deduplicated\"} | {\"id\": 0, \"refusal\": \"queue_full\" |\n \"payload_too_large\" | \"tenant_concurrency\", \"error\": {\"code\", \"message\", \"path\", \"value\"}}]},\n one per submission in order. Errors: BUDCORE_EINVALID naming the field\n (\"submissions[2].priority\", a path in the endpoint, \"tenant\").\n Thread-safety: safe from any thread; calls on one store handle are serialized."]
+    pub fn budcore_serverless_queue_enqueue(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const ::std::os::raw::c_char,
+        tenant_len: usize,
+        endpoint_doc: *const ::std::os::raw::c_char,
+        endpoint_doc_len: usize,
+        submissions_json: *const ::std::os::raw::c_char,
+        submissions_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Claims up to `max` (0..10000) pending requests of the endpoint named `endpoint` for `worker`,\n highest score first, each leased for lease_seconds (> 0); expires what is due first. Writes\n {\"requests\": [{\"id\", \"claim\", \"tenant\", \"status\": \"assigned\", \"lease_until\", ...}, ...]}:\n report on each with its \"claim\" token.\n Thread-safety: safe from any thread; calls on one store handle are serialized."]
+    pub fn budcore_serverless_queue_claim(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const ::std::os::raw::c_char,
+        tenant_len: usize,
+        endpoint: *const ::std::os::raw::c_char,
+        endpoint_len: usize,
+        worker: *const ::std::os::raw::c_char,
+        worker_len: usize,
+        max: i64,
+        lease_seconds: f64,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Applies the reports_json list ([{\"id\", \"claim\", \"outcome\": \"start\" | \"renew\" | \"complete\" |\n \"fail\", \"reason\", \"lease_seconds\"}, ...]) in one transaction. Writes {\"results\": [{\"id\",\n \"ok\", \"status\"}, ...]}; ok is false when the request is no longer under that claim.\n Errors: BUDCORE_EINVALID (\"reports[0].outcome\"), BUDCORE_ENOTFOUND (an unknown id).\n Thread-safety: safe from any thread; calls on one store handle are serialized."]
+    pub fn budcore_serverless_queue_finish(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const ::std::os::raw::c_char,
+        tenant_len: usize,
+        reports_json: *const ::std::os::raw::c_char,
+        reports_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Writes the endpoint's counts: {\"pending\", \"in_flight\", \"completed\", \"failed\", \"timeout\",\n \"tenant_active\": {tenant: n}}.\n Thread-safety: safe from any thread; calls on one store handle are serialized."]
+    pub fn budcore_serverless_queue_status(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const ::std::os::raw::c_char,
+        tenant_len: usize,
+        endpoint: *const ::std::os::raw::c_char,
+        endpoint_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Lists the endpoint's requests by id. options_json (NULL with length 0: defaults) has any of\n \"statuses\" (a list: \"pending\", ..., \"timeout\"; default any), \"after\" (an id, default 0),\n \"limit\" (1..10000, default 1000). Writes {\"requests\": [...]}.\n Thread-safety: safe from any thread; calls on one store handle are serialized."]
+    pub fn budcore_serverless_queue_list(
+        out: *mut budcore_buf,
+        store: *mut budcore_store,
+        tenant: *const ::std::os::raw::c_char,
+        tenant_len: usize,
+        endpoint: *const ::std::os::raw::c_char,
+        endpoint_len: usize,
+        options_json: *const ::std::os::raw::c_char,
+        options_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}

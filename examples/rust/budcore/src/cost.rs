@@ -167,6 +167,58 @@ impl Store {
     }
 }
 
+/// The durable serverless request queue of an endpoint in the store (serverless.h,
+/// docs/serverless.md "Durable queue"). `tenant` is the UUID owning the endpoint; documents in,
+/// JSON out.
+impl Store {
+    /// Admits, scores and stores `submissions_json` (a list of {"tenant", "payload_hash",
+    /// "payload_size_bytes", "estimated_compute_seconds", "priority"}) for the endpoint
+    /// document `endpoint` (JSON or YAML): {"results": [...]}, one per submission.
+    pub fn serverless_queue_enqueue(&self, tenant: &str, endpoint: &str, submissions_json: &str) -> Result<String, Error> {
+        let ((t, tl), (e, el), (s, sl)) = (text(tenant), text(endpoint), text(submissions_json));
+        // SAFETY: as in record_usage.
+        with_out(|out| unsafe { sys::budcore_serverless_queue_enqueue(out, self.0, t, tl, e, el, s, sl) })
+    }
+
+    /// Claims up to `max` pending requests of the endpoint named `endpoint` for `worker`, each
+    /// leased for `lease_seconds`: {"requests": [...]} (report with each one's "claim").
+    pub fn serverless_queue_claim(
+        &self,
+        tenant: &str,
+        endpoint: &str,
+        worker: &str,
+        max: i64,
+        lease_seconds: f64,
+    ) -> Result<String, Error> {
+        let ((t, tl), (e, el), (w, wl)) = (text(tenant), text(endpoint), text(worker));
+        // SAFETY: as in record_usage.
+        with_out(|out| unsafe { sys::budcore_serverless_queue_claim(out, self.0, t, tl, e, el, w, wl, max, lease_seconds) })
+    }
+
+    /// Applies `reports_json` ([{"id", "claim", "outcome", "reason", "lease_seconds"}]) in one
+    /// transaction: {"results": [{"id", "ok", "status"}]}.
+    pub fn serverless_queue_finish(&self, tenant: &str, reports_json: &str) -> Result<String, Error> {
+        let ((t, tl), (r, rl)) = (text(tenant), text(reports_json));
+        // SAFETY: as in record_usage.
+        with_out(|out| unsafe { sys::budcore_serverless_queue_finish(out, self.0, t, tl, r, rl) })
+    }
+
+    /// The endpoint's counts by status.
+    pub fn serverless_queue_status(&self, tenant: &str, endpoint: &str) -> Result<String, Error> {
+        let ((t, tl), (e, el)) = (text(tenant), text(endpoint));
+        // SAFETY: as in record_usage.
+        with_out(|out| unsafe { sys::budcore_serverless_queue_status(out, self.0, t, tl, e, el) })
+    }
+
+    /// The endpoint's requests by id (`options` as in budcore_serverless_queue_list; None:
+    /// defaults).
+    pub fn serverless_queue_list(&self, tenant: &str, endpoint: &str, options: Option<&str>) -> Result<String, Error> {
+        let ((t, tl), (e, el), (o, ol)) = (text(tenant), text(endpoint), opt_text(options));
+        // SAFETY: as in record_usage; NULL with 0 is the documented "defaults".
+        with_out(|out| unsafe { sys::budcore_serverless_queue_list(out, self.0, t, tl, e, el, o, ol) })
+    }
+}
+
 impl Drop for Store {
     fn drop(&mut self) {
         // SAFETY: the handle came from budcore_store_open and is freed once.

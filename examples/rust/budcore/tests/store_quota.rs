@@ -92,3 +92,29 @@ fn a_quota_engine_lives_across_calls() {
     assert!(engine.statuses().unwrap().starts_with('['));
     assert_eq!(budcore::QuotaEngine::new(r#"{"cluster_queues": 3}"#).err().unwrap().field, "cluster_queues");
 }
+
+#[test]
+fn serverless_queue_claim_and_complete_once() {
+    let store = Store::open("sqlite::memory:").unwrap();
+    let endpoint = r#"{"name": "chat", "model": "m"}"#;
+    let out = store
+        .serverless_queue_enqueue(TENANT_A, endpoint, r#"[{"tenant": "acme", "priority": "premium"}]"#)
+        .unwrap();
+    assert!(out.contains(r#""deduplicated":false"#), "{out}");
+    let claimed = store.serverless_queue_claim(TENANT_A, "chat", "w1", 10, 30.0).unwrap();
+    assert!(claimed.contains(r#""claim":1"#) && claimed.contains(r#""status":"assigned""#), "{claimed}");
+    let done = store
+        .serverless_queue_finish(TENANT_A, r#"[{"id": 1, "claim": 1, "outcome": "complete"}]"#)
+        .unwrap();
+    assert!(done.contains(r#""ok":true"#), "{done}");
+    let again = store
+        .serverless_queue_finish(TENANT_A, r#"[{"id": 1, "claim": 1, "outcome": "complete"}]"#)
+        .unwrap();
+    assert!(again.contains(r#""ok":false"#), "{again}");
+    assert!(store.serverless_queue_status(TENANT_A, "chat").unwrap().contains(r#""completed":1"#));
+    let e = store
+        .serverless_queue_enqueue(TENANT_A, endpoint, r#"[{"tenant": "acme", "priority": "urgent"}]"#)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Invalid);
+    assert_eq!(e.field, "submissions[0].priority");
+}
