@@ -3,6 +3,7 @@
 //   budcore platform simulate SCENARIO [--json] [--metrics]   what-if run on a virtual clock
 //   budcore platform submit FILE  [--key K]                    FILE: a job, or {"jobs": [...]}
 //   budcore platform get ID | cancel ID [--reason R] | retry ID | preempt ID [--reason R]
+//   budcore platform defrag JOB
 //   budcore platform priority ID PRIORITY
 //   budcore platform list [--status S]... [--limit N] [--after CURSOR]
 //   budcore platform watch [--since SEQ] [--limit N]
@@ -284,6 +285,19 @@ const bool registered = register_commands([](CLI::App& root) {
       BUDCORE_TRY_ASSIGN(auto timeline, p.schedule(ctx));
       if (!sched_html->empty()) BUDCORE_TRY(write_file_arg(*sched_html, schedule::render_html(timeline, {}), "--html"));
       return schedule::to_value(timeline, {-1, true});
+    });
+  });
+
+  auto* defrag = group->add_subcommand("defrag", "The cheapest plan that lets a job waiting for placement start (advice)");
+  add_common(defrag, true);
+  auto defrag_job = std::make_shared<std::string>();
+  defrag->add_option("JOB", *defrag_job, "The job's id")->required();
+  defrag->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      auto id = core::Id::parse(*defrag_job);
+      if (!id) return core::Error::invalid("job", *defrag_job, "is not a job id");
+      BUDCORE_TRY(p.pump());
+      return p.gpu_defrag(ctx, *id);
     });
   });
 

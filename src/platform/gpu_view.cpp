@@ -51,6 +51,38 @@ std::vector<GpuFlavorReport> Platform::gpu_report() {
   return impl_->gpu_reports();
 }
 
+core::Result<core::Value> Platform::gpu_defrag(const CallContext& caller, const core::Id& job_id) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  BUDCORE_TRY(m.guard(caller, "list", "jobs"));
+  auto lj = m.live.find(job_id);
+  if (lj == m.live.end() || lj->second.tenant != caller.tenant)
+    return core::Error::make(core::ErrorCode::NotFound, "no live job " + job_id.to_string() + " of the tenant", "job");
+  if (m.sim == nullptr) return core::Error::make(core::ErrorCode::Unsupported, "defragmentation plans need the simulated cluster");
+  BUDCORE_TRY_ASSIGN(gpu::DefragProblem problem, m.sim->defrag_problem(job_id));
+  // Estimated ends from the timeline, for jobs whose duration is known.
+  BUDCORE_TRY_ASSIGN(const schedule::TimelineResult* tl, m.current_timeline());
+  const core::Timestamp now = m.clock->now();
+  for (auto& h : problem.holders) {
+    auto id = core::Id::parse(h.name);
+    if (!id) continue;
+    auto in = m.timeline_inputs.find(*id);
+    auto at = m.timeline_index.find(h.name);
+    if (in != m.timeline_inputs.end() && !in->second.assumed_duration && at != m.timeline_index.end()) {
+      const schedule::JobEstimate& e = tl->jobs[at->second];
+      h.ends_in_seconds = std::max(0.0, static_cast<double>((e.end - now).count_ns()) / 1e9);
+    }
+    auto other = m.live.find(*id);
+    if (other == m.live.end() || other->second.tenant != caller.tenant) h.name = "[hidden]";
+  }
+  // Hidden names stay distinct, so a plan can name each.
+  int hidden = 0;
+  for (auto& h : problem.holders)
+    if (h.name == "[hidden]") h.name = "[hidden " + std::to_string(++hidden) + "]";
+  problem.apply = false;
+  return gpu::defrag_document(problem);
+}
+
 core::Value to_value(const std::vector<GpuFlavorReport>& reports) {
   core::Map out;
   for (const auto& r : reports) out.set(r.flavor, gpu::to_value(r.report));

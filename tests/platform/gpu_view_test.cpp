@@ -4,6 +4,7 @@
 // largest gang per GPU model, checked against hand-worked figures.
 #include <gtest/gtest.h>
 
+#include "budcore/core/json.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
 #include "platform/platform_fixture.hpp"
@@ -96,6 +97,27 @@ TEST(PlatformGpuViewTest, FragmentationPerNodeAndFlavorAndTheLargestGang) {
   ASSERT_TRUE(s.p->run_until(s.p->now() + core::Duration::seconds(301)));
   EXPECT_EQ(s.p->get_job(ctx_a(), s.c).value().job.status, job::JobStatus::Running);
   EXPECT_NE(s.p->metrics().find("budcore_gpu_waiting_for_placement 0\n"), std::string::npos);
+}
+
+TEST(PlatformGpuViewTest, ThePlanThatFreesTheWaitingGang) {
+  Spread s;
+  // a (a100-0) ends in 300 s, b (a100-1) in 600 s: waiting for a costs 4 GPUs x 300 s = 1200;
+  // moving a (it has run 0 s) costs 1 GPU x (0 + 60) = 60, and a100-1 takes it.
+  auto doc = s.p->gpu_defrag(ctx_a(), s.c);
+  ASSERT_TRUE(doc) << doc.error().describe();
+  const core::Value* plan = doc->find("plan");
+  ASSERT_TRUE(plan != nullptr && plan->is_map()) << core::to_json(*doc);
+  EXPECT_EQ(plan->find("kind")->as_string(), "move");
+  EXPECT_EQ(plan->find("node")->as_string(), "a100-0");
+  EXPECT_DOUBLE_EQ(plan->find("cost_gpu_seconds")->as_float(), 60);
+  const auto& moves = plan->find("moves")->as_list();
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].find("workload")->as_string(), s.a.to_string());
+  EXPECT_EQ(moves[0].find("to")->as_string(), "a100-1");
+  EXPECT_FALSE(doc->find("applied")->as_bool());
+  // Another tenant sees nothing of it; a job that does not wait for placement is refused.
+  EXPECT_EQ(s.p->gpu_defrag(ctx_b(), s.c).error().code, core::ErrorCode::NotFound);
+  EXPECT_EQ(s.p->gpu_defrag(ctx_a(), s.a).error().field, "job");
 }
 
 TEST(PlatformGpuViewTest, WithoutAPolicyThereIsNoGpuReport) {

@@ -21,6 +21,7 @@
 #include "budcore/core/result.hpp"
 #include "budcore/core/value.hpp"
 #include "budcore/export.h"
+#include "budcore/gpu/defrag.hpp"
 #include "budcore/gpu/inventory.hpp"
 #include "budcore/quota/admission.hpp"
 #include "budcore/quota/config.hpp"
@@ -150,6 +151,12 @@ class BUDCORE_API SimCluster final : public ClusterBackend {
   // Runs admitted by quota that no node can take yet, in admission order: the job and why
   // ("admitted by quota; waiting for placement: ...").
   std::vector<std::pair<core::Id, std::string>> waiting_for_placement() const;
+  // The defragmentation problem of a run that waits for placement (docs/gpu.md): its flavor's
+  // pool as it is, every run placed on it (named by job id, with its priority and how long it
+  // has run; no estimated ends, which the caller may add) and the run's request at its
+  // priority. NotFound for a job the cluster does not hold; Invalid ("job") for one that does
+  // not wait for placement under a placement policy.
+  core::Result<gpu::DefragProblem> defrag_problem(const core::Id& job_id) const;
 
   struct Impl;
 

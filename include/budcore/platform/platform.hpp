@@ -291,6 +291,11 @@ class BUDCORE_API Platform {
   // The GPU pools of the simulated cluster (empty without cluster.placement_policy, or on
   // another cluster). Its gauges are in metrics() as budcore_gpu_*.
   std::vector<GpuFlavorReport> gpu_report();
+  // The cheapest defragmentation plan for one of the caller's jobs that waits for placement
+  // (docs/gpu.md "Defragmentation plans"): the runs on its flavor's nodes, with the timeline's
+  // estimated ends (none for a job without estimated_duration_seconds); other tenants' jobs are
+  // named "[hidden]". Advice only: nothing is applied. {"plan", "applied": false}.
+  core::Result<core::Value> gpu_defrag(const CallContext& caller, const core::Id& job_id);
   // The crash-safety invariants, checked against the Store and the cluster: every live job in
   // memory matches its stored status; the cluster holds exactly the live queued/admitted runs
   // (objects no record claims, adopted = false, are another platform's and not counted); the

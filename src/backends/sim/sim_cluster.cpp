@@ -662,4 +662,36 @@ std::vector<std::pair<core::Id, std::string>> SimCluster::waiting_for_placement(
   return out;
 }
 
+core::Result<gpu::DefragProblem> SimCluster::defrag_problem(const core::Id& job_id) const {
+  const Impl& m = *impl_;
+  auto it = m.by_job.find(job_id);
+  if (it == m.by_job.end())
+    return Error::make(core::ErrorCode::NotFound, "the cluster holds no run of job " + job_id.to_string(), "job");
+  const sim::Run& r = m.runs[it->second];
+  if (r.phase != Phase::Admitted || !r.gpu || r.gpu->placed)
+    return Error::invalid("job", job_id.to_string(), "does not wait for placement under a placement policy");
+  const sim::GpuFlavor& gf = m.gpu_flavors[static_cast<std::size_t>(r.gpu->flavor)];
+  gpu::DefragProblem p;
+  p.pool = gf.pool;
+  const std::int64_t now = m.clock->now().unix_nanos();
+  for (const sim::Run& o : m.runs) {
+    if (!o.gpu || !o.gpu->placed || o.gpu->flavor != r.gpu->flavor) continue;
+    gpu::Holder h;
+    h.name = o.job_id.to_string();
+    h.task = o.gpu->task;
+    if (!o.gpu->mig.empty()) h.task.num_gpu = 0, h.task.gpu_milli = 0;
+    h.placement = o.gpu->placement;
+    h.mig = o.gpu->mig;
+    h.priority = o.priority;
+    if (o.phase == Phase::Running) h.elapsed_seconds = static_cast<double>(std::max<std::int64_t>(0, now - o.started_ns)) / 1e9;
+    p.holders.push_back(std::move(h));
+  }
+  p.request.task = r.gpu->task;
+  p.request.task.name = job_id.to_string();
+  p.request.mig_profile = r.gpu->mig_profile;
+  if (!p.request.mig_profile.empty()) p.request.task.num_gpu = 0, p.request.task.gpu_milli = 0;
+  p.request.priority = r.priority;
+  return p;
+}
+
 }  // namespace budcore::backend
