@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "budcore/backend/sim_cluster.hpp"
+#include "budcore/gpu/defrag.hpp"
 #include "budcore/gpu/policy.hpp"
 #include "budcore/platform/config.hpp"
 #include "budcore/quota/job_workload.hpp"
@@ -113,6 +114,63 @@ TEST(SimPlacementTest, WorstFitSpreadsAndTheGangWaitsForPlacementNotQuota) {
   on = started_on(drain(*cluster));
   EXPECT_EQ(on[t.c.job.id], "a100-0");
   EXPECT_TRUE(cluster->waiting_for_placement().empty());
+}
+
+// The plan for the waiting gang, applied to the cluster's own pool: A (high priority) on a100-0
+// and B (low) on a100-1 under worst_fit; C (4 GPUs, normal) waits. Waiting costs 4 x 300 (A) or
+// 4 x 600 (B); moving B (it has run 0 s) costs 1 x (0 + 60) and A, of higher priority, may not
+// move. Applied, C fits on a100-1 and A has not moved.
+TEST(SimPlacementTest, TheDefragmentationPlanAppliedToTheClusterLetsTheGangFitAndMovesNothingOfHigherPriority) {
+  core::VirtualClock clock;
+  auto cluster = backend::SimCluster::create(clock, options("worst_fit")).value();
+  job::Job ja = gpu_job("a", 1, 300), jb = gpu_job("b", 1, 600);
+  ja.priority = job::JobPriority::High;
+  jb.priority = job::JobPriority::Low;
+  auto a = request(ja, 1), b = request(jb, 2), c = request(gpu_job("c", 4, 600), 3);
+  // A and B first (the queue would admit C, of higher priority than B, before B).
+  for (auto* r : {&a, &b}) ASSERT_TRUE(cluster->submit(*r));
+  auto on = started_on(drain(*cluster));
+  ASSERT_TRUE(cluster->submit(c));
+  drain(*cluster);
+  ASSERT_EQ(on[a.job.id], "a100-0");
+  ASSERT_EQ(on[b.job.id], "a100-1");
+  ASSERT_EQ(cluster->waiting_for_placement().size(), 1u);
+
+  auto problem = cluster->defrag_problem(c.job.id);
+  ASSERT_TRUE(problem) << problem.error().describe();
+  ASSERT_EQ(problem->holders.size(), 2u);
+  std::map<std::string, gpu::Holder> before;
+  for (const auto& h : problem->holders) before[h.name] = h;
+  ASSERT_GT(before[a.job.id.to_string()].priority, problem->request.priority);
+  ASSERT_LT(before[b.job.id.to_string()].priority, problem->request.priority);
+  EXPECT_FALSE(problem->pool.node(0).name.empty());
+
+  auto plan = gpu::plan_defrag(problem->pool, problem->holders, problem->request, problem->options);
+  ASSERT_TRUE(plan) << plan.error().describe();
+  ASSERT_TRUE(plan->has_value());
+  const gpu::Plan& pl = **plan;
+  EXPECT_EQ(pl.kind, gpu::PlanKind::Move);
+  EXPECT_EQ(problem->pool.node(pl.target.node).name, "a100-1");
+  ASSERT_EQ(pl.moves.size(), 1u);
+  EXPECT_EQ(pl.moves[0].workload, b.job.id.to_string());
+  EXPECT_DOUBLE_EQ(pl.cost_gpu_seconds, 60);
+  for (const auto& m : pl.moves) EXPECT_LE(before[m.workload].priority, problem->request.priority) << m.workload;
+
+  // Applied in the simulator's pool: the gang holds 4 GPUs of a100-1, B went to a100-0, A stayed.
+  const std::int64_t allocated = problem->pool.total_capacity().allocated;
+  ASSERT_TRUE(gpu::apply_plan(problem->pool, problem->holders, problem->request, pl));
+  EXPECT_EQ(problem->pool.total_capacity().allocated, allocated + 4000);
+  EXPECT_EQ(problem->pool.node_capacity(pl.target.node).free, 0);
+  for (const auto& h : problem->holders) {
+    if (h.priority > problem->request.priority) EXPECT_EQ(h.placement, before[h.name].placement) << h.name;
+    if (h.name == b.job.id.to_string()) EXPECT_EQ(problem->pool.node(h.placement.node).name, "a100-0");
+  }
+  // The cluster itself is unchanged: a plan is advice.
+  EXPECT_EQ(cluster->waiting_for_placement().size(), 1u);
+
+  // Only a run that waits for placement has a problem.
+  EXPECT_EQ(cluster->defrag_problem(a.job.id).error().field, "job");
+  EXPECT_EQ(cluster->defrag_problem(core::Id::generate()).error().code, core::ErrorCode::NotFound);
 }
 
 TEST(SimPlacementTest, AfterARestartRunsGoBackWhereTheyWereAndTheGangStillWaits) {
