@@ -210,6 +210,15 @@ void bind_platform(py::module_& m) {
             return to_python(run.to_value());
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("cancel"), py::arg("reason"), "A pipeline run of the caller's (cancelled first when `cancel`).")
+      .def(
+          "gpu_defrag",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id) {
+            auto ctx = caller(tenant, principal, request);
+            core::Id i = id_of(id, "id");
+            auto doc = call(h, [&](platform::Platform& p) { return p.gpu_defrag(ctx, i); });
+            return to_python(doc);
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), "The cheapest defragmentation plan for a job of the caller's that waits for placement (advice): {'plan', 'applied'}.")
       .def("pump", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.pump(); }); }, "Acts on everything due now (cluster events, retries, pipeline steps).")
       .def(
           "run",

@@ -177,6 +177,19 @@ def test_gpu_pools_under_a_placement_policy(tmp_path):
         waiting = [w for w in view["workloads"] if w["job_id"] == str(ids["c"])]
         assert waiting[0]["message"].startswith("admitted by quota; waiting for placement")
         assert "budcore_gpu_waiting_for_placement 1\n" in p.metrics()
+        # The plan that frees c: move a (it has run 0 s: 1 GPU x (0 + 60)) rather than wait 300 s
+        # for it (4 x 300); advice only, so c still waits.
+        plan = p.gpu_defrag(ids["c"])
+        assert plan.kind == "move" and plan.cost == 60 and plan.applied is False
+        assert plan.plan["node"] == "a100-0"
+        assert [(m["workload"], m["to"]) for m in plan.plan["moves"]] == [(str(ids["a"]), "a100-1")]
+        assert [r["action"] for r in plan.rows()] == ["move"]
+        assert p.get(ids["c"]).job.status != "running"
+        with pytest.raises(budcore.ValidationError) as e:
+            p.gpu_defrag(ids["a"])
+        assert e.value.field == "job"
+        with pytest.raises(budcore.NotFoundError):
+            p.gpu_defrag(ids["c"], tenant=OTHER)
         p.run(301)
         assert p.get(ids["c"]).job.status == "running"
         assert "budcore_gpu_waiting_for_placement 0\n" in p.metrics()
