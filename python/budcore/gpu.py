@@ -139,6 +139,29 @@ class DefragPlan(Result):
     def caption(self) -> str:
         return self["plan"]["summary"] if self.get("plan") else "no plan"
 
+    def plot(self, ax=None, *, title: Optional[str] = None):
+        """The plan's disruption in GPU-seconds, one bar per workload it moves (a wait: one bar,
+        the request's GPUs x the wait, for the workloads waited for); matplotlib Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(8, 3))
+        plan = self.get("plan")
+        labels: list[str] = []
+        costs: list[float] = []
+        if plan:
+            for m in plan["moves"]:
+                labels.append(f"move {m['workload']}: {m['from']} -> {m['to']}")
+                costs.append(float(m["cost_gpu_seconds"]))
+            if plan["wait_for"]:
+                labels.append("wait for " + ", ".join(plan["wait_for"]))
+                costs.append(float(plan["cost_gpu_seconds"]))
+        ax.barh(labels, costs)
+        ax.invert_yaxis()
+        ax.set_xlabel("disruption (GPU-seconds)")
+        ax.set_title(title or self.caption())
+        return ax
+
 
 def defrag(problem: Union[dict, str, "os.PathLike[str]"], *, apply: Optional[bool] = None) -> DefragPlan:
     """The cheapest plan that makes a pending request fit (docs/gpu.md "Defragmentation plans").

@@ -139,6 +139,16 @@ def test_defrag_to_pandas_cli_and_errors():
     frame = gpu.defrag(DEFRAG).to_pandas()
     assert list(frame.columns) == list(gpu.PLAN_COLUMNS)
     assert list(frame["workload"]) == ["w1", "w2"] and list(frame["cost_gpu_seconds"]) == [160, 560]
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    ax = gpu.defrag(DEFRAG).plot()
+    assert [b.get_width() for b in ax.patches] == [160, 560]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["move w1: n0 -> n1", "move w2: n0 -> n1"]
+    doc = json.loads(DEFRAG.read_text())
+    doc["workloads"][0]["ends_in_seconds"] = 100
+    doc["workloads"][1]["ends_in_seconds"] = 150
+    ax = gpu.defrag(doc).plot()
+    assert [b.get_width() for b in ax.patches] == [600]
     cli = os.environ.get("BUDCORE_CLI")
     if cli:
         out = subprocess.run([cli, "gpu", "defrag", "--problem", str(DEFRAG)], capture_output=True, text=True)
