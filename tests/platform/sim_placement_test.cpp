@@ -11,6 +11,7 @@
 #include "budcore/platform/config.hpp"
 #include "budcore/quota/job_workload.hpp"
 #include "platform/platform_fixture.hpp"
+#include "platform/sim_requests.hpp"
 
 namespace budcore::testing {
 namespace {
@@ -28,25 +29,6 @@ backend::SimClusterOptions options(std::string policy) {
   return o;
 }
 
-backend::WorkloadRequest request(job::Job j, std::int64_t seq) {
-  j.id = core::Id::generate();
-  j.tenant_id = tenant_a();
-  backend::WorkloadRequest r;
-  r.tenant = tenant_a();
-  r.run = 1;
-  r.queue_seq = seq;
-  r.workload = quota::workload_for(j, seq).value();
-  r.job = std::move(j);
-  return r;
-}
-
-std::vector<backend::ClusterEvent> drain(backend::SimCluster& c) {
-  std::vector<backend::ClusterEvent> out;
-  while (c.poll(out, 1000).value() == 1000) {
-  }
-  return out;
-}
-
 // Where each started run went: job id -> node.
 std::map<core::Id, std::string> started_on(const std::vector<backend::ClusterEvent>& ev) {
   std::map<core::Id, std::string> out;
@@ -61,9 +43,9 @@ bool admitted(const std::vector<backend::ClusterEvent>& ev, const core::Id& id) 
 
 // A (1 GPU, 300 s), B (1 GPU, 600 s), then C (4 GPUs): 6 of the 8 GPUs the quota allows.
 struct Three {
-  backend::WorkloadRequest a = request(gpu_job("a", 1, 300), 1);
-  backend::WorkloadRequest b = request(gpu_job("b", 1, 600), 2);
-  backend::WorkloadRequest c = request(gpu_job("c", 4, 600), 3);
+  backend::WorkloadRequest a = sim_request(gpu_job("a", 1, 300), 1, 1);
+  backend::WorkloadRequest b = sim_request(gpu_job("b", 1, 600), 1, 2);
+  backend::WorkloadRequest c = sim_request(gpu_job("c", 4, 600), 1, 3);
 };
 
 TEST(SimPlacementTest, BestFitPacksTheSmallRunsAndTheGangFits) {
@@ -126,7 +108,7 @@ TEST(SimPlacementTest, TheDefragmentationPlanAppliedToTheClusterLetsTheGangFitAn
   job::Job ja = gpu_job("a", 1, 300), jb = gpu_job("b", 1, 600);
   ja.priority = job::JobPriority::High;
   jb.priority = job::JobPriority::Low;
-  auto a = request(ja, 1), b = request(jb, 2), c = request(gpu_job("c", 4, 600), 3);
+  auto a = sim_request(ja, 1, 1), b = sim_request(jb, 1, 2), c = sim_request(gpu_job("c", 4, 600), 1, 3);
   // A and B first (the queue would admit C, of higher priority than B, before B).
   for (auto* r : {&a, &b}) ASSERT_TRUE(cluster->submit(*r));
   auto on = started_on(drain(*cluster));
@@ -230,7 +212,7 @@ TEST(SimPlacementTest, EveryPolicyAdmitsWhatTheQuotaAloneAdmits) {
     core::VirtualClock clock;
     auto cluster = backend::SimCluster::create(clock, options(policy)).value();
     std::vector<backend::WorkloadRequest> rs;
-    for (int i = 0; i < 12; ++i) rs.push_back(request(gpu_job("j" + std::to_string(i), 1 + i % 3, 100 + 50 * i), i + 1));
+    for (int i = 0; i < 12; ++i) rs.push_back(sim_request(gpu_job("j" + std::to_string(i), 1 + i % 3, 100 + 50 * i), 1, i + 1));
     for (auto& r : rs) EXPECT_TRUE(cluster->submit(r));
     std::vector<std::string> first;
     std::size_t total = 0;
