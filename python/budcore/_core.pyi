@@ -847,6 +847,10 @@ class PlatformHandle:
         """
         The caller's job by id; NotFoundError for another tenant's.
         """
+    def gpu_defrag(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any) -> typing.Any:
+        """
+        The cheapest defragmentation plan for a job of the caller's that waits for placement (advice): {'plan', 'applied'}.
+        """
     def ha_status(self) -> typing.Any:
         """
         This replica's view of the election: {'role', 'replica', 'epoch', 'lease', 'replicas'}.
