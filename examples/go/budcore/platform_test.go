@@ -170,7 +170,7 @@ func TestPlatformPlansForAGangWaitingForPlacement(t *testing.T) {
 	config := "store: sqlite://" + t.TempDir() + "/gpu.db\nclock: virtual\ncluster:\n  placement_policy: worst_fit\n" +
 		"  inventory:\n    - {name: a100, flavor: a100-80gb, nodes: 2, gpu_type: nvidia-a100-80gb, gpus_per_node: 4," +
 		" cpu_per_node: \"96\", memory_per_node: 1Ti}\n"
-	p, err := Open(config)
+	p, err := OpenPlatform(config)
 	if err != nil {
 		t.Fatal(err)
 	}
