@@ -48,12 +48,23 @@ struct Three {
   backend::WorkloadRequest c = sim_request(gpu_job("c", 4, 600), 1, 3);
 };
 
-TEST(SimPlacementTest, BestFitPacksTheSmallRunsAndTheGangFits) {
+// A, B and C submitted to a cluster under `policy`, with every event it gave.
+struct ThreeSubmitted {
   core::VirtualClock clock;
-  auto cluster = backend::SimCluster::create(clock, options("best_fit")).value();
+  std::unique_ptr<backend::SimCluster> cluster;
   Three t;
-  for (auto* r : {&t.a, &t.b, &t.c}) ASSERT_TRUE(cluster->submit(*r));
-  auto on = started_on(drain(*cluster));
+  std::vector<backend::ClusterEvent> events;
+  explicit ThreeSubmitted(std::string policy) : cluster(backend::SimCluster::create(clock, options(std::move(policy))).value()) {
+    for (auto* r : {&t.a, &t.b, &t.c}) EXPECT_TRUE(cluster->submit(*r));
+    events = drain(*cluster);
+  }
+};
+
+TEST(SimPlacementTest, BestFitPacksTheSmallRunsAndTheGangFits) {
+  ThreeSubmitted s("best_fit");
+  auto& cluster = s.cluster;
+  auto& t = s.t;
+  auto on = started_on(s.events);
   EXPECT_EQ(on[t.a.job.id], "a100-0");
   EXPECT_EQ(on[t.b.job.id], "a100-0");  // the node left with the least free
   EXPECT_EQ(on[t.c.job.id], "a100-1");
@@ -193,11 +204,10 @@ TEST(SimPlacementTest, AfterARestartRunsGoBackWhereTheyWereAndTheGangStillWaits)
 }
 
 TEST(SimPlacementTest, WithoutAPolicyTheFirstNodeWithFreeDevicesTakesEachRun) {
-  core::VirtualClock clock;
-  auto cluster = backend::SimCluster::create(clock, options("")).value();
-  Three t;
-  for (auto* r : {&t.a, &t.b, &t.c}) ASSERT_TRUE(cluster->submit(*r));
-  auto on = started_on(drain(*cluster));
+  ThreeSubmitted s("");
+  auto& cluster = s.cluster;
+  auto& t = s.t;
+  auto on = started_on(s.events);
   EXPECT_EQ(on[t.a.job.id], "a100-0");
   EXPECT_EQ(on[t.b.job.id], "a100-0");
   EXPECT_EQ(on[t.c.job.id], "a100-1");
