@@ -36,7 +36,7 @@ Value endpoint_of(const py::handle& obj) {
 }
 
 py::object simulate(const py::object& endpoint_doc, const std::string& trace_csv, const std::string& policies,
-                    const std::string& trace_source) {
+                    const std::string& trace_source, bool until_scaled_down) {
   Value doc = endpoint_of(endpoint_doc);
   core::Result<Value> out = [&]() -> core::Result<Value> {
     py::gil_scoped_release release;
@@ -46,13 +46,11 @@ py::object simulate(const py::object& endpoint_doc, const std::string& trace_csv
     if (!trace) return std::move(trace).error();
     auto made = serverless::make_policies(policies, *endpoint, "policy");
     if (!made) return std::move(made).error();
-    std::vector<serverless::ReplayReport> reports;
-    for (auto& p : *made) {
-      auto r = serverless::replay(*endpoint, *trace, *p);
-      if (!r) return std::move(r).error();
-      reports.push_back(std::move(*r));
-    }
-    return serverless::reports_document(reports);
+    serverless::ReplayOptions options;
+    options.until_scaled_down = until_scaled_down;
+    auto reports = serverless::replay_all(*endpoint, *trace, *made, options);
+    if (!reports) return std::move(reports).error();
+    return serverless::reports_document(*reports);
   }();
   return to_python(unwrap(std::move(out)));
 }
@@ -174,10 +172,11 @@ void bind_serverless(py::module_& m) {
   std::vector<std::string> names(std::begin(serverless::kPolicyNames), std::end(serverless::kPolicyNames));
   m.attr("SERVERLESS_POLICY_NAMES") = py::tuple(py::cast(names));
   m.def("serverless_simulate", &simulate, py::arg("endpoint"), py::arg("trace_csv"),
-        py::arg("policies") = "queue_depth", py::arg("trace_source") = "trace",
+        py::arg("policies") = "queue_depth", py::arg("trace_source") = "trace", py::arg("until_scaled_down") = false,
         "Replay a request trace (Azure LLM inference CSV text) through an endpoint (dict or JSON/YAML text) under "
         "autoscaling policies ('all', a name, or names separated by commas): {reports}, as "
-        "`budcore serverless simulate --format json`.");
+        "`budcore serverless simulate --format json`; until_scaled_down runs on after the last request until the "
+        "pool is down to its minimum.");
 }
 
 }  // namespace budcore::bindings

@@ -23,6 +23,7 @@ void bind_cost(py::module_& m);       // PriceBook and the cost_* functions budc
 void bind_usecase(py::module_& m);    // UsecaseRegistry (budcore.usecases wraps it)
 void bind_gpu(py::module_& m);        // gpu_replay (budcore.gpu wraps it)
 void bind_serverless(py::module_& m); // serverless_simulate (budcore.serverless wraps it)
+void bind_kueue(py::module_& m);      // the Kueue companion's checks (budcore.kueue wraps them)
 
 // A read-only ScheduleSnapshot of a timeline's result (Platform.schedule; bind_schedule.cpp).
 py::object schedule_snapshot(schedule::TimelineResult result);

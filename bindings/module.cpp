@@ -15,4 +15,5 @@ PYBIND11_MODULE(_core, m) {
   budcore::bindings::bind_usecase(m);
   budcore::bindings::bind_gpu(m);
   budcore::bindings::bind_serverless(m);
+  budcore::bindings::bind_kueue(m);
 }

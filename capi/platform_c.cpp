@@ -172,7 +172,7 @@ extern "C" int budcore_platform_submit(budcore_buf* out, budcore_platform* p, co
     if (!caller_of(c, ctx) || !document(job_json, job_len, "job_json", doc) || !text(key, key_len, "idempotency_key", k))
       return last_code();
     if (doc.is_list() || (doc.is_map() && doc.find("jobs"))) {
-      auto r = pl->submit_batch_document(ctx, doc);
+      auto r = pl->submit_batch_document(ctx, doc, k);
       if (!r) return capi::set_error(r.error());
       return capi::fill_buf(out, core::to_json(platform::to_value(*r)));
     }

@@ -18,19 +18,33 @@ namespace capi = budcore::capi;
 namespace core = budcore::core;
 namespace serverless = budcore::serverless;
 
-// The policy list as make_policies reads it: "all", "a,b", or ["a", "b"] joined by commas.
-core::Result<std::string> policies_of(std::string_view text) {
-  if (text.empty()) return std::string("queue_depth");
-  static constexpr std::array<std::string_view, 1> kKeys = {"policies"};
+// The options object: "policies" ("all", "a,b", or ["a", "b"] joined by commas; default
+// queue_depth) and "until_scaled_down" (a boolean).
+struct SimulateOptions {
+  std::string policies = "queue_depth";
+  serverless::ReplayOptions replay;
+};
+
+core::Result<SimulateOptions> simulate_options(std::string_view text) {
+  SimulateOptions out;
+  if (text.empty()) return out;
+  static constexpr std::array<std::string_view, 2> kKeys = {"policies", "until_scaled_down"};
   auto doc = capi::options_object(text, kKeys);
   if (!doc) return std::move(doc).error();
-  const core::Value* v = doc->find("policies");
-  if (v == nullptr) return std::string("queue_depth");
-  if (auto st = capi::check_policy_list(*v, "options.policies"); !st) return st.error();
-  if (v->is_string()) return v->as_string();
-  std::string joined;
-  for (std::size_t i = 0; i < v->as_list().size(); ++i) joined += (i == 0 ? "" : ",") + v->as_list()[i].as_string();
-  return joined;
+  if (const core::Value* v = doc->find("policies")) {
+    if (auto st = capi::check_policy_list(*v, "options.policies"); !st) return st.error();
+    if (v->is_string()) {
+      out.policies = v->as_string();
+    } else {
+      out.policies.clear();
+      for (std::size_t i = 0; i < v->as_list().size(); ++i) out.policies += (i == 0 ? "" : ",") + v->as_list()[i].as_string();
+    }
+  }
+  if (const core::Value* v = doc->find("until_scaled_down")) {
+    if (!v->is_bool()) return core::Error::invalid("options.until_scaled_down", core::to_json(*v), "must be true or false");
+    out.replay.until_scaled_down = v->as_bool();
+  }
+  return out;
 }
 
 }  // namespace
@@ -50,16 +64,12 @@ extern "C" int budcore_serverless_simulate(budcore_buf* out, const char* endpoin
     if (!endpoint) return capi::set_error(endpoint.error());
     auto trace = serverless::parse_azure_trace(trace_text, "trace_csv");
     if (!trace) return capi::set_error(trace.error());
-    auto names = policies_of(options_text);
-    if (!names) return capi::set_error(names.error());
-    auto policies = serverless::make_policies(*names, *endpoint, "options.policies");
+    auto options = simulate_options(options_text);
+    if (!options) return capi::set_error(options.error());
+    auto policies = serverless::make_policies(options->policies, *endpoint, "options.policies");
     if (!policies) return capi::set_error(policies.error());
-    std::vector<serverless::ReplayReport> reports;
-    for (auto& p : *policies) {
-      auto r = serverless::replay(*endpoint, *trace, *p);
-      if (!r) return capi::set_error(r.error());
-      reports.push_back(std::move(*r));
-    }
-    return capi::fill_buf(out, core::to_json(serverless::reports_document(reports)));
+    auto reports = serverless::replay_all(*endpoint, *trace, *policies, options->replay);
+    if (!reports) return capi::set_error(reports.error());
+    return capi::fill_buf(out, core::to_json(serverless::reports_document(*reports)));
   });
 }

@@ -8,7 +8,7 @@ import glob
 import re
 import sys
 
-LAYERS = ["core", "quota", "gpu", "cost", "pipeline", "schedule", "usecase", "serverless", "backend", "platform", "kubernetes"]
+LAYERS = ["core", "quota", "gpu", "cost", "pipeline", "schedule", "usecase", "serverless", "backend", "platform", "kubernetes", "companion"]
 
 
 def declarations(layer, src):

@@ -1,21 +1,37 @@
 #!/usr/bin/env python3
 """Lower layers never include higher ones (docs/architecture.md "Dependencies"): every
-#include "budcore/<x>/" in include/budcore/<layer>/ and src/<layer>/ must name a layer at or
-below its own. The only exceptions are listed below, each with its reason. The CLI (src/cli)
-is a client of the public API like any other program: it includes only budcore/... headers and
-its own cli/... ones.
+#include "budcore/<x>/" in include/budcore/<layer>/ and src/<layer>/, and every private
+#include "<layer>/..." of src/, must name a layer at or below its own. The only exceptions are
+listed below, each with its reason. The CLI (src/cli) and the Python bindings (bindings/) are
+clients of the public API like any other program: they include only budcore/... headers and
+their own. The C ABI (capi/) sits on top of every layer, inside the library. Benchmarks include
+public headers, and private ones only where they measure an internal algorithm (listed).
 Usage: layering_test.py SOURCE_DIR"""
 import glob
 import re
 import sys
 
 ORDER = ["core", "templates", "job", "quota", "gpu", "cost", "pipeline", "usecase", "serverless", "schedule", "backend",
-         "kubernetes", "platform"]
+         "kubernetes", "platform", "companion"]
 # (layer, included header): why it is allowed.
 ALLOWED = {
     ("cost", "budcore/backend/store.hpp"): "metering and budgets read and append usage through the Store interface",
     ("usecase", "budcore/backend/store.hpp"): "the template catalog persists through the Store interface",
 }
+
+
+# Benchmarks of internal algorithms: (file, private header): why.
+BENCH_PRIVATE = {
+    ("benchmarks/pipeline_bench.cpp", "pipeline/analyze.hpp"): "measures the DAG analysis behind Pipeline::plan",
+}
+
+
+def private_layer(header):
+    """The layer of a private header named from src/ ("backends/kubernetes/x.hpp" -> kubernetes)."""
+    if header.startswith("backends/kubernetes/"):
+        return "kubernetes"
+    first = header.split("/")[0]
+    return {"backends": "backend"}.get(first, first)
 
 
 def layer_of(path, src):
@@ -42,11 +58,34 @@ def main():
             header, target = m.group(1), m.group(2)
             if target in rank and rank[target] > rank[layer] and (layer, header) not in ALLOWED:
                 problems.append(f"{f[len(src) + 1:]}: layer {layer} includes {header} (layer {target} is above it)")
-    for f in sorted(glob.glob(f"{src}/src/cli/*.[ch]pp")):
+        if "/src/" in f:
+            for m in re.finditer(r'#include "((\w+)/[\w/.]+)"', open(f, encoding="utf-8").read()):
+                header = m.group(1)
+                target = private_layer(header)
+                if header.startswith("budcore/") or target not in rank:
+                    continue
+                if rank[target] > rank[layer]:
+                    problems.append(f"{f[len(src) + 1:]}: layer {layer} includes the private {header} (layer {target} is above it)")
+    clients = [("src/cli/*.[ch]pp", "the CLI includes", ("budcore/", "cli/")), ("bindings/*.[ch]pp", "the Python bindings include", ("budcore/",))]
+    for pattern, who, own in clients:
+        for f in sorted(glob.glob(f"{src}/{pattern}")):
+            checked += 1
+            for m in re.finditer(r'#include "([\w/.]+)"', open(f, encoding="utf-8").read()):
+                if "/" in m.group(1) and not m.group(1).startswith(own):
+                    problems.append(f"{f[len(src) + 1:]}: {who} the private header {m.group(1)}")
+    for f in sorted(glob.glob(f"{src}/benchmarks/*.[ch]pp")):
+        checked += 1
+        rel = f[len(src) + 1:]
+        for m in re.finditer(r'#include "([\w/.]+)"', open(f, encoding="utf-8").read()):
+            header = m.group(1)
+            if "/" in header and not header.startswith("budcore/") and (rel, header) not in BENCH_PRIVATE:
+                problems.append(f"{rel}: a benchmark includes the private header {header} (list it with its reason)")
+    for f in sorted(glob.glob(f"{src}/capi/*.[ch]pp")):
         checked += 1
         for m in re.finditer(r'#include "([\w/.]+)"', open(f, encoding="utf-8").read()):
-            if not m.group(1).startswith(("budcore/", "cli/")):
-                problems.append(f"{f[len(src) + 1:]}: the CLI includes the private header {m.group(1)}")
+            header = m.group(1)
+            if "/" in header and not header.startswith("budcore/") and private_layer(header) not in rank:
+                problems.append(f"{f[len(src) + 1:]}: the C ABI includes {header}, which is no layer's")
     for p in problems:
         print(p)
     if not problems:

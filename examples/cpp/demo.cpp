@@ -3,10 +3,11 @@
 // simulated GPU cluster with job-type quotas (one ClusterQueue per job type), on a virtual
 // clock — through budcore::platform::simulate, and prints what happened (admissions, waits, preemptions,
 // failures and retries) and the final job table; then a platform's schedule timeline (when each
-// waiting job will start and end, against what then happened); then the same platform with its
-// `security` section on: roles, a tenant policy, a rate limit and the hash-chained audit log; then GPU
-// placement: a gang the quota admits that no node can take yet (it waits for placement), the
-// pools' fragmentation and the defragmentation plan that frees it. Uses the public C++ API only.
+// waiting job will start and end, against what then happened); a serverless endpoint scaling from
+// zero and back on a burst of requests; then the same platform with its `security` section on:
+// roles, a tenant policy, a rate limit and the hash-chained audit log; then GPU placement: a gang
+// the quota admits that no node can take yet (it waits for placement), the pools' fragmentation
+// and the defragmentation plan that frees it. Uses the public C++ API only.
 //
 // Exit 0 when the scenario ran, 1 when it could not, 2 on a usage error.
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "budcore/core/yaml.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/scenario.hpp"
+#include "budcore/serverless/replay.hpp"
 
 namespace {
 
@@ -37,6 +39,42 @@ budcore::job::Job a100_job(const char* name, int gpus, int minutes) {
   j.gpu_type = "nvidia-a100-80gb";
   j.estimated_duration_seconds = minutes * 60;
   return j;
+}
+
+// A serverless endpoint scaling from zero and back (docs/serverless.md): a burst of chat requests
+// replayed on a virtual clock under the queue-depth policy, until the pool is down to zero again.
+int show_serverless() {
+  using namespace budcore;
+  auto doc = core::parse_document(R"(
+name: chat
+model: llama-3-8b
+gpu_type: nvidia-a100-80gb
+concurrency_per_worker: 4
+price_per_gpu_hour: "2.49"
+cold_start: {container_seconds: 4, model_gib: 16, load_gib_per_second: 1, warmup_seconds: 2}
+service: {prefill_tokens_per_second: 1000, decode_tokens_per_second: 20}
+warm_pool: {min_warm_workers: 0, max_warm_workers: 4, idle_timeout_seconds: 60})");
+  if (!doc) return std::cerr << doc.error().describe() << "\n", 1;
+  auto endpoint = serverless::EndpointConfig::from_value(*doc);
+  if (!endpoint) return std::cerr << endpoint.error().describe() << "\n", 1;
+  std::vector<serverless::TraceRequest> burst;
+  for (int i = 0; i < 12; ++i)
+    burst.push_back({core::Timestamp::from_unix_seconds(1'700'000'000) + core::Duration::milliseconds(500 * i), 800, 200});
+  serverless::QueueDepthPolicy policy(*endpoint);
+  serverless::ReplayOptions options;
+  options.until_scaled_down = true;
+  auto r = serverless::replay(*endpoint, burst, policy, options);
+  if (!r) return std::cerr << r.error().describe() << "\n", 1;
+  std::cout << "\nServerless (endpoint chat: 12 requests in 6 s from zero workers, 4 per worker, queue-depth policy)\n";
+  for (const auto& p : r->scaling)
+    std::cout << "  t=" << p.at_seconds << " s: " << p.workers << " workers (" << p.ready << " ready, " << p.busy
+              << " busy), " << p.pending << " waiting\n";
+  std::cout << "  " << r->completed << " completed, wait p99 " << r->wait.p99 << " s; " << r->metering.cold_starts
+            << " cold starts; billed " << r->metering.billed_gpu_seconds << " GPU-seconds = " << r->metering.cost.to_string()
+            << "\n"
+            << "Try: budcore serverless simulate --endpoint benchmarks/serverless_endpoint.yaml --trace T.csv --policy all "
+               "--until-scaled-down\n";
+  return 0;
 }
 
 // RBAC, a tenant policy, backpressure and the audit chain on a platform of its own (docs/security.md).
@@ -224,6 +262,7 @@ int main(int argc, char** argv) {
             << " preempted and requeued, " << retried << " retried after a failure.\n"
             << "Try: budcore platform simulate examples/specs/demo-scenario.yaml --json\n";
   if (int rc = show_schedule(); rc != 0) return rc;
+  if (int rc = show_serverless(); rc != 0) return rc;
   if (int rc = show_security(); rc != 0) return rc;
   return show_placement();
 }

@@ -19,5 +19,6 @@
 #include "budcore/c/usecase.h"
 #include "budcore/c/gpu.h"
 #include "budcore/c/serverless.h"
+#include "budcore/c/kueue.h"
 
 #endif

@@ -29,7 +29,7 @@ from . import cost, documents, errors, jobs, pipeline, quota, results, store, te
 from . import schedule
 from . import usecases
 from . import platform
-from . import gpu, serverless
+from . import gpu, kueue, serverless
 from .platform import Platform, simulate
 
 # The top level: every name of the layers' submodules that the library implements, the

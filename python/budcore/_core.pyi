@@ -30,7 +30,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_defrag', 'gpu_policy_names', 'gpu_replay', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
+__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_defrag', 'gpu_policy_names', 'gpu_replay', 'kueue_companion_decide', 'kueue_companion_summary', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
 class Quantity:
     """
     A Kubernetes resource quantity ('500m', '2Gi', '1e3'), exact to 1n.
@@ -240,6 +240,8 @@ class Job:
     def __repr__(self) -> str:
         ...
     def __setstate__(self, arg0: tuple) -> None:
+        ...
+    def _repr_html_(self) -> str:
         ...
     def to_dict(self) -> typing.Any:
         """
@@ -671,6 +673,8 @@ class StoredJob:
     """
     def __repr__(self) -> str:
         ...
+    def _repr_html_(self) -> str:
+        ...
     def to_dict(self) -> typing.Any:
         """
         {'version', 'idempotency_key', 'job'}.
@@ -1075,6 +1079,14 @@ def gpu_replay(nodes_csv: str, pods_csv: str, policies: str = 'all', seed: typin
     """
     Replay the Alibaba GPU trace (openb node and pod CSV text) with placement policies ('all', a name, or names separated by commas): {nodes, gpus, tasks, seed, results}, as `budcore gpu replay --format json`.
     """
+def kueue_companion_decide(config: typing.Any, request: typing.Any, base_dir: str = '.') -> typing.Any:
+    """
+    The budget and window checks for one Workload: request {'workload', 'owner_annotations'?, 'spent'?, 'now'}; returns {'tenant_id'?, 'price' | 'price_error', 'budget', 'window'}.
+    """
+def kueue_companion_summary(config: typing.Any, base_dir: str = '.') -> typing.Any:
+    """
+    Validates a companion configuration (text or dict) and returns its summary: controllers, cluster_queues, tenants, budgets, currency. ValidationError names the field.
+    """
 def latest_schema_version() -> int:
     """
     The schema version this library writes and migrates to.
@@ -1147,9 +1159,9 @@ def serverless_queue_status(store: Store, tenant: typing.Any, endpoint: str) -> 
     """
     The endpoint's counts: {pending, in_flight, completed, failed, timeout, tenant_active}.
     """
-def serverless_simulate(endpoint: typing.Any, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace') -> typing.Any:
+def serverless_simulate(endpoint: typing.Any, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace', until_scaled_down: bool = False) -> typing.Any:
     """
-    Replay a request trace (Azure LLM inference CSV text) through an endpoint (dict or JSON/YAML text) under autoscaling policies ('all', a name, or names separated by commas): {reports}, as `budcore serverless simulate --format json`.
+    Replay a request trace (Azure LLM inference CSV text) through an endpoint (dict or JSON/YAML text) under autoscaling policies ('all', a name, or names separated by commas): {reports}, as `budcore serverless simulate --format json`; until_scaled_down runs on after the last request until the pool is down to its minimum.
     """
 def to_json(obj: typing.Any, indent: typing.SupportsInt | typing.SupportsIndex | None = None, ensure_ascii: bool = False) -> str:
     """

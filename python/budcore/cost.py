@@ -89,10 +89,12 @@ class Estimate:
 
     @property
     def currency(self) -> str:
+        """The ISO 4217 code every amount is in."""
         return self.data["currency"]
 
     @property
     def total(self) -> Decimal:
+        """The estimated cost (for a pipeline, every step's; ``total_min`` leaves out steps that may not run)."""
         return Decimal(self.data["total"])
 
     @property
@@ -102,6 +104,7 @@ class Estimate:
 
     @property
     def is_pipeline(self) -> bool:
+        """True when the estimate is of a pipeline (its steps summed), False for one job."""
         return "steps" in self.data
 
     @property
@@ -112,6 +115,7 @@ class Estimate:
         return [dict(line, step=s["step"]) for s in self.data["steps"] for line in s["lines"]]
 
     def to_dict(self) -> dict[str, Any]:
+        """The estimate document as the library wrote it."""
         return self.data
 
     def to_pandas(self):
@@ -198,17 +202,21 @@ class _Table:
 
     @property
     def currency(self) -> str:
+        """The ISO 4217 code every amount is in."""
         return self.data["currency"]
 
     @property
     def by(self) -> list[str]:
+        """The dimensions the rows are grouped by (``project``, ``job_type``, ...)."""
         return list(self.data["by"])
 
     @property
     def rows(self) -> list[dict[str, Any]]:
+        """One dict per group, amounts as Decimal."""
         return list(self.data["rows"])
 
     def to_dict(self) -> dict[str, Any]:
+        """The document as the library wrote it."""
         return self.data
 
     def to_pandas(self):
@@ -225,6 +233,7 @@ class _Table:
         return pd.DataFrame(rows, columns=self._columns())
 
     def to_csv(self) -> str:
+        """The rows as CSV text (a header line, amounts exact)."""
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
         cols = self._columns()
@@ -248,14 +257,17 @@ class Report(_Table):
 
     @property
     def total(self) -> Decimal:
+        """Direct plus shared cost of every row."""
         return Decimal(self.data["total"])
 
     @property
     def total_direct(self) -> Decimal:
+        """The cost metered to the rows' own jobs."""
         return Decimal(self.data["total_direct"])
 
     @property
     def total_shared(self) -> Decimal:
+        """The shared costs (``--shared NAME=AMOUNT``) allocated to the rows."""
         return Decimal(self.data["total_shared"])
 
     def plot(self, ax=None, *, title: Optional[str] = None):
@@ -284,9 +296,11 @@ class Rollup(_Table):
 
     @property
     def granularity(self) -> str:
+        """The width of each period: ``total``, ``minute``, ``hour``, ``day`` or ``month``."""
         return self.data["granularity"]
 
     def to_pandas(self):
+        """The rows as a DataFrame, ``period`` as UTC timestamps. Requires pandas."""
         frame = super().to_pandas()
         if "bucket" in frame and self.granularity != "total":
             import pandas as pd
@@ -369,17 +383,21 @@ class Forecast:
 
     @property
     def month_to_date(self) -> Decimal:
+        """The spend of the month so far."""
         return Decimal(self.data["forecast"]["month_to_date"])
 
     @property
     def forecast_total(self) -> Decimal:
+        """The month's expected spend at its end (the trend continued)."""
         return Decimal(self.data["forecast"]["forecast_total"])
 
     @property
     def anomalies(self) -> list[dict[str, Any]]:
+        """Days whose spend is 3 or more standard deviations from the 14 days before them."""
         return list(self.data["anomalies"])
 
     def to_dict(self) -> dict[str, Any]:
+        """The forecast document as the library wrote it."""
         return self.data
 
     def to_pandas(self):
@@ -391,6 +409,7 @@ class Forecast:
                              for d in self.data["daily"]])
 
     def plot(self, ax=None):
+        """The daily spend and the forecast month end as a matplotlib chart; returns the Axes."""
         import matplotlib.pyplot as plt
 
         if ax is None:

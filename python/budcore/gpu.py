@@ -60,9 +60,11 @@ class GpuReplay(Result):
         raise KeyError(policy)
 
     def rows(self) -> list[dict]:
+        """One dict per (policy, arrived load) point of the replay."""
         return [dict(point, policy=r["policy"]) for r in self.get("results", []) for point in r["points"]]
 
     def caption(self) -> str:
+        """What a notebook shows above the table."""
         return (f"{self.get('tasks', 0)} tasks on {self.get('nodes', 0)} nodes ({self.get('gpus', 0)} GPUs), "
                 f"seed {self.get('seed', 0)}")
 

@@ -6,6 +6,37 @@
 The same objects are also at the top level (``budcore.Job``, ``budcore.Quantity``, ``budcore.Money``).
 """
 
-from ._core import Job, Money, Quantity
+from typing import Any
+
+from ._core import Job, Money, Quantity, StoredJob
+from .results import html_record
 
 __all__ = ["Job", "Money", "Quantity"]
+
+# What a notebook shows for a job: the fields a person reads first (name before id).
+_JOB_FIELDS = ("name", "status", "job_type", "priority", "gpu_count", "gpu_type", "cpu_cores", "memory_gb",
+               "estimated_start", "estimated_end", "estimated_duration_seconds", "actual_cost", "status_message",
+               "project_id", "pipeline_id", "created_at", "id")
+
+
+def _job_html(doc: dict, caption: str) -> str:
+    return html_record([(k, doc.get(k)) for k in _JOB_FIELDS], caption)
+
+
+def _job_repr_html(self: Any) -> str:
+    doc = self.to_dict()
+    return _job_html(doc, f"job {doc.get('name', '')}")
+
+
+def _stored_job_repr_html(self: Any) -> str:
+    rec = self.to_dict()
+    doc = rec.get("job", {})
+    key = rec.get("idempotency_key")
+    caption = f"job {doc.get('name', '')}, version {rec.get('version')}" + (f", key {key}" if key else "")
+    return _job_html(doc, caption)
+
+
+# The classes come from the extension module; their rich display is written here, beside the
+# other HTML views, rather than as HTML strings in C++.
+Job._repr_html_ = _job_repr_html  # type: ignore[attr-defined]
+StoredJob._repr_html_ = _stored_job_repr_html  # type: ignore[attr-defined]

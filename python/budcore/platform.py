@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from ._core import StoredJob, platform_open, platform_open_embedded, platform_simulate
+from .results import html_table
 
 __all__ = [
     "Event",
@@ -54,12 +55,19 @@ class JobTable(Sequence[dict]):
         return self._rows[i]
 
     def to_pandas(self):
+        """The rows as a DataFrame (``created_at``/``updated_at`` as UTC timestamps). Requires pandas."""
         import pandas as pd
 
         frame = pd.DataFrame(self._rows, columns=list(JOB_COLUMNS))
         for col in ("created_at", "updated_at"):
             frame[col] = pd.to_datetime(frame[col], utc=True)
         return frame
+
+    def _repr_html_(self) -> str:
+        # Names first; the id stays in the table for copying.
+        columns = ("name", "status", "job_type", "priority", "gpu_type", "gpu_count", "created_at", "id")
+        n = len(self._rows)
+        return html_table(self._rows, columns, f"{n} job" + ("" if n == 1 else "s"))
 
     def __repr__(self) -> str:
         return f"JobTable({len(self._rows)} jobs)"
@@ -77,6 +85,7 @@ class Event:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Event":
+        """An event from the library's document."""
         return cls(d["seq"], d["at"], d["type"], d["object_id"], dict(d.get("data") or {}))
 
 
@@ -94,13 +103,16 @@ class PipelineRun:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "PipelineRun":
+        """A run from the library's document."""
         return cls(d["id"], d["pipeline"], d["status"], d["created_at"], d["updated_at"], d["version"], d["state"])
 
     @property
     def steps(self) -> dict[str, str]:
+        """Each step's id and its state (``pending``, ``running``, ``succeeded``, ...)."""
         return {s["id"]: s["state"] for s in self.state.get("steps", [])}
 
     def to_pandas(self):
+        """One row per step (id, state, message, outputs). Requires pandas."""
         import pandas as pd
 
         return pd.DataFrame(self.state.get("steps", []))
@@ -136,6 +148,8 @@ class Platform:
 
     @classmethod
     def open(cls, config: Union[Mapping[str, Any], str, PathLike], **caller: Any) -> "Platform":
+        """Opens a platform from a config (a dict, YAML/JSON text or a file path); ``caller`` sets
+        the default tenant, principal and request id of every call."""
         if isinstance(config, Mapping):
             return cls(platform_open(dict(config)), **caller)
         text = os.fspath(config)
@@ -146,6 +160,7 @@ class Platform:
 
     @classmethod
     def embedded(cls, directory: PathLike, **caller: Any) -> "Platform":
+        """The embedded default in ``directory``: SQLite, the simulated cluster, a virtual clock."""
         os.makedirs(directory, exist_ok=True)
         return cls(platform_open_embedded(os.fspath(directory)), **caller)
 
@@ -157,10 +172,12 @@ class Platform:
         self.close()
 
     def close(self) -> None:
+        """Closes the platform and its store (a replica resigns its lease); later calls raise."""
         self._h.close()
 
     @property
     def closed(self) -> bool:
+        """True after :meth:`close`."""
         return self._h.closed
 
     def _who(self, tenant: Any) -> tuple:
@@ -184,18 +201,23 @@ class Platform:
         return self._h.submit_batch(*self._who(tenant), list(jobs))
 
     def get(self, id: Any, *, tenant: Any = None) -> StoredJob:
+        """The caller's job by id (NotFoundError for another tenant's)."""
         return self._h.get(*self._who(tenant), id)
 
     def cancel(self, id: Any, reason: str = "", *, tenant: Any = None) -> StoredJob:
+        """Cancels a job that has not ended (ConflictError for an ended one)."""
         return self._h.act(*self._who(tenant), "cancel", id, reason)
 
     def retry(self, id: Any, *, tenant: Any = None) -> StoredJob:
+        """Starts another run of a FAILED job now (ConflictError when its retries are spent)."""
         return self._h.act(*self._who(tenant), "retry", id, "")
 
     def set_priority(self, id: Any, priority: str, *, tenant: Any = None) -> StoredJob:
+        """Changes a job's priority (``critical``, ``high``, ``normal``, ``low``, ``spot``) within policy."""
         return self._h.act(*self._who(tenant), "priority", id, priority)
 
     def preempt(self, id: Any, reason: str = "", *, tenant: Any = None) -> StoredJob:
+        """Preempts a running job: it goes back to the queue with its full duration."""
         return self._h.act(*self._who(tenant), "preempt", id, reason)
 
     def jobs(self, *, tenant: Any = None, limit: Optional[int] = None, **filters: Any) -> JobTable:
@@ -223,8 +245,8 @@ class Platform:
     def schedule(self, *, tenant: Any = None) -> "Timeline":
         """When each of the tenant's waiting and running jobs is expected to start and end, as a
         read-only :class:`budcore.schedule.Timeline` (``jobs``, ``to_pandas()``, ``plot()``,
-        ``to_html()``). Every tenant's jobs are simulated under the platform's quota; job names
-        are job ids. ``Platform.get`` fills a live job's ``estimated_start``/``estimated_end``
+        ``to_html()``). Every tenant's jobs are simulated under the platform's quota; a job's
+        ``name`` is its id (names repeat) and its ``label`` the name it was given, which pictures show. ``Platform.get`` fills a live job's ``estimated_start``/``estimated_end``
         from the same timeline."""
         from .schedule import Timeline
         return Timeline._of(self._h.schedule(*self._who(tenant)))
@@ -232,13 +254,16 @@ class Platform:
     # -- pipelines -----------------------------------------------------------------------------
     def run_pipeline(self, document: Mapping[str, Any], params: Optional[Mapping[str, Any]] = None, *,
                      tenant: Any = None) -> PipelineRun:
+        """Starts a run of a pipeline document with ``params``; its JOB steps become platform jobs."""
         return PipelineRun.from_dict(self._h.run_pipeline(*self._who(tenant), dict(document),
                                                           None if params is None else dict(params)))
 
     def pipeline_run(self, id: Any, *, tenant: Any = None) -> PipelineRun:
+        """A pipeline run by id, with every step's state."""
         return PipelineRun.from_dict(self._h.pipeline_run(*self._who(tenant), id, False, ""))
 
     def cancel_pipeline_run(self, id: Any, reason: str = "", *, tenant: Any = None) -> PipelineRun:
+        """Cancels a pipeline run and its running jobs."""
         return PipelineRun.from_dict(self._h.pipeline_run(*self._who(tenant), id, True, reason))
 
     # -- time and views ------------------------------------------------------------------------
@@ -248,6 +273,7 @@ class Platform:
         return self._h.run(seconds)
 
     def pump(self) -> None:
+        """Applies what the cluster reported since the last call (a system-clock platform does it itself)."""
         self._h.pump()
 
     def metrics(self) -> str:
@@ -333,9 +359,11 @@ class SimulationResult:
         self.end: str = self._d["end"]
 
     def to_dict(self) -> dict:
+        """The simulation's document as the library wrote it."""
         return dict(self._d)
 
     def to_pandas(self):
+        """One row per job of the scenario. Requires pandas."""
         import pandas as pd
 
         return pd.DataFrame(self.jobs)

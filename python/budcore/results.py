@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 from typing import Any, ClassVar
 
-__all__ = ["JobPage", "Plan", "QuotaSimulation", "Result", "RunResult", "html_table"]
+__all__ = ["JobPage", "Plan", "QuotaSimulation", "Result", "RunResult", "html_table", "html_record"]
 
 
 def html_table(rows: list[dict], columns: tuple[str, ...], caption: str = "", limit: int = 50) -> str:
@@ -28,6 +28,14 @@ def html_table(rows: list[dict], columns: tuple[str, ...], caption: str = "", li
     more = f"<p>{len(rows) - limit} more rows</p>" if len(rows) > limit else ""
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+
+
+def html_record(fields: list[tuple[str, Any]], caption: str = "") -> str:
+    """A two-column HTML table of (field, value) pairs, every cell escaped; empty values left out."""
+    body = "".join(f"<tr><th style=\"text-align:left\">{html.escape(k)}</th><td>{html.escape(_cell(v))}</td></tr>"
+                   for k, v in fields if v not in (None, "", [], {}))
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<tbody>{body}</tbody></table>"
 
 
 def _cell(v: Any) -> str:
@@ -62,6 +70,7 @@ class Result(dict):
         return pd.DataFrame(self.rows(), columns=list(self.COLUMNS))
 
     def caption(self) -> str:
+        """What a notebook shows above the table (empty: none)."""
         return ""
 
     def _repr_html_(self) -> str:
@@ -77,12 +86,14 @@ class Plan(Result):
     COLUMNS = ("step", "level", "on_critical_path", "job_step")
 
     def rows(self) -> list[dict]:
+        """One dict per step: level, on_critical_path, job_step."""
         level = {s: i for i, steps in enumerate(self.get("levels", [])) for s in steps}
         critical, jobs = set(self.get("critical_path", [])), set(self.get("job_steps", []))
         return [{"step": s, "level": level.get(s), "on_critical_path": s in critical, "job_step": s in jobs}
                 for s in self.get("order", [])]
 
     def caption(self) -> str:
+        """The step count and the critical path's length."""
         return f"plan: {len(self.get('order', []))} steps, critical path {self.get('critical_path_seconds', 0)} s"
 
 
@@ -92,10 +103,12 @@ class RunResult(Result):
     COLUMNS = ("step", "status", "outputs")
 
     def rows(self) -> list[dict]:
+        """One dict per step: its status and outputs."""
         outputs = self.get("outputs", {})
         return [{"step": s, "status": st, "outputs": outputs.get(s)} for s, st in self.get("steps", {}).items()]
 
     def caption(self) -> str:
+        """The run's status and elapsed time."""
         return f"run {self.get('status', '')} after {self.get('elapsed_seconds', 0)} s"
 
 
@@ -105,6 +118,7 @@ class QuotaSimulation(Result):
     COLUMNS = ("workload", "state", "cluster_queue", "flavors", "borrowing", "reason")
 
     def rows(self) -> list[dict]:
+        """One dict per workload: admitted, preempted or pending, with its queue, flavors and reason."""
         out = [
             {"workload": name, "state": "admitted", "cluster_queue": a.get("cluster_queue"),
              "flavors": a.get("flavors"), "borrowing": a.get("borrowing"), "reason": None}
@@ -117,6 +131,7 @@ class QuotaSimulation(Result):
         return out
 
     def caption(self) -> str:
+        """How many workloads were admitted, pending and preempted."""
         return (f"{len(self.get('admitted', {}))} admitted, {len(self.get('pending', {}))} pending, "
                 f"{len(self.get('preempted', []))} preempted after {self.get('cycles_run', 0)} cycles")
 
@@ -128,12 +143,15 @@ class JobPage(Result):
 
     @property
     def jobs(self) -> list[dict]:
+        """The page's job records (the document's ``items``)."""
         return self.get("items", [])
 
     def rows(self) -> list[dict]:
+        """One flat dict per job (its fields and the record's version)."""
         return [dict(item.get("job", item), version=item.get("version")) if "job" in item else item
                 for item in self.jobs]
 
     def caption(self) -> str:
+        """The job count, and whether a next page follows."""
         more = ", more after next_cursor" if self.get("next_cursor") else ""
         return f"{len(self.jobs)} jobs{more}"

@@ -57,6 +57,7 @@ class ServerlessSimulation(Result):
 
     @property
     def policies(self) -> list[str]:
+        """The policies compared, in the order of the table."""
         return [r["policy"] for r in self.get("reports", [])]
 
     def report(self, policy: str) -> dict[str, Any]:
@@ -67,6 +68,7 @@ class ServerlessSimulation(Result):
         raise KeyError(policy)
 
     def rows(self) -> list[dict]:
+        """One dict per policy: waits, latencies, cold starts, SLA misses, GPU-seconds and cost."""
         out = []
         for r in self.get("reports", []):
             row = {c: r.get(c) for c in REPORT_COLUMNS}
@@ -78,6 +80,7 @@ class ServerlessSimulation(Result):
         return out
 
     def caption(self) -> str:
+        """The trace and endpoint the table compares policies on."""
         reports = self.get("reports", [])
         endpoint = reports[0]["endpoint"] if reports else ""
         return f"endpoint {endpoint}: {len(reports)} policies"
@@ -92,10 +95,14 @@ def _text(source: Union[str, "os.PathLike[str]"]) -> tuple[str, str]:
 
 
 def simulate(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"], trace: Union[str, "os.PathLike[str]"],
-             policy: Union[str, Sequence[str]] = "queue_depth") -> ServerlessSimulation:
+             policy: Union[str, Sequence[str]] = "queue_depth", *,
+             until_scaled_down: bool = False) -> ServerlessSimulation:
     """Replay ``trace`` (a path or the CSV text) through ``endpoint`` (a dict, JSON/YAML text,
     or a file path) under ``policy``: ``"queue_depth"`` (default), ``"all"``, a name, names
-    separated by commas, or a list of names (:func:`policy_names`). Bad input raises
+    separated by commas, or a list of names (:func:`policy_names`). With
+    ``until_scaled_down`` the replay runs on after the last request until the policy has
+    scaled the pool down to its minimum (the idle tail is billed); each report's ``scaling``
+    lists the pool after every change of its size. Bad input raises
     :class:`budcore.ValidationError` naming the field (``"concurrency_per_worker"``,
     ``"trace.csv:3.ContextTokens"``, ``"policy"``)."""
     if isinstance(endpoint, Mapping):
@@ -107,7 +114,7 @@ def simulate(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"], trace:
             doc = f.read()
     trace_text, trace_name = _text(trace)
     policies = policy if isinstance(policy, str) else ",".join(policy)
-    return ServerlessSimulation(_simulate(doc, trace_text, policies, trace_name))
+    return ServerlessSimulation(_simulate(doc, trace_text, policies, trace_name, until_scaled_down))
 
 
 def _endpoint_doc(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"]) -> Any:
@@ -152,9 +159,11 @@ class DurableQueue:
         return _q_finish(self.store, self.owner, [dict(r) for r in reports])
 
     def complete(self, id: int, claim: int) -> dict:
+        """Marks claimed request ``id`` COMPLETED (ConflictError when ``claim`` is no longer the worker's)."""
         return self.finish([{"id": id, "claim": claim, "outcome": "complete"}])[0]
 
     def fail(self, id: int, claim: int, reason: str = "") -> dict:
+        """Marks claimed request ``id`` failed: retried while attempts remain, else dead-lettered."""
         return self.finish([{"id": id, "claim": claim, "outcome": "fail", "reason": reason}])[0]
 
     def status(self) -> dict:

@@ -4,7 +4,7 @@ A template plus a few parameters resolves into the components to deploy
 and the pipeline that deploys them (docs/cli.md contract 4; docs/usecases.md)::
 
     from budcore import usecases
-    usecases.list().to_pandas()                       # the shipped templates
+    usecases.templates().to_pandas()                       # the shipped templates
     stack = usecases.render("simple-rag-v1", model_id="meta-llama/Llama-3.1-8B-Instruct")
     stack.to_pandas()                                 # one row per component
     stack.pipeline                                    # the contract-3 pipeline document
@@ -44,12 +44,12 @@ __all__ = [
     "deploy",
     "deployment",
     "deployments",
-    "list",
     "plan_deployment",
     "registry",
     "render",
     "show",
     "teardown",
+    "templates",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -68,7 +68,7 @@ def _frame(rows: builtins.list[dict[str, Any]], columns: Sequence[str]):
 
 @dataclass(frozen=True)
 class TemplateSummary:
-    """One line of ``usecases.list()``."""
+    """One line of ``usecases.templates()``."""
 
     id: str
     name: str
@@ -87,6 +87,7 @@ class TemplateSummary:
                    tuple(d["tags"]), tuple(d["parameters"]), tuple(d["components"]), d["source_file"])
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary as a plain dict."""
         return {k: builtins.list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
 
 
@@ -96,6 +97,7 @@ class TemplateList(builtins.list):
     COLUMNS = ("id", "name", "version", "category", "complexity", "parameters", "components", "tags")
 
     def to_pandas(self):
+        """One row per template. Requires pandas."""
         return _frame([s.to_dict() for s in self], self.COLUMNS)
 
 
@@ -119,6 +121,7 @@ class UsecaseTemplate:
                    tuple(d["parameters"]), tuple(d["components"]), d)
 
     def to_dict(self) -> dict[str, Any]:
+        """The template document as the library holds it."""
         return self.document
 
     def to_pandas(self):
@@ -183,6 +186,7 @@ class RenderedStack:
                    d.get("routing"), d.get("observability"), d)
 
     def component(self, instance_id: str) -> StackComponent:
+        """The resolved component of instance ``instance_id`` (KeyError when the stack has none)."""
         for c in self.components:
             if c.id == instance_id:
                 return c
@@ -284,11 +288,11 @@ def _registry_for(template: TemplateArg, components: ComponentsArg,
         return reg, reg.add_template(f.read())
 
 
-def list(templates: Optional[PathLike] = None, *, registry: Optional[UsecaseRegistry] = None) -> TemplateList:
-    """The shipped templates (or those under `templates`, or in `registry`)."""
-    reg = registry if registry is not None else UsecaseRegistry(templates is None)
-    if templates is not None:
-        reg.load(templates=os.fspath(templates))
+def templates(directory: Optional[PathLike] = None, *, registry: Optional[UsecaseRegistry] = None) -> TemplateList:
+    """The shipped templates (or those under `directory`, or in `registry`)."""
+    reg = registry if registry is not None else UsecaseRegistry(directory is None)
+    if directory is not None:
+        reg.load(templates=os.fspath(directory))
     return TemplateList(TemplateSummary._from(d) for d in reg.list())
 
 
@@ -378,6 +382,7 @@ class DeploymentList(builtins.list):
     """``usecases.deployments()``: a list of Deployment, oldest first."""
 
     def to_pandas(self):
+        """One row per deployment. Requires pandas."""
         cols = ("id", "template_id", "template_version", "status", "pipeline_run_id", "created_at", "updated_at")
         return _frame([{c: getattr(d, c) for c in cols} for d in self], cols)
 

@@ -23,8 +23,11 @@ Status SqlStore::write_tenant_heads() {
   for (const auto& [tenant, head] : chain_heads_) BUDCORE_TRY(write_chain_head(db(), tenant, head));
   for (const auto& [tenant, n] : event_counters_)
     BUDCORE_TRY(write_tenant_value(db(), TenantTable::Counters, tenant, "events", n));
+  // Last, in tenant order: every transaction takes counter rows at its end and in one order.
+  for (const auto& [tenant, events] : pending_events_) BUDCORE_TRY(write_tenant_events(tenant, events));
   chain_heads_.clear();
   event_counters_.clear();
+  pending_events_.clear();
   return {};
 }
 

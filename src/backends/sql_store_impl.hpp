@@ -334,6 +334,14 @@ class SqlStore final : public backend::Store {
   // appends, read (and locked) at a tenant's first append, written once before commit.
   std::map<core::Id, ChainHead> chain_heads_;
   std::map<core::Id, std::int64_t> event_counters_;
+  // transact() on PostgreSQL: each tenant's events, numbered at commit (write_tenant_events).
+  struct PendingEvent {
+    std::int64_t seq;
+    std::int64_t at_ns;
+    std::string type, object_id, doc;
+  };
+  std::map<core::Id, std::vector<PendingEvent>> pending_events_;
+  Status write_tenant_events(const core::Id& tenant, const std::vector<PendingEvent>& events);
   // transact(): a request was stored, so the commit wakes the leader already.
   bool requests_notified_ = false;
   // transact() on PostgreSQL: seqs of the rows it inserts, taken ahead.

@@ -146,18 +146,8 @@ Result<JobRecord> SqlStore::write_job(const core::Id& tenant, job::Job job, std:
 
 Result<std::int64_t> SqlStore::append_event(const core::Id& tenant, const backend::EventRecord& e) {
   BUDCORE_TRY(check_key("type", e.type));
-  // reserved: the event's seq taken ahead (PostgreSQL in transact()): no RETURNING, so the
-  // insert can wait for the commit.
-  auto insert = [&](std::int64_t tenant_seq, std::optional<std::int64_t> reserved) -> Result<std::int64_t> {
+  auto insert = [&](std::int64_t tenant_seq) -> Result<std::int64_t> {
     std::string tid = tenant.to_string(), oid = e.object_id.to_string(), doc = core::to_json(e.data);
-    if (reserved) {
-      const std::int64_t seq = *reserved;
-      SqlParam p[] = {seq, tid, e.at.unix_nanos(), std::string_view(e.type), oid, doc, tenant_seq};
-      BUDCORE_TRY(db().execute_later("INSERT INTO platform_events (seq, tenant_id, at_ns, type, object_id, doc, tenant_seq) "
-                                     "OVERRIDING SYSTEM VALUE VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                     p, {}));
-      return seq;
-    }
     SqlParam p[] = {tid, e.at.unix_nanos(), std::string_view(e.type), oid, doc, tenant_seq};
     std::int64_t seq = 0;
     BUDCORE_TRY(db().query("INSERT INTO platform_events (tenant_id, at_ns, type, object_id, doc, tenant_seq) "
@@ -168,26 +158,56 @@ Result<std::int64_t> SqlStore::append_event(const core::Id& tenant, const backen
                            }));
     return seq;
   };
+  if (in_tx_ && db().dialect() == Dialect::Postgres) {
+    // The seq is taken ahead; the tenant's number at commit, with every event of the transaction
+    // (write_tenant_events): the tenant's counter row is locked for the commit only, not from
+    // the first event on, so one tenant's writers on several replicas do not queue behind it.
+    BUDCORE_TRY_ASSIGN(std::int64_t seq, event_seqs_.next(db()));
+    pending_events_[tenant].push_back(
+        PendingEvent{seq, e.at.unix_nanos(), e.type, e.object_id.to_string(), core::to_json(e.data)});
+    return seq;
+  }
   if (in_tx_) {
-    // Taken before the tenant's counter is locked: one round trip less while the lock is held.
-    std::optional<std::int64_t> reserved;
-    if (db().dialect() == Dialect::Postgres) {
-      BUDCORE_TRY_ASSIGN(reserved, event_seqs_.next(db()));
-    }
     // The tenant's counter is read (and locked) at its first event in the transaction, written at its end.
     auto it = event_counters_.find(tenant);
     if (it == event_counters_.end()) {
       BUDCORE_TRY_ASSIGN(std::int64_t n, lock_tenant_value(db(), TenantTable::Counters, tenant, "events"));
       it = event_counters_.emplace(tenant, n).first;
     }
-    return insert(++it->second, reserved);
+    return insert(++it->second);
   }
   return write([&]() -> Result<std::int64_t> {
     BUDCORE_TRY_ASSIGN(std::int64_t n, lock_tenant_value(db(), TenantTable::Counters, tenant, "events"));
-    BUDCORE_TRY_ASSIGN(std::int64_t seq, insert(n + 1, std::nullopt));
+    BUDCORE_TRY_ASSIGN(std::int64_t seq, insert(n + 1));
     BUDCORE_TRY(write_tenant_value(db(), TenantTable::Counters, tenant, "events", n + 1));
     return seq;
   });
+}
+
+Status SqlStore::write_tenant_events(const core::Id& tenant, const std::vector<PendingEvent>& events) {
+  // One statement: add the events' count to the tenant's counter (locking its row until the
+  // commit right behind it) and insert them numbered after the counter's old value.
+  std::vector<std::string> seqs, ats, types, objects, docs;
+  for (const PendingEvent& e : events) {
+    seqs.push_back(std::to_string(e.seq));
+    ats.push_back(std::to_string(e.at_ns));
+    types.push_back(e.type);
+    objects.push_back(e.object_id);
+    docs.push_back(e.doc);
+  }
+  const std::string tid = tenant.to_string();
+  const auto n = static_cast<std::int64_t>(events.size());
+  const std::string s = pg_text_array(seqs), a = pg_text_array(ats), t = pg_text_array(types),
+                    o = pg_text_array(objects), d = pg_text_array(docs);
+  SqlParam p[] = {std::string_view(tid), n, std::string_view(tid), n, s, a, t, o, d};
+  return db().execute_later(
+      "WITH c AS (INSERT INTO tenant_counters (tenant_id, name, value) VALUES (?, 'events', ?) "
+      "ON CONFLICT (tenant_id, name) DO UPDATE SET value = tenant_counters.value + EXCLUDED.value RETURNING value) "
+      "INSERT INTO platform_events (seq, tenant_id, at_ns, type, object_id, doc, tenant_seq) OVERRIDING SYSTEM VALUE "
+      "SELECT e.seq, ?, e.at_ns, e.type, e.object_id, e.doc, c.value - CAST(? AS BIGINT) + e.ord FROM c, "
+      "unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[])) "
+      "WITH ORDINALITY AS e(seq, at_ns, type, object_id, doc, ord)",
+      p, {});
 }
 
 Result<std::vector<backend::EventRecord>> SqlStore::list_events(const core::Id& tenant, std::int64_t after_seq,

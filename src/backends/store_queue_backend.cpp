@@ -58,6 +58,14 @@ core::Result<std::int64_t> StoreQueueBackend::expire(std::string_view endpoint) 
 core::Result<serverless::DurableCounts> StoreQueueBackend::counts(std::string_view endpoint) {
   return store_->count_serverless_requests(tenant_, endpoint);
 }
+core::Status StoreQueueBackend::enqueue_locked(std::string_view endpoint,
+                                              const std::function<core::Status(serverless::QueueBackend& tx)>& fn) {
+  return store_->transact([&](Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.lock_limit(tenant_, "serverless_enqueue:" + std::string(endpoint)));
+    StoreQueueBackend in_tx(std::shared_ptr<Store>(std::shared_ptr<Store>(), &tx), tenant_);  // not owned
+    return fn(in_tx);
+  });
+}
 core::Result<std::vector<serverless::DurableRequest>> StoreQueueBackend::list(
     std::string_view endpoint, std::span<const serverless::QueueStatus> statuses, std::int64_t after_id,
     std::int64_t limit) {

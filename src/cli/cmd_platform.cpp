@@ -76,7 +76,11 @@ core::Result<std::unique_ptr<platform::Platform>> open(const Common& c) {
     BUDCORE_TRY_ASSIGN(config, platform::PlatformConfig::parse(text));
     // A one-shot command of a replicated platform never leads: it is a follower for the time of
     // one call (its mutations are requests the leader carries out; `platform serve` leads).
-    if (config.ha) config.ha->lead = false;
+    // It speaks as itself, not as the config's replica (whose metrics it would claim).
+    if (config.ha) {
+      config.ha->lead = false;
+      config.ha->replica = "cli-" + std::to_string(::getpid());
+    }
   } else {
     std::error_code ec;
     std::filesystem::create_directories(c.dir, ec);
@@ -188,7 +192,7 @@ const bool registered = register_commands([](CLI::App& root) {
       BUDCORE_TRY_ASSIGN(auto text, read_file_arg(*submit_file, "FILE"));
       BUDCORE_TRY_ASSIGN(auto doc, core::parse_document(text, core::ParseOptions{.unique_keys = true}));
       if (doc.is_list() || (doc.is_map() && doc.find("jobs"))) {
-        BUDCORE_TRY_ASSIGN(auto results, p.submit_batch_document(ctx, doc));
+        BUDCORE_TRY_ASSIGN(auto results, p.submit_batch_document(ctx, doc, *submit_key));
         return platform::to_value(results);
       }
       BUDCORE_TRY_ASSIGN(auto r, p.submit_document(ctx, doc, *submit_key));
@@ -466,6 +470,8 @@ const bool registered = register_commands([](CLI::App& root) {
   check->callback([=] {
     exit_code() = with_platform(*common, false, [&](platform::Platform& p, const platform::CallContext&) -> core::Result<core::Value> {
       auto st = p.check_invariants();
+      // A broken invariant is the answer; any other error (a follower, the store) is not.
+      if (!st && st.error().code != core::ErrorCode::Internal) return st.error();
       if (!st) return core::Value::map({{"ok", false}, {"problem", st.error().message}});
       return core::Value::map({{"ok", true}});
     });

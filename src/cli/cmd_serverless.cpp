@@ -23,6 +23,7 @@ struct SimulateArgs {
   std::string trace;
   std::string policy = "queue_depth";
   std::string format = "table";
+  bool until_scaled_down = false;
 };
 
 int run_simulate(const SimulateArgs& a) {
@@ -40,17 +41,15 @@ int run_simulate(const SimulateArgs& a) {
 
   auto policies = serverless::make_policies(a.policy, *endpoint, "--policy");
   if (!policies) return report_error(policies.error());
-  std::vector<serverless::ReplayReport> reports;
-  for (auto& p : *policies) {
-    auto r = serverless::replay(*endpoint, *trace, *p);
-    if (!r) return report_error(r.error());
-    reports.push_back(std::move(*r));
-  }
+  serverless::ReplayOptions options;
+  options.until_scaled_down = a.until_scaled_down;
+  auto reports = serverless::replay_all(*endpoint, *trace, *policies, options);
+  if (!reports) return report_error(reports.error());
   if (a.format == "table") {
-    std::cout << serverless::to_table(reports);
+    std::cout << serverless::to_table(*reports);
     return kExitOk;
   }
-  std::cout << core::to_json(serverless::reports_document(reports), {2, false}) << "\n";
+  std::cout << core::to_json(serverless::reports_document(*reports), {2, false}) << "\n";
   return kExitOk;
 }
 
@@ -63,6 +62,8 @@ const bool registered = register_commands([](CLI::App& root) {
   sim->add_option("--trace", a->trace, "trace in the Azure LLM inference format (CSV)")->required();
   sim->add_option("--policy", a->policy, "queue_depth (default), kpa, ray_serve, predictive, budget; a comma list or all");
   sim->add_option("--format", a->format, "table (default) or json");
+  sim->add_flag("--until-scaled-down", a->until_scaled_down,
+                "after the last request, run on until the pool is down to its minimum (the idle tail billed)");
   sim->callback([a] { exit_code() = run_simulate(*a); });
   add_serverless_queue_commands(*group);
 });

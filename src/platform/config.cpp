@@ -320,7 +320,7 @@ core::Status read_ha(const Value& v, PlatformConfig& c) {
   BUDCORE_TRY(s.known({"replica", "lease_seconds", "renew_seconds", "retry_seconds", "lead"}));
   HaConfig h;
   BUDCORE_TRY(s.string("replica", h.replica));
-  BUDCORE_TRY(s.seconds("lease_seconds", h.lease, 0));
+  BUDCORE_TRY(s.seconds("lease_seconds", h.lease, 0, 3600));
   BUDCORE_TRY(s.seconds("renew_seconds", h.renew, 0));
   BUDCORE_TRY(s.seconds("retry_seconds", h.retry, 0));
   BUDCORE_TRY(s.boolean("lead", h.lead));
@@ -435,6 +435,20 @@ core::Result<PlatformConfig> PlatformConfig::parse(std::string_view text) {
   return from_value(doc);
 }
 
+namespace {
+
+// An in-memory SQLite database belongs to the process that opened it: replicas "sharing" one
+// would each lead their own and acknowledge requests the others never see.
+bool is_private_memory_store(std::string_view uri) {
+  if (uri.rfind("sqlite:", 0) != 0) return false;
+  std::string_view rest = uri.substr(7);
+  if (rest.rfind("//", 0) == 0) rest.remove_prefix(2);
+  return rest.empty() || rest == ":memory:" || rest.find("mode=memory") != std::string_view::npos ||
+         (rest.rfind("file:", 0) == 0 && rest.find(":memory:") != std::string_view::npos);
+}
+
+}  // namespace
+
 core::Status PlatformConfig::validate() const {
   if (store_uri.empty()) return Error::invalid("store", "", "a platform needs a store URI (sqlite:///path.db, postgresql://...)");
   if (cluster_backend != "sim" && cluster_backend != "kubernetes")
@@ -470,6 +484,10 @@ core::Status PlatformConfig::validate() const {
       return Error::invalid("ha.retry_seconds", secs(ha->retry), "must not be longer than lease_seconds (" + secs(ha->lease) + ")");
     if (clock != ClockKind::System)
       return Error::invalid("clock", "virtual", "replicas (ha) run on the system clock: a lease lasts real seconds");
+    if (is_private_memory_store(store_uri))
+      return Error::invalid("store", store_uri,
+                            "replicas (ha) need a store they all share (a SQLite file or PostgreSQL); an in-memory "
+                            "database belongs to one process");
   }
   return {};
 }

@@ -102,9 +102,9 @@ class Section {
     out = d;
     return {};
   }
-  core::Status seconds(std::string_view key, core::Duration& out, std::int64_t lo) const {
+  core::Status seconds(std::string_view key, core::Duration& out, std::int64_t lo, std::int64_t hi = kMaxSeconds) const {
     double s = -1;
-    BUDCORE_TRY(number(key, s, static_cast<double>(lo), static_cast<double>(kMaxSeconds)));
+    BUDCORE_TRY(number(key, s, static_cast<double>(lo), static_cast<double>(hi)));
     if (s >= 0) out = core::Duration::nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9)));
     return {};
   }

@@ -1,12 +1,10 @@
-// Driving the Platform: cluster events applied in batches (one store transaction each: group
-// commit, with the batch's usage rows and the actual_cost of the jobs it ends), automatic
-// retries, pipeline engines, the virtual clock, and the background driver of a system-clock
-// Platform.
+// Driving the Platform: pumping the cluster's events (applied in batches: event_batch.cpp),
+// automatic retries, pipeline engines, the virtual clock, and the background driver of a
+// system-clock Platform.
 #include <algorithm>
 #include <set>
 
 #include "budcore/core/json.hpp"
-#include "budcore/job/retry_policy.hpp"
 #include "budcore/job/state_machine.hpp"
 #include "budcore/quota/job_workload.hpp"
 #include "platform/platform_impl.hpp"
@@ -24,33 +22,6 @@ namespace {
 
 constexpr int kMaxRoundsPerPump = 100'000;
 
-double seconds_between(std::int64_t from_ns, std::int64_t to_ns) {
-  return from_ns > 0 && to_ns >= from_ns ? static_cast<double>(to_ns - from_ns) / 1e9 : 0.0;
-}
-
-// The breaker's state is not stored: it follows from the job's recorded runs (each failure
-// with the start of the run it ended), replayed through a fresh breaker.
-job::CircuitBreaker replay_breaker(const job::Job& job, const job::CircuitBreakerConfig& config) {
-  job::CircuitBreaker b(config);
-  std::optional<core::Timestamp> started;
-  for (const auto& t : job.status_history) {
-    if (t.to == JobStatus::Running) started = t.at;
-    if (t.to == JobStatus::Completed) b.record_success();
-    if (t.to == JobStatus::Failed) {
-      b.record_failure(started.value_or(t.at), t.at);
-      started.reset();
-    }
-  }
-  return b;
-}
-
-std::string describe_admission(const backend::Placement& p) {
-  std::string flavors;
-  for (const auto& [ps, m] : p.admission.flavors)
-    for (const auto& [res, f] : m) flavors += (flavors.empty() ? "" : ", ") + res + "=" + f;
-  return "admitted by ClusterQueue " + p.admission.cluster_queue + (flavors.empty() ? "" : " (" + flavors + ")");
-}
-
 }  // namespace
 
 core::Status Impl::save_clock(backend::Store& tx) {
@@ -65,271 +36,6 @@ LiveJob* Impl::event_job(const ClusterEvent& e) {
   auto it = live.find(e.job_id);
   if (it == live.end() || it->second.run != e.run || !it->second.in_cluster || it->second.tenant != e.tenant) return nullptr;
   return &it->second;
-}
-
-namespace {
-// A Queued echo of a submit (the job is queued already) changes nothing.
-bool is_echo(const ClusterEvent& e, const LiveJob& lj) {
-  return e.kind == ClusterEventKind::Queued && lj.status == JobStatus::Queued && e.reason != "Inadmissible";
-}
-}  // namespace
-
-// The documents of the jobs a batch of events changes that the platform does not hold (queued
-// jobs keep none), read together: one read for the batch instead of one per job.
-core::Result<std::unordered_map<core::Id, backend::JobRecord>> Impl::read_documents(backend::Store& tx,
-                                                                                   const std::vector<ClusterEvent>& events) {
-  std::vector<backend::JobKey> keys;
-  for (const ClusterEvent& e : events) {
-    const LiveJob* lj = event_job(e);
-    if (lj == nullptr || lj->doc || is_echo(e, *lj) || e.kind == ClusterEventKind::DeadlineMissed) continue;
-    keys.push_back({lj->tenant, lj->id});
-  }
-  std::unordered_map<core::Id, backend::JobRecord> out;
-  if (keys.empty()) return out;
-  BUDCORE_TRY_ASSIGN(auto found, tx.get_jobs(keys));
-  for (auto& rec : found)
-    if (rec) out.emplace(rec->job.id, std::move(*rec));
-  return out;
-}
-
-core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
-  if (events.empty()) return {};
-  std::unordered_map<core::Id, PendingWrite> writes;
-  std::vector<core::Id> order;
-  std::vector<std::pair<core::Id, backend::EventRecord>> log;
-  std::vector<const ClusterEvent*> usage;
-  std::vector<core::Id> ended;
-  std::vector<core::Id> started;  // for the budget_limit checks
-  std::vector<std::pair<std::int64_t, core::Id>> new_retries;
-
-  auto body = [&](backend::Store& tx) -> core::Status {
-    BUDCORE_TRY_ASSIGN(auto stored, read_documents(tx, events));
-    auto touch = [&](LiveJob& lj) -> core::Result<PendingWrite*> {
-      auto [it, inserted] = writes.try_emplace(lj.id);
-      PendingWrite& w = it->second;
-      if (inserted) {
-        order.push_back(lj.id);
-        w.live = &lj;
-        w.tenant = lj.tenant;
-        w.expected_version = lj.version;
-        if (!lj.doc) {
-          auto found = stored.find(lj.id);
-          if (found == stored.end()) {  // not among the batch's reads: read alone
-            BUDCORE_TRY_ASSIGN(auto rec, tx.get_job(lj.tenant, lj.id));
-            found = stored.emplace(lj.id, std::move(rec)).first;
-          }
-          backend::JobRecord& rec = found->second;
-          if (rec.version != lj.version)
-            return Error::make(ErrorCode::Conflict,
-                               "job " + lj.id.to_string() + " changed in the store behind the platform (version " +
-                                   std::to_string(rec.version) + ", expected " + std::to_string(lj.version) + ")",
-                               "version");
-          lj.doc = std::make_shared<job::Job>(std::move(rec.job));
-        }
-        w.job = lj.doc;
-      }
-      return &w;
-    };
-    // Moves along the forward path when the cluster skipped a step (a requeue it did not
-    // report, an admission reported together with the start).
-    auto reach = [&](LiveJob& lj, job::Job& job, JobStatus to, core::Timestamp at, std::string_view message) -> core::Status {
-      if (job.status == JobStatus::Preempted && to != JobStatus::Cancelled && to != JobStatus::Queued)
-        BUDCORE_TRY(move(&lj, job, JobStatus::Queued, at, "requeued", log));
-      if (job.status == JobStatus::Pending && to != JobStatus::Queued && to != JobStatus::Failed && to != JobStatus::Cancelled)
-        BUDCORE_TRY(move(&lj, job, JobStatus::Queued, at, "queued", log));
-      if (job.status == JobStatus::Queued && (to == JobStatus::Running || to == JobStatus::Completed))
-        BUDCORE_TRY(move(&lj, job, JobStatus::Scheduled, at, "admitted", log));
-      if (job.status == JobStatus::Scheduled && to == JobStatus::Completed)
-        BUDCORE_TRY(move(&lj, job, JobStatus::Running, at, "running", log));
-      return move(&lj, job, to, at, message, log);
-    };
-    for (const ClusterEvent& e : events) {
-      LiveJob* applies_to = event_job(e);
-      if (applies_to == nullptr) continue;
-      LiveJob& lj = *applies_to;
-      const std::string type_label(job::to_string(lj.type));
-      switch (e.kind) {
-        case ClusterEventKind::Queued: {
-          if (lj.status == JobStatus::Queued && e.reason == "Inadmissible") {
-            // Still QUEUED (as Kueue keeps it pending), with the reason it cannot run.
-            BUDCORE_TRY_ASSIGN(PendingWrite * w, touch(lj));
-            w->job->status_message = e.message;
-            break;
-          }
-          if (lj.status != JobStatus::Preempted && lj.status != JobStatus::Pending) break;
-          BUDCORE_TRY_ASSIGN(PendingWrite * w, touch(lj));
-          BUDCORE_TRY(move(&lj, *w->job, JobStatus::Queued, e.at,
-                           lj.status == JobStatus::Preempted ? "requeued after preemption" : "queued", log));
-          lj.queued_ns = e.at.unix_nanos();
-          lj.placement.reset();
-          break;
-        }
-        case ClusterEventKind::Admitted: {
-          if (lj.status != JobStatus::Queued && lj.status != JobStatus::Preempted && lj.status != JobStatus::Pending) break;
-          BUDCORE_TRY_ASSIGN(PendingWrite * w, touch(lj));
-          backend::Placement p = e.placement.value_or(backend::Placement{});
-          BUDCORE_TRY(reach(lj, *w->job, JobStatus::Scheduled, e.at, describe_admission(p)));
-          lj.placement = std::make_unique<backend::Placement>(std::move(p));
-          lj.admitted_ns = e.at.unix_nanos();
-          const double wait = seconds_between(lj.queued_ns, lj.admitted_ns);
-          const std::string& cq = lj.placement->admission.cluster_queue;
-          metrics.observe("job_queue_wait_seconds",
-                          {{"job_type", type_label}, {"priority", std::string(job::to_string(lj.priority))}, {"cluster_queue", cq}},
-                          wait);
-          metrics.observe("kueue_admission_wait_time_seconds", {{"cluster_queue", cq}}, wait);
-          metrics.observe("job_wait_time_seconds", {{"source_type", std::string(job::to_string(lj.source))}}, wait);
-          metrics.count("kueue_admitted_workloads_total", {{"cluster_queue", cq}});
-          break;
-        }
-        case ClusterEventKind::Started: {
-          if (job::is_terminal(lj.status) && lj.status != JobStatus::Preempted) break;
-          if (lj.status == JobStatus::Running) break;
-          BUDCORE_TRY_ASSIGN(PendingWrite * w, touch(lj));
-          std::string where = e.placement && !e.placement->nodes.empty() ? " on " + e.placement->nodes[0] : "";
-          BUDCORE_TRY(reach(lj, *w->job, JobStatus::Running, e.at, "running" + where));
-          if (e.placement) lj.placement = std::make_unique<backend::Placement>(*e.placement);
-          lj.started_ns = e.at.unix_nanos();
-          started.push_back(lj.id);
-          if (e.outputs.is_map()) {
-            core::Map out = w->job->outputs.is_map() ? w->job->outputs.as_map() : core::Map{};
-            for (const auto& [k, v] : e.outputs.as_map()) out.set(k, v);
-            w->job->outputs = core::Value(std::move(out));
-          }
-          break;
-        }
-        case ClusterEventKind::Succeeded: {
-          BUDCORE_TRY_ASSIGN(PendingWrite * w, touch(lj));
-          job::Job& job = *w->job;
-          BUDCORE_TRY(reach(lj, job, JobStatus::Completed, e.at, "completed"));
-          if (e.outputs.is_map()) {
-            core::Map out = job.outputs.is_map() ? job.outputs.as_map() : core::Map{};
-            for (const auto& [k, v] : e.outputs.as_map()) out.set(k, v);
-            job.outputs = core::Value(std::move(out));
-          }
-          metrics.observe("job_duration_seconds",
-                          {{"job_type", type_label}, {"status", "completed"}, {"source_type", std::string(job::to_string(lj.source))}},
-                          seconds_between(lj.started_ns, e.at.unix_nanos()));
-          metrics.count("jobs_total", {{"source_type", std::string(job::to_string(lj.source))}, {"job_type", type_label}, {"status", "completed"}});
-          w->ended = true;
-          break;
-        }
-        case ClusterEventKind::Failed: {
-          BUDCORE_TRY_ASSIGN(PendingWrite * w, touch(lj));
-          job::Job& job = *w->job;
-          if (job.status == JobStatus::Preempted) BUDCORE_TRY(move(&lj, job, JobStatus::Queued, e.at, "requeued", log));
-          const bool ran = job.status == JobStatus::Running;
-          std::string message = e.reason.empty() ? e.message : e.reason + ": " + e.message;
-          BUDCORE_TRY(move(&lj, job, JobStatus::Failed, e.at, message, log));
-          metrics.count("job_failures_total", {{"job_type", type_label}, {"failure_reason", e.reason.empty() ? "Error" : e.reason}});
-          if (ran)
-            metrics.observe("job_duration_seconds",
-                            {{"job_type", type_label}, {"status", "failed"}, {"source_type", std::string(job::to_string(lj.source))}},
-                            seconds_between(lj.started_ns, e.at.unix_nanos()));
-          lj.in_cluster = false;
-          lj.placement.reset();
-          lj.admitted_ns = lj.started_ns = 0;
-          job::RetryDecision d;
-          if (e.reason != "Rejected") {
-            job::CircuitBreaker breaker = replay_breaker(job, config.retry.breaker);
-            d = config.retry.decide(job, breaker, e.at);
-          } else {
-            d.reason = "the cluster refused the job";
-          }
-          if (d.retry) {
-            lj.retry_at_ns = d.at.unix_nanos();
-            new_retries.emplace_back(lj.retry_at_ns, lj.id);
-            job.status_message = message + "; " + d.reason;
-          } else {
-            job.status_message = message + (d.reason.empty() ? "" : "; no retry: " + d.reason);
-            metrics.count("jobs_total", {{"source_type", std::string(job::to_string(lj.source))}, {"job_type", type_label}, {"status", "failed"}});
-            w->ended = true;
-          }
-          break;
-        }
-        case ClusterEventKind::Cancelled: {
-          if (job::is_final(lj.status)) break;
-          BUDCORE_TRY_ASSIGN(PendingWrite * w, touch(lj));
-          BUDCORE_TRY(move(&lj, *w->job, JobStatus::Cancelled, e.at, e.message.empty() ? "cancelled by the cluster" : e.message, log));
-          metrics.count("jobs_total", {{"source_type", std::string(job::to_string(lj.source))}, {"job_type", type_label}, {"status", "cancelled"}});
-          w->ended = true;
-          break;
-        }
-        case ClusterEventKind::Preempted: {
-          if (!job::holds_resources(lj.status)) break;
-          BUDCORE_TRY_ASSIGN(PendingWrite * w, touch(lj));
-          BUDCORE_TRY(move(&lj, *w->job, JobStatus::Preempted, e.at, e.message, log));
-          const std::string cq = lj.placement ? lj.placement->admission.cluster_queue : std::string();
-          metrics.count("job_preemptions_total", {{"job_type", type_label}, {"preemption_reason", e.reason}});
-          metrics.count("kueue_evicted_workloads_total", {{"cluster_queue", cq}, {"reason", e.reason}});
-          lj.placement.reset();
-          lj.admitted_ns = lj.started_ns = 0;
-          break;
-        }
-        case ClusterEventKind::DeadlineMissed: {
-          backend::EventRecord r;
-          r.at = e.at;
-          r.type = "job.deadline_missed";
-          r.object_id = lj.id;
-          core::Map data;
-          data.set("job", lj.id.to_string());
-          if (lj.doc) data.set("name", lj.doc->name);  // cached while it holds quota
-          data.set("message", e.message);
-          data.set("run", lj.run);
-          r.data = core::Value(std::move(data));
-          log.emplace_back(lj.tenant, std::move(r));
-          metrics.count("budcore_deadline_misses_total", {{"job_type", type_label}});
-          break;
-        }
-        case ClusterEventKind::Usage:
-          break;
-      }
-    }
-    BUDCORE_TRY(meter_batch(tx, usage, writes, order));
-    for (const core::Id& id : order) {
-      PendingWrite& w = writes.at(id);
-      BUDCORE_TRY_ASSIGN(auto rec, tx.write_job(w.tenant, *w.job, w.expected_version));
-      if (!w.live) continue;  // an ended job's late actual_cost
-      w.live->version = rec.version;
-      if (w.ended) {
-        BUDCORE_TRY(tx.delete_platform_record("job", id.to_string()));
-        ended.push_back(id);
-      } else {
-        BUDCORE_TRY(tx.put_platform_record("job", id.to_string(), record_doc(*w.live)));
-      }
-    }
-    for (auto& [tenant, e] : log) BUDCORE_TRY(tx.append_event(tenant, e));
-    return save_clock(tx);
-  };
-  for (const ClusterEvent& e : events)
-    if (e.kind == ClusterEventKind::Usage && e.usage) usage.push_back(&e);
-  // Only the events that change something cost a transaction (Queued echoes of a submit do
-  // not). Usage is metered whether or not the batch changes a job (a cancelled run's last
-  // segment comes after the cancel was committed).
-  bool needed = (cost_meter && !usage.empty()) || std::any_of(events.begin(), events.end(), [&](const ClusterEvent& e) {
-    const LiveJob* lj = event_job(e);
-    return lj != nullptr && !is_echo(e, *lj);
-  });
-  if (needed) {
-    auto st = store->transact(body);
-    if (!st) return fail_halted(st.error());
-  }
-  metrics.count("budcore_commits_total", {}, needed ? 1 : 0);
-  metrics.count("budcore_events_applied_total", {}, static_cast<double>(events.size()));
-  for (const core::Id& id : order) {
-    auto it = live.find(id);
-    if (it == live.end()) continue;
-    // Queued jobs do not keep their document: memory follows what holds quota, not the queue.
-    if (!job::holds_resources(it->second.status)) it->second.doc.reset();
-  }
-  for (const core::Id& id : ended) live.erase(id);
-  for (auto& r : new_retries) retries.push(r);
-  for (const ClusterEvent* e : usage)
-    for (const auto& o : usage_observers) o->on_usage(e->tenant, e->job_id, e->run, *e->usage);
-  if (!cost_meter) return {};
-  if (!usage.empty() || !started.empty()) budget_stops_due = true;
-  for (const core::Id& id : started)
-    if (auto it = live.find(id); it != live.end()) schedule_budget_check(it->second);
-  return {};
 }
 
 core::Status Impl::fire_retries() {
@@ -550,6 +256,15 @@ core::Status Platform::check_invariants() {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
   BUDCORE_TRY(m.pump_locked());
+  // A follower drives nothing: its memory is not the platform's state, so there is nothing of
+  // its own to compare with the store. The leader's check is the one that means something.
+  if (m.ha_role == Impl::HaRole::Follower) {
+    Error e = Error::make(ErrorCode::NotLeader,
+                          "replica " + m.config.ha->replica + " is a follower: invariants are checked on the leader",
+                          "epoch");
+    e.value = std::to_string(m.ha_epoch);
+    return e;
+  }
   auto broken = [](std::string what) { return Error::make(ErrorCode::Internal, "invariant broken: " + what); };
   // 1. Memory matches the Store, and the Store's live records match memory.
   std::size_t records = 0;

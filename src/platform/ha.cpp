@@ -489,6 +489,14 @@ core::Result<HaStatus> Platform::ha_status() {
   if (m.ha_role == Impl::HaRole::Single) return s;
   BUDCORE_TRY_ASSIGN(s.lease, m.store->read_lease(kLease));
   BUDCORE_TRY_ASSIGN(s.replicas, m.store->list_replicas(kLease));
+  // A row keeps the role its replica last reported: a killed leader's says "leader" forever.
+  // Shown as it stands on the database's clock: silent for a lease is unresponsive, and a
+  // leader that no longer holds the lease is deposed.
+  for (auto& r : s.replicas) {
+    if (r.role == "stopped") continue;
+    if (r.seen + m.config.ha->lease < s.lease.now) r.role = "unresponsive";
+    else if (r.role == "leader" && !s.lease.held_by(r.replica + "#" + r.instance)) r.role = "deposed";
+  }
   return s;
 }
 

@@ -336,7 +336,8 @@ core::Result<SubmitResult> Platform::submit_document(const CallContext& caller, 
 }
 
 core::Result<std::vector<SubmitResult>> Platform::submit_batch_document(const CallContext& caller,
-                                                                        const core::Value& document) {
+                                                                        const core::Value& document,
+                                                                        std::string_view batch_key) {
   std::lock_guard lock(impl_->mu);
   auto batch = parse_submit_batch(document);
   if (!batch) {
@@ -344,6 +345,12 @@ core::Result<std::vector<SubmitResult>> Platform::submit_batch_document(const Ca
     const std::size_t n = list != nullptr && list->is_list() ? std::max<std::size_t>(1, list->as_list().size()) : 1;
     BUDCORE_TRY(impl_->charge_undecoded(caller, document, n));
     return batch.error();
+  }
+  if (!batch_key.empty()) {
+    for (std::size_t i = 0; i < batch->size(); ++i) {
+      auto& req = (*batch)[i];
+      if (req.idempotency_key.empty()) req.idempotency_key = std::string(batch_key) + "/" + std::to_string(i);
+    }
   }
   auto r = impl_->submit_jobs(caller, std::move(*batch), true);
   impl_->wake.notify_all();

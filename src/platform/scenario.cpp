@@ -247,112 +247,132 @@ core::Result<Scenario> Scenario::parse(std::string_view text, const std::string&
   return from_value(doc, base_dir);
 }
 
-core::Result<ScenarioOutcome> simulate(const Scenario& s, const std::function<void(double)>& progress) {
-  BUDCORE_TRY_ASSIGN(auto platform, Platform::open(s.config));
-  Platform& p = *platform;
-  const core::Timestamp start = p.now();
-  auto at = [&](double offset) { return start + core::Duration::nanoseconds(static_cast<std::int64_t>(offset * 1e9)); };
+namespace {
 
-  // Every submission and action, in time order (jobs first at equal times, then pipelines, actions).
+// A scenario played on a platform: its submissions and actions in time order, then the virtual
+// clock run to the horizon, then the outcome read back from the platform.
+class ScenarioRun {
+ public:
+  ScenarioRun(const Scenario& s, Platform& p, const std::function<void(double)>& progress)
+      : s_(s), p_(p), progress_(progress), start_(p.now()) {}
+
+  core::Result<ScenarioOutcome> play() {
+    for (const Entry& e : entries()) {
+      BUDCORE_TRY(p_.run_until(at(e.at)));
+      if (e.kind == Entry::Job) BUDCORE_TRY(submit_job(e));
+      else if (e.kind == Entry::Pipeline) BUDCORE_TRY(start_pipeline(e));
+      else BUDCORE_TRY(act(e));
+      report(0, submitted_.size());
+    }
+    BUDCORE_TRY(run_to_horizon());
+    ScenarioOutcome out;
+    out.start = start_;
+    out.end = p_.now();
+    for (const Submitted& sub : submitted_) {
+      BUDCORE_TRY_ASSIGN(auto o, job_outcome(sub));
+      out.jobs.push_back(std::move(o));
+    }
+    BUDCORE_TRY_ASSIGN(out.pipelines, pipeline_outcomes());
+    BUDCORE_TRY(tell_story(out));
+    out.metrics = p_.metrics();
+    return out;
+  }
+
+ private:
   struct Entry {
+    enum Kind { Job, Pipeline, Action };  // the order at equal times
     double at;
-    int kind;  // 0 job copy, 1 pipeline, 2 action
+    Kind kind;
     std::size_t index;
     std::int64_t copy;
   };
-  std::vector<Entry> entries;
-  for (std::size_t i = 0; i < s.jobs.size(); ++i)
-    for (std::int64_t c = 0; c < s.jobs[i].count; ++c)
-      entries.push_back({s.jobs[i].at_seconds + s.jobs[i].every_seconds * static_cast<double>(c), 0, i, c});
-  for (std::size_t i = 0; i < s.pipelines.size(); ++i) entries.push_back({s.pipelines[i].at_seconds, 1, i, 0});
-  for (std::size_t i = 0; i < s.actions.size(); ++i) entries.push_back({s.actions[i].at_seconds, 2, i, 0});
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.at != b.at ? a.at < b.at : a.kind < b.kind;
-  });
-
   struct Submitted {
     core::Id id;
     core::Id tenant;
     std::string tenant_name;
     double at;
   };
-  std::vector<Submitted> submitted;
-  std::map<std::string, std::size_t> by_name;
-  std::vector<std::pair<core::Id, std::string>> runs;
-  std::map<std::string, core::Id> tenants;
-  std::vector<std::string> log;
-  auto report = [&](std::size_t done, std::size_t total) {
-    if (progress && total > 0) progress(static_cast<double>(done) / static_cast<double>(total));
-  };
-  for (std::size_t k = 0; k < entries.size(); ++k) {
-    const Entry& e = entries[k];
-    BUDCORE_TRY(p.run_until(at(e.at)));
-    if (e.kind == 0) {
-      const ScenarioJob& sj = s.jobs[e.index];
-      job::Job job = sj.job;
-      if (sj.count > 1) job.name = job.name + "-" + std::to_string(e.copy);
-      std::string key = sj.key.empty() ? "" : (sj.count > 1 ? sj.key + "-" + std::to_string(e.copy) : sj.key);
-      core::Id tenant = tenant_id(sj.tenant);
-      tenants[sj.tenant] = tenant;
-      auto r = p.submit(CallContext::for_tenant(tenant, "scenario"), std::move(job), key);
-      if (!r) return Error(r.error()).at("jobs[" + std::to_string(e.index) + "]");
-      by_name.emplace(r->record.job.name, submitted.size());
-      submitted.push_back({r->record.job.id, tenant, sj.tenant, e.at});
-    } else if (e.kind == 1) {
-      const ScenarioPipeline& sp = s.pipelines[e.index];
-      core::Id tenant = tenant_id(sp.tenant);
-      tenants[sp.tenant] = tenant;
-      auto r = p.run_pipeline(CallContext::for_tenant(tenant, "scenario"), sp.document, sp.params);
-      if (!r) return Error(r.error()).at("pipelines[" + std::to_string(e.index) + "]");
-      runs.emplace_back(r->id, sp.tenant);
-    } else {
-      const ScenarioAction& a = s.actions[e.index];
-      const std::string path = "actions[" + std::to_string(e.index) + "]";
-      auto it = by_name.find(a.job);
-      if (it == by_name.end())
-        return Error::invalid(path + ".job", a.job, "no job of that name was submitted before the action");
-      const Submitted& target = submitted[it->second];
-      auto ctx = CallContext::for_tenant(target.tenant, "scenario");
-      core::Result<backend::JobRecord> r = core::Error{};
-      if (a.kind == ScenarioAction::Kind::Cancel) r = p.cancel_job(ctx, target.id, "scenario action");
-      else if (a.kind == ScenarioAction::Kind::Preempt) r = p.preempt_job(ctx, target.id, "scenario action");
-      else r = p.set_priority(ctx, target.id, a.priority);
-      log.push_back(offset_text(e.at) + "  action " + path + " on " + a.job + ": " + (r ? "done" : r.error().message));
-    }
-    report(0, submitted.size());
-  }
-  // Run to the horizon, an hour of virtual time at a time so progress can be shown.
-  const core::Timestamp horizon = s.until_seconds ? at(*s.until_seconds) : start + core::Duration::hours(24 * 366);
-  for (;;) {
-    auto next = p.next_wakeup();
-    if (!next || *next > horizon) break;
-    core::Timestamp step = std::min(horizon, *next + core::Duration::hours(1));
-    BUDCORE_TRY(p.run_until(step));
-    auto held = p.cluster().workloads.size();
-    report(submitted.size() - std::min(submitted.size(), held), submitted.size());
-  }
-  if (s.until_seconds) BUDCORE_TRY(p.run_until(horizon));
-  report(1, 1);
 
-  ScenarioOutcome out;
-  std::unordered_map<core::Id, std::string> job_names;  // for events that carry no name
-  out.start = start;
-  out.end = p.now();
-  auto offset = [&](core::Timestamp t) { return static_cast<double>((t - start).count_ns()) / 1e9; };
-  for (const Submitted& sub : submitted) {
-    BUDCORE_TRY_ASSIGN(auto rec, p.get_job(CallContext::for_tenant(sub.tenant), sub.id));
-    const job::Job& j = rec.job;
-    job_names[j.id] = j.name;
-    ScenarioJobOutcome o;
-    o.name = j.name;
-    o.tenant = sub.tenant_name;
-    o.job_type = std::string(job::to_string(j.job_type));
-    o.priority = std::string(job::to_string(j.priority));
-    o.status = std::string(job::to_string(j.status));
-    o.submitted_at = sub.at;
-    o.retries = j.retry_count;
-    o.message = j.status_message.value_or("");
-    if (j.actual_cost) o.actual_cost = j.actual_cost->amount_string(2) + " " + j.actual_cost->currency();
+  core::Timestamp at(double offset) const {
+    return start_ + core::Duration::nanoseconds(static_cast<std::int64_t>(offset * 1e9));
+  }
+  double offset(core::Timestamp t) const { return static_cast<double>((t - start_).count_ns()) / 1e9; }
+  void report(std::size_t done, std::size_t total) const {
+    if (progress_ && total > 0) progress_(static_cast<double>(done) / static_cast<double>(total));
+  }
+
+  // Every submission and action, in time order (jobs first at equal times, then pipelines, actions).
+  std::vector<Entry> entries() const {
+    std::vector<Entry> out;
+    for (std::size_t i = 0; i < s_.jobs.size(); ++i)
+      for (std::int64_t c = 0; c < s_.jobs[i].count; ++c)
+        out.push_back({s_.jobs[i].at_seconds + s_.jobs[i].every_seconds * static_cast<double>(c), Entry::Job, i, c});
+    for (std::size_t i = 0; i < s_.pipelines.size(); ++i) out.push_back({s_.pipelines[i].at_seconds, Entry::Pipeline, i, 0});
+    for (std::size_t i = 0; i < s_.actions.size(); ++i) out.push_back({s_.actions[i].at_seconds, Entry::Action, i, 0});
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Entry& a, const Entry& b) { return a.at != b.at ? a.at < b.at : a.kind < b.kind; });
+    return out;
+  }
+
+  core::Status submit_job(const Entry& e) {
+    const ScenarioJob& sj = s_.jobs[e.index];
+    job::Job job = sj.job;
+    if (sj.count > 1) job.name = job.name + "-" + std::to_string(e.copy);
+    std::string key = sj.key.empty() ? "" : (sj.count > 1 ? sj.key + "-" + std::to_string(e.copy) : sj.key);
+    core::Id tenant = tenant_id(sj.tenant);
+    tenants_[sj.tenant] = tenant;
+    auto r = p_.submit(CallContext::for_tenant(tenant, "scenario"), std::move(job), key);
+    if (!r) return Error(r.error()).at("jobs[" + std::to_string(e.index) + "]");
+    by_name_.emplace(r->record.job.name, submitted_.size());
+    submitted_.push_back({r->record.job.id, tenant, sj.tenant, e.at});
+    return {};
+  }
+
+  core::Status start_pipeline(const Entry& e) {
+    const ScenarioPipeline& sp = s_.pipelines[e.index];
+    core::Id tenant = tenant_id(sp.tenant);
+    tenants_[sp.tenant] = tenant;
+    auto r = p_.run_pipeline(CallContext::for_tenant(tenant, "scenario"), sp.document, sp.params);
+    if (!r) return Error(r.error()).at("pipelines[" + std::to_string(e.index) + "]");
+    runs_.emplace_back(r->id, sp.tenant);
+    return {};
+  }
+
+  // An action the platform refuses is part of the story, not an error of the scenario.
+  core::Status act(const Entry& e) {
+    const ScenarioAction& a = s_.actions[e.index];
+    const std::string path = "actions[" + std::to_string(e.index) + "]";
+    auto it = by_name_.find(a.job);
+    if (it == by_name_.end())
+      return Error::invalid(path + ".job", a.job, "no job of that name was submitted before the action");
+    const Submitted& target = submitted_[it->second];
+    auto ctx = CallContext::for_tenant(target.tenant, "scenario");
+    core::Result<backend::JobRecord> r = core::Error{};
+    if (a.kind == ScenarioAction::Kind::Cancel) r = p_.cancel_job(ctx, target.id, "scenario action");
+    else if (a.kind == ScenarioAction::Kind::Preempt) r = p_.preempt_job(ctx, target.id, "scenario action");
+    else r = p_.set_priority(ctx, target.id, a.priority);
+    actions_.push_back({e.at, offset_text(e.at) + "  action " + path + " on " + a.job + ": " + (r ? "done" : r.error().message)});
+    return {};
+  }
+
+  // Run to the horizon, an hour of virtual time at a time so progress can be shown.
+  core::Status run_to_horizon() {
+    const core::Timestamp horizon = s_.until_seconds ? at(*s_.until_seconds) : start_ + core::Duration::hours(24 * 366);
+    for (;;) {
+      auto next = p_.next_wakeup();
+      if (!next || *next > horizon) break;
+      core::Timestamp step = std::min(horizon, *next + core::Duration::hours(1));
+      BUDCORE_TRY(p_.run_until(step));
+      auto held = p_.cluster().workloads.size();
+      report(submitted_.size() - std::min(submitted_.size(), held), submitted_.size());
+    }
+    if (s_.until_seconds) BUDCORE_TRY(p_.run_until(horizon));
+    report(1, 1);
+    return {};
+  }
+
+  // The queue, flavor and wait a job's admissions recorded in its history.
+  void read_history(const job::Job& j, ScenarioJobOutcome& o) const {
     std::optional<core::Timestamp> queued_since;
     for (const auto& t : j.status_history) {
       if (t.to == job::JobStatus::Queued) {
@@ -375,53 +395,108 @@ core::Result<ScenarioOutcome> simulate(const Scenario& s, const std::function<vo
       }
       if (t.to == job::JobStatus::Preempted) ++o.preemptions;
     }
+  }
+
+  core::Result<ScenarioJobOutcome> job_outcome(const Submitted& sub) {
+    BUDCORE_TRY_ASSIGN(auto rec, p_.get_job(CallContext::for_tenant(sub.tenant), sub.id));
+    const job::Job& j = rec.job;
+    job_names_[j.id] = j.name;
+    ScenarioJobOutcome o;
+    o.name = j.name;
+    o.tenant = sub.tenant_name;
+    o.job_type = std::string(job::to_string(j.job_type));
+    o.priority = std::string(job::to_string(j.priority));
+    o.status = std::string(job::to_string(j.status));
+    o.submitted_at = sub.at;
+    o.retries = j.retry_count;
+    o.message = j.status_message.value_or("");
+    if (j.actual_cost) o.actual_cost = j.actual_cost->amount_string(2) + " " + j.actual_cost->currency();
+    read_history(j, o);
     if (j.actual_start) o.started_at = offset(*j.actual_start);
     if (j.actual_end && job::is_terminal(j.status)) o.ended_at = offset(*j.actual_end);
-    out.jobs.push_back(std::move(o));
+    return o;
   }
-  core::List pipes;
-  for (const auto& [id, tenant] : runs) {
-    BUDCORE_TRY_ASSIGN(auto run, p.get_pipeline_run(CallContext::for_tenant(tenant_id(tenant)), id));
-    core::Map steps;
-    if (const Value* list = run.state.find("steps"); list != nullptr && list->is_list())
-      for (const auto& st : list->as_list()) steps.set(st.find("id")->as_string(), *st.find("state"));
-    pipes.push_back(Value::map({{"name", run.pipeline},
-                                {"tenant", tenant},
-                                {"status", std::string(pipeline::to_string(run.status))},
-                                {"steps", Value(std::move(steps))}}));
-  }
-  out.pipelines = Value(std::move(pipes));
-  // The story, from every tenant's event log merged in commit order.
-  std::vector<std::pair<std::int64_t, std::string>> lines;
-  for (const auto& [name, tenant] : tenants) {
-    std::int64_t since = 0;
-    for (;;) {
-      BUDCORE_TRY_ASSIGN(auto page, p.watch(CallContext::for_tenant(tenant), since, 10'000));
-      if (page.events.empty()) break;
-      for (const auto& ev : page.events) {
-        ++out.events;
-        if (ev.type != "job.transition" && ev.type != "job.deadline_missed") continue;
-        auto text = [&](std::string_view key) {
-          const Value* v = ev.data.find(key);
-          return v && v->is_string() ? v->as_string() : std::string();
-        };
-        std::string what = ev.type == "job.deadline_missed" ? "deadline missed" : text("from") + " -> " + text("to");
-        std::string msg = text("message");
-        std::string job_name = text("name");
-        if (job_name.empty()) {
-          auto it = job_names.find(ev.object_id);
-          job_name = it != job_names.end() ? it->second : ev.object_id.to_string();
-        }
-        lines.emplace_back(ev.seq, offset_text(offset(ev.at)) + "  " + job_name + " [" + name + "] " + what +
-                                       (msg.empty() ? "" : ": " + msg));
-      }
-      since = page.last_seq;
+
+  core::Result<Value> pipeline_outcomes() {
+    core::List pipes;
+    for (const auto& [id, tenant] : runs_) {
+      BUDCORE_TRY_ASSIGN(auto run, p_.get_pipeline_run(CallContext::for_tenant(tenant_id(tenant)), id));
+      core::Map steps;
+      if (const Value* list = run.state.find("steps"); list != nullptr && list->is_list())
+        for (const auto& st : list->as_list()) steps.set(st.find("id")->as_string(), *st.find("state"));
+      pipes.push_back(Value::map({{"name", run.pipeline},
+                                  {"tenant", tenant},
+                                  {"status", std::string(pipeline::to_string(run.status))},
+                                  {"steps", Value(std::move(steps))}}));
     }
+    return Value(std::move(pipes));
   }
-  out.metrics = p.metrics();
-  std::sort(lines.begin(), lines.end());
-  for (auto& [seq, line] : lines) out.log.push_back(std::move(line));
-  return out;
+
+  // One line of the story for a transition or a missed deadline ("" for other events).
+  std::string story_line(const backend::EventRecord& ev, const std::string& tenant_name) const {
+    if (ev.type != "job.transition" && ev.type != "job.deadline_missed") return {};
+    auto text = [&](std::string_view key) {
+      const Value* v = ev.data.find(key);
+      return v && v->is_string() ? v->as_string() : std::string();
+    };
+    std::string what = ev.type == "job.deadline_missed" ? "deadline missed" : text("from") + " -> " + text("to");
+    std::string msg = text("message");
+    std::string job_name = text("name");
+    if (job_name.empty()) {  // events that carry no name
+      auto it = job_names_.find(ev.object_id);
+      job_name = it != job_names_.end() ? it->second : ev.object_id.to_string();
+    }
+    return offset_text(offset(ev.at)) + "  " + job_name + " [" + tenant_name + "] " + what + (msg.empty() ? "" : ": " + msg);
+  }
+
+  // The story, from every tenant's event log merged in commit order, each action's outcome
+  // before the events of its instant.
+  core::Status tell_story(ScenarioOutcome& out) {
+    struct Line {
+      std::int64_t seq;
+      double at;
+      std::string text;
+    };
+    std::vector<Line> lines;
+    for (const auto& [name, tenant] : tenants_) {
+      std::int64_t since = 0;
+      for (;;) {
+        BUDCORE_TRY_ASSIGN(auto page, p_.watch(CallContext::for_tenant(tenant), since, 10'000));
+        if (page.events.empty()) break;
+        for (const auto& ev : page.events) {
+          ++out.events;
+          if (std::string line = story_line(ev, name); !line.empty()) lines.push_back({ev.seq, offset(ev.at), std::move(line)});
+        }
+        since = page.last_seq;
+      }
+    }
+    std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.seq < b.seq; });
+    auto action = actions_.begin();
+    for (auto& line : lines) {
+      for (; action != actions_.end() && action->first <= line.at; ++action) out.log.push_back(std::move(action->second));
+      out.log.push_back(std::move(line.text));
+    }
+    for (; action != actions_.end(); ++action) out.log.push_back(std::move(action->second));
+    return {};
+  }
+
+  const Scenario& s_;
+  Platform& p_;
+  const std::function<void(double)>& progress_;
+  const core::Timestamp start_;
+  std::vector<Submitted> submitted_;
+  std::map<std::string, std::size_t> by_name_;
+  std::vector<std::pair<core::Id, std::string>> runs_;
+  std::map<std::string, core::Id> tenants_;
+  std::unordered_map<core::Id, std::string> job_names_;
+  std::vector<std::pair<double, std::string>> actions_;  // (at, the action's outcome)
+};
+
+}  // namespace
+
+core::Result<ScenarioOutcome> simulate(const Scenario& s, const std::function<void(double)>& progress) {
+  BUDCORE_TRY_ASSIGN(auto platform, Platform::open(s.config));
+  return ScenarioRun(s, *platform, progress).play();
 }
 
 core::Value ScenarioOutcome::to_value() const {

@@ -94,6 +94,7 @@ core::Result<const Impl::TimelineJobInput*> Impl::timeline_job_input(const LiveJ
   j.deadline = doc->deadline;
   if (doc->time_window) j.window = schedule::Window{doc->time_window->start, doc->time_window->end, "UTC"};
   if (doc->pipeline_id) j.pipeline = doc->pipeline_id->to_string();
+  j.label = doc->name;  // people know their jobs by name; the id stays the key (and the tooltip)
   return &(timeline_inputs[lj.id] = std::move(t));
 }
 

@@ -109,6 +109,7 @@ void Timeline::Impl::collect(const std::set<int>& which) {
       e.wait = j.wait;
       e.wait_detail = std::move(j.wait_detail);
       e.pipeline = j.in.pipeline;
+      e.label = j.in.label.empty() ? e.name : j.in.label;
       e.priority = j.in.workload.priority;
       for (const auto& run : j.runs)
         for (const auto& [k, v] : run.usage) {

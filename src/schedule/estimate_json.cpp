@@ -180,6 +180,7 @@ Value to_value(const TimelineResult& r, const EstimateJsonOptions& options) {
       j.set("running", Value(e.running));
       j.set("finished", Value(e.finished));
       j.set("pipeline", e.pipeline.empty() ? Value() : Value(e.pipeline));
+      j.set("label", Value(e.label));
       core::Map gpus;
       for (const auto& [res, n] : e.gpus) gpus.set(res, Value(n));
       j.set("gpus", Value(std::move(gpus)));

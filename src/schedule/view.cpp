@@ -51,7 +51,42 @@ std::string fmt(double v) {
   return buf;
 }
 
-std::string seconds_text(core::Duration d) { return core::to_json(seconds_value(d)) + " s"; }
+
+const std::string& label_of(const JobEstimate& e) { return e.label.empty() ? e.name : e.label; }
+
+// A span as people say it: "45 s", "12 min", "2 h 5 min", "3 d 4 h"; negative spans get "-".
+std::string human_span(core::Duration d) {
+  std::int64_t s = d.count_ns() / 1'000'000'000;
+  std::string sign = s < 0 ? "-" : "";
+  s = s < 0 ? -s : s;
+  auto part = [](std::int64_t n, const char* unit) { return std::to_string(n) + " " + unit; };
+  if (s < 120) return sign + part(s, "s");
+  if (s < 3600) return sign + part(s / 60, "min");
+  if (s < 172800) return sign + part(s / 3600, "h") + (s % 3600 >= 60 ? " " + part(s % 3600 / 60, "min") : "");
+  return sign + part(s / 86400, "d") + (s % 86400 >= 3600 ? " " + part(s % 86400 / 3600, "h") : "");
+}
+
+// A relative time: "now", "in 2 h 5 min", "12 min ago".
+std::string relative(core::Duration d) {
+  if (d.count_ns() == 0) return "now";
+  return d.count_ns() > 0 ? "in " + human_span(d) : human_span(core::Duration::nanoseconds(-d.count_ns())) + " ago";
+}
+
+// A clock time on the axis, as precise as the span needs (UTC): "14:05:30", "14:05",
+// "01-02 14:05".
+std::string clock_text(core::Timestamp t, core::Duration span) {
+  const std::string iso = t.to_string();  // 2026-01-02T14:05:30Z (maybe with a fraction)
+  if (iso.size() < 19) return iso;
+  if (span < core::Duration::minutes(10)) return iso.substr(11, 8);
+  if (span < core::Duration::hours(20)) return iso.substr(11, 5);
+  return iso.substr(5, 5) + " " + iso.substr(11, 5);
+}
+
+// "14:05 UTC (in 2 h 5 min)": when, and how far from now.
+std::string when_text(core::Timestamp t, core::Timestamp now) {
+  const std::string iso = t.to_string();
+  return (iso.size() >= 16 ? iso.substr(0, 10) + " " + iso.substr(11, 5) + " UTC" : iso) + " (" + relative(t - now) + ")";
+}
 
 }  // namespace
 
@@ -136,7 +171,7 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
        ".lane-label{font-size:12px}.axis{font-size:11px;fill:#555}rect.block:hover{stroke:#000;stroke-width:2}"
        ".legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}</style>\n";
   h += "</head><body>\n<h1>" + escape(options.title) + "</h1>\n";
-  h += "<p>now: " + escape(r.now.to_string()) + " &middot; makespan: " + escape(seconds_text(r.makespan)) + " &middot; " +
+  h += "<p>now: " + escape(r.now.to_string()) + " &middot; makespan: " + escape(human_span(r.makespan)) + " &middot; " +
        std::to_string(r.jobs.size()) + " jobs, " + std::to_string(lanes.size()) + " lanes</p>\n";
   const int height = top + row_h * static_cast<int>(std::max<std::size_t>(lanes.size(), 1)) + 30;
   h += "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" +
@@ -150,8 +185,8 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
     core::Timestamp t = t0 + core::Duration::nanoseconds(static_cast<std::int64_t>(span * i / 8.0));
     h += "<line x1=\"" + fmt(x) + "\" y1=\"" + std::to_string(top - 8) + "\" x2=\"" + fmt(x) + "\" y2=\"" +
          std::to_string(height - 24) + "\" stroke=\"#ddd\"/>";
-    h += "<text class=\"axis\" x=\"" + fmt(x) + "\" y=\"" + std::to_string(top - 12) + "\" text-anchor=\"" + (i == 8 ? "end" : i == 0 ? "start" : "middle") + "\">+" +
-         escape(seconds_text(t - r.now)) + "</text>\n";
+    h += "<text class=\"axis\" x=\"" + fmt(x) + "\" y=\"" + std::to_string(top - 12) + "\" text-anchor=\"" + (i == 8 ? "end" : i == 0 ? "start" : "middle") + "\">" +
+         escape(clock_text(t, t1 - t0)) + "</text>\n";
   }
   if (r.now > t0) {
     double x = x_of(r.now);
@@ -168,9 +203,10 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
     for (const auto& b : lane.blocks) {
       const JobEstimate& e = *by_name.at(b.job);
       double x = x_of(b.start), w = std::max(2.0, x_of(b.end) - x);
-      std::string tip = e.name + (e.pipeline.empty() ? std::string(" (standalone)") : " (pipeline " + e.pipeline + ")") +
-                        "\n" + (b.estimated ? "estimated " : "actual ") + "start +" + seconds_text(b.start - r.now) +
-                        ", end +" + seconds_text(b.end - r.now) + "\nqueue " + e.cluster_queue;
+      std::string tip = label_of(e) + (label_of(e) != e.name ? " [" + e.name + "]" : std::string()) +
+                        (e.pipeline.empty() ? std::string(" (standalone)") : " (pipeline " + e.pipeline + ")") +
+                        "\n" + (b.estimated ? "estimated " : "actual ") + "start " + when_text(b.start, r.now) +
+                        "\nend " + when_text(b.end, r.now) + "\nqueue " + e.cluster_queue;
       if (e.wait != WaitReason::None) tip += "\nwaited for " + std::string(to_string(e.wait)) + ": " + e.wait_detail;
       if (e.deadline_met) tip += *e.deadline_met ? "\ndeadline met" : "\ndeadline missed";
       h += "<rect class=\"block\" data-job=\"" + escape(e.name) + "\" x=\"" + fmt(x) + "\" y=\"" + std::to_string(y + 4) +
@@ -181,7 +217,7 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
              std::to_string(row_h - 8) + "\" fill=\"url(#est)\" pointer-events=\"none\"/>";
       if (w > 60)
         h += "<text x=\"" + fmt(x + 4) + "\" y=\"" + std::to_string(y + row_h / 2 + 4) +
-             "\" font-size=\"11\" fill=\"white\" pointer-events=\"none\">" + escape(e.name) + "</text>";
+             "\" font-size=\"11\" fill=\"white\" pointer-events=\"none\">" + escape(label_of(e)) + "</text>";
     }
     h += "</g>\n";
   }
@@ -195,10 +231,10 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
     if (e.running || e.finished) continue;
     std::string gpus;
     for (const auto& [res, n] : e.gpus) gpus += (gpus.empty() ? "" : ", ") + std::to_string(n) + "x" + flavor_of(e, res);
-    h += "<tr><td>" + std::to_string(e.priority) + "</td><td>" + escape(e.name) + "</td><td>" +
+    h += "<tr><td>" + std::to_string(e.priority) + "</td><td title=\"" + escape(e.name) + "\">" + escape(label_of(e)) + "</td><td>" +
          escape(e.pipeline.empty() ? "(standalone)" : e.pipeline) + "</td><td>" + escape(gpus.empty() ? "-" : gpus) +
-         "</td><td>" + escape(e.cluster_queue) + "</td><td>+" + escape(seconds_text(e.start - r.now)) + "</td><td>+" +
-         escape(seconds_text(e.end - r.now)) + "</td><td>" +
+         "</td><td>" + escape(e.cluster_queue) + "</td><td>" + escape(when_text(e.start, r.now)) + "</td><td>" +
+         escape(when_text(e.end, r.now)) + "</td><td>" +
          escape(e.wait == WaitReason::None ? std::string("-") : std::string(to_string(e.wait)) + ": " + e.wait_detail) +
          "</td></tr>\n";
   }

@@ -49,4 +49,10 @@ std::optional<core::Timestamp> WindowClock::next_close(core::Timestamp t) const 
   return close > t ? close : t + core::Duration::seconds(1);
 }
 
+core::Result<core::Timestamp> next_window_open(const Window& w, core::Timestamp t) {
+  auto zone = pipeline::TimeZone::load(w.zone);
+  if (!zone) return core::Error::invalid("zone", w.zone, zone.error().message);
+  return WindowClock(w, std::move(*zone)).next_open(t);
+}
+
 }  // namespace budcore::schedule

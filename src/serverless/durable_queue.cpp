@@ -16,6 +16,10 @@ using core::Result;
 
 QueueBackend::~QueueBackend() = default;
 
+core::Status QueueBackend::enqueue_locked(std::string_view, const std::function<core::Status(QueueBackend& tx)>& fn) {
+  return fn(*this);
+}
+
 std::string_view to_string(DurableOutcome o) noexcept {
   switch (o) {
     case DurableOutcome::Start: return "start";
@@ -272,7 +276,19 @@ core::Result<std::vector<EnqueueResult>> DurableQueue::enqueue(std::span<const S
       return Error::invalid(f + ".priority", std::to_string(static_cast<unsigned>(s.priority)), "is not a priority");
     }
   }
-  BUDCORE_TRY_ASSIGN(DurableCounts counts, backend_.counts(config_.name));
+  std::vector<EnqueueResult> out;
+  BUDCORE_TRY(backend_.enqueue_locked(config_.name, [&](QueueBackend& tx) -> core::Status {
+    BUDCORE_TRY_ASSIGN(out, admit_and_store(tx, submissions));
+    return {};
+  }));
+  return out;
+}
+
+// Decides each submission against the counts read now and stores the admitted ones; runs in the
+// backend's locked enqueue, so the counts stay true until the commit.
+core::Result<std::vector<EnqueueResult>> DurableQueue::admit_and_store(QueueBackend& tx,
+                                                                      std::span<const Submission> submissions) {
+  BUDCORE_TRY_ASSIGN(DurableCounts counts, tx.counts(config_.name));
   const core::Timestamp now = clock_->now();
   const auto& q = config_.queue;
   std::vector<EnqueueResult> out(submissions.size());
@@ -323,7 +339,7 @@ core::Result<std::vector<EnqueueResult>> DurableQueue::enqueue(std::span<const S
     ++active;
   }
   if (rows.empty()) return out;
-  BUDCORE_TRY_ASSIGN(auto stored, backend_.enqueue(rows));
+  BUDCORE_TRY_ASSIGN(auto stored, tx.enqueue(rows));
   if (stored.size() != rows.size()) {
     return Error::make(ErrorCode::Internal, "the queue store returned " + std::to_string(stored.size()) +
                                                 " results for " + std::to_string(rows.size()) + " requests");

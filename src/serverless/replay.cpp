@@ -63,6 +63,9 @@ class Simulation {
   void finish(const Finish& f);
   void tick();
   void dispatch();
+  void step(core::Timestamp now);
+  void record_scaling();
+  void scale_down();
 
   const EndpointConfig& config_;
   const std::vector<TraceRequest>& trace_;
@@ -78,6 +81,7 @@ class Simulation {
   core::Timestamp next_tick_;
   std::int64_t arrivals_ = 0;
   core::Duration arrived_work_;
+  core::Timestamp start_;
   ReplayReport report_;
 };
 
@@ -145,32 +149,51 @@ void Simulation::dispatch() {
   }
 }
 
+void Simulation::step(core::Timestamp now) {
+  clock_->set(now);
+  pool_.advance();
+  while (!finishes_.empty() && finishes_.top().at <= now) {
+    const Finish f = finishes_.top();
+    finishes_.pop();
+    finish(f);
+  }
+  while (next_arrival_ < trace_.size() && trace_[next_arrival_].at <= now) {
+    arrive(trace_[next_arrival_], next_arrival_);
+    ++next_arrival_;
+  }
+  (void)queue_.expire();
+  if (now >= next_tick_) tick();
+  dispatch();
+  record_scaling();
+}
+
+// Runs at every event of the replay: the busy count (a walk over the workers) only for a change.
+void Simulation::record_scaling() {
+  const ScalePoint& last = report_.scaling.back();
+  const int workers = pool_.size(), ready = pool_.ready();
+  if (workers == last.workers && ready == last.ready) return;
+  report_.scaling.push_back(
+      {seconds(clock_->now() - start_), workers, ready, pool_.busy(), static_cast<std::int64_t>(queue_.depth())});
+}
+
+// Ticks on with no traffic until the policy has brought the pool down to its minimum.
+void Simulation::scale_down() {
+  const core::Timestamp limit = clock_->now() + core::Duration::seconds(24 * 3600);
+  while (pool_.size() > config_.warm_pool.min_warm_workers && clock_->now() < limit) step(next_time());
+}
+
 ReplayReport Simulation::run() {
   report_.endpoint = config_.name;
   report_.policy = std::string(policy_.name());
   report_.requests = static_cast<std::int64_t>(trace_.size());
   if (trace_.empty()) return report_;
-  const core::Timestamp start = trace_.front().at;
-  next_tick_ = start;
-  while (next_arrival_ < trace_.size() || queue_.depth() > 0 || queue_.in_flight() > 0) {
-    const core::Timestamp now = next_time();
-    clock_->set(now);
-    pool_.advance();
-    while (!finishes_.empty() && finishes_.top().at <= now) {
-      const Finish f = finishes_.top();
-      finishes_.pop();
-      finish(f);
-    }
-    while (next_arrival_ < trace_.size() && trace_[next_arrival_].at <= now) {
-      arrive(trace_[next_arrival_], next_arrival_);
-      ++next_arrival_;
-    }
-    (void)queue_.expire();
-    if (now >= next_tick_) tick();
-    dispatch();
-  }
+  start_ = trace_.front().at;
+  next_tick_ = start_;
+  report_.scaling.push_back({});
+  while (next_arrival_ < trace_.size() || queue_.depth() > 0 || queue_.in_flight() > 0) step(next_time());
+  if (options_.until_scaled_down) scale_down();
   const core::Timestamp end = clock_->now();
-  report_.virtual_seconds = seconds(end - start);
+  report_.virtual_seconds = seconds(end - start_);
   report_.metering = pool_.meter();
   std::vector<double> waits, e2e;
   for (const QueuedRequest& r : queue_.requests()) {
@@ -200,6 +223,18 @@ core::Value latency_value(const LatencySummary& s) {
                                {"mean", core::Value(s.mean)}});
 }
 
+core::Value scaling_value(const std::vector<ScalePoint>& points) {
+  core::List out;
+  for (const ScalePoint& p : points) {
+    out.emplace_back(core::Map{{"at_seconds", core::Value(p.at_seconds)},
+                               {"workers", core::Value(p.workers)},
+                               {"ready", core::Value(p.ready)},
+                               {"busy", core::Value(p.busy)},
+                               {"pending", core::Value(p.pending)}});
+  }
+  return core::Value(std::move(out));
+}
+
 }  // namespace
 
 core::Result<ReplayReport> replay(const EndpointConfig& endpoint, const std::vector<TraceRequest>& trace,
@@ -209,6 +244,17 @@ core::Result<ReplayReport> replay(const EndpointConfig& endpoint, const std::vec
   }
   Simulation sim(endpoint, trace, policy, options);
   return sim.run();
+}
+
+core::Result<std::vector<ReplayReport>> replay_all(const EndpointConfig& endpoint, const std::vector<TraceRequest>& trace,
+                                                  std::vector<std::unique_ptr<AutoscalePolicy>>& policies,
+                                                  const ReplayOptions& options) {
+  std::vector<ReplayReport> out;
+  for (auto& p : policies) {
+    BUDCORE_TRY_ASSIGN(ReplayReport r, replay(endpoint, trace, *p, options));
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 core::Value to_value(const ReplayReport& r) {
@@ -241,6 +287,7 @@ core::Value to_value(const ReplayReport& r) {
       {"cost", core::Value(m.cost.amount_string(2))},
       {"currency", core::Value(m.cost.currency())},
       {"virtual_seconds", core::Value(r.virtual_seconds)},
+      {"scaling", scaling_value(r.scaling)},
   });
 }
 

@@ -381,6 +381,185 @@ Value usecase_value(const Resolver::Impl& impl, const std::string& name) {
   return Value(std::move(m));
 }
 
+
+// 2. Which instances are deployed: each condition rendered against the parameters.
+std::vector<bool> evaluate_conditions(const Resolver::Impl& impl, const Value& base_ctx, std::vector<Issue>& errors) {
+  const std::size_t n = impl.instances.size();
+  std::vector<bool> enabled(n, true);
+  Renderer r(impl, base_ctx, enabled, errors);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& cond = impl.instances[i].tc->condition;
+    if (!cond) continue;
+    auto text = r.text(*cond, detail::indexed("components", i) + ".condition");
+    if (text) enabled[i] = truthy(*text);
+  }
+  return enabled;
+}
+
+// 3. The context templates render against: the parameters and every instance's outputs (a
+// disabled one says so).
+Value render_context(const Resolver::Impl& impl, core::Map base_ctx, const std::vector<bool>& enabled) {
+  core::Map comps;
+  const Value disabled_ctx = Value::map({{"enabled", Value(false)}, {"outputs", Value(core::Map{})}});
+  for (std::size_t i = 0; i < impl.instances.size(); ++i)
+    comps.set(impl.instances[i].tc->id, enabled[i] ? impl.instances[i].context : disabled_ctx);
+  base_ctx.set("components", Value(std::move(comps)));
+  return Value(std::move(base_ctx));
+}
+
+// An instance's fields before rendering: the component's defaults with the template's and the
+// caller's overrides merged over them.
+struct MergedFields {
+  Value values, env, resources, model_id, gpu_type, gpu_count, optimize;
+};
+
+MergedFields merge_fields(const Instance& in, const core::Map* override_map) {
+  const TemplateComponent& tc = *in.tc;
+  MergedFields f{in.values,
+                 in.env,
+                 in.resources,
+                 tc.model_id ? Value(*tc.model_id) : Value(),
+                 tc.gpu_type ? Value(*tc.gpu_type) : Value(),
+                 tc.gpu_count,
+                 tc.optimize_with_budsim};
+  if (override_map == nullptr) return f;
+  const core::Map& o = *override_map;
+  if (const Value* v = o.find("config")) f.values = detail::deep_merge(f.values, *v);
+  if (const Value* v = o.find("env")) f.env = detail::deep_merge(f.env, *v);
+  if (const Value* v = o.find("resources")) f.resources = detail::deep_merge(f.resources, *v);
+  if (const Value* v = o.find("model_id")) f.model_id = *v;
+  if (const Value* v = o.find("gpu_type")) f.gpu_type = *v;
+  if (const Value* v = o.find("gpu_count")) f.gpu_count = *v;
+  if (const Value* v = o.find("optimize_with_budsim")) f.optimize = *v;
+  return f;
+}
+
+// Environment variables render as text; a list or map is not a value an environment holds.
+Value render_env(Renderer& r, const Value& env, const std::string& at, std::vector<std::string>& refs,
+                 std::vector<Issue>& errors) {
+  Value rendered = r.render(env, at + ".env", Renderer::Mode::Text, refs);
+  core::Map out;
+  for (const auto& [k, v] : rendered.as_map()) {
+    if (v.is_null()) continue;
+    if (v.is_list() || v.is_map()) {
+      detail::add_issue(errors, code::kInvalidValue, "an environment variable's value must be text", at + ".env." + k);
+      continue;
+    }
+    out.set(k, Value(detail::scalar_text(v)));
+  }
+  return Value(std::move(out));
+}
+
+// model_id, gpu_type, gpu_count and optimize_with_budsim, rendered and checked.
+void render_scalars(Renderer& r, const Instance& in, const MergedFields& f, const std::string& at,
+                    std::vector<std::string>& refs, std::vector<Issue>& errors, ResolvedComponent& rc) {
+  auto text_field = [&](const Value& v, const char* key) -> std::optional<std::string> {
+    if (v.is_null()) return std::nullopt;
+    Value out = r.render(v, at + "." + key, Renderer::Mode::Text, refs);
+    if (!out.is_string() || out.as_string().empty()) return std::nullopt;
+    return out.as_string();
+  };
+  rc.model_id = text_field(f.model_id, "model_id");
+  rc.gpu_type = text_field(f.gpu_type, "gpu_type");
+  if (!rc.gpu_type) rc.gpu_type = in.def->default_gpu_type;
+  if (rc.gpu_type) {
+    if (auto st = core::validate_resource_name(*rc.gpu_type); !st) {
+      detail::add_issue(errors, code::kInvalidValue,
+                        "'" + *rc.gpu_type + "' is not a GPU flavor or resource name: " + st.error().message,
+                        at + ".gpu_type");
+    }
+  }
+  Value count = f.gpu_count.is_null() ? Value() : r.render(f.gpu_count, at + ".gpu_count", Renderer::Mode::Native, refs);
+  if (count.is_null()) {
+    rc.gpu_count = in.def->default_gpu_count.value_or(0);
+  } else if (!count.is_int() || count.as_int() < 0 || count.as_int() > kMaxGpuCount) {
+    detail::add_issue(errors, code::kInvalidValue,
+                      "gpu_count must be an integer between 0 and " + std::to_string(kMaxGpuCount) +
+                          " (value: " + detail::value_text(count) + ")",
+                      at + ".gpu_count");
+  } else {
+    rc.gpu_count = count.as_int();
+  }
+  Value opt = r.render(f.optimize, at + ".optimize_with_budsim", Renderer::Mode::Native, refs);
+  if (opt.is_bool()) {
+    rc.optimize_with_budsim = opt.as_bool();
+  } else if (!opt.is_null()) {
+    detail::add_issue(errors, code::kInvalidValue,
+                      "optimize_with_budsim must be true or false (value: " + detail::value_text(opt) + ")",
+                      at + ".optimize_with_budsim");
+  }
+}
+
+// An instance's dependencies: its explicit depends_on and the instances its templates
+// reference, among those deployed, in template order.
+std::vector<std::size_t> dependencies_of(const Resolver::Impl& impl, const TemplateComponent& tc,
+                                         const std::vector<std::string>& refs, const std::vector<bool>& enabled) {
+  std::vector<std::size_t> deps;
+  auto depend_on = [&](std::string_view id) {
+    auto it = impl.instance_index.find(id);
+    if (it != impl.instance_index.end() && enabled[it->second]) deps.push_back(it->second);
+  };
+  for (const auto& d : tc.depends_on) depend_on(d);
+  for (const auto& ref : refs) depend_on(ref);
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  return deps;
+}
+
+// 4. One deployed instance: merged, rendered, its dependencies, inputs and resources checked.
+ResolvedComponent resolve_component(const Resolver::Impl& impl, std::size_t i, const core::Map* override_map,
+                                    Renderer& r, const std::vector<bool>& enabled, std::vector<std::size_t>& deps,
+                                    std::vector<Issue>& errors) {
+  const Instance& in = impl.instances[i];
+  const std::string at = detail::indexed("components", i);
+  ResolvedComponent rc;
+  rc.id = in.tc->id;
+  rc.component_ref = in.tc->component_ref;
+  rc.component_version = in.def->version;
+  rc.deployment_type = in.def->deployment_type;
+  rc.outputs = in.outputs;
+  rc.deployment = in.deployment;
+  const MergedFields f = merge_fields(in, override_map);
+  std::vector<std::string> refs;
+  rc.values = r.render(f.values, at + ".config", Renderer::Mode::Native, refs);
+  rc.resources = r.render(f.resources, at + ".resources", Renderer::Mode::Native, refs);
+  rc.env = render_env(r, f.env, at, refs, errors);
+  render_scalars(r, in, f, at, refs, errors, rc);
+  deps = dependencies_of(impl, *in.tc, refs, enabled);
+  for (std::size_t j : deps) rc.depends_on.push_back(impl.instances[j].tc->id);
+  for (const auto& input : in.def->required_inputs) {
+    if (!provides(rc, input)) {
+      detail::add_issue(
+          errors, code::kMissingInput,
+          "component '" + in.def->id + "' requires '" + input + "', and neither env, config nor model_id provides it",
+          input_path(at, input));
+    }
+  }
+  job_resources(rc, at, errors);
+  return rc;
+}
+
+// 5. Cycles among the deployed instances (deps_of and index_of by position in the stack).
+void check_cycles(const ResolvedStack& stack, const std::vector<bool>& enabled, const std::vector<std::size_t>& index_of,
+                  const std::vector<std::vector<std::size_t>>& deps_of, std::vector<Issue>& errors) {
+  std::vector<std::size_t> instance_at;  // position -> instance index
+  for (std::size_t i = 0; i < enabled.size(); ++i)
+    if (enabled[i]) instance_at.push_back(i);
+  std::vector<pipeline::Dag::Edge> edges;
+  for (std::size_t pos = 0; pos < deps_of.size(); ++pos)
+    for (std::size_t d : deps_of[pos])
+      edges.emplace_back(static_cast<pipeline::Dag::Node>(index_of[d]), static_cast<pipeline::Dag::Node>(pos));
+  pipeline::Dag dag(stack.components.size(), std::move(edges));
+  if (!dag.has_cycle()) return;
+  for (const auto& cycle : dag.cycles()) {
+    std::string msg = "the instances depend on each other in a cycle: ";
+    for (auto node : cycle) msg += "'" + stack.components[node].id + "' -> ";
+    msg += "'" + stack.components[cycle.front()].id + "'";
+    detail::add_issue(errors, code::kCycle, std::move(msg),
+                      detail::indexed("components", instance_at[cycle.front()]) + ".depends_on");
+  }
+}
+
 }  // namespace
 
 ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOptions& options) const {
@@ -399,168 +578,30 @@ ResolveResult Resolver::Impl::resolve(const Value& parameters, const ResolveOpti
   base_ctx.set("params", params);
   base_ctx.set("usecase", usecase_value(*this, name));
 
-  // 2. Conditions.
-  const std::size_t n = instances.size();
-  std::vector<bool> enabled(n, true);
-  {
-    Value cond_ctx(base_ctx);
-    Renderer r(*this, cond_ctx, enabled, errors);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& cond = instances[i].tc->condition;
-      if (!cond) continue;
-      auto text = r.text(*cond, detail::indexed("components", i) + ".condition");
-      if (text) enabled[i] = truthy(*text);
-    }
-  }
+  const std::vector<bool> enabled = evaluate_conditions(*this, Value(base_ctx), errors);
   if (!errors.empty()) return result;
-
-  // 3. The context templates render against.
-  core::Map comps;
-  const Value disabled_ctx = Value::map({{"enabled", Value(false)}, {"outputs", Value(core::Map{})}});
-  for (std::size_t i = 0; i < n; ++i) comps.set(instances[i].tc->id, enabled[i] ? instances[i].context : disabled_ctx);
-  core::Map full = base_ctx;
-  full.set("components", Value(std::move(comps)));
-  const Value ctx(std::move(full));
+  const Value ctx = render_context(*this, std::move(base_ctx), enabled);
   Renderer r(*this, ctx, enabled, errors);
 
-  // 4. Every enabled instance: merge, render, dependencies, inputs, resources.
   ResolvedStack stack;
   stack.template_id = tmpl.id;
   stack.template_version = tmpl.version;
   stack.name = name;
   stack.parameters = params;
-  std::vector<std::size_t> index_of(n, 0);  // instance -> position in stack.components
+  std::vector<std::size_t> index_of(instances.size(), 0);  // instance -> position in stack.components
   std::vector<std::vector<std::size_t>> deps_of;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < instances.size(); ++i) {
     if (!enabled[i]) {
       stack.disabled.push_back(instances[i].tc->id);
       continue;
     }
-    const Instance& in = instances[i];
-    const TemplateComponent& tc = *in.tc;
-    const std::string at = detail::indexed("components", i);
-    ResolvedComponent rc;
-    rc.id = tc.id;
-    rc.component_ref = tc.component_ref;
-    rc.component_version = in.def->version;
-    rc.deployment_type = in.def->deployment_type;
-    rc.outputs = in.outputs;
-    rc.deployment = in.deployment;
-
-    Value values = in.values, env = in.env, resources = in.resources;
-    Value model_id = tc.model_id ? Value(*tc.model_id) : Value();
-    Value gpu_type = tc.gpu_type ? Value(*tc.gpu_type) : Value();
-    Value gpu_count = tc.gpu_count, optimize = tc.optimize_with_budsim;
-    if (const core::Map* o = overrides[i]) {
-      if (const Value* v = o->find("config")) values = detail::deep_merge(values, *v);
-      if (const Value* v = o->find("env")) env = detail::deep_merge(env, *v);
-      if (const Value* v = o->find("resources")) resources = detail::deep_merge(resources, *v);
-      if (const Value* v = o->find("model_id")) model_id = *v;
-      if (const Value* v = o->find("gpu_type")) gpu_type = *v;
-      if (const Value* v = o->find("gpu_count")) gpu_count = *v;
-      if (const Value* v = o->find("optimize_with_budsim")) optimize = *v;
-    }
-
-    std::vector<std::string> refs;
-    rc.values = r.render(values, at + ".config", Renderer::Mode::Native, refs);
-    rc.resources = r.render(resources, at + ".resources", Renderer::Mode::Native, refs);
-    Value rendered_env = r.render(env, at + ".env", Renderer::Mode::Text, refs);
-    core::Map env_out;
-    for (const auto& [k, v] : rendered_env.as_map()) {
-      if (v.is_null()) continue;
-      if (v.is_list() || v.is_map()) {
-        detail::add_issue(errors, code::kInvalidValue, "an environment variable's value must be text",
-                          at + ".env." + k);
-        continue;
-      }
-      env_out.set(k, Value(detail::scalar_text(v)));
-    }
-    rc.env = Value(std::move(env_out));
-    auto text_field = [&](const Value& v, const char* key) -> std::optional<std::string> {
-      if (v.is_null()) return std::nullopt;
-      Value out = r.render(v, at + "." + key, Renderer::Mode::Text, refs);
-      if (!out.is_string() || out.as_string().empty()) return std::nullopt;
-      return out.as_string();
-    };
-    rc.model_id = text_field(model_id, "model_id");
-    rc.gpu_type = text_field(gpu_type, "gpu_type");
-    if (!rc.gpu_type) rc.gpu_type = in.def->default_gpu_type;
-    if (rc.gpu_type) {
-      if (auto st = core::validate_resource_name(*rc.gpu_type); !st) {
-        detail::add_issue(errors, code::kInvalidValue,
-                          "'" + *rc.gpu_type + "' is not a GPU flavor or resource name: " + st.error().message,
-                          at + ".gpu_type");
-      }
-    }
-    Value count = gpu_count.is_null() ? Value() : r.render(gpu_count, at + ".gpu_count", Renderer::Mode::Native, refs);
-    if (count.is_null()) {
-      rc.gpu_count = in.def->default_gpu_count.value_or(0);
-    } else if (!count.is_int() || count.as_int() < 0 || count.as_int() > kMaxGpuCount) {
-      detail::add_issue(errors, code::kInvalidValue,
-                        "gpu_count must be an integer between 0 and " + std::to_string(kMaxGpuCount) +
-                            " (value: " + detail::value_text(count) + ")",
-                        at + ".gpu_count");
-    } else {
-      rc.gpu_count = count.as_int();
-    }
-    Value opt = r.render(optimize, at + ".optimize_with_budsim", Renderer::Mode::Native, refs);
-    if (opt.is_bool()) {
-      rc.optimize_with_budsim = opt.as_bool();
-    } else if (!opt.is_null()) {
-      detail::add_issue(errors, code::kInvalidValue,
-                        "optimize_with_budsim must be true or false (value: " + detail::value_text(opt) + ")",
-                        at + ".optimize_with_budsim");
-    }
-
-    // Dependencies: explicit depends_on (instances that are deployed) plus referenced ones.
     std::vector<std::size_t> deps;
-    auto depend_on = [&](std::string_view id) {
-      auto it = instance_index.find(id);
-      if (it != instance_index.end() && enabled[it->second]) deps.push_back(it->second);
-    };
-    for (const auto& d : tc.depends_on) depend_on(d);
-    for (const auto& ref : refs) depend_on(ref);
-    std::sort(deps.begin(), deps.end());  // template order
-    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    for (std::size_t j : deps) rc.depends_on.push_back(instances[j].tc->id);
+    ResolvedComponent rc = resolve_component(*this, i, overrides[i], r, enabled, deps, errors);
     deps_of.push_back(std::move(deps));
-
-    for (const auto& input : in.def->required_inputs) {
-      if (!provides(rc, input)) {
-        detail::add_issue(
-            errors, code::kMissingInput,
-            "component '" + in.def->id + "' requires '" + input + "', and neither env, config nor model_id provides it",
-            input_path(at, input));
-      }
-    }
-    job_resources(rc, at, errors);
     index_of[i] = stack.components.size();
     stack.components.push_back(std::move(rc));
   }
-
-  // 5. Cycles among the deployed instances.
-  {
-    std::vector<std::size_t> instance_at;  // position -> instance index
-    for (std::size_t i = 0; i < n; ++i) {
-      if (enabled[i]) instance_at.push_back(i);
-    }
-    std::vector<pipeline::Dag::Edge> edges;
-    for (std::size_t pos = 0; pos < deps_of.size(); ++pos) {
-      for (std::size_t d : deps_of[pos]) {
-        edges.emplace_back(static_cast<pipeline::Dag::Node>(index_of[d]), static_cast<pipeline::Dag::Node>(pos));
-      }
-    }
-    pipeline::Dag dag(stack.components.size(), std::move(edges));
-    if (dag.has_cycle()) {
-      for (const auto& cycle : dag.cycles()) {
-        std::string msg = "the instances depend on each other in a cycle: ";
-        for (auto node : cycle) msg += "'" + stack.components[node].id + "' -> ";
-        msg += "'" + stack.components[cycle.front()].id + "'";
-        detail::add_issue(errors, code::kCycle, std::move(msg),
-                          detail::indexed("components", instance_at[cycle.front()]) + ".depends_on");
-      }
-    }
-  }
+  check_cycles(stack, enabled, index_of, deps_of, errors);
 
   // 6. Routing and observability (their references need no dependency).
   std::vector<std::string> ignored;

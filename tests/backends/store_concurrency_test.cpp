@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -146,6 +147,77 @@ TEST_P(StoreRace, ProcessesExactlyOneWins) {
     wins.push_back(std::move(w));
   }
   expect_one_winner_each(wins);
+}
+
+// Transactions on their own connections append events of one tenant (some of two, in either
+// order; some roll back): the tenant's numbers are 1..N without a gap or a repeat, each
+// transaction's events are adjacent and in the order it appended them, and every document comes
+// back as written (quotes, backslashes, braces, commas and "NULL" inside a PostgreSQL array).
+TEST_P(StoreRace, EventsOfRacingTransactionsAreNumberedWithoutGapsInTheirOrder) {
+  constexpr int kTransactions = 30;
+  const Id other = Id::generate();
+  std::atomic<int> unexpected{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kRacers; ++t) {
+    threads.emplace_back([&, t] {
+      auto s = open_store(target_.uri);
+      ASSERT_TRUE(s) << s.error().describe();
+      for (int i = 0; i < kTransactions; ++i) {
+        const bool rolls_back = i % 7 == 3;
+        auto st = (*s)->transact([&](Store& tx) -> core::Status {
+          for (int k = 0; k < 1 + i % 3; ++k) {
+            EventRecord e;
+            e.type = "race.event";
+            e.object_id = ids_[static_cast<std::size_t>(k)];
+            e.data = core::Value::map({{"tx", std::to_string(t) + "/" + std::to_string(i)},
+                                       {"k", k},
+                                       {"text", "NULL \"q\" \\ {a,b} \xc3\xa9"}});
+            if (i % 2 == 1 && k == 0) BUDCORE_TRY(tx.append_event(other, e));
+            BUDCORE_TRY(tx.append_event(tenant_, e));
+          }
+          if (rolls_back) return core::Error::make(ErrorCode::Conflict, "rolled back on purpose");
+          return {};
+        });
+        if (rolls_back == static_cast<bool>(st)) {
+          ++unexpected;
+          ADD_FAILURE() << (st ? "a rollback committed" : st.error().describe());
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(unexpected.load(), 0);
+  auto s = open_store(target_.uri);
+  ASSERT_TRUE(s);
+  auto check = [&](const Id& tenant, int per_tx_expected_total) {
+    std::vector<EventRecord> all;
+    for (std::int64_t after = 0;;) {
+      auto page = (*s)->list_events(tenant, after, 1000);
+      ASSERT_TRUE(page) << page.error().describe();
+      if (page->empty()) break;
+      after = page->back().seq;
+      for (auto& e : *page) all.push_back(std::move(e));
+    }
+    ASSERT_EQ(static_cast<int>(all.size()), per_tx_expected_total);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      EXPECT_EQ(all[i].seq, static_cast<std::int64_t>(i + 1));
+      EXPECT_EQ(all[i].data.find("text")->as_string(), "NULL \"q\" \\ {a,b} \xc3\xa9");
+      const auto k = all[i].data.find("k")->as_int();
+      if (k > 0) {  // follows its own transaction's previous event
+        ASSERT_GT(i, 0u);
+        EXPECT_EQ(all[i - 1].data.find("tx")->as_string(), all[i].data.find("tx")->as_string());
+        EXPECT_EQ(all[i - 1].data.find("k")->as_int(), k - 1);
+      }
+    }
+  };
+  int mine = 0, theirs = 0;
+  for (int i = 0; i < kTransactions; ++i) {
+    if (i % 7 == 3) continue;
+    mine += 1 + i % 3;
+    theirs += i % 2;
+  }
+  check(tenant_, mine * kRacers);
+  check(other, theirs * kRacers);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreRace, ::testing::Values("sqlite_file", "postgres"),

@@ -4,8 +4,10 @@
 // DurableQueue's typed refusals in front of it.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/store_fixture.hpp"
@@ -258,6 +260,60 @@ TEST_P(StoreQueue, DurableQueueRefusesWithTypedReasons) {
   ASSERT_EQ(c->size(), 1u);
   EXPECT_EQ(static_cast<serverless::RequestId>((*c)[0].id), p->id);
   EXPECT_NEAR(q2.live_score((*c)[0]), 4 * 1000 + 100, 1e-6);
+}
+
+// Enqueuers on connections of their own, at once, with a queue of 40 and a tenant limit of 25:
+// together they store exactly the limits' worth, never more, and every other request is
+// refused with its reason.
+TEST_P(StoreQueue, EnqueuersAtOnceNeverPassTheLimitsTogether) {
+  if (GetParam() == "sqlite_memory") GTEST_SKIP() << "an in-memory database has one connection";
+  serverless::EndpointConfig cfg;
+  cfg.name = "chat";
+  cfg.model = "m";
+  cfg.queue.max_queue_size = 40;
+  cfg.tenants.concurrency["small"] = 25;
+  constexpr int kEnqueuers = 4, kBatches = 5, kBatch = 6;  // 120 offered: 60 per tenant
+  std::atomic<int> stored_small{0}, stored_all{0}, unexpected{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kEnqueuers; ++t) {
+    threads.emplace_back([&] {
+      StoreOptions o;
+      o.clock = clock_;
+      auto s = open_store(target_.uri, o);
+      if (!s) {
+        ++unexpected;
+        return;
+      }
+      StoreQueueBackend backend(std::shared_ptr<Store>(std::move(*s)), tenant_);
+      serverless::DurableQueue q(cfg, backend, clock_);
+      for (int b = 0; b < kBatches; ++b) {
+        std::vector<serverless::Submission> subs(kBatch);
+        for (int i = 0; i < kBatch; ++i) subs[i].tenant = i % 2 == 0 ? "small" : "acme";
+        auto out = q.enqueue(subs);
+        if (!out) {
+          ADD_FAILURE() << out.error().describe();
+          ++unexpected;
+          continue;
+        }
+        for (int i = 0; i < kBatch; ++i) {
+          const auto& r = (*out)[i];
+          if (r.ok()) {
+            ++stored_all;
+            if (i % 2 == 0) ++stored_small;
+          } else if (r.refusal != serverless::Refusal::QueueFull && r.refusal != serverless::Refusal::TenantConcurrency) {
+            ++unexpected;
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(unexpected.load(), 0);
+  EXPECT_EQ(stored_all.load(), 40);
+  EXPECT_LE(stored_small.load(), 25);
+  auto c = counts();
+  EXPECT_EQ(c.pending, 40);
+  EXPECT_LE(c.tenant_active["small"], 25);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreQueue, ::testing::Values("sqlite_memory", "sqlite_file", "postgres"),

@@ -145,6 +145,18 @@ static void serverless(void) {
   }
   budcore_buf_dispose(&out);
 
+  /* Run on until the pool is down to zero: the last change of the pool leaves no worker. */
+  {
+    const char *down = "{\"until_scaled_down\": true}";
+    const char *not_bool = "{\"until_scaled_down\": \"yes\"}";
+    CHECK(budcore_serverless_simulate(&out, endpoint, endpoint_len, trace, trace_len, down, strlen(down)) == BUDCORE_OK);
+    CHECK(out.ptr != NULL && number_after(out.ptr, "\"virtual_seconds\":") == 214);
+    CHECK(out.ptr != NULL && strstr(out.ptr, "{\"at_seconds\":214.0,\"workers\":0,\"ready\":0,\"busy\":0,\"pending\":0}]") != NULL);
+    budcore_buf_dispose(&out);
+    CHECK(error_is(budcore_serverless_simulate(&out, endpoint, endpoint_len, trace, trace_len, not_bool, strlen(not_bool)),
+                   BUDCORE_EINVALID, "options.until_scaled_down"));
+  }
+
   /* No options: queue_depth alone. */
   CHECK(budcore_serverless_simulate(&out, endpoint, endpoint_len, trace, trace_len, NULL, 0) == BUDCORE_OK);
   CHECK(out.ptr != NULL && count(out.ptr, "\"policy\":") == 1 && strstr(out.ptr, "\"policy\":\"queue_depth\"") != NULL);

@@ -3,6 +3,7 @@
 // scenario as a table and as JSON, and bad input exiting 2 with the field named.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -72,6 +73,27 @@ TEST_F(CliPlatformTest, AJobGoesThroughTheEmbeddedPlatformCommandByCommand) {
                        err);
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["code"], "not_found");
+}
+
+// A batch retried under one --key creates nothing twice: each job is keyed "<key>/<i>".
+TEST_F(CliPlatformTest, ABatchRetriedUnderOneKeyReturnsTheSameJobs) {
+  const std::string job = R"({"name":"n","job_type":"batch","deployment_type":"docker","gpu_count":1,)"
+                          R"("gpu_type":"nvidia-a100-80gb","spec":{"image":"nginx"}})";
+  fs::path batch = write("batch.json", "{\"jobs\": [" + job + ", " + job + "]}");
+  auto first = run_cli("platform submit " + quote(batch.string()) + common() + " --key nightly");
+  ASSERT_EQ(first.exit_code, 0) << first.out;
+  auto again = run_cli("platform submit " + quote(batch.string()) + common() + " --key nightly");
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  json a = json::parse(first.out)["results"], b = json::parse(again.out)["results"];
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(a[i]["idempotency_key"], "nightly/" + std::to_string(i));
+    EXPECT_TRUE(a[i]["created"].get<bool>());
+    EXPECT_FALSE(b[i]["created"].get<bool>());
+    EXPECT_EQ(a[i]["job"]["id"], b[i]["job"]["id"]);
+  }
+  EXPECT_EQ(json::parse(run_cli("platform list" + common()).out)["items"].size(), 2u);
 }
 
 TEST_F(CliPlatformTest, ScheduleShowsWhenTheTenantsJobsStartAndEnd) {
@@ -160,6 +182,25 @@ jobs:
   json j = json::parse(out.out);
   EXPECT_EQ(j["jobs"][1]["started_at"], 1000);
   EXPECT_EQ(j["jobs"][1]["wait_seconds"], 1000);
+  // An action's outcome is in the story, before the transitions it caused, and one the
+  // platform refuses is told too.
+  fs::path acted = write("a.yaml", R"(
+jobs:
+  - {at: 0, job: {name: long, job_type: BATCH, deployment_type: DOCKER, gpu_type: nvidia-a100-80gb, gpu_count: 8, estimated_duration_seconds: 5000}}
+actions:
+  - {at: 100, cancel: long}
+  - {at: 200, cancel: long}
+)");
+  auto story = run_cli("platform simulate --json " + quote(acted.string()));
+  ASSERT_EQ(story.exit_code, 0) << story.out;
+  std::vector<std::string> log = json::parse(story.out)["log"];
+  auto at = [&](const std::string& part) {
+    return std::find_if(log.begin(), log.end(), [&](const std::string& l) { return l.find(part) != std::string::npos; }) - log.begin();
+  };
+  ASSERT_LT(at("action actions[0] on long: done"), static_cast<long>(log.size())) << story.out;
+  EXPECT_LT(at("action actions[0] on long: done"), at("-> cancelled"));
+  EXPECT_LT(at("action actions[1] on long: "), static_cast<long>(log.size())) << story.out;
+  EXPECT_EQ(log[at("action actions[1]")].find("done"), std::string::npos);
   auto demo = run_cli("platform simulate --json " +
                       quote((fs::path(BUDCORE_SOURCE_DIR) / "examples" / "specs" / "demo-scenario.yaml").string()));
   ASSERT_EQ(demo.exit_code, 0);

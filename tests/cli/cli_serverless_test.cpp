@@ -38,6 +38,18 @@ TEST_F(CliServerlessTest, SimulateReportsTheReplayAsJson) {
   EXPECT_EQ(rep["currency"], "USD");
 }
 
+TEST_F(CliServerlessTest, UntilScaledDownRunsOnToZeroWorkers) {
+  auto r = run_cli("serverless simulate --endpoint " + data("endpoint.yaml") + " --trace " + data("trace_small.csv") +
+                   " --format json --until-scaled-down");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  json rep = json::parse(r.out)["reports"][0];
+  EXPECT_EQ(rep["scaling"].front()["workers"], 0);
+  EXPECT_EQ(rep["scaling"].back()["workers"], 0);
+  EXPECT_EQ(rep["scaling"].back()["at_seconds"], 214.0);
+  EXPECT_EQ(rep["virtual_seconds"], 214.0);
+  EXPECT_EQ(rep["billed_gpu_seconds"], 444);
+}
+
 TEST_F(CliServerlessTest, AllPoliciesShareOneTable) {
   auto r = run_cli("serverless simulate --endpoint " + data("endpoint.yaml") + " --trace " + data("trace_small.csv") +
                    " --policy all");

@@ -50,7 +50,7 @@ TEST_F(CliUsageTest, AMalformedOptionValueNamesTheOption) {
 TEST_F(CliUsageTest, AMissingOrUnknownCommandIsAnErrorObjectToo) {
   json e = error_of(run(""));
   EXPECT_EQ(e["path"], "command");
-  EXPECT_NE(e["message"].get<std::string>().find("budcore needs a command: one of audit, cost, gpu, job, kubernetes, pipeline, platform, quota, schedule, serverless, "), std::string::npos)
+  EXPECT_NE(e["message"].get<std::string>().find("budcore needs a command: one of audit, cost, gpu, job, kubernetes, kueue, pipeline, platform, quota, schedule, serverless, "), std::string::npos)
       << e.dump();
   e = error_of(run("tempalte eval"));
   EXPECT_EQ(e["path"], "command");

@@ -197,6 +197,11 @@ def chaos(args):
                     break
                 time.sleep(0.05)
             clients_round(args.budcore, cfg, work, state, 2)
+            if action == "kill" and "killed_shown_as" not in report:
+                # The replicas view never shows a killed leader as leading.
+                code, out = cli(args.budcore, cfg, "replicas")
+                roles = {r["replica"]: r["role"] for r in json.loads(out)["replicas"]} if code == 0 else {}
+                report["killed_shown_as"] = roles.get(rid)
             if action == "kill":
                 # An id whose process reported within the lease is refused as in use.
                 time.sleep(max(0.0, LEASE + 0.2 - (time.monotonic() - t0)))
@@ -215,6 +220,8 @@ def chaos(args):
     finally:
         reps.stop_all()
     problems = check(store, state, args)
+    if report.get("killed_shown_as") not in (None, "unresponsive", "deposed"):
+        problems.append(f"`platform replicas` showed a killed leader as {report['killed_shown_as']}")
     if report["kills"] + report["pauses"] < (args.kills + args.pauses) // 2:
         problems.append(f"only {report['kills']} kills and {report['pauses']} pauses of {args.kills + args.pauses}: "
                         "the leader was not found among the replicas")

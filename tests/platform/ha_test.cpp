@@ -116,6 +116,49 @@ TEST_P(PlatformHa, AFollowerTakesRequestsTheLeaderCarriesOut) {
   EXPECT_TRUE(eventually([&] { return r2->get_job(ctx_a(), after->record.job.id)->job.status == JobStatus::Completed; }));
 }
 
+// A batch submitted on a follower under one key is idempotent as a whole: each job without a
+// key of its own is keyed "<key>/<i>", so a retry (a client that lost the answer) returns the
+// same jobs. The replicas view shows a closed replica as stopped, never as a leader, and a
+// follower refuses to check invariants of jobs it does not drive.
+TEST_P(PlatformHa, ABatchUnderOneKeyIsIdempotentAndTheViewShowsRolesAsTheyStand) {
+  auto r1 = replica("r1");
+  ASSERT_TRUE(r1);
+  auto r2 = replica("r2");
+  ASSERT_TRUE(r2);
+  auto doc = core::Value::map({{"jobs", core::Value::list({gpu_job("a", 1, 1).to_value(),
+                                                           core::Value::map({{"job", gpu_job("b", 1, 1).to_value()},
+                                                                             {"idempotency_key", "own"}})})}});
+  auto first = r2->submit_batch_document(ctx_a(), doc, "batch-1");
+  ASSERT_TRUE(first) << first.error().describe();
+  auto again = r1->submit_batch_document(ctx_a(), doc, "batch-1");
+  ASSERT_TRUE(again) << again.error().describe();
+  ASSERT_EQ(first->size(), 2u);
+  ASSERT_EQ(again->size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE((*first)[i].created);
+    EXPECT_FALSE((*again)[i].created);
+    EXPECT_EQ((*first)[i].record.job.id, (*again)[i].record.job.id);
+  }
+  EXPECT_EQ((*first)[0].record.idempotency_key, "batch-1/0");
+  EXPECT_EQ((*first)[1].record.idempotency_key, "own");
+  backend::JobFilter all;
+  EXPECT_EQ(r1->list_jobs(ctx_a(), all)->items.size(), 2u);
+
+  auto check = r2->check_invariants();
+  ASSERT_FALSE(check);
+  EXPECT_EQ(check.error().code, ErrorCode::NotLeader) << check.error().describe();
+  EXPECT_TRUE(r1->check_invariants()) << r1->check_invariants().error().describe();
+
+  r1.reset();
+  ASSERT_TRUE(eventually([&] { return r2->ha_status()->role == "leader"; }, 3));
+  auto view = r2->ha_status();
+  ASSERT_TRUE(view);
+  for (const auto& r : view->replicas) {
+    if (r.replica == "r1") EXPECT_EQ(r.role, "stopped");
+    if (r.replica == "r2") EXPECT_EQ(r.role, "leader");
+  }
+}
+
 // A follower's batch is one transaction of jobs and requests; the leader hands every job to
 // the cluster and deletes the requests it carried out (a batch of them in one transaction). The
 // backlog takes the leader longer than its 3 s lease (on PostgreSQL; a round of it, a group
@@ -296,6 +339,10 @@ TEST(PlatformHaConfig, TheHaSectionIsCheckedFieldByField) {
       {"store: x\nclock: system\nha: {replica: r1, lease_seconds: 3153600000}\n", "ha.lease_seconds"},
       {"store: x\nclock: system\nha: {replica: r1, retry_seconds: 0}\n", "ha.retry_seconds"},
       {"store: x\nclock: system\nha: {replica: r1, renew_seconds: 0}\n", "ha.renew_seconds"},
+      // Replicas share their store: an in-memory database belongs to one process.
+      {"store: 'sqlite::memory:'\nclock: system\nha: {replica: r1}\n", "store"},
+      {"store: 'sqlite://:memory:'\nclock: system\nha: {replica: r1}\n", "store"},
+      {"store: 'sqlite:file:x?mode=memory&cache=shared'\nclock: system\nha: {replica: r1}\n", "store"},
   };
   for (const auto& [text, field] : cases) {
     SCOPED_TRACE(text);
@@ -303,6 +350,11 @@ TEST(PlatformHaConfig, TheHaSectionIsCheckedFieldByField) {
     ASSERT_FALSE(c);
     EXPECT_EQ(c.error().field, field) << c.error().describe();
   }
+  // The range a lease may have is the one named.
+  auto long_lease = platform::PlatformConfig::parse("store: x\nclock: system\nha: {replica: r1, lease_seconds: 4000}\n");
+  ASSERT_FALSE(long_lease);
+  EXPECT_NE(long_lease.error().message.find("3600"), std::string::npos) << long_lease.error().describe();
+  EXPECT_EQ(long_lease.error().message.find("3153600000"), std::string::npos) << long_lease.error().describe();
   auto ok = platform::PlatformConfig::parse("store: x\nclock: system\nha: {replica: r-1}\n");
   ASSERT_TRUE(ok) << ok.error().describe();
   EXPECT_EQ(ok->ha->lease, core::Duration::seconds(15));

@@ -54,6 +54,18 @@ def test_jobs_is_a_table_with_a_pandas_frame(tmp_path):
         assert isinstance(frame["created_at"].dtype, pd.DatetimeTZDtype)
 
 
+def test_a_notebook_shows_jobs_and_tables_by_name(tmp_path):
+    with budcore.Platform.embedded(tmp_path, tenant=TENANT) as p:
+        stored = p.submit(job("fine-tune-v2"), idempotency_key="k-<1>")
+        shown = stored._repr_html_()
+        # Named first, the key in the caption (escaped), the id kept.
+        assert shown.index("fine-tune-v2") < shown.index(str(stored.id))
+        assert "key k-&lt;1&gt;" in shown and "<1>" not in shown
+        assert "<th style=\"text-align:left\">name</th><td>fine-tune-v2</td>" in stored.job._repr_html_()
+        table = p.jobs()._repr_html_()
+        assert table.startswith("<table><caption>1 job</caption>") and "<th>name</th><th>status</th>" in table
+
+
 def test_errors_name_the_field_and_nothing_is_half_applied(tmp_path):
     with budcore.Platform.embedded(tmp_path, tenant=TENANT) as p:
         with pytest.raises(budcore.ValidationError) as e:
@@ -149,6 +161,13 @@ def test_schedule_is_a_read_only_timeline_of_the_tenants_jobs(tmp_path):
             assert j.end - j.start == 600
         assert len(tl.to_pandas()) == 4
         assert "<svg" in tl.to_html()
+        # Pictures and tables name jobs as people do: the label is the job's name, the id its key.
+        assert sorted(j.label for j in tl.jobs) == ["wave0", "wave1", "wave2", "wave3"]
+        assert list(tl.to_pandas()["label"]) == [j.label for j in tl.jobs]
+        page = tl.to_html()
+        assert ">wave1<" in page and "+600 s" not in page
+        shown = tl._repr_html_()
+        assert shown.startswith("<iframe srcdoc=") and "wave1" in shown and "<style>" not in shown
         with pytest.raises(budcore.UnsupportedError):
             tl.finished(tl.jobs[0].name, tl.now)
         assert [j.name for j in p.schedule(tenant=OTHER).jobs] != []

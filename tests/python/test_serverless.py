@@ -38,6 +38,18 @@ def test_default_policy_and_all():
     assert serverless.simulate(ENDPOINT, TRACE, policy="all").policies == serverless.policy_names()
 
 
+def test_the_pool_scales_from_zero_and_back_down():
+    served = serverless.simulate(ENDPOINT, TRACE).report("queue_depth")
+    down = serverless.simulate(ENDPOINT, TRACE, until_scaled_down=True).report("queue_depth")
+    assert served["scaling"][0]["workers"] == 0
+    assert max(p["workers"] for p in served["scaling"]) == served["peak_workers"] == 3
+    assert served["scaling"][-1]["workers"] == 2  # the run ends with the last request
+    assert down["scaling"][: len(served["scaling"])] == served["scaling"]
+    assert down["scaling"][-1] == {"at_seconds": 214.0, "workers": 0, "ready": 0, "busy": 0, "pending": 0}
+    assert down["virtual_seconds"] == 214.0
+    assert down["billed_gpu_seconds"] > served["billed_gpu_seconds"]  # the idle tail is billed
+
+
 def test_a_dict_yaml_text_and_a_path_give_the_same_reports():
     by_path = serverless.simulate(ENDPOINT, TRACE, policy="kpa")
     as_dict = serverless.simulate(budcore.load_document(str(ENDPOINT)), TRACE.read_text(), policy="kpa")

@@ -16,7 +16,7 @@ SHIPPED = ROOT / "examples" / "usecases"
 
 
 def test_list_and_show_the_shipped_templates():
-    templates = usecases.list()
+    templates = usecases.templates()
     assert [t.id for t in templates] == ["simple-agent-v1", "chatbot-memory-v1", "simple-chatbot-v1",
                                          "enterprise-rag-v1", "simple-rag-v1"]
     rag = templates[-1]
@@ -93,7 +93,7 @@ def test_own_templates_and_components():
         usecases.render(tmpl, components=comps[:1])
     assert info.value.errors[0]["code"] == "unknown_component"
     reg = usecases.registry(components=SHIPPED / "components", templates=SHIPPED / "templates", builtin=False)
-    assert len(usecases.list(registry=reg)) == 5
+    assert len(usecases.templates(registry=reg)) == 5
     path = SHIPPED / "templates" / "chatbot" / "simple-chatbot-v1.yaml"
     assert usecases.render(path, model_id="m",
                            registry=reg).component("chat-ui").env["API_ENDPOINT"] == "{{ steps.llm.outputs.url }}/v1"

@@ -11,6 +11,7 @@
 #include "budcore/quota/scenario.hpp"
 #include "budcore/schedule/estimate.hpp"
 #include "budcore/schedule/timeline.hpp"
+#include "budcore/schedule/view.hpp"
 
 namespace budcore::schedule {
 namespace {
@@ -568,6 +569,32 @@ TEST(TimelineTest, LiveEventsKeepTheResultEqualToAFullRecompute) {
   EXPECT_GT(changed, 40) << "most events should apply";
   EXPECT_FALSE(live->result().never.empty());
   EXPECT_TRUE(warned) << "deadlines before T should be reported";
+}
+
+
+// The HTML view names jobs as people do (their label; the workload name stays on hover) and
+// reads times as clock times and spans ("in 1 h"), never as "+3600 s".
+TEST(TimelineViewTest, TheHtmlViewShowsLabelsAndClockTimes) {
+  Json s = scenario(Json::array({cq("cq-a", nullptr, "1")}),
+                    Json::array({wl("0190e6f4-aaaa", "lq-cq-a", "1", 3600, 0), wl("0190e6f4-bbbb", "lq-cq-a", "1", 7200, 1)}));
+  s["now"] = 1767225600;  // 2026-01-01T00:00:00Z
+  auto in = parse_estimate(s.dump());
+  ASSERT_TRUE(in) << in.error().describe();
+  in->jobs[0].label = "train-llama";
+  auto tl = Timeline::create(std::move(*in));
+  ASSERT_TRUE(tl) << tl.error().describe();
+  const std::string page = render_html(tl->result(), HtmlOptions{});
+  EXPECT_NE(page.find(">train-llama</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("title=\"0190e6f4-aaaa\""), std::string::npos);
+  EXPECT_NE(page.find(">0190e6f4-bbbb</td>"), std::string::npos);  // no label: its name
+  EXPECT_NE(page.find("2026-01-01 01:00 UTC (in 1 h)"), std::string::npos) << page;  // the second job's start
+  EXPECT_NE(page.find(">00:00</text>"), std::string::npos);  // the axis starts at a clock time
+  EXPECT_EQ(page.find(" s</text>"), std::string::npos);
+  EXPECT_NE(page.find("makespan: 3 h"), std::string::npos);
+  Json out = Json::parse(to_json(tl->result(), {-1, true}));
+  EXPECT_EQ(job(out, "0190e6f4-aaaa")["label"], "train-llama");
+  EXPECT_EQ(job(out, "0190e6f4-bbbb")["label"], "0190e6f4-bbbb");
+  EXPECT_FALSE(Json::parse(to_json(tl->result(), {-1, false}))["jobs"][0].contains("label"));  // the plain output is unchanged
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "budcore/core/yaml.hpp"
 
@@ -67,6 +69,37 @@ TEST(ReplayTest, QueueDepthMatchesTheRunWorkedOutByHand) {
   EXPECT_DOUBLE_EQ(r->metering.idle_gpu_seconds, 326 - 110 - 30);
   EXPECT_EQ(r->metering.cost.to_string(), "0.326 USD");
   EXPECT_DOUBLE_EQ(r->virtual_seconds, 155);
+}
+
+// The same run's pool, change by change (workers, ready), and with until_scaled_down the way
+// back to zero after the last request: the idle tail is billed.
+TEST(ReplayTest, ThePoolScalesFromZeroAndBackDown) {
+  constexpr std::int64_t kDownAt = 214;  // the last tick with a request in flight (154) + the 60 s hold
+  const EndpointConfig c = endpoint();
+  QueueDepthPolicy policy(c);
+  auto r = replay(c, trace(), policy);
+  ASSERT_TRUE(r) << r.error().describe();
+  auto shape = [](const std::vector<ScalePoint>& points) {
+    std::vector<std::tuple<double, std::int64_t, std::int64_t>> out;
+    for (const auto& p : points) out.emplace_back(p.at_seconds, p.workers, p.ready);
+    return out;
+  };
+  using P = std::tuple<double, std::int64_t, std::int64_t>;
+  const std::vector<P> served = {{0, 0, 0},  {0, 2, 0},  {22, 2, 2},   {34, 3, 2},  {56, 3, 3},
+                                 {94, 2, 2}, {98, 0, 0}, {120, 2, 0}, {142, 2, 2}};
+  EXPECT_EQ(shape(r->scaling), served);
+  ReplayOptions o;
+  o.until_scaled_down = true;
+  QueueDepthPolicy again(c);
+  auto down = replay(c, trace(), again, o);
+  ASSERT_TRUE(down) << down.error().describe();
+  std::vector<P> expected = served;
+  expected.emplace_back(kDownAt, 0, 0);
+  EXPECT_EQ(shape(down->scaling), expected);
+  EXPECT_DOUBLE_EQ(down->virtual_seconds, kDownAt);
+  EXPECT_EQ(down->completed, 10);
+  // Workers 4 and 5 live from 120 to kDownAt instead of to 155.
+  EXPECT_EQ(down->metering.billed_gpu_seconds, 326 - 2 * 35 + 2 * (kDownAt - 120));
 }
 
 TEST(ReplayTest, RequestsOverMaxProcessEndAsDeadLettersAfterTheirRetries) {

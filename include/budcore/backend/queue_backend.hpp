@@ -25,6 +25,9 @@ class BUDCORE_API StoreQueueBackend final : public serverless::QueueBackend {
       std::span<const serverless::DurableFinish> reports) override;
   core::Result<std::int64_t> expire(std::string_view endpoint) override;
   core::Result<serverless::DurableCounts> counts(std::string_view endpoint) override;
+  // A store transaction that first locks the endpoint's row in the tenant's limits.
+  core::Status enqueue_locked(std::string_view endpoint,
+                              const std::function<core::Status(serverless::QueueBackend& tx)>& fn) override;
   core::Result<std::vector<serverless::DurableRequest>> list(std::string_view endpoint,
                                                              std::span<const serverless::QueueStatus> statuses,
                                                              std::int64_t after_id, std::int64_t limit) override;

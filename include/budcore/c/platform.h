@@ -48,7 +48,9 @@ BUDCORE_API void budcore_platform_free(budcore_platform *platform);
 
 /* Submits a job document, or a batch {"jobs": [<job> | {"job", "idempotency_key"}...]} in one
  * transaction. Writes {"created", "version", "idempotency_key", "job"} (a batch:
- * {"results": [...]}). idempotency_key applies to a single job (NULL/0: none).
+ * {"results": [...]}). idempotency_key (NULL/0: none) keys a single job; in a batch each job
+ * without a key of its own is keyed "<idempotency_key>/<i>", so a retried batch returns the
+ * same jobs.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_submit(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
                                         const char *job_json, size_t job_json_len, const char *idempotency_key,

@@ -14,15 +14,19 @@ BUDCORE_BEGIN_DECL
  * options_json (NULL with length 0: defaults) is an object with any of
  *   "policies": "queue_depth" | "kpa,budget" | ["kpa", "budget"] | "all"  (default
  *               "queue_depth"; the others: kpa, ray_serve, predictive, budget)
+ *   "until_scaled_down": true | false  (default false: the run ends with the last request;
+ *               true: it runs on until the pool is down to warm_pool.min_warm_workers)
  * Writes to `out` (which must be empty: BUDCORE_BUF_INIT) the document
  * `budcore serverless simulate --format json` prints: {"reports": [{"endpoint", "policy",
  * "requests", "admitted", "completed", "timeouts", "failed", "dead_letters", "sla_misses",
  * "refusals", "preemptions", "wait_seconds", "end_to_end_seconds" ({"p50", "p95", "p99", "max",
  * "mean"}), "cold_starts", "peak_workers", "busy_gpu_seconds", "idle_gpu_seconds", "cost",
- * "currency", "virtual_seconds", ...}, ...]}.
+ * "currency", "virtual_seconds", "scaling" ([{"at_seconds", "workers", "ready", "busy",
+ * "pending"}, ...]: the pool after each change of its size), ...}, ...]}.
  * Errors: BUDCORE_EINVALID with budcore_error_last()->field naming the input: a path in the
  * endpoint ("concurrency_per_worker"), a trace line and column ("trace_csv:3.ContextTokens"),
- * "options.policies" (an unknown policy, value = its name) or an unknown key
+ * "options.policies" (an unknown policy, value = its name), "options.until_scaled_down" (not a
+ * boolean) or an unknown key
  * ("options.bogus"); `out` is then untouched.
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_serverless_simulate(budcore_buf *out, const char *endpoint_doc, size_t endpoint_doc_len,

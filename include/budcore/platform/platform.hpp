@@ -156,7 +156,10 @@ class BUDCORE_API Platform {
   // (the surfaces use these: a flood of malformed documents is limited like any other).
   core::Result<SubmitResult> submit_document(const CallContext& caller, const core::Value& document,
                                              std::string_view idempotency_key = {});
-  core::Result<std::vector<SubmitResult>> submit_batch_document(const CallContext& caller, const core::Value& document);
+  // A batch key makes a retried batch idempotent as a whole: each job without a key of its own
+  // is keyed "<batch_key>/<i>" (i its place in the batch), so a retry returns the same jobs.
+  core::Result<std::vector<SubmitResult>> submit_batch_document(const CallContext& caller, const core::Value& document,
+                                                                std::string_view batch_key = {});
   // (job document, idempotency key) pairs; errors name "jobs[i].<field>".
   core::Result<std::vector<SubmitResult>> submit_batch_documents(const CallContext& caller,
                                                                  const std::vector<std::pair<core::Value, std::string>>& jobs);

@@ -35,6 +35,10 @@ struct Window {
   std::string zone = "UTC";
 };
 
+// The first instant >= `t` at which `w` is open, read in its zone (`t` itself when open now).
+// Invalid (field "zone") when the zone is unknown.
+BUDCORE_API core::Result<core::Timestamp> next_window_open(const Window& w, core::Timestamp t);
+
 // One job of the timeline: a quota workload plus what the simulation needs to know about time.
 struct JobInput {
   quota::Workload workload;  // `admitted` set: the job runs now (started at `started_at`)
@@ -45,6 +49,7 @@ struct JobInput {
   std::optional<Window> window;              // may only be admitted inside it
   std::optional<core::Timestamp> deadline;
   std::string pipeline;  // grouping for pictures (one colour per pipeline); "" = standalone
+  std::string label;     // what people call the job in pictures (its name); "" = the workload name
 };
 
 struct TimelineInput {
@@ -74,6 +79,7 @@ struct JobEstimate {
   WaitReason wait = WaitReason::None;
   std::string wait_detail;  // the engine's reason, or the dependency / window that held it
   std::string pipeline;
+  std::string label;  // the input's label, else `name`: what pictures and tables show
   std::int32_t priority = 0;
   std::map<std::string, std::int64_t> gpus;  // accelerator resource -> devices held
 };

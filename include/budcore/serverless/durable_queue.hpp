@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -131,6 +132,11 @@ class BUDCORE_API QueueBackend {
   // Returns how many requests changed.
   virtual core::Result<std::int64_t> expire(std::string_view endpoint) = 0;
   virtual core::Result<DurableCounts> counts(std::string_view endpoint) = 0;
+  // Runs fn as one transaction in which no other enqueue_locked of the endpoint runs, on any
+  // connection or process: the counts fn reads and the requests it enqueues through `tx` are
+  // decided together, so enqueuers running at once cannot pass the queue's limits together.
+  // The default runs fn on this backend as it is (for backends that hold one process's queue).
+  virtual core::Status enqueue_locked(std::string_view endpoint, const std::function<core::Status(QueueBackend& tx)>& fn);
   // Requests of the endpoint with id > after_id, by id, at most limit (clamped to [1, 10000]);
   // empty statuses: any.
   virtual core::Result<std::vector<DurableRequest>> list(std::string_view endpoint,
@@ -165,8 +171,9 @@ class BUDCORE_API DurableQueue {
   // (an empty tenant, a negative size or compute time) fails the whole batch (Invalid, naming
   // "submissions[i].<field>"), nothing stored. A refusal (payload over the limit, queue full,
   // tenant over its concurrency) is per request: that result carries the Refusal and its error,
-  // the others are stored. Limits are checked against the counts at the start of the call, so
-  // concurrent enqueuers may overshoot them by their batches.
+  // the others are stored. Limits are checked against the counts in the enqueue's own
+  // transaction, under the backend's lock of the endpoint (enqueue_locked): enqueuers running at
+  // once, on any connection or process of the store, never pass them together.
   core::Result<std::vector<EnqueueResult>> enqueue(std::span<const Submission> submissions);
   core::Result<EnqueueResult> enqueue(const Submission& s);
 
@@ -186,6 +193,7 @@ class BUDCORE_API DurableQueue {
   const EndpointConfig& config() const noexcept { return config_; }
 
  private:
+  core::Result<std::vector<EnqueueResult>> admit_and_store(QueueBackend& tx, std::span<const Submission> submissions);
   EndpointConfig config_;
   QueueBackend& backend_;
   std::shared_ptr<const core::Clock> clock_;

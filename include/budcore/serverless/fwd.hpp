@@ -37,6 +37,7 @@ struct QueueLimits;
 struct TenantLimits;
 struct EndpointConfig;
 struct ReplayOptions;
+struct ScalePoint;
 struct LatencySummary;
 struct ReplayReport;
 enum class QueueStatus : std::uint8_t;

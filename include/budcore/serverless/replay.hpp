@@ -26,6 +26,18 @@ struct ReplayOptions {
   core::Duration tick = core::Duration::seconds(1);
   std::string tenant = "default";
   Priority priority = Priority::Standard;
+  // After the last request has ended, run on until the policy has scaled the pool down to
+  // warm_pool.min_warm_workers (at most a day of virtual time more): the idle tail is metered
+  // and billed, and `scaling` shows the way back down (to zero when the minimum is zero).
+  bool until_scaled_down = false;
+};
+
+// The pool after a change of its size: seconds since the first arrival, workers (starting and
+// ready), ready, busy, and requests waiting.
+struct ScalePoint {
+  double at_seconds = 0;
+  std::int64_t workers = 0, ready = 0, busy = 0, pending = 0;
+  friend bool operator==(const ScalePoint&, const ScalePoint&) = default;
 };
 
 // Seconds; nearest-rank percentiles over the completed requests.
@@ -50,11 +62,17 @@ struct ReplayReport {
   Metering metering;
   std::int64_t max_idle_workers = 0;  // idle ready workers after any scaling decision
   double virtual_seconds = 0;          // first arrival to the end of the run
+  std::vector<ScalePoint> scaling;     // from 0 workers before the first arrival, each change
 };
 
 BUDCORE_API core::Result<ReplayReport> replay(const EndpointConfig& endpoint, const std::vector<TraceRequest>& trace,
                                               AutoscalePolicy& policy, const ReplayOptions& options = {});
 
+// One replay per policy, in order, with the same options.
+BUDCORE_API core::Result<std::vector<ReplayReport>> replay_all(const EndpointConfig& endpoint,
+                                                              const std::vector<TraceRequest>& trace,
+                                                              std::vector<std::unique_ptr<AutoscalePolicy>>& policies,
+                                                              const ReplayOptions& options = {});
 BUDCORE_API core::Value to_value(const ReplayReport& r);
 // {"reports": [to_value(report), ...]}: the document `budcore serverless simulate --format json`
 // prints.

@@ -113,41 +113,8 @@ core::Status check_toleration(const job::Job& job, const std::string& key, const
   return {};
 }
 
-core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
-  if (job.deployment_type == job::DeploymentType::Helm)
-    return Error::make(core::ErrorCode::Unsupported,
-                       "HELM jobs are not rendered by the kubernetes backend; use deployment_type docker or model",
-                       "deployment_type");
-  if (!job.spec.is_map()) return Error::invalid("spec", {}, "expected a map");
-  const Map& spec = job.spec.as_map();
-  job::detail::Reader r(spec);
-  BUDCORE_TRY(under(r.reject_unknown(kSpecKeys), "spec"));
-  Container out;
-  Map c{{"name", o.container_name}};
-  auto image = r.string("image");
-  if (!image) return std::move(under(core::Status(image.error()), "spec").error());
-  std::optional<std::string> model_id;
-  if (auto m = r.string("model_id"); !m) return std::move(under(core::Status(m.error()), "spec").error());
-  else model_id = *m;
-  std::string img = image->value_or("");
-  if (img.empty() && job.deployment_type == job::DeploymentType::Model) img = o.model_image;
-  if (img.empty())
-    return Error::invalid("spec.image", {}, job.deployment_type == job::DeploymentType::Model
-                                                 ? "required: a MODEL job needs spec.image (or a default model image)"
-                                                 : "required field is missing");
-  c.set("image", img);
-  if (const Value* v = spec.find("command"); v && !v->is_null()) {
-    List l;
-    BUDCORE_TRY_ASSIGN(l, string_list(*v, "spec.command"));
-    c.set("command", std::move(l));
-  }
-  if (const Value* v = spec.find("args"); v && !v->is_null()) {
-    List l;
-    BUDCORE_TRY_ASSIGN(l, string_list(*v, "spec.args"));
-    c.set("args", std::move(l));
-  } else if (job.deployment_type == job::DeploymentType::Model && model_id) {
-    c.set("args", List{Value("--model"), Value(*model_id)});
-  }
+// spec.env, spec.secret_env: the container's environment. A secret is referenced, never read.
+core::Result<List> read_env(const job::Job& job, const Map& spec) {
   List env;
   if (const Value* v = spec.find("env"); v && !v->is_null()) {
     if (!v->is_map()) return Error::invalid("spec.env", {}, "expected a map NAME -> value");
@@ -190,22 +157,11 @@ core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
   // (whose keys budcore cannot see) could otherwise carry NVIDIA_VISIBLE_DEVICES=all, and env
   // takes precedence over envFrom.
   if (job.gpu_count == 0) env.emplace_back(Map{{"name", "NVIDIA_VISIBLE_DEVICES"}, {"value", "void"}});
-  if (!env.empty()) c.set("env", std::move(env));
-  if (const Value* v = spec.find("env_from_secrets"); v && !v->is_null()) {
-    List names;
-    BUDCORE_TRY_ASSIGN(names, string_list(*v, "spec.env_from_secrets"));
-    List from;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      if (!dns_name(names[i].as_string()))
-        return Error::invalid("spec.env_from_secrets[" + std::to_string(i) + "]", names[i].as_string(), "not a valid Secret name");
-      from.emplace_back(Map{{"secretRef", Map{{"name", names[i]}}}});
-    }
-    c.set("envFrom", std::move(from));
-  }
-  if (const Value* v = spec.find("working_dir"); v && !v->is_null()) {
-    if (!v->is_string()) return Error::invalid("spec.working_dir", {}, "expected a string");
-    c.set("workingDir", *v);
-  }
+  return env;
+}
+
+// spec.ports: the container's ports and the Service's.
+core::Status read_ports(const Map& spec, Map& c, Container& out) {
   if (const Value* v = spec.find("ports"); v && !v->is_null()) {
     if (!v->is_list()) return Error::invalid("spec.ports", {}, "expected a list of {name, port, protocol}");
     List cports;
@@ -238,6 +194,12 @@ core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
     }
     c.set("ports", std::move(cports));
   }
+  return {};
+}
+
+// spec.node_selector, spec.tolerations: where the job may land, never past what the platform
+// keeps apart (GPU nodes, flavors' taints).
+core::Status read_placement(const job::Job& job, const Map& spec, const RenderOptions& o, Container& out) {
   if (const Value* v = spec.find("node_selector"); v && !v->is_null()) {
     BUDCORE_TRY_ASSIGN(out.node_selector, string_map(*v, "spec.node_selector", true));
     for (const auto& [k, val] : out.node_selector)
@@ -266,6 +228,55 @@ core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
       out.tolerations.push_back(t);
     }
   }
+  return {};
+}
+
+// Resources: requests for everything; extended resources (GPUs, MIG slices) need limits too.
+core::Result<Map> container_resources(const job::Job& job, const RenderOptions& o) {
+  core::ResourceList req;
+  BUDCORE_TRY_ASSIGN(req, job.resources(o.layout.gpu_resource_names));
+  Map requests, limits;
+  for (const auto& [name, q] : req.items()) {
+    if (q.is_zero()) continue;
+    requests.set(name, q.to_string());
+    if (name.find('/') != std::string::npos) limits.set(name, q.to_string());
+  }
+  Map res{{"requests", std::move(requests)}};
+  if (!limits.empty()) res.set("limits", std::move(limits));
+  return res;
+}
+
+// spec.image, spec.command, spec.args (a MODEL job defaults to the model image serving model_id).
+core::Status read_program(const job::Job& job, job::detail::Reader& r, const Map& spec, const RenderOptions& o, Map& c) {
+  auto image = r.string("image");
+  if (!image) return std::move(under(core::Status(image.error()), "spec").error());
+  std::optional<std::string> model_id;
+  if (auto m = r.string("model_id"); !m) return std::move(under(core::Status(m.error()), "spec").error());
+  else model_id = *m;
+  std::string img = image->value_or("");
+  if (img.empty() && job.deployment_type == job::DeploymentType::Model) img = o.model_image;
+  if (img.empty())
+    return Error::invalid("spec.image", {}, job.deployment_type == job::DeploymentType::Model
+                                                 ? "required: a MODEL job needs spec.image (or a default model image)"
+                                                 : "required field is missing");
+  c.set("image", img);
+  if (const Value* v = spec.find("command"); v && !v->is_null()) {
+    List l;
+    BUDCORE_TRY_ASSIGN(l, string_list(*v, "spec.command"));
+    c.set("command", std::move(l));
+  }
+  if (const Value* v = spec.find("args"); v && !v->is_null()) {
+    List l;
+    BUDCORE_TRY_ASSIGN(l, string_list(*v, "spec.args"));
+    c.set("args", std::move(l));
+  } else if (job.deployment_type == job::DeploymentType::Model && model_id) {
+    c.set("args", List{Value("--model"), Value(*model_id)});
+  }
+  return {};
+}
+
+// spec.replicas, spec.service_account, spec.image_pull_secrets: the pods' identity and count.
+core::Status read_pod_identity(const job::Job& job, job::detail::Reader& r, const Map& spec, Container& out) {
   if (auto rep = r.integer("replicas"); !rep) {
     return std::move(under(core::Status(rep.error()), "spec").error());
   } else if (*rep) {
@@ -283,17 +294,42 @@ core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
     BUDCORE_TRY_ASSIGN(names, string_list(*v, "spec.image_pull_secrets"));
     for (const auto& n : names) out.pull_secrets.emplace_back(Map{{"name", n}});
   }
-  // Resources: requests for everything; extended resources (GPUs, MIG slices) need limits too.
-  core::ResourceList req;
-  BUDCORE_TRY_ASSIGN(req, job.resources(o.layout.gpu_resource_names));
-  Map requests, limits;
-  for (const auto& [name, q] : req.items()) {
-    if (q.is_zero()) continue;
-    requests.set(name, q.to_string());
-    if (name.find('/') != std::string::npos) limits.set(name, q.to_string());
+  return {};
+}
+
+core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
+  if (job.deployment_type == job::DeploymentType::Helm)
+    return Error::make(core::ErrorCode::Unsupported,
+                       "HELM jobs are not rendered by the kubernetes backend; use deployment_type docker or model",
+                       "deployment_type");
+  if (!job.spec.is_map()) return Error::invalid("spec", {}, "expected a map");
+  const Map& spec = job.spec.as_map();
+  job::detail::Reader r(spec);
+  BUDCORE_TRY(under(r.reject_unknown(kSpecKeys), "spec"));
+  Container out;
+  Map c{{"name", o.container_name}};
+  BUDCORE_TRY(read_program(job, r, spec, o, c));
+  BUDCORE_TRY_ASSIGN(List env, read_env(job, spec));
+  if (!env.empty()) c.set("env", std::move(env));
+  if (const Value* v = spec.find("env_from_secrets"); v && !v->is_null()) {
+    List names;
+    BUDCORE_TRY_ASSIGN(names, string_list(*v, "spec.env_from_secrets"));
+    List from;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (!dns_name(names[i].as_string()))
+        return Error::invalid("spec.env_from_secrets[" + std::to_string(i) + "]", names[i].as_string(), "not a valid Secret name");
+      from.emplace_back(Map{{"secretRef", Map{{"name", names[i]}}}});
+    }
+    c.set("envFrom", std::move(from));
   }
-  Map res{{"requests", std::move(requests)}};
-  if (!limits.empty()) res.set("limits", std::move(limits));
+  if (const Value* v = spec.find("working_dir"); v && !v->is_null()) {
+    if (!v->is_string()) return Error::invalid("spec.working_dir", {}, "expected a string");
+    c.set("workingDir", *v);
+  }
+  BUDCORE_TRY(read_ports(spec, c, out));
+  BUDCORE_TRY(read_placement(job, spec, o, out));
+  BUDCORE_TRY(read_pod_identity(job, r, spec, out));
+  BUDCORE_TRY_ASSIGN(Map res, container_resources(job, o));
   c.set("resources", std::move(res));
   out.container = Value(std::move(c));
   return out;

@@ -475,7 +475,7 @@ extern "C" {
     pub fn budcore_platform_free(platform: *mut budcore_platform);
 }
 extern "C" {
-    #[doc = " Submits a job document, or a batch {\"jobs\": [<job> | {\"job\", \"idempotency_key\"}...]} in one\n transaction. Writes {\"created\", \"version\", \"idempotency_key\", \"job\"} (a batch:\n {\"results\": [...]}). idempotency_key applies to a single job (NULL/0: none).\n Thread-safety: safe."]
+    #[doc = " Submits a job document, or a batch {\"jobs\": [<job> | {\"job\", \"idempotency_key\"}...]} in one\n transaction. Writes {\"created\", \"version\", \"idempotency_key\", \"job\"} (a batch:\n {\"results\": [...]}). idempotency_key (NULL/0: none) keys a single job; in a batch each job\n without a key of its own is keyed \"<idempotency_key>/<i>\", so a retried batch returns the\n same jobs.\n Thread-safety: safe."]
     pub fn budcore_platform_submit(
         out: *mut budcore_buf,
         platform: *mut budcore_platform,
@@ -974,7 +974,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Replays trace_csv (the Azure LLM inference format: TIMESTAMP,ContextTokens,GeneratedTokens)\n through the endpoint of endpoint_doc (JSON or YAML, docs/serverless.md) once per policy.\n options_json (NULL with length 0: defaults) is an object with any of\n   \"policies\": \"queue_depth\" | \"kpa,budget\" | [\"kpa\", \"budget\"] | \"all\"  (default\n               \"queue_depth\"; the others: kpa, ray_serve, predictive, budget)\n Writes to `out` (which must be empty: BUDCORE_BUF_INIT) the document\n `budcore serverless simulate --format json` prints: {\"reports\": [{\"endpoint\", \"policy\",\n \"requests\", \"admitted\", \"completed\", \"timeouts\", \"failed\", \"dead_letters\", \"sla_misses\",\n \"refusals\", \"preemptions\", \"wait_seconds\", \"end_to_end_seconds\" ({\"p50\", \"p95\", \"p99\", \"max\",\n \"mean\"}), \"cold_starts\", \"peak_workers\", \"busy_gpu_seconds\", \"idle_gpu_seconds\", \"cost\",\n \"currency\", \"virtual_seconds\", ...}, ...]}.\n Errors: BUDCORE_EINVALID with budcore_error_last()->field naming the input: a path in the\n endpoint (\"concurrency_per_worker\"), a trace line and column (\"trace_csv:3.ContextTokens\"),\n \"options.policies\" (an unknown policy, value = its name) or an unknown key\n (\"options.bogus\"); `out` is then untouched.\n Thread-safety: safe from any thread."]
+    #[doc = " Replays trace_csv (the Azure LLM inference format: TIMESTAMP,ContextTokens,GeneratedTokens)\n through the endpoint of endpoint_doc (JSON or YAML, docs/serverless.md) once per policy.\n options_json (NULL with length 0: defaults) is an object with any of\n   \"policies\": \"queue_depth\" | \"kpa,budget\" | [\"kpa\", \"budget\"] | \"all\"  (default\n               \"queue_depth\"; the others: kpa, ray_serve, predictive, budget)\n   \"until_scaled_down\": true | false  (default false: the run ends with the last request;\n               true: it runs on until the pool is down to warm_pool.min_warm_workers)\n Writes to `out` (which must be empty: BUDCORE_BUF_INIT) the document\n `budcore serverless simulate --format json` prints: {\"reports\": [{\"endpoint\", \"policy\",\n \"requests\", \"admitted\", \"completed\", \"timeouts\", \"failed\", \"dead_letters\", \"sla_misses\",\n \"refusals\", \"preemptions\", \"wait_seconds\", \"end_to_end_seconds\" ({\"p50\", \"p95\", \"p99\", \"max\",\n \"mean\"}), \"cold_starts\", \"peak_workers\", \"busy_gpu_seconds\", \"idle_gpu_seconds\", \"cost\",\n \"currency\", \"virtual_seconds\", \"scaling\" ([{\"at_seconds\", \"workers\", \"ready\", \"busy\",\n \"pending\"}, ...]: the pool after each change of its size), ...}, ...]}.\n Errors: BUDCORE_EINVALID with budcore_error_last()->field naming the input: a path in the\n endpoint (\"concurrency_per_worker\"), a trace line and column (\"trace_csv:3.ContextTokens\"),\n \"options.policies\" (an unknown policy, value = its name), \"options.until_scaled_down\" (not a\n boolean) or an unknown key\n (\"options.bogus\"); `out` is then untouched.\n Thread-safety: safe from any thread."]
     pub fn budcore_serverless_simulate(
         out: *mut budcore_buf,
         endpoint_doc: *const ::std::os::raw::c_char,
@@ -1046,5 +1046,23 @@ extern "C" {
         endpoint_len: usize,
         options_json: *const ::std::os::raw::c_char,
         options_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Validates a companion configuration (YAML or JSON; file names in it are relative to the\n process's working directory) and writes a summary: {\"controllers\": [{\"name\", \"checks\"}],\n \"cluster_queues\", \"tenants\", \"budgets\", \"currency\"}. An invalid one is BUDCORE_EINVALID with\n budcore_error_last()->field naming it (\"budgets.budgets[0].tenant_id\"); `out` is untouched.\n Thread-safety: safe from any thread."]
+    pub fn budcore_kueue_companion_check_config(
+        out: *mut budcore_buf,
+        config_doc: *const ::std::os::raw::c_char,
+        config_doc_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Decides the budget and window checks for one Workload. request_json:\n {\"workload\": <a kueue.x-k8s.io Workload object>, \"owner_annotations\": {...} (optional: the\n owning Job's), \"spent\": {\"<budget name>\": \"12.00 USD\", ...} (optional: spend so far in each\n budget's period), \"now\": \"2026-11-28T12:00:00Z\"}. Writes {\"tenant_id\" (when mapped),\n \"price\": {\"total\", \"duration_seconds\", \"duration_source\", \"lines\"} or \"price_error\":\n {\"code\", \"message\", \"path\", \"value\"}, \"budget\": <decision>, \"window\": <decision>}, each\n decision {\"check\", \"state\": \"Ready\"|\"Retry\"|\"Rejected\", \"message\", \"requeue_after_seconds\"?,\n \"estimate\"?, \"tenant_id\"?, \"budget\"?}.\n Thread-safety: safe from any thread."]
+    pub fn budcore_kueue_companion_decide(
+        out: *mut budcore_buf,
+        config_doc: *const ::std::os::raw::c_char,
+        config_doc_len: usize,
+        request_json: *const ::std::os::raw::c_char,
+        request_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }

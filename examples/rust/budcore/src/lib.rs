@@ -29,6 +29,7 @@ mod gpu;
 pub use gpu::{gpu_defrag, gpu_replay};
 mod serverless;
 pub use serverless::serverless_simulate;
+pub mod kueue;
 pub use templates::{render_template, Template, TemplateError};
 
 /// The C ABI's status codes (`BUDCORE_E*`), as a Rust enum.

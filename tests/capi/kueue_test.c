@@ -1,0 +1,76 @@
+/* The Kueue companion's C ABI from C: a configuration validated (and refused naming the
+ * field), and the budget and window checks decided for one Workload. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "budcore/budcore.h"
+#include "check.h"
+
+static const char kConfig[] =
+    "controllers: [{name: budcore.io/budget, checks: [budget, window]}]\n"
+    "tenants: [{namespace: team-a, tenant_id: 0190e6f4-0000-7000-8000-00000000000a}]\n"
+    "price_book: {currency: USD, gpu_hour: {a100: {on_demand: \"2.00\"}}}\n"
+    "budgets: {budgets: [{name: team-a, tenant_id: 0190e6f4-0000-7000-8000-00000000000a, amount: \"100\","
+    " hard_limit: true}]}\n"
+    "soft_limit_percent: 80\n"
+    "queues: {cq: {window: {start: \"22:00\", end: \"06:00\"}}}\n";
+
+/* One pod with 2 GPUs on flavor a100 for 5 h: 20.00 USD. */
+#define WORKLOAD                                                                                               \
+  "{\"metadata\": {\"name\": \"wl\", \"namespace\": \"team-a\", \"uid\": \"u1\","                               \
+  " \"annotations\": {\"budcore.io/expected-duration\": \"5h\"}},"                                             \
+  " \"spec\": {\"podSets\": [{\"name\": \"main\", \"count\": 1, \"template\": {\"spec\": {\"containers\":"       \
+  " [{\"name\": \"c\", \"resources\": {\"requests\": {\"nvidia.com/gpu\": \"2\"}}}]}}}]},"                       \
+  " \"status\": {\"admission\": {\"clusterQueue\": \"cq\", \"podSetAssignments\": [{\"name\": \"main\","         \
+  " \"flavors\": {\"nvidia.com/gpu\": \"a100\"}}]}}}"
+
+static int contains(const budcore_buf *b, const char *needle) { return b->ptr != NULL && strstr(b->ptr, needle) != NULL; }
+
+static void decide(const char *spent, const char *now, budcore_buf *out) {
+  char request[4096];
+  snprintf(request, sizeof request, "{\"workload\": " WORKLOAD ", \"spent\": {\"team-a\": \"%s\"}, \"now\": \"%s\"}", spent,
+           now);
+  CHECK(budcore_kueue_companion_decide(out, kConfig, strlen(kConfig), request, strlen(request)) == BUDCORE_OK);
+}
+
+int main(void) {
+  budcore_buf out = BUDCORE_BUF_INIT;
+  CHECK(budcore_kueue_companion_check_config(&out, kConfig, strlen(kConfig)) == BUDCORE_OK);
+  CHECK(contains(&out, "\"controllers\":[{\"name\":\"budcore.io/budget\",\"checks\":[\"budget\",\"window\"]}]"));
+  CHECK(contains(&out, "\"budgets\":[\"team-a\"]"));
+  budcore_buf_dispose(&out);
+
+  /* A budget for a tenant no rule maps is refused, naming the field; out stays empty. */
+  static const char bad[] =
+      "controllers: [{name: x, checks: [budget]}]\nprice_book: {currency: USD}\n"
+      "budgets: {budgets: [{name: b, tenant_id: 0190e6f4-0000-7000-8000-00000000000b, amount: \"1\"}]}\n";
+  CHECK(budcore_kueue_companion_check_config(&out, bad, strlen(bad)) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "budgets.budgets[0].tenant_id") == 0);
+  CHECK(out.ptr == NULL);
+
+  /* 50 + 20 <= 80: Ready; inside the window at 23:00. */
+  decide("50.00 USD", "2026-11-28T23:00:00Z", &out);
+  CHECK(contains(&out, "\"total\":\"20.00 USD\""));
+  CHECK(contains(&out, "\"budget\":{\"check\":\"budget\",\"state\":\"Ready\""));
+  CHECK(contains(&out, "\"window\":{\"check\":\"window\",\"state\":\"Ready\""));
+  budcore_buf_dispose(&out);
+  /* 70 + 20 passes the soft limit; at noon the window is closed until 22:00 (10 h). */
+  decide("70.00 USD", "2026-11-28T12:00:00Z", &out);
+  CHECK(contains(&out, "\"budget\":{\"check\":\"budget\",\"state\":\"Retry\""));
+  CHECK(contains(&out, "passes the soft limit"));
+  CHECK(contains(&out, "\"state\":\"Retry\",\"message\":\"outside the window 22:00-06:00 UTC (ClusterQueue cq); next opening 2026-11-28T22:00:00Z\",\"requeue_after_seconds\":36000"));
+  budcore_buf_dispose(&out);
+  /* 90 + 20 passes the hard limit: Rejected. */
+  decide("90.00 USD", "2026-11-28T23:00:00Z", &out);
+  CHECK(contains(&out, "\"state\":\"Rejected\""));
+  budcore_buf_dispose(&out);
+
+  /* A request without "now" is refused naming it. */
+  static const char no_now[] = "{\"workload\": " WORKLOAD "}";
+  CHECK(budcore_kueue_companion_decide(&out, kConfig, strlen(kConfig), no_now, strlen(no_now)) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "request_json.now") == 0);
+  CHECK(out.ptr == NULL);
+  if (failures == 0) puts("kueue companion C ABI ok");
+  return failures != 0;
+}
