@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "budcore/gpu/defrag.hpp"
 #include "budcore/gpu/policy.hpp"
 #include "budcore/gpu/trace.hpp"
 #include "casters.hpp"
@@ -42,6 +43,16 @@ py::object replay(const std::string& nodes_csv, const std::string& pods_csv, con
   return to_python(unwrap(std::move(out)));
 }
 
+py::object defrag(const std::string& problem_json) {
+  core::Result<core::Value> out = [&]() -> core::Result<core::Value> {
+    py::gil_scoped_release release;
+    auto problem = gpu::parse_defrag_problem(problem_json);
+    if (!problem) return std::move(problem).error();
+    return gpu::defrag_document(*problem);
+  }();
+  return to_python(unwrap(std::move(out)));
+}
+
 }  // namespace
 
 void bind_gpu(py::module_& m) {
@@ -51,6 +62,9 @@ void bind_gpu(py::module_& m) {
         py::arg("pods_source") = "pods",
         "Replay the Alibaba GPU trace (openb node and pod CSV text) with placement policies ('all', a name, or "
         "names separated by commas): {nodes, gpus, tasks, seed, results}, as `budcore gpu replay --format json`.");
+  m.def("gpu_defrag", &defrag, py::arg("problem_json"),
+        "The cheapest defragmentation plan for a pending request (the problem document of docs/gpu.md, JSON): "
+        "{plan, applied[, workloads]}, as `budcore gpu defrag`.");
 }
 
 }  // namespace budcore::bindings

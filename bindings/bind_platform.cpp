@@ -210,6 +210,15 @@ void bind_platform(py::module_& m) {
             return to_python(run.to_value());
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("cancel"), py::arg("reason"), "A pipeline run of the caller's (cancelled first when `cancel`).")
+      .def(
+          "gpu_defrag",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id) {
+            auto ctx = caller(tenant, principal, request);
+            core::Id i = id_of(id, "id");
+            auto doc = call(h, [&](platform::Platform& p) { return p.gpu_defrag(ctx, i); });
+            return to_python(doc);
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), "The cheapest defragmentation plan for a job of the caller's that waits for placement (advice): {'plan', 'applied'}.")
       .def("pump", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.pump(); }); }, "Acts on everything due now (cluster events, retries, pipeline steps).")
       .def(
           "run",
@@ -244,11 +253,13 @@ void bind_platform(py::module_& m) {
       .def("cluster", [](PyPlatform& h) {
         auto p = h.get();
         platform::ClusterSnapshot s;
+        std::vector<platform::GpuFlavorReport> gpu;
         {
           py::gil_scoped_release release;
           s = p->cluster();
+          gpu = p->gpu_report();
         }
-        return to_python(platform::to_value(s));
+        return to_python(platform::to_value(s, gpu));
       }, "What the cluster holds and the quota it uses (an operator call).")
       .def("check", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.check_invariants(); }); }, "Checks the platform's invariants against its store and cluster; raises on a violation.")
       // ---- security (budcore.Platform.bind_role / unbind_role / role_bindings / audit / verify_audit)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "budcore/core/json.hpp"
+#include "budcore/gpu/defrag.hpp"
 #include "budcore/gpu/policy.hpp"
 #include "budcore/gpu/trace.hpp"
 #include "capi_internal.hpp"
@@ -99,5 +100,18 @@ extern "C" int budcore_gpu_replay(budcore_buf* out, const char* nodes_csv, size_
       results.push_back(std::move(*r));
     }
     return capi::fill_buf(out, core::to_json(gpu::replay_document(*pool, tasks->size(), options->replay.seed, results)));
+  });
+}
+
+extern "C" int budcore_gpu_defrag(budcore_buf* out, const char* problem_json, size_t problem_json_len) {
+  return capi::guard([&]() -> int {
+    if (!capi::empty_out(out)) return budcore_error_last()->code;
+    std::string_view text;
+    if (!capi::input_text(problem_json, problem_json_len, "problem_json", text)) return budcore_error_last()->code;
+    auto problem = gpu::parse_defrag_problem(text);
+    if (!problem) return capi::set_error(problem.error());
+    auto doc = gpu::defrag_document(*problem);
+    if (!doc) return capi::set_error(doc.error());
+    return capi::fill_buf(out, core::to_json(*doc));
   });
 }

@@ -211,6 +211,11 @@ extern "C" int budcore_platform_schedule(budcore_buf* out, const budcore_platfor
   });
 }
 
+extern "C" int budcore_platform_gpu_defrag(budcore_buf* out, budcore_platform* p, const budcore_caller* c, const char* id,
+                                          size_t id_len) {
+  return on_job(out, p, c, id, id_len, [](auto& pl, auto& ctx, auto& job) { return pl.gpu_defrag(ctx, job); });
+}
+
 extern "C" int budcore_platform_cancel(budcore_buf* out, budcore_platform* p, const budcore_caller* c, const char* id,
                                        size_t id_len, const char* reason, size_t reason_len) {
   std::string_view why;
@@ -369,7 +374,8 @@ extern "C" int budcore_platform_cluster(budcore_buf* out, const budcore_platform
     if (!empty_out(out)) return last_code();
     platform::Platform* pl = handle(p);
     if (pl == nullptr) return last_code();
-    return capi::fill_buf(out, core::to_json(platform::to_value(pl->cluster())));
+    auto snapshot = pl->cluster();
+    return capi::fill_buf(out, core::to_json(platform::to_value(snapshot, pl->gpu_report())));
   });
 }
 

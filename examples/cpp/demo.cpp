@@ -4,9 +4,10 @@
 // clock — through budcore::platform::simulate, and prints what happened (admissions, waits, preemptions,
 // failures and retries) and the final job table; then a platform's schedule timeline (when each
 // waiting job will start and end, against what then happened); a serverless endpoint scaling from
-// zero and back on a burst of requests; then the same platform with its
-// `security` section on: roles, a tenant policy, a rate limit and the hash-chained audit log. Uses the
-// public C++ API only.
+// zero and back on a burst of requests; then the same platform with its `security` section on:
+// roles, a tenant policy, a rate limit and the hash-chained audit log; then GPU placement: a gang
+// the quota admits that no node can take yet (it waits for placement), the pools' fragmentation
+// and the defragmentation plan that frees it. Uses the public C++ API only.
 //
 // Exit 0 when the scenario ran, 1 when it could not, 2 on a usage error.
 #include <iostream>
@@ -28,6 +29,16 @@ bool worth_telling(const std::string& line) {
                           "-> cancelled", "deadline missed", "action"})
     if (line.find(key) != std::string::npos) return true;
   return false;
+}
+
+// A job on A100 GPUs of the embedded inventory, with its estimated length.
+budcore::job::Job a100_job(const char* name, int gpus, int minutes) {
+  budcore::job::Job j;
+  j.name = name;
+  j.gpu_count = gpus;
+  j.gpu_type = "nvidia-a100-80gb";
+  j.estimated_duration_seconds = minutes * 60;
+  return j;
 }
 
 // A serverless endpoint scaling from zero and back (docs/serverless.md): a burst of chat requests
@@ -127,12 +138,7 @@ int show_schedule() {
   std::map<std::string, std::string> names;  // job id -> name
   for (auto [name, gpus, minutes] : {std::tuple{"pretrain", 8, 60}, {"finetune-a", 8, 20}, {"finetune-b", 8, 20},
                                      {"eval", 4, 10}, {"sweep", 8, 30}}) {
-    job::Job j;
-    j.name = name;
-    j.gpu_count = gpus;
-    j.gpu_type = "nvidia-a100-80gb";
-    j.estimated_duration_seconds = minutes * 60;
-    auto r = (*p)->submit(as, j);
+    auto r = (*p)->submit(as, a100_job(name, gpus, minutes));
     if (!r) return std::cerr << r.error().describe() << "\n", 1;
     names[r->record.job.id.to_string()] = name;
   }
@@ -150,6 +156,60 @@ int show_schedule() {
               << (e.wait == schedule::WaitReason::Quota ? " (waited for quota)" : "") << ", ran "
               << minutes(*rec->job.actual_start) << "-" << minutes(*rec->job.actual_end) << "\n";
   }
+  return 0;
+}
+
+// GPU placement (docs/gpu.md "In the platform"): two A100 nodes of 4 GPUs under worst_fit; two
+// 1-GPU jobs land one per node, so a 4-GPU gang the quota admits finds at most 3 free GPUs on one
+// node and waits for placement. The defragmentation plan says what frees it (advice, not applied).
+int show_placement() {
+  using namespace budcore;
+  auto config = platform::PlatformConfig::parse(R"(
+store: "sqlite::memory:"
+cluster:
+  placement_policy: worst_fit
+  inventory:
+    - {name: a100, flavor: a100-80gb, nodes: 2, gpu_type: nvidia-a100-80gb, gpus_per_node: 4, cpu_per_node: "96", memory_per_node: 1Ti})");
+  if (!config) return std::cerr << config.error().describe() << "\n", 1;
+  auto p = platform::Platform::open(*config);
+  if (!p) return std::cerr << p.error().describe() << "\n", 1;
+  const auto as = platform::CallContext::for_tenant(core::Id::parse("3f6b2a1e-8c4d-4e5f-9a0b-1c2d3e4f5a6b").value(), "user:demo");
+  std::map<std::string, std::string> names;  // job id -> name
+  std::string gang;
+  for (auto [name, gpus, minutes] : {std::tuple{"eval-a", 1, 5}, {"eval-b", 1, 10}, {"gang-4gpu", 4, 10}}) {
+    auto r = (*p)->submit(as, a100_job(name, gpus, minutes));
+    if (!r) return std::cerr << r.error().describe() << "\n", 1;
+    names[r->record.job.id.to_string()] = name;
+    gang = r->record.job.id.to_string();
+  }
+  if (auto st = (*p)->pump(); !st) return std::cerr << st.error().describe() << "\n", 1;
+  std::cout << "\nGPU placement (two A100 nodes of 4 GPUs, cluster.placement_policy: worst_fit)\n";
+  auto tl = (*p)->schedule(as);
+  if (!tl) return std::cerr << tl.error().describe() << "\n", 1;
+  bool waits = false;
+  for (const auto& e : tl->jobs) {
+    if (e.wait != schedule::WaitReason::Placement) continue;
+    waits = true;
+    std::cout << "  " << names[e.name] << " waits for placement, not quota: " << e.wait_detail << "\n";
+  }
+  if (!waits) return std::cerr << "the gang does not wait for placement\n", 1;
+  for (const auto& f : (*p)->gpu_report())
+    std::cout << "  " << f.flavor << ": unallocated share " << f.report.cluster.unallocated_share << ", fragmentation "
+              << f.report.cluster.fragmentation_milli << " milli-GPU, largest gang on one node "
+              << f.report.cluster.largest_gang_node << " GPUs\n";
+  auto doc = (*p)->gpu_defrag(as, core::Id::parse(gang).value());
+  if (!doc) return std::cerr << doc.error().describe() << "\n", 1;
+  const core::Value* plan = doc->find("plan");
+  if (plan == nullptr || !plan->is_map()) return std::cerr << "no defragmentation plan\n", 1;
+  std::string summary = plan->find("summary")->as_string();
+  for (const auto& [id, name] : names)
+    for (std::size_t at; (at = summary.find(id)) != std::string::npos;) summary.replace(at, id.size(), name);
+  std::cout << "  the plan that frees it (advice; budcore platform defrag JOB): " << summary << "\n";
+  if (auto idle = (*p)->run_until_idle(); !idle) return std::cerr << idle.error().describe() << "\n", 1;
+  auto rec = (*p)->get_job(as, core::Id::parse(gang).value());
+  if (!rec || !rec->job.actual_start) return std::cerr << "the gang did not run\n", 1;
+  std::cout << "  without it, the gang starts when eval-a ends: after "
+            << (*rec->job.actual_start - tl->now).whole_seconds() / 60 << " minutes\n";
   return 0;
 }
 
@@ -203,5 +263,6 @@ int main(int argc, char** argv) {
             << "Try: budcore platform simulate examples/specs/demo-scenario.yaml --json\n";
   if (int rc = show_schedule(); rc != 0) return rc;
   if (int rc = show_serverless(); rc != 0) return rc;
-  return show_security();
+  if (int rc = show_security(); rc != 0) return rc;
+  return show_placement();
 }

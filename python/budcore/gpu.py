@@ -10,17 +10,25 @@ prints with ``--format json``, plus ``.to_pandas()`` (a row per policy and recor
     r = budcore.gpu.replay("nodes.csv", "pods.csv", policy=["fgd", "best_fit"], seed=7)
     r.to_pandas()   # policy, arrived_load, unallocated_share, fragmentation_share, arrived, failed
     r.plot()
+
+:func:`defrag` answers ``budcore gpu defrag``: for a pending request that no node takes, the
+cheapest plan (move workloads, wait for them, or re-partition a MIG GPU) and its cost in
+GPU-seconds, as a :class:`DefragPlan` (``.to_pandas()``: one row per move or wait).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any, Optional, Sequence, Union
 
-from ._core import gpu_policy_names, gpu_replay as _replay
+from ._core import gpu_defrag as _defrag, gpu_policy_names, gpu_replay as _replay
 from .results import Result
 
-__all__ = ["GpuReplay", "POINT_COLUMNS", "policy_names", "replay"]
+__all__ = ["DefragPlan", "GpuReplay", "PLAN_COLUMNS", "POINT_COLUMNS", "defrag", "policy_names", "replay"]
+
+#: Columns of :meth:`DefragPlan.to_pandas`, in order.
+PLAN_COLUMNS = ("action", "workload", "from_node", "to_node", "cost_gpu_seconds")
 
 #: Columns of :meth:`GpuReplay.to_pandas`, in order.
 POINT_COLUMNS = ("policy", "arrived_load", "unallocated_share", "fragmentation_share", "arrived", "failed")
@@ -101,3 +109,77 @@ def replay(nodes: Csv, pods: Csv, policy: Union[str, Sequence[str]] = "all", *, 
     pods_text, pods_name = _csv(pods, "pods")
     policies = policy if isinstance(policy, str) else ",".join(policy)
     return GpuReplay(_replay(nodes_text, pods_text, policies, seed, max_load, step, nodes_name, pods_name))
+
+
+class DefragPlan(Result):
+    """A defragmentation answer: ``plan`` (kind, node, gpus, moves, wait_for, wait_seconds,
+    repartition, cost_gpu_seconds, summary; None when nothing may make room), ``applied`` and,
+    when applied, ``workloads`` after the plan."""
+
+    COLUMNS = PLAN_COLUMNS
+
+    @property
+    def kind(self) -> Optional[str]:
+        """fits_now, move, wait, repartition, or None without a plan."""
+        return self["plan"]["kind"] if self.get("plan") else None
+
+    @property
+    def cost(self) -> float:
+        """The plan's cost in GPU-seconds of disruption (0 without a plan)."""
+        return float(self["plan"]["cost_gpu_seconds"]) if self.get("plan") else 0.0
+
+    def rows(self) -> list[dict]:
+        plan = self.get("plan")
+        if not plan:
+            return []
+        rows = [{"action": "move", "workload": m["workload"], "from_node": m["from"], "to_node": m["to"],
+                 "cost_gpu_seconds": m["cost_gpu_seconds"]} for m in plan["moves"]]
+        rows += [{"action": "wait", "workload": w, "from_node": plan["node"], "to_node": None,
+                  "cost_gpu_seconds": None} for w in plan["wait_for"]]
+        return rows
+
+    def caption(self) -> str:
+        return self["plan"]["summary"] if self.get("plan") else "no plan"
+
+    def plot(self, ax=None, *, title: Optional[str] = None):
+        """The plan's disruption in GPU-seconds, one bar per workload it moves (a wait: one bar,
+        the request's GPUs x the wait, for the workloads waited for); matplotlib Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(8, 3))
+        plan = self.get("plan")
+        labels: list[str] = []
+        costs: list[float] = []
+        if plan:
+            for m in plan["moves"]:
+                labels.append(f"move {m['workload']}: {m['from']} -> {m['to']}")
+                costs.append(float(m["cost_gpu_seconds"]))
+            if plan["wait_for"]:
+                labels.append("wait for " + ", ".join(plan["wait_for"]))
+                costs.append(float(plan["cost_gpu_seconds"]))
+        ax.barh(labels, costs)
+        ax.invert_yaxis()
+        ax.set_xlabel("disruption (GPU-seconds)")
+        ax.set_title(title or self.caption())
+        return ax
+
+
+def defrag(problem: Union[dict, str, "os.PathLike[str]"], *, apply: Optional[bool] = None) -> DefragPlan:
+    """The cheapest plan that makes a pending request fit (docs/gpu.md "Defragmentation plans").
+
+    ``problem`` is the problem document as a dict, its JSON text, or a path to it: ``nodes``,
+    ``workloads`` (what runs where, with priority, elapsed_seconds and ends_in_seconds),
+    ``request`` (num_gpu and gpu_milli, or mig_profile; priority). ``apply=True`` applies the
+    plan and returns the workloads after it. Bad input raises :class:`budcore.ValidationError`
+    naming the field (``"workloads[1].gpus[0]"``)."""
+    if isinstance(problem, dict):
+        doc = dict(problem)
+    elif isinstance(problem, str) and problem.lstrip().startswith("{"):
+        doc = json.loads(problem)
+    else:
+        with open(os.fspath(problem), encoding="utf-8") as f:
+            doc = json.load(f)
+    if apply is not None:
+        doc["apply"] = bool(apply)
+    return DefragPlan(_defrag(json.dumps(doc)))

@@ -38,7 +38,7 @@ class ScheduledJob:
     end: float
     deadline_met: Optional[bool]
     preempted_at: list
-    wait: Optional[str] = None          # "quota", "dependency", "window" or None
+    wait: Optional[str] = None          # "quota", "dependency", "window", "placement" or None
     wait_detail: str = ""
     running: bool = False               # already running at `now` (actual start)
     finished: bool = False              # ended before `now` (actual start and end)

@@ -1,8 +1,10 @@
 // `budcore gpu replay`: the Alibaba GPU trace replayed with one or more placement policies.
+// `budcore gpu defrag`: the cheapest plan that makes a pending request fit (docs/cli.md).
 #include <iostream>
 #include <memory>
 
 #include "budcore/core/json.hpp"
+#include "budcore/gpu/defrag.hpp"
 #include "budcore/gpu/policy.hpp"
 #include "budcore/gpu/trace.hpp"
 #include "cli/command.hpp"
@@ -47,6 +49,30 @@ int run_replay(const ReplayArgs& a) {
   return kExitOk;
 }
 
+struct DefragArgs {
+  std::string problem, format = "json";
+  bool apply = false;
+};
+
+int run_defrag(const DefragArgs& a) {
+  auto text = read_file_arg(a.problem, "--problem");
+  if (!text) return report_error(text.error());
+  auto problem = gpu::parse_defrag_problem(*text);
+  if (!problem) return report_error(problem.error().at(a.problem));
+  if (a.apply) problem->apply = true;
+  auto doc = gpu::defrag_document(*problem);
+  if (!doc) return report_error(doc.error());
+  if (a.format == "text") {
+    const core::Value* plan = doc->find("plan");
+    std::cout << (plan->is_null() ? std::string("no plan: nothing that may move or end makes room")
+                                  : plan->find("summary")->as_string())
+              << (doc->find("applied")->as_bool() ? " [applied]" : "") << "\n";
+    return kExitOk;
+  }
+  std::cout << core::to_json(*doc) << "\n";
+  return kExitOk;
+}
+
 const bool registered = register_commands([](CLI::App& root) {
   auto* gpu = root.add_subcommand("gpu", "GPU placement: policies, fragmentation, trace replay");
   gpu->require_subcommand(1);
@@ -60,6 +86,13 @@ const bool registered = register_commands([](CLI::App& root) {
   rep->add_option("--step", a->step, "record a point every step of arrived load (default 0.05)");
   rep->add_option("--format", a->format, "json (default) or table")->check(CLI::IsMember({"json", "table"}));
   rep->callback([a] { exit_code() = run_replay(*a); });
+
+  auto* defrag = gpu->add_subcommand("defrag", "The cheapest plan (moves, waits, a MIG re-partition) that makes a pending request fit");
+  auto d = std::make_shared<DefragArgs>();
+  defrag->add_option("--problem", d->problem, "the nodes, their workloads and the request (JSON; - reads stdin)")->required();
+  defrag->add_flag("--apply", d->apply, "apply the plan and print the workloads after it");
+  defrag->add_option("--format", d->format, "json (default) or text")->check(CLI::IsMember({"json", "text"}));
+  defrag->callback([d] { exit_code() = run_defrag(*d); });
 });
 
 }  // namespace

@@ -3,6 +3,7 @@
 //   budcore platform simulate SCENARIO [--json] [--metrics]   what-if run on a virtual clock
 //   budcore platform submit FILE  [--key K]                    FILE: a job, or {"jobs": [...]}
 //   budcore platform get ID | cancel ID [--reason R] | retry ID | preempt ID [--reason R]
+//   budcore platform defrag JOB
 //   budcore platform priority ID PRIORITY
 //   budcore platform list [--status S]... [--limit N] [--after CURSOR]
 //   budcore platform watch [--since SEQ] [--limit N]
@@ -291,6 +292,19 @@ const bool registered = register_commands([](CLI::App& root) {
     });
   });
 
+  auto* defrag = group->add_subcommand("defrag", "The cheapest plan that lets a job waiting for placement start (advice)");
+  add_common(defrag, true);
+  auto defrag_job = std::make_shared<std::string>();
+  defrag->add_option("JOB", *defrag_job, "The job's id")->required();
+  defrag->callback([=] {
+    exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+      auto id = core::Id::parse(*defrag_job);
+      if (!id) return core::Error::invalid("job", *defrag_job, "is not a job id");
+      BUDCORE_TRY(p.pump());
+      return p.gpu_defrag(ctx, *id);
+    });
+  });
+
   auto* watch = group->add_subcommand("watch", "The tenant's events after a sequence number");
   add_common(watch, true);
   auto since = std::make_shared<std::int64_t>(0);
@@ -442,12 +456,12 @@ const bool registered = register_commands([](CLI::App& root) {
     });
   });
 
-  auto* cluster = group->add_subcommand("cluster", "What the cluster holds and the quota it uses");
+  auto* cluster = group->add_subcommand("cluster", "What the cluster holds, the quota it uses and its GPU pools' fragmentation");
   add_common(cluster, false);
   cluster->callback([=] {
     exit_code() = with_platform(*common, false, [&](platform::Platform& p, const platform::CallContext&) -> core::Result<core::Value> {
       BUDCORE_TRY(p.pump());
-      return platform::to_value(p.cluster());
+      return platform::to_value(p.cluster(), p.gpu_report());
     });
   });
 

@@ -128,4 +128,50 @@ FragmentationReport measure(const Pool& pool, const Workload& workload) {
   return r;
 }
 
+PoolReport report(const Pool& pool, const Workload& workload) {
+  PoolReport r;
+  r.cluster = measure(pool, workload);
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    const Node& n = pool.node(i);
+    NodeReport nr;
+    nr.name = n.name;
+    nr.model = n.model;
+    nr.fragmentation_milli = node_fragmentation(pool, i, workload);
+    nr.capacity = pool.node_capacity(i);
+    for (const auto& d : n.gpus)
+      nr.free_whole_gpus += (d.sharing == Sharing::Whole || d.sharing == Sharing::Fractional) && d.milli_used + d.milli_reserved == 0;
+    if (!n.gpus.empty()) {
+      int& gang = r.largest_gang_by_model[n.model];
+      gang = std::max(gang, nr.free_whole_gpus);
+    }
+    r.nodes.push_back(std::move(nr));
+  }
+  return r;
+}
+
+core::Value to_value(const PoolReport& r) {
+  core::Map gangs;
+  for (const auto& [model, n] : r.largest_gang_by_model) gangs.set(model, n);
+  core::List nodes;
+  for (const auto& n : r.nodes)
+    nodes.push_back(core::Value::map({{"name", n.name},
+                                      {"model", n.model},
+                                      {"fragmentation_milli", n.fragmentation_milli},
+                                      {"total_milli", n.capacity.total},
+                                      {"allocated_milli", n.capacity.allocated},
+                                      {"reserved_milli", n.capacity.reserved},
+                                      {"free_milli", n.capacity.free},
+                                      {"free_whole_gpus", n.free_whole_gpus}}));
+  const FragmentationReport& c = r.cluster;
+  return core::Value::map({{"fragmentation_milli", c.fragmentation_milli},
+                           {"fragmentation_share", c.fragmentation_share},
+                           {"total_milli", c.total_milli},
+                           {"free_milli", c.free_milli},
+                           {"unallocated_share", c.unallocated_share},
+                           {"largest_gang_node", c.largest_gang_node},
+                           {"largest_gang_cluster", c.largest_gang_cluster},
+                           {"largest_gang_by_model", core::Value(std::move(gangs))},
+                           {"nodes", core::Value(std::move(nodes))}});
+}
+
 }  // namespace budcore::gpu

@@ -235,6 +235,27 @@ core::Status Pool::release_mig(std::size_t node, int gpu, std::size_t instance) 
   return {};
 }
 
+core::Status Pool::repartition(std::size_t node, int gpu, std::vector<MigInstance> layout) {
+  if (node >= nodes_.size()) return core::Error::invalid("node", std::to_string(node), "no such node in the pool");
+  Node& n = nodes_[node];
+  if (gpu < 0 || static_cast<std::size_t>(gpu) >= n.gpus.size() || n.gpus[static_cast<std::size_t>(gpu)].sharing != Sharing::Mig)
+    return core::Error::invalid("gpu", std::to_string(gpu), "not a MIG GPU of " + n.name);
+  BUDCORE_TRY(validate_mig_layout(n.model, layout));
+  Device& d = n.gpus[static_cast<std::size_t>(gpu)];
+  std::vector<std::uint8_t> state(layout.size(), 0);
+  for (std::size_t i = 0; i < d.mig.size(); ++i) {
+    if (d.mig_state[i] == 0) continue;
+    auto it = std::find(layout.begin(), layout.end(), d.mig[i]);
+    if (it == layout.end())
+      return core::Error::invalid("layout", to_string(d.mig[i]), "the instance is in use and not in the new layout");
+    state[static_cast<std::size_t>(it - layout.begin())] = d.mig_state[i];
+  }
+  d.mig = std::move(layout);
+  d.mig_state = std::move(state);
+  ++versions_[node];
+  return {};
+}
+
 Capacity Pool::device_capacity(const Device& d) noexcept {
   Capacity c;
   c.total = kMilliPerGpu;

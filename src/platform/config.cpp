@@ -24,19 +24,21 @@ using detail::Section;
 
 core::Status read_pool(const Value& v, const std::string& path, backend::NodePool& p) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, path));
-  BUDCORE_TRY(s.known({"name", "flavor", "nodes", "gpu_type", "gpus_per_node", "sharing", "mig_profile",
+  BUDCORE_TRY(s.known({"name", "flavor", "nodes", "gpu_type", "gpu_model", "gpus_per_node", "sharing", "mig_profile",
                        "mig_instances_per_gpu", "time_slice_replicas", "cpu_per_node", "memory_per_node"}));
   BUDCORE_TRY(s.string("name", p.name));
   BUDCORE_TRY(s.string("flavor", p.flavor));
   BUDCORE_TRY(s.integer("nodes", p.nodes, 0, 100'000));
   BUDCORE_TRY(s.string("gpu_type", p.gpu_type));
+  BUDCORE_TRY(s.string("gpu_model", p.gpu_model));
   BUDCORE_TRY(s.integer("gpus_per_node", p.gpus_per_node, 0, 1024));
   std::string sharing = "full";
   BUDCORE_TRY(s.string("sharing", sharing));
   if (sharing == "full") p.sharing = backend::GpuSharing::Full;
   else if (sharing == "mig") p.sharing = backend::GpuSharing::Mig;
   else if (sharing == "time_slice") p.sharing = backend::GpuSharing::TimeSlice;
-  else return Error::invalid(s.path("sharing"), sharing, "must be full, mig or time_slice");
+  else if (sharing == "fractional") p.sharing = backend::GpuSharing::Fractional;
+  else return Error::invalid(s.path("sharing"), sharing, "must be full, mig, time_slice or fractional");
   BUDCORE_TRY(s.string("mig_profile", p.mig_profile));
   BUDCORE_TRY(s.integer("mig_instances_per_gpu", p.mig_instances_per_gpu, 0, 7));
   BUDCORE_TRY(s.integer("time_slice_replicas", p.time_slice_replicas, 1, 64));
@@ -48,7 +50,7 @@ core::Status read_pool(const Value& v, const std::string& path, backend::NodePoo
 core::Status read_cluster(const Value& v, PlatformConfig& c) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "cluster"));
   BUDCORE_TRY(s.known({"backend", "admission_window", "start_latency_seconds", "default_duration_seconds",
-                       "duration_spread", "failure_rate", "seed", "inventory", "kubernetes"}));
+                       "duration_spread", "failure_rate", "seed", "inventory", "placement_policy", "kubernetes"}));
   BUDCORE_TRY(s.string("backend", c.cluster_backend));
   if (c.cluster_backend != "sim" && c.cluster_backend != "kubernetes")
     return Error::invalid("cluster.backend", c.cluster_backend, "must be sim or kubernetes");
@@ -75,6 +77,7 @@ core::Status read_cluster(const Value& v, PlatformConfig& c) {
   std::int64_t seed = static_cast<std::int64_t>(c.cluster.outcomes.seed);
   BUDCORE_TRY(s.integer("seed", seed, 0, INT64_MAX));
   c.cluster.outcomes.seed = static_cast<std::uint64_t>(seed);
+  BUDCORE_TRY(s.string("placement_policy", c.cluster.placement_policy));
   if (const Value* inv = s.get("inventory")) {
     if (!inv->is_list()) return Error::invalid("cluster.inventory", core::to_json(*inv), "must be a list of node pools");
     if (inv->as_list().size() > 1000) return Error::invalid("cluster.inventory", "", "at most 1000 node pools");
@@ -280,6 +283,7 @@ std::vector<backend::NodePool> embedded_inventory() {
   std::vector<backend::NodePool> out;
   out.push_back(gpu_pool("a100", "a100-80gb", 2, "nvidia-a100-80gb", 8));
   out.push_back(gpu_pool("h100", "h100-sxm", 1, "nvidia-h100-sxm", 8));
+  out.back().gpu_model = "H100-80GB";
   auto t4 = gpu_pool("t4", "t4", 1, "nvidia-t4", 4);
   t4.sharing = backend::GpuSharing::TimeSlice;
   t4.time_slice_replicas = 2;

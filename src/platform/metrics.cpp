@@ -38,6 +38,13 @@ constexpr Description kDescriptions[] = {
     {"kueue_cluster_queue_nominal_quota", "gauge", "Nominal quota, by ClusterQueue, flavor and resource."},
     {"kueue_pending_workloads", "gauge", "Runs waiting for admission (all ClusterQueues)."},
     {"budcore_live_jobs", "gauge", "Jobs the platform drives, by status."},
+    {"budcore_gpu_node_fragmentation_milli", "gauge", "FGD's expected fragmentation of a node (milli-GPU), by flavor, node and model."},
+    {"budcore_gpu_fragmentation_milli", "gauge", "FGD's expected fragmentation of a flavor's nodes together (milli-GPU)."},
+    {"budcore_gpu_fragmentation_share", "gauge", "A flavor's expected fragmentation as a share of its free GPU capacity."},
+    {"budcore_gpu_unallocated_share", "gauge", "A flavor's free GPU capacity as a share of its total."},
+    {"budcore_gpu_capacity_milli", "gauge", "A flavor's GPU capacity (milli-GPU), by state (total, allocated, reserved, free)."},
+    {"budcore_gpu_largest_gang", "gauge", "The most free whole GPUs on one node, by flavor and GPU model."},
+    {"budcore_gpu_waiting_for_placement", "gauge", "Runs the quota admitted that no node can take yet."},
     {"budcore_deadline_misses_total", "counter", "Jobs whose deadline passed before they ended."},
     {"budcore_commits_total", "counter", "Store transactions that applied cluster events (group commits)."},
     {"budcore_events_applied_total", "counter", "Cluster events applied."},
@@ -115,7 +122,8 @@ void Metrics::gauge(std::string_view name, const Labels& labels, double value) {
 
 void Metrics::clear_gauges() { gauges_.clear(); }
 
-std::string Metrics::render() const {
+std::string Metrics::render() {
+  if (collector_) collector_(*this);
   std::string out;
   for (const auto& d : kDescriptions) {
     std::string name(d.name);

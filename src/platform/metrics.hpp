@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -23,8 +24,11 @@ class Metrics {
   void gauge(std::string_view name, const Labels& labels, double value);
   void clear_gauges();
 
-  // HELP/TYPE lines come from the built-in table of metric descriptions.
-  std::string render() const;
+  // HELP/TYPE lines come from the built-in table of metric descriptions. Calls the collector
+  // first, which may add gauges of its own.
+  std::string render();
+  // Adds gauges computed at render time outside the render's caller (the GPU pools).
+  void set_collector(std::function<void(Metrics&)> collector) { collector_ = std::move(collector); }
 
  private:
   struct Histogram {
@@ -36,6 +40,7 @@ class Metrics {
   std::map<std::string, std::map<std::string, double>> counters_;      // name -> labels -> value
   std::map<std::string, std::map<std::string, Histogram>> histograms_;
   std::map<std::string, std::map<std::string, double>> gauges_;
+  std::function<void(Metrics&)> collector_;
 };
 
 }  // namespace budcore::platform

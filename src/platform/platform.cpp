@@ -74,6 +74,7 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
     BUDCORE_TRY_ASSIGN(auto sim, backend::SimCluster::create(*m.clock, m.config.cluster));
     m.sim = sim.get();
     m.cluster = std::move(sim);
+    if (!m.config.cluster.placement_policy.empty()) m.metrics.set_collector([&m](Metrics& out) { m.gpu_gauges(out); });
   }
   if (m.config.http == HttpKind::Curl) m.http = backend::make_curl_http_client();
   {

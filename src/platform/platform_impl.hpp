@@ -350,6 +350,10 @@ struct BUDCORE_HIDDEN Platform::Impl {
   core::Result<const schedule::TimelineResult*> current_timeline();
   // What one tenant may see of the whole timeline: its jobs, other tenants' ids removed from texts.
   schedule::TimelineResult tenant_view(const schedule::TimelineResult& all, const core::Id& tenant) const;
+  void mark_waiting_for_placement(schedule::TimelineResult& view) const;
+  // --- gpu_view.cpp
+  std::vector<GpuFlavorReport> gpu_reports() const;
+  void gpu_gauges(Metrics& m) const;
   void fill_estimates(backend::JobRecord& rec);  // estimated_start / estimated_end of a live job
 
   // --- job_costs.cpp (the JobCostMeter's calls; all no-ops without one)

@@ -237,7 +237,30 @@ core::Result<schedule::TimelineResult> Platform::schedule(const CallContext& cal
   BUDCORE_TRY(impl_->guard(caller, "list", "jobs"));
   BUDCORE_TRY(impl_->refresh_view());  // a follower reads the live jobs from the store
   BUDCORE_TRY_ASSIGN(const schedule::TimelineResult* all, impl_->current_timeline());
-  return impl_->tenant_view(*all, caller.tenant);
+  schedule::TimelineResult view = impl_->tenant_view(*all, caller.tenant);
+  impl_->mark_waiting_for_placement(view);
+  return view;
+}
+
+// A job the quota admitted but no node takes yet waits for placement, not quota: the timeline
+// counts it as started at admission, so it is moved to start now, its length kept.
+void Impl::mark_waiting_for_placement(schedule::TimelineResult& view) const {
+  if (sim == nullptr) return;
+  const auto waiting = sim->waiting_for_placement();
+  if (waiting.empty()) return;
+  std::map<std::string, const std::string*> why;
+  for (const auto& [id, text] : waiting) why.emplace(id.to_string(), &text);
+  for (auto& e : view.jobs) {
+    auto it = why.find(e.name);
+    if (it == why.end() || e.finished) continue;
+    e.wait = schedule::WaitReason::Placement;
+    e.wait_detail = *it->second;
+    e.running = false;
+    if (e.start < view.now) {
+      e.end = view.now + (e.end - e.start);
+      e.start = view.now;
+    }
+  }
 }
 
 }  // namespace budcore::platform

@@ -16,6 +16,7 @@ std::string_view to_string(WaitReason r) noexcept {
     case WaitReason::Quota: return "quota";
     case WaitReason::Dependency: return "dependency";
     case WaitReason::Window: return "window";
+    case WaitReason::Placement: return "placement";
   }
   return "";
 }

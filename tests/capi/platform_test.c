@@ -161,6 +161,48 @@ int main(void) {
     budcore_platform_free(r);
   }
 
+  /* GPU pools under a placement policy: two A100 nodes of 4 GPUs under worst_fit; a and b take
+   * one GPU on each node, so c (4 GPUs), which the quota admits, waits for placement, and the
+   * plan that frees it moves a (1 GPU x (0 + 60) s) rather than waiting 300 s for it. */
+  {
+    char config[1024];
+    char a[37], c[37];
+    budcore_platform *g = NULL;
+    int n = snprintf(config, sizeof config,
+                     "store: sqlite://%s/gpu.db\nclock: virtual\ncluster:\n  placement_policy: worst_fit\n"
+                     "  inventory:\n    - {name: a100, flavor: a100-80gb, nodes: 2, gpu_type: nvidia-a100-80gb,"
+                     " gpus_per_node: 4, cpu_per_node: \"96\", memory_per_node: 1Ti}\n",
+                     dir);
+    CHECK(budcore_platform_open(&g, config, (size_t)n) == BUDCORE_OK);
+    CHECK(budcore_platform_submit(&out, g, &caller, S("{\"name\": \"a\", \"job_type\": \"BATCH\", \"deployment_type\": "
+                                                      "\"DOCKER\", \"gpu_type\": \"nvidia-a100-80gb\", \"gpu_count\": 1,"
+                                                      " \"estimated_duration_seconds\": 300}"), NULL, 0) == BUDCORE_OK);
+    CHECK(find_id(out.ptr, "\"id\":", a));
+    budcore_buf_dispose(&out);
+    CHECK(budcore_platform_submit(&out, g, &caller, S("{\"name\": \"b\", \"job_type\": \"BATCH\", \"deployment_type\": "
+                                                      "\"DOCKER\", \"gpu_type\": \"nvidia-a100-80gb\", \"gpu_count\": 1,"
+                                                      " \"estimated_duration_seconds\": 600}"), NULL, 0) == BUDCORE_OK);
+    budcore_buf_dispose(&out);
+    CHECK(budcore_platform_submit(&out, g, &caller, S("{\"name\": \"c\", \"job_type\": \"BATCH\", \"deployment_type\": "
+                                                      "\"DOCKER\", \"gpu_type\": \"nvidia-a100-80gb\", \"gpu_count\": 4,"
+                                                      " \"estimated_duration_seconds\": 600}"), NULL, 0) == BUDCORE_OK);
+    CHECK(find_id(out.ptr, "\"id\":", c));
+    budcore_buf_dispose(&out);
+    CHECK(budcore_platform_pump(g) == BUDCORE_OK);
+    CHECK(budcore_platform_gpu_defrag(&out, g, &caller, S(c)) == BUDCORE_OK);
+    CHECK(out.ptr != NULL && strstr(out.ptr, "\"kind\":\"move\"") != NULL);
+    CHECK(out.ptr != NULL && strstr(out.ptr, "\"applied\":false") != NULL);
+    CHECK(out.ptr != NULL && strstr(out.ptr, a) != NULL);
+    budcore_buf_dispose(&out);
+    CHECK(budcore_platform_gpu_defrag(&out, g, &caller, S(a)) == BUDCORE_EINVALID);
+    CHECK(strcmp(budcore_error_last()->field, "job") == 0);
+    CHECK(budcore_platform_gpu_defrag(&out, g, &other, S(c)) == BUDCORE_ENOTFOUND);
+    CHECK(budcore_platform_gpu_defrag(&out, g, &caller, S("not-a-uuid")) == BUDCORE_EINVALID);
+    CHECK(strcmp(budcore_error_last()->field, "id") == 0);
+    CHECK(out.ptr == NULL);
+    budcore_platform_free(g);
+  }
+
   /* A what-if scenario. */
   CHECK(budcore_platform_simulate(&out, S("jobs: [{at: 10, job: {name: w, job_type: BATCH, deployment_type: DOCKER,"
                                           " estimated_duration_seconds: 60}}]")) == BUDCORE_OK);

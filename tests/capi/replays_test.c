@@ -184,8 +184,35 @@ static void serverless(void) {
   free(trace);
 }
 
+/* A defragmentation plan: w1 and w2 move off n0 for the 4-GPU gang, 1 x (100 + 60) + 1 x (500 +
+ * 60) = 720 GPU-seconds; applied on request; a GPU index the node lacks names the field. */
+static void defrag(void) {
+  size_t len = 0;
+  char *problem = slurp("gpu/defrag_gang.json", &len);
+  CHECK(problem != NULL);
+  if (problem == NULL) return;
+  budcore_buf out = BUDCORE_BUF_INIT;
+  CHECK(budcore_gpu_defrag(&out, problem, len) == BUDCORE_OK);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"kind\":\"move\"") != NULL);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"cost_gpu_seconds\":720") != NULL);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"applied\":false") != NULL);
+  budcore_buf_dispose(&out);
+  const char *apply = "{\"nodes\": [{\"name\": \"n0\", \"model\": \"T4\", \"gpus\": 2}],"
+                      " \"workloads\": [{\"name\": \"a\", \"node\": \"n0\", \"gpus\": [0], \"ends_in_seconds\": 30}],"
+                      " \"request\": {\"num_gpu\": 2}, \"apply\": true}";
+  CHECK(budcore_gpu_defrag(&out, apply, strlen(apply)) == BUDCORE_OK);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"kind\":\"wait\"") != NULL && strstr(out.ptr, "\"applied\":true") != NULL);
+  budcore_buf_dispose(&out);
+  const char *bad = "{\"nodes\": [{\"name\": \"n0\", \"model\": \"T4\", \"gpus\": 1}],"
+                    " \"workloads\": [{\"name\": \"a\", \"node\": \"n0\", \"gpus\": [3]}], \"request\": {\"num_gpu\": 1}}";
+  CHECK(error_is(budcore_gpu_defrag(&out, bad, strlen(bad)), BUDCORE_EINVALID, "workloads[0].gpus[0]"));
+  CHECK(out.ptr == NULL);
+  free(problem);
+}
+
 int main(void) {
   gpu();
+  defrag();
   serverless();
   return failures != 0;
 }

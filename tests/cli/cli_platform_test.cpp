@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "cli/cli_runner.hpp"
 
@@ -127,6 +129,42 @@ TEST_F(CliPlatformTest, ScheduleShowsWhenTheTenantsJobsStartAndEnd) {
   EXPECT_TRUE(other["jobs"].empty());
   fs::path err = dir_ / "err.json";
   EXPECT_EQ(run_cli("platform schedule" + dir_only(), err).exit_code, 2);
+}
+
+// Under a placement policy (the platform reopened by every command): two A100 nodes of 4 GPUs
+// under worst_fit; a and b take one GPU on each node, so c (4 GPUs) waits for placement, and
+// `platform defrag` gives the plan that frees it (move a: 1 GPU x (0 + 60) s), nothing applied.
+TEST_F(CliPlatformTest, DefragGivesThePlanForAGangWaitingForPlacement) {
+  fs::path cfg = write("gpu.yaml", "store: sqlite://" + (dir_ / "gpu.db").string() +
+                                       "\ncluster:\n  placement_policy: worst_fit\n  inventory:\n"
+                                       "    - {name: a100, flavor: a100-80gb, nodes: 2, gpu_type: nvidia-a100-80gb,"
+                                       " gpus_per_node: 4, cpu_per_node: \"96\", memory_per_node: 1Ti}\n");
+  const std::string with = " --config " + quote(cfg.string()) + " --tenant " + kTenant;
+  std::vector<std::string> ids;
+  for (auto [name, gpus, seconds] : {std::tuple{"a", 1, 300}, {"b", 1, 600}, {"c", 4, 600}}) {
+    fs::path job = write(std::string(name) + ".json",
+                         std::string(R"({"name": ")") + name + R"(", "job_type": "BATCH", "deployment_type": "DOCKER",
+      "gpu_type": "nvidia-a100-80gb", "gpu_count": )" + std::to_string(gpus) +
+                             R"(, "estimated_duration_seconds": )" + std::to_string(seconds) + "}");
+    auto sub = run_cli("platform submit " + quote(job.string()) + with);
+    ASSERT_EQ(sub.exit_code, 0) << sub.out;
+    ids.push_back(json::parse(sub.out)["job"]["id"]);
+  }
+  auto out = run_cli("platform defrag " + ids[2] + with);
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  json d = json::parse(out.out);
+  EXPECT_EQ(d["applied"], false);
+  ASSERT_TRUE(d["plan"].is_object()) << out.out;
+  EXPECT_EQ(d["plan"]["kind"], "move");
+  EXPECT_EQ(d["plan"]["cost_gpu_seconds"], 60);
+  ASSERT_EQ(d["plan"]["moves"].size(), 1u);
+  EXPECT_EQ(d["plan"]["moves"][0]["workload"], ids[0]);
+  // A job that does not wait for placement, and a bad id: exit 2 naming the field.
+  fs::path err = dir_ / "err.json";
+  EXPECT_EQ(run_cli("platform defrag " + ids[0] + with, err).exit_code, 2);
+  EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"], "job");
+  EXPECT_EQ(run_cli("platform defrag not-a-uuid" + with, err).exit_code, 2);
+  EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"], "job");
 }
 
 TEST_F(CliPlatformTest, SimulatePrintsATableOrJson) {

@@ -9,6 +9,7 @@
 #include "budcore/platform/config.hpp"
 #include "budcore/quota/job_workload.hpp"
 #include "platform/platform_fixture.hpp"
+#include "platform/sim_requests.hpp"
 
 namespace budcore::testing {
 namespace {
@@ -23,25 +24,6 @@ backend::SimClusterOptions options(std::size_t window = 64) {
   return o;
 }
 
-backend::WorkloadRequest request(job::Job j, std::int64_t run = 1, std::int64_t seq = 1) {
-  j.id = j.id.is_nil() ? core::Id::generate() : j.id;
-  j.tenant_id = tenant_a();
-  backend::WorkloadRequest r;
-  r.tenant = tenant_a();
-  r.run = run;
-  r.queue_seq = seq;
-  r.workload = quota::workload_for(j, seq).value();
-  r.job = std::move(j);
-  return r;
-}
-
-std::vector<backend::ClusterEvent> drain(backend::SimCluster& c) {
-  std::vector<backend::ClusterEvent> out;
-  while (c.poll(out, 1000).value() == 1000) {
-  }
-  return out;
-}
-
 std::vector<ClusterEventKind> kinds_of(const std::vector<backend::ClusterEvent>& ev, const core::Id& id) {
   std::vector<ClusterEventKind> k;
   for (const auto& e : ev)
@@ -52,7 +34,7 @@ std::vector<ClusterEventKind> kinds_of(const std::vector<backend::ClusterEvent>&
 TEST(SimClusterTest, ARunIsQueuedAdmittedStartedAndSucceedsOnTheClock) {
   core::VirtualClock clock;
   auto c = backend::SimCluster::create(clock, options()).value();
-  auto r = request(gpu_job("a", 2, 300));
+  auto r = sim_request(gpu_job("a", 2, 300));
   ASSERT_TRUE(c->submit(r));
   ASSERT_TRUE(c->submit(r));  // the same run again: nothing new
   auto ev = drain(*c);
@@ -78,7 +60,7 @@ TEST(SimClusterTest, ARunIsQueuedAdmittedStartedAndSucceedsOnTheClock) {
 TEST(SimClusterTest, ANewerRunReplacesTheOldOneAndCancelAndEvictFollowTheContract) {
   core::VirtualClock clock;
   auto c = backend::SimCluster::create(clock, options()).value();
-  auto r1 = request(gpu_job("a", 1, 1000));
+  auto r1 = sim_request(gpu_job("a", 1, 1000));
   ASSERT_TRUE(c->submit(r1));
   drain(*c);
   auto r2 = r1;
@@ -98,7 +80,7 @@ TEST(SimClusterTest, ANewerRunReplacesTheOldOneAndCancelAndEvictFollowTheContrac
   ASSERT_TRUE(c->cancel(r1.job.id, "again"));  // unknown now: not an error
   EXPECT_EQ(c->list()->size(), 0u);
   EXPECT_EQ(c->evict(r1.job.id, "x").error().code, core::ErrorCode::NotFound);
-  auto big = request(gpu_job("huge", 64, 10));
+  auto big = sim_request(gpu_job("huge", 64, 10));
   ASSERT_TRUE(c->submit(big));
   drain(*c);
   EXPECT_EQ(c->evict(big.job.id, "x").error().code, core::ErrorCode::Conflict);  // only queued
@@ -109,12 +91,12 @@ TEST(SimClusterTest, OnlyTheWindowOfQueueHeadsIsInTheEngineAndHigherPriorityMove
   auto c = backend::SimCluster::create(clock, options(2)).value();
   std::vector<backend::WorkloadRequest> reqs;
   for (int i = 0; i < 6; ++i) {
-    reqs.push_back(request(gpu_job("w" + std::to_string(i), 8, 100), 1, i + 1));
+    reqs.push_back(sim_request(gpu_job("w" + std::to_string(i), 8, 100), 1, i + 1));
     ASSERT_TRUE(c->submit(reqs.back()));
   }
   auto urgent = gpu_job("urgent", 8, 100);
   urgent.priority = job::JobPriority::High;
-  auto ur = request(urgent, 1, 100);
+  auto ur = sim_request(urgent, 1, 100);
   ASSERT_TRUE(c->submit(ur));
   auto ev = drain(*c);
   EXPECT_EQ(c->running(), 1u);
@@ -134,8 +116,8 @@ TEST(SimClusterTest, OnlyTheWindowOfQueueHeadsIsInTheEngineAndHigherPriorityMove
 TEST(SimClusterTest, AdoptionRebuildsQueueOrderAdmissionsAndRunningEnds) {
   core::VirtualClock clock;
   auto c = backend::SimCluster::create(clock, options()).value();
-  auto running = request(gpu_job("running", 8, 1000), 1, 1);
-  auto waiting = request(gpu_job("waiting", 8, 100), 1, 2);
+  auto running = sim_request(gpu_job("running", 8, 1000), 1, 1);
+  auto waiting = sim_request(gpu_job("waiting", 8, 100), 1, 2);
   ASSERT_TRUE(c->submit(running));
   ASSERT_TRUE(c->submit(waiting));
   auto ev = drain(*c);
@@ -174,7 +156,7 @@ TEST(SimClusterTest, BadOptionsAndSpecsNameTheField) {
   EXPECT_EQ(backend::SimCluster::check_spec(core::Value::map({{"sim", core::Value::map({{"duraton_seconds", 1}})}})).error().field,
             "spec.sim.duraton_seconds");
   auto c = backend::SimCluster::create(clock, options()).value();
-  auto r = request(gpu_job("x"));
+  auto r = sim_request(gpu_job("x"));
   r.workload.queue = "no-such-queue";
   EXPECT_EQ(c->submit(r).error().field, "workload.queue");
 }

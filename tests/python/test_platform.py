@@ -172,3 +172,43 @@ def test_schedule_is_a_read_only_timeline_of_the_tenants_jobs(tmp_path):
             tl.finished(tl.jobs[0].name, tl.now)
         assert [j.name for j in p.schedule(tenant=OTHER).jobs] != []
         assert not set(j.name for j in p.schedule(tenant=OTHER).jobs) & set(str(i) for i in ids)
+
+
+def test_gpu_pools_under_a_placement_policy(tmp_path):
+    # Two A100 nodes of 4 GPUs under worst_fit: a and b take one GPU on each node, so c (4 GPUs),
+    # which the quota admits, waits for placement; the cluster view and the gauges say so.
+    config = {
+        "schema_version": 1,
+        "store": {"uri": f"sqlite://{tmp_path / 'p.db'}"},
+        "clock": "virtual",
+        "cluster": {"placement_policy": "worst_fit", "inventory": [
+            {"name": "a100", "flavor": "a100-80gb", "nodes": 2, "gpu_type": "nvidia-a100-80gb", "gpus_per_node": 4,
+             "cpu_per_node": "96", "memory_per_node": "1Ti"}]},
+    }
+    with budcore.Platform.open(config, tenant=TENANT) as p:
+        ids = {name: p.submit(job(name, gpus, seconds)).id for name, gpus, seconds in (("a", 1, 300), ("b", 1, 600),
+                                                                                          ("c", 4, 600))}
+        p.pump()
+        view = p.cluster()
+        gpu = view["gpu"]["a100-80gb"]
+        assert gpu["unallocated_share"] == 0.75 and gpu["largest_gang_by_model"] == {"A100-80GB": 3}
+        assert [n["free_whole_gpus"] for n in gpu["nodes"]] == [3, 3]
+        waiting = [w for w in view["workloads"] if w["job_id"] == str(ids["c"])]
+        assert waiting[0]["message"].startswith("admitted by quota; waiting for placement")
+        assert "budcore_gpu_waiting_for_placement 1\n" in p.metrics()
+        # The plan that frees c: move a (it has run 0 s: 1 GPU x (0 + 60)) rather than wait 300 s
+        # for it (4 x 300); advice only, so c still waits.
+        plan = p.gpu_defrag(ids["c"])
+        assert plan.kind == "move" and plan.cost == 60 and plan.applied is False
+        assert plan.plan["node"] == "a100-0"
+        assert [(m["workload"], m["to"]) for m in plan.plan["moves"]] == [(str(ids["a"]), "a100-1")]
+        assert [r["action"] for r in plan.rows()] == ["move"]
+        assert p.get(ids["c"]).job.status != "running"
+        with pytest.raises(budcore.ValidationError) as e:
+            p.gpu_defrag(ids["a"])
+        assert e.value.field == "job"
+        with pytest.raises(budcore.NotFoundError):
+            p.gpu_defrag(ids["c"], tenant=OTHER)
+        p.run(301)
+        assert p.get(ids["c"]).job.status == "running"
+        assert "budcore_gpu_waiting_for_placement 0\n" in p.metrics()

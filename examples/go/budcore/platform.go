@@ -162,6 +162,15 @@ func (p *Platform) Preempt(c Caller, id, reason string) (string, error) {
 	})
 }
 
+// GPUDefrag returns the cheapest defragmentation plan for one of the caller's jobs that the quota
+// admitted and no node of its flavor takes yet (cluster.placement_policy): {"plan", "applied":
+// false}, advice only (docs/gpu.md "In the platform").
+func (p *Platform) GPUDefrag(c Caller, id string) (string, error) {
+	return p.call(&c, func(out *C.budcore_buf, cc *C.budcore_caller) C.int {
+		return C.budcore_platform_gpu_defrag(out, p.raw, cc, cText(id), C.size_t(len(id)))
+	})
+}
+
 // Schedule returns when each of the caller's waiting and running jobs is expected to start and
 // end (the JSON of `budcore schedule estimate --details`; job names are job ids).
 func (p *Platform) Schedule(c Caller) (string, error) {

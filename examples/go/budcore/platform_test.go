@@ -163,3 +163,48 @@ func TestCompactionCutsTheEventLogAndAnOldWatchIsGone(t *testing.T) {
 		t.Fatalf("resume after the checkpoint: %v %s", err, page)
 	}
 }
+
+func TestPlatformPlansForAGangWaitingForPlacement(t *testing.T) {
+	// Two A100 nodes of 4 GPUs under worst_fit: a and b take one GPU on each node, so c (4 GPUs),
+	// which the quota admits, waits for placement; moving a (1 GPU x (0 + 60) s) frees it.
+	config := "store: sqlite://" + t.TempDir() + "/gpu.db\nclock: virtual\ncluster:\n  placement_policy: worst_fit\n" +
+		"  inventory:\n    - {name: a100, flavor: a100-80gb, nodes: 2, gpu_type: nvidia-a100-80gb, gpus_per_node: 4," +
+		" cpu_per_node: \"96\", memory_per_node: 1Ti}\n"
+	p, err := OpenPlatform(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	me := Caller{Tenant: goTenant, Principal: "user:go"}
+	job := func(name string, gpus, seconds int) string {
+		return `{"name": "` + name + `", "job_type": "BATCH", "deployment_type": "DOCKER", "gpu_type": "nvidia-a100-80gb",` +
+			` "gpu_count": ` + strconv.Itoa(gpus) + `, "estimated_duration_seconds": ` + strconv.Itoa(seconds) + `}`
+	}
+	ids := map[string]string{}
+	for _, j := range []struct {
+		name          string
+		gpus, seconds int
+	}{{"a", 1, 300}, {"b", 1, 600}, {"c", 4, 600}} {
+		rec, err := p.Submit(me, job(j.name, j.gpus, j.seconds), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[j.name] = jobID(t, rec)
+	}
+	if err := p.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := p.GPUDefrag(me, ids["c"])
+	if err != nil || !strings.Contains(plan, `"kind":"move"`) || !strings.Contains(plan, `"applied":false`) ||
+		!strings.Contains(plan, `"workload":"`+ids["a"]+`"`) {
+		t.Fatalf("plan: %v %s", err, plan)
+	}
+	_, err = p.GPUDefrag(me, ids["a"])
+	var be *Error
+	if !errors.As(err, &be) || be.Field != "job" || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a job that does not wait: want an invalid-input error naming job, got %v", err)
+	}
+	if _, err := p.GPUDefrag(Caller{Tenant: "00000000-0000-4000-8000-0000000000f2"}, ids["c"]); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("another tenant: want ErrNotFound, got %v", err)
+	}
+}

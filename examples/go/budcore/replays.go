@@ -23,6 +23,18 @@ func GPUReplay(nodesCSV, podsCSV, optionsJSON string) (string, error) {
 	return takeBuf(&out, rc)
 }
 
+// GPUDefrag returns the cheapest plan that makes a pending request fit, as `budcore gpu defrag`
+// prints it: problemJSON is the problem document of docs/gpu.md ("nodes", "workloads",
+// "request", "move_overhead_seconds", "apply"); the result is {"plan", "applied"[,
+// "workloads"]}. Invalid input returns an *Error whose Field names it ("workloads[1].gpus[0]").
+func GPUDefrag(problemJSON string) (string, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var out C.budcore_buf
+	rc := C.budcore_gpu_defrag(&out, cText(problemJSON), C.size_t(len(problemJSON)))
+	return takeBuf(&out, rc)
+}
+
 // ServerlessSimulate replays traceCSV (the Azure LLM inference format) through the endpoint
 // of endpoint (JSON or YAML) as `budcore serverless simulate` does. optionsJSON is "" (the
 // queue_depth policy) or the options object of budcore_serverless_simulate ("policies"). It

@@ -50,6 +50,39 @@ type gpuReplayDoc struct {
 	}
 }
 
+func TestGPUDefrag(t *testing.T) {
+	problem := testData(t, "gpu/defrag_gang.json")
+	out, err := GPUDefrag(problem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Plan struct {
+			Kind  string  `json:"kind"`
+			Node  string  `json:"node"`
+			Cost  float64 `json:"cost_gpu_seconds"`
+			Moves []struct {
+				Workload string `json:"workload"`
+				To       string `json:"to"`
+			} `json:"moves"`
+		} `json:"plan"`
+		Applied bool `json:"applied"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// w1 and w2 off n0: 1 GPU x (100 + 60) + 1 GPU x (500 + 60) = 720 GPU-seconds.
+	if doc.Plan.Kind != "move" || doc.Plan.Node != "n0" || doc.Plan.Cost != 720 || doc.Applied ||
+		len(doc.Plan.Moves) != 2 || doc.Plan.Moves[0].Workload != "w1" || doc.Plan.Moves[1].To != "n1" {
+		t.Fatalf("plan: %s", out)
+	}
+	_, err = GPUDefrag(strings.Replace(problem, `"gpus": [1]`, `"gpus": [7]`, 1))
+	var e *Error
+	if !errors.As(err, &e) || e.Field != "workloads[1].gpus[0]" {
+		t.Fatalf("error: %v", err)
+	}
+}
+
 func TestGPUReplay(t *testing.T) {
 	nodes, pods := testData(t, "gpu/nodes.csv"), testData(t, "gpu/pods.csv")
 	gpus := 0

@@ -21,6 +21,8 @@
 #include "budcore/core/result.hpp"
 #include "budcore/core/value.hpp"
 #include "budcore/export.h"
+#include "budcore/gpu/defrag.hpp"
+#include "budcore/gpu/inventory.hpp"
 #include "budcore/quota/admission.hpp"
 #include "budcore/quota/config.hpp"
 #include "budcore/quota/job_workload.hpp"
@@ -31,6 +33,7 @@ enum class GpuSharing : std::uint8_t {
   Full,       // one device per GPU
   Mig,        // each GPU split into mig_instances_per_gpu instances of mig_profile
   TimeSlice,  // each GPU shared by time_slice_replicas pods (HAMI / device-plugin time slicing)
+  Fractional, // pods ask for milli-GPU ("500m" nvidia.com/gpu) and share a GPU (needs a placement policy)
 };
 BUDCORE_API std::string_view to_string(GpuSharing s) noexcept;
 
@@ -40,6 +43,9 @@ struct NodePool {
   std::string flavor;  // the ResourceFlavor its nodes carry (a flavor of the quota config)
   std::int64_t nodes = 1;
   std::string gpu_type;  // "nvidia-a100-80gb"; empty for a CPU-only pool
+  // The gpu layer's model of its GPUs ("A100-80GB", "T4"; gpu::known_gpu_models()), read by a
+  // placement policy. Empty: gpu_type without its "nvidia-" prefix, compared ignoring case.
+  std::string gpu_model;
   std::int64_t gpus_per_node = 0;
   GpuSharing sharing = GpuSharing::Full;
   std::string mig_profile;                 // Mig: "1g.10gb" -> resource nvidia.com/mig-1g.10gb
@@ -52,6 +58,8 @@ struct NodePool {
   std::string gpu_resource() const;
   // Devices (or MIG instances, or time-slice replicas) per node.
   std::int64_t slots_per_node() const;
+  // gpu_model, or the known model gpu_type names; empty when neither names one.
+  std::string resolved_gpu_model() const;
 };
 
 // How long a run lasts and whether it fails, when the job does not say (spec.sim).
@@ -69,6 +77,11 @@ struct SimClusterOptions {
   quota::EngineOptions engine;
   quota::JobQueueLayout layout;
   std::vector<NodePool> inventory;  // empty: quota alone decides (admitted runs start at once)
+  // Which gpu:: placement policy places admitted runs on the nodes of their flavor
+  // (gpu::policy_names(): first_fit, best_fit, worst_fit, binpack, gpu_packing, gpu_clustering,
+  // random, fgd). Empty: the first node with enough free devices, device slots taken in order
+  // (no gpu::Pool behind it). With a policy every GPU pool needs a known model (gpu_model).
+  std::string placement_policy;
   SimOutcomeModel outcomes;
   // Per ClusterQueue, at most this many queued workloads are in the admission engine at once
   // (the queue heads in Kueue's order); the rest wait in the simulator's own compact queue and
@@ -80,7 +93,9 @@ struct SimClusterOptions {
   core::Duration start_latency = core::Duration();
 
   // Checks the quota configuration (quota::validate) and the inventory: unique pool names,
-  // flavors that the quota config defines, counts >= 0, a MIG pool with a profile and instances.
+  // flavors that the quota config defines, counts >= 0, a MIG pool with a profile and instances;
+  // with a placement policy, a known policy, a known GPU model per GPU pool and a MIG layout
+  // the model admits; a fractional pool needs a policy.
   core::Status validate() const;
 };
 
@@ -122,6 +137,26 @@ class BUDCORE_API SimCluster final : public ClusterBackend {
   std::size_t admitted() const noexcept; // runs holding quota (placed or not)
   std::size_t running() const noexcept;
   const SimClusterOptions& options() const noexcept;
+
+  // With a placement policy: the gpu layer's pool of each flavor that has GPU nodes (its nodes
+  // are named as the cluster's, "<pool>-<n>"), as placements left it, and the distinct requests
+  // placed on it so far (the task mix FGD measures against). Empty without a policy. The
+  // pointers live as long as the cluster and see its later placements.
+  struct GpuPoolView {
+    std::string flavor;
+    const gpu::Pool* pool = nullptr;
+    const std::vector<gpu::Task>* requests = nullptr;
+  };
+  std::vector<GpuPoolView> gpu_pools() const;
+  // Runs admitted by quota that no node can take yet, in admission order: the job and why
+  // ("admitted by quota; waiting for placement: ...").
+  std::vector<std::pair<core::Id, std::string>> waiting_for_placement() const;
+  // The defragmentation problem of a run that waits for placement (docs/gpu.md): its flavor's
+  // pool as it is, every run placed on it (named by job id, with its priority and how long it
+  // has run; no estimated ends, which the caller may add) and the run's request at its
+  // priority. NotFound for a job the cluster does not hold; Invalid ("job") for one that does
+  // not wait for placement under a placement policy.
+  core::Result<gpu::DefragProblem> defrag_problem(const core::Id& job_id) const;
 
   struct Impl;
 

@@ -1,5 +1,6 @@
 /* budcore C ABI — GPU placement: the Alibaba GPU trace ("openb") replayed with placement
- * policies, as `budcore gpu replay` does (docs/gpu.md). CSV in, JSON out. */
+ * policies, as `budcore gpu replay` does, and defragmentation plans, as `budcore gpu defrag`
+ * does (docs/gpu.md). CSV or JSON in, JSON out. */
 #ifndef BUDCORE_C_GPU_H
 #define BUDCORE_C_GPU_H
 
@@ -26,6 +27,18 @@ BUDCORE_BEGIN_DECL
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_gpu_replay(budcore_buf *out, const char *nodes_csv, size_t nodes_csv_len, const char *pods_csv,
                                    size_t pods_csv_len, const char *options_json, size_t options_json_len);
+
+/* Plans, for a request no node takes, the cheapest of moving workloads of lower or equal
+ * priority off one node, waiting for workloads with estimated ends, or re-partitioning one MIG
+ * GPU. problem_json is the document of docs/gpu.md "Defragmentation plans": {"nodes",
+ * "workloads", "request", "move_overhead_seconds", "apply"}. Writes to `out` (which must be
+ * empty: BUDCORE_BUF_INIT) {"plan": {"kind", "node", "gpus", "moves", "wait_for",
+ * "wait_seconds", "repartition", "cost_gpu_seconds", "summary"} | null, "applied", and with
+ * "apply": true "workloads" after the plan}.
+ * Errors: BUDCORE_EINVALID with budcore_error_last()->field naming the input ("nodes[0].model",
+ * "workloads[1].gpus[0]", "request.gpu_milli"); `out` is then untouched.
+ * Thread-safety: safe from any thread. */
+BUDCORE_API int budcore_gpu_defrag(budcore_buf *out, const char *problem_json, size_t problem_json_len);
 
 BUDCORE_END_DECL
 

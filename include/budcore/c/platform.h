@@ -76,6 +76,17 @@ BUDCORE_API int budcore_platform_list(budcore_buf *out, const budcore_platform *
 BUDCORE_API int budcore_platform_schedule(budcore_buf *out, const budcore_platform *platform,
                                           const budcore_caller *caller);
 
+/* Writes the cheapest defragmentation plan for one of the caller's jobs that the quota admitted
+ * and no node of its flavor takes yet (cluster.placement_policy; docs/gpu.md "In the platform"):
+ * {"plan": {...} | null, "applied": false}, the document of budcore_gpu_defrag over the runs on
+ * the job's flavor, with the timeline's estimated ends; other tenants' jobs are named
+ * "[hidden N]". Advice only: nothing is applied. BUDCORE_ENOTFOUND for a job that is not the
+ * caller's live job, BUDCORE_EINVALID (field "job") for one that does not wait for placement,
+ * BUDCORE_EUNSUPPORTED without the simulated cluster.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_gpu_defrag(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
+                                            const char *id, size_t id_len);
+
 /* Cancels a job that has not ended (BUDCORE_ECONFLICT otherwise). Writes the job record.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_cancel(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
@@ -147,7 +158,8 @@ BUDCORE_API int budcore_platform_metrics(budcore_buf *out, const budcore_platfor
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_ha_status(budcore_buf *out, const budcore_platform *platform);
 
-/* Writes what the cluster holds and the quota it uses ({"workloads", "usage"}).
+/* Writes what the cluster holds and the quota it uses ({"workloads", "usage"}), and with
+ * cluster.placement_policy its GPU pools' fragmentation ("gpu": per flavor, docs/gpu.md).
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_cluster(budcore_buf *out, const budcore_platform *platform);
 

@@ -6,8 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
+#include "budcore/core/value.hpp"
 #include "budcore/export.h"
 #include "budcore/gpu/inventory.hpp"
 
@@ -45,5 +48,28 @@ struct FragmentationReport {
   std::int64_t largest_gang_cluster = 0;  // free whole GPUs on all nodes together
 };
 BUDCORE_API FragmentationReport measure(const Pool& pool, const Workload& workload);
+
+// One node in a report: its expected fragmentation (milli-GPU), capacity and free whole GPUs.
+struct NodeReport {
+  std::string name;
+  std::string model;
+  double fragmentation_milli = 0;
+  Capacity capacity;
+  int free_whole_gpus = 0;  // GPUs shared whole or fractionally that nothing holds
+};
+
+// The measure above for the pool, each node's part of it, and per GPU model the largest gang
+// that still fits: the most free whole GPUs on one node of that model (CPU and memory aside).
+struct PoolReport {
+  FragmentationReport cluster;
+  std::vector<NodeReport> nodes;
+  std::map<std::string, int> largest_gang_by_model;
+};
+BUDCORE_API PoolReport report(const Pool& pool, const Workload& workload);
+// {"fragmentation_milli", "fragmentation_share", "total_milli", "free_milli", "unallocated_share",
+//  "largest_gang_node", "largest_gang_cluster", "largest_gang_by_model": {model: n},
+//  "nodes": [{"name", "model", "fragmentation_milli", "total_milli", "allocated_milli",
+//             "reserved_milli", "free_milli", "free_whole_gpus"}]}
+BUDCORE_API core::Value to_value(const PoolReport& report);
 
 }  // namespace budcore::gpu

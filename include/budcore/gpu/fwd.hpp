@@ -7,9 +7,18 @@
 
 namespace budcore::gpu {
 
+struct Holder;
+struct Request;
+enum class PlanKind : std::uint8_t;
+struct Move;
+struct Plan;
+struct PlanOptions;
+struct DefragProblem;
 struct TaskType;
 class Workload;
 struct FragmentationReport;
+struct NodeReport;
+struct PoolReport;
 enum class Sharing : std::uint8_t;
 struct Device;
 struct Capacity;
@@ -20,6 +29,7 @@ enum class Hold : std::uint8_t;
 class Pool;
 struct MigProfile;
 struct MigInstance;
+struct MigPlacement;
 class Policy;
 struct PolicyOptions;
 struct ReplayOptions;

@@ -125,6 +125,10 @@ class BUDCORE_API Pool {
   // MIG instances: allocate or free instance `instance` of a MIG GPU.
   core::Status allocate_mig(std::size_t node, int gpu, std::size_t instance, Hold hold = Hold::Allocated);
   core::Status release_mig(std::size_t node, int gpu, std::size_t instance);
+  // Re-partitions MIG GPU `gpu` of `node` into `layout` (validated for the node's model). Each
+  // instance in use must be in the new layout, the same profile at the same start, and keeps
+  // its state. Refused, changing nothing, otherwise.
+  core::Status repartition(std::size_t node, int gpu, std::vector<MigInstance> layout);
 
   static Capacity device_capacity(const Device& device) noexcept;
   Capacity node_capacity(std::size_t node) const;

@@ -14,8 +14,10 @@
 //     duration_spread: 0.0
 //     failure_rate: 0.0
 //     seed: 1
-//     inventory: [{name, flavor, nodes, gpu_type, gpus_per_node, sharing: full|mig|time_slice,
-//                  mig_profile, mig_instances_per_gpu, time_slice_replicas, cpu_per_node, memory_per_node}]
+//     placement_policy: fgd            # a gpu:: policy name; absent: first node with free devices
+//     inventory: [{name, flavor, nodes, gpu_type, gpu_model, gpus_per_node,
+//                  sharing: full|mig|time_slice|fractional, mig_profile, mig_instances_per_gpu,
+//                  time_slice_replicas, cpu_per_node, memory_per_node}]
 //   quota: {resource_flavors, cohorts, cluster_queues, local_queues, fair_sharing}   # docs/cli.md contract 2
 //   queues: {service, batch, training, usecase, tenant_namespace_prefix, gpu_type_label}
 //   retry: {base_seconds, factor, cap_seconds, jitter, failure_threshold,

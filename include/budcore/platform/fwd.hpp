@@ -31,6 +31,7 @@ struct SubmitResult;
 struct EventPage;
 struct PipelineRun;
 struct ClusterSnapshot;
+struct GpuFlavorReport;
 struct HaStatus;
 class Platform;
 struct AuditPageQuery;

@@ -43,6 +43,7 @@
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
 #include "budcore/export.h"
+#include "budcore/gpu/fragmentation.hpp"
 #include "budcore/job/job.hpp"
 #include "budcore/pipeline/executors.hpp"
 #include "budcore/pipeline/step.hpp"
@@ -96,6 +97,15 @@ struct ClusterSnapshot {
     std::int64_t nominal = 0;
   };
   std::map<std::string, std::map<std::string, std::map<std::string, Cell>>> usage;
+};
+
+// One flavor's GPU nodes in the simulated cluster under a placement policy (docs/gpu.md "In the
+// platform"): FGD's fragmentation per node and for the flavor, the unallocated share, and per
+// GPU model the largest gang that still fits. The task mix is the distinct requests placed on
+// the flavor so far (one whole GPU before any).
+struct GpuFlavorReport {
+  std::string flavor;
+  gpu::PoolReport report;
 };
 
 // A replica's view of the election (docs/ha.md): its role ("single" without an `ha` section,
@@ -281,6 +291,14 @@ class BUDCORE_API Platform {
   // metrics (docs/platform.md "Metrics").
   std::string metrics();
   ClusterSnapshot cluster();
+  // The GPU pools of the simulated cluster (empty without cluster.placement_policy, or on
+  // another cluster). Its gauges are in metrics() as budcore_gpu_*.
+  std::vector<GpuFlavorReport> gpu_report();
+  // The cheapest defragmentation plan for one of the caller's jobs that waits for placement
+  // (docs/gpu.md "Defragmentation plans"): the runs on its flavor's nodes, with the timeline's
+  // estimated ends (none for a job without estimated_duration_seconds); other tenants' jobs are
+  // named "[hidden]". Advice only: nothing is applied. {"plan", "applied": false}.
+  core::Result<core::Value> gpu_defrag(const CallContext& caller, const core::Id& job_id);
   // The crash-safety invariants, checked against the Store and the cluster: every live job in
   // memory matches its stored status; the cluster holds exactly the live queued/admitted runs
   // (objects no record claims, adopted = false, are another platform's and not counted); the

@@ -27,6 +27,10 @@ BUDCORE_API core::Value to_value(const EventPage& page);
 BUDCORE_API core::Value to_value(const SubmitResult& result);
 BUDCORE_API core::Value to_value(const std::vector<SubmitResult>& results);
 BUDCORE_API core::Value to_value(const ClusterSnapshot& snapshot);
+// {flavor: gpu::to_value(report)} (docs/gpu.md "In the platform").
+BUDCORE_API core::Value to_value(const std::vector<GpuFlavorReport>& reports);
+// The cluster view: {"workloads", "usage"} and, with GPU reports, "gpu" (the form above).
+BUDCORE_API core::Value to_value(const ClusterSnapshot& snapshot, const std::vector<GpuFlavorReport>& gpu);
 
 // Parses a submit request document: a job document, or {"job": {...}, "idempotency_key": "..."}.
 BUDCORE_API core::Result<SubmitRequest> parse_submit_request(const core::Value& doc);

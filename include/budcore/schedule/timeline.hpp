@@ -60,8 +60,9 @@ struct TimelineInput {
   core::Duration horizon = core::Duration::seconds(365LL * 24 * 3600);
 };
 
-// Why a job starts later than it was submitted (the last thing it waited for).
-enum class WaitReason { None, Quota, Dependency, Window };
+// Why a job starts later than it was submitted (the last thing it waited for). Placement: the
+// quota admitted it but no node can take it yet (the platform's view of its simulated cluster).
+enum class WaitReason { None, Quota, Dependency, Window, Placement };
 BUDCORE_API std::string_view to_string(WaitReason r) noexcept;
 
 struct JobEstimate {

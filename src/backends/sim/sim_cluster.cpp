@@ -120,6 +120,7 @@ std::string_view to_string(GpuSharing s) noexcept {
     case GpuSharing::Full: return "full";
     case GpuSharing::Mig: return "mig";
     case GpuSharing::TimeSlice: return "time_slice";
+    case GpuSharing::Fractional: return "fractional";
   }
   return "full";
 }
@@ -304,6 +305,7 @@ core::Result<std::uint32_t> Impl::add_run(const WorkloadRequest& req) {
 
 void Impl::enqueue(std::uint32_t slot, std::int64_t now) {
   sim::Run& r = runs[slot];
+  if (r.gpu) release_node(slot);
   r.placement.reset();
   if (r.window && !r.window->contains(core::Timestamp::from_unix_nanos(now))) {
     set_phase(slot, Phase::Waiting);
@@ -521,7 +523,8 @@ core::Result<std::vector<WorkloadInfo>> SimCluster::list() {
     } else if (r.phase == Phase::Queued) {
       w.message = "waiting in ClusterQueue " + m.cq_names[static_cast<std::size_t>(m.lqs[r.lq].cq)] + " behind the queue's heads";
     } else if (r.phase == Phase::Admitted) {
-      w.message = "admitted; waiting for a node with free devices";
+      w.message = r.gpu && !r.gpu->waiting.empty() ? r.gpu->waiting
+                                                   : "admitted by quota; waiting for placement: no node with free devices";
     }
     out.push_back(std::move(w));
   }
@@ -576,9 +579,11 @@ core::Status SimCluster::adopt(std::span<const AdoptedRun> batch) {
       const std::int64_t after = Impl::ending(r).after;
       if (after != std::numeric_limits<std::int64_t>::max())
         m.schedule(slot, TimerKind::End, core::detail::saturating_add(r.started_ns, after));
-    } else if (m.place(slot)) {
+    } else if (m.gpu_flavors.empty() && m.place(slot)) {
       m.start(slot, now);
     } else {
+      // Under a placement policy an admitted run is placed after every running one is back on
+      // its node (the next admission cycle), so that it cannot take their devices.
       m.unplaced.push_back(slot);
     }
   }
@@ -639,5 +644,54 @@ std::size_t SimCluster::admitted() const noexcept {
 }
 std::size_t SimCluster::running() const noexcept { return impl_->counts[static_cast<int>(Phase::Running)]; }
 const SimClusterOptions& SimCluster::options() const noexcept { return impl_->options; }
+
+std::vector<SimCluster::GpuPoolView> SimCluster::gpu_pools() const {
+  std::vector<GpuPoolView> out;
+  for (const auto& gf : impl_->gpu_flavors) out.push_back({gf.flavor, &gf.pool, &gf.seen});
+  return out;
+}
+
+std::vector<std::pair<core::Id, std::string>> SimCluster::waiting_for_placement() const {
+  std::vector<std::pair<core::Id, std::string>> out;
+  for (std::uint32_t slot : impl_->unplaced) {
+    const sim::Run& r = impl_->runs[slot];
+    if (r.phase != Phase::Admitted) continue;
+    out.emplace_back(r.job_id, r.gpu && !r.gpu->waiting.empty() ? r.gpu->waiting
+                                                              : "admitted by quota; waiting for placement: no node with free devices");
+  }
+  return out;
+}
+
+core::Result<gpu::DefragProblem> SimCluster::defrag_problem(const core::Id& job_id) const {
+  const Impl& m = *impl_;
+  auto it = m.by_job.find(job_id);
+  if (it == m.by_job.end())
+    return Error::make(core::ErrorCode::NotFound, "the cluster holds no run of job " + job_id.to_string(), "job");
+  const sim::Run& r = m.runs[it->second];
+  if (r.phase != Phase::Admitted || !r.gpu || r.gpu->placed)
+    return Error::invalid("job", job_id.to_string(), "does not wait for placement under a placement policy");
+  const sim::GpuFlavor& gf = m.gpu_flavors[static_cast<std::size_t>(r.gpu->flavor)];
+  gpu::DefragProblem p;
+  p.pool = gf.pool;
+  const std::int64_t now = m.clock->now().unix_nanos();
+  for (const sim::Run& o : m.runs) {
+    if (!o.gpu || !o.gpu->placed || o.gpu->flavor != r.gpu->flavor) continue;
+    gpu::Holder h;
+    h.name = o.job_id.to_string();
+    h.task = o.gpu->task;
+    if (!o.gpu->mig.empty()) h.task.num_gpu = 0, h.task.gpu_milli = 0;
+    h.placement = o.gpu->placement;
+    h.mig = o.gpu->mig;
+    h.priority = o.priority;
+    if (o.phase == Phase::Running) h.elapsed_seconds = static_cast<double>(std::max<std::int64_t>(0, now - o.started_ns)) / 1e9;
+    p.holders.push_back(std::move(h));
+  }
+  p.request.task = r.gpu->task;
+  p.request.task.name = job_id.to_string();
+  p.request.mig_profile = r.gpu->mig_profile;
+  if (!p.request.mig_profile.empty()) p.request.task.num_gpu = 0, p.request.task.gpu_milli = 0;
+  p.request.priority = r.priority;
+  return p;
+}
 
 }  // namespace budcore::backend

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "budcore/backend/sim_cluster.hpp"
+#include "budcore/gpu/policy.hpp"
 
 #pragma GCC visibility push(hidden)  // private to the library: not exported
 
@@ -40,6 +41,29 @@ enum class Phase : std::uint8_t {
 struct Extras {
   std::string fail_message;
   core::Value outputs;  // a map
+};
+
+// A run placed through the gpu layer (a placement policy is configured): its request as a
+// gpu::Task, where it went, and why it waits when no node takes it.
+struct GpuHold {
+  int flavor = -1;  // index into Impl::gpu_flavors
+  gpu::Task task;
+  std::string mig_profile;  // a MIG pool: the profile, task.num_gpu instances of it
+  gpu::Placement placement;
+  std::vector<std::pair<int, std::size_t>> mig;  // (GPU, instance) held
+  bool placed = false;
+  bool never = false;   // its request can never be placed (the reason is in `waiting`)
+  std::string waiting;  // why no node takes it (empty once placed)
+};
+
+// The gpu layer's view of one flavor's nodes, and the policy that places on them.
+struct GpuFlavor {
+  std::string flavor;
+  gpu::Pool pool;
+  std::unique_ptr<gpu::Policy> policy;
+  std::vector<int> sim_nodes;   // pool node -> Impl::nodes
+  std::vector<gpu::Task> seen;  // the distinct requests placed so far: FGD's task mix
+  bool stale = true;            // the policy must be made again (a new request for FGD)
 };
 
 struct Run {
@@ -68,6 +92,7 @@ struct Run {
   std::vector<std::int32_t> slots;       // GPU slots it occupies on that node
   std::int64_t node_cpu = 0;             // cpu (milli) and memory (bytes) it holds on that node
   std::int64_t node_memory = 0;
+  std::unique_ptr<GpuHold> gpu;          // placed through the gpu layer (a placement policy)
 };
 
 // Queue order of Kueue's heap: higher priority, then earlier queue_seq.
@@ -139,6 +164,8 @@ struct BUDCORE_HIDDEN SimCluster::Impl {
   std::vector<sim::Node> nodes;
   std::map<std::string, std::vector<int>, std::less<>> nodes_by_flavor;
   std::map<std::string, std::string, std::less<>> flavor_gpu_resource;
+  std::vector<sim::GpuFlavor> gpu_flavors;               // with a placement policy
+  std::map<std::string, int, std::less<>> gpu_flavor_of;  // flavor -> index into gpu_flavors
 
   std::deque<ClusterEvent> outbox;
   std::uint64_t event_seq = 0;
@@ -181,6 +208,8 @@ struct BUDCORE_HIDDEN SimCluster::Impl {
   // --- sim_inventory.cpp
   core::Status build_inventory();
   bool place(std::uint32_t slot);  // true when placed (or nothing constrains it)
+  bool place_gpu(std::uint32_t slot, int flavor_index, const std::string& gpu_res, std::int64_t count,
+                 std::int64_t need_cpu, std::int64_t need_mem);  // through the gpu layer's policy
   void release_node(std::uint32_t slot);
   void place_waiting(std::int64_t now);
 };

@@ -1,7 +1,11 @@
 // The simulated cluster's node inventory: validation, GPU slots per node (whole GPUs, MIG
-// instances, time-slice replicas) and first-fit placement of admitted runs.
+// instances, time-slice replicas) and first-fit placement of admitted runs, or, with a
+// placement policy, the gpu layer's Pool per flavor and the policy's placements.
 #include <algorithm>
+#include <cctype>
 #include <set>
+
+#include "budcore/gpu/mig.hpp"
 
 #include "backends/sim/sim_impl.hpp"
 
@@ -31,9 +35,64 @@ std::int64_t NodePool::slots_per_node() const {
     case GpuSharing::Full: return gpus_per_node;
     case GpuSharing::Mig: return gpus_per_node * mig_instances_per_gpu;
     case GpuSharing::TimeSlice: return gpus_per_node * time_slice_replicas;
+    case GpuSharing::Fractional: return gpus_per_node;
   }
   return gpus_per_node;
 }
+
+std::string NodePool::resolved_gpu_model() const {
+  auto lower = [](std::string_view v) {
+    std::string out(v);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  if (!gpu_model.empty()) return gpu::is_known_gpu_model(gpu_model) ? gpu_model : std::string();
+  std::string type = lower(gpu_type);
+  if (type.rfind("nvidia-", 0) == 0) type = type.substr(7);
+  for (const auto& m : gpu::known_gpu_models())
+    if (lower(m) == type) return m;
+  return {};
+}
+
+namespace {
+
+// mig_instances_per_gpu instances of the pool's profile, each at the first start it may take
+// that no earlier instance covers.
+std::vector<gpu::MigInstance> mig_layout(const NodePool& p, const std::string& model) {
+  std::vector<gpu::MigInstance> layout;
+  const gpu::MigProfile* prof = gpu::find_mig_profile(model, p.mig_profile);
+  if (prof == nullptr) {
+    layout.push_back({p.mig_profile, 0});  // refused by validate_mig_layout, naming the profile
+    return layout;
+  }
+  std::vector<char> used(gpu::kMigMemorySlices, 0);
+  for (std::int64_t i = 0; i < p.mig_instances_per_gpu; ++i) {
+    int at = -1;
+    for (int s : prof->starts) {
+      bool free = s + prof->memory_slices <= gpu::kMigMemorySlices;
+      for (int k = s; free && k < s + prof->memory_slices; ++k) free = used[static_cast<std::size_t>(k)] == 0;
+      if (free) {
+        at = s;
+        break;
+      }
+    }
+    if (at < 0) at = prof->starts.empty() ? 0 : prof->starts.back();  // refused as an overlap or one too many
+    for (int k = at; k < at + prof->memory_slices && k < gpu::kMigMemorySlices; ++k) used[static_cast<std::size_t>(k)] = 1;
+    layout.push_back({p.mig_profile, at});
+  }
+  return layout;
+}
+
+std::string known_models_text() {
+  std::string out;
+  for (const auto& m : gpu::known_gpu_models()) out += (out.empty() ? "" : ", ") + m;
+  return out;
+}
+
+constexpr std::int64_t kUnlimited = std::int64_t{1} << 52;  // cpu or memory that does not limit placement
+constexpr std::int64_t kMiB = std::int64_t{1} << 20;
+
+}  // namespace
 
 core::Status SimClusterOptions::validate() const {
   BUDCORE_TRY(quota::validate(quota));
@@ -48,6 +107,14 @@ core::Status SimClusterOptions::validate() const {
   std::set<std::string> flavors;
   for (const auto& f : quota.resource_flavors) flavors.insert(f.name);
   std::set<std::string> names;
+  if (!placement_policy.empty()) {
+    const auto& known = gpu::policy_names();
+    if (std::find(known.begin(), known.end(), placement_policy) == known.end()) {
+      std::string list;
+      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+      return Error::invalid("placement_policy", placement_policy, "is not a placement policy (known: " + list + ")");
+    }
+  }
   for (std::size_t i = 0; i < inventory.size(); ++i) {
     const NodePool& p = inventory[i];
     const std::string path = "inventory[" + std::to_string(i) + "]";
@@ -73,6 +140,22 @@ core::Status SimClusterOptions::validate() const {
       return Error::invalid(path + ".cpu_per_node", p.cpu_per_node->to_string(), "must not be negative");
     if (p.memory_per_node && p.memory_per_node->sign() < 0)
       return Error::invalid(path + ".memory_per_node", p.memory_per_node->to_string(), "must not be negative");
+    if (p.sharing == GpuSharing::Fractional && placement_policy.empty())
+      return Error::invalid(path + ".sharing", "fractional", "fractional sharing needs a placement_policy");
+    if (placement_policy.empty() || p.gpus_per_node == 0) continue;
+    const std::string model = p.resolved_gpu_model();
+    if (model.empty())
+      return Error::invalid(path + ".gpu_model", p.gpu_model.empty() ? p.gpu_type : p.gpu_model,
+                            "is not a known GPU model (" + known_models_text() + "); a placement policy needs one");
+    if (p.gpus_per_node > gpu::kMaxGpusPerNode)
+      return Error::invalid(path + ".gpus_per_node", std::to_string(p.gpus_per_node), "at most 64 under a placement policy");
+    if (p.sharing == GpuSharing::Mig) {
+      if (!gpu::supports_mig(model)) return Error::invalid(path + ".gpu_model", model, "has no MIG profiles");
+      if (auto st = gpu::validate_mig_layout(model, mig_layout(p, model)); !st)
+        return Error::invalid(path + ".mig_instances_per_gpu", std::to_string(p.mig_instances_per_gpu),
+                              p.mig_profile + " x " + std::to_string(p.mig_instances_per_gpu) + " is not a MIG layout of " +
+                                  model + ": " + st.error().message);
+    }
   }
   return {};
 }
@@ -98,6 +181,35 @@ core::Status Impl::build_inventory() {
       node.used.assign(static_cast<std::size_t>(pool.slots_per_node()), 0);
       node.free_slots = pool.slots_per_node();
       nodes_by_flavor[pool.flavor].push_back(static_cast<int>(nodes.size()));
+      if (!options.placement_policy.empty() && pool.gpus_per_node > 0) {
+        auto [it, added] = gpu_flavor_of.emplace(pool.flavor, static_cast<int>(gpu_flavors.size()));
+        if (added) gpu_flavors.emplace_back().flavor = pool.flavor;
+        sim::GpuFlavor& gf = gpu_flavors[static_cast<std::size_t>(it->second)];
+        gpu::Node gn;
+        gn.name = node.name;
+        gn.model = pool.resolved_gpu_model();
+        gn.cpu_milli = cpu < 0 ? kUnlimited : cpu;
+        gn.memory_mib = mem < 0 ? kUnlimited : mem / kMiB;
+        for (std::int64_t g = 0; g < pool.gpus_per_node; ++g) {
+          gpu::Device d;
+          switch (pool.sharing) {
+            case GpuSharing::Full: d.sharing = gpu::Sharing::Whole; break;
+            case GpuSharing::Fractional: d.sharing = gpu::Sharing::Fractional; break;
+            case GpuSharing::TimeSlice:
+              d.sharing = gpu::Sharing::TimeSlice;
+              d.replicas = static_cast<int>(pool.time_slice_replicas);
+              break;
+            case GpuSharing::Mig:
+              d.sharing = gpu::Sharing::Mig;
+              d.mig = mig_layout(pool, gn.model);
+              break;
+          }
+          gn.gpus.push_back(std::move(d));
+        }
+        if (auto st = gf.pool.add_node(std::move(gn)); !st)
+          return std::move(st).error().at("inventory[" + std::to_string(p) + "]");
+        gf.sim_nodes.push_back(static_cast<int>(nodes.size()));
+      }
       nodes.push_back(std::move(node));
     }
   }
@@ -140,6 +252,11 @@ bool Impl::place(std::uint32_t slot) {
   }
   const std::int64_t need_cpu = milli(core::kResourceCpu);
   const std::int64_t need_mem = milli(core::kResourceMemory) / 1000;
+  if (auto gf = gpu_flavor_of.find(flavor); gf != gpu_flavor_of.end()) {
+    auto res = flavor_gpu_resource.find(flavor);
+    return place_gpu(slot, gf->second, res != flavor_gpu_resource.end() && res->second == gpu_res ? gpu_res : std::string(),
+                     count, need_cpu, need_mem);
+  }
   auto fits = [&](const sim::Node& n) {
     return n.free_slots >= need_slots && (n.free_cpu_milli < 0 || n.free_cpu_milli >= need_cpu) &&
            (n.free_memory < 0 || n.free_memory >= need_mem);
@@ -172,6 +289,7 @@ bool Impl::place(std::uint32_t slot) {
           lane += std::to_string(static_cast<std::int64_t>(s) / pool.time_slice_replicas) + "/slice" +
                   std::to_string(static_cast<std::int64_t>(s) % pool.time_slice_replicas);
           break;
+        case GpuSharing::Fractional: lane += std::to_string(s); break;
       }
       r.placement->devices.push_back(std::move(lane));
     }
@@ -187,6 +305,20 @@ bool Impl::place(std::uint32_t slot) {
 
 void Impl::release_node(std::uint32_t slot) {
   sim::Run& r = runs[slot];
+  if (r.gpu) {
+    if (r.gpu->placed) {
+      gpu::Pool& pool = gpu_flavors[static_cast<std::size_t>(r.gpu->flavor)].pool;
+      gpu::Task cpu_only = r.gpu->task;
+      if (!r.gpu->mig.empty()) cpu_only.num_gpu = 0, cpu_only.gpu_milli = 0;
+      (void)pool.release(cpu_only, r.gpu->placement);
+      for (const auto& [g, inst] : r.gpu->mig) (void)pool.release_mig(r.gpu->placement.node, g, inst);
+    }
+    r.gpu.reset();
+    r.node = -1;
+    r.slots.clear();
+    r.node_cpu = r.node_memory = 0;
+    return;
+  }
   if (r.node < 0) return;
   sim::Node& n = nodes[static_cast<std::size_t>(r.node)];
   for (auto s : r.slots) n.used[static_cast<std::size_t>(s)] = 0;
@@ -196,6 +328,187 @@ void Impl::release_node(std::uint32_t slot) {
   r.node = -1;
   r.slots.clear();
   r.node_cpu = r.node_memory = 0;
+}
+
+// Through the gpu layer: the run's pod set as one gpu::Task (its pods together on one node, as
+// the first-fit inventory places them): whole GPUs, or one pod's share of a GPU, or MIG
+// instances of the pool's profile (the first node with enough free ones), placed where the
+// policy says. FGD measures against the distinct requests placed on the flavor so far.
+bool Impl::place_gpu(std::uint32_t slot, int flavor_index, const std::string& gpu_res, std::int64_t count,
+                     std::int64_t need_cpu, std::int64_t need_mem) {
+  sim::Run& r = runs[slot];
+  sim::GpuFlavor& gf = gpu_flavors[static_cast<std::size_t>(flavor_index)];
+  const quota::PodSet& ps = shapes[r.shape];
+  if (!r.gpu) {
+    auto hold = std::make_unique<sim::GpuHold>();
+    hold->flavor = flavor_index;
+    gpu::Task& t = hold->task;
+    t.name = r.name;
+    t.cpu_milli = need_cpu;
+    t.memory_mib = (need_mem + kMiB - 1) / kMiB;
+    if (!gpu_res.empty()) {
+      const std::int64_t per_pod = ps.requests.get(gpu_res).milli_value().value_or(0);
+      const std::int64_t total = per_pod * count;
+      const std::string mig_prefix = "nvidia.com/mig-";
+      if (gpu_res.rfind(mig_prefix, 0) == 0) {
+        hold->mig_profile = gpu_res.substr(mig_prefix.size());
+        t.num_gpu = static_cast<int>(std::min<std::int64_t>(total / 1000, gpu::kMaxGpusPerNode * 7));
+        if (total % 1000 != 0) hold->waiting = "asks for a part of a MIG instance";
+      } else if (count == 1 && per_pod > 0 && per_pod < 1000) {
+        t.num_gpu = 1;
+        t.gpu_milli = static_cast<int>(per_pod);
+      } else if (total % 1000 == 0 && total / 1000 <= gpu::kMaxGpusPerNode) {
+        t.num_gpu = static_cast<int>(total / 1000);
+        t.gpu_milli = t.num_gpu > 0 ? gpu::kMilliPerGpu : 0;
+      } else if (total % 1000 != 0) {
+        hold->waiting = "asks for " + std::to_string(total) + " milli-GPU over " + std::to_string(count) +
+                        " pods: only a single pod may ask for a share of a GPU";
+      } else {
+        hold->waiting = "asks for " + std::to_string(total / 1000) + " GPUs on one node; a node has at most 64";
+      }
+    }
+    if (!hold->waiting.empty()) {
+      hold->never = true;
+      hold->waiting = "admitted by quota; waiting for placement: " + hold->waiting;
+    }
+    r.gpu = std::move(hold);
+  }
+  sim::GpuHold& h = *r.gpu;
+  if (h.placed) return true;
+  if (h.never) return false;
+  const gpu::Task& t = h.task;
+  gpu::Pool& pool = gf.pool;
+  std::optional<gpu::Placement> where;
+  // An adopted run goes back to the node and devices it had ("<node>/gpu<g>[/mig<i>|/slice<k>]").
+  if (!r.placement->nodes.empty()) {
+    const std::string& prev = r.placement->nodes[0];
+    for (std::size_t n = 0; n < gf.sim_nodes.size() && !where; ++n) {
+      if (nodes[static_cast<std::size_t>(gf.sim_nodes[n])].name != prev) continue;
+      gpu::Placement pl{n, {}};
+      std::vector<std::pair<int, std::size_t>> mig;
+      const std::string prefix = prev + "/gpu";
+      for (const auto& lane : r.placement->devices) {
+        if (lane.rfind(prefix, 0) != 0) continue;
+        std::size_t end = prefix.size();
+        while (end < lane.size() && std::isdigit(static_cast<unsigned char>(lane[end]))) ++end;
+        if (end == prefix.size()) continue;
+        const int g = std::stoi(lane.substr(prefix.size(), end - prefix.size()));
+        if (lane.compare(end, 4, "/mig") == 0 && end + 4 < lane.size())
+          mig.emplace_back(g, static_cast<std::size_t>(std::stoul(lane.substr(end + 4))));
+        else
+          pl.gpus.push_back(g);
+      }
+      if (h.mig_profile.empty()) {
+        if (static_cast<int>(pl.gpus.size()) == t.num_gpu && pool.allocate(t, pl)) where = pl;
+      } else if (static_cast<int>(mig.size()) == t.num_gpu) {
+        gpu::Task cpu_only = t;
+        cpu_only.num_gpu = 0;
+        cpu_only.gpu_milli = 0;
+        const auto& gpus = pool.node(n).gpus;
+        bool free = true;
+        for (const auto& [g, i] : mig)
+          free = free && g >= 0 && static_cast<std::size_t>(g) < gpus.size() && i < gpus[static_cast<std::size_t>(g)].mig.size() &&
+                 gpus[static_cast<std::size_t>(g)].mig_state[i] == 0 && gpus[static_cast<std::size_t>(g)].mig[i].profile == h.mig_profile;
+        if (free && pool.allocate(cpu_only, gpu::Placement{n, {}})) {
+          for (const auto& [g, i] : mig) (void)pool.allocate_mig(n, g, i);
+          h.mig = std::move(mig);
+          where = gpu::Placement{n, {}};
+        }
+      }
+    }
+  }
+  // The distinct requests of the flavor: FGD's task mix (a new one makes FGD's policy again).
+  auto remember = [&] {
+    if (t.num_gpu > 0 && h.mig_profile.empty() && std::none_of(gf.seen.begin(), gf.seen.end(), [&](const gpu::Task& s) {
+          return s.cpu_milli == t.cpu_milli && s.memory_mib == t.memory_mib && s.num_gpu == t.num_gpu && s.gpu_milli == t.gpu_milli;
+        })) {
+      gf.seen.push_back(t);
+      if (options.placement_policy == "fgd") gf.stale = true;
+    }
+  };
+  if (where) {
+    remember();  // placed where it was
+  } else if (!h.mig_profile.empty()) {
+    gpu::Task cpu_only = t;
+    cpu_only.num_gpu = 0;
+    cpu_only.gpu_milli = 0;
+    for (std::size_t n = 0; n < pool.size() && !where; ++n) {
+      if (!pool.fits(cpu_only, ~std::uint64_t{0}, n)) continue;
+      std::vector<std::pair<int, std::size_t>> free;
+      const auto& gpus = pool.node(n).gpus;
+      for (std::size_t g = 0; g < gpus.size() && static_cast<int>(free.size()) < t.num_gpu; ++g)
+        for (std::size_t i = 0; i < gpus[g].mig.size() && static_cast<int>(free.size()) < t.num_gpu; ++i)
+          if (gpus[g].mig_state[i] == 0 && gpus[g].mig[i].profile == h.mig_profile) free.emplace_back(static_cast<int>(g), i);
+      if (static_cast<int>(free.size()) < t.num_gpu) continue;
+      where = gpu::Placement{n, {}};
+      if (!pool.allocate(cpu_only, *where)) return false;
+      for (const auto& [g, i] : free) (void)pool.allocate_mig(n, g, i);
+      h.mig = std::move(free);
+    }
+  } else {
+    remember();
+    if (!gf.policy || gf.stale) {
+      gpu::PolicyOptions po;
+      po.seed = options.outcomes.seed;
+      po.workload = gpu::Workload::from_tasks(gf.seen.empty() ? std::vector<gpu::Task>{t} : gf.seen);
+      auto made = gpu::make_policy(options.placement_policy, po);
+      if (!made) return false;  // validate() accepted the name
+      gf.policy = std::move(*made);
+      gf.stale = false;
+    }
+    where = gf.policy->place(pool, t);
+    if (where && !pool.allocate(t, *where)) where.reset();
+  }
+  if (!where) {
+    // Why: the most the flavor's nodes offer on one node, against what the run asks.
+    int most = 0;
+    for (std::size_t n = 0; n < pool.size(); ++n) {
+      int c = 0;
+      for (const auto& d : pool.node(n).gpus) {
+        if (!h.mig_profile.empty()) {
+          for (std::size_t i = 0; i < d.mig.size(); ++i) c += d.mig_state[i] == 0 && d.mig[i].profile == h.mig_profile;
+        } else if (t.shares_gpu() ? gpu::Pool::gpu_fits(d, t) : d.milli_free() == gpu::kMilliPerGpu) {
+          ++c;
+        }
+      }
+      most = std::max(most, c);
+    }
+    std::string asks, unit;
+    if (!h.mig_profile.empty()) {
+      asks = std::to_string(t.num_gpu) + " " + h.mig_profile + " instances";
+      unit = "free " + h.mig_profile + " instances";
+    } else if (t.shares_gpu()) {
+      asks = std::to_string(t.gpu_milli) + " milli-GPU of one GPU";
+      unit = "GPUs with that much free";
+    } else {
+      asks = std::to_string(t.num_gpu) + " GPUs";
+      unit = "free GPUs";
+    }
+    h.waiting = "admitted by quota; waiting for placement: no node of flavor " + gf.flavor + " can take " + asks +
+                " with " + std::to_string(t.cpu_milli) + "m CPU and " + std::to_string(t.memory_mib) + " MiB (policy " +
+                options.placement_policy + "; the most " + unit + " on one node: " + std::to_string(most) + ")";
+    return false;
+  }
+  h.placement = *where;
+  h.placed = true;
+  h.waiting.clear();
+  const std::size_t n = where->node;
+  r.node = gf.sim_nodes[n];
+  r.slots.clear();
+  r.node_cpu = need_cpu;
+  r.node_memory = need_mem;
+  const std::string& name = nodes[static_cast<std::size_t>(r.node)].name;
+  r.placement->nodes.assign(1, name);
+  r.placement->devices.clear();
+  const auto& gpus = pool.node(n).gpus;
+  for (const auto& [g, i] : h.mig) r.placement->devices.push_back(name + "/gpu" + std::to_string(g) + "/mig" + std::to_string(i));
+  for (int g : where->gpus) {
+    std::string lane = name + "/gpu" + std::to_string(g);
+    const gpu::Device& d = gpus[static_cast<std::size_t>(g)];
+    if (d.sharing == gpu::Sharing::TimeSlice) lane += "/slice" + std::to_string(d.replicas_used - 1);
+    r.placement->devices.push_back(std::move(lane));
+  }
+  return true;
 }
 
 // Admitted runs waiting for a node, in admission order; each that fits now starts.

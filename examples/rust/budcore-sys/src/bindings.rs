@@ -515,6 +515,16 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    #[doc = " Writes the cheapest defragmentation plan for one of the caller's jobs that the quota admitted\n and no node of its flavor takes yet (cluster.placement_policy; docs/gpu.md \"In the platform\"):\n {\"plan\": {...} | null, \"applied\": false}, the document of budcore_gpu_defrag over the runs on\n the job's flavor, with the timeline's estimated ends; other tenants' jobs are named\n \"[hidden N]\". Advice only: nothing is applied. BUDCORE_ENOTFOUND for a job that is not the\n caller's live job, BUDCORE_EINVALID (field \"job\") for one that does not wait for placement,\n BUDCORE_EUNSUPPORTED without the simulated cluster.\n Thread-safety: safe."]
+    pub fn budcore_platform_gpu_defrag(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        id: *const ::std::os::raw::c_char,
+        id_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     #[doc = " Cancels a job that has not ended (BUDCORE_ECONFLICT otherwise). Writes the job record.\n Thread-safety: safe."]
     pub fn budcore_platform_cancel(
         out: *mut budcore_buf,
@@ -643,7 +653,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Writes what the cluster holds and the quota it uses ({\"workloads\", \"usage\"}).\n Thread-safety: safe."]
+    #[doc = " Writes what the cluster holds and the quota it uses ({\"workloads\", \"usage\"}), and with\n cluster.placement_policy its GPU pools' fragmentation (\"gpu\": per flavor, docs/gpu.md).\n Thread-safety: safe."]
     pub fn budcore_platform_cluster(
         out: *mut budcore_buf,
         platform: *const budcore_platform,
@@ -953,6 +963,14 @@ extern "C" {
         pods_csv_len: usize,
         options_json: *const ::std::os::raw::c_char,
         options_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Plans, for a request no node takes, the cheapest of moving workloads of lower or equal\n priority off one node, waiting for workloads with estimated ends, or re-partitioning one MIG\n GPU. problem_json is the document of docs/gpu.md \"Defragmentation plans\": {\"nodes\",\n \"workloads\", \"request\", \"move_overhead_seconds\", \"apply\"}. Writes to `out` (which must be\n empty: BUDCORE_BUF_INIT) {\"plan\": {\"kind\", \"node\", \"gpus\", \"moves\", \"wait_for\",\n \"wait_seconds\", \"repartition\", \"cost_gpu_seconds\", \"summary\"} | null, \"applied\", and with\n \"apply\": true \"workloads\" after the plan}.\n Errors: BUDCORE_EINVALID with budcore_error_last()->field naming the input (\"nodes[0].model\",\n \"workloads[1].gpus[0]\", \"request.gpu_milli\"); `out` is then untouched.\n Thread-safety: safe from any thread."]
+    pub fn budcore_gpu_defrag(
+        out: *mut budcore_buf,
+        problem_json: *const ::std::os::raw::c_char,
+        problem_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {

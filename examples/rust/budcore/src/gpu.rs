@@ -1,5 +1,6 @@
 //! GPU placement over the C ABI (gpu.h): the Alibaba GPU trace replayed with placement
-//! policies, as `budcore gpu replay` does. CSV in, JSON out.
+//! policies, as `budcore gpu replay` does, and defragmentation plans, as `budcore gpu defrag`
+//! does. CSV or JSON in, JSON out.
 
 use crate::{check, sys, Buf, Error};
 
@@ -21,6 +22,17 @@ pub fn gpu_replay(nodes_csv: &str, pods_csv: &str, options_json: &str) -> Result
             options_json.len(),
         )
     };
+    check(rc)?;
+    Ok(out.to_string_lossy())
+}
+
+/// The cheapest plan that makes a pending request fit, as `budcore gpu defrag` prints it:
+/// `problem_json` is the problem document of docs/gpu.md ("nodes", "workloads", "request",
+/// "move_overhead_seconds", "apply"); returns `{"plan", "applied"[, "workloads"]}`.
+pub fn gpu_defrag(problem_json: &str) -> Result<String, Error> {
+    let mut out = Buf::new();
+    // SAFETY: (ptr, len) describes a live slice; out is an empty buf.
+    let rc = unsafe { sys::budcore_gpu_defrag(out.as_mut_ptr(), problem_json.as_ptr().cast(), problem_json.len()) };
     check(rc)?;
     Ok(out.to_string_lossy())
 }

@@ -129,6 +129,16 @@ impl Platform {
         json_out(|out| unsafe { sys::budcore_platform_preempt(out, self.ptr(), &c, i, n, r, rn) })
     }
 
+    /// The cheapest defragmentation plan for one of the caller's jobs that the quota admitted
+    /// and no node of its flavor takes yet (`cluster.placement_policy`): `{"plan", "applied":
+    /// false}`, advice only (docs/gpu.md "In the platform").
+    pub fn gpu_defrag(&self, caller: &Caller, id: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_gpu_defrag(out, self.ptr(), &c, i, n) })
+    }
+
     /// When each of the caller's waiting and running jobs is expected to start and end (the
     /// JSON of `budcore schedule estimate --details`; job names are job ids).
     pub fn schedule(&self, caller: &Caller) -> Result<String, Error> {

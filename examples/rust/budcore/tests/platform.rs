@@ -105,3 +105,30 @@ fn compaction_cuts_the_event_log_and_an_old_watch_is_gone() {
     assert!(p.events(&me, resume, 100).unwrap().contains("\"events\":["));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_plan_that_frees_a_gang_waiting_for_placement() {
+    // Two A100 nodes of 4 GPUs under worst_fit: a and b take one GPU on each node, so c (4 GPUs),
+    // which the quota admits, waits for placement; moving a (1 GPU x (0 + 60) s) frees it.
+    let dir = temp_dir("defrag");
+    let config = format!(
+        "store: sqlite://{dir}/gpu.db\nclock: virtual\ncluster:\n  placement_policy: worst_fit\n  inventory:\n    \
+         - {{name: a100, flavor: a100-80gb, nodes: 2, gpu_type: nvidia-a100-80gb, gpus_per_node: 4, cpu_per_node: \"96\", memory_per_node: 1Ti}}\n"
+    );
+    let p = Platform::open(&config).unwrap();
+    let me = Caller { tenant: TENANT, principal: "user:rust", request_id: "r-g" };
+    let job = |name: &str, gpus: u32, seconds: u32| {
+        format!(r#"{{"name": "{name}", "job_type": "BATCH", "deployment_type": "DOCKER", "gpu_type": "nvidia-a100-80gb", "gpu_count": {gpus}, "estimated_duration_seconds": {seconds}}}"#)
+    };
+    let a = id_of(&p.submit(&me, &job("a", 1, 300), None).unwrap());
+    p.submit(&me, &job("b", 1, 600), None).unwrap();
+    let c = id_of(&p.submit(&me, &job("c", 4, 600), None).unwrap());
+    p.pump().unwrap();
+    let plan = p.gpu_defrag(&me, &c).unwrap();
+    assert!(plan.contains(r#""kind":"move""#) && plan.contains(r#""applied":false"#), "{plan}");
+    assert!(plan.contains(&format!(r#""workload":"{a}""#)), "{plan}");
+    let e = p.gpu_defrag(&me, &a).unwrap_err();
+    assert_eq!((e.code, e.field.as_str()), (ErrorCode::Invalid, "job"));
+    let other = Caller::tenant("00000000-0000-4000-8000-0000000000e2");
+    assert_eq!(p.gpu_defrag(&other, &c).unwrap_err().code, ErrorCode::NotFound);
+}

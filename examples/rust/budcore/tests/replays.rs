@@ -1,7 +1,7 @@
 //! The GPU trace replay and the serverless simulation from Rust, on the files of tests/data.
 use std::path::PathBuf;
 
-use budcore::{gpu_replay, serverless_simulate, ErrorCode};
+use budcore::{gpu_defrag, gpu_replay, serverless_simulate, ErrorCode};
 
 fn data(name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/data").join(name);
@@ -48,6 +48,21 @@ fn gpu_replay_errors_name_the_field() {
     assert_eq!(e.field, "options.max_lod");
     let e = gpu_replay(&nodes, &data("gpu/pods_bad_number.csv"), "").unwrap_err();
     assert_eq!(e.field, "pods_csv:3.cpu_milli");
+}
+
+#[test]
+fn gpu_defrag_moves_the_cheapest_workloads() {
+    let problem = data("gpu/defrag_gang.json");
+    let out = gpu_defrag(&problem).expect("valid input");
+    // w1 and w2 off n0: 1 GPU x (100 + 60) + 1 GPU x (500 + 60) = 720 GPU-seconds.
+    assert!(out.contains(r#""kind":"move""#), "{out}");
+    assert!(out.contains(r#""cost_gpu_seconds":720"#), "{out}");
+    assert!(out.contains(r#""applied":false"#), "{out}");
+    let applied = gpu_defrag(&problem.replacen("{", r#"{"apply": true,"#, 1)).expect("valid input");
+    assert!(applied.contains(r#"{"name":"gang","node":"n0","gpus":[0,1,2,3]}"#), "{applied}");
+    let e = gpu_defrag(&problem.replace(r#""gpus": [1]"#, r#""gpus": [7]"#)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Invalid);
+    assert_eq!(e.field, "workloads[1].gpus[0]");
 }
 
 #[test]

@@ -1,0 +1,132 @@
+// The platform's view of its simulated cluster's GPU pools under a placement policy: the
+// schedule says a job waits for placement (not quota), the GPU report and the budcore_gpu_*
+// gauges give FGD's fragmentation per node and per flavor, the unallocated share and the
+// largest gang per GPU model, checked against hand-worked figures.
+#include <gtest/gtest.h>
+
+#include "budcore/core/json.hpp"
+#include "budcore/platform/platform.hpp"
+#include "budcore/platform/platform_json.hpp"
+#include "platform/platform_fixture.hpp"
+
+namespace budcore::testing {
+namespace {
+
+// Two A100 nodes of 4 GPUs under worst_fit: A (1 GPU) and B (1 GPU) go one per node, so C (4
+// GPUs), which the quota admits (6 of batch-jobs' 8), finds at most 3 free on one node.
+struct Spread {
+  PlatformTarget t;
+  std::unique_ptr<platform::Platform> p;
+  core::Id a, b, c;
+  Spread() {
+    t.config.cluster.inventory[0].gpus_per_node = 4;
+    t.config.cluster.placement_policy = "worst_fit";
+    p = t.open();
+    a = p->submit(ctx_a(), gpu_job("a", 1, 300)).value().record.job.id;
+    b = p->submit(ctx_a(), gpu_job("b", 1, 600)).value().record.job.id;
+    c = p->submit(ctx_a(), gpu_job("c", 4, 600)).value().record.job.id;
+    EXPECT_TRUE(p->pump());
+  }
+};
+
+TEST(PlatformGpuViewTest, TheScheduleSaysAGangWaitsForPlacementNotQuota) {
+  Spread s;
+  auto sched = s.p->schedule(ctx_a());
+  ASSERT_TRUE(sched) << sched.error().describe();
+  bool seen = false;
+  for (const auto& e : sched->jobs) {
+    if (e.name != s.c.to_string()) {
+      EXPECT_NE(e.wait, schedule::WaitReason::Placement) << e.name;
+      continue;
+    }
+    seen = true;
+    EXPECT_EQ(e.wait, schedule::WaitReason::Placement);
+    EXPECT_EQ(to_string(e.wait), "placement");
+    EXPECT_NE(e.wait_detail.find("admitted by quota; waiting for placement"), std::string::npos) << e.wait_detail;
+    EXPECT_FALSE(e.running);
+    EXPECT_EQ(e.start, sched->now);
+    EXPECT_EQ((e.end - e.start).count_ns(), core::Duration::seconds(600).count_ns());
+  }
+  EXPECT_TRUE(seen);
+  auto snap = s.p->cluster();
+  bool listed = false;
+  for (const auto& w : snap.workloads)
+    if (w.job_id == s.c) {
+      listed = true;
+      EXPECT_EQ(w.phase, backend::WorkloadInfo::Phase::Admitted);
+      EXPECT_NE(w.message.find("the most free GPUs on one node: 3"), std::string::npos) << w.message;
+    }
+  EXPECT_TRUE(listed);
+}
+
+TEST(PlatformGpuViewTest, FragmentationPerNodeAndFlavorAndTheLargestGang) {
+  Spread s;
+  auto reports = s.p->gpu_report();
+  const gpu::PoolReport* a100 = nullptr;
+  for (const auto& r : reports)
+    if (r.flavor == "a100-80gb") a100 = &r.report;
+  ASSERT_NE(a100, nullptr);
+  // The task mix is the two requests placed so far, 1 GPU and 4 GPUs, half each. On each node
+  // (3 of 4 GPUs free): a 1-GPU task uses every free GPU (0 fragmented), a 4-GPU task fits
+  // nowhere (all 3000 milli-GPU fragmented): 1500 expected per node, 3000 for the flavor.
+  ASSERT_EQ(a100->nodes.size(), 2u);
+  for (const auto& n : a100->nodes) {
+    EXPECT_DOUBLE_EQ(n.fragmentation_milli, 1500) << n.name;
+    EXPECT_EQ(n.free_whole_gpus, 3);
+    EXPECT_EQ(n.capacity.allocated, 1000);
+  }
+  EXPECT_DOUBLE_EQ(a100->cluster.fragmentation_milli, 3000);
+  EXPECT_DOUBLE_EQ(a100->cluster.fragmentation_share, 0.5);
+  EXPECT_DOUBLE_EQ(a100->cluster.unallocated_share, 0.75);
+  EXPECT_EQ(a100->largest_gang_by_model.at("A100-80GB"), 3);
+  EXPECT_EQ(a100->cluster.largest_gang_cluster, 6);
+
+  const std::string m = s.p->metrics();
+  EXPECT_NE(m.find("budcore_gpu_largest_gang{flavor=\"a100-80gb\",model=\"A100-80GB\"} 3\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("budcore_gpu_waiting_for_placement 1\n"), std::string::npos);
+  EXPECT_NE(m.find("budcore_gpu_node_fragmentation_milli{flavor=\"a100-80gb\",node=\"a100-0\",model=\"A100-80GB\"} 1500\n"),
+            std::string::npos);
+  EXPECT_NE(m.find("budcore_gpu_unallocated_share{flavor=\"a100-80gb\"} 0.75\n"), std::string::npos);
+  EXPECT_NE(m.find("budcore_gpu_capacity_milli{flavor=\"a100-80gb\",state=\"free\"} 6000\n"), std::string::npos);
+
+  auto v = platform::to_value(reports);
+  ASSERT_NE(v.find("a100-80gb"), nullptr);
+  EXPECT_EQ(v.find("a100-80gb")->find("largest_gang_by_model")->find("A100-80GB")->as_int(), 3);
+
+  // A ends at 300 s: C takes a100-0 and nothing waits.
+  ASSERT_TRUE(s.p->run_until(s.p->now() + core::Duration::seconds(301)));
+  EXPECT_EQ(s.p->get_job(ctx_a(), s.c).value().job.status, job::JobStatus::Running);
+  EXPECT_NE(s.p->metrics().find("budcore_gpu_waiting_for_placement 0\n"), std::string::npos);
+}
+
+TEST(PlatformGpuViewTest, ThePlanThatFreesTheWaitingGang) {
+  Spread s;
+  // a (a100-0) ends in 300 s, b (a100-1) in 600 s: waiting for a costs 4 GPUs x 300 s = 1200;
+  // moving a (it has run 0 s) costs 1 GPU x (0 + 60) = 60, and a100-1 takes it.
+  auto doc = s.p->gpu_defrag(ctx_a(), s.c);
+  ASSERT_TRUE(doc) << doc.error().describe();
+  const core::Value* plan = doc->find("plan");
+  ASSERT_TRUE(plan != nullptr && plan->is_map()) << core::to_json(*doc);
+  EXPECT_EQ(plan->find("kind")->as_string(), "move");
+  EXPECT_EQ(plan->find("node")->as_string(), "a100-0");
+  EXPECT_DOUBLE_EQ(plan->find("cost_gpu_seconds")->as_float(), 60);
+  const auto& moves = plan->find("moves")->as_list();
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].find("workload")->as_string(), s.a.to_string());
+  EXPECT_EQ(moves[0].find("to")->as_string(), "a100-1");
+  EXPECT_FALSE(doc->find("applied")->as_bool());
+  // Another tenant sees nothing of it; a job that does not wait for placement is refused.
+  EXPECT_EQ(s.p->gpu_defrag(ctx_b(), s.c).error().code, core::ErrorCode::NotFound);
+  EXPECT_EQ(s.p->gpu_defrag(ctx_a(), s.a).error().field, "job");
+}
+
+TEST(PlatformGpuViewTest, WithoutAPolicyThereIsNoGpuReport) {
+  PlatformTarget t;
+  auto p = t.open();
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->gpu_report().empty());
+  EXPECT_EQ(p->metrics().find("budcore_gpu_largest_gang{"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace budcore::testing
