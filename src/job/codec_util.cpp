@@ -87,10 +87,10 @@ core::Status Reader::reject_unknown(std::span<const std::string_view> known) con
   return core::check_keys(m_, known);
 }
 
-std::vector<Error> Reader::unknown_keys(std::span<const std::string_view> known) const {
-  std::vector<Error> out;
+std::vector<std::string_view> Reader::unknown_keys(std::span<const std::string_view> known) const {
+  std::vector<std::string_view> out;
   for (const auto& [key, value] : m_) {
-    if (std::find(known.begin(), known.end(), key) == known.end()) out.push_back(core::unknown_key({}, key, known));
+    if (std::find(known.begin(), known.end(), key) == known.end()) out.emplace_back(key);
   }
   return out;
 }

@@ -42,8 +42,8 @@ class Reader {
 
   // The first key not in `known`, with a "did you mean" hint.
   core::Status reject_unknown(std::span<const std::string_view> known) const;
-  // Every key not in `known`, in document order, each with a "did you mean" hint.
-  std::vector<core::Error> unknown_keys(std::span<const std::string_view> known) const;
+  // Every key not in `known`, in document order (core::unknown_key gives each its error).
+  std::vector<std::string_view> unknown_keys(std::span<const std::string_view> known) const;
 
   core::Result<std::optional<std::int64_t>> integer(std::string_view key) const;
   core::Result<std::optional<bool>> boolean(std::string_view key) const;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/job/job.hpp"
 #include "job/codec_util.hpp"
@@ -36,6 +38,8 @@ constexpr std::array<std::string_view, 43> kJobKeys{
 
 constexpr std::array<std::string_view, 4> kTransitionKeys{"from", "to", "at", "message"};
 
+constexpr std::size_t kMaxListed = JobCheck::kMaxListed;
+
 Value id_value(const core::Id& id) { return id.is_nil() ? Value() : Value(id.to_string()); }
 Value opt_id_value(const std::optional<core::Id>& id) { return id ? Value(id->to_string()) : Value(); }
 Value opt_ts_value(const std::optional<core::Timestamp>& t) { return t ? Value(t->to_string()) : Value(); }
@@ -43,9 +47,12 @@ Value opt_int_value(const std::optional<std::int64_t>& i) { return i ? Value(sta
 Value opt_money_value(const std::optional<core::Money>& m) { return m ? Value(m->amount_string(2)) : Value(); }
 
 // Collects what goes wrong while reading one document: a field that does not decode keeps its
-// default and its problem is recorded, so reading goes on and every problem is reported.
+// default and its problem is recorded, so reading goes on and every problem is counted. Only the
+// first `listed` are kept: a 1.5 MiB list of bad entries must not become a million errors.
 class Decoder {
  public:
+  explicit Decoder(std::size_t listed) : listed_(listed) {}
+
   // The value read, or nullopt with its problem recorded.
   template <class T>
   std::optional<T> get(Result<T> r) {
@@ -63,26 +70,50 @@ class Decoder {
   void fill(T& field, Result<std::optional<T>> r) {
     if (auto v = get(std::move(r)); v && *v) field = std::move(**v);
   }
+  // A field that did not decode: no rule may read it.
   void fail(Error e) {
-    undecoded_.emplace_back(detail::top_level_key(e.field));
-    errors_.push_back(std::move(e));
+    distrust(detail::top_level_key(e.field));
+    note(std::move(e));
   }
-  // A field derived from others that did not decode: no problem of its own, but not trusted.
-  void distrust(std::string_view key) { undecoded_.emplace_back(key); }
-  bool decoded(std::string_view key) const {
-    return std::find(undecoded_.begin(), undecoded_.end(), key) == undecoded_.end();
+  // A problem that leaves every field readable (an unknown key).
+  void note(Error e) {
+    if (errors_.size() < listed_) errors_.push_back(std::move(e));
+    ++count_;
   }
-  bool ok() const { return errors_.empty(); }
-  const std::vector<std::string>& undecoded() const { return undecoded_; }
+  // Room for more problems: past the cap, what would be listed need not be built.
+  std::size_t room() const { return listed_ - errors_.size(); }
+  void count_unlisted(std::size_t n) { count_ += n; }
+  // The problems of a part of field `key` (a history entry), under its path (`key` + `index`).
+  void adopt(Decoder& part, std::string_view key, const std::string& index) {
+    if (part.ok()) return;
+    distrust(key);
+    for (auto& e : part.errors_) note(std::move(e.at(index).at(key)));
+    count_ += part.count_ - part.errors_.size();  // those the part counted but did not keep
+    part.errors_.clear();
+  }
+  // A field that did not decode, or is derived from one: no rule may read it.
+  void distrust(std::string_view key) {
+    if (!undecoded_.contains(key)) undecoded_.emplace(key);
+  }
+  bool decoded(std::string_view key) const { return !undecoded_.contains(key); }
+  bool ok() const { return count_ == 0; }
+  std::size_t count() const { return count_; }
+  const std::set<std::string, std::less<>>& undecoded() const { return undecoded_; }
   std::vector<Error> take_errors() { return std::move(errors_); }
 
  private:
+  std::size_t listed_;
+  std::size_t count_ = 0;
   std::vector<Error> errors_;
-  std::vector<std::string> undecoded_;  // top-level keys
+  std::set<std::string, std::less<>> undecoded_;  // top-level keys
 };
 
 void reject_unknown(const Reader& r, std::span<const std::string_view> known, Decoder& d) {
-  for (auto& e : r.unknown_keys(known)) d.fail(std::move(e));
+  // The "did you mean" hint costs an edit distance per known key: only for those listed.
+  for (std::string_view key : r.unknown_keys(known)) {
+    if (d.room() > 0) d.note(core::unknown_key({}, key, known));
+    else d.count_unlisted(1);
+  }
 }
 
 // One status_history entry; nullopt when any of its fields did not decode (each recorded).
@@ -112,9 +143,9 @@ void read_history(const core::List& list, Job& j, Decoder& d) {
   history.reserve(list.size());
   bool complete = true;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    Decoder entry;
+    Decoder entry(d.room());
     auto t = read_transition(list[i], entry);
-    for (auto& e : entry.take_errors()) d.fail(std::move(e.at("[" + std::to_string(i) + "]").at("status_history")));
+    d.adopt(entry, "status_history", "[" + std::to_string(i) + "]");
     if (t) history.push_back(std::move(*t));
     complete = complete && t.has_value();
   }
@@ -224,6 +255,11 @@ void read_job(const Map& m, Job& j, Decoder& d) {
   read_cost(r, j, d);
 }
 
+Error more_problems(std::size_t unlisted) {
+  return Error::invalid({}, {}, std::to_string(unlisted) + " more problems are not listed (a check lists the first " +
+                                    std::to_string(kMaxListed) + ")");
+}
+
 Error not_an_object(const Value& value) {
   return Error::invalid({}, detail::value_text(value),
                         std::string("a job document must be a JSON object, not ") +
@@ -237,7 +273,7 @@ std::span<const std::string_view> job_document_keys() noexcept { return kJobKeys
 Result<Job> Job::decode(const Value& value) {
   if (!value.is_map()) return not_an_object(value);
   Job j;
-  Decoder d;
+  Decoder d(1);
   read_job(value.as_map(), j, d);
   if (!d.ok()) return std::move(d.take_errors().front());
   return j;
@@ -264,10 +300,16 @@ Result<Job> Job::from_json(std::string_view json) {
 JobCheck Job::check_value(const Value& value) {
   if (!value.is_map()) return {std::nullopt, {not_an_object(value)}};
   Job j;
-  Decoder d;
+  Decoder d(kMaxListed);
   read_job(value.as_map(), j, d);
   std::vector<Error> errors = d.take_errors();
-  for (auto& e : detail::rule_violations(j, d.undecoded())) errors.push_back(std::move(e));
+  std::vector<Error> rules = detail::rule_violations(j, d.undecoded());
+  std::size_t total = d.count() + rules.size();
+  for (auto& e : rules) {
+    if (errors.size() == kMaxListed) break;
+    errors.push_back(std::move(e));
+  }
+  if (total > errors.size()) errors.push_back(more_problems(total - errors.size()));
   if (!errors.empty()) return {std::nullopt, std::move(errors)};
   return {std::move(j), {}};
 }

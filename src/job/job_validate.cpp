@@ -1,7 +1,8 @@
 // Job::validate — the semantic rules of a job document. Each rule reports the field path, the
 // offending value and why; validate_all collects every violation, validate stops at the first.
 #include <algorithm>
-#include <span>
+#include <functional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,14 +21,15 @@ constexpr core::int128 kMilliInNano = 1'000'000;
 
 std::string ts(const std::optional<core::Timestamp>& t) { return t ? t->to_string() : std::string(); }
 
+using Undecoded = std::set<std::string, std::less<>>;
+
 class Collector {
  public:
-  Collector(bool stop_at_first, std::span<const std::string> undecoded) : stop_(stop_at_first), undecoded_(undecoded) {}
+  Collector(bool stop_at_first, const Undecoded* undecoded) : stop_(stop_at_first), undecoded_(undecoded) {}
   bool done() const { return stop_ && !errors_.empty(); }
   // False for a field whose value in the document did not decode: it holds its default.
   bool decoded(std::string_view field) const {
-    auto key = detail::top_level_key(field);
-    return std::find(undecoded_.begin(), undecoded_.end(), key) == undecoded_.end();
+    return undecoded_ == nullptr || !undecoded_->contains(detail::top_level_key(field));
   }
   // A problem about a field that did not decode was reported already, by the decoder.
   void add(std::string field, std::string value, std::string why) {
@@ -38,7 +40,7 @@ class Collector {
 
  private:
   bool stop_;
-  std::span<const std::string> undecoded_;
+  const Undecoded* undecoded_;  // nullptr: a Job built in code, every field as given
   std::vector<Error> errors_;
 };
 
@@ -198,7 +200,7 @@ void check_cost(const Job& j, Collector& c) {
   check_money(c, "budget_limit", j.budget_limit, j.currency);
 }
 
-std::vector<Error> run_checks(const Job& j, bool stop_at_first, std::span<const std::string> undecoded = {}) {
+std::vector<Error> run_checks(const Job& j, bool stop_at_first, const Undecoded* undecoded = nullptr) {
   Collector c(stop_at_first, undecoded);
   for (auto check : {check_identity, check_resources, check_time, check_priority, check_status, check_cost}) {
     if (c.done()) break;
@@ -226,8 +228,8 @@ core::Status Job::validate() const {
 
 std::vector<core::Error> Job::validate_all() const { return run_checks(*this, false); }
 
-std::vector<core::Error> detail::rule_violations(const Job& j, std::span<const std::string> undecoded) {
-  return run_checks(j, false, undecoded);
+std::vector<core::Error> detail::rule_violations(const Job& j, const std::set<std::string, std::less<>>& undecoded) {
+  return run_checks(j, false, &undecoded);
 }
 
 bool can_preempt(const Job& preemptor, const Job& victim) noexcept {

@@ -103,6 +103,28 @@ TEST(JobCheckTest, RulesOnFieldsThatDecodedStillRun) {
   EXPECT_EQ(paths(c), (std::vector<std::string>{"pipeline_step_id", "source_id"}));
 }
 
+// A long list of bad entries is counted, not listed: memory stays bounded by the cap.
+TEST(JobCheckTest, ListsAtMostTheCapAndCountsTheRest) {
+  auto history = [](std::size_t n) {
+    std::string list;
+    for (std::size_t i = 0; i < n; ++i) list += (i ? ",1" : "1");
+    return R"("status_history": [)" + list + "]";
+  };
+  auto c = Job::check_json(doc(history(250) + R"(, "gpu_count": -1)"));
+  ASSERT_EQ(c.errors.size(), JobCheck::kMaxListed + 1);
+  EXPECT_EQ(c.errors[0].field, "status_history[0]");
+  EXPECT_EQ(c.errors[JobCheck::kMaxListed - 1].field, "status_history[99]");
+  const core::Error& more = c.errors.back();
+  EXPECT_EQ(more.field, "");
+  EXPECT_EQ(more.message, "151 more problems are not listed (a check lists the first 100)");
+  EXPECT_EQ(c.errors.front(), Job::from_json(doc(history(250))).error());
+
+  // Exactly the cap: every problem listed, no note.
+  c = Job::check_json(doc(history(99) + R"(, "gpu_count": -1)"));
+  ASSERT_EQ(c.errors.size(), JobCheck::kMaxListed);
+  EXPECT_EQ(c.errors.back().field, "gpu_count");
+}
+
 TEST(JobCheckTest, DocumentLevelProblemsAreTheOnlyOne) {
   EXPECT_EQ(Job::check_json(R"({"name": )").errors.size(), 1u);
   auto c = Job::check_json("[1, 2]");

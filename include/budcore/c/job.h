@@ -21,7 +21,8 @@ BUDCORE_API int budcore_job_validate(budcore_buf *out, const char *json, size_t 
  * Otherwise returns the first problem's code (that of budcore_job_validate for the same text)
  * with that problem in budcore_error_last(), leaves `out` untouched and, when `errors_out` is
  * not NULL, writes {"valid": false, "errors": [{"code", "message", "path", "value"}]} listing
- * every problem to it, the first first ("value" only when known).
+ * every problem to it, the first first ("value" only when known; past 100 problems, one last
+ * entry without a path says how many more there are).
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_job_validate_all(budcore_buf *out, budcore_buf *errors_out, const char *json, size_t json_len);
 

@@ -209,9 +209,13 @@ struct BUDCORE_API Job {
 
 // A job document checked whole (Job::check_value, Job::check_json).
 struct BUDCORE_API JobCheck {
+  // Problems listed at most; a 1.5 MiB list of bad entries would otherwise be a million.
+  static constexpr std::size_t kMaxListed = 100;
+
   std::optional<Job> job;  // the job, set exactly when errors is empty
   // Every problem, each with its path: first the structural ones in schema order (unknown keys
-  // first), then the rule violations in validate_all()'s order.
+  // first), then the rule violations in validate_all()'s order. Past kMaxListed, one last
+  // entry (no path) says how many more there are.
   std::vector<core::Error> errors;
   bool ok() const noexcept { return errors.empty(); }
 };
