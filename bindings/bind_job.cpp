@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bindings.hpp"
 #include "budcore/core/json.hpp"
@@ -16,6 +17,7 @@ namespace budcore::bindings {
 namespace {
 
 using job::Job;
+using job::JobCheck;
 
 py::object id_or_none(const core::Id& id) {
   return id.is_nil() ? py::object(py::none()) : py::object(py::str(id.to_string()));
@@ -26,49 +28,46 @@ py::object opt(const std::optional<T>& v) {
   return v ? py::cast(*v) : py::object(py::none());
 }
 
-// Raises ValidationError (or the class of its code) for the first problem, with .errors: every
-// problem as a dict {"code", "message", "path", "value"}, as use-case rendering does.
-[[noreturn]] void raise_problems(const std::vector<core::Error>& problems) {
-  py::list errors;
+// Every problem as a dict {"code", "message", "path", "value"}, as use-case rendering reports them.
+std::vector<py::dict> problem_dicts(const std::vector<core::Error>& problems) {
+  std::vector<py::dict> out;
+  out.reserve(problems.size());
   for (const auto& e : problems) {
     py::dict d = to_python(core::to_value(e));
     d.attr("setdefault")("value", py::none());  // Python readers get the key, None when unknown
-    errors.append(d);
+    out.push_back(std::move(d));
   }
-  raise_with_errors(problems.front(), std::move(errors));
+  return out;
 }
 
-// Decodes (the first problem of the document's shape stops there), then every rule at once.
-Job checked(core::Result<Job> decoded) {
-  if (!decoded) raise_problems({decoded.error()});
-  std::vector<core::Error> problems;
-  {
-    py::gil_scoped_release release;
-    problems = decoded->validate_all();
+// The job, or ValidationError (or the class of its code) for the first problem, with .errors:
+// every problem, those of the document's shape and the rules' alike.
+Job checked(JobCheck check) {
+  if (!check.ok()) {
+    py::list errors;
+    for (auto& d : problem_dicts(check.errors)) errors.append(std::move(d));
+    raise_with_errors(check.errors.front(), std::move(errors));
   }
-  if (!problems.empty()) raise_problems(problems);
-  return std::move(decoded).value();
+  return std::move(*check.job);
 }
 
-Job from_python(const py::handle& obj) {
+JobCheck check_dict(const py::handle& obj, const char* caller) {
   if (!py::isinstance<py::dict>(obj))
-    throw py::type_error("Job.from_dict() takes a dict, not " +
+    throw py::type_error(std::string(caller) + " takes a dict, not " +
                          py::type::handle_of(obj).attr("__name__").cast<std::string>());
   core::Value v = to_value(obj);
-  core::Result<Job> job = [&] {
-    py::gil_scoped_release release;
-    return Job::decode(v);
-  }();
-  return checked(std::move(job));
+  py::gil_scoped_release release;
+  return Job::check_value(v);
 }
 
-Job from_json(const std::string& text) {
-  core::Result<Job> job = [&] {
-    py::gil_scoped_release release;
-    return Job::decode_json(text);
-  }();
-  return checked(std::move(job));
+JobCheck check_text(const std::string& text) {
+  py::gil_scoped_release release;
+  return Job::check_json(text);
 }
+
+Job from_python(const py::handle& obj) { return checked(check_dict(obj, "Job.from_dict()")); }
+
+Job from_json(const std::string& text) { return checked(check_text(text)); }
 
 std::string to_json(const Job& j, std::optional<int> indent) {
   py::gil_scoped_release release;
@@ -103,6 +102,15 @@ void bind_job(py::module_& m) {
            "Job(name=..., job_type=..., ...): the same keys as from_dict.")
       .def_static("from_dict", &from_python, py::arg("data"), "A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).")
       .def_static("from_json", &from_json, py::arg("text"), "A job from JSON text of the Job schema. ValidationError names the first problem; its .errors lists every one.")
+      .def_static(
+          "check", [](const py::dict& data) { return problem_dicts(check_dict(data, "Job.check()").errors); },
+          py::arg("document"),
+          "Every problem of a job document (a dict), without raising: [] when Job.from_dict would accept it, "
+          "else the list from_dict's ValidationError.errors holds ({'code', 'message', 'path', 'value'}, the first "
+          "first).")
+      .def_static(
+          "check", [](const std::string& text) { return problem_dicts(check_text(text).errors); },
+          py::arg("document"), "The same for JSON text (what Job.from_json reads).")
       .def("to_dict", [](const Job& j) { return to_python(j.to_value()); },
            "Every wire field, absent optionals as None, in schema order.")
       .def("to_json", &to_json, py::arg("indent") = py::none(), "The job as JSON text (compact, or indented by `indent` spaces).")

@@ -25,20 +25,14 @@ extern "C" int budcore_job_validate_all(budcore_buf* out, budcore_buf* errors_ou
     if (errors_out != nullptr && !capi::empty_out(errors_out, "errors_out")) return budcore_error_last()->code;
     std::string_view text;
     if (!capi::input_text(json, json_len, "json", text)) return budcore_error_last()->code;
-    // Decoding stops at the first problem (the document's shape); the rules then report all.
-    std::vector<core::Error> problems;
-    if (auto job = budcore::job::Job::decode_json(text); !job) {
-      problems.push_back(job.error());
-    } else {
-      problems = job->validate_all();
-      if (problems.empty()) return capi::fill_buf(out, job->to_json());
-    }
+    auto checked = budcore::job::Job::check_json(text);
+    if (checked.ok()) return capi::fill_buf(out, checked.job->to_json());
     if (errors_out != nullptr) {
       core::List list;
-      for (const auto& e : problems) list.push_back(core::to_value(e));
+      for (const auto& e : checked.errors) list.push_back(core::to_value(e));
       core::Value report = core::Value::map({{"valid", false}, {"errors", core::Value(std::move(list))}});
       if (int rc = capi::fill_buf(errors_out, core::to_json(report), "errors_out"); rc != BUDCORE_OK) return rc;
     }
-    return capi::set_error(problems.front());
+    return capi::set_error(checked.errors.front());
   });
 }

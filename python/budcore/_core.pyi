@@ -216,6 +216,18 @@ class Job:
     """
     __hash__: typing.ClassVar[None] = None
     @staticmethod
+    @typing.overload
+    def check(document: dict) -> list[dict]:
+        """
+        Every problem of a job document (a dict), without raising: [] when Job.from_dict would accept it, else the list from_dict's ValidationError.errors holds ({'code', 'message', 'path', 'value'}, the first first).
+        """
+    @staticmethod
+    @typing.overload
+    def check(document: str) -> list[dict]:
+        """
+        The same for JSON text (what Job.from_json reads).
+        """
+    @staticmethod
     def from_dict(data: typing.Any) -> Job:
         """
         A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).

@@ -23,14 +23,14 @@
 namespace budcore::cli {
 namespace {
 
+// Every problem at once, each with its path (as Kubernetes' API validation does); a file that
+// cannot be read or parsed is the list's one problem, so readers always find "errors".
 int validate_job_file(const std::string& file) {
   auto doc = load_document_arg(file, "FILE", std::min(core::max_input_bytes(), job::kMaxDocumentBytes));
-  if (!doc) return report_error(doc.error());
-  auto job = job::Job::decode(*doc);
-  if (!job) return report_error(job.error());
-  // Every semantic problem at once, each with its path (as Kubernetes' API validation does).
-  if (auto problems = job->validate_all(); !problems.empty()) return report_errors(problems);
-  std::cout << job->to_json() << "\n";
+  if (!doc) return report_errors({doc.error()});
+  auto checked = job::Job::check_value(*doc);
+  if (!checked.ok()) return report_errors(checked.errors);
+  std::cout << checked.job->to_json() << "\n";
   return kExitOk;
 }
 

@@ -31,8 +31,9 @@ const std::vector<Registrar>& registrars();
 // Writes {"error": {"code": ..., "message": ..., "path": ...}} to stderr and returns the exit
 // code for the error (2 for invalid input, 1 otherwise).
 int report_error(const core::Error& error);
-// Several problems of one document at once: {"error": <the first>, "errors": [every one]} (the
-// shape of report_error plus the list), the first deciding the exit code.
+// Every problem of one document at once (one or more): {"error": <the first>, "errors": [every
+// one]} (the shape of report_error plus the list), the first deciding the exit code as it would
+// in report_error.
 int report_errors(const std::vector<core::Error>& errors);
 // {"code", "message", "path", "value"?, "retry_after_ms"?} of an error clamped for display (code:
 // the error's unless given), and the one writer of error documents to stderr.

@@ -79,22 +79,28 @@ void print_error_json(const core::Value& doc) {
   std::cerr << core::to_json(doc) << "\n";
 }
 
-int report_error(const core::Error& error) {
-  print_error_json(core::Value::map({{"error", error_json(error)}}));
+namespace {
+int exit_code_for(const core::Error& error) {
   // Input over a limit (size, nesting, range) is invalid input too, as is a request refused
   // until later (rate limited).
   bool input = error.code == core::ErrorCode::Invalid || error.code == core::ErrorCode::Security ||
                error.code == core::ErrorCode::Overflow || error.code == core::ErrorCode::RateLimited;
   return input ? kExitInvalid : kExitInternal;
 }
+}  // namespace
+
+int report_error(const core::Error& error) {
+  print_error_json(core::Value::map({{"error", error_json(error)}}));
+  return exit_code_for(error);
+}
 
 int report_errors(const std::vector<core::Error>& errors) {
-  if (errors.size() == 1) return report_error(errors.front());
   core::List list;
   for (const auto& e : errors) list.push_back(error_json(e));
   core::Value first = list.front();
   print_error_json(core::Value::map({{"error", std::move(first)}, {"errors", core::Value(std::move(list))}}));
-  return errors.front().code == core::ErrorCode::Internal ? kExitInternal : kExitInvalid;
+  // The first decides, as it would alone: the single-error reader sees the same exit code.
+  return exit_code_for(errors.front());
 }
 
 core::Error usage_error(std::string_view parser_message) {

@@ -47,6 +47,8 @@ std::optional<std::string> exact_decimal_of(double d) {
 
 }  // namespace
 
+std::string_view top_level_key(std::string_view path) { return path.substr(0, path.find_first_of(".[")); }
+
 std::string value_text(const core::Value& v) { return v.is_string() ? v.as_string() : core::to_json(v); }
 
 std::string decimal_string(const core::Quantity& q) {
@@ -83,6 +85,14 @@ const core::Value* Reader::get(std::string_view key) const {
 
 core::Status Reader::reject_unknown(std::span<const std::string_view> known) const {
   return core::check_keys(m_, known);
+}
+
+std::vector<std::string_view> Reader::unknown_keys(std::span<const std::string_view> known) const {
+  std::vector<std::string_view> out;
+  for (const auto& [key, value] : m_) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) out.emplace_back(key);
+  }
+  return out;
 }
 
 core::Result<std::optional<std::int64_t>> Reader::integer(std::string_view key) const {

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "budcore/core/id.hpp"
 #include "budcore/core/money.hpp"
@@ -30,6 +31,9 @@ std::string decimal_string(const core::Quantity& q);
 // Kubernetes objects).
 bool is_dns1123_label(std::string_view s);
 
+// The key of the document a path starts with: "status_history[2].at" -> "status_history".
+std::string_view top_level_key(std::string_view path);
+
 // Reads fields of one JSON object. Every reader treats an absent key and null alike (nullopt)
 // and reports a wrong type or a bad value as Invalid with the key as field.
 class Reader {
@@ -38,6 +42,8 @@ class Reader {
 
   // The first key not in `known`, with a "did you mean" hint.
   core::Status reject_unknown(std::span<const std::string_view> known) const;
+  // Every key not in `known`, in document order (core::unknown_key gives each its error).
+  std::vector<std::string_view> unknown_keys(std::span<const std::string_view> known) const;
 
   core::Result<std::optional<std::int64_t>> integer(std::string_view key) const;
   core::Result<std::optional<bool>> boolean(std::string_view key) const;

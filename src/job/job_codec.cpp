@@ -1,15 +1,21 @@
 // Job <-> Value / JSON. The key order of to_value is the schema's (budcore/job/job.hpp).
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/job/job.hpp"
 #include "job/codec_util.hpp"
 #include "job/job_json.hpp"
+#include "job/job_rules.hpp"
 
 namespace budcore::job {
 namespace {
@@ -32,136 +38,232 @@ constexpr std::array<std::string_view, 43> kJobKeys{
 
 constexpr std::array<std::string_view, 4> kTransitionKeys{"from", "to", "at", "message"};
 
+constexpr std::size_t kMaxListed = JobCheck::kMaxListed;
+
 Value id_value(const core::Id& id) { return id.is_nil() ? Value() : Value(id.to_string()); }
 Value opt_id_value(const std::optional<core::Id>& id) { return id ? Value(id->to_string()) : Value(); }
 Value opt_ts_value(const std::optional<core::Timestamp>& t) { return t ? Value(t->to_string()) : Value(); }
 Value opt_int_value(const std::optional<std::int64_t>& i) { return i ? Value(static_cast<long long>(*i)) : Value(); }
 Value opt_money_value(const std::optional<core::Money>& m) { return m ? Value(m->amount_string(2)) : Value(); }
 
-Result<StatusTransition> transition_from_value(const Value& v) {
-  if (!v.is_map()) return Error::invalid({}, detail::value_text(v), "must be an object {from, to, at, message}");
+// Collects what goes wrong while reading one document: a field that does not decode keeps its
+// default and its problem is recorded, so reading goes on and every problem is counted. Only the
+// first `listed` are kept: a 1.5 MiB list of bad entries must not become a million errors.
+class Decoder {
+ public:
+  explicit Decoder(std::size_t listed) : listed_(listed) {}
+
+  // The value read, or nullopt with its problem recorded.
+  template <class T>
+  std::optional<T> get(Result<T> r) {
+    if (r) return std::move(r).value();
+    fail(std::move(r).error());
+    return std::nullopt;
+  }
+  // An optional field, as read (absent stays absent).
+  template <class T>
+  void set(T& field, Result<T> r) {
+    if (auto v = get(std::move(r))) field = std::move(*v);
+  }
+  // A field with a default, replaced only by a value the document gives.
+  template <class T>
+  void fill(T& field, Result<std::optional<T>> r) {
+    if (auto v = get(std::move(r)); v && *v) field = std::move(**v);
+  }
+  // A field that did not decode: no rule may read it.
+  void fail(Error e) {
+    distrust(detail::top_level_key(e.field));
+    note(std::move(e));
+  }
+  // A problem that leaves every field readable (an unknown key).
+  void note(Error e) {
+    if (errors_.size() < listed_) errors_.push_back(std::move(e));
+    ++count_;
+  }
+  // Room for more problems: past the cap, what would be listed need not be built.
+  std::size_t room() const { return listed_ - errors_.size(); }
+  void count_unlisted(std::size_t n) { count_ += n; }
+  // The problems of a part of field `key` (a history entry), under its path (`key` + `index`).
+  void adopt(Decoder& part, std::string_view key, const std::string& index) {
+    if (part.ok()) return;
+    distrust(key);
+    for (auto& e : part.errors_) note(std::move(e.at(index).at(key)));
+    count_ += part.count_ - part.errors_.size();  // those the part counted but did not keep
+    part.errors_.clear();
+  }
+  // A field that did not decode, or is derived from one: no rule may read it.
+  void distrust(std::string_view key) {
+    if (!undecoded_.contains(key)) undecoded_.emplace(key);
+  }
+  bool decoded(std::string_view key) const { return !undecoded_.contains(key); }
+  bool ok() const { return count_ == 0; }
+  std::size_t count() const { return count_; }
+  const std::set<std::string, std::less<>>& undecoded() const { return undecoded_; }
+  std::vector<Error> take_errors() { return std::move(errors_); }
+
+ private:
+  std::size_t listed_;
+  std::size_t count_ = 0;
+  std::vector<Error> errors_;
+  std::set<std::string, std::less<>> undecoded_;  // top-level keys
+};
+
+void reject_unknown(const Reader& r, std::span<const std::string_view> known, Decoder& d) {
+  // The "did you mean" hint costs an edit distance per known key: only for those listed.
+  for (std::string_view key : r.unknown_keys(known)) {
+    if (d.room() > 0) d.note(core::unknown_key({}, key, known));
+    else d.count_unlisted(1);
+  }
+}
+
+// One status_history entry; nullopt when any of its fields did not decode (each recorded).
+std::optional<StatusTransition> read_transition(const Value& v, Decoder& d) {
+  if (!v.is_map()) {
+    d.fail(Error::invalid({}, detail::value_text(v), "must be an object {from, to, at, message}"));
+    return std::nullopt;
+  }
   Reader r(v.as_map());
-  BUDCORE_TRY(r.reject_unknown(kTransitionKeys));
+  reject_unknown(r, kTransitionKeys, d);
   StatusTransition t;
-  BUDCORE_TRY_ASSIGN(auto from, r.required_enum<JobStatus>("from", parse_job_status));
-  BUDCORE_TRY_ASSIGN(auto to, r.required_enum<JobStatus>("to", parse_job_status));
-  BUDCORE_TRY_ASSIGN(auto at, r.timestamp("at"));
-  if (!at) return Error::invalid("at", {}, "required field is missing");
-  BUDCORE_TRY_ASSIGN(auto msg, r.string("message"));
-  t.from = from;
-  t.to = to;
-  t.at = *at;
-  t.message = msg.value_or(std::string());
+  d.set(t.from, r.required_enum<JobStatus>("from", parse_job_status));
+  d.set(t.to, r.required_enum<JobStatus>("to", parse_job_status));
+  if (auto at = d.get(r.timestamp("at"))) {
+    if (*at) t.at = **at;
+    else d.fail(Error::invalid("at", {}, "required field is missing"));
+  }
+  d.fill(t.message, r.string("message"));
+  if (!d.ok()) return std::nullopt;
   return t;
 }
 
-Result<JobSource> infer_source(const Job& j) {
+// The whole history, or none of it when an entry did not decode: the rules about its order
+// must not see a list with entries missing.
+void read_history(const core::List& list, Job& j, Decoder& d) {
+  std::vector<StatusTransition> history;
+  history.reserve(list.size());
+  bool complete = true;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    Decoder entry(d.room());
+    auto t = read_transition(list[i], entry);
+    d.adopt(entry, "status_history", "[" + std::to_string(i) + "]");
+    if (t) history.push_back(std::move(*t));
+    complete = complete && t.has_value();
+  }
+  if (complete) j.status_history = std::move(history);
+}
+
+JobSource infer_source(const Job& j) {
   if (j.usecase_deployment_id) return JobSource::Usecase;
   if (j.pipeline_id) return JobSource::Pipeline;
   return JobSource::Direct;
 }
 
-// Reads every field; no semantic checks beyond what the types themselves demand.
-core::Status read_job(const Map& m, Job& j) {
-  Reader r(m);
-  BUDCORE_TRY(r.reject_unknown(kJobKeys));
-
-  BUDCORE_TRY_ASSIGN(auto version, r.integer("schema_version"));
-  if (version && *version != Job::kSchemaVersion) {
-    return Error{core::ErrorCode::Unsupported,
+void read_identity(const Reader& r, Job& j, Decoder& d) {
+  if (auto version = d.get(r.integer("schema_version")); version && *version && **version != Job::kSchemaVersion) {
+    d.fail(Error{core::ErrorCode::Unsupported,
                  "unsupported schema version; this library reads version " + std::to_string(Job::kSchemaVersion),
-                 "schema_version", std::to_string(*version)};
+                 "schema_version", std::to_string(**version)});
   }
+  d.fill(j.id, r.id("id"));
+  if (auto name = d.get(r.string("name"))) {
+    if (*name) j.name = std::move(**name);
+    else d.fail(Error::invalid("name", {}, "required field is missing"));
+  }
+  d.fill(j.tenant_id, r.id("tenant_id"));
+  d.fill(j.project_id, r.id("project_id"));
+  d.fill(j.cluster_id, r.id("cluster_id"));
 
-  BUDCORE_TRY_ASSIGN(auto id, r.id("id"));
-  j.id = id.value_or(core::Id());
-  BUDCORE_TRY_ASSIGN(auto name, r.string("name"));
-  if (!name) return Error::invalid("name", {}, "required field is missing");
-  j.name = std::move(*name);
-  BUDCORE_TRY_ASSIGN(auto tenant, r.id("tenant_id"));
-  j.tenant_id = tenant.value_or(core::Id());
-  BUDCORE_TRY_ASSIGN(auto project, r.id("project_id"));
-  j.project_id = project.value_or(core::Id());
-  BUDCORE_TRY_ASSIGN(auto cluster, r.id("cluster_id"));
-  j.cluster_id = cluster.value_or(core::Id());
-
-  BUDCORE_TRY_ASSIGN(j.pipeline_id, r.id("pipeline_id"));
-  BUDCORE_TRY_ASSIGN(j.pipeline_step_id, r.id("pipeline_step_id"));
-  BUDCORE_TRY_ASSIGN(j.usecase_deployment_id, r.id("usecase_deployment_id"));
-  BUDCORE_TRY_ASSIGN(auto source, r.enumeration<JobSource>("source", parse_job_source));
-  if (source) {
-    j.source = *source;
+  d.set(j.pipeline_id, r.id("pipeline_id"));
+  d.set(j.pipeline_step_id, r.id("pipeline_step_id"));
+  d.set(j.usecase_deployment_id, r.id("usecase_deployment_id"));
+  auto source = d.get(r.enumeration<JobSource>("source", parse_job_source));
+  if (source && *source) {
+    j.source = **source;
   } else {
-    BUDCORE_TRY_ASSIGN(j.source, infer_source(j));
+    j.source = infer_source(j);
+    if (!d.decoded("pipeline_id") || !d.decoded("usecase_deployment_id")) d.distrust("source");
   }
-  BUDCORE_TRY_ASSIGN(j.source_id, r.id("source_id"));
+  d.set(j.source_id, r.id("source_id"));
+}
 
-  BUDCORE_TRY_ASSIGN(j.job_type, r.required_enum<JobType>("job_type", parse_job_type));
-  BUDCORE_TRY_ASSIGN(j.deployment_type, r.required_enum<DeploymentType>("deployment_type", parse_deployment_type));
-  BUDCORE_TRY_ASSIGN(auto spec, r.map("spec"));
-  if (spec) j.spec = std::move(*spec);
+void read_workload(const Reader& r, Job& j, Decoder& d) {
+  d.set(j.job_type, r.required_enum<JobType>("job_type", parse_job_type));
+  d.set(j.deployment_type, r.required_enum<DeploymentType>("deployment_type", parse_deployment_type));
+  d.fill(j.spec, r.map("spec"));
 
-  BUDCORE_TRY_ASSIGN(j.gpu_type, r.string("gpu_type"));
-  BUDCORE_TRY_ASSIGN(auto gpu_count, r.integer("gpu_count"));
-  if (gpu_count) j.gpu_count = *gpu_count;
-  BUDCORE_TRY_ASSIGN(auto cpu, r.quantity("cpu_cores", false));
-  if (cpu) j.cpu_cores = *cpu;
-  BUDCORE_TRY_ASSIGN(auto mem, r.quantity("memory_gb", true));
-  if (mem) j.memory_gb = *mem;
-  BUDCORE_TRY_ASSIGN(j.storage_gb, r.integer("storage_gb"));
+  d.set(j.gpu_type, r.string("gpu_type"));
+  d.fill(j.gpu_count, r.integer("gpu_count"));
+  d.fill(j.cpu_cores, r.quantity("cpu_cores", false));
+  d.fill(j.memory_gb, r.quantity("memory_gb", true));
+  d.set(j.storage_gb, r.integer("storage_gb"));
+}
 
-  BUDCORE_TRY_ASSIGN(j.estimated_duration_seconds, r.integer("estimated_duration_seconds"));
-  BUDCORE_TRY_ASSIGN(j.max_duration_seconds, r.integer("max_duration_seconds"));
-  BUDCORE_TRY_ASSIGN(j.deadline, r.timestamp("deadline"));
-  BUDCORE_TRY_ASSIGN(auto tw_start, r.time_of_day("time_window_start"));
-  BUDCORE_TRY_ASSIGN(auto tw_end, r.time_of_day("time_window_end"));
-  if (tw_start.has_value() != tw_end.has_value()) {
-    const char* missing = tw_start ? "time_window_end" : "time_window_start";
-    const char* given = tw_start ? "time_window_start" : "time_window_end";
-    return Error::invalid(missing, {}, std::string("required when ") + given +
-                                           " is set: a time window needs both ends (or neither)");
+void read_time(const Reader& r, Job& j, Decoder& d) {
+  d.set(j.estimated_duration_seconds, r.integer("estimated_duration_seconds"));
+  d.set(j.max_duration_seconds, r.integer("max_duration_seconds"));
+  d.set(j.deadline, r.timestamp("deadline"));
+  auto tw_start = d.get(r.time_of_day("time_window_start"));
+  auto tw_end = d.get(r.time_of_day("time_window_end"));
+  if (!tw_start || !tw_end) return;  // an end that did not decode says nothing about the pair
+  if (tw_start->has_value() != tw_end->has_value()) {
+    const char* missing = *tw_start ? "time_window_end" : "time_window_start";
+    const char* given = *tw_start ? "time_window_start" : "time_window_end";
+    d.fail(Error::invalid(missing, {}, std::string("required when ") + given +
+                                           " is set: a time window needs both ends (or neither)"));
+  } else if (*tw_start) {
+    j.time_window = core::TimeWindow{**tw_start, **tw_end};
   }
-  if (tw_start) j.time_window = core::TimeWindow{*tw_start, *tw_end};
+}
 
-  BUDCORE_TRY_ASSIGN(auto priority, r.enumeration<JobPriority>("priority", parse_job_priority));
-  if (priority) j.priority = *priority;
-  BUDCORE_TRY_ASSIGN(auto preemptible, r.boolean("preemptible"));
-  if (preemptible) j.preemptible = *preemptible;
-  BUDCORE_TRY_ASSIGN(auto preempts, r.boolean("preempts_others"));
-  if (preempts) j.preempts_others = *preempts;
+void read_status(const Reader& r, Job& j, Decoder& d) {
+  d.fill(j.priority, r.enumeration<JobPriority>("priority", parse_job_priority));
+  d.fill(j.preemptible, r.boolean("preemptible"));
+  d.fill(j.preempts_others, r.boolean("preempts_others"));
 
-  BUDCORE_TRY_ASSIGN(j.estimated_start, r.timestamp("estimated_start"));
-  BUDCORE_TRY_ASSIGN(j.estimated_end, r.timestamp("estimated_end"));
-  BUDCORE_TRY_ASSIGN(j.actual_start, r.timestamp("actual_start"));
-  BUDCORE_TRY_ASSIGN(j.actual_end, r.timestamp("actual_end"));
+  d.set(j.estimated_start, r.timestamp("estimated_start"));
+  d.set(j.estimated_end, r.timestamp("estimated_end"));
+  d.set(j.actual_start, r.timestamp("actual_start"));
+  d.set(j.actual_end, r.timestamp("actual_end"));
 
-  BUDCORE_TRY_ASSIGN(auto status, r.enumeration<JobStatus>("status", parse_job_status));
-  if (status) j.status = *status;
-  BUDCORE_TRY_ASSIGN(j.status_message, r.string("status_message"));
-  BUDCORE_TRY_ASSIGN(auto retry_count, r.integer("retry_count"));
-  if (retry_count) j.retry_count = *retry_count;
-  BUDCORE_TRY_ASSIGN(auto max_retries, r.integer("max_retries"));
-  if (max_retries) j.max_retries = *max_retries;
-  BUDCORE_TRY_ASSIGN(auto history, r.list("status_history"));
-  if (history) {
-    for (std::size_t i = 0; i < history->size(); ++i) {
-      auto t = transition_from_value((*history)[i]);
-      if (!t) return std::move(t.error().at("[" + std::to_string(i) + "]").at("status_history"));
-      j.status_history.push_back(std::move(*t));
-    }
-  }
+  d.fill(j.status, r.enumeration<JobStatus>("status", parse_job_status));
+  d.set(j.status_message, r.string("status_message"));
+  d.fill(j.retry_count, r.integer("retry_count"));
+  d.fill(j.max_retries, r.integer("max_retries"));
+  if (auto history = d.get(r.list("status_history")); history && *history) read_history(**history, j, d);
+}
 
-  BUDCORE_TRY_ASSIGN(auto currency, r.currency("currency"));
-  if (currency) j.currency = std::move(*currency);
-  BUDCORE_TRY_ASSIGN(j.estimated_cost, r.money("estimated_cost", j.currency));
-  BUDCORE_TRY_ASSIGN(j.actual_cost, r.money("actual_cost", j.currency));
-  BUDCORE_TRY_ASSIGN(j.budget_limit, r.money("budget_limit", j.currency));
+void read_cost(const Reader& r, Job& j, Decoder& d) {
+  d.fill(j.currency, r.currency("currency"));
+  d.set(j.estimated_cost, r.money("estimated_cost", j.currency));
+  d.set(j.actual_cost, r.money("actual_cost", j.currency));
+  d.set(j.budget_limit, r.money("budget_limit", j.currency));
 
-  BUDCORE_TRY_ASSIGN(auto outputs, r.map("outputs"));
-  if (outputs) j.outputs = std::move(*outputs);
-  BUDCORE_TRY_ASSIGN(j.created_at, r.timestamp("created_at"));
-  BUDCORE_TRY_ASSIGN(j.updated_at, r.timestamp("updated_at"));
-  return {};
+  d.fill(j.outputs, r.map("outputs"));
+  d.set(j.created_at, r.timestamp("created_at"));
+  d.set(j.updated_at, r.timestamp("updated_at"));
+}
+
+// Reads every field, in schema order, unknown keys first; no semantic checks beyond what the
+// types themselves demand.
+void read_job(const Map& m, Job& j, Decoder& d) {
+  Reader r(m);
+  reject_unknown(r, kJobKeys, d);
+  read_identity(r, j, d);
+  read_workload(r, j, d);
+  read_time(r, j, d);
+  read_status(r, j, d);
+  read_cost(r, j, d);
+}
+
+Error more_problems(std::size_t unlisted) {
+  return Error::invalid({}, {}, std::to_string(unlisted) + " more problems are not listed (a check lists the first " +
+                                    std::to_string(kMaxListed) + ")");
+}
+
+Error not_an_object(const Value& value) {
+  return Error::invalid({}, detail::value_text(value),
+                        std::string("a job document must be a JSON object, not ") +
+                            std::string(core::to_string(value.kind())));
 }
 
 }  // namespace
@@ -169,13 +271,11 @@ core::Status read_job(const Map& m, Job& j) {
 std::span<const std::string_view> job_document_keys() noexcept { return kJobKeys; }
 
 Result<Job> Job::decode(const Value& value) {
-  if (!value.is_map()) {
-    return Error::invalid({}, detail::value_text(value),
-                          std::string("a job document must be a JSON object, not ") +
-                              std::string(core::to_string(value.kind())));
-  }
+  if (!value.is_map()) return not_an_object(value);
   Job j;
-  BUDCORE_TRY(read_job(value.as_map(), j));
+  Decoder d(1);
+  read_job(value.as_map(), j, d);
+  if (!d.ok()) return std::move(d.take_errors().front());
   return j;
 }
 
@@ -195,6 +295,30 @@ Result<Job> Job::from_json(std::string_view json) {
   BUDCORE_TRY_ASSIGN(Job j, decode_json(json));
   BUDCORE_TRY(j.validate());
   return j;
+}
+
+JobCheck Job::check_value(const Value& value) {
+  if (!value.is_map()) return {std::nullopt, {not_an_object(value)}};
+  Job j;
+  Decoder d(kMaxListed);
+  read_job(value.as_map(), j, d);
+  std::vector<Error> errors = d.take_errors();
+  std::vector<Error> rules = detail::rule_violations(j, d.undecoded());
+  std::size_t total = d.count() + rules.size();
+  for (auto& e : rules) {
+    if (errors.size() == kMaxListed) break;
+    errors.push_back(std::move(e));
+  }
+  if (total > errors.size()) errors.push_back(more_problems(total - errors.size()));
+  if (!errors.empty()) return {std::nullopt, std::move(errors)};
+  return {std::move(j), {}};
+}
+
+JobCheck Job::check_json(std::string_view json) {
+  if (auto st = core::check_input_size(json.size(), {}, kMaxDocumentBytes); !st) return {std::nullopt, {st.error()}};
+  auto value = core::parse_json(json);
+  if (!value) return {std::nullopt, {std::move(value).error()}};
+  return check_value(*value);
 }
 
 Value Job::to_value() const {

@@ -1,11 +1,15 @@
 // Job::validate — the semantic rules of a job document. Each rule reports the field path, the
 // offending value and why; validate_all collects every violation, validate stops at the first.
 #include <algorithm>
+#include <functional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "budcore/job/job.hpp"
 #include "job/codec_util.hpp"
+#include "job/job_rules.hpp"
 
 namespace budcore::job {
 namespace {
@@ -17,18 +21,26 @@ constexpr core::int128 kMilliInNano = 1'000'000;
 
 std::string ts(const std::optional<core::Timestamp>& t) { return t ? t->to_string() : std::string(); }
 
+using Undecoded = std::set<std::string, std::less<>>;
+
 class Collector {
  public:
-  explicit Collector(bool stop_at_first) : stop_(stop_at_first) {}
+  Collector(bool stop_at_first, const Undecoded* undecoded) : stop_(stop_at_first), undecoded_(undecoded) {}
   bool done() const { return stop_ && !errors_.empty(); }
+  // False for a field whose value in the document did not decode: it holds its default.
+  bool decoded(std::string_view field) const {
+    return undecoded_ == nullptr || !undecoded_->contains(detail::top_level_key(field));
+  }
+  // A problem about a field that did not decode was reported already, by the decoder.
   void add(std::string field, std::string value, std::string why) {
-    if (done()) return;
+    if (done() || !decoded(field)) return;
     errors_.push_back(Error::invalid(std::move(field), std::move(value), std::move(why)));
   }
   std::vector<Error> take() { return std::move(errors_); }
 
  private:
   bool stop_;
+  const Undecoded* undecoded_;  // nullptr: a Job built in code, every field as given
   std::vector<Error> errors_;
 };
 
@@ -64,16 +76,7 @@ void check_money(Collector& c, const char* field, const std::optional<core::Mone
   }
 }
 
-void check_identity(const Job& j, Collector& c) {
-  if (j.schema_version != Job::kSchemaVersion) {
-    c.add("schema_version", std::to_string(j.schema_version),
-          "unsupported schema version; this library writes version " + std::to_string(Job::kSchemaVersion));
-  }
-  if (!detail::is_dns1123_label(j.name)) {
-    c.add("name", j.name,
-          "must be a DNS-1123 label: 1-63 characters of a-z, 0-9 and '-', starting and ending with a letter or "
-          "digit (it names Kubernetes objects)");
-  }
+void check_source(const Job& j, Collector& c) {
   switch (j.source) {
     case JobSource::Direct:
       if (j.source_id) c.add("source_id", j.source_id->to_string(), "a direct job has no source_id");
@@ -85,6 +88,20 @@ void check_identity(const Job& j, Collector& c) {
       if (!j.usecase_deployment_id) c.add("usecase_deployment_id", {}, "required when source is usecase");
       break;
   }
+}
+
+void check_identity(const Job& j, Collector& c) {
+  if (j.schema_version != Job::kSchemaVersion) {
+    c.add("schema_version", std::to_string(j.schema_version),
+          "unsupported schema version; this library writes version " + std::to_string(Job::kSchemaVersion));
+  }
+  if (!detail::is_dns1123_label(j.name)) {
+    c.add("name", j.name,
+          "must be a DNS-1123 label: 1-63 characters of a-z, 0-9 and '-', starting and ending with a letter or "
+          "digit (it names Kubernetes objects)");
+  }
+  // An inferred source is only as good as the ids it was inferred from.
+  if (c.decoded("source")) check_source(j, c);
   if (j.pipeline_step_id && !j.pipeline_id) {
     c.add("pipeline_id", {}, "required when pipeline_step_id is set (the step belongs to a pipeline)");
   }
@@ -95,7 +112,7 @@ void check_identity(const Job& j, Collector& c) {
 void check_resources(const Job& j, Collector& c) {
   non_negative(c, "gpu_count", j.gpu_count);
   if (j.gpu_type) {
-    if (j.gpu_count == 0) {
+    if (j.gpu_count == 0 && c.decoded("gpu_count")) {
       c.add("gpu_type", *j.gpu_type, "is set but gpu_count is 0; set gpu_count or remove gpu_type");
     } else if (j.gpu_type->empty()) {
       c.add("gpu_type", *j.gpu_type, "must not be empty; omit it for any GPU");
@@ -146,7 +163,7 @@ void check_time(const Job& j, Collector& c) {
 void check_status(const Job& j, Collector& c) {
   non_negative(c, "retry_count", j.retry_count);
   non_negative(c, "max_retries", j.max_retries);
-  if (j.retry_count > j.max_retries && j.max_retries >= 0) {
+  if (j.retry_count > j.max_retries && j.max_retries >= 0 && c.decoded("max_retries")) {
     c.add("retry_count", std::to_string(j.retry_count),
           "exceeds max_retries (" + std::to_string(j.max_retries) + ")");
   }
@@ -183,8 +200,8 @@ void check_cost(const Job& j, Collector& c) {
   check_money(c, "budget_limit", j.budget_limit, j.currency);
 }
 
-std::vector<Error> run_checks(const Job& j, bool stop_at_first) {
-  Collector c(stop_at_first);
+std::vector<Error> run_checks(const Job& j, bool stop_at_first, const Undecoded* undecoded = nullptr) {
+  Collector c(stop_at_first, undecoded);
   for (auto check : {check_identity, check_resources, check_time, check_priority, check_status, check_cost}) {
     if (c.done()) break;
     check(j, c);
@@ -210,6 +227,10 @@ core::Status Job::validate() const {
 }
 
 std::vector<core::Error> Job::validate_all() const { return run_checks(*this, false); }
+
+std::vector<core::Error> detail::rule_violations(const Job& j, const std::set<std::string, std::less<>>& undecoded) {
+  return run_checks(j, false, &undecoded);
+}
 
 bool can_preempt(const Job& preemptor, const Job& victim) noexcept {
   return preemptor.preempts_others && victim.effectively_preemptible() && victim.priority != JobPriority::Critical &&

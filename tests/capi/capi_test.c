@@ -181,11 +181,21 @@ static void test_job_validate_errors(void) {
   }
 }
 
+/* How many times `needle` occurs in `text`. */
+static int count(const char *text, const char *needle) {
+  int n = 0;
+  for (text = strstr(text, needle); text != NULL; text = strstr(text + 1, needle)) ++n;
+  return n;
+}
+
 static void test_job_validate_all(void) {
   static const char bad[] =
       "{\"name\": \"Bad_Name\", \"job_type\": \"batch\", \"deployment_type\": \"docker\","
       " \"tenant_id\": \"00000000-0000-4000-8000-000000000001\", \"gpu_count\": -1, \"retry_count\": 5,"
       " \"max_retries\": 1}";
+  static const char mixed[] =
+      "{\"name\": \"ok\", \"deployment_type\": \"DOCKER\", \"gpu_count\": -1, \"cpu_cores\": -2,"
+      " \"priority\": \"ultra\"}";
   budcore_buf out = BUDCORE_BUF_INIT, errors = BUDCORE_BUF_INIT, one = BUDCORE_BUF_INIT;
   const char *at;
   /* Every rule a decoded document breaks, each with its path; the first in the last error. */
@@ -199,9 +209,20 @@ static void test_job_validate_all(void) {
   CHECK(budcore_job_validate_all(&out, &errors, bad, strlen(bad)) == BUDCORE_EINVALID);
   CHECK(strcmp(budcore_error_last()->field, "errors_out") == 0);
   budcore_buf_dispose(&errors);
-  /* Undecodable: its one problem. NULL errors_out: only the return code and the last error. */
-  CHECK(budcore_job_validate_all(&out, &errors, "{\"name\": 1}", 11) == BUDCORE_EINVALID);
-  CHECK(errors.ptr != NULL && strstr(strstr(errors.ptr, "\"path\":") + 1, "\"path\":") == NULL);
+  /* Fields that do not decode do not hide the others, nor the rules the others break; the
+   * first problem is budcore_job_validate's error. */
+  CHECK(budcore_job_validate_all(&out, &errors, mixed, strlen(mixed)) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "job_type") == 0);
+  at = errors.ptr != NULL ? strstr(errors.ptr, "\"path\":\"job_type\"") : NULL;
+  CHECK(at != NULL && (at = strstr(at, "\"path\":\"priority\",\"value\":\"ultra\"")) != NULL &&
+        (at = strstr(at, "\"path\":\"gpu_count\"")) != NULL && strstr(at, "\"path\":\"cpu_cores\"") != NULL);
+  CHECK(errors.ptr != NULL && count(errors.ptr, "\"path\":") == 4);
+  budcore_buf_dispose(&errors);
+  CHECK(validate_str(&one, mixed) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "job_type") == 0);
+  /* Text that is not JSON: its one problem. NULL errors_out: only the return code and the last error. */
+  CHECK(budcore_job_validate_all(&out, &errors, "{\"name\": ", 9) == BUDCORE_EINVALID);
+  CHECK(errors.ptr != NULL && count(errors.ptr, "\"path\":") == 1);
   budcore_buf_dispose(&errors);
   CHECK(budcore_job_validate_all(&out, NULL, bad, strlen(bad)) == BUDCORE_EINVALID);
   /* A good job: what budcore_job_validate writes; errors_out untouched. */

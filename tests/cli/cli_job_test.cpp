@@ -140,6 +140,52 @@ TEST_F(CliJobTest, EveryProblemIsReportedAtOnceEachWithItsPath) {
   EXPECT_EQ(all["error"], all["errors"][0]);  // the single-error shape still holds
 }
 
+// Problems of the document's shape (a bad enum value, a missing required field) do not hide
+// the others: one run lists them all.
+TEST_F(CliJobTest, StructuralAndSemanticProblemsAreReportedTogether) {
+  fs::path f = write("mixed.json", R"({"name":"ok","job_type":"batch","deployment_type":"DOCKER",
+    "spec":{"image":"x/y"},"gpu_count":-1,"cpu_cores":-2,"priority":"ultra"})");
+  CliRun r = run("job validate " + quote(f.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  json all = json::parse(r.err);
+  std::vector<std::string> paths;
+  for (const auto& e : all["errors"]) paths.push_back(e["path"]);
+  EXPECT_EQ(paths, (std::vector<std::string>{"priority", "gpu_count", "cpu_cores"})) << r.err;
+  EXPECT_EQ(all["errors"][0], (json{{"code", "invalid"},
+                                    {"message", "unknown job priority; expected one of critical, high, normal, low, spot (any letter case)"},
+                                    {"path", "priority"},
+                                    {"value", "ultra"}}));
+  EXPECT_EQ(all["error"], all["errors"][0]);
+
+  fs::path g = write("missing.yaml", "name: ok\ndeployment_type: docker\ngpu_count: -1\npriority: ultra\n");
+  r = run("job validate " + quote(g.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  all = json::parse(r.err);
+  paths.clear();
+  for (const auto& e : all["errors"]) paths.push_back(e["path"]);
+  EXPECT_EQ(paths, (std::vector<std::string>{"job_type", "priority", "gpu_count"})) << r.err;
+}
+
+// "errors" is there whatever the count, so a reader needs no second code path.
+TEST_F(CliJobTest, ErrorsListsEvenASingleProblem) {
+  fs::path f = write("one.json", R"({"name": "one", "job_type": "batch", "deployment_type": "docker", "gpu_cont": 2})");
+  CliRun r = run("job validate " + quote(f.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  json all = json::parse(r.err);
+  ASSERT_EQ(all["errors"].size(), 1u) << r.err;
+  EXPECT_EQ(all["errors"][0], all["error"]);
+  EXPECT_EQ(all["error"]["path"], "gpu_cont");
+
+  fs::path missing = dir_ / "nowhere.json";
+  r = run("job validate " + quote(missing.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  all = json::parse(r.err);
+  ASSERT_EQ(all["errors"].size(), 1u) << r.err;
+  EXPECT_EQ(all["errors"][0]["path"], "FILE");
+  EXPECT_EQ(all["errors"][0], all["error"]);
+}
+
 TEST_F(CliJobTest, UnknownKeyIsNamed) {
   fs::path f = write("typo.yaml", "name: typo\njob_type: batch\ndeployment_type: docker\ngpu_cont: 2\n");
   CliRun r = run("job validate " + quote(f.string()));

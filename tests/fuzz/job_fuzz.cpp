@@ -1,5 +1,7 @@
 // libFuzzer: job documents. Job::from_json must never crash; an error names what is wrong; a
 // job that parses must write out and read back to an equal job, and normalizing is idempotent.
+// Job::check_json, the collecting decoder, agrees with it: it accepts exactly what from_json
+// accepts, with the same job, and otherwise lists from_json's error first.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,10 +14,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using budcore::job::Job;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto job = Job::from_json(text);
+  auto check = Job::check_json(text);
+  if (check.ok() != job.has_value() || check.job.has_value() != check.ok()) std::abort();
   if (!job) {
     if (job.error().message.empty()) std::abort();
+    if (!(check.errors.front() == job.error())) std::abort();
+    for (const auto& e : check.errors) {
+      if (e.message.empty()) std::abort();
+    }
     return 0;
   }
+  if (!(*check.job == *job)) std::abort();
   std::string once = job->to_json();
   auto again = Job::from_json(once);
   if (!again || !(*again == *job)) std::abort();

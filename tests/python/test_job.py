@@ -187,7 +187,38 @@ def test_from_dict_reports_every_problem_at_once():
     with pytest.raises(budcore.ValidationError) as info:
         budcore.Job.from_json(json.dumps(bad))
     assert len(info.value.errors) == 3
-    # A document that does not decode: its one problem.
+    # Fields that do not decode are listed too, beside the rules the others break.
     with pytest.raises(budcore.ValidationError) as info:
         budcore.Job.from_dict({"name": "x", "gpu_count": "two"})
-    assert len(info.value.errors) == 1 and info.value.errors[0]["path"] == info.value.field
+    assert [p["path"] for p in info.value.errors] == ["job_type", "deployment_type", "gpu_count"]
+    assert info.value.errors[0]["path"] == info.value.field
+
+
+MIXED = {"name": "ok", "deployment_type": "DOCKER", "spec": {"image": "x/y"},
+         "gpu_count": -1, "cpu_cores": -2, "priority": "ultra"}
+
+
+def test_structural_and_semantic_problems_are_raised_together():
+    with pytest.raises(budcore.ValidationError) as info:
+        Job.from_dict(MIXED)
+    e = info.value
+    assert [p["path"] for p in e.errors] == ["job_type", "priority", "gpu_count", "cpu_cores"]
+    assert (e.field, e.value) == ("job_type", None)
+    assert e.errors[1]["value"] == "ultra" and e.errors[3]["value"] == "-2"
+    with pytest.raises(budcore.ValidationError) as info:
+        Job.from_json(json.dumps(MIXED))
+    assert info.value.errors == e.errors
+
+
+def test_check_returns_every_problem_without_raising(job_dict):
+    problems = Job.check(MIXED)
+    assert [p["path"] for p in problems] == ["job_type", "priority", "gpu_count", "cpu_cores"]
+    assert problems[2] == {"code": "invalid", "message": "must not be negative", "path": "gpu_count", "value": "-1"}
+    assert Job.check(json.dumps(MIXED)) == problems
+    assert Job.check(job_dict) == [] and Job.check(json.dumps(job_dict)) == []
+    # A field that did not decode is reported once: no rule reads its default.
+    assert [p["path"] for p in Job.check({**job_dict, "gpu_count": "four"})] == ["gpu_count"]
+    # Text that is not JSON: its one problem.
+    assert len(Job.check('{"name": ')) == 1
+    with pytest.raises(TypeError):
+        Job.check([("name", "x")])

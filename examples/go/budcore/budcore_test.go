@@ -150,9 +150,26 @@ func TestValidateJobAllReportsEveryProblem(t *testing.T) {
 	if !errors.As(err, &first) || first.Field != "name" || first.Value != "Bad_Name" {
 		t.Fatalf("first: %+v", first)
 	}
-	// A document that does not decode: its one problem.
-	if _, err := ValidateJobAll(`{"name": "x", "gpu_count": "two"}`); !errors.As(err, &p) || len(p.Errors) != 1 {
-		t.Fatalf("undecodable: %v", err)
+	// Fields that do not decode are listed too, beside the rules the others break; the first
+	// problem is ValidateJob's error.
+	mixed := `{"name": "ok", "deployment_type": "DOCKER", "gpu_count": -1, "cpu_cores": -2, "priority": "ultra"}`
+	_, err = ValidateJobAll(mixed)
+	if !errors.As(err, &p) {
+		t.Fatalf("mixed: want *Problems, got %v", err)
+	}
+	fields = nil
+	for _, e := range p.Errors {
+		fields = append(fields, e.Field)
+	}
+	if strings.Join(fields, ",") != "job_type,priority,gpu_count,cpu_cores" || p.Errors[1].Value != "ultra" {
+		t.Fatalf("mixed: %v (%v)", fields, err)
+	}
+	if _, one := ValidateJob(mixed); one == nil || one.Error() != p.Errors[0].Error() {
+		t.Fatalf("mixed: first %v, ValidateJob %v", p.Errors[0], one)
+	}
+	// Text that is not JSON: its one problem.
+	if _, err := ValidateJobAll(`{"name": `); !errors.As(err, &p) || len(p.Errors) != 1 {
+		t.Fatalf("unparsable: %v", err)
 	}
 	good := `{"name": "ok", "job_type": "batch", "deployment_type": "docker", "tenant_id": "00000000-0000-4000-8000-000000000001"}`
 	all, err := ValidateJobAll(good)

@@ -36,8 +36,9 @@ func (p *Problems) Unwrap() []error {
 }
 
 // ValidateJobAll is ValidateJob reporting every problem at once, as Kubernetes' API validation
-// does: a document that decodes (JSON, keys, types, enums; the first problem there stops
-// decoding) is checked against every rule. An invalid document returns a *Problems.
+// does: every field that does not decode (unknown key, wrong type, bad enum value or UUID,
+// missing required field) and every rule the fields that did decode break. An invalid document
+// returns a *Problems whose first error is the one ValidateJob returns.
 func ValidateJobAll(document string) (string, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

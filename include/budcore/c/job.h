@@ -14,11 +14,15 @@ BUDCORE_BEGIN_DECL
 BUDCORE_API int budcore_job_validate(budcore_buf *out, const char *json, size_t json_len);
 
 /* As budcore_job_validate, but reports every problem at once, as Kubernetes' API validation
- * does: a document that decodes (JSON, keys, types, enum values: the first problem there stops
- * decoding) is checked against every rule. On success writes the normalized JSON to `out`.
- * Otherwise returns BUDCORE_EINVALID with the first problem in budcore_error_last(), leaves
- * `out` untouched and, when `errors_out` is not NULL, writes {"valid": false, "errors":
- * [{"code", "message", "path", "value"}]} listing every problem to it ("value" only when known).
+ * does: every field that does not decode (unknown key, wrong type, bad enum value or UUID,
+ * missing required field) and every rule the fields that did decode break; a field that does
+ * not decode is reported once, by no rule that reads it. JSON text that does not parse is the
+ * one problem listed. On success writes the normalized JSON to `out` (what budcore_job_validate writes).
+ * Otherwise returns the first problem's code (that of budcore_job_validate for the same text)
+ * with that problem in budcore_error_last(), leaves `out` untouched and, when `errors_out` is
+ * not NULL, writes {"valid": false, "errors": [{"code", "message", "path", "value"}]} listing
+ * every problem to it, the first first ("value" only when known; past 100 problems, one last
+ * entry without a path says how many more there are).
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_job_validate_all(budcore_buf *out, budcore_buf *errors_out, const char *json, size_t json_len);
 

@@ -14,6 +14,7 @@ enum class BreakerState : std::uint8_t;
 enum class TransitionKind : std::uint8_t;
 
 struct Job;
+struct JobCheck;
 struct StatusTransition;
 struct TransitionRule;
 struct BackoffPolicy;

@@ -74,6 +74,8 @@ struct BUDCORE_API StatusTransition {
   friend bool operator==(const StatusTransition&, const StatusTransition&) = default;
 };
 
+struct JobCheck;
+
 // Largest job document accepted (JSON text): 1.5 MiB, the object size Kubernetes stores in
 // etcd, so every job budcore accepts can also run on a cluster. Job::from_json, the CLI and the
 // stores enforce it (docs/limits.md).
@@ -151,15 +153,24 @@ struct BUDCORE_API Job {
 
   // Parses a job document and validates it (the first problem is returned, with its field
   // path, offending value and reason). Structural errors (wrong JSON type, unknown key, bad
-  // UUID, bad enum value) come first, then the rules of validate().
+  // UUID, bad enum value, missing required field) come first, then the rules of validate().
   static core::Result<Job> from_value(const core::Value& value);
-  // Decodes only (keys, types, enums), without the semantic rules of validate(): for callers
-  // that then report every problem at once with validate_all().
+  // Decodes only (keys, types, enums), without the semantic rules of validate(); the first
+  // structural problem is the error.
   static core::Result<Job> decode(const core::Value& value);
   // Also refuses text longer than kMaxDocumentBytes.
   static core::Result<Job> from_json(std::string_view json);
-  // decode() of JSON text (size, syntax, keys, types, enums); then validate_all() for the rules.
+  // decode() of JSON text (size, syntax, keys, types, enums).
   static core::Result<Job> decode_json(std::string_view json);
+  // Every problem of a job document at once, as Kubernetes' API validation reports them: a
+  // field that does not decode is skipped and its problem recorded, reading goes on, then the
+  // rules of validate_all() run on what decoded, less those that read a field that did not
+  // decode (its default would be a second, misleading problem). The job is accepted exactly
+  // when from_value() accepts it, and then equals it; otherwise the first problem listed is
+  // the error from_value() returns.
+  static JobCheck check_value(const core::Value& value);
+  // check_value() of JSON text; text too long or not JSON is its one problem.
+  static JobCheck check_json(std::string_view json);
   core::Value to_value() const;
   std::string to_json() const;  // compact JSON of to_value()
 
@@ -194,6 +205,19 @@ struct BUDCORE_API Job {
 
   // Field-by-field equality (a Quantity compares by amount, not by how it was written).
   friend BUDCORE_API bool operator==(const Job& a, const Job& b);
+};
+
+// A job document checked whole (Job::check_value, Job::check_json).
+struct BUDCORE_API JobCheck {
+  // Problems listed at most; a 1.5 MiB list of bad entries would otherwise be a million.
+  static constexpr std::size_t kMaxListed = 100;
+
+  std::optional<Job> job;  // the job, set exactly when errors is empty
+  // Every problem, each with its path: first the structural ones in schema order (unknown keys
+  // first), then the rule violations in validate_all()'s order. Past kMaxListed, one last
+  // entry (no path) says how many more there are.
+  std::vector<core::Error> errors;
+  bool ok() const noexcept { return errors.empty(); }
 };
 
 // `preemptor` may stop `victim`: preemptor.preempts_others, victim effectively preemptible

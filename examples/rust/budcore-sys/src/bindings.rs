@@ -105,7 +105,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " As budcore_job_validate, but reports every problem at once, as Kubernetes' API validation\n does: a document that decodes (JSON, keys, types, enum values: the first problem there stops\n decoding) is checked against every rule. On success writes the normalized JSON to `out`.\n Otherwise returns BUDCORE_EINVALID with the first problem in budcore_error_last(), leaves\n `out` untouched and, when `errors_out` is not NULL, writes {\"valid\": false, \"errors\":\n [{\"code\", \"message\", \"path\", \"value\"}]} listing every problem to it (\"value\" only when known).\n Thread-safety: safe from any thread."]
+    #[doc = " As budcore_job_validate, but reports every problem at once, as Kubernetes' API validation\n does: every field that does not decode (unknown key, wrong type, bad enum value or UUID,\n missing required field) and every rule the fields that did decode break; a field that does\n not decode is reported once, by no rule that reads it. JSON text that does not parse is the\n one problem listed. On success writes the normalized JSON to `out` (what budcore_job_validate writes).\n Otherwise returns the first problem's code (that of budcore_job_validate for the same text)\n with that problem in budcore_error_last(), leaves `out` untouched and, when `errors_out` is\n not NULL, writes {\"valid\": false, \"errors\": [{\"code\", \"message\", \"path\", \"value\"}]} listing\n every problem to it, the first first (\"value\" only when known; past 100 problems, one last\n entry without a path says how many more there are).\n Thread-safety: safe from any thread."]
     pub fn budcore_job_validate_all(
         out: *mut budcore_buf,
         errors_out: *mut budcore_buf,

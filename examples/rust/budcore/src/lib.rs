@@ -266,8 +266,9 @@ impl std::fmt::Display for Invalid {
 impl std::error::Error for Invalid {}
 
 /// As [`validate_job`], but every problem at once, as Kubernetes' API validation reports them:
-/// a document that decodes (JSON, keys, types, enums; the first problem there stops decoding)
-/// is checked against every rule, and [`Invalid::report`] lists each problem with its path.
+/// every field that does not decode (unknown key, wrong type, bad enum value or UUID, missing
+/// required field) and every rule the fields that did decode break. [`Invalid::report`] lists
+/// each problem with its path, the first being [`Invalid::error`] (what [`validate_job`] returns).
 pub fn validate_job_all(json: &str) -> Result<String, Invalid> {
     let mut out = Buf::new();
     let mut errors = Buf::new();

@@ -131,9 +131,22 @@ fn validate_job_all_reports_every_problem() {
     for path in ["\"path\":\"name\"", "\"path\":\"gpu_count\"", "\"path\":\"retry_count\""] {
         assert!(invalid.report.contains(path), "{path} missing in {}", invalid.report);
     }
-    // A document that does not decode: its one problem, in the error and the report.
-    let undecodable = budcore::validate_job_all(r#"{"name": "x", "gpu_count": "two"}"#).unwrap_err();
-    assert_eq!(undecodable.report.matches("\"path\":").count(), 1);
+    // Fields that do not decode are listed too, beside the rules the others break; the first
+    // problem is validate_job's error.
+    let mixed = r#"{"name": "ok", "deployment_type": "DOCKER", "gpu_count": -1, "cpu_cores": -2, "priority": "ultra"}"#;
+    let invalid = budcore::validate_job_all(mixed).unwrap_err();
+    assert_eq!(invalid.error, validate_job(mixed).unwrap_err());
+    assert_eq!(invalid.error.field, "job_type");
+    let paths: Vec<&str> = invalid
+        .report
+        .split("\"path\":\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').unwrap()])
+        .collect();
+    assert_eq!(paths, ["job_type", "priority", "gpu_count", "cpu_cores"], "{}", invalid.report);
+    // Text that is not JSON: its one problem, in the error and the report.
+    let unparsable = budcore::validate_job_all(r#"{"name": "#).unwrap_err();
+    assert_eq!(unparsable.report.matches("\"path\":").count(), 1);
     let good = budcore::validate_job_all(&spec("batch-embeddings.json")).unwrap();
     assert_eq!(good, validate_job(&spec("batch-embeddings.json")).unwrap());
 }
