@@ -158,6 +158,10 @@ TEST(DefragTest, TheDocumentAndBadInputNameTheField) {
             "request.gpu_milli");
   EXPECT_EQ(err(R"({"nodes": [{"name": "n0", "model": "T4", "gpus": 1}], "request": {}})"), "request.num_gpu");
   EXPECT_EQ(err(R"({"nodes": [{"name": "n0", "model": "T4", "gpus": 1}], "request": {"num_gpu": 1}, "oops": 1})"), "problem.oops");
+  // Text that is not JSON: the whole problem, or where in it the JSON broke.
+  EXPECT_EQ(err(""), "problem");
+  EXPECT_EQ(err("{"), "problem");
+  EXPECT_EQ(err(R"({"nodes": [{"name": "n0", "gpus": 99999999999999999999}]})"), "nodes[0].gpus");
 }
 
 }  // namespace
