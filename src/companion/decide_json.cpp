@@ -3,6 +3,7 @@
 #include <string>
 
 #include "budcore/companion/companion_json.hpp"
+#include "budcore/companion/leader.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/core/money.hpp"
 
@@ -70,11 +71,21 @@ Value config_summary(const CompanionConfig& config) {
   }
   for (const auto& q : config.cluster_queues) queues.emplace_back(q);
   for (const auto& b : config.budgets.budgets) budgets.emplace_back(b.name);
-  return core::Map{{"controllers", std::move(controllers)},
-                   {"cluster_queues", std::move(queues)},
-                   {"tenants", static_cast<std::int64_t>(config.tenants.size())},
-                   {"budgets", std::move(budgets)},
-                   {"currency", config.price_book.currency}};
+  core::Map out{{"controllers", std::move(controllers)},
+                {"cluster_queues", std::move(queues)},
+                {"tenants", static_cast<std::int64_t>(config.tenants.size())},
+                {"budgets", std::move(budgets)},
+                {"currency", config.price_book.currency}};
+  if (const auto& le = config.leader_election) {
+    auto secs = [](core::Duration d) { return d.count_ns() / 1'000'000'000; };
+    out.set("leader_election", core::Map{{"lease_name", le->lease_name},
+                                         {"namespace", le->namespace_},
+                                         {"identity", le->identity},
+                                         {"lease_duration_seconds", secs(le->lease_duration)},
+                                         {"renew_deadline_seconds", secs(le->renew_deadline)},
+                                         {"retry_period_seconds", secs(le->retry_period)}});
+  }
+  return Value(std::move(out));
 }
 
 core::Result<Value> decide_request(const CompanionConfig& config, const Value& request) {

@@ -39,7 +39,16 @@ int main(void) {
   CHECK(budcore_kueue_companion_check_config(&out, kConfig, strlen(kConfig)) == BUDCORE_OK);
   CHECK(contains(&out, "\"controllers\":[{\"name\":\"budcore.io/budget\",\"checks\":[\"budget\",\"window\"]}]"));
   CHECK(contains(&out, "\"budgets\":[\"team-a\"]"));
+  CHECK(!contains(&out, "leader_election"));
   budcore_buf_dispose(&out);
+  {
+    char elected[2048];
+    snprintf(elected, sizeof elected, "%sleader_election: {namespace: budcore-system, identity: c-0}\n", kConfig);
+    CHECK(budcore_kueue_companion_check_config(&out, elected, strlen(elected)) == BUDCORE_OK);
+    CHECK(contains(&out, "\"leader_election\":{\"lease_name\":\"budcore-kueue-companion\",\"namespace\":\"budcore-system\""));
+    CHECK(contains(&out, "\"lease_duration_seconds\":15"));
+    budcore_buf_dispose(&out);
+  }
 
   /* A budget for a tenant no rule maps is refused, naming the field; out stays empty. */
   static const char bad[] =

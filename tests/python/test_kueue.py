@@ -32,6 +32,11 @@ def test_a_configuration_is_summarized_or_refused_naming_the_field():
     summary = budcore.kueue.check_config(CONFIG)
     assert summary["controllers"] == [{"name": "budcore.io/budget", "checks": ["budget", "window"]}]
     assert summary["budgets"] == ["team-a"] and summary["currency"] == "USD"
+    assert "leader_election" not in summary
+    elected = budcore.kueue.check_config(CONFIG + "leader_election: {namespace: budcore-system, identity: c-0}\n")
+    assert elected["leader_election"] == {"lease_name": "budcore-kueue-companion", "namespace": "budcore-system",
+                                          "identity": "c-0", "lease_duration_seconds": 15,
+                                          "renew_deadline_seconds": 10, "retry_period_seconds": 2}
     with pytest.raises(budcore.ValidationError) as e:
         budcore.kueue.check_config({"controllers": [{"name": "x", "checks": ["budget"]}],
                                     "price_book": {"currency": "USD"},

@@ -10,7 +10,9 @@ BUDCORE_BEGIN_DECL
 
 /* Validates a companion configuration (YAML or JSON; file names in it are relative to the
  * process's working directory) and writes a summary: {"controllers": [{"name", "checks"}],
- * "cluster_queues", "tenants", "budgets", "currency"}. An invalid one is BUDCORE_EINVALID with
+ * "cluster_queues", "tenants", "budgets", "currency", "leader_election"? (when configured:
+ * {"lease_name", "namespace", "identity", "lease_duration_seconds", "renew_deadline_seconds",
+ * "retry_period_seconds"})}. An invalid one is BUDCORE_EINVALID with
  * budcore_error_last()->field naming it ("budgets.budgets[0].tenant_id"); `out` is untouched.
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_kueue_companion_check_config(budcore_buf *out, const char *config_doc, size_t config_doc_len);

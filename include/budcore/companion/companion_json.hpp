@@ -10,7 +10,8 @@
 namespace budcore::companion {
 
 // {"controllers": [{"name", "checks"}], "cluster_queues", "tenants" (how many rules),
-//  "budgets" (names), "currency"}.
+//  "budgets" (names), "currency", "leader_election"? ({"lease_name", "namespace", "identity",
+//  "lease_duration_seconds", "renew_deadline_seconds", "retry_period_seconds"}, when configured)}.
 BUDCORE_API core::Value config_summary(const CompanionConfig& config);
 
 // The budget and window checks for one Workload. request: {"workload": <Workload object>,

@@ -1049,7 +1049,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Validates a companion configuration (YAML or JSON; file names in it are relative to the\n process's working directory) and writes a summary: {\"controllers\": [{\"name\", \"checks\"}],\n \"cluster_queues\", \"tenants\", \"budgets\", \"currency\"}. An invalid one is BUDCORE_EINVALID with\n budcore_error_last()->field naming it (\"budgets.budgets[0].tenant_id\"); `out` is untouched.\n Thread-safety: safe from any thread."]
+    #[doc = " Validates a companion configuration (YAML or JSON; file names in it are relative to the\n process's working directory) and writes a summary: {\"controllers\": [{\"name\", \"checks\"}],\n \"cluster_queues\", \"tenants\", \"budgets\", \"currency\", \"leader_election\"? (when configured:\n {\"lease_name\", \"namespace\", \"identity\", \"lease_duration_seconds\", \"renew_deadline_seconds\",\n \"retry_period_seconds\"})}. An invalid one is BUDCORE_EINVALID with\n budcore_error_last()->field naming it (\"budgets.budgets[0].tenant_id\"); `out` is untouched.\n Thread-safety: safe from any thread."]
     pub fn budcore_kueue_companion_check_config(
         out: *mut budcore_buf,
         config_doc: *const ::std::os::raw::c_char,
