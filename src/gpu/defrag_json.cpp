@@ -5,6 +5,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/gpu/defrag.hpp"
 #include "budcore/gpu/mig.hpp"
+#include "core/json_pointer.hpp"
 
 namespace budcore::gpu {
 namespace {
@@ -165,32 +166,15 @@ core::Status read_workload(const Value& v, const std::string& path, DefragProble
   return {};
 }
 
-// parse_json names where the text stops being JSON by a JSON pointer ("/nodes/0/gpus", "" for
-// the document itself); the problem's errors read "nodes[0].gpus", and "problem" for the whole.
-std::string path_of_pointer(const std::string& pointer) {
-  if (pointer.empty() || pointer.front() != '/') return pointer.empty() ? "problem" : pointer;
-  std::string out;
-  std::size_t from = 1;
-  while (from <= pointer.size()) {
-    std::size_t to = pointer.find('/', from);
-    if (to == std::string::npos) to = pointer.size();
-    std::string token = pointer.substr(from, to - from);
-    for (auto p = token.find("~1"); p != std::string::npos; p = token.find("~1", p + 1)) token.replace(p, 2, "/");
-    for (auto p = token.find("~0"); p != std::string::npos; p = token.find("~0", p + 1)) token.replace(p, 2, "~");
-    const bool index = !out.empty() && !token.empty() && std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
-    out = index ? out + "[" + token + "]" : out.empty() ? token : out + "." + token;
-    from = to + 1;
-  }
-  return out.empty() ? "problem" : out;
-}
-
 }  // namespace
 
 core::Result<DefragProblem> parse_defrag_problem(std::string_view json) {
   auto parsed = core::parse_json(json);
   if (!parsed) {
     core::Error e = std::move(parsed).error();
-    e.field = path_of_pointer(e.field);
+    // Where the text stops being JSON ("nodes[0].gpus"), or the whole document.
+    std::string field = core::field_path_of_pointer(e.field);
+    e.field = field.empty() ? "problem" : std::move(field);
     return e;
   }
   Value doc = std::move(parsed).value();

@@ -9,6 +9,7 @@
 #include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/quota/engine_json.hpp"
+#include "core/json_pointer.hpp"
 
 namespace budcore::quota {
 namespace {
@@ -21,25 +22,6 @@ using R = core::Result<T>;
 
 std::string at(const std::string& base, std::string_view key) { return base.empty() ? std::string(key) : base + "." + std::string(key); }
 std::string at(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
-
-// parse_json names a bad number by its JSON pointer ("/workloads/0/priority"); the contract's
-// paths read "workloads[0].priority" (under `base` when the document is one part of another).
-std::string path_of_pointer(const std::string& pointer, std::string base = {}) {
-  if (pointer.empty() || pointer.front() != '/') return pointer;
-  std::string out = std::move(base);
-  std::size_t from = 1;
-  while (from <= pointer.size()) {
-    std::size_t to = pointer.find('/', from);
-    if (to == std::string::npos) to = pointer.size();
-    std::string token = pointer.substr(from, to - from);
-    for (auto p = token.find("~1"); p != std::string::npos; p = token.find("~1", p + 1)) token.replace(p, 2, "/");
-    for (auto p = token.find("~0"); p != std::string::npos; p = token.find("~0", p + 1)) token.replace(p, 2, "~");
-    bool index = !token.empty() && std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
-    out = index ? out + "[" + token + "]" : at(out, token);
-    from = to + 1;
-  }
-  return out;
-}
 
 const Json* member(const Json& obj, const char* key) {
   const Json* v = obj.is_map() ? obj.find(key) : nullptr;
@@ -397,7 +379,7 @@ core::Result<Scenario> parse_scenario(std::string_view text) {
   auto parsed = core::parse_json(text);  // bounded nesting and size; int64 integers
   if (!parsed) {
     core::Error e = std::move(parsed).error();
-    e.field = path_of_pointer(e.field);
+    e.field = core::field_path_of_pointer(e.field);
     return e;
   }
   const Json& root = *parsed;
@@ -565,7 +547,7 @@ core::Result<Workload> parse_workload(std::string_view json, const QuotaConfig& 
   auto parsed = core::parse_json(json);
   if (!parsed) {
     core::Error e = std::move(parsed).error();
-    e.field = path_of_pointer(e.field, "workload");
+    e.field = core::field_path_of_pointer(e.field, "workload");
     return e;
   }
   return read_workload(*parsed, "workload", config);
