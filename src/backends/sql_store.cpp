@@ -20,6 +20,8 @@ Status SqlStore::transact(const std::function<Status(Store&)>& fn) {
 }
 
 Status SqlStore::write_tenant_heads() {
+  flush_deferred();
+  if (deferred_error_) return *deferred_error_;
   for (const auto& [tenant, head] : chain_heads_) BUDCORE_TRY(write_chain_head(db(), tenant, head));
   for (const auto& [tenant, n] : event_counters_)
     BUDCORE_TRY(write_tenant_value(db(), TenantTable::Counters, tenant, "events", n));
@@ -31,7 +33,98 @@ Status SqlStore::write_tenant_heads() {
   return {};
 }
 
-SqlConnection& SqlStore::db() { return *s_->conn; }
+// Every statement goes through here, so the deferred writes are sent before any statement that
+// could read or change their rows.
+SqlConnection& SqlStore::db() {
+  if (!flushing_ && !deferred_.empty()) flush_deferred();
+  return *s_->conn;
+}
+
+void SqlStore::flush_deferred() {
+  if (deferred_.empty()) return;
+  flushing_ = true;
+  Status st = send_deferred_jobs();
+  if (st) st = send_deferred_records();
+  flushing_ = false;
+  deferred_ = DeferredWrites{};
+  if (!st && !deferred_error_) deferred_error_ = st.error();
+}
+
+Status SqlStore::send_deferred_jobs() {
+  const std::vector<DeferredJobWrite>& rows = deferred_.jobs;
+  if (rows.empty()) return {};
+  std::vector<std::string> project, cluster, status, type, source, updated, doc, name, priority, count, tenant, id, expected;
+  std::vector<std::optional<std::string>> pipeline, gpu_type;
+  for (const DeferredJobWrite& w : rows) {
+    project.push_back(w.project);
+    cluster.push_back(w.cluster);
+    pipeline.push_back(w.pipeline);
+    status.push_back(w.status);
+    type.push_back(w.type);
+    source.push_back(w.source);
+    updated.push_back(std::to_string(w.updated_ns));
+    doc.push_back(w.doc);
+    name.push_back(w.name);
+    priority.push_back(w.priority);
+    gpu_type.push_back(w.gpu_type);
+    count.push_back(std::to_string(w.gpu_count));
+    tenant.push_back(w.tenant);
+    id.push_back(w.id);
+    expected.push_back(std::to_string(w.expected_version));
+  }
+  const std::string a[] = {pg_text_array(project), pg_text_array(cluster), pg_nullable_text_array(pipeline),
+                           pg_text_array(status), pg_text_array(type), pg_text_array(source), pg_text_array(updated),
+                           pg_text_array(doc), pg_text_array(name), pg_text_array(priority),
+                           pg_nullable_text_array(gpu_type), pg_text_array(count), pg_text_array(tenant),
+                           pg_text_array(id), pg_text_array(expected)};
+  std::vector<SqlParam> p(std::begin(a), std::end(a));
+  // Each row a compare-and-set: fewer rows changed than sent means another writer got there.
+  const std::string what = rows.size() == 1 ? "job " + rows.front().id : "one of " + std::to_string(rows.size()) + " jobs";
+  return s_->conn->execute_later(
+      "UPDATE jobs AS j SET project_id = u.project_id, cluster_id = u.cluster_id, pipeline_id = u.pipeline_id, "
+      "status = u.status, job_type = u.job_type, source = u.source, updated_ns = u.updated_ns, doc = u.doc, "
+      "name = u.name, priority = u.priority, gpu_type = u.gpu_type, gpu_count = u.gpu_count, version = j.version + 1 "
+      "FROM unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), "
+      "CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), "
+      "CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[])) "
+      "AS u(project_id, cluster_id, pipeline_id, status, job_type, source, updated_ns, doc, name, priority, gpu_type, "
+      "gpu_count, tenant_id, id, expected) "
+      "WHERE j.tenant_id = u.tenant_id COLLATE \"C\" AND j.id = u.id COLLATE \"C\" AND j.version = u.expected",
+      p, LaterCheck{static_cast<std::int64_t>(rows.size()), what});
+}
+
+Status SqlStore::send_deferred_records() {
+  std::vector<std::string> put_kind, put_key, put_doc, put_at, del_kind, del_key;
+  for (const auto& [k, v] : deferred_.records) {
+    if (v) {
+      put_kind.push_back(k.first);
+      put_key.push_back(k.second);
+      put_doc.push_back(v->first);
+      put_at.push_back(std::to_string(v->second));
+    } else {
+      del_kind.push_back(k.first);
+      del_key.push_back(k.second);
+    }
+  }
+  if (!put_kind.empty()) {
+    const std::string a[] = {pg_text_array(put_kind), pg_text_array(put_key), pg_text_array(put_doc), pg_text_array(put_at)};
+    std::vector<SqlParam> p(std::begin(a), std::end(a));
+    BUDCORE_TRY(s_->conn->execute_later(
+        "INSERT INTO platform_records (kind, record_key, doc, updated_ns) "
+        "SELECT * FROM unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[])) "
+        "ON CONFLICT (kind, record_key) DO UPDATE SET doc = excluded.doc, updated_ns = excluded.updated_ns",
+        p, {}));
+  }
+  if (!del_kind.empty()) {
+    const std::string a[] = {pg_text_array(del_kind), pg_text_array(del_key)};
+    std::vector<SqlParam> p(std::begin(a), std::end(a));
+    BUDCORE_TRY(s_->conn->execute_later(
+        "DELETE FROM platform_records AS r USING unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[])) AS d(kind, record_key) "
+        "WHERE r.kind = d.kind COLLATE \"C\" AND r.record_key = d.record_key COLLATE \"C\"",
+        p, {}));
+  }
+  return {};
+}
 
 Result<backend::PlatformRecord> SqlStore::platform_record_from_row(const SqlRow& row) {
   backend::PlatformRecord r;
@@ -188,6 +281,19 @@ Result<JobRecord> SqlStore::save_job(const core::Id& tenant, job::Job job, std::
               cluster = job.cluster_id.to_string();
   std::string pipeline = job.pipeline_id ? job.pipeline_id->to_string() : std::string();
   std::int64_t updated = job.updated_at ? job.updated_at->unix_nanos() : s_->clock->now().unix_nanos();
+  if (defers()) {
+    // A second write of one job in a transaction goes after the first: one statement cannot
+    // update a row twice.
+    if (deferred_.job_keys.count({tid, id}) > 0) flush_deferred();
+    deferred_.job_keys.emplace(tid, id);
+    deferred_.jobs.push_back(DeferredJobWrite{
+        tid, id, std::move(project), std::move(cluster),
+        job.pipeline_id ? std::optional<std::string>(std::move(pipeline)) : std::nullopt, job.gpu_type,
+        std::string(job::to_string(job.status)), std::string(job::to_string(job.job_type)),
+        std::string(job::to_string(job.source)), std::move(doc), job.name, std::string(job::to_string(job.priority)),
+        updated, job.gpu_count, expected_version});
+    return JobRecord{std::move(job), expected_version + 1, std::move(key)};
+  }
   SqlParam p[] = {project,
                   cluster,
                   job.pipeline_id ? SqlParam(std::string_view(pipeline)) : SqlParam(nullptr),

@@ -162,7 +162,8 @@ Result<std::int64_t> SqlStore::append_event(const core::Id& tenant, const backen
     // The seq is taken ahead; the tenant's number at commit, with every event of the transaction
     // (write_tenant_events): the tenant's counter row is locked for the commit only, not from
     // the first event on, so one tenant's writers on several replicas do not queue behind it.
-    BUDCORE_TRY_ASSIGN(std::int64_t seq, event_seqs_.next(db()));
+    // Taking a seq reads no row, so the deferred writes need not go first (db() would send them).
+    BUDCORE_TRY_ASSIGN(std::int64_t seq, s_->event_seqs.next(*s_->conn));
     pending_events_[tenant].push_back(
         PendingEvent{seq, e.at.unix_nanos(), e.type, e.object_id.to_string(), core::to_json(e.data)});
     return seq;
@@ -289,7 +290,7 @@ Result<std::int64_t> SqlStore::append_request(const backend::PlatformRequest& r)
   BUDCORE_TRY(check_key("kind", r.kind));
   BUDCORE_TRY(check_key("replica", r.replica));
   return write([&]() -> Result<std::int64_t> {
-    auto seq = backends::append_request(db(), r, !requests_notified_, in_tx_ ? &request_seqs_ : nullptr);
+    auto seq = backends::append_request(db(), r, !requests_notified_, in_tx_ ? &s_->request_seqs : nullptr);
     if (seq && in_tx_) requests_notified_ = true;
     return seq;
   });
@@ -368,6 +369,10 @@ Status SqlStore::put_platform_record(std::string_view kind, std::string_view key
   BUDCORE_TRY(check_key("key", key));
   std::string text = core::to_json(doc);
   std::int64_t now = s_->clock->now().unix_nanos();
+  if (defers()) {
+    deferred_.records[{std::string(kind), std::string(key)}] = std::pair{std::move(text), now};
+    return {};
+  }
   SqlParam p[] = {kind, key, text, now};
   return write([&]() -> Status {
     BUDCORE_TRY(db().execute_later("INSERT INTO platform_records (kind, record_key, doc, updated_ns) VALUES (?, ?, ?, ?) "
@@ -379,6 +384,10 @@ Status SqlStore::put_platform_record(std::string_view kind, std::string_view key
 }
 
 Status SqlStore::delete_platform_record(std::string_view kind, std::string_view key) {
+  if (defers()) {
+    deferred_.records[{std::string(kind), std::string(key)}] = std::nullopt;
+    return {};
+  }
   SqlParam p[] = {kind, key};
   return write([&]() -> Status {
     BUDCORE_TRY(db().execute_later("DELETE FROM platform_records WHERE kind = ? AND record_key = ?", p, {}));
@@ -413,9 +422,11 @@ Result<std::vector<std::optional<backend::PlatformRecord>>> SqlStore::get_platfo
       std::vector<std::string> batch;
       for (; from != at.end() && batch.size() < kReadBatch; ++from) batch.push_back(from->first);
       const std::string k = pg_text_array(batch);
-      SqlParam p[] = {kind, k};
-      BUDCORE_TRY(db().query("SELECT kind, record_key, doc, updated_ns FROM platform_records "
-                             "WHERE kind = ? AND record_key = ANY(CAST(? AS TEXT[]))",
+      SqlParam p[] = {k, kind};
+      // The keys in the column's collation ("C"), or the key index is not used and every record
+      // of the kind is compared against the whole array.
+      BUDCORE_TRY(db().query("SELECT r.kind, r.record_key, r.doc, r.updated_ns FROM unnest(CAST(? AS TEXT[])) AS k(key) "
+                             "JOIN platform_records r ON r.kind = ? AND r.record_key = k.key COLLATE \"C\"",
                              p, [&](const SqlRow& row) -> Status {
                                auto slots = at.find(row.text(1));
                                if (slots == at.end()) return {};

@@ -996,6 +996,59 @@ TEST_P(StoreConformance, AWriteWhoseAnswerWaitsStillFailsItsTransactionWhole) {
   EXPECT_EQ(store().get_job(tenant_a_, rec.job.id)->version, 2);
 }
 
+TEST_P(StoreConformance, ManyWritesOfJobsAndRecordsInOneTransactionAllApplyInOrder) {
+  std::vector<JobRecord> recs;
+  for (int i = 0; i < 30; ++i) recs.push_back(create(tenant_a_, make_job("j" + std::to_string(i))));
+  ASSERT_TRUE(store().put_platform_record("job", "gone", Value::map({{"v", 0}})));
+  ASSERT_TRUE(store().transact([&](Store& tx) -> core::Status {
+    for (auto& r : recs) {
+      r.job.name = "first";
+      BUDCORE_TRY(tx.write_job(tenant_a_, r.job, r.version));
+      BUDCORE_TRY(tx.put_platform_record("job", r.job.id.to_string(), Value::map({{"v", 1}})));
+    }
+    // The same job again in the same transaction, and a read that must see the first write.
+    recs[0].job.name = "second";
+    BUDCORE_TRY(tx.write_job(tenant_a_, recs[0].job, recs[0].version + 1));
+    BUDCORE_TRY_ASSIGN(auto seen, tx.get_job(tenant_a_, recs[1].job.id));
+    EXPECT_EQ(seen.job.name, "first");
+    EXPECT_EQ(seen.version, recs[1].version + 1);
+    // A record put then deleted, one deleted then put, one written twice: the last write wins.
+    BUDCORE_TRY(tx.delete_platform_record("job", recs[2].job.id.to_string()));
+    BUDCORE_TRY(tx.delete_platform_record("job", "gone"));
+    BUDCORE_TRY(tx.put_platform_record("job", "gone", Value::map({{"v", 2}})));
+    BUDCORE_TRY(tx.put_platform_record("job", recs[3].job.id.to_string(), Value::map({{"v", 3}})));
+    BUDCORE_TRY_ASSIGN(auto read, tx.get_platform_record("job", recs[3].job.id.to_string()));
+    EXPECT_TRUE(read && read->doc.find("v")->as_int() == 3) << "a read in the transaction sees its writes";
+    return {};
+  }));
+  EXPECT_EQ(store().get_job(tenant_a_, recs[0].job.id)->job.name, "second");
+  EXPECT_EQ(store().get_job(tenant_a_, recs[0].job.id)->version, recs[0].version + 2);
+  for (std::size_t i = 1; i < recs.size(); ++i) {
+    auto got = store().get_job(tenant_a_, recs[i].job.id);
+    EXPECT_EQ(got->job.name, "first");
+    EXPECT_EQ(got->version, recs[i].version + 1);
+  }
+  EXPECT_FALSE(*store().get_platform_record("job", recs[2].job.id.to_string()));
+  EXPECT_EQ((*store().get_platform_record("job", "gone"))->doc.find("v")->as_int(), 2);
+  EXPECT_EQ((*store().get_platform_record("job", recs[3].job.id.to_string()))->doc.find("v")->as_int(), 3);
+  EXPECT_EQ((*store().get_platform_record("job", recs[4].job.id.to_string()))->doc.find("v")->as_int(), 1);
+  // One stale compare-and-set among many fails the whole batch: no job and no record changed.
+  auto stale = store().transact([&](Store& tx) -> core::Status {
+    for (std::size_t i = 1; i < recs.size(); ++i) {
+      recs[i].job.name = "third";
+      const std::int64_t version = i == 7 ? recs[i].version : recs[i].version + 1;  // 7 is stale
+      BUDCORE_TRY(tx.write_job(tenant_a_, recs[i].job, version));
+      BUDCORE_TRY(tx.put_platform_record("job", recs[i].job.id.to_string(), Value::map({{"v", 9}})));
+    }
+    return {};
+  });
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code, ErrorCode::Conflict);
+  EXPECT_EQ(stale.error().field, "version");
+  EXPECT_EQ(store().get_job(tenant_a_, recs[1].job.id)->job.name, "first");
+  EXPECT_EQ((*store().get_platform_record("job", recs[4].job.id.to_string()))->doc.find("v")->as_int(), 1);
+}
+
 TEST_P(StoreConformance, DataSurvivesReopening) {
   if (GetParam() == "sqlite_memory") GTEST_SKIP() << "an in-memory database ends with its connection";
   auto rec = create(tenant_a_, make_job("durable"), "k");
