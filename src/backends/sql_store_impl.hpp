@@ -215,11 +215,6 @@ struct Shared {
   std::string name;
   std::shared_ptr<core::Clock> clock;
   std::optional<backend::Store::Fence> fence;  // checked first by every write transaction
-  // PostgreSQL: seqs of the rows transactions insert, taken ahead in growing blocks that
-  // outlive a transaction (a block per transaction cost a round trip and ~1 ms of the server's
-  // time every few statements).
-  SeqPool event_seqs{"platform_events"};
-  SeqPool request_seqs{"platform_requests"};
 };
 
 // transact() on PostgreSQL: the writes of a transaction whose rows are alike (job
@@ -392,6 +387,12 @@ class SqlStore final : public backend::Store {
   DeferredWrites deferred_;
   std::optional<Error> deferred_error_;  // a failed send of them fails the commit
   bool flushing_ = false;
+  // transact() on PostgreSQL: seqs of the rows it inserts, taken ahead. A block lives for one
+  // transaction only: a seq is taken when its event happens, so the store-wide order follows
+  // cause and effect across replicas (a submission's event before its admission's), which a
+  // block kept from an earlier transaction would break.
+  SeqPool event_seqs_{"platform_events"};
+  SeqPool request_seqs_{"platform_requests"};
   bool defers() const { return in_tx_ && s_->conn->dialect() == Dialect::Postgres; }
   void flush_deferred();
   Status send_deferred_jobs();

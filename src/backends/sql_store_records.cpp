@@ -163,7 +163,7 @@ Result<std::int64_t> SqlStore::append_event(const core::Id& tenant, const backen
     // (write_tenant_events): the tenant's counter row is locked for the commit only, not from
     // the first event on, so one tenant's writers on several replicas do not queue behind it.
     // Taking a seq reads no row, so the deferred writes need not go first (db() would send them).
-    BUDCORE_TRY_ASSIGN(std::int64_t seq, s_->event_seqs.next(*s_->conn));
+    BUDCORE_TRY_ASSIGN(std::int64_t seq, event_seqs_.next(*s_->conn));
     pending_events_[tenant].push_back(
         PendingEvent{seq, e.at.unix_nanos(), e.type, e.object_id.to_string(), core::to_json(e.data)});
     return seq;
@@ -290,7 +290,7 @@ Result<std::int64_t> SqlStore::append_request(const backend::PlatformRequest& r)
   BUDCORE_TRY(check_key("kind", r.kind));
   BUDCORE_TRY(check_key("replica", r.replica));
   return write([&]() -> Result<std::int64_t> {
-    auto seq = backends::append_request(db(), r, !requests_notified_, in_tx_ ? &s_->request_seqs : nullptr);
+    auto seq = backends::append_request(db(), r, !requests_notified_, in_tx_ ? &request_seqs_ : nullptr);
     if (seq && in_tx_) requests_notified_ = true;
     return seq;
   });

@@ -94,6 +94,33 @@ TEST_P(StoreHa, AFencedHandleCannotWriteOnceAnotherHolderHasTheLease) {
   a_->set_fence(std::nullopt);
 }
 
+// The store-wide event seq follows cause and effect across replicas: an event appended after
+// another replica's committed event has a greater seq, whatever either took in earlier
+// transactions (readers and the platform's queue order rely on it).
+TEST_P(StoreHa, AnEventAfterAnotherReplicasCommittedEventHasAGreaterSeq) {
+  const core::Id tenant = core::Id::generate();
+  backend::EventRecord ev;
+  ev.type = "job.test";
+  ev.object_id = core::Id::generate();
+  ev.data = core::Value::map({});
+  auto append = [&](Store& s) {
+    std::int64_t seq = 0;
+    EXPECT_TRUE(s.transact([&](Store& tx) -> core::Status {
+      BUDCORE_TRY_ASSIGN(seq, tx.append_event(tenant, ev));
+      return {};
+    }));
+    return seq;
+  };
+  std::int64_t last = 0;
+  for (int round = 0; round < 5; ++round) {
+    for (Store* s : {a_.get(), b_.get()}) {
+      const std::int64_t seq = append(*s);
+      EXPECT_GT(seq, last) << "round " << round;
+      last = seq;
+    }
+  }
+}
+
 TEST_P(StoreHa, ReplicasReportThemselves) {
   ReplicaRecord r;
   r.replica = "r1";
