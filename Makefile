@@ -5,7 +5,7 @@ SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
-# Four build trees (dev, asan, tsan, fuzz) and the Python build outgrow ccache's default 5 GB,
+# Three build trees (dev, asan with the fuzzers, tsan) and the Python build outgrow ccache's default 5 GB,
 # which evicted objects between CI runs and made warm runs cold.
 export CCACHE_MAXSIZE ?= 16G
 # Lets the Python build (another build dir, same flags) reuse the dev build's objects.
