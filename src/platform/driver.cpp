@@ -62,6 +62,7 @@ core::Status Impl::fire_retries() {
       return tx.delete_platform_record("job", key);
     });
     if (!st) return fail_halted(st.error());
+    queued_docs.forget(it->first);
     live.erase(it);
   }
   return {};

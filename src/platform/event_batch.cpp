@@ -96,7 +96,10 @@ class EventBatch {
       // Queued jobs do not keep their document: memory follows what holds quota, not the queue.
       if (!job::holds_resources(it->second.status)) it->second.doc.reset();
     }
-    for (const core::Id& id : ended_) m_.live.erase(id);
+    for (const core::Id& id : ended_) {
+      m_.queued_docs.forget(id);
+      m_.live.erase(id);
+    }
     for (auto& r : new_retries_) m_.retries.push(r);
     for (const ClusterEvent* e : usage_)
       for (const auto& o : m_.usage_observers) o->on_usage(e->tenant, e->job_id, e->run, *e->usage);
@@ -131,6 +134,7 @@ class EventBatch {
     w.live = &lj;
     w.tenant = lj.tenant;
     w.expected_version = lj.version;
+    if (!lj.doc) lj.doc = m_.queued_docs.take(lj.id, lj.version);
     if (!lj.doc) {
       auto found = stored_.find(lj.id);
       if (found == stored_.end()) {  // not among the batch's reads: read alone
@@ -340,6 +344,7 @@ core::Result<std::unordered_map<core::Id, backend::JobRecord>> Impl::read_docume
   for (const ClusterEvent& e : events) {
     const LiveJob* lj = event_job(e);
     if (lj == nullptr || lj->doc || is_echo(e, *lj) || e.kind == ClusterEventKind::DeadlineMissed) continue;
+    if (queued_docs.has(lj->id, lj->version)) continue;
     keys.push_back({lj->tenant, lj->id});
   }
   std::unordered_map<core::Id, backend::JobRecord> out;

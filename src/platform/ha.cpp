@@ -254,6 +254,7 @@ bool Impl::ha_keep_leading() {
 
 core::Status Impl::reset_drive_state() {
   live.clear();
+  queued_docs.clear();
   runs.clear();
   pipeline_keys.clear();
   resubmit.clear();
@@ -400,6 +401,7 @@ core::Status Impl::adopt(const backend::PlatformRequest& r, Adoptions& adoptions
   BUDCORE_TRY_ASSIGN(LiveJob lj, live_from_record(row, r.tenant, rec));
   LiveJob& placed = live.emplace(lj.id, std::move(lj)).first->second;
   hand_to_cluster(placed, rec.job);
+  if (!placed.doc) queued_docs.keep(placed.id, placed.version, std::make_shared<job::Job>(std::move(rec.job)));
   return {};
 }
 
@@ -454,6 +456,7 @@ core::Status Impl::refresh_view() {
   BUDCORE_TRY_ASSIGN(std::int64_t marker, store->change_marker());
   if (marker == ha_view_marker) return {};
   live.clear();
+  queued_docs.clear();
   timeline_cache.reset();
   backend::PageRequest page;
   page.limit = backend::PageRequest::kMaxPageSize;

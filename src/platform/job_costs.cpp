@@ -155,6 +155,7 @@ core::Status Impl::stop_for_budget(LiveJob& lj, backend::JobRecord rec, core::Ti
   metrics.count("job_failures_total", {{"job_type", type_label}, {"failure_reason", "BudgetExceeded"}});
   metrics.count("jobs_total", {{"source_type", std::string(job::to_string(job.source))}, {"job_type", type_label}, {"status", "failed"}});
   const bool in_cluster = lj.in_cluster;
+  queued_docs.forget(id);
   live.erase(id);
   if (in_cluster) (void)cluster->cancel(id, message);
   return {};

@@ -203,7 +203,7 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
       else
         BUDCORE_TRY(audit(tx, caller, "jobs.create", "job", job.id.to_string(), {}, job::detail::compact_json(job)));
       staged.push_back(std::move(lj));
-      staged_docs.push_back(std::make_shared<job::Job>(job));
+      staged_docs.push_back(std::make_shared<job::Job>(results[i].record.job));  // as stored
     }
     if (!created_jobs.empty()) {
       const auto n = static_cast<std::int64_t>(created_jobs.size());
@@ -234,6 +234,7 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
         if (jobs[i].job.id == lj.id && !jobs[i].idempotency_key.empty())
           pipeline_keys[{lj.tenant, jobs[i].idempotency_key}] = lj.id;
     hand_to_cluster(lj, job);
+    queued_docs.keep(lj.id, lj.version, staged_docs[k]);
   }
   return results;
 }
@@ -297,6 +298,7 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
       return tx.delete_platform_record("job", id.to_string());
     });
     if (!st) return fail_if_deposed(st.error());
+    queued_docs.forget(it->first);
     live.erase(it);
     return store->get_job(caller.tenant, id);
   }
@@ -323,6 +325,7 @@ core::Result<backend::JobRecord> Impl::cancel(const CallContext& caller, const c
                                {"status", "cancelled"}});
   if (auto it = live.find(id); it != live.end()) {
     bool in_cluster = it->second.in_cluster;
+    queued_docs.forget(it->first);
     live.erase(it);
     if (in_cluster) (void)cluster->cancel(id, message);
   }

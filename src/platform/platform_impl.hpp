@@ -26,6 +26,7 @@
 #include "budcore/job/image_ref.hpp"
 #include "budcore/platform/rate_limiter.hpp"
 #include "platform/metrics.hpp"
+#include "platform/queued_docs.hpp"
 
 #pragma GCC visibility push(hidden)  // private to the library: not exported
 
@@ -136,6 +137,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
 
   std::recursive_mutex mu;
   std::unordered_map<core::Id, LiveJob> live;
+  QueuedDocs queued_docs{16'384};  // about 25 MB at most; see queued_docs.hpp
   std::priority_queue<std::pair<std::int64_t, core::Id>, std::vector<std::pair<std::int64_t, core::Id>>, std::greater<>>
       retries;  // (retry_at_ns, job): stale entries skipped
   std::vector<core::Id> resubmit;  // live jobs whose hand-over to the cluster failed (Io): tried again

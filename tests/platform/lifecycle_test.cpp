@@ -321,6 +321,9 @@ TEST(PlatformLifecycleTest, PriorityChangesReorderTheQueue) {
   auto f = p->get_job(ctx_a(), first->record.job.id)->job;
   auto s = p->get_job(ctx_a(), second->record.job.id)->job;
   EXPECT_LT(*s.actual_start, *f.actual_start);
+  // Admission wrote the document as changed, not the one the platform kept from the submission.
+  EXPECT_EQ(s.priority, job::JobPriority::High);
+  EXPECT_EQ(s.status, JobStatus::Completed);
   EXPECT_EQ(p->set_priority(ctx_a(), s.id, job::JobPriority::Low).error().code, core::ErrorCode::Conflict);
 }
 
