@@ -137,7 +137,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
 
   std::recursive_mutex mu;
   std::unordered_map<core::Id, LiveJob> live;
-  QueuedDocs queued_docs{16'384};  // about 25 MB at most; see queued_docs.hpp
+  QueuedDocs queued_docs{8'192};  // about 50 MB at most (a Job in memory is ~6 KB); see queued_docs.hpp
   std::priority_queue<std::pair<std::int64_t, core::Id>, std::vector<std::pair<std::int64_t, core::Id>>, std::greater<>>
       retries;  // (retry_at_ns, job): stale entries skipped
   std::vector<core::Id> resubmit;  // live jobs whose hand-over to the cluster failed (Io): tried again
