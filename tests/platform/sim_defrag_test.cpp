@@ -128,6 +128,36 @@ TEST(SimMigPlacementTest, AProfileNoFreeInstanceHasRePartitionsAGpuAndAFreeInsta
   EXPECT_EQ(on[big3.job.id], std::vector<std::string>{"a100-mig-0/gpu0/mig4"});
 }
 
+// A new process starts from the GPUs' first layouts: a run adopted on an instance of a GPU that
+// was re-partitioned gets it made again on the same node.
+TEST(SimMigPlacementTest, AfterARestartARunOnARePartitionedGpuGoesBackToItsNode) {
+  core::VirtualClock clock;
+  auto cluster = backend::SimCluster::create(clock, options("first_fit")).value();
+  auto big = sim_request(mig_job("big", "3g.40gb"), 1, 1);
+  ASSERT_TRUE(cluster->submit(big));
+  backend::Placement where;
+  for (const auto& e : drain(*cluster))
+    if (e.kind == ClusterEventKind::Started && e.placement) where = *e.placement;
+  ASSERT_EQ(where.devices, std::vector<std::string>{"a100-mig-0/gpu0/mig4"});
+  auto fresh = backend::SimCluster::create(clock, options("first_fit")).value();
+  backend::AdoptedRun a;
+  a.request = big;
+  a.phase = backend::AdoptedRun::Phase::Running;
+  a.placement = where;
+  a.admitted_at = clock.now();
+  a.started_at = clock.now();
+  ASSERT_TRUE(fresh->adopt(std::vector<backend::AdoptedRun>{a}));
+  ASSERT_TRUE(fresh->adoption_complete());
+  drain(*fresh);
+  const auto listed = fresh->list().value();
+  ASSERT_EQ(listed.size(), 1u);
+  ASSERT_TRUE(listed[0].placement);
+  EXPECT_EQ(listed[0].placement->devices, where.devices);
+  EXPECT_EQ(layout_of(mig_pool(*fresh).node(0).gpus[0]),
+            (std::vector<std::string>{"1g.10gb@0", "1g.10gb@1", "1g.10gb@2", "1g.10gb@3", "3g.40gb@4"}));
+  expect_instances_consistent(*fresh, 1);
+}
+
 TEST(SimMigPlacementTest, AProfileTheFlavorsGpusDoNotHaveNeverPlaces) {
   core::VirtualClock clock;
   auto cluster = backend::SimCluster::create(clock, options("first_fit")).value();
