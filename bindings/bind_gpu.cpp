@@ -53,6 +53,16 @@ py::object defrag(const std::string& problem_json) {
   return to_python(unwrap(std::move(out)));
 }
 
+py::object place_mig(const std::string& problem_json) {
+  core::Result<core::Value> out = [&]() -> core::Result<core::Value> {
+    py::gil_scoped_release release;
+    auto problem = gpu::parse_defrag_problem(problem_json);
+    if (!problem) return std::move(problem).error();
+    return gpu::place_mig_document(*problem);
+  }();
+  return to_python(unwrap(std::move(out)));
+}
+
 }  // namespace
 
 void bind_gpu(py::module_& m) {
@@ -65,6 +75,9 @@ void bind_gpu(py::module_& m) {
   m.def("gpu_defrag", &defrag, py::arg("problem_json"),
         "The cheapest defragmentation plan for a pending request (the problem document of docs/gpu.md, JSON): "
         "{plan, applied[, workloads]}, as `budcore gpu defrag`.");
+  m.def("gpu_place_mig", &place_mig, py::arg("problem_json"),
+        "MIG-aware placement of the problem's request.mig_profile (a free instance, else a new one a GPU's layout "
+        "admits, re-partitioning it): {placement, applied[, workloads]}, as `budcore gpu place-mig`.");
 }
 
 }  // namespace budcore::bindings

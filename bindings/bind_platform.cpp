@@ -219,6 +219,16 @@ void bind_platform(py::module_& m) {
             return to_python(doc);
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), "The cheapest defragmentation plan for a job of the caller's that waits for placement (advice): {'plan', 'applied'}.")
+      .def(
+          "gpu_defrag_apply",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id, const py::object& plan) {
+            auto ctx = caller(tenant, principal, request);
+            core::Id i = id_of(id, "id");
+            core::Value given = plan.is_none() ? core::Value() : to_value(plan, "plan");
+            auto doc = call(h, [&](platform::Platform& p) { return p.gpu_defrag_apply(ctx, i, given); });
+            return to_python(doc);
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("plan"), "Applies the defragmentation plan for a job of the caller's that waits for placement (the plan given, refused when stale, or None: the plan made now): {'plan', 'applied': True}.")
       .def("pump", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.pump(); }); }, "Acts on everything due now (cluster events, retries, pipeline steps).")
       .def(
           "run",

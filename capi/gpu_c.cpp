@@ -1,4 +1,5 @@
-// C ABI over budcore::gpu: the trace replay of `budcore gpu replay`.
+// C ABI over budcore::gpu: the trace replay of `budcore gpu replay`, defragmentation plans and
+// MIG-aware placement.
 #include <array>
 #include <cmath>
 #include <string>
@@ -111,6 +112,19 @@ extern "C" int budcore_gpu_defrag(budcore_buf* out, const char* problem_json, si
     auto problem = gpu::parse_defrag_problem(text);
     if (!problem) return capi::set_error(problem.error());
     auto doc = gpu::defrag_document(*problem);
+    if (!doc) return capi::set_error(doc.error());
+    return capi::fill_buf(out, core::to_json(*doc));
+  });
+}
+
+extern "C" int budcore_gpu_place_mig(budcore_buf* out, const char* problem_json, size_t problem_json_len) {
+  return capi::guard([&]() -> int {
+    if (!capi::empty_out(out)) return budcore_error_last()->code;
+    std::string_view text;
+    if (!capi::input_text(problem_json, problem_json_len, "problem_json", text)) return budcore_error_last()->code;
+    auto problem = gpu::parse_defrag_problem(text);
+    if (!problem) return capi::set_error(problem.error());
+    auto doc = gpu::place_mig_document(*problem);
     if (!doc) return capi::set_error(doc.error());
     return capi::fill_buf(out, core::to_json(*doc));
   });

@@ -216,6 +216,15 @@ extern "C" int budcore_platform_gpu_defrag(budcore_buf* out, budcore_platform* p
   return on_job(out, p, c, id, id_len, [](auto& pl, auto& ctx, auto& job) { return pl.gpu_defrag(ctx, job); });
 }
 
+extern "C" int budcore_platform_gpu_defrag_apply(budcore_buf* out, budcore_platform* p, const budcore_caller* c, const char* id,
+                                                size_t id_len, const char* plan_json, size_t plan_json_len) {
+  return capi::guard([&]() -> int {
+    core::Value plan;
+    if (!document(plan_json, plan_json_len, "plan_json", plan, true)) return last_code();
+    return on_job(out, p, c, id, id_len, [&](auto& pl, auto& ctx, auto& job) { return pl.gpu_defrag_apply(ctx, job, plan); });
+  });
+}
+
 extern "C" int budcore_platform_cancel(budcore_buf* out, budcore_platform* p, const budcore_caller* c, const char* id,
                                        size_t id_len, const char* reason, size_t reason_len) {
   std::string_view why;

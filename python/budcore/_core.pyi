@@ -30,7 +30,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_defrag', 'gpu_policy_names', 'gpu_replay', 'kueue_companion_decide', 'kueue_companion_summary', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
+__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_defrag', 'gpu_place_mig', 'gpu_policy_names', 'gpu_replay', 'kueue_companion_decide', 'kueue_companion_summary', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
 class Quantity:
     """
     A Kubernetes resource quantity ('500m', '2Gi', '1e3'), exact to 1n.
@@ -867,6 +867,10 @@ class PlatformHandle:
         """
         The cheapest defragmentation plan for a job of the caller's that waits for placement (advice): {'plan', 'applied'}.
         """
+    def gpu_defrag_apply(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any, plan: typing.Any) -> typing.Any:
+        """
+        Applies the defragmentation plan for a job of the caller's that waits for placement (the plan given, refused when stale, or None: the plan made now): {'plan', 'applied': True}.
+        """
     def ha_status(self) -> typing.Any:
         """
         This replica's view of the election: {'role', 'replica', 'epoch', 'lease', 'replicas'}.
@@ -1082,6 +1086,10 @@ def cost_usage(usage: typing.Any, prices: PriceBook = None) -> typing.Any:
 def gpu_defrag(problem_json: str) -> typing.Any:
     """
     The cheapest defragmentation plan for a pending request (the problem document of docs/gpu.md, JSON): {plan, applied[, workloads]}, as `budcore gpu defrag`.
+    """
+def gpu_place_mig(problem_json: str) -> typing.Any:
+    """
+    MIG-aware placement of the problem's request.mig_profile (a free instance, else a new one a GPU's layout admits, re-partitioning it): {placement, applied[, workloads]}, as `budcore gpu place-mig`.
     """
 def gpu_policy_names() -> list[str]:
     """

@@ -22,10 +22,10 @@ import json
 import os
 from typing import Any, Optional, Sequence, Union
 
-from ._core import gpu_defrag as _defrag, gpu_policy_names, gpu_replay as _replay
+from ._core import gpu_defrag as _defrag, gpu_place_mig as _place_mig, gpu_policy_names, gpu_replay as _replay
 from .results import Result
 
-__all__ = ["DefragPlan", "GpuReplay", "PLAN_COLUMNS", "POINT_COLUMNS", "defrag", "policy_names", "replay"]
+__all__ = ["DefragPlan", "GpuReplay", "PLAN_COLUMNS", "POINT_COLUMNS", "defrag", "place_mig", "policy_names", "replay"]
 
 #: Columns of :meth:`DefragPlan.to_pandas`, in order.
 PLAN_COLUMNS = ("action", "workload", "from_node", "to_node", "cost_gpu_seconds")
@@ -165,14 +165,7 @@ class DefragPlan(Result):
         return ax
 
 
-def defrag(problem: Union[dict, str, "os.PathLike[str]"], *, apply: Optional[bool] = None) -> DefragPlan:
-    """The cheapest plan that makes a pending request fit (docs/gpu.md "Defragmentation plans").
-
-    ``problem`` is the problem document as a dict, its JSON text, or a path to it: ``nodes``,
-    ``workloads`` (what runs where, with priority, elapsed_seconds and ends_in_seconds),
-    ``request`` (num_gpu and gpu_milli, or mig_profile; priority). ``apply=True`` applies the
-    plan and returns the workloads after it. Bad input raises :class:`budcore.ValidationError`
-    naming the field (``"workloads[1].gpus[0]"``)."""
+def _problem(problem: Union[dict, str, "os.PathLike[str]"], apply: Optional[bool]) -> dict:
     if isinstance(problem, dict):
         doc = dict(problem)
     elif isinstance(problem, str) and problem.lstrip().startswith("{"):
@@ -182,4 +175,25 @@ def defrag(problem: Union[dict, str, "os.PathLike[str]"], *, apply: Optional[boo
             doc = json.load(f)
     if apply is not None:
         doc["apply"] = bool(apply)
-    return DefragPlan(_defrag(json.dumps(doc)))
+    return doc
+
+
+def place_mig(problem: Union[dict, str, "os.PathLike[str]"], *, apply: Optional[bool] = None) -> dict:
+    """MIG-aware placement (docs/gpu.md "MIG-aware placement") of one instance of the problem's
+    ``request.mig_profile``: a free instance of the profile, else a new one where a MIG GPU's
+    layout admits it under NVIDIA's rules, re-partitioning that GPU. ``problem`` is a problem
+    document as :func:`defrag` reads it. Returns ``{"placement": {"node", "gpu", "instance",
+    "repartition", "dropped"} | None, "applied"}`` (and ``workloads`` with ``apply=True``).
+    Bad input raises :class:`budcore.ValidationError` naming the field."""
+    return _place_mig(json.dumps(_problem(problem, apply)))
+
+
+def defrag(problem: Union[dict, str, "os.PathLike[str]"], *, apply: Optional[bool] = None) -> DefragPlan:
+    """The cheapest plan that makes a pending request fit (docs/gpu.md "Defragmentation plans").
+
+    ``problem`` is the problem document as a dict, its JSON text, or a path to it: ``nodes``,
+    ``workloads`` (what runs where, with priority, elapsed_seconds and ends_in_seconds),
+    ``request`` (num_gpu and gpu_milli, or mig_profile; priority). ``apply=True`` applies the
+    plan and returns the workloads after it. Bad input raises :class:`budcore.ValidationError`
+    naming the field (``"workloads[1].gpus[0]"``)."""
+    return DefragPlan(_defrag(json.dumps(_problem(problem, apply))))

@@ -299,6 +299,18 @@ class Platform:
         from .gpu import DefragPlan
         return DefragPlan(self._h.gpu_defrag(*self._who(tenant), id))
 
+    def gpu_defrag_apply(self, id: Any, plan: Any = None, *, tenant: Any = None) -> "DefragPlan":
+        """Applies the defragmentation plan for one of the tenant's jobs that waits for
+        placement: the runs it moves are evicted and placed where it names (keeping their
+        quota), a MIG GPU it names is re-partitioned, and the job starts. ``plan`` is what
+        :meth:`gpu_defrag` returned (a DefragPlan or its dict); a stale one (the cluster
+        changed since) raises :class:`budcore.ConflictError` naming the first difference.
+        None applies the plan made now. A :class:`budcore.gpu.DefragPlan` with ``applied``."""
+        from .gpu import DefragPlan
+        if isinstance(plan, DefragPlan):
+            plan = dict(plan)
+        return DefragPlan(self._h.gpu_defrag_apply(*self._who(tenant), id, plan))
+
     def check(self) -> None:
         """Raises budcore.InternalError naming what differs when a crash-safety invariant fails."""
         self._h.check()

@@ -1,5 +1,6 @@
 // `budcore gpu replay`: the Alibaba GPU trace replayed with one or more placement policies.
 // `budcore gpu defrag`: the cheapest plan that makes a pending request fit (docs/cli.md).
+// `budcore gpu place-mig`: where one instance of a MIG profile goes (docs/cli.md).
 #include <iostream>
 #include <memory>
 
@@ -73,6 +74,18 @@ int run_defrag(const DefragArgs& a) {
   return kExitOk;
 }
 
+int run_place_mig(const DefragArgs& a) {
+  auto text = read_file_arg(a.problem, "--problem");
+  if (!text) return report_error(text.error());
+  auto problem = gpu::parse_defrag_problem(*text);
+  if (!problem) return report_error(problem.error().at(a.problem));
+  if (a.apply) problem->apply = true;
+  auto doc = gpu::place_mig_document(*problem);
+  if (!doc) return report_error(doc.error());
+  std::cout << core::to_json(*doc) << "\n";
+  return kExitOk;
+}
+
 const bool registered = register_commands([](CLI::App& root) {
   auto* gpu = root.add_subcommand("gpu", "GPU placement: policies, fragmentation, trace replay");
   gpu->require_subcommand(1);
@@ -93,6 +106,13 @@ const bool registered = register_commands([](CLI::App& root) {
   defrag->add_flag("--apply", d->apply, "apply the plan and print the workloads after it");
   defrag->add_option("--format", d->format, "json (default) or text")->check(CLI::IsMember({"json", "text"}));
   defrag->callback([d] { exit_code() = run_defrag(*d); });
+
+  auto* mig = gpu->add_subcommand("place-mig", "Where one instance of a MIG profile goes (re-partitioning a GPU when that lets it fit)");
+  auto pm = std::make_shared<DefragArgs>();
+  mig->add_option("--problem", pm->problem, "the nodes, their workloads and the request with its mig_profile (JSON; - reads stdin)")
+      ->required();
+  mig->add_flag("--apply", pm->apply, "allocate the instance and print the workloads after it");
+  mig->callback([pm] { exit_code() = run_place_mig(*pm); });
 });
 
 }  // namespace

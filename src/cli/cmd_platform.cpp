@@ -3,7 +3,7 @@
 //   budcore platform simulate SCENARIO [--json] [--metrics]   what-if run on a virtual clock
 //   budcore platform submit FILE  [--key K]                    FILE: a job, or {"jobs": [...]}
 //   budcore platform get ID | cancel ID [--reason R] | retry ID | preempt ID [--reason R]
-//   budcore platform defrag JOB
+//   budcore platform defrag JOB [--apply [--plan FILE]]
 //   budcore platform priority ID PRIORITY
 //   budcore platform list [--status S]... [--limit N] [--after CURSOR]
 //   budcore platform watch [--since SEQ] [--limit N]
@@ -324,16 +324,26 @@ class PlatformCommands {
       });
     });
 
-    auto* defrag = group->add_subcommand("defrag", "The cheapest plan that lets a job waiting for placement start (advice)");
+    auto* defrag = group->add_subcommand("defrag", "The cheapest plan that lets a job waiting for placement start (advice; --apply applies it)");
     add_common(defrag, true);
     auto defrag_job = std::make_shared<std::string>();
+    auto defrag_apply = std::make_shared<bool>(false);
+    auto defrag_plan = std::make_shared<std::string>();
     defrag->add_option("JOB", *defrag_job, "The job's id")->required();
+    defrag->add_flag("--apply", *defrag_apply, "Apply the plan: move the runs it names and start the job");
+    defrag->add_option("--plan", *defrag_plan, "With --apply: the plan to apply, as `defrag JOB` printed it (refused when stale)")
+        ->needs(defrag->get_option("--apply"));
     defrag->callback([=] {
       exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
         auto id = core::Id::parse(*defrag_job);
         if (!id) return core::Error::invalid("job", *defrag_job, "is not a job id");
         BUDCORE_TRY(p.pump());
-        return p.gpu_defrag(ctx, *id);
+        if (!*defrag_apply) return p.gpu_defrag(ctx, *id);
+        core::Value plan;
+        if (!defrag_plan->empty()) {
+          BUDCORE_TRY_ASSIGN(plan, load_document_arg(*defrag_plan, "--plan"));
+        }
+        return p.gpu_defrag_apply(ctx, *id, plan);
       });
     });
 

@@ -388,6 +388,15 @@ core::Result<std::optional<Plan>> plan_defrag(const Pool& pool, const std::vecto
   return best;
 }
 
+void remap_mig(std::vector<std::pair<int, std::size_t>>& held, int gpu, const std::vector<MigInstance>& before,
+               const std::vector<MigInstance>& after) {
+  for (auto& [g, i] : held) {
+    if (g != gpu || i >= before.size()) continue;
+    auto it = std::find(after.begin(), after.end(), before[i]);
+    if (it != after.end()) i = static_cast<std::size_t>(it - after.begin());
+  }
+}
+
 core::Status apply_plan(Pool& pool, std::vector<Holder>& holders, const Request& r, const Plan& plan) {
   Pool next = pool;
   std::vector<Holder> hs = holders;
@@ -409,7 +418,13 @@ core::Status apply_plan(Pool& pool, std::vector<Holder>& holders, const Request&
     BUDCORE_TRY(release_holder(next, hs[i]));
     moved.push_back(i);
   }
-  if (plan.kind == PlanKind::Repartition) BUDCORE_TRY(next.repartition(plan.target.node, plan.gpu, plan.layout));
+  if (plan.kind == PlanKind::Repartition) {
+    const std::vector<MigInstance> before = next.node(plan.target.node).gpus[static_cast<std::size_t>(plan.gpu)].mig;
+    BUDCORE_TRY(next.repartition(plan.target.node, plan.gpu, plan.layout));
+    // The instances kept keep their workloads, at their index in the new layout.
+    for (auto& h : hs)
+      if (h.placement.node == plan.target.node) remap_mig(h.mig, plan.gpu, before, plan.layout);
+  }
   if (r.mig_profile.empty()) {
     BUDCORE_TRY(next.allocate(r.task, plan.target));
   } else {

@@ -5,6 +5,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/gpu/defrag.hpp"
 #include "budcore/gpu/mig.hpp"
+#include "budcore/gpu/mig_place.hpp"
 #include "core/json_pointer.hpp"
 
 namespace budcore::gpu {
@@ -213,6 +214,52 @@ core::Result<DefragProblem> parse_defrag_problem(std::string_view json) {
   return p;
 }
 
+namespace {
+
+// Every holder where it is: {"name", "node", "gpus", "mig"}.
+core::List holders_value(const Pool& pool, const std::vector<Holder>& holders) {
+  core::List ws;
+  for (const auto& h : holders) {
+    core::List gpus, mig;
+    for (int g : h.placement.gpus) gpus.push_back(g);
+    for (const auto& [g, i] : h.mig) mig.push_back(Value::list({g, static_cast<long long>(i)}));
+    ws.push_back(Value::map({{"name", h.name}, {"node", pool.node(h.placement.node).name}, {"gpus", Value(std::move(gpus))},
+                             {"mig", Value(std::move(mig))}}));
+  }
+  return ws;
+}
+
+}  // namespace
+
+core::Result<core::Value> place_mig_document(const DefragProblem& problem) {
+  const Request& r = problem.request;
+  if (r.mig_profile.empty()) return Error::invalid("request.mig_profile", "", "MIG placement needs the request's MIG profile");
+  auto where = place_mig(problem.pool, r.task, r.mig_profile);
+  if (!where) return Value(core::Map{{"placement", Value()}, {"applied", false}});
+  core::List layout;
+  for (const auto& i : where->layout) layout.push_back(to_string(i));
+  const auto instance = where->instance ? *where->instance : where->layout.size() - 1;
+  core::Map placement{{"node", problem.pool.node(where->node).name}, {"gpu", where->gpu},
+                      {"instance", static_cast<long long>(instance)},
+                      {"repartition", where->instance ? Value() : Value(std::move(layout))}, {"dropped", where->dropped}};
+  core::Map out{{"placement", Value(std::move(placement))}, {"applied", false}};
+  if (problem.apply) {
+    Pool pool = problem.pool;
+    const auto before = pool.node(where->node).gpus[static_cast<std::size_t>(where->gpu)].mig;
+    BUDCORE_TRY(allocate_mig_placement(pool, r.task, *where));
+    std::vector<Holder> holders = problem.holders;
+    if (!where->instance)  // re-partitioned: the instances kept are re-indexed
+      for (auto& h : holders)
+        if (h.placement.node == where->node) remap_mig(h.mig, where->gpu, before, where->layout);
+    core::List ws = holders_value(pool, holders);
+    ws.push_back(Value::map({{"name", r.task.name}, {"node", pool.node(where->node).name}, {"gpus", Value(core::List{})},
+                             {"mig", Value::list({Value::list({where->gpu, static_cast<long long>(instance)})})}}));
+    out.set("applied", true);
+    out.set("workloads", Value(std::move(ws)));
+  }
+  return Value(std::move(out));
+}
+
 core::Result<core::Value> defrag_document(const DefragProblem& problem) {
   BUDCORE_TRY_ASSIGN(auto plan, plan_defrag(problem.pool, problem.holders, problem.request, problem.options));
   core::Map out{{"plan", plan ? to_value(*plan, problem.pool) : Value()}, {"applied", false}};
@@ -220,14 +267,7 @@ core::Result<core::Value> defrag_document(const DefragProblem& problem) {
     Pool pool = problem.pool;
     std::vector<Holder> holders = problem.holders;
     BUDCORE_TRY(apply_plan(pool, holders, problem.request, *plan));
-    core::List ws;
-    for (const auto& h : holders) {
-      core::List gpus, mig;
-      for (int g : h.placement.gpus) gpus.push_back(g);
-      for (const auto& [g, i] : h.mig) mig.push_back(Value::list({g, static_cast<long long>(i)}));
-      ws.push_back(Value::map({{"name", h.name}, {"node", pool.node(h.placement.node).name}, {"gpus", Value(std::move(gpus))},
-                               {"mig", Value(std::move(mig))}}));
-    }
+    core::List ws = holders_value(pool, holders);
     core::List gpus;
     for (int g : plan->target.gpus) gpus.push_back(g);
     core::Map req{{"name", problem.request.task.name}, {"node", pool.node(plan->target.node).name}, {"gpus", Value(std::move(gpus))}};

@@ -17,12 +17,27 @@ bool overlaps(const MigProfile& a, int a_start, const MigProfile& b, int b_start
   return a_start < b_start + b.memory_slices && b_start < a_start + a.memory_slices;
 }
 
+std::optional<MigPlacement> place_mig_in(const Pool& pool, std::size_t lo, std::size_t hi, const Task& task,
+                                         std::string_view profile);
+
 }  // namespace
 
 std::optional<MigPlacement> place_mig(const Pool& pool, const Task& task, std::string_view profile) {
+  return place_mig_in(pool, 0, pool.size(), task, profile);
+}
+
+std::optional<MigPlacement> place_mig(const Pool& pool, std::size_t node, const Task& task, std::string_view profile) {
+  if (node >= pool.size()) return std::nullopt;
+  return place_mig_in(pool, node, node + 1, task, profile);
+}
+
+namespace {
+// place_mig over the nodes [lo, hi).
+std::optional<MigPlacement> place_mig_in(const Pool& pool, std::size_t lo, std::size_t hi, const Task& task,
+                                         std::string_view profile) {
   const Task cpu = cpu_only(task);
   // A free instance of the profile.
-  for (std::size_t n = 0; n < pool.size(); ++n) {
+  for (std::size_t n = lo; n < hi; ++n) {
     if (!pool.fits(cpu, ~std::uint64_t{0}, n)) continue;
     const auto& gpus = pool.node(n).gpus;
     for (std::size_t g = 0; g < gpus.size(); ++g)
@@ -37,7 +52,7 @@ std::optional<MigPlacement> place_mig(const Pool& pool, const Task& task, std::s
   }
   // A new instance: keep what is in use and the free instances it does not overlap.
   std::optional<MigPlacement> best;
-  for (std::size_t n = 0; n < pool.size(); ++n) {
+  for (std::size_t n = lo; n < hi; ++n) {
     const Node& node = pool.node(n);
     const MigProfile* want = find_mig_profile(node.model, profile);
     if (want == nullptr || !pool.fits(cpu, ~std::uint64_t{0}, n)) continue;
@@ -75,6 +90,7 @@ std::optional<MigPlacement> place_mig(const Pool& pool, const Task& task, std::s
   }
   return best;
 }
+}  // namespace
 
 core::Result<std::size_t> allocate_mig_placement(Pool& pool, const Task& task, const MigPlacement& p, Hold hold) {
   Pool next = pool;

@@ -1,5 +1,8 @@
 // The simulated cluster's GPU pools as the platform shows them: Platform::gpu_report(), its JSON
 // form, and the budcore_gpu_* gauges of metrics() (docs/gpu.md "In the platform").
+#include <optional>
+
+#include "budcore/core/json.hpp"
 #include "budcore/platform/platform_json.hpp"
 #include "platform/platform_impl.hpp"
 
@@ -51,36 +54,138 @@ std::vector<GpuFlavorReport> Platform::gpu_report() {
   return impl_->gpu_reports();
 }
 
-core::Result<core::Value> Platform::gpu_defrag(const CallContext& caller, const core::Id& job_id) {
-  std::lock_guard lock(impl_->mu);
-  Impl& m = *impl_;
-  BUDCORE_TRY(m.guard(caller, "list", "jobs"));
-  auto lj = m.live.find(job_id);
-  if (lj == m.live.end() || lj->second.tenant != caller.tenant)
+core::Result<Impl::DefragView> Impl::defrag_view(const CallContext& caller, const core::Id& job_id) {
+  auto lj = live.find(job_id);
+  if (lj == live.end() || lj->second.tenant != caller.tenant)
     return core::Error::make(core::ErrorCode::NotFound, "no live job " + job_id.to_string() + " of the tenant", "job");
-  if (m.sim == nullptr) return core::Error::make(core::ErrorCode::Unsupported, "defragmentation plans need the simulated cluster");
-  BUDCORE_TRY_ASSIGN(gpu::DefragProblem problem, m.sim->defrag_problem(job_id));
+  if (sim == nullptr) return core::Error::make(core::ErrorCode::Unsupported, "defragmentation plans need the simulated cluster");
+  DefragView view;
+  BUDCORE_TRY_ASSIGN(view.problem, sim->defrag_problem(job_id));
   // Estimated ends from the timeline, for jobs whose duration is known.
-  BUDCORE_TRY_ASSIGN(const schedule::TimelineResult* tl, m.current_timeline());
-  const core::Timestamp now = m.clock->now();
-  for (auto& h : problem.holders) {
+  BUDCORE_TRY_ASSIGN(const schedule::TimelineResult* tl, current_timeline());
+  const core::Timestamp now = clock->now();
+  int hidden = 0;
+  for (auto& h : view.problem.holders) {
+    view.job_ids.push_back(h.name);
     auto id = core::Id::parse(h.name);
     if (!id) continue;
-    auto in = m.timeline_inputs.find(*id);
-    auto at = m.timeline_index.find(h.name);
-    if (in != m.timeline_inputs.end() && !in->second.assumed_duration && at != m.timeline_index.end()) {
+    auto in = timeline_inputs.find(*id);
+    auto at = timeline_index.find(h.name);
+    if (in != timeline_inputs.end() && !in->second.assumed_duration && at != timeline_index.end()) {
       const schedule::JobEstimate& e = tl->jobs[at->second];
       h.ends_in_seconds = std::max(0.0, static_cast<double>((e.end - now).count_ns()) / 1e9);
     }
-    auto other = m.live.find(*id);
-    if (other == m.live.end() || other->second.tenant != caller.tenant) h.name = "[hidden]";
+    // Other tenants' jobs stay distinct, so a plan can name each.
+    auto other = live.find(*id);
+    if (other == live.end() || other->second.tenant != caller.tenant) h.name = "[hidden " + std::to_string(++hidden) + "]";
   }
-  // Hidden names stay distinct, so a plan can name each.
-  int hidden = 0;
-  for (auto& h : problem.holders)
-    if (h.name == "[hidden]") h.name = "[hidden " + std::to_string(++hidden) + "]";
-  problem.apply = false;
-  return gpu::defrag_document(problem);
+  view.problem.apply = false;
+  return view;
+}
+
+core::Result<core::Value> Platform::gpu_defrag(const CallContext& caller, const core::Id& job_id) {
+  std::lock_guard lock(impl_->mu);
+  BUDCORE_TRY(impl_->guard(caller, "list", "jobs"));
+  BUDCORE_TRY_ASSIGN(Impl::DefragView view, impl_->defrag_view(caller, job_id));
+  return gpu::defrag_document(view.problem);
+}
+
+namespace {
+
+// A plan's document without what time alone changes (costs, the wait, the summary): what it
+// does, to compare a plan made earlier with the one the cluster gives now.
+core::Value plan_shape(const core::Value& plan) {
+  if (!plan.is_map()) return plan;
+  core::Map out;
+  for (const auto& [k, v] : plan.as_map()) {
+    if (k == "cost_gpu_seconds" || k == "summary" || k == "wait_seconds") continue;
+    if (k == "moves" && v.is_list()) {
+      core::List moves;
+      for (const auto& mv : v.as_list()) moves.push_back(plan_shape(mv));
+      out.set(k, core::Value(std::move(moves)));
+    } else {
+      out.set(k, v);
+    }
+  }
+  return core::Value(std::move(out));
+}
+
+// The first place two documents differ ("plan.moves[0].to") and the two values there; empty
+// when they are equal.
+struct Difference {
+  std::string path, was, now;
+};
+std::optional<Difference> first_difference(const core::Value* a, const core::Value* b, const std::string& path) {
+  auto json = [](const core::Value* v) { return v != nullptr ? core::to_json(*v) : std::string("absent"); };
+  if (a != nullptr && b != nullptr && a->is_map() && b->is_map()) {
+    for (const auto& [k, v] : a->as_map())
+      if (auto d = first_difference(&v, b->find(k), path + "." + k)) return d;
+    for (const auto& [k, v] : b->as_map())
+      if (a->find(k) == nullptr) return Difference{path + "." + k, "absent", core::to_json(v)};
+    return std::nullopt;
+  }
+  if (a != nullptr && b != nullptr && a->is_list() && b->is_list() && a->as_list().size() == b->as_list().size()) {
+    for (std::size_t i = 0; i < a->as_list().size(); ++i)
+      if (auto d = first_difference(&a->as_list()[i], &b->as_list()[i], path + "[" + std::to_string(i) + "]")) return d;
+    return std::nullopt;
+  }
+  if (a != nullptr && b != nullptr && *a == *b) return std::nullopt;
+  return Difference{path, json(a), json(b)};
+}
+
+// The plan given (a document of gpu_defrag, or its "plan"), checked against the plan the
+// cluster gives now: a stale plan is a Conflict naming where the two differ.
+core::Status check_fresh(const core::Value& given, const core::Value& now) {
+  const core::Value* plan = given.is_map() && given.find("plan") != nullptr ? given.find("plan") : &given;
+  if (!plan->is_map()) return core::Error::invalid("plan", core::to_json(*plan), "there is no plan to apply");
+  if (now.is_null())
+    return core::Error::make(core::ErrorCode::Conflict, "stale plan: the cluster changed since it was made and no plan makes room now",
+                             "plan");
+  const core::Value a = plan_shape(*plan), b = plan_shape(now);
+  auto d = first_difference(&a, &b, "plan");
+  if (!d) return {};
+  return core::Error::make(core::ErrorCode::Conflict,
+                           "stale plan: the cluster changed since it was made (" + d->path + " was " + d->was + ", now " + d->now + ")",
+                           d->path);
+}
+
+}  // namespace
+
+core::Result<core::Value> Platform::gpu_defrag_apply(const CallContext& caller, const core::Id& job_id, const core::Value& plan) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  BUDCORE_TRY(m.guard(caller, "preempt", "jobs", &job_id));
+  if (m.ha_role == Impl::HaRole::Follower)
+    return core::Error::make(core::ErrorCode::Unsupported, "a plan is applied by the leader, which drives the cluster");
+  auto viewed = m.defrag_view(caller, job_id);
+  // A plan for a job that no longer waits for placement is stale too.
+  if (!viewed && !plan.is_null() && viewed.error().code == core::ErrorCode::Invalid && viewed.error().field == "job")
+    return core::Error::make(core::ErrorCode::Conflict,
+                             "stale plan: the cluster changed since it was made (job " + job_id.to_string() +
+                                 " no longer waits for placement)",
+                             "plan");
+  BUDCORE_TRY_ASSIGN(Impl::DefragView view, std::move(viewed));
+  const gpu::DefragProblem& p = view.problem;
+  BUDCORE_TRY_ASSIGN(auto now_plan, gpu::plan_defrag(p.pool, p.holders, p.request, p.options));
+  const core::Value now_doc = now_plan ? gpu::to_value(*now_plan, p.pool) : core::Value();
+  if (!plan.is_null()) BUDCORE_TRY(check_fresh(plan, now_doc));
+  if (!now_plan) return core::Error::make(core::ErrorCode::Conflict, "no plan makes room for job " + job_id.to_string(), "plan");
+  // The cluster knows its runs by job id.
+  gpu::Plan real = *now_plan;
+  for (auto& mv : real.moves)
+    for (std::size_t i = 0; i < p.holders.size(); ++i)
+      if (p.holders[i].name == mv.workload) mv.workload = view.job_ids[i];
+  for (auto& w : real.wait_for)
+    for (std::size_t i = 0; i < p.holders.size(); ++i)
+      if (p.holders[i].name == w) w = view.job_ids[i];
+  BUDCORE_TRY(m.sim->apply_defrag(job_id, real));
+  core::Map done{{"plan", now_doc}, {"applied", true}};
+  auto st = m.store->transact([&](backend::Store& tx) {
+    return m.audit(tx, caller, "jobs.defrag", "job", job_id.to_string(), {}, {}, core::Map{{"plan", now_doc}});
+  });
+  if (!st) return m.fail_if_deposed(st.error());
+  BUDCORE_TRY(m.pump_locked());
+  return core::Value(std::move(done));
 }
 
 core::Value to_value(const std::vector<GpuFlavorReport>& reports) {

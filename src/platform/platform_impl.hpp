@@ -355,6 +355,14 @@ struct BUDCORE_HIDDEN Platform::Impl {
   void mark_waiting_for_placement(schedule::TimelineResult& view) const;
   // --- gpu_view.cpp
   std::vector<GpuFlavorReport> gpu_reports() const;
+  // The defragmentation problem of one of the caller's waiting jobs as the caller may see it
+  // (estimated ends from the timeline; other tenants' jobs "[hidden N]"), and each holder's
+  // job id in the same order.
+  struct DefragView {
+    gpu::DefragProblem problem;
+    std::vector<std::string> job_ids;
+  };
+  core::Result<DefragView> defrag_view(const CallContext& caller, const core::Id& job_id);
   void gpu_gauges(Metrics& m) const;
   void fill_estimates(backend::JobRecord& rec);  // estimated_start / estimated_end of a live job
 

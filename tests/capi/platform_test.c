@@ -194,6 +194,18 @@ int main(void) {
     CHECK(out.ptr != NULL && strstr(out.ptr, "\"applied\":false") != NULL);
     CHECK(out.ptr != NULL && strstr(out.ptr, a) != NULL);
     budcore_buf_dispose(&out);
+    /* A plan that no longer matches the cluster is refused, naming where; the plan made now
+     * (NULL) moves a, and c then runs. */
+    CHECK(budcore_platform_gpu_defrag_apply(&out, g, &caller, S(c), S("{\"plan\": {\"kind\": \"move\", \"node\": \"a100-9\"}}")) ==
+          BUDCORE_ECONFLICT);
+    CHECK(strcmp(budcore_error_last()->field, "plan.node") == 0);
+    CHECK(out.ptr == NULL);
+    CHECK(budcore_platform_gpu_defrag_apply(&out, g, &caller, S(c), NULL, 0) == BUDCORE_OK);
+    CHECK(out.ptr != NULL && strstr(out.ptr, "\"applied\":true") != NULL && strstr(out.ptr, a) != NULL);
+    budcore_buf_dispose(&out);
+    CHECK(budcore_platform_get(&out, g, &caller, S(c)) == BUDCORE_OK);
+    CHECK(out.ptr != NULL && strstr(out.ptr, "\"status\":\"running\"") != NULL);
+    budcore_buf_dispose(&out);
     CHECK(budcore_platform_gpu_defrag(&out, g, &caller, S(a)) == BUDCORE_EINVALID);
     CHECK(strcmp(budcore_error_last()->field, "job") == 0);
     CHECK(budcore_platform_gpu_defrag(&out, g, &other, S(c)) == BUDCORE_ENOTFOUND);

@@ -210,9 +210,34 @@ static void defrag(void) {
   free(problem);
 }
 
+/* MIG-aware placement: an A100-40GB GPU of seven 1g.5gb instances, one in use at slice 0,
+ * takes a 3g.20gb only by re-partitioning: at slice 4 it gives up the three free instances
+ * there (at 0 it would give up the one in use). A profile the model lacks has no placement. */
+static void place_mig(void) {
+  const char *problem = "{\"nodes\": [{\"name\": \"n0\", \"model\": \"A100-40GB\", \"gpus\": 1,"
+                        " \"mig\": [[\"1g.5gb@0\", \"1g.5gb@1\", \"1g.5gb@2\", \"1g.5gb@3\", \"1g.5gb@4\", \"1g.5gb@5\", \"1g.5gb@6\"]]}],"
+                        " \"workloads\": [{\"name\": \"w\", \"node\": \"n0\", \"mig\": [[0, 0]]}],"
+                        " \"request\": {\"mig_profile\": \"3g.20gb\"}, \"apply\": true}";
+  budcore_buf out = BUDCORE_BUF_INIT;
+  CHECK(budcore_gpu_place_mig(&out, problem, strlen(problem)) == BUDCORE_OK);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"instance\":4") != NULL && strstr(out.ptr, "\"dropped\":3") != NULL);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"repartition\":[\"1g.5gb@0\",\"1g.5gb@1\",\"1g.5gb@2\",\"1g.5gb@3\",\"3g.20gb@4\"]") != NULL);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"applied\":true") != NULL);
+  budcore_buf_dispose(&out);
+  const char *none = "{\"nodes\": [{\"name\": \"n0\", \"model\": \"A100-40GB\", \"gpus\": 1, \"mig\": [[\"7g.40gb@0\"]]}],"
+                     " \"workloads\": [], \"request\": {\"mig_profile\": \"3g.40gb\"}}";
+  CHECK(budcore_gpu_place_mig(&out, none, strlen(none)) == BUDCORE_OK);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"placement\":null") != NULL);
+  budcore_buf_dispose(&out);
+  const char *whole = "{\"nodes\": [{\"name\": \"n0\", \"model\": \"T4\", \"gpus\": 1}], \"request\": {\"num_gpu\": 1}}";
+  CHECK(error_is(budcore_gpu_place_mig(&out, whole, strlen(whole)), BUDCORE_EINVALID, "request.mig_profile"));
+  CHECK(out.ptr == NULL);
+}
+
 int main(void) {
   gpu();
   defrag();
+  place_mig();
   serverless();
   return failures != 0;
 }

@@ -165,6 +165,49 @@ TEST_F(CliPlatformTest, DefragGivesThePlanForAGangWaitingForPlacement) {
   EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"], "job");
   EXPECT_EQ(run_cli("platform defrag not-a-uuid" + with, err).exit_code, 2);
   EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"], "job");
+
+  // --apply --plan FILE: a plan that no longer matches the cluster is refused (conflict, naming
+  // where), changing nothing; the plan printed above (the platform reopened since) is applied.
+  json stale_doc = d;
+  stale_doc["plan"]["moves"][0]["to"] = "a100-0";
+  fs::path stale = write("stale.json", stale_doc.dump());
+  EXPECT_NE(run_cli("platform defrag " + ids[2] + " --apply --plan " + quote(stale.string()) + with, err).exit_code, 0);
+  json e = json::parse(budcore::test::detail::slurp(err))["error"];
+  EXPECT_EQ(e["code"], "conflict") << e.dump();
+  EXPECT_EQ(e["path"], "plan.moves[0].to") << e.dump();
+  EXPECT_NE(json::parse(run_cli("platform get " + ids[2] + with).out)["job"]["status"], "running");
+  fs::path plan = write("plan.json", out.out);
+  auto applied = run_cli("platform defrag " + ids[2] + " --apply --plan " + quote(plan.string()) + with);
+  ASSERT_EQ(applied.exit_code, 0) << applied.out;
+  json a = json::parse(applied.out);
+  EXPECT_EQ(a["applied"], true);
+  EXPECT_EQ(a["plan"]["moves"][0]["workload"], ids[0]);
+  EXPECT_EQ(json::parse(run_cli("platform get " + ids[2] + with).out)["job"]["status"], "running");
+  EXPECT_EQ(json::parse(run_cli("platform get " + ids[1] + with).out)["job"]["status"], "running");
+  auto check = run_cli("platform check --config " + quote(cfg.string()));
+  EXPECT_EQ(json::parse(check.out)["ok"], true) << check.out;
+  // --plan without --apply is a usage error.
+  EXPECT_NE(run_cli("platform defrag " + ids[2] + " --plan " + quote(plan.string()) + with).exit_code, 0);
+}
+
+// `gpu place-mig`: where one instance of a MIG profile goes, re-partitioning a GPU when no free
+// instance of it fits.
+TEST_F(CliPlatformTest, GpuPlaceMigRePartitionsAGpu) {
+  fs::path problem = write("mig.json", R"({"nodes": [{"name": "n0", "model": "A100-80GB", "gpus": 1,
+      "mig": [["1g.10gb@0", "1g.10gb@1", "1g.10gb@2", "1g.10gb@3", "1g.10gb@4", "1g.10gb@5", "1g.10gb@6"]]}],
+      "workloads": [{"name": "w", "node": "n0", "mig": [[0, 5]]}], "request": {"mig_profile": "3g.40gb"}})");
+  auto out = run_cli("gpu place-mig --problem " + quote(problem.string()));
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  json p = json::parse(out.out)["placement"];
+  // At slice 4 the instance in use at 5 would go: the new one starts at 0, giving up four.
+  EXPECT_EQ(p["node"], "n0");
+  EXPECT_EQ(p["dropped"], 4);
+  EXPECT_EQ(p["repartition"], json::parse(R"(["1g.10gb@4", "1g.10gb@5", "1g.10gb@6", "3g.40gb@0"])"));
+  EXPECT_EQ(p["instance"], 3);
+  auto applied = json::parse(run_cli("gpu place-mig --apply --problem " + quote(problem.string())).out);
+  EXPECT_EQ(applied["applied"], true);
+  // The workload in use keeps its instance: 1g.10gb@5 is now the layout's second.
+  EXPECT_EQ(applied["workloads"][0]["mig"], json::parse("[[0, 1]]"));
 }
 
 TEST_F(CliPlatformTest, SimulatePrintsATableOrJson) {

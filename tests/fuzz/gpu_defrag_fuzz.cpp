@@ -1,7 +1,8 @@
 // libFuzzer target: the defragmentation problem document either is refused with an Invalid error
 // naming the field, or reads; a problem that reads is planned, and a plan found is applied to a
-// copy of its pool: it must then apply (the request fits), and no workload of higher priority
-// than the request may have moved.
+// copy of its pool: it must then apply (the request fits), no workload of higher priority
+// than the request may have moved, and every MIG instance a workload holds is in use; a MIG
+// request's MIG-aware placement must allocate.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -36,6 +37,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!gpu::apply_plan(pool, holders, problem->request, **plan)) std::abort();
   for (const auto& h : holders)
     if (h.priority > problem->request.priority && before.count(h.name) && !(before[h.name] == h.placement)) std::abort();
+  // Every MIG instance a workload holds afterwards is in use (a re-partition re-indexes them).
+  for (const auto& h : holders)
+    for (const auto& [g, i] : h.mig) {
+      const auto& gpus = pool.node(h.placement.node).gpus;
+      if (g < 0 || static_cast<std::size_t>(g) >= gpus.size()) std::abort();
+      const auto& d = gpus[static_cast<std::size_t>(g)];
+      if (i >= d.mig.size() || d.mig_state[i] == 0) std::abort();
+    }
   (void)gpu::defrag_document(*problem);
+  // A MIG request: where place_mig puts it is allocatable as it says.
+  if (!problem->request.mig_profile.empty()) {
+    gpu::DefragProblem placed = *problem;
+    placed.apply = true;
+    if (!gpu::place_mig_document(placed)) std::abort();
+  }
   return 0;
 }

@@ -4,6 +4,8 @@
 // and nothing of higher priority moved.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "budcore/core/json.hpp"
 #include "budcore/gpu/defrag.hpp"
 
@@ -134,6 +136,34 @@ TEST(DefragTest, AMigProfileIsFittedByRepartitioningOneGpu) {
   EXPECT_EQ(now->kind, PlanKind::FitsNow);
   EXPECT_EQ(now->target_instance, 0u);
   EXPECT_DOUBLE_EQ(now->cost_gpu_seconds, 0);
+}
+
+// As above with h1 on instance 3: the re-partition keeps 1g.5gb@3, which becomes the new
+// layout's first instance, and h1 is re-indexed to it (a workload kept in place keeps its
+// instance, whatever its index).
+TEST(DefragTest, ARepartitionReindexesTheInstancesItKeeps) {
+  const std::string seven = R"(["1g.5gb@0","1g.5gb@1","1g.5gb@2","1g.5gb@3","1g.5gb@4","1g.5gb@5","1g.5gb@6"])";
+  auto p = parse_defrag_problem(R"({"nodes": [{"name": "m0", "model": "A100-40GB", "mig": [)" + seven + "," + seven + R"(]}],
+    "workloads": [
+      {"name": "h1", "node": "m0", "mig": [[0, 3]], "elapsed_seconds": 100},
+      {"name": "h2", "node": "m0", "mig": [[0, 5]], "elapsed_seconds": 30},
+      {"name": "h3", "node": "m0", "mig": [[1, 0]], "priority": 9},
+      {"name": "h4", "node": "m0", "mig": [[1, 4]], "priority": 9}],
+    "request": {"mig_profile": "3g.20gb"}})")
+               .value();
+  auto plan = plan_defrag(p.pool, p.holders, p.request, p.options).value();
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->kind, PlanKind::Repartition);
+  EXPECT_EQ(plan->layout, (std::vector<MigInstance>{{"1g.5gb", 3}, {"3g.20gb", 4}}));
+  ASSERT_TRUE(apply_plan(p.pool, p.holders, p.request, *plan));
+  std::map<std::string, std::vector<std::pair<int, std::size_t>>> held;
+  for (const auto& h : p.holders) held[h.name] = h.mig;
+  EXPECT_EQ(held["h1"], (std::vector<std::pair<int, std::size_t>>{{0, 0}}));
+  EXPECT_EQ(held["h2"], (std::vector<std::pair<int, std::size_t>>{{1, 1}}));
+  EXPECT_EQ(held["h3"], (std::vector<std::pair<int, std::size_t>>{{1, 0}}));
+  for (const auto& [name, mig] : held)
+    for (const auto& [g, i] : mig) EXPECT_EQ(p.pool.node(0).gpus[static_cast<std::size_t>(g)].mig_state[i], 1) << name;
+  EXPECT_EQ(plan->target_instance, 1u);
 }
 
 TEST(DefragTest, TheDocumentAndBadInputNameTheField) {

@@ -45,6 +45,14 @@ TEST(MigPlaceTest, AFreeInstanceOfTheProfileComesFirst) {
   EXPECT_TRUE(p->layout.empty());
 }
 
+TEST(MigPlaceTest, OnOneNodeOnly) {
+  Pool pool = mig_node({{{"1g.5gb", 0}, {"3g.20gb", 4}}}, {});
+  auto p = place_mig(pool, 0, cpu(0), "3g.20gb");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->instance, std::optional<std::size_t>(1));
+  EXPECT_FALSE(place_mig(pool, 1, cpu(0), "3g.20gb"));  // the pool has one node
+}
+
 TEST(MigPlaceTest, ANewInstanceKeepsWhatIsInUseAndGivesUpOnlyFreeOverlaps) {
   // 3g.20gb starts at 0 or 4. GPU 0: 1g.5gb@0 in use blocks 0; at 4 the free 1g.5gb@4 is given
   // up. GPU 1: 1g.5gb@0 in use; at 4 nothing is given up, so GPU 1 wins.

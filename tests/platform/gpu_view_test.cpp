@@ -4,6 +4,9 @@
 // largest gang per GPU model, checked against hand-worked figures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 #include "budcore/core/json.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
@@ -18,12 +21,16 @@ struct Spread {
   PlatformTarget t;
   std::unique_ptr<platform::Platform> p;
   core::Id a, b, c;
-  Spread() {
+  explicit Spread(job::JobPriority pa = job::JobPriority::Normal, job::JobPriority pb = job::JobPriority::Normal) {
     t.config.cluster.inventory[0].gpus_per_node = 4;
     t.config.cluster.placement_policy = "worst_fit";
     p = t.open();
-    a = p->submit(ctx_a(), gpu_job("a", 1, 300)).value().record.job.id;
-    b = p->submit(ctx_a(), gpu_job("b", 1, 600)).value().record.job.id;
+    auto ja = gpu_job("a", 1, 300), jb = gpu_job("b", 1, 600);
+    ja.priority = pa;
+    jb.priority = pb;
+    a = p->submit(ctx_a(), ja).value().record.job.id;
+    b = p->submit(ctx_a(), jb).value().record.job.id;
+    EXPECT_TRUE(p->pump());  // A and B placed before C (a queue would admit C before a lower B)
     c = p->submit(ctx_a(), gpu_job("c", 4, 600)).value().record.job.id;
     EXPECT_TRUE(p->pump());
   }
@@ -118,6 +125,98 @@ TEST(PlatformGpuViewTest, ThePlanThatFreesTheWaitingGang) {
   // Another tenant sees nothing of it; a job that does not wait for placement is refused.
   EXPECT_EQ(s.p->gpu_defrag(ctx_b(), s.c).error().code, core::ErrorCode::NotFound);
   EXPECT_EQ(s.p->gpu_defrag(ctx_a(), s.a).error().field, "job");
+}
+
+bool was_preempted(const job::Job& j) {
+  return std::any_of(j.status_history.begin(), j.status_history.end(),
+                     [](const job::StatusTransition& t) { return t.to == job::JobStatus::Preempted; });
+}
+
+// A is high priority, so the plan moves B (low) off a100-1 to a100-0. Applied: B is evicted
+// and placed where the plan says (in its status history as a preemption), C runs on a100-1, A
+// never moved, the audit log records the request, and memory, store and cluster agree.
+TEST(PlatformGpuViewTest, ApplyingThePlanStartsTheGangAndMovesNothingOfHigherPriority) {
+  Spread s(job::JobPriority::High, job::JobPriority::Low);
+  auto doc = s.p->gpu_defrag(ctx_a(), s.c);
+  ASSERT_TRUE(doc) << doc.error().describe();
+  const core::Value* moves = doc->find("plan")->find("moves");
+  ASSERT_EQ(moves->as_list().size(), 1u) << core::to_json(*doc);
+  ASSERT_EQ(moves->as_list()[0].find("workload")->as_string(), s.b.to_string());
+
+  auto applied = s.p->gpu_defrag_apply(ctx_a(), s.c, *doc);
+  ASSERT_TRUE(applied) << applied.error().describe();
+  EXPECT_TRUE(applied->find("applied")->as_bool());
+  EXPECT_EQ(applied->find("plan")->find("kind")->as_string(), "move");
+
+  auto c = s.p->get_job(ctx_a(), s.c).value().job;
+  auto a = s.p->get_job(ctx_a(), s.a).value().job;
+  auto b = s.p->get_job(ctx_a(), s.b).value().job;
+  EXPECT_EQ(c.status, job::JobStatus::Running);
+  EXPECT_EQ(a.status, job::JobStatus::Running);
+  EXPECT_EQ(b.status, job::JobStatus::Running);
+  EXPECT_FALSE(was_preempted(a)) << "A, of higher priority than the gang, moved";
+  EXPECT_FALSE(was_preempted(c));
+  ASSERT_TRUE(was_preempted(b));
+  bool told = false;
+  for (const auto& t : b.status_history) told = told || (t.to == job::JobStatus::Preempted && t.message.find("moved to a100-0") != std::string::npos);
+  EXPECT_TRUE(told);
+  std::map<core::Id, std::string> on;
+  for (const auto& w : s.p->cluster().workloads)
+    if (w.placement && !w.placement->nodes.empty()) on[w.job_id] = w.placement->nodes[0];
+  EXPECT_EQ(on[s.a], "a100-0");
+  EXPECT_EQ(on[s.b], "a100-0");
+  EXPECT_EQ(on[s.c], "a100-1");
+  EXPECT_NE(s.p->metrics().find("budcore_gpu_waiting_for_placement 0\n"), std::string::npos);
+  EXPECT_TRUE(s.p->check_invariants()) << s.p->check_invariants().error().describe();
+  backend::AuditQuery q;
+  q.object_id = s.c.to_string();
+  auto audit = s.p->list_audit(ctx_a(), q).value();
+  EXPECT_TRUE(std::any_of(audit.items.begin(), audit.items.end(), [](const auto& e) { return e.action == "jobs.defrag"; }));
+  // Everything runs to its end.
+  ASSERT_TRUE(s.p->run_until_idle());
+  EXPECT_EQ(s.p->get_job(ctx_a(), s.c).value().job.status, job::JobStatus::Completed);
+  EXPECT_EQ(s.p->get_job(ctx_a(), s.b).value().job.status, job::JobStatus::Completed);
+}
+
+// The plan moves A; then A's priority goes up, so the cluster's plan now moves B. The old plan
+// is stale: refused with a Conflict naming the first difference, and nothing moves.
+TEST(PlatformGpuViewTest, AStalePlanIsRefusedNamingWhatChanged) {
+  Spread s;
+  auto doc = s.p->gpu_defrag(ctx_a(), s.c).value();
+  ASSERT_EQ(doc.find("plan")->find("moves")->as_list()[0].find("workload")->as_string(), s.a.to_string());
+  ASSERT_TRUE(s.p->set_priority(ctx_a(), s.a, job::JobPriority::Critical));
+  auto stale = s.p->gpu_defrag_apply(ctx_a(), s.c, doc);
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code, core::ErrorCode::Conflict);
+  EXPECT_EQ(stale.error().field.rfind("plan.", 0), 0u) << stale.error().field;
+  EXPECT_NE(stale.error().message.find("stale plan: the cluster changed since it was made"), std::string::npos)
+      << stale.error().message;
+  EXPECT_EQ(s.p->get_job(ctx_a(), s.c).value().job.status, job::JobStatus::Scheduled);
+  EXPECT_FALSE(was_preempted(s.p->get_job(ctx_a(), s.a).value().job));
+  EXPECT_FALSE(was_preempted(s.p->get_job(ctx_a(), s.b).value().job));
+  // The plan made now applies (null: the current plan), and moves B, not A.
+  auto now = s.p->gpu_defrag_apply(ctx_a(), s.c, core::Value());
+  ASSERT_TRUE(now) << now.error().describe();
+  EXPECT_EQ(now->find("plan")->find("moves")->as_list()[0].find("workload")->as_string(), s.b.to_string());
+  EXPECT_EQ(s.p->get_job(ctx_a(), s.c).value().job.status, job::JobStatus::Running);
+  EXPECT_FALSE(was_preempted(s.p->get_job(ctx_a(), s.a).value().job));
+  // Once the gang runs, a plan for it is stale too.
+  auto again = s.p->gpu_defrag_apply(ctx_a(), s.c, *now);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, core::ErrorCode::Conflict);
+}
+
+// Both small jobs outrank the gang: the only plan is to wait, and a wait has nothing to apply.
+TEST(PlatformGpuViewTest, AWaitPlanHasNothingToApply) {
+  Spread s(job::JobPriority::High, job::JobPriority::High);
+  auto doc = s.p->gpu_defrag(ctx_a(), s.c).value();
+  ASSERT_EQ(doc.find("plan")->find("kind")->as_string(), "wait");
+  auto r = s.p->gpu_defrag_apply(ctx_a(), s.c, doc);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "plan.kind");
+  EXPECT_EQ(s.p->get_job(ctx_a(), s.c).value().job.status, job::JobStatus::Scheduled);
+  // Another tenant's job is not found.
+  EXPECT_EQ(s.p->gpu_defrag_apply(ctx_b(), s.c, core::Value()).error().code, core::ErrorCode::NotFound);
 }
 
 TEST(PlatformGpuViewTest, WithoutAPolicyThereIsNoGpuReport) {

@@ -161,6 +161,29 @@ def test_defrag_to_pandas_cli_and_errors():
     assert e.value.field == "workloads[1].gpus[0]"
 
 
+def test_place_mig_repartitions_a_gpu_when_no_free_instance_fits():
+    # An A100-40GB GPU of seven 1g.5gb instances, one in use at slice 0: a 3g.20gb goes at slice
+    # 4, giving up the three free instances there (at 0 it would give up the one in use).
+    problem = {"nodes": [{"name": "n0", "model": "A100-40GB", "gpus": 1,
+                          "mig": [[f"1g.5gb@{s}" for s in range(7)]]}],
+               "workloads": [{"name": "w", "node": "n0", "mig": [[0, 0]]}],
+               "request": {"name": "r", "mig_profile": "3g.20gb"}}
+    where = gpu.place_mig(problem)
+    assert where["placement"] == {"node": "n0", "gpu": 0, "instance": 4, "dropped": 3,
+                                  "repartition": ["1g.5gb@0", "1g.5gb@1", "1g.5gb@2", "1g.5gb@3", "3g.20gb@4"]}
+    applied = gpu.place_mig(problem, apply=True)
+    assert applied["applied"] is True
+    assert {w["name"]: w["mig"] for w in applied["workloads"]} == {"w": [[0, 0]], "r": [[0, 4]]}
+    # A free instance of the profile comes first: no re-partition.
+    problem["request"]["mig_profile"] = "1g.5gb"
+    assert gpu.place_mig(problem)["placement"]["repartition"] is None
+    problem["request"]["mig_profile"] = "3g.40gb"  # an A100-80GB profile
+    assert gpu.place_mig(problem)["placement"] is None
+    with pytest.raises(budcore.ValidationError) as e:
+        gpu.place_mig({"nodes": problem["nodes"], "request": {"num_gpu": 1}})
+    assert e.value.field == "request.mig_profile"
+
+
 # The Alibaba "openb" trace (not in the repository): the shared data directory beside the
 # checkout, or BUDCORE_GPU_TRACE_DIR, as benchmarks/gpu_bench.cpp reads it.
 TRACE = pathlib.Path(os.environ.get("BUDCORE_GPU_TRACE_DIR",

@@ -209,6 +209,21 @@ def test_gpu_pools_under_a_placement_policy(tmp_path):
         assert e.value.field == "job"
         with pytest.raises(budcore.NotFoundError):
             p.gpu_defrag(ids["c"], tenant=OTHER)
-        p.run(301)
+        # A plan the cluster no longer gives is refused, naming where it differs; the plan made
+        # earlier, still current, is applied: a is evicted and placed on a100-1, c runs at once.
+        stale = dict(plan)
+        stale["plan"] = dict(plan.plan, node="a100-1")
+        with pytest.raises(budcore.ConflictError) as e:
+            p.gpu_defrag_apply(ids["c"], stale)
+        assert e.value.field == "plan.node"
+        assert p.get(ids["c"]).job.status != "running"
+        applied = p.gpu_defrag_apply(ids["c"], plan)
+        assert applied.applied is True and applied.kind == "move"
         assert p.get(ids["c"]).job.status == "running"
+        history = [t["to"] for t in p.get(ids["a"]).job.to_dict()["status_history"]]
+        assert "preempted" in history and history[-1] == "running"
+        assert "preempted" not in [t["to"] for t in p.get(ids["b"]).job.to_dict()["status_history"]]
+        nodes = {w["job_id"]: w["nodes"][0] for w in p.cluster()["workloads"] if w.get("nodes")}
+        assert nodes[str(ids["a"])] == "a100-1" and nodes[str(ids["c"])] == "a100-0"
         assert "budcore_gpu_waiting_for_placement 0\n" in p.metrics()
+        p.check()

@@ -171,6 +171,16 @@ func (p *Platform) GPUDefrag(c Caller, id string) (string, error) {
 	})
 }
 
+// GPUDefragApply applies the defragmentation plan for one of the caller's jobs that waits for
+// placement: the runs it moves are evicted and placed where it names (keeping their quota) and
+// the job starts. plan is a document GPUDefrag returned (refused with ErrConflict when stale:
+// the cluster changed since), or "" for the plan made now. It returns {"plan", "applied": true}.
+func (p *Platform) GPUDefragApply(c Caller, id, plan string) (string, error) {
+	return p.call(&c, func(out *C.budcore_buf, cc *C.budcore_caller) C.int {
+		return C.budcore_platform_gpu_defrag_apply(out, p.raw, cc, cText(id), C.size_t(len(id)), cText(plan), C.size_t(len(plan)))
+	})
+}
+
 // Schedule returns when each of the caller's waiting and running jobs is expected to start and
 // end (the JSON of `budcore schedule estimate --details`; job names are job ids).
 func (p *Platform) Schedule(c Caller) (string, error) {

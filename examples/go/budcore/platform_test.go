@@ -207,4 +207,16 @@ func TestPlatformPlansForAGangWaitingForPlacement(t *testing.T) {
 	if _, err := p.GPUDefrag(Caller{Tenant: "00000000-0000-4000-8000-0000000000f2"}, ids["c"]); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("another tenant: want ErrNotFound, got %v", err)
 	}
+	// A plan the cluster no longer gives is refused naming where; the plan above is applied.
+	_, err = p.GPUDefragApply(me, ids["c"], strings.Replace(plan, `"node":"a100-0"`, `"node":"a100-1"`, 1))
+	if !errors.As(err, &be) || !errors.Is(err, ErrConflict) || be.Field != "plan.node" {
+		t.Fatalf("a stale plan: want ErrConflict naming plan.node, got %v", err)
+	}
+	applied, err := p.GPUDefragApply(me, ids["c"], plan)
+	if err != nil || !strings.Contains(applied, `"applied":true`) {
+		t.Fatalf("apply: %v %s", err, applied)
+	}
+	if rec, err := p.Get(me, ids["c"]); err != nil || !strings.Contains(rec, `"status":"running"`) {
+		t.Fatalf("the gang after the plan: %v %s", err, rec)
+	}
 }

@@ -35,6 +35,18 @@ func GPUDefrag(problemJSON string) (string, error) {
 	return takeBuf(&out, rc)
 }
 
+// GPUPlaceMIG places one instance of the problem's request.mig_profile as `budcore gpu
+// place-mig` does: a free instance, else a new one a MIG GPU's layout admits (re-partitioning
+// it). problemJSON is a problem document as GPUDefrag reads it; the result is {"placement":
+// {"node", "gpu", "instance", "repartition", "dropped"} | null, "applied"[, "workloads"]}.
+func GPUPlaceMIG(problemJSON string) (string, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var out C.budcore_buf
+	rc := C.budcore_gpu_place_mig(&out, cText(problemJSON), C.size_t(len(problemJSON)))
+	return takeBuf(&out, rc)
+}
+
 // ServerlessSimulate replays traceCSV (the Azure LLM inference format) through the endpoint
 // of endpoint (JSON or YAML) as `budcore serverless simulate` does. optionsJSON is "" (the
 // queue_depth policy) or the options object of budcore_serverless_simulate ("policies"). It

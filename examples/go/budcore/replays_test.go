@@ -83,6 +83,22 @@ func TestGPUDefrag(t *testing.T) {
 	}
 }
 
+func TestGPUPlaceMIG(t *testing.T) {
+	// One 1g.5gb of seven in use at slice 0: a 3g.20gb goes at slice 4, giving up three.
+	problem := `{"nodes": [{"name": "n0", "model": "A100-40GB", "gpus": 1, "mig": [["1g.5gb@0", "1g.5gb@1", "1g.5gb@2",` +
+		` "1g.5gb@3", "1g.5gb@4", "1g.5gb@5", "1g.5gb@6"]]}], "workloads": [{"name": "w", "node": "n0", "mig": [[0, 0]]}],` +
+		` "request": {"mig_profile": "3g.20gb"}}`
+	out, err := GPUPlaceMIG(problem)
+	if err != nil || !strings.Contains(out, `"instance":4`) || !strings.Contains(out, `"dropped":3`) {
+		t.Fatalf("place: %v %s", err, out)
+	}
+	_, err = GPUPlaceMIG(`{"nodes": [{"name": "n0", "model": "T4", "gpus": 1}], "request": {"num_gpu": 1}}`)
+	var e *Error
+	if !errors.As(err, &e) || e.Field != "request.mig_profile" {
+		t.Fatalf("error: %v", err)
+	}
+}
+
 func TestGPUReplay(t *testing.T) {
 	nodes, pods := testData(t, "gpu/nodes.csv"), testData(t, "gpu/pods.csv")
 	gpus := 0

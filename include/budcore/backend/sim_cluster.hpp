@@ -157,6 +157,15 @@ class BUDCORE_API SimCluster final : public ClusterBackend {
   // priority. NotFound for a job the cluster does not hold; Invalid ("job") for one that does
   // not wait for placement under a placement policy.
   core::Result<gpu::DefragProblem> defrag_problem(const core::Id& job_id) const;
+  // Applies a plan made from defrag_problem(job_id) (its workloads named by job id): each run
+  // it moves stops and starts over where the plan puts it, keeping its quota (events
+  // Preempted with reason "Defragmented", Queued "Requeued", Admitted, Started: Kueue's
+  // Workload stays admitted, only its pods move), a MIG GPU it names is re-partitioned, and
+  // the waiting run is placed where the plan says and starts. Refused, changing nothing:
+  // Invalid ("plan.kind") for a wait, which has nothing to apply; Invalid
+  // ("plan.moves[i].workload") for a move of a run of higher priority than the waiting one;
+  // Conflict ("plan") when the plan no longer fits the pool; the errors of defrag_problem.
+  core::Status apply_defrag(const core::Id& job_id, const gpu::Plan& plan);
 
   struct Impl;
 

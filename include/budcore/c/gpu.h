@@ -40,6 +40,16 @@ BUDCORE_API int budcore_gpu_replay(budcore_buf *out, const char *nodes_csv, size
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_gpu_defrag(budcore_buf *out, const char *problem_json, size_t problem_json_len);
 
+/* MIG-aware placement (docs/gpu.md "MIG-aware placement") of one instance of the problem's
+ * request.mig_profile (with its cpu_milli and memory_mib), on the nodes and workloads of a
+ * problem document as budcore_gpu_defrag reads it: a free instance of the profile, else a new
+ * one where a MIG GPU's layout admits it under NVIDIA's rules, re-partitioning that GPU.
+ * Writes {"placement": {"node", "gpu", "instance", "repartition": ["1g.5gb@0", ...] | null,
+ * "dropped"} | null, "applied"}, and with "apply": true "workloads" after it.
+ * Errors: BUDCORE_EINVALID naming the input ("request.mig_profile" when it has none).
+ * Thread-safety: safe from any thread. */
+BUDCORE_API int budcore_gpu_place_mig(budcore_buf *out, const char *problem_json, size_t problem_json_len);
+
 BUDCORE_END_DECL
 
 #endif

@@ -87,6 +87,19 @@ BUDCORE_API int budcore_platform_schedule(budcore_buf *out, const budcore_platfo
 BUDCORE_API int budcore_platform_gpu_defrag(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
                                             const char *id, size_t id_len);
 
+/* Applies the defragmentation plan for one of the caller's jobs that waits for placement
+ * (docs/gpu.md "In the platform"): the runs the plan moves are evicted and placed where it
+ * names (keeping their quota; their events are in the event log as a preemption's), a MIG GPU
+ * it names is re-partitioned, and the job is placed and starts. plan_json is a document
+ * budcore_platform_gpu_defrag wrote (or its "plan"); NULL with length 0 applies the plan made
+ * now. Writes {"plan": {...}, "applied": true}. BUDCORE_ECONFLICT for a stale plan (the cluster
+ * changed since it was made; the field names the first difference, "plan.moves[0].to") or
+ * when no plan makes room; BUDCORE_EINVALID (field "plan.kind") for a wait, which has nothing
+ * to apply; the errors of budcore_platform_gpu_defrag. Needs the "preempt" right on jobs.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_gpu_defrag_apply(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
+                                                  const char *id, size_t id_len, const char *plan_json, size_t plan_json_len);
+
 /* Cancels a job that has not ended (BUDCORE_ECONFLICT otherwise). Writes the job record.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_cancel(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,

@@ -89,6 +89,11 @@ BUDCORE_API core::Result<std::optional<Plan>> plan_defrag(const Pool& pool, cons
 // nothing, when the plan no longer fits.
 BUDCORE_API core::Status apply_plan(Pool& pool, std::vector<Holder>& holders, const Request& request, const Plan& plan);
 
+// After GPU `gpu` was re-partitioned from `before` into `after`: the instances a workload holds
+// on it, (GPU, index), re-indexed into `after` (the same profile at the same start).
+BUDCORE_API void remap_mig(std::vector<std::pair<int, std::size_t>>& held, int gpu, const std::vector<MigInstance>& before,
+                           const std::vector<MigInstance>& after);
+
 // {"kind", "node", "gpus", "gpu", "instance", "moves": [{"workload", "from", "to", "gpus",
 // "mig", "cost_gpu_seconds"}], "wait_for", "wait_seconds", "repartition": {"gpu", "layout"},
 // "cost_gpu_seconds", "summary"}; node names from the pool.
@@ -115,5 +120,12 @@ BUDCORE_API core::Result<DefragProblem> parse_defrag_problem(std::string_view js
 // Plans, and applies the plan when the problem asks: {"plan": <to_value> | null, "applied",
 // "workloads": [{"name", "node", "gpus", "mig"}] after it (when applied)}.
 BUDCORE_API core::Result<core::Value> defrag_document(const DefragProblem& problem);
+// MIG-aware placement of the problem's request (its mig_profile, CPU and memory; place_mig):
+// {"placement": {"node", "gpu", "instance", "repartition": ["1g.5gb@0", ...] | null,
+// "dropped"} | null}; `instance` is the instance's index once placed (after a re-partition,
+// the new layout's last), `repartition` the GPU's new layout when it needs one. With `apply`
+// the instance is allocated and "workloads" lists every MIG workload after it, as
+// defrag_document does. Invalid ("request.mig_profile") for a request without a profile.
+BUDCORE_API core::Result<core::Value> place_mig_document(const DefragProblem& problem);
 
 }  // namespace budcore::gpu

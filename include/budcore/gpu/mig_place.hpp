@@ -31,6 +31,8 @@ struct MigPlacement {
 // free instances, then the first node and GPU, then the lowest start. nullopt: no MIG GPU of a
 // model with the profile can take it.
 BUDCORE_API std::optional<MigPlacement> place_mig(const Pool& pool, const Task& task, std::string_view profile);
+// The same on one node only (nullopt also for a node the pool does not have).
+BUDCORE_API std::optional<MigPlacement> place_mig(const Pool& pool, std::size_t node, const Task& task, std::string_view profile);
 
 // Applies a placement: allocates the free instance, or re-partitions the GPU into `layout` and
 // allocates the new instance (and the task's CPU and memory). Returns the instance's index.

@@ -299,6 +299,17 @@ class BUDCORE_API Platform {
   // estimated ends (none for a job without estimated_duration_seconds); other tenants' jobs are
   // named "[hidden]". Advice only: nothing is applied. {"plan", "applied": false}.
   core::Result<core::Value> gpu_defrag(const CallContext& caller, const core::Id& job_id);
+  // Applies the plan for one of the caller's jobs that waits for placement (RBAC: "preempt" on
+  // jobs): each run the plan moves is evicted and placed where the plan names (its events,
+  // Preempted "Defragmented" then Queued, Admitted and Started, go through the event log as a
+  // preemption's do; it keeps its quota and starts over), a MIG GPU it names is re-partitioned,
+  // and the job is placed and starts. `plan` is a document gpu_defrag returned (or its
+  // "plan"); null applies the plan made now. Refused, changing nothing: Conflict when the
+  // plan is stale (the cluster changed since it was made; the field names the first
+  // difference, "plan.moves[0].to"), or no plan makes room; Invalid ("plan.kind") for a wait;
+  // a plan never moves a run of higher priority than the job. {"plan", "applied": true}; the
+  // audit log records "jobs.defrag".
+  core::Result<core::Value> gpu_defrag_apply(const CallContext& caller, const core::Id& job_id, const core::Value& plan);
   // The crash-safety invariants, checked against the Store and the cluster: every live job in
   // memory matches its stored status; the cluster holds exactly the live queued/admitted runs
   // (objects no record claims, adopted = false, are another platform's and not counted); the

@@ -210,8 +210,24 @@ struct BUDCORE_HIDDEN SimCluster::Impl {
   bool place(std::uint32_t slot);  // true when placed (or nothing constrains it)
   bool place_gpu(std::uint32_t slot, int flavor_index, const std::string& gpu_res, std::int64_t count,
                  std::int64_t need_cpu, std::int64_t need_mem);  // through the gpu layer's policy
+  // MIG instances of the run's profile, each where gpu::place_mig puts it (re-partitioning a GPU
+  // when that lets it fit), all on one node: true when placed.
+  bool place_mig_run(sim::GpuFlavor& gf, sim::GpuHold& h);
+  // h.task.num_gpu instances on pool node n (the run's CPU and memory with the first); the pool
+  // changes only when all fit. Runs on a GPU it re-partitions keep their instances (remap_mig).
+  bool place_mig_on(gpu::Pool& pool, std::size_t n, sim::GpuHold& h);
+  // GPU g of pool node n of flavor f was re-partitioned from `before`: each run placed there
+  // holds its instances at their index in the new layout, and its lanes say so.
+  void remap_mig(int f, std::size_t n, int g, const std::vector<gpu::MigInstance>& before);
+  // The run's node and device lanes from its GpuHold ("<node>/gpu<g>[/mig<i>|/slice<k>]").
+  void set_gpu_lanes(std::uint32_t slot);
+  // Why no node of the flavor takes the run (GpuHold::waiting).
+  std::string placement_wait(const sim::GpuFlavor& gf, const sim::GpuHold& h) const;
   void release_node(std::uint32_t slot);
   void place_waiting(std::int64_t now);
+  // A run a defragmentation plan moved (already re-placed in the pool): its segment so far is
+  // metered and it starts over where it now is, keeping its quota.
+  void relocate(std::uint32_t slot, std::int64_t now, const std::string& why);
 };
 
 }  // namespace budcore::backend

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "budcore/gpu/mig.hpp"
+#include "budcore/gpu/mig_place.hpp"
 
 #include "backends/sim/sim_impl.hpp"
 
@@ -23,6 +24,9 @@ constexpr std::int64_t kMaxTimeSliceReplicas = 64;
 bool is_gpu_resource(std::string_view name) {
   return name != core::kResourceCpu && name != core::kResourceMemory && name != core::kResourceEphemeralStorage;
 }
+
+constexpr std::string_view kMigPrefix = "nvidia.com/mig-";
+bool is_mig_resource(std::string_view name) { return name.substr(0, kMigPrefix.size()) == kMigPrefix; }
 }  // namespace
 
 std::string NodePool::gpu_resource() const {
@@ -81,6 +85,13 @@ std::vector<gpu::MigInstance> mig_layout(const NodePool& p, const std::string& m
     layout.push_back({p.mig_profile, at});
   }
   return layout;
+}
+
+// Whether some GPU model of the pool has the MIG profile (place_mig may then make an instance).
+bool offers_profile(const gpu::Pool& pool, const std::string& profile) {
+  for (std::size_t n = 0; n < pool.size(); ++n)
+    if (gpu::find_mig_profile(pool.node(n).model, profile) != nullptr) return true;
+  return false;
 }
 
 std::string known_models_text() {
@@ -254,8 +265,10 @@ bool Impl::place(std::uint32_t slot) {
   const std::int64_t need_mem = milli(core::kResourceMemory) / 1000;
   if (auto gf = gpu_flavor_of.find(flavor); gf != gpu_flavor_of.end()) {
     auto res = flavor_gpu_resource.find(flavor);
-    return place_gpu(slot, gf->second, res != flavor_gpu_resource.end() && res->second == gpu_res ? gpu_res : std::string(),
-                     count, need_cpu, need_mem);
+    // A MIG flavor takes any MIG profile: place_mig re-partitions its GPUs on demand.
+    const bool offered = res != flavor_gpu_resource.end() &&
+                         (res->second == gpu_res || (is_mig_resource(res->second) && is_mig_resource(gpu_res)));
+    return place_gpu(slot, gf->second, offered ? gpu_res : std::string(), count, need_cpu, need_mem);
   }
   auto fits = [&](const sim::Node& n) {
     return n.free_slots >= need_slots && (n.free_cpu_milli < 0 || n.free_cpu_milli >= need_cpu) &&
@@ -367,6 +380,8 @@ bool Impl::place_gpu(std::uint32_t slot, int flavor_index, const std::string& gp
         hold->waiting = "asks for " + std::to_string(total / 1000) + " GPUs on one node; a node has at most 64";
       }
     }
+    if (!hold->mig_profile.empty() && hold->waiting.empty() && !offers_profile(gf.pool, hold->mig_profile))
+      hold->waiting = "asks for MIG profile " + hold->mig_profile + ", which no GPU of flavor " + gf.flavor + " has";
     if (!hold->waiting.empty()) {
       hold->never = true;
       hold->waiting = "admitted by quota; waiting for placement: " + hold->waiting;
@@ -413,6 +428,9 @@ bool Impl::place_gpu(std::uint32_t slot, int flavor_index, const std::string& gp
           for (const auto& [g, i] : mig) (void)pool.allocate_mig(n, g, i);
           h.mig = std::move(mig);
           where = gpu::Placement{n, {}};
+        } else if (place_mig_on(pool, n, h)) {
+          // Its GPU was re-partitioned before the restart: the same node, instances made again.
+          where = gpu::Placement{n, {}};
         }
       }
     }
@@ -429,22 +447,7 @@ bool Impl::place_gpu(std::uint32_t slot, int flavor_index, const std::string& gp
   if (where) {
     remember();  // placed where it was
   } else if (!h.mig_profile.empty()) {
-    gpu::Task cpu_only = t;
-    cpu_only.num_gpu = 0;
-    cpu_only.gpu_milli = 0;
-    for (std::size_t n = 0; n < pool.size() && !where; ++n) {
-      if (!pool.fits(cpu_only, ~std::uint64_t{0}, n)) continue;
-      std::vector<std::pair<int, std::size_t>> free;
-      const auto& gpus = pool.node(n).gpus;
-      for (std::size_t g = 0; g < gpus.size() && static_cast<int>(free.size()) < t.num_gpu; ++g)
-        for (std::size_t i = 0; i < gpus[g].mig.size() && static_cast<int>(free.size()) < t.num_gpu; ++i)
-          if (gpus[g].mig_state[i] == 0 && gpus[g].mig[i].profile == h.mig_profile) free.emplace_back(static_cast<int>(g), i);
-      if (static_cast<int>(free.size()) < t.num_gpu) continue;
-      where = gpu::Placement{n, {}};
-      if (!pool.allocate(cpu_only, *where)) return false;
-      for (const auto& [g, i] : free) (void)pool.allocate_mig(n, g, i);
-      h.mig = std::move(free);
-    }
+    if (place_mig_run(gf, h)) where = h.placement;
   } else {
     remember();
     if (!gf.policy || gf.stale) {
@@ -460,55 +463,119 @@ bool Impl::place_gpu(std::uint32_t slot, int flavor_index, const std::string& gp
     if (where && !pool.allocate(t, *where)) where.reset();
   }
   if (!where) {
-    // Why: the most the flavor's nodes offer on one node, against what the run asks.
-    int most = 0;
-    for (std::size_t n = 0; n < pool.size(); ++n) {
-      int c = 0;
-      for (const auto& d : pool.node(n).gpus) {
-        if (!h.mig_profile.empty()) {
-          for (std::size_t i = 0; i < d.mig.size(); ++i) c += d.mig_state[i] == 0 && d.mig[i].profile == h.mig_profile;
-        } else if (t.shares_gpu() ? gpu::Pool::gpu_fits(d, t) : d.milli_free() == gpu::kMilliPerGpu) {
-          ++c;
-        }
-      }
-      most = std::max(most, c);
-    }
-    std::string asks, unit;
-    if (!h.mig_profile.empty()) {
-      asks = std::to_string(t.num_gpu) + " " + h.mig_profile + " instances";
-      unit = "free " + h.mig_profile + " instances";
-    } else if (t.shares_gpu()) {
-      asks = std::to_string(t.gpu_milli) + " milli-GPU of one GPU";
-      unit = "GPUs with that much free";
-    } else {
-      asks = std::to_string(t.num_gpu) + " GPUs";
-      unit = "free GPUs";
-    }
-    h.waiting = "admitted by quota; waiting for placement: no node of flavor " + gf.flavor + " can take " + asks +
-                " with " + std::to_string(t.cpu_milli) + "m CPU and " + std::to_string(t.memory_mib) + " MiB (policy " +
-                options.placement_policy + "; the most " + unit + " on one node: " + std::to_string(most) + ")";
+    h.waiting = placement_wait(gf, h);
     return false;
   }
   h.placement = *where;
   h.placed = true;
   h.waiting.clear();
-  const std::size_t n = where->node;
-  r.node = gf.sim_nodes[n];
-  r.slots.clear();
   r.node_cpu = need_cpu;
   r.node_memory = need_mem;
+  set_gpu_lanes(slot);
+  return true;
+}
+
+void Impl::set_gpu_lanes(std::uint32_t slot) {
+  sim::Run& r = runs[slot];
+  const sim::GpuHold& h = *r.gpu;
+  const gpu::Pool& pool = gpu_flavors[static_cast<std::size_t>(h.flavor)].pool;
+  const std::size_t n = h.placement.node;
+  r.node = gpu_flavors[static_cast<std::size_t>(h.flavor)].sim_nodes[n];
+  r.slots.clear();
   const std::string& name = nodes[static_cast<std::size_t>(r.node)].name;
   r.placement->nodes.assign(1, name);
   r.placement->devices.clear();
   const auto& gpus = pool.node(n).gpus;
   for (const auto& [g, i] : h.mig) r.placement->devices.push_back(name + "/gpu" + std::to_string(g) + "/mig" + std::to_string(i));
-  for (int g : where->gpus) {
+  for (int g : h.placement.gpus) {
     std::string lane = name + "/gpu" + std::to_string(g);
     const gpu::Device& d = gpus[static_cast<std::size_t>(g)];
     if (d.sharing == gpu::Sharing::TimeSlice) lane += "/slice" + std::to_string(d.replicas_used - 1);
     r.placement->devices.push_back(std::move(lane));
   }
+}
+
+// One instance: where place_mig puts it on the whole flavor (a free instance anywhere first).
+// Several: the first node that takes them all, each where place_mig puts it on that node.
+bool Impl::place_mig_run(sim::GpuFlavor& gf, sim::GpuHold& h) {
+  if (h.task.num_gpu == 1) {
+    auto where = gpu::place_mig(gf.pool, h.task, h.mig_profile);
+    return where && place_mig_on(gf.pool, where->node, h);
+  }
+  for (std::size_t n = 0; n < gf.pool.size(); ++n)
+    if (place_mig_on(gf.pool, n, h)) return true;
+  return false;
+}
+
+bool Impl::place_mig_on(gpu::Pool& pool, std::size_t n, sim::GpuHold& h) {
+  if (n >= pool.size()) return false;
+  gpu::Pool next = pool;
+  gpu::Task rest = h.task;
+  rest.cpu_milli = 0;
+  rest.memory_mib = 0;
+  std::vector<std::pair<int, std::size_t>> mig;
+  std::vector<std::pair<int, std::vector<gpu::MigInstance>>> repartitioned;  // (GPU, layout before)
+  for (int k = 0; k < h.task.num_gpu; ++k) {
+    const gpu::Task& t = k == 0 ? h.task : rest;
+    auto where = gpu::place_mig(next, n, t, h.mig_profile);
+    if (!where) return false;
+    const auto before = next.node(n).gpus[static_cast<std::size_t>(where->gpu)].mig;
+    auto instance = gpu::allocate_mig_placement(next, t, *where);
+    if (!instance) return false;
+    if (!where->instance) {
+      gpu::remap_mig(mig, where->gpu, before, where->layout);  // this run's own earlier instances
+      const bool seen = std::any_of(repartitioned.begin(), repartitioned.end(), [&](const auto& e) { return e.first == where->gpu; });
+      if (!seen) repartitioned.emplace_back(where->gpu, before);  // the layout the other runs' indices refer to
+    }
+    mig.emplace_back(where->gpu, *instance);
+  }
+  pool = std::move(next);
+  h.mig = std::move(mig);
+  h.placement = gpu::Placement{n, {}};
+  for (const auto& [g, before] : repartitioned) remap_mig(h.flavor, n, g, before);
   return true;
+}
+
+void Impl::remap_mig(int f, std::size_t n, int g, const std::vector<gpu::MigInstance>& before) {
+  const auto& after = gpu_flavors[static_cast<std::size_t>(f)].pool.node(n).gpus[static_cast<std::size_t>(g)].mig;
+  for (std::uint32_t slot = 0; slot < runs.size(); ++slot) {
+    sim::Run& r = runs[slot];
+    if (!r.gpu || !r.gpu->placed || r.gpu->flavor != f || r.gpu->placement.node != n || r.gpu->mig.empty()) continue;
+    gpu::remap_mig(r.gpu->mig, g, before, after);
+    set_gpu_lanes(slot);
+  }
+}
+
+std::string Impl::placement_wait(const sim::GpuFlavor& gf, const sim::GpuHold& h) const {
+  const gpu::Task& t = h.task;
+  const gpu::Pool& pool = gf.pool;
+  // Why: the most the flavor's nodes offer on one node, against what the run asks.
+  int most = 0;
+  for (std::size_t n = 0; n < pool.size(); ++n) {
+    int c = 0;
+    for (const auto& d : pool.node(n).gpus) {
+      if (!h.mig_profile.empty()) {
+        for (std::size_t i = 0; i < d.mig.size(); ++i) c += d.mig_state[i] == 0 && d.mig[i].profile == h.mig_profile;
+      } else if (t.shares_gpu() ? gpu::Pool::gpu_fits(d, t) : d.milli_free() == gpu::kMilliPerGpu) {
+        ++c;
+      }
+    }
+    most = std::max(most, c);
+  }
+  std::string asks, unit;
+  if (!h.mig_profile.empty()) {
+    asks = std::to_string(t.num_gpu) + " " + h.mig_profile + " instances";
+    unit = "free " + h.mig_profile + " instances";
+  } else if (t.shares_gpu()) {
+    asks = std::to_string(t.gpu_milli) + " milli-GPU of one GPU";
+    unit = "GPUs with that much free";
+  } else {
+    asks = std::to_string(t.num_gpu) + " GPUs";
+    unit = "free GPUs";
+  }
+  return "admitted by quota; waiting for placement: no node of flavor " + gf.flavor + " can take " + asks + " with " +
+         std::to_string(t.cpu_milli) + "m CPU and " + std::to_string(t.memory_mib) + " MiB (policy " +
+         options.placement_policy + "; the most " + unit + " on one node: " + std::to_string(most) + ")";
 }
 
 // Admitted runs waiting for a node, in admission order; each that fits now starts.

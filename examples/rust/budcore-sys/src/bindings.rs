@@ -525,6 +525,18 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    #[doc = " Applies the defragmentation plan for one of the caller's jobs that waits for placement\n (docs/gpu.md \"In the platform\"): the runs the plan moves are evicted and placed where it\n names (keeping their quota; their events are in the event log as a preemption's), a MIG GPU\n it names is re-partitioned, and the job is placed and starts. plan_json is a document\n budcore_platform_gpu_defrag wrote (or its \"plan\"); NULL with length 0 applies the plan made\n now. Writes {\"plan\": {...}, \"applied\": true}. BUDCORE_ECONFLICT for a stale plan (the cluster\n changed since it was made; the field names the first difference, \"plan.moves[0].to\") or\n when no plan makes room; BUDCORE_EINVALID (field \"plan.kind\") for a wait, which has nothing\n to apply; the errors of budcore_platform_gpu_defrag. Needs the \"preempt\" right on jobs.\n Thread-safety: safe."]
+    pub fn budcore_platform_gpu_defrag_apply(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+        id: *const ::std::os::raw::c_char,
+        id_len: usize,
+        plan_json: *const ::std::os::raw::c_char,
+        plan_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     #[doc = " Cancels a job that has not ended (BUDCORE_ECONFLICT otherwise). Writes the job record.\n Thread-safety: safe."]
     pub fn budcore_platform_cancel(
         out: *mut budcore_buf,
@@ -968,6 +980,14 @@ extern "C" {
 extern "C" {
     #[doc = " Plans, for a request no node takes, the cheapest of moving workloads of lower or equal\n priority off one node, waiting for workloads with estimated ends, or re-partitioning one MIG\n GPU. problem_json is the document of docs/gpu.md \"Defragmentation plans\": {\"nodes\",\n \"workloads\", \"request\", \"move_overhead_seconds\", \"apply\"}. Writes to `out` (which must be\n empty: BUDCORE_BUF_INIT) {\"plan\": {\"kind\", \"node\", \"gpus\", \"moves\", \"wait_for\",\n \"wait_seconds\", \"repartition\", \"cost_gpu_seconds\", \"summary\"} | null, \"applied\", and with\n \"apply\": true \"workloads\" after the plan}.\n Errors: BUDCORE_EINVALID with budcore_error_last()->field naming the input (\"nodes[0].model\",\n \"workloads[1].gpus[0]\", \"request.gpu_milli\"); `out` is then untouched.\n Thread-safety: safe from any thread."]
     pub fn budcore_gpu_defrag(
+        out: *mut budcore_buf,
+        problem_json: *const ::std::os::raw::c_char,
+        problem_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " MIG-aware placement (docs/gpu.md \"MIG-aware placement\") of one instance of the problem's\n request.mig_profile (with its cpu_milli and memory_mib), on the nodes and workloads of a\n problem document as budcore_gpu_defrag reads it: a free instance of the profile, else a new\n one where a MIG GPU's layout admits it under NVIDIA's rules, re-partitioning that GPU.\n Writes {\"placement\": {\"node\", \"gpu\", \"instance\", \"repartition\": [\"1g.5gb@0\", ...] | null,\n \"dropped\"} | null, \"applied\"}, and with \"apply\": true \"workloads\" after it.\n Errors: BUDCORE_EINVALID naming the input (\"request.mig_profile\" when it has none).\n Thread-safety: safe from any thread."]
+    pub fn budcore_gpu_place_mig(
         out: *mut budcore_buf,
         problem_json: *const ::std::os::raw::c_char,
         problem_json_len: usize,

@@ -36,3 +36,15 @@ pub fn gpu_defrag(problem_json: &str) -> Result<String, Error> {
     check(rc)?;
     Ok(out.to_string_lossy())
 }
+
+/// Places one instance of the problem's `request.mig_profile` as `budcore gpu place-mig` does:
+/// a free instance, else a new one a MIG GPU's layout admits (re-partitioning it).
+/// `problem_json` is a problem document as `gpu_defrag` reads it; returns `{"placement":
+/// {"node", "gpu", "instance", "repartition", "dropped"} | null, "applied"[, "workloads"]}`.
+pub fn gpu_place_mig(problem_json: &str) -> Result<String, Error> {
+    let mut out = Buf::new();
+    // SAFETY: (ptr, len) describes a live slice; out is an empty buf.
+    let rc = unsafe { sys::budcore_gpu_place_mig(out.as_mut_ptr(), problem_json.as_ptr().cast(), problem_json.len()) };
+    check(rc)?;
+    Ok(out.to_string_lossy())
+}

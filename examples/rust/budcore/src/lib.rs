@@ -26,7 +26,7 @@ mod templates;
 mod quota;
 pub use quota::QuotaEngine;
 mod gpu;
-pub use gpu::{gpu_defrag, gpu_replay};
+pub use gpu::{gpu_defrag, gpu_place_mig, gpu_replay};
 mod serverless;
 pub use serverless::serverless_simulate;
 pub mod kueue;

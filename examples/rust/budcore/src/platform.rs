@@ -139,6 +139,19 @@ impl Platform {
         json_out(|out| unsafe { sys::budcore_platform_gpu_defrag(out, self.ptr(), &c, i, n) })
     }
 
+    /// Applies the defragmentation plan for one of the caller's jobs that waits for placement:
+    /// the runs it moves are evicted and placed where it names (keeping their quota) and the
+    /// job starts. `plan` is a document `gpu_defrag` returned (a stale one, made before the
+    /// cluster changed, is refused with `ErrorCode::Conflict`), or `""` for the plan made now.
+    /// Returns `{"plan", "applied": true}`.
+    pub fn gpu_defrag_apply(&self, caller: &Caller, id: &str, plan: &str) -> Result<String, Error> {
+        let c = caller.raw();
+        let (i, n) = text(id);
+        let (pl, pn) = text(plan);
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_gpu_defrag_apply(out, self.ptr(), &c, i, n, pl, pn) })
+    }
+
     /// When each of the caller's waiting and running jobs is expected to start and end (the
     /// JSON of `budcore schedule estimate --details`; job names are job ids).
     pub fn schedule(&self, caller: &Caller) -> Result<String, Error> {

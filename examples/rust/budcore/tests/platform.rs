@@ -131,4 +131,11 @@ fn the_plan_that_frees_a_gang_waiting_for_placement() {
     assert_eq!((e.code, e.field.as_str()), (ErrorCode::Invalid, "job"));
     let other = Caller::tenant("00000000-0000-4000-8000-0000000000e2");
     assert_eq!(p.gpu_defrag(&other, &c).unwrap_err().code, ErrorCode::NotFound);
+    // A plan the cluster no longer gives is refused naming where; the plan above is applied.
+    let stale = plan.replacen(r#""node":"a100-0""#, r#""node":"a100-1""#, 1);
+    let e = p.gpu_defrag_apply(&me, &c, &stale).unwrap_err();
+    assert_eq!((e.code, e.field.as_str()), (ErrorCode::Conflict, "plan.node"));
+    let applied = p.gpu_defrag_apply(&me, &c, &plan).unwrap();
+    assert!(applied.contains(r#""applied":true"#), "{applied}");
+    assert!(p.get(&me, &c).unwrap().contains(r#""status":"running""#));
 }

@@ -1,7 +1,7 @@
 //! The GPU trace replay and the serverless simulation from Rust, on the files of tests/data.
 use std::path::PathBuf;
 
-use budcore::{gpu_defrag, gpu_replay, serverless_simulate, ErrorCode};
+use budcore::{gpu_defrag, gpu_place_mig, gpu_replay, serverless_simulate, ErrorCode};
 
 fn data(name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/data").join(name);
@@ -87,4 +87,17 @@ fn serverless_simulate_errors_name_the_field() {
     let bad = endpoint.replace("concurrency_per_worker: 4", "concurrency_per_worker: 0");
     let e = serverless_simulate(&bad, &trace, "").unwrap_err();
     assert_eq!(e.field, "concurrency_per_worker");
+}
+
+#[test]
+fn gpu_place_mig_repartitions_when_no_free_instance_fits() {
+    // One 1g.5gb of seven in use at slice 0: a 3g.20gb goes at slice 4, giving up three.
+    let problem = r#"{"nodes": [{"name": "n0", "model": "A100-40GB", "gpus": 1, "mig": [["1g.5gb@0", "1g.5gb@1",
+        "1g.5gb@2", "1g.5gb@3", "1g.5gb@4", "1g.5gb@5", "1g.5gb@6"]]}],
+        "workloads": [{"name": "w", "node": "n0", "mig": [[0, 0]]}], "request": {"mig_profile": "3g.20gb"}}"#;
+    let out = gpu_place_mig(problem).expect("valid input");
+    assert_eq!(int_after(&out, "instance"), 4, "{out}");
+    assert_eq!(int_after(&out, "dropped"), 3, "{out}");
+    let e = gpu_place_mig(r#"{"nodes": [{"name": "n0", "model": "T4", "gpus": 1}], "request": {"num_gpu": 1}}"#).unwrap_err();
+    assert_eq!((e.code, e.field.as_str()), (ErrorCode::Invalid, "request.mig_profile"));
 }
