@@ -45,5 +45,10 @@ struct ScenarioAction;
 struct Scenario;
 struct ScenarioJobOutcome;
 struct ScenarioOutcome;
+enum class WorkerState : std::uint8_t;
+struct EndpointWorker;
+struct EndpointStatus;
+struct EndpointOptions;
+class ServerlessEndpoint;
 
 }  // namespace budcore::platform
