@@ -2,7 +2,9 @@
 // policies in one table, exit 2 naming the field on bad input.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.hpp"
@@ -115,6 +117,28 @@ TEST_F(CliServerlessQueueTest, EnqueueWorkStatusList) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]["id"], 4);
   EXPECT_EQ(rows[0]["claim"], 1);
+}
+
+// A worker whose batch takes longer than its lease keeps its claims by renewing them: a second
+// worker that comes after the first lease would have ended finds nothing to take over.
+TEST_F(CliServerlessQueueTest, WorkRenewsItsLeasesWhileServingALongBatch) {
+  auto r = run_cli("serverless queue enqueue" + common() + " --count 6");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  // Six requests of 500 ms under a 2 s lease: 3 s of serving.
+  std::thread first([&] {
+    r = run_cli("serverless queue work" + common() + " --worker w1 --batch 6 --lease-seconds 2 --service-ms 500 "
+                "--until-empty --log " + quote((dir_ / "w1.log").string()));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(2600));
+  auto second = run_cli("serverless queue work" + common() + " --worker w2 --until-empty --idle-ms 100 --log " +
+                        quote((dir_ / "w2.log").string()));
+  first.join();
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  ASSERT_EQ(second.exit_code, 0) << second.out;
+  EXPECT_EQ(json::parse(second.out)["served"], 0);
+  const std::string log = slurp(dir_ / "w1.log");
+  EXPECT_EQ(log.find("lost"), std::string::npos) << log;
+  for (int id = 1; id <= 6; ++id) EXPECT_NE(log.find("complete " + std::to_string(id) + " 1\n"), std::string::npos) << log;
 }
 
 TEST_F(CliServerlessQueueTest, BadInputExitsTwoNamingTheField) {
