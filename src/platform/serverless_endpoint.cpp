@@ -3,6 +3,7 @@
 #include "budcore/platform/serverless_endpoint.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "budcore/core/int128.hpp"
 #include "budcore/platform/cost_controls.hpp"
@@ -138,7 +139,7 @@ struct ServerlessEndpoint::Impl {
     if (w.busy_ns + w.idle_ns > 0) segments.push_back(w);
     w.busy_ns = w.idle_ns = 0;
     w.started_at.reset();
-    for (const auto& [r, p] : w.running) (void)queue.requeue(r);
+    for (const auto& e : w.running) (void)queue.requeue(e.first);
     w.running.clear();
   }
 

@@ -84,6 +84,51 @@ TEST_F(CliServerlessTest, BadInputExitsTwoNamingTheField) {
 
 namespace {
 
+// `budcore serverless serve`: the small trace served by an endpoint whose workers are jobs on an
+// embedded-like platform with a price book; every request completes, the workers' time is
+// metered, and the pool ends at zero.
+class CliServerlessServeTest : public budcore::test::detail::CliFixture {
+ protected:
+  CliServerlessServeTest() : CliFixture("budcore_cli_sserve_") {}
+  std::string args() const {
+    std::ofstream(dir_ / "platform.yaml")
+        << "store: \"sqlite://" << (dir_ / "p.db").string() << "\"\nclock: {kind: virtual, start: \"2026-01-01T00:00:00Z\"}\n"
+        << "cost:\n  prices: {currency: USD, gpu_hour: {nvidia-a100-80gb: {on_demand: \"3.60\"}}, "
+           "cpu_core_hour: {on_demand: \"0\"}, memory_gib_hour: {on_demand: \"0\"}}\n";
+    const std::string data = std::string(BUDCORE_TEST_DATA_DIR) + "/serverless/";
+    return " --config " + quote((dir_ / "platform.yaml").string()) + " --endpoint " + quote(data + "endpoint.yaml") +
+           " --trace " + quote(data + "trace_small.csv");
+  }
+};
+
+TEST_F(CliServerlessServeTest, ServesATraceWithPlatformWorkers) {
+  auto r = run_cli("serverless serve" + args() + " --tenant 00000000-0000-4000-8000-0000000000c3 --tail-seconds 120");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  json rep = json::parse(r.out);
+  EXPECT_EQ(rep["requests"], 10);
+  EXPECT_EQ(rep["completed"], rep["admitted"]);
+  EXPECT_EQ(rep["timeouts"], 0);
+  EXPECT_GE(rep["peak_workers"].get<int>(), 1);
+  EXPECT_GE(rep["status"]["cold_starts"].get<int>(), 1);
+  EXPECT_TRUE(rep["status"]["workers"].empty());
+  EXPECT_GT(rep["usage"]["records"].get<int>(), 0);
+  EXPECT_NE(rep["usage"]["idle_gpu_seconds"], "0");
+}
+
+TEST_F(CliServerlessServeTest, BadInputExitsTwoNamingTheOption) {
+  auto r = run_cli("serverless serve" + args() + " --tenant nope", dir_ / "err.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(json::parse(slurp(dir_ / "err.txt"))["error"]["path"], "--tenant");
+  r = run_cli("serverless serve" + args() + " --tenant 00000000-0000-4000-8000-0000000000c3 --policy fastest",
+              dir_ / "err.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(json::parse(slurp(dir_ / "err.txt"))["error"]["path"], "--policy");
+}
+
+}  // namespace
+
+namespace {
+
 // `budcore serverless queue`: requests enqueued, served by a worker and read back from a SQLite
 // store; bad input exits 2 naming the option or field and stores nothing.
 class CliServerlessQueueTest : public budcore::test::detail::CliFixture {

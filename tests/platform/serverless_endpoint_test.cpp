@@ -196,15 +196,15 @@ TEST(ServerlessEndpointTest, MeteringWritesBusyAndIdleGpuSecondsAsUsageRows) {
   ASSERT_EQ(f.ep->dispatch().value().size(), 1u);
   f.advance(10);
   ASSERT_TRUE(f.ep->complete(r.id));
-  f.advance(10);
+  f.advance(20);
   auto rows = f.ep->meter();
   ASSERT_TRUE(rows) << rows.error().describe();
   ASSERT_EQ(rows->size(), 1u);
   const cost::Usage& u = rows->front();
-  EXPECT_EQ(u.gpu_seconds.to_string(), "30");
-  EXPECT_EQ(u.idle_gpu_seconds.to_string(), "20");  // 10 of 30 seconds busy
-  EXPECT_EQ(u.computed_cost.to_string(), "0.03 USD");
-  EXPECT_EQ(u.idle_cost.to_string(), "0.02 USD");
+  EXPECT_EQ(u.gpu_seconds.to_string(), "40");
+  EXPECT_EQ(u.idle_gpu_seconds.to_string(), "30");  // 10 of 40 seconds busy
+  EXPECT_EQ(u.computed_cost.to_string(), "0.04 USD");
+  EXPECT_EQ(u.idle_cost.to_string(), "0.03 USD");
   EXPECT_EQ(u.interval.tenant_id, tenant_a());
   EXPECT_EQ(u.interval.labels.at("serverless_endpoint"), "chat");
   EXPECT_EQ(u.interval.job_id, f.ep->status().workers.at(0).job);
@@ -219,7 +219,7 @@ TEST(ServerlessEndpointTest, MeteringWritesBusyAndIdleGpuSecondsAsUsageRows) {
   EXPECT_EQ(rows->front().gpu_seconds.to_string(), "5");
   auto stored = cost::load_usage(f.p->store(), tenant_a()).value();
   ASSERT_EQ(stored.size(), 2u);
-  EXPECT_EQ(cost::summarize(stored)->total.to_string(), "0.035 USD");
+  EXPECT_EQ(cost::summarize(stored)->total.to_string(), "0.045 USD");
 }
 
 TEST(ServerlessEndpointTest, ServerlessSpendReachesAHardBudget) {

@@ -27,6 +27,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "budcore/core/result.hpp"
@@ -40,6 +42,7 @@
 #include "budcore/serverless/autoscaler.hpp"
 #include "budcore/serverless/endpoint.hpp"
 #include "budcore/serverless/request_queue.hpp"
+#include "budcore/serverless/trace.hpp"
 #include "budcore/serverless/worker_pool.hpp"
 
 namespace budcore::platform {
@@ -141,5 +144,33 @@ class BUDCORE_API ServerlessEndpoint {
   explicit ServerlessEndpoint(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// What a trace served by an endpoint on a platform came to (serve_trace).
+struct PlatformReplayReport {
+  std::string policy;
+  std::int64_t requests = 0;
+  std::int64_t admitted = 0;
+  std::int64_t refused = 0;
+  std::int64_t completed = 0;
+  std::int64_t timeouts = 0;
+  std::int64_t worker_refusals = 0;  // ticks at which a worker job was refused (budget, limits)
+  int peak_workers = 0;
+  cost::CostSummary usage;           // the endpoint's usage rows
+  EndpointStatus status;             // at the end
+  // {"endpoint", "policy", "requests", "admitted", "refused", "completed", "timeouts",
+  //  "worker_refusals", "peak_workers", "usage": {cost summary}, "status": {...}}
+  core::Value to_value() const;
+};
+
+// Serves `trace` with the endpoint on its platform, on the platform's virtual clock (Unsupported
+// on a system clock): the first request arrives now; every second the platform is driven, the
+// workers read, what ended completed (a request holds its slot for the endpoint's service time,
+// rounded up to the second), what arrived enqueued, the pool scaled by `policy`, requests
+// dispatched and the workers' time metered. After the last request has ended it runs on for
+// `tail`, then scales to zero. Needs cost controls (the rows are the usage).
+BUDCORE_API core::Result<PlatformReplayReport> serve_trace(Platform& platform, ServerlessEndpoint& endpoint,
+                                                           const std::vector<serverless::TraceRequest>& trace,
+                                                           serverless::AutoscalePolicy& policy,
+                                                           core::Duration tail = core::Duration());
 
 }  // namespace budcore::platform
