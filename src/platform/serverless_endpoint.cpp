@@ -3,6 +3,7 @@
 #include "budcore/platform/serverless_endpoint.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "budcore/core/int128.hpp"
@@ -158,6 +159,42 @@ struct ServerlessEndpoint::Impl {
     }
     if (w.started_at) close_run(w, now);  // lost its quota: back in the queue
     w.state = WorkerState::Queued;
+  }
+
+  // The owner's live worker jobs of this endpoint that an earlier process left (its endpoint
+  // object is gone, its jobs are not): they become this endpoint's workers, so that reopening
+  // neither loses their quota nor starts the pool again.
+  core::Status adopt() {
+    backend::JobFilter live;
+    live.job_type = job::JobType::Service;
+    live.statuses = {job::JobStatus::Queued, job::JobStatus::Scheduled, job::JobStatus::Running,
+                     job::JobStatus::Preempted};
+    backend::PageRequest page;
+    page.limit = backend::PageRequest::kMaxPageSize;
+    const std::string prefix = config.name + "-w";
+    do {
+      BUDCORE_TRY_ASSIGN(auto listed, platform.list_jobs(owner, live, page));
+      for (const auto& j : listed.items) {
+        if (!j.name.starts_with(prefix)) continue;
+        BUDCORE_TRY_ASSIGN(auto rec, platform.get_job(owner, j.id));
+        if (quota::serverless_endpoint_of(rec.job) != config.name) continue;
+        EndpointWorker w;
+        w.id = std::strtoull(j.name.c_str() + prefix.size(), nullptr, 10);
+        w.job = j.id;
+        w.name = j.name;
+        w.status = j.status;
+        w.submitted_at = j.created_at;
+        if (rec.job.status == job::JobStatus::Running && rec.job.actual_start) {
+          // Its time before now was the earlier process's to meter.
+          w.started_at = *rec.job.actual_start;
+          w.accounted_at = w.metered_at = w.idle_since = platform.now();
+        }
+        next_id = std::max(next_id, w.id + 1);
+        workers.push_back(std::move(w));
+      }
+      page.after = listed.next_cursor;
+    } while (!page.after.empty());
+    return sync();
   }
 
   core::Status sync() {
@@ -378,6 +415,7 @@ core::Result<std::unique_ptr<ServerlessEndpoint>> ServerlessEndpoint::open(Platf
   if (config.name.empty() || config.name.size() > 50)
     return core::Error::invalid("name", config.name, "must be 1 to 50 characters (worker jobs are named <name>-w<n>)");
   auto impl = std::make_unique<Impl>(platform, std::move(owner), std::move(config), std::move(options));
+  BUDCORE_TRY(impl->adopt());
   impl->refresh_capacity();  // an empty pool: admission counts a cold start before the first request
   return std::unique_ptr<ServerlessEndpoint>(new ServerlessEndpoint(std::move(impl)));
 }

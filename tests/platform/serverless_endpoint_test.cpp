@@ -241,6 +241,23 @@ cost:
   EXPECT_EQ(cost::summarize(cost::load_usage(f.p->store(), tenant_a()).value())->total.to_string(), "2.00 USD");
 }
 
+TEST(ServerlessEndpointTest, AReopenedEndpointAdoptsTheWorkersLeftRunning) {
+  Fixture f;
+  ASSERT_EQ(f.ep->scale_to(2).value(), 2);
+  f.advance(5);
+  f.ep.reset();  // the process that drove it is gone; its worker jobs run on
+  auto again = platform::ServerlessEndpoint::open(*f.p, ctx_a(), endpoint());
+  ASSERT_TRUE(again) << again.error().describe();
+  f.ep = std::move(*again);
+  auto s = f.ep->status();
+  EXPECT_EQ(s.ready, 2);
+  EXPECT_EQ(f.ep->scale_to(3).value(), 3);  // a new worker, not a third start of the pool
+  EXPECT_EQ(f.ep->status().workers.back().name, "chat-w3");
+  EXPECT_EQ(f.ep->scale_to(0).value(), 0);
+  f.advance(1);
+  for (const auto& w : s.workers) EXPECT_EQ(f.status_of(w.job), job::JobStatus::Cancelled);
+}
+
 TEST(ServerlessEndpointTest, MeteringNeedsCostControls) {
   Fixture f;
   EXPECT_EQ(f.ep->meter().error().code, core::ErrorCode::Unsupported);

@@ -102,7 +102,9 @@ struct EndpointOptions {
 
 class BUDCORE_API ServerlessEndpoint {
  public:
-  // Invalid (naming the field) when the endpoint's name is not a valid job name prefix.
+  // Adopts the owner's live worker jobs of an endpoint of this name that an earlier process left
+  // running (their time from now on is metered here). Invalid (naming the field) when the
+  // endpoint's name is too long to prefix the worker jobs' names.
   static core::Result<std::unique_ptr<ServerlessEndpoint>> open(Platform& platform, CallContext owner,
                                                                 serverless::EndpointConfig config,
                                                                 EndpointOptions options = {});
