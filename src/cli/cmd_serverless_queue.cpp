@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -147,7 +148,7 @@ core::Result<std::vector<serverless::DurableRequest>> report_batch(serverless::D
 }
 
 // Claims up to --batch requests, reports them started (PROCESSING, lease renewed), serves each
-// for --service-ms, renewing the leases of what is left whenever half a lease has passed since
+// for --service-ms, renewing the whole batch's leases whenever half a lease has passed since
 // the last report, and completes the batch in one transaction; repeats. With --log, appends
 // "claim <id> <token>" before serving, "complete <id> <token>" once the completion committed,
 // and "lost <id> <token>" for a claim that ended before its worker reported (each line written
@@ -206,23 +207,25 @@ int run_work(const QueueArgs& a) {
     if (!lost) return report_error(lost.error());
     log_lost(*lost);
     auto reported = std::chrono::steady_clock::now();
-    std::vector<serverless::DurableFinish> reports;
-    for (std::size_t i = 0; i < claimed->size(); ++i) {
-      // A heartbeat before the lease could end: what is not served yet keeps its claim.
+    // The batch is served in order; what is served waits for the batch's completion and keeps
+    // its claim too, so a heartbeat renews the whole batch.
+    std::set<std::int64_t> done_ids;
+    std::size_t served_n = 0;  // claimed[0, served_n) are served (the batch keeps its order)
+    while (served_n < claimed->size()) {
       if (std::chrono::steady_clock::now() - reported >= std::chrono::nanoseconds(lease->count_ns() / 2)) {
-        std::vector<serverless::DurableRequest> rest(claimed->begin() + static_cast<std::ptrdiff_t>(i), claimed->end());
-        auto gone = report_batch(*q->queue, rest, serverless::DurableOutcome::Renew, *lease);
+        auto gone = report_batch(*q->queue, *claimed, serverless::DurableOutcome::Renew, *lease);
         if (!gone) return report_error(gone.error());
         log_lost(*gone);
-        claimed->resize(i);
-        claimed->insert(claimed->end(), rest.begin(), rest.end());
+        served_n = 0;
+        while (served_n < claimed->size() && done_ids.count((*claimed)[served_n].id)) ++served_n;
         reported = std::chrono::steady_clock::now();
-        if (i >= claimed->size()) break;
+        continue;
       }
-      const auto& r = (*claimed)[i];
       if (service->count_ns() > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(service->count_ns()));
-      reports.push_back({r.id, r.claim, serverless::DurableOutcome::Complete, {}, {}});
+      done_ids.insert((*claimed)[served_n++].id);
     }
+    std::vector<serverless::DurableFinish> reports;
+    for (const auto& r : *claimed) reports.push_back({r.id, r.claim, serverless::DurableOutcome::Complete, {}, {}});
     auto finished = q->queue->finish(reports);
     if (!finished) return report_error(finished.error());
     lines.clear();
