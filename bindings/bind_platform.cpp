@@ -12,6 +12,7 @@
 #include "bindings.hpp"
 #include "budcore/backend/store_json.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
 #include "budcore/platform/scenario.hpp"

@@ -300,6 +300,7 @@ struct ServerlessEndpoint::Impl {
   }
 
   core::Result<std::vector<serverless::Assignment>> dispatch() {
+    BUDCORE_TRY(sync());  // place on the workers as the platform has them now
     (void)queue.expire();
     std::vector<serverless::Assignment> out;
     while (auto head = queue.peek()) {
@@ -377,6 +378,7 @@ struct ServerlessEndpoint::Impl {
   core::Result<std::vector<cost::Usage>> meter() {
     std::shared_ptr<CostControls> cc = platform.cost_controls();
     if (!cc) return core::Error::make(core::ErrorCode::Unsupported, "the platform has no cost controls (the config's cost section): nothing prices worker time", "cost");
+    BUDCORE_TRY(sync());  // meter up to now what the jobs ran, also runs started since the last call
     std::vector<cost::Usage> rows;
     while (!segments.empty()) {
       BUDCORE_TRY_ASSIGN(cost::Usage u, meter_one(*cc, segments.front()));

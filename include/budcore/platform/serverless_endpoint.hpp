@@ -125,14 +125,16 @@ class BUDCORE_API ServerlessEndpoint {
   core::Result<int> autoscale(serverless::AutoscalePolicy& policy);
 
   serverless::EnqueueResult enqueue(const serverless::Submission& s);
-  // Expires what waited too long, then assigns in the assignment order (above). Cold starts
+  // Reads the workers' jobs (sync), expires what waited too long, then assigns in the
+  // assignment order (above). Cold starts
   // are worker jobs submitted here; a refused one is the error.
   core::Result<std::vector<serverless::Assignment>> dispatch();
   // A request ended: completed (or failed, a failed attempt with `reason`).
   core::Status complete(serverless::RequestId id);
   core::Status fail(serverless::RequestId id, std::string reason);
 
-  // Writes every worker's GPU time since its last row as usage rows (above) and returns them.
+  // Reads the workers' jobs (sync), then writes every worker's GPU time since its last row as
+  // usage rows (above) and returns them.
   // Unsupported without cost controls on the platform (no price book to price them with).
   core::Result<std::vector<cost::Usage>> meter();
 
