@@ -1067,11 +1067,11 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Frees the handle (NULL is allowed). Its worker jobs keep running: scale to 0 first to end\n them."]
+    #[doc = " Frees the handle (NULL is allowed). Its worker jobs keep running: scale to 0 first to end\n them.\n Thread-safety: not while another call uses the handle."]
     pub fn budcore_serverless_endpoint_free(endpoint: *mut budcore_serverless_endpoint);
 }
 extern "C" {
-    #[doc = " Reads every worker's job (call after driving the platform), then grows or shrinks the pool to\n `desired` (clamped to the warm pool's bounds; a negative desired only reads). Writes the\n status {\"endpoint\", \"queued\", \"starting\", \"ready\", \"busy\", \"pending\", \"in_flight\",\n \"cold_starts\", \"stopped\", \"lost\", \"preemptions\", \"metered_rows\", \"last_refusal\", \"workers\":\n [{\"id\", \"job\", \"name\", \"state\", \"status\", \"in_flight\"}]}. Errors: a refused worker job\n (BUDCORE_EBUDGET from a hard budget, ...); the workers submitted before it stay."]
+    #[doc = " Reads every worker's job (call after driving the platform), then grows or shrinks the pool to\n `desired` (clamped to the warm pool's bounds; a negative desired only reads). Writes the\n status {\"endpoint\", \"queued\", \"starting\", \"ready\", \"busy\", \"pending\", \"in_flight\",\n \"cold_starts\", \"stopped\", \"lost\", \"preemptions\", \"metered_rows\", \"last_refusal\", \"workers\":\n [{\"id\", \"job\", \"name\", \"state\", \"status\", \"in_flight\"}]}. Errors: a refused worker job\n (BUDCORE_EBUDGET from a hard budget, ...); the workers submitted before it stay.\n Thread-safety: one thread at a time per handle."]
     pub fn budcore_serverless_endpoint_scale(
         out: *mut budcore_buf,
         endpoint: *mut budcore_serverless_endpoint,
@@ -1079,7 +1079,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Admits the submissions_json list ([{\"tenant\", \"payload_hash\", \"payload_size_bytes\",\n \"estimated_compute_seconds\", \"priority\"}, ...]) into the endpoint's in-memory queue, then\n places what can run now (warm worker, else cold start, else preempt a lower class, else wait).\n Writes {\"results\": [{\"id\", \"deduplicated\"} | {\"id\": 0, \"refusal\", \"error\"}], \"assignments\":\n [{\"request\", \"worker\", \"placement\": \"warm\" | \"preempted\", \"preempted\"}]}. Errors:\n BUDCORE_EINVALID naming the field (\"submissions[1].priority\")."]
+    #[doc = " Admits the submissions_json list ([{\"tenant\", \"payload_hash\", \"payload_size_bytes\",\n \"estimated_compute_seconds\", \"priority\"}, ...]) into the endpoint's in-memory queue, then\n places what can run now (warm worker, else cold start, else preempt a lower class, else wait).\n Writes {\"results\": [{\"id\", \"deduplicated\"} | {\"id\": 0, \"refusal\", \"error\"}], \"assignments\":\n [{\"request\", \"worker\", \"placement\": \"warm\" | \"preempted\", \"preempted\"}]}. Errors:\n BUDCORE_EINVALID naming the field (\"submissions[1].priority\").\n Thread-safety: one thread at a time per handle."]
     pub fn budcore_serverless_endpoint_enqueue(
         out: *mut budcore_buf,
         endpoint: *mut budcore_serverless_endpoint,
@@ -1088,7 +1088,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " A request ended: completed (reason NULL with length 0) or a failed attempt with `reason`;\n then places what can run now. Writes {\"assignments\": [...]}. BUDCORE_ENOTFOUND for an\n unknown request, BUDCORE_ECONFLICT for one not in flight."]
+    #[doc = " A request ended: completed (reason NULL with length 0) or a failed attempt with `reason`;\n then places what can run now. Writes {\"assignments\": [...]}. BUDCORE_ENOTFOUND for an\n unknown request, BUDCORE_ECONFLICT for one not in flight.\n Thread-safety: one thread at a time per handle."]
     pub fn budcore_serverless_endpoint_finish(
         out: *mut budcore_buf,
         endpoint: *mut budcore_serverless_endpoint,
@@ -1098,7 +1098,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Writes the workers' GPU time since their last rows as usage rows of the owner tenant\n ({\"usage\": [usage records as budcore_cost_* read them: \"gpu_seconds\", \"idle_gpu_seconds\",\n \"computed_cost\", \"labels\": {\"serverless_endpoint\"}, ...]}), which cost reports, budgets and\n chargeback read. BUDCORE_EUNSUPPORTED when the platform has no cost section."]
+    #[doc = " Writes the workers' GPU time since their last rows as usage rows of the owner tenant\n ({\"usage\": [usage records as budcore_cost_* read them: \"gpu_seconds\", \"idle_gpu_seconds\",\n \"computed_cost\", \"labels\": {\"serverless_endpoint\"}, ...]}), which cost reports, budgets and\n chargeback read. BUDCORE_EUNSUPPORTED when the platform has no cost section.\n Thread-safety: one thread at a time per handle."]
     pub fn budcore_serverless_endpoint_meter(
         out: *mut budcore_buf,
         endpoint: *mut budcore_serverless_endpoint,
