@@ -12,9 +12,12 @@
 #include "bindings.hpp"
 #include "budcore/backend/store_json.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/core/yaml.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
 #include "budcore/platform/scenario.hpp"
+#include "budcore/platform/serverless_endpoint.hpp"
+#include "budcore/serverless/durable_queue.hpp"
 #include "budcore/usecase/usecase_template.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
@@ -85,9 +88,103 @@ PyPlatform open_embedded(const std::string& dir) {
   return PyPlatform(unwrap(std::move(p)));
 }
 
+
+// A serverless endpoint whose workers are jobs on a platform (budcore.serverless.PlatformEndpoint
+// wraps it). It keeps the platform alive; one Python thread drives it at a time.
+class PyEndpoint {
+ public:
+  PyEndpoint(std::shared_ptr<platform::Platform> p, std::unique_ptr<platform::ServerlessEndpoint> e)
+      : p_(std::move(p)), e_(std::move(e)) {}
+  template <class F>
+  auto with(F&& f) {
+    auto r = [&] {
+      py::gil_scoped_release release;
+      return f(*e_);
+    }();
+    return unwrap(std::move(r));
+  }
+
+ private:
+  std::shared_ptr<platform::Platform> p_;
+  std::unique_ptr<platform::ServerlessEndpoint> e_;
+};
+
+core::Value assignments_value(const std::vector<serverless::Assignment>& as) {
+  core::List list;
+  for (const auto& a : as)
+    list.push_back(core::Value::map({{"request", static_cast<long long>(a.request)},
+                                     {"worker", static_cast<long long>(a.worker)},
+                                     {"placement", a.placement == serverless::Placement::Warm ? "warm" : "preempted"},
+                                     {"preempted", static_cast<long long>(a.preempted)}}));
+  return core::Value(std::move(list));
+}
+
+PyEndpoint open_endpoint(PyPlatform& h, platform::CallContext ctx, const py::object& endpoint_doc,
+                         const std::string& worker_priority, const std::string& image) {
+  core::Value doc = py::isinstance<py::str>(endpoint_doc) ? unwrap(core::parse_document(endpoint_doc.cast<std::string>()))
+                                                          : to_value(endpoint_doc, "endpoint");
+  platform::EndpointOptions o;
+  auto prio = job::parse_job_priority(worker_priority);
+  if (!prio) throw PyError(core::Error(prio.error()).at("worker_priority"));
+  o.worker_priority = *prio;
+  o.image = image;
+  std::shared_ptr<platform::Platform> p = h.get();
+  auto config = unwrap(serverless::EndpointConfig::from_value(doc));
+  return PyEndpoint(p, unwrap(platform::ServerlessEndpoint::open(*p, std::move(ctx), std::move(config), std::move(o))));
+}
+
+void bind_endpoint(py::module_& m) {
+  py::class_<PyEndpoint>(m, "ServerlessEndpointHandle", "The C++ ServerlessEndpoint; use budcore.serverless.PlatformEndpoint.")
+      .def(
+          "scale",
+          [](PyEndpoint& e, std::optional<int> desired) {
+            return to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
+              BUDCORE_TRY(ep.sync());
+              if (desired) BUDCORE_TRY(ep.scale_to(*desired));
+              return ep.status().to_value();
+            }));
+          },
+          py::arg("desired"), "Reads the workers' jobs, then scales to `desired` (None: only reads); returns the status.")
+      .def(
+          "enqueue",
+          [](PyEndpoint& e, const py::object& submissions) {
+            core::Value doc = to_value(submissions, "submissions");
+            return to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
+              BUDCORE_TRY_ASSIGN(auto subs, serverless::submissions_from_value(doc, "submissions"));
+              core::List results;
+              for (const auto& s : subs) results.push_back(serverless::to_value(ep.enqueue(s)));
+              BUDCORE_TRY_ASSIGN(auto placed, ep.dispatch());
+              return core::Value::map({{"results", core::Value(std::move(results))}, {"assignments", assignments_value(placed)}});
+            }));
+          },
+          py::arg("submissions"), "Admits submissions and places what can run now: {'results', 'assignments'}.")
+      .def(
+          "finish",
+          [](PyEndpoint& e, std::uint64_t request, const std::string& reason) {
+            return to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
+              BUDCORE_TRY(reason.empty() ? ep.complete(request) : ep.fail(request, reason));
+              BUDCORE_TRY_ASSIGN(auto placed, ep.dispatch());
+              return core::Value::map({{"assignments", assignments_value(placed)}});
+            }));
+          },
+          py::arg("request"), py::arg("reason") = "", "Ends a request (a failed attempt with a reason); places what can run now.")
+      .def(
+          "meter",
+          [](PyEndpoint& e) {
+            return to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
+              BUDCORE_TRY_ASSIGN(auto rows, ep.meter());
+              core::List list;
+              for (const auto& u : rows) list.push_back(u.to_value());
+              return core::Value(std::move(list));
+            }));
+          },
+          "Writes the workers' GPU time since their last rows as usage rows; returns them.");
+}
+
 }  // namespace
 
 void bind_platform(py::module_& m) {
+  bind_endpoint(m);
   using Ctx = const std::string&;
   py::class_<PyPlatform>(m, "PlatformHandle", "The C++ Platform; use budcore.Platform.")
       .def_property_readonly("closed", &PyPlatform::closed, "True after close().")
@@ -229,6 +326,15 @@ void bind_platform(py::module_& m) {
             return to_python(doc);
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("plan"), "Applies the defragmentation plan for a job of the caller's that waits for placement (the plan given, refused when stale, or None: the plan made now): {'plan', 'applied': True}.")
+      .def(
+          "serverless_endpoint",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& endpoint,
+             Ctx worker_priority, Ctx image) {
+            return open_endpoint(h, caller(tenant, principal, request), endpoint, worker_priority, image);
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("endpoint"),
+          py::arg("worker_priority") = "high", py::arg("image") = "",
+          "Opens a serverless endpoint whose warm workers are the tenant's SERVICE jobs.")
       .def("pump", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.pump(); }); }, "Acts on everything due now (cluster events, retries, pipeline steps).")
       .def(
           "run",

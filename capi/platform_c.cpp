@@ -10,10 +10,7 @@
 #include "budcore/platform/scenario.hpp"
 #include "budcore/schedule/estimate.hpp"
 #include "capi_internal.hpp"
-
-struct budcore_platform {
-  std::unique_ptr<budcore::platform::Platform> platform;
-};
+#include "platform_handle.hpp"
 
 namespace {
 
@@ -37,24 +34,7 @@ bool text(const char* s, std::size_t len, std::string_view field, std::string_vi
   return capi::input_text(s, len, field, view);
 }
 
-bool caller_of(const budcore_caller* c, platform::CallContext& ctx) {
-  if (c == nullptr) {
-    capi::set_error(BUDCORE_EINVALID, "caller is NULL", "caller");
-    return false;
-  }
-  std::string_view tenant, principal, request;
-  if (!text(c->tenant, c->tenant_len, "caller.tenant", tenant) ||
-      !text(c->principal, c->principal_len, "caller.principal", principal) ||
-      !text(c->request_id, c->request_id_len, "caller.request_id", request))
-    return false;
-  auto id = Id::parse_field(tenant, "caller.tenant");
-  if (!id) {
-    capi::set_error(id.error());
-    return false;
-  }
-  ctx = platform::CallContext::for_tenant(*id, std::string(principal), std::string(request));
-  return true;
-}
+using capi::caller_of;
 
 bool uuid(const char* s, std::size_t len, std::string_view field, Id& out) {
   std::string_view v;
@@ -130,6 +110,27 @@ core::Result<core::Value> record(const core::Result<budcore::backend::JobRecord>
 }
 
 }  // namespace
+
+namespace budcore::capi {
+bool caller_of(const budcore_caller* c, platform::CallContext& ctx) {
+  if (c == nullptr) {
+    set_error(BUDCORE_EINVALID, "caller is NULL", "caller");
+    return false;
+  }
+  std::string_view tenant, principal, request;
+  if (!input_text(c->tenant, c->tenant_len, "caller.tenant", tenant) ||
+      !input_text(c->principal, c->principal_len, "caller.principal", principal) ||
+      !input_text(c->request_id, c->request_id_len, "caller.request_id", request))
+    return false;
+  auto id = core::Id::parse_field(tenant, "caller.tenant");
+  if (!id) {
+    set_error(id.error());
+    return false;
+  }
+  ctx = platform::CallContext::for_tenant(*id, std::string(principal), std::string(request));
+  return true;
+}
+}  // namespace budcore::capi
 
 extern "C" int budcore_platform_open(budcore_platform** out, const char* config, size_t config_len) {
   return capi::guard([&]() -> int {

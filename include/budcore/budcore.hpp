@@ -91,6 +91,7 @@
 #include "budcore/platform/rate_limiter.hpp"
 #include "budcore/platform/rbac.hpp"
 #include "budcore/platform/scenario.hpp"
+#include "budcore/platform/serverless_endpoint.hpp"
 #include "budcore/quota/admission.hpp"
 #include "budcore/quota/cluster_queue.hpp"
 #include "budcore/quota/cohort.hpp"

@@ -30,7 +30,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_defrag', 'gpu_place_mig', 'gpu_policy_names', 'gpu_replay', 'kueue_companion_decide', 'kueue_companion_summary', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
+__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'ServerlessEndpointHandle', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_defrag', 'gpu_place_mig', 'gpu_policy_names', 'gpu_replay', 'kueue_companion_decide', 'kueue_companion_summary', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
 class Quantity:
     """
     A Kubernetes resource quantity ('500m', '2Gi', '1e3'), exact to 1n.
@@ -819,6 +819,26 @@ class ScheduleSnapshot:
         """
         0: nothing is simulated again here.
         """
+class ServerlessEndpointHandle:
+    """
+    The C++ ServerlessEndpoint; use budcore.serverless.PlatformEndpoint.
+    """
+    def enqueue(self, submissions: typing.Any) -> typing.Any:
+        """
+        Admits submissions and places what can run now: {'results', 'assignments'}.
+        """
+    def finish(self, request: typing.SupportsInt | typing.SupportsIndex, reason: str = '') -> typing.Any:
+        """
+        Ends a request (a failed attempt with a reason); places what can run now.
+        """
+    def meter(self) -> typing.Any:
+        """
+        Writes the workers' GPU time since their last rows as usage rows; returns them.
+        """
+    def scale(self, desired: typing.SupportsInt | typing.SupportsIndex | None) -> typing.Any:
+        """
+        Reads the workers' jobs, then scales to `desired` (None: only reads); returns the status.
+        """
 class PlatformHandle:
     """
     The C++ Platform; use budcore.Platform.
@@ -910,6 +930,10 @@ class PlatformHandle:
     def schedule(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
         """
         The timeline of the caller's waiting and running jobs (a ScheduleSnapshot; job names are job ids).
+        """
+    def serverless_endpoint(self, tenant: typing.Any, principal: str, request_id: str, endpoint: typing.Any, worker_priority: str = 'high', image: str = '') -> ServerlessEndpointHandle:
+        """
+        Opens a serverless endpoint whose warm workers are the tenant's SERVICE jobs.
         """
     def submit(self, tenant: typing.Any, principal: str, request_id: str, job: typing.Any, idempotency_key: str | None) -> StoredJob:
         """

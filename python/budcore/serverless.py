@@ -32,7 +32,7 @@ from ._core import (serverless_queue_claim as _q_claim, serverless_queue_enqueue
                     serverless_queue_status as _q_status)
 from .results import Result
 
-__all__ = ["DEFAULT_OWNER", "DurableQueue", "REPORT_COLUMNS", "ServerlessSimulation", "policy_names", "simulate"]
+__all__ = ["DEFAULT_OWNER", "DurableQueue", "PlatformEndpoint", "REPORT_COLUMNS", "ServerlessSimulation", "policy_names", "simulate"]
 
 #: The tenant owning the endpoints when none is given (as ``budcore serverless queue``).
 DEFAULT_OWNER = "00000000-0000-0000-0000-000000000001"
@@ -177,3 +177,50 @@ class DurableQueue:
     def dead_letters(self, after: int = 0, limit: int = 1000) -> list[dict]:
         """FAILED and TIMEOUT requests, with the reason in ``last_error``."""
         return self.list(["failed", "timeout"], after, limit)
+
+
+class PlatformEndpoint:
+    """A serverless endpoint whose warm workers are SERVICE jobs on ``platform`` (a
+    :class:`budcore.Platform`), owned by ``tenant`` (default: the platform's tenant) and admitted
+    by the serverless ClusterQueue: growing the pool waits for quota or takes it back from
+    lower-priority work by the platform's Kueue rules; shrinking it cancels worker jobs.
+    ``endpoint`` is a dict, JSON/YAML text or a file path. Drive the platform
+    (``platform.run(seconds)``) and call :meth:`scale` (``None``: only read) to see the workers
+    move. One thread drives an endpoint at a time."""
+
+    def __init__(self, platform: Any, endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+                 tenant: Any = None, worker_priority: str = "high", image: str = "") -> None:
+        self.platform = platform
+        who = platform._who(tenant)
+        self._h = platform._h.serverless_endpoint(*who, _endpoint_doc(endpoint), worker_priority, image)
+
+    def scale(self, desired: Union[int, None] = None) -> dict:
+        """Reads the workers' jobs, then grows or shrinks the pool to ``desired`` (clamped to the
+        warm pool's bounds). Returns the status: ``queued``, ``starting``, ``ready``, ``busy``,
+        ``pending``, ``in_flight``, ``cold_starts``, ``stopped``, ``workers``, ...
+        :class:`budcore.BudgetExceededError` when a hard budget refuses a worker."""
+        return self._h.scale(desired)
+
+    def status(self) -> dict:
+        """The workers as the platform has them now (``scale(None)``)."""
+        return self._h.scale(None)
+
+    def enqueue(self, submissions: Sequence[Mapping[str, Any]]) -> dict:
+        """Admits ``submissions`` ({tenant, payload_hash, payload_size_bytes,
+        estimated_compute_seconds, priority}) and places what can run now (warm worker, else a
+        cold start, else preempt a lower class, else wait): ``{"results", "assignments"}``."""
+        return self._h.enqueue([dict(s) for s in submissions])
+
+    def complete(self, request: int) -> dict:
+        """Request ``request`` completed; places what can run now: ``{"assignments"}``."""
+        return self._h.finish(request, "")
+
+    def fail(self, request: int, reason: str) -> dict:
+        """A failed attempt of ``request`` (retried while attempts remain)."""
+        return self._h.finish(request, reason)
+
+    def meter(self) -> list[dict]:
+        """Writes the workers' GPU time since their last rows as usage rows of the owner tenant
+        (labels ``serverless_endpoint``; ``idle_gpu_seconds`` the time without a request), which
+        cost reports, budgets and chargeback read; returns them."""
+        return self._h.meter()

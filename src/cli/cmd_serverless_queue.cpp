@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -130,10 +131,28 @@ int run_enqueue(const QueueArgs& a) {
   return kExitOk;
 }
 
-// Claims up to --batch requests, serves each for --service-ms, completes the batch in one
-// transaction; repeats. With --log, appends "claim <id> <token>" before serving and
-// "complete <id> <token>" once the completion committed (each line written whole with one
-// write, so a SIGKILL leaves no torn line).
+// Reports `outcome` (start or renew) for every request of the batch in one transaction, each
+// under a fresh lease; a request whose claim is gone (its lease ended and another worker may
+// hold it) leaves the batch and is returned, so that it is not served.
+core::Result<std::vector<serverless::DurableRequest>> report_batch(serverless::DurableQueue& q,
+                                                                    std::vector<serverless::DurableRequest>& batch,
+                                                                    serverless::DurableOutcome outcome,
+                                                                    core::Duration lease) {
+  std::vector<serverless::DurableFinish> reports;
+  for (const auto& r : batch) reports.push_back({r.id, r.claim, outcome, {}, lease});
+  BUDCORE_TRY_ASSIGN(auto done, q.finish(reports));
+  std::vector<serverless::DurableRequest> lost, kept;
+  for (std::size_t i = 0; i < batch.size(); ++i) (done[i].ok ? kept : lost).push_back(batch[i]);
+  batch = std::move(kept);
+  return lost;
+}
+
+// Claims up to --batch requests, reports them started (PROCESSING, lease renewed), serves each
+// for --service-ms, renewing the whole batch's leases whenever half a lease has passed since
+// the last report, and completes the batch in one transaction; repeats. With --log, appends
+// "claim <id> <token>" before serving, "complete <id> <token>" once the completion committed,
+// and "lost <id> <token>" for a claim that ended before its worker reported (each line written
+// whole with one write, so a SIGKILL leaves no torn line).
 int run_work(const QueueArgs& a) {
   if (a.batch < 1 || a.batch > 10'000) {
     return report_error(core::Error::invalid("--batch", std::to_string(a.batch), "must be in [1, 10000]"));
@@ -178,11 +197,35 @@ int run_work(const QueueArgs& a) {
     std::string lines;
     for (const auto& r : *claimed) lines += "claim " + std::to_string(r.id) + " " + std::to_string(r.claim) + "\n";
     write_line(lines);
-    std::vector<serverless::DurableFinish> reports;
-    for (const auto& r : *claimed) {
+    const std::size_t n_claimed = claimed->size();
+    auto log_lost = [&](const std::vector<serverless::DurableRequest>& lost) {
+      std::string l;
+      for (const auto& r : lost) l += "lost " + std::to_string(r.id) + " " + std::to_string(r.claim) + "\n";
+      write_line(l);
+    };
+    auto lost = report_batch(*q->queue, *claimed, serverless::DurableOutcome::Start, *lease);
+    if (!lost) return report_error(lost.error());
+    log_lost(*lost);
+    auto reported = std::chrono::steady_clock::now();
+    // The batch is served in order; what is served waits for the batch's completion and keeps
+    // its claim too, so a heartbeat renews the whole batch.
+    std::set<std::int64_t> done_ids;
+    std::size_t served_n = 0;  // claimed[0, served_n) are served (the batch keeps its order)
+    while (served_n < claimed->size()) {
+      if (std::chrono::steady_clock::now() - reported >= std::chrono::nanoseconds(lease->count_ns() / 2)) {
+        auto gone = report_batch(*q->queue, *claimed, serverless::DurableOutcome::Renew, *lease);
+        if (!gone) return report_error(gone.error());
+        log_lost(*gone);
+        served_n = 0;
+        while (served_n < claimed->size() && done_ids.count((*claimed)[served_n].id)) ++served_n;
+        reported = std::chrono::steady_clock::now();
+        continue;
+      }
       if (service->count_ns() > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(service->count_ns()));
-      reports.push_back({r.id, r.claim, serverless::DurableOutcome::Complete, {}, {}});
+      done_ids.insert((*claimed)[served_n++].id);
     }
+    std::vector<serverless::DurableFinish> reports;
+    for (const auto& r : *claimed) reports.push_back({r.id, r.claim, serverless::DurableOutcome::Complete, {}, {}});
     auto finished = q->queue->finish(reports);
     if (!finished) return report_error(finished.error());
     lines.clear();
@@ -191,7 +234,7 @@ int run_work(const QueueArgs& a) {
                std::to_string(reports[&f - finished->data()].claim) + "\n";
     }
     write_line(lines);
-    served += static_cast<std::int64_t>(claimed->size());
+    served += static_cast<std::int64_t>(n_claimed);
   }
   if (log != nullptr) std::fclose(log);
   core::Map out;

@@ -93,11 +93,12 @@ core::Status read_cluster(const Value& v, PlatformConfig& c) {
 
 core::Status read_queues(const Value& v, quota::JobQueueLayout& layout) {
   BUDCORE_TRY_ASSIGN(Section s, Section::of(v, "queues"));
-  BUDCORE_TRY(s.known({"service", "batch", "training", "usecase", "tenant_namespace_prefix", "gpu_type_label"}));
+  BUDCORE_TRY(s.known({"service", "batch", "training", "usecase", "serverless", "tenant_namespace_prefix", "gpu_type_label"}));
   BUDCORE_TRY(s.string("service", layout.cluster_queue_by_type[job::JobType::Service]));
   BUDCORE_TRY(s.string("batch", layout.cluster_queue_by_type[job::JobType::Batch]));
   BUDCORE_TRY(s.string("training", layout.cluster_queue_by_type[job::JobType::Training]));
   BUDCORE_TRY(s.string("usecase", layout.usecase_cluster_queue));
+  BUDCORE_TRY(s.string("serverless", layout.serverless_cluster_queue));
   BUDCORE_TRY(s.string("tenant_namespace_prefix", layout.tenant_namespace_prefix));
   BUDCORE_TRY(s.string("gpu_type_label", layout.gpu_type_label));
   return {};
@@ -197,6 +198,8 @@ constexpr std::string_view kEmbeddedQuota = R"json({
     {"name": "training-jobs", "cohort": "platform-gpu-pool",
      "GROUPS": [["a100-80gb", "4", "4"], ["h100-sxm", "2", "2"], ["t4", "0", "0"], ["a100-mig-1g10gb", "0", "0"], ["default-cpu", "64", "512Gi", "10Ti"]]},
     {"name": "usecase-deployments", "cohort": "platform-gpu-pool",
+     "GROUPS": [["a100-80gb", "0", "4"], ["h100-sxm", "0", "2"], ["t4", "0", "2"], ["a100-mig-1g10gb", "0", "7"], ["default-cpu", "32", "256Gi", "2Ti"]]},
+    {"name": "serverless-endpoints", "cohort": "platform-gpu-pool",
      "GROUPS": [["a100-80gb", "0", "4"], ["h100-sxm", "0", "2"], ["t4", "0", "2"], ["a100-mig-1g10gb", "0", "7"], ["default-cpu", "32", "256Gi", "2Ti"]]}
   ]
 })json";

@@ -6,6 +6,7 @@
 #include "budcore/backend/http_client.hpp"
 #include "budcore/cost/metering.hpp"
 #include "budcore/platform/hooks.hpp"
+#include "budcore/quota/job_workload.hpp"
 
 namespace budcore::platform {
 namespace {
@@ -75,6 +76,9 @@ core::Status CostControls::admit(const job::Job& job) {
 
 core::Status CostControls::meter(backend::Store& tx, const job::Job& job, const backend::UsageInterval& usage) {
   if (!(usage.start < usage.end)) return {};  // preempted the instant it started: nothing ran
+  // A serverless worker's endpoint meters its GPU time itself, busy and idle apart
+  // (ServerlessEndpoint::meter): metering the run too would count it twice.
+  if (!quota::serverless_endpoint_of(job).empty()) return {};
   cost::UsageInterval u = cost::interval_of(job, usage.start, usage.end);
   if (usage.sharing_mode == "time_slice") u.sharing_mode = cost::SharingMode::TimeSlice;
   if (!usage.nodes.empty()) u.node_name = usage.nodes.front();
@@ -88,6 +92,13 @@ core::Status CostControls::meter(backend::Store& tx, const job::Job& job, const 
   std::lock_guard lock(mu_);
   ++metered_;
   return {};
+}
+
+core::Result<cost::Usage> CostControls::record(const cost::UsageInterval& usage) {
+  BUDCORE_TRY_ASSIGN(cost::Usage stored, cost::record_usage(store_, prices_, usage));
+  std::lock_guard lock(mu_);
+  ++metered_;
+  return stored;
 }
 
 void CostControls::note_error(core::Error e) {

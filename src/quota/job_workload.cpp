@@ -7,8 +7,15 @@
 
 namespace budcore::quota {
 
+std::string serverless_endpoint_of(const job::Job& job) {
+  if (job.job_type != job::JobType::Service || !job.spec.is_map()) return {};
+  const core::Value* v = job.spec.find(kServerlessEndpointKey);
+  return v != nullptr && v->is_string() ? v->as_string() : std::string();
+}
+
 std::string cluster_queue_for(const job::Job& job, const JobQueueLayout& layout) {
   if (job.source == job::JobSource::Usecase) return layout.usecase_cluster_queue;
+  if (!serverless_endpoint_of(job).empty()) return layout.serverless_cluster_queue;
   auto it = layout.cluster_queue_by_type.find(job.job_type);
   return it != layout.cluster_queue_by_type.end() ? it->second : std::string(job::to_string(job.job_type));
 }
@@ -54,6 +61,7 @@ void add_tenant_local_queues(QuotaConfig& config, const std::string& tenant_id, 
   std::vector<std::string> queues;
   for (const auto& [type, cq] : layout.cluster_queue_by_type) queues.push_back(cq);
   queues.push_back(layout.usecase_cluster_queue);
+  queues.push_back(layout.serverless_cluster_queue);
   const std::string ns = layout.tenant_namespace_prefix + tenant_id;
   for (const auto& cq : queues) {
     bool exists_cq = std::any_of(config.cluster_queues.begin(), config.cluster_queues.end(), [&](const auto& q) { return q.name == cq; });

@@ -13,7 +13,7 @@ TEST(PlatformConfigTest, TheEmbeddedDefaultsValidate) {
   auto c = platform::PlatformConfig::embedded("/tmp/x");
   EXPECT_EQ(c.store_uri, "sqlite:///tmp/x/budcore.db");
   EXPECT_TRUE(c.validate()) << c.validate().error().describe();
-  EXPECT_EQ(c.cluster.quota.cluster_queues.size(), 4u);
+  EXPECT_EQ(c.cluster.quota.cluster_queues.size(), 5u);
   EXPECT_EQ(c.cluster.inventory.size(), 5u);
   EXPECT_EQ(platform::PlatformConfig::embedded("rel/dir").store_uri, "sqlite:rel/dir/budcore.db");
 }

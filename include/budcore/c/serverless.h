@@ -5,6 +5,7 @@
 #define BUDCORE_C_SERVERLESS_H
 
 #include "budcore/c/common.h"
+#include "budcore/c/platform.h"
 #include "budcore/c/store.h"
 
 BUDCORE_BEGIN_DECL
@@ -80,6 +81,61 @@ BUDCORE_API int budcore_serverless_queue_status(budcore_buf *out, budcore_store 
 BUDCORE_API int budcore_serverless_queue_list(budcore_buf *out, budcore_store *store, const char *tenant,
                                               size_t tenant_len, const char *endpoint, size_t endpoint_len,
                                               const char *options_json, size_t options_json_len);
+
+/* ---- endpoints on a platform (docs/serverless.md "On a platform") --------------------------
+ * An endpoint whose warm workers are SERVICE jobs of the owner tenant on a platform handle,
+ * admitted by the serverless ClusterQueue (the config's queues.serverless). The platform must
+ * outlive the endpoint. An endpoint handle is used by one thread at a time. */
+typedef struct budcore_serverless_endpoint budcore_serverless_endpoint;
+
+/* Opens an endpoint (endpoint_doc: JSON or YAML, docs/serverless.md) owned by the caller's
+ * tenant. options_json (NULL with length 0: defaults) has any of "worker_priority" (a job
+ * priority, default "high") and "image" (the worker jobs' spec.image). Errors: BUDCORE_EINVALID
+ * naming the field (a path in the endpoint, "options.worker_priority", "caller.tenant").
+ * Thread-safety: the handle is used by one thread at a time. */
+BUDCORE_API int budcore_serverless_endpoint_open(budcore_serverless_endpoint **out, budcore_platform *platform,
+                                                 const budcore_caller *owner, const char *endpoint_doc,
+                                                 size_t endpoint_doc_len, const char *options_json,
+                                                 size_t options_json_len);
+
+/* Frees the handle (NULL is allowed). Its worker jobs keep running: scale to 0 first to end
+ * them.
+ * Thread-safety: not while another call uses the handle. */
+BUDCORE_API void budcore_serverless_endpoint_free(budcore_serverless_endpoint *endpoint);
+
+/* Reads every worker's job (call after driving the platform), then grows or shrinks the pool to
+ * `desired` (clamped to the warm pool's bounds; a negative desired only reads). Writes the
+ * status {"endpoint", "queued", "starting", "ready", "busy", "pending", "in_flight",
+ * "cold_starts", "stopped", "lost", "preemptions", "metered_rows", "last_refusal", "workers":
+ * [{"id", "job", "name", "state", "status", "in_flight"}]}. Errors: a refused worker job
+ * (BUDCORE_EBUDGET from a hard budget, ...); the workers submitted before it stay.
+ * Thread-safety: one thread at a time per handle. */
+BUDCORE_API int budcore_serverless_endpoint_scale(budcore_buf *out, budcore_serverless_endpoint *endpoint,
+                                                  int64_t desired);
+
+/* Admits the submissions_json list ([{"tenant", "payload_hash", "payload_size_bytes",
+ * "estimated_compute_seconds", "priority"}, ...]) into the endpoint's in-memory queue, then
+ * places what can run now (warm worker, else cold start, else preempt a lower class, else wait).
+ * Writes {"results": [{"id", "deduplicated"} | {"id": 0, "refusal", "error"}], "assignments":
+ * [{"request", "worker", "placement": "warm" | "preempted", "preempted"}]}. Errors:
+ * BUDCORE_EINVALID naming the field ("submissions[1].priority").
+ * Thread-safety: one thread at a time per handle. */
+BUDCORE_API int budcore_serverless_endpoint_enqueue(budcore_buf *out, budcore_serverless_endpoint *endpoint,
+                                                    const char *submissions_json, size_t submissions_json_len);
+
+/* A request ended: completed (reason NULL with length 0) or a failed attempt with `reason`;
+ * then places what can run now. Writes {"assignments": [...]}. BUDCORE_ENOTFOUND for an
+ * unknown request, BUDCORE_ECONFLICT for one not in flight.
+ * Thread-safety: one thread at a time per handle. */
+BUDCORE_API int budcore_serverless_endpoint_finish(budcore_buf *out, budcore_serverless_endpoint *endpoint,
+                                                   uint64_t request, const char *reason, size_t reason_len);
+
+/* Writes the workers' GPU time since their last rows as usage rows of the owner tenant
+ * ({"usage": [usage records as budcore_cost_* read them: "gpu_seconds", "idle_gpu_seconds",
+ * "computed_cost", "labels": {"serverless_endpoint"}, ...]}), which cost reports, budgets and
+ * chargeback read. BUDCORE_EUNSUPPORTED when the platform has no cost section.
+ * Thread-safety: one thread at a time per handle. */
+BUDCORE_API int budcore_serverless_endpoint_meter(budcore_buf *out, budcore_serverless_endpoint *endpoint);
 
 BUDCORE_END_DECL
 

@@ -19,7 +19,7 @@
 //                  sharing: full|mig|time_slice|fractional, mig_profile, mig_instances_per_gpu,
 //                  time_slice_replicas, cpu_per_node, memory_per_node}]
 //   quota: {resource_flavors, cohorts, cluster_queues, local_queues, fair_sharing}   # docs/cli.md contract 2
-//   queues: {service, batch, training, usecase, tenant_namespace_prefix, gpu_type_label}
+//   queues: {service, batch, training, usecase, serverless, tenant_namespace_prefix, gpu_type_label}
 //   retry: {base_seconds, factor, cap_seconds, jitter, failure_threshold,
 //           immediate_failure_window_seconds, cool_down_seconds}
 //   pipelines: {http: sim|curl, notifier: sim|none}
@@ -200,8 +200,8 @@ struct BUDCORE_API PlatformConfig {
 };
 
 // The job-type quotas (one ClusterQueue per job type) over the embedded inventory: ClusterQueues
-// model-endpoints, batch-jobs, training-jobs and usecase-deployments in cohort
-// platform-gpu-pool, flavors a100-80gb, h100-sxm, t4 (nvidia.com/gpu, told apart by the
+// model-endpoints, batch-jobs, training-jobs, usecase-deployments and serverless-endpoints (no
+// nominal GPU quota of its own: serverless workers borrow) in cohort platform-gpu-pool, flavors a100-80gb, h100-sxm, t4 (nvidia.com/gpu, told apart by the
 // budcore.io/gpu-type node label), a100-mig-1g10gb (nvidia.com/mig-1g.10gb) and default-cpu.
 BUDCORE_API quota::QuotaConfig embedded_quota();
 // 2 nodes x 8 A100-80GB, 1 x 8 H100-SXM, 1 x 4 T4 time-sliced x 2, 1 x 4 A100 in MIG

@@ -15,6 +15,7 @@
 #include "budcore/backend/notifier.hpp"
 #include "budcore/core/error.hpp"
 #include "budcore/cost/budget.hpp"
+#include "budcore/cost/metering.hpp"
 #include "budcore/cost/price_book.hpp"
 #include "budcore/export.h"
 #include "budcore/platform/platform.hpp"
@@ -66,6 +67,10 @@ class BUDCORE_API CostControls {
   core::Status admit(const job::Job& job);
   // JobCostMeter (hooks.hpp): `tx` is the platform's transaction.
   core::Status meter(backend::Store& tx, const job::Job& job, const backend::UsageInterval& usage);
+  // Usage measured outside the cluster's run segments (a serverless endpoint's workers, busy and
+  // idle): priced with the book and appended to the platform's Store, outside its transactions.
+  // Errors: the pricing's (Invalid, NotFound) or the Store's; nothing is appended then.
+  core::Result<cost::Usage> record(const cost::UsageInterval& usage);
   std::optional<core::Money> actual_cost(backend::Store& tx, const core::Id& tenant, const job::Job& job);
   std::optional<core::Timestamp> budget_deadline(const core::Id& tenant, const job::Job& job, core::Timestamp started);
   core::Status check_budget(const core::Id& tenant, const job::Job& job, core::Timestamp started, core::Timestamp now);

@@ -45,5 +45,11 @@ struct ScenarioAction;
 struct Scenario;
 struct ScenarioJobOutcome;
 struct ScenarioOutcome;
+enum class WorkerState : std::uint8_t;
+struct EndpointWorker;
+struct EndpointStatus;
+struct EndpointOptions;
+class ServerlessEndpoint;
+struct PlatformReplayReport;
 
 }  // namespace budcore::platform

@@ -1,11 +1,12 @@
 // budcore::quota job mapping — a budcore Job becomes a Kueue Workload in the right LocalQueue:
-// one ClusterQueue per job type (service, batch, training, use-case deployment) and
-// one LocalQueue per tenant and ClusterQueue, in the tenant's namespace.
+// one ClusterQueue per job type (service, batch, training, use-case deployment, serverless
+// worker) and one LocalQueue per tenant and ClusterQueue, in the tenant's namespace.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "budcore/core/result.hpp"
 #include "budcore/export.h"
@@ -21,6 +22,9 @@ struct JobQueueLayout {
   std::map<job::JobType, std::string> cluster_queue_by_type = {
       {job::JobType::Service, "model-endpoints"}, {job::JobType::Batch, "batch-jobs"}, {job::JobType::Training, "training-jobs"}};
   std::string usecase_cluster_queue = "usecase-deployments";
+  // A serverless endpoint's warm workers: service jobs whose spec names the endpoint
+  // (kServerlessEndpointKey), so that they take the serverless quota, not the services'.
+  std::string serverless_cluster_queue = "serverless-endpoints";
   std::string tenant_namespace_prefix = "tenant-";  // + tenant id
   // gpu_type -> resource name, as Job::resources(table) takes it.
   std::map<std::string, std::string, std::less<>> gpu_resource_names;
@@ -30,6 +34,12 @@ struct JobQueueLayout {
   // Empty: no selector.
   std::string gpu_type_label = "budcore.io/gpu-type";
 };
+
+// The spec key that marks a service job as a serverless endpoint's worker (its value: the
+// endpoint's name).
+inline constexpr std::string_view kServerlessEndpointKey = "serverless_endpoint";
+// The endpoint a service job is a worker of, or "" when it is none.
+BUDCORE_API std::string serverless_endpoint_of(const job::Job& job);
 
 // The ClusterQueue a job is admitted by.
 BUDCORE_API std::string cluster_queue_for(const job::Job& job, const JobQueueLayout& layout = {});

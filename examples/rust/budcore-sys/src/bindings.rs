@@ -1068,6 +1068,62 @@ extern "C" {
         options_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }
+#[doc = " ---- endpoints on a platform (docs/serverless.md \"On a platform\") --------------------------\n An endpoint whose warm workers are SERVICE jobs of the owner tenant on a platform handle,\n admitted by the serverless ClusterQueue (the config's queues.serverless). The platform must\n outlive the endpoint. An endpoint handle is used by one thread at a time."]
+#[repr(C)]
+#[derive(Debug)]
+pub struct budcore_serverless_endpoint {
+    _unused: [u8; 0],
+}
+extern "C" {
+    #[doc = " Opens an endpoint (endpoint_doc: JSON or YAML, docs/serverless.md) owned by the caller's\n tenant. options_json (NULL with length 0: defaults) has any of \"worker_priority\" (a job\n priority, default \"high\") and \"image\" (the worker jobs' spec.image). Errors: BUDCORE_EINVALID\n naming the field (a path in the endpoint, \"options.worker_priority\", \"caller.tenant\").\n Thread-safety: the handle is used by one thread at a time."]
+    pub fn budcore_serverless_endpoint_open(
+        out: *mut *mut budcore_serverless_endpoint,
+        platform: *mut budcore_platform,
+        owner: *const budcore_caller,
+        endpoint_doc: *const ::std::os::raw::c_char,
+        endpoint_doc_len: usize,
+        options_json: *const ::std::os::raw::c_char,
+        options_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Frees the handle (NULL is allowed). Its worker jobs keep running: scale to 0 first to end\n them.\n Thread-safety: not while another call uses the handle."]
+    pub fn budcore_serverless_endpoint_free(endpoint: *mut budcore_serverless_endpoint);
+}
+extern "C" {
+    #[doc = " Reads every worker's job (call after driving the platform), then grows or shrinks the pool to\n `desired` (clamped to the warm pool's bounds; a negative desired only reads). Writes the\n status {\"endpoint\", \"queued\", \"starting\", \"ready\", \"busy\", \"pending\", \"in_flight\",\n \"cold_starts\", \"stopped\", \"lost\", \"preemptions\", \"metered_rows\", \"last_refusal\", \"workers\":\n [{\"id\", \"job\", \"name\", \"state\", \"status\", \"in_flight\"}]}. Errors: a refused worker job\n (BUDCORE_EBUDGET from a hard budget, ...); the workers submitted before it stay.\n Thread-safety: one thread at a time per handle."]
+    pub fn budcore_serverless_endpoint_scale(
+        out: *mut budcore_buf,
+        endpoint: *mut budcore_serverless_endpoint,
+        desired: i64,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Admits the submissions_json list ([{\"tenant\", \"payload_hash\", \"payload_size_bytes\",\n \"estimated_compute_seconds\", \"priority\"}, ...]) into the endpoint's in-memory queue, then\n places what can run now (warm worker, else cold start, else preempt a lower class, else wait).\n Writes {\"results\": [{\"id\", \"deduplicated\"} | {\"id\": 0, \"refusal\", \"error\"}], \"assignments\":\n [{\"request\", \"worker\", \"placement\": \"warm\" | \"preempted\", \"preempted\"}]}. Errors:\n BUDCORE_EINVALID naming the field (\"submissions[1].priority\").\n Thread-safety: one thread at a time per handle."]
+    pub fn budcore_serverless_endpoint_enqueue(
+        out: *mut budcore_buf,
+        endpoint: *mut budcore_serverless_endpoint,
+        submissions_json: *const ::std::os::raw::c_char,
+        submissions_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " A request ended: completed (reason NULL with length 0) or a failed attempt with `reason`;\n then places what can run now. Writes {\"assignments\": [...]}. BUDCORE_ENOTFOUND for an\n unknown request, BUDCORE_ECONFLICT for one not in flight.\n Thread-safety: one thread at a time per handle."]
+    pub fn budcore_serverless_endpoint_finish(
+        out: *mut budcore_buf,
+        endpoint: *mut budcore_serverless_endpoint,
+        request: u64,
+        reason: *const ::std::os::raw::c_char,
+        reason_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Writes the workers' GPU time since their last rows as usage rows of the owner tenant\n ({\"usage\": [usage records as budcore_cost_* read them: \"gpu_seconds\", \"idle_gpu_seconds\",\n \"computed_cost\", \"labels\": {\"serverless_endpoint\"}, ...]}), which cost reports, budgets and\n chargeback read. BUDCORE_EUNSUPPORTED when the platform has no cost section.\n Thread-safety: one thread at a time per handle."]
+    pub fn budcore_serverless_endpoint_meter(
+        out: *mut budcore_buf,
+        endpoint: *mut budcore_serverless_endpoint,
+    ) -> ::std::os::raw::c_int;
+}
 extern "C" {
     #[doc = " Validates a companion configuration (YAML or JSON; file names in it are relative to the\n process's working directory) and writes a summary: {\"controllers\": [{\"name\", \"checks\"}],\n \"cluster_queues\", \"tenants\", \"budgets\", \"currency\", \"leader_election\"? (when configured:\n {\"lease_name\", \"namespace\", \"identity\", \"lease_duration_seconds\", \"renew_deadline_seconds\",\n \"retry_period_seconds\"})}. An invalid one is BUDCORE_EINVALID with\n budcore_error_last()->field naming it (\"budgets.budgets[0].tenant_id\"); `out` is untouched.\n Thread-safety: safe from any thread."]
     pub fn budcore_kueue_companion_check_config(

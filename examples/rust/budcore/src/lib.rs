@@ -16,7 +16,7 @@ pub use pipeline::{plan_pipeline, run_pipeline, FunctionResult, Functions, PlanE
 mod schedule;
 pub use schedule::{schedule_estimate, schedule_html, schedule_replay, Timeline};
 mod platform;
-pub use platform::{simulate, Caller, Platform};
+pub use platform::{simulate, Caller, Platform, ServerlessEndpoint};
 
 pub mod cost;
 

@@ -379,6 +379,67 @@ impl Drop for Platform {
     }
 }
 
+/// A serverless endpoint whose warm workers are SERVICE jobs on a platform
+/// (`budcore_serverless_endpoint_*`, docs/serverless.md "On a platform"). It borrows the
+/// platform, which so outlives it; one thread drives it at a time (not `Sync`).
+pub struct ServerlessEndpoint<'p> {
+    raw: NonNull<sys::budcore_serverless_endpoint>,
+    _platform: std::marker::PhantomData<&'p Platform>,
+}
+
+// SAFETY: the handle may move between threads; the C header asks only that one thread use it
+// at a time, which `&mut self` on every call ensures.
+unsafe impl Send for ServerlessEndpoint<'_> {}
+
+impl<'p> ServerlessEndpoint<'p> {
+    /// Opens the endpoint (JSON or YAML) for `owner`'s tenant; `options` as in
+    /// budcore_serverless_endpoint_open (None: defaults).
+    pub fn open(platform: &'p Platform, owner: &Caller, endpoint: &str, options: Option<&str>) -> Result<Self, Error> {
+        let mut raw = std::ptr::null_mut();
+        let c = owner.raw();
+        let (e, el) = text(endpoint);
+        let (o, ol) = options.map(text).unwrap_or((std::ptr::null(), 0));
+        // SAFETY: out pointer, a live platform handle and live slices; the library copies them.
+        check(unsafe { sys::budcore_serverless_endpoint_open(&mut raw, platform.ptr(), &c, e, el, o, ol) })?;
+        let raw = NonNull::new(raw).expect("open returned OK without a handle");
+        Ok(ServerlessEndpoint { raw, _platform: std::marker::PhantomData })
+    }
+
+    /// Reads the workers' jobs, then scales to `desired` (None: only reads); the status JSON.
+    pub fn scale(&mut self, desired: Option<i64>) -> Result<String, Error> {
+        let d = desired.unwrap_or(-1);
+        // SAFETY: a live handle, used by this thread only (&mut self).
+        json_out(|out| unsafe { sys::budcore_serverless_endpoint_scale(out, self.raw.as_ptr(), d) })
+    }
+
+    /// Admits a JSON list of submissions and places what can run now.
+    pub fn enqueue(&mut self, submissions: &str) -> Result<String, Error> {
+        let (s, sl) = text(submissions);
+        // SAFETY: as in scale; a live slice.
+        json_out(|out| unsafe { sys::budcore_serverless_endpoint_enqueue(out, self.raw.as_ptr(), s, sl) })
+    }
+
+    /// Ends a request: completed (`reason` None) or a failed attempt.
+    pub fn finish(&mut self, request: u64, reason: Option<&str>) -> Result<String, Error> {
+        let (r, rl) = reason.map(text).unwrap_or((std::ptr::null(), 0));
+        // SAFETY: as in scale; NULL with 0 is the documented "completed".
+        json_out(|out| unsafe { sys::budcore_serverless_endpoint_finish(out, self.raw.as_ptr(), request, r, rl) })
+    }
+
+    /// Writes the workers' GPU time since their last rows as usage rows: `{"usage": [...]}`.
+    pub fn meter(&mut self) -> Result<String, Error> {
+        // SAFETY: as in scale.
+        json_out(|out| unsafe { sys::budcore_serverless_endpoint_meter(out, self.raw.as_ptr()) })
+    }
+}
+
+impl Drop for ServerlessEndpoint<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from open and is freed once.
+        unsafe { sys::budcore_serverless_endpoint_free(self.raw.as_ptr()) }
+    }
+}
+
 /// Runs a what-if scenario (YAML/JSON) on an in-memory platform; returns the outcome JSON.
 pub fn simulate(scenario: &str) -> Result<String, Error> {
     let (s, n) = text(scenario);
