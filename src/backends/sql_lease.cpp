@@ -102,14 +102,26 @@ core::Status check_fence(SqlConnection& db, std::string_view name, std::string_v
 
 core::Status report_replica(SqlConnection& db, std::string_view name, const backend::ReplicaRecord& r) {
   BUDCORE_TRY_ASSIGN(std::int64_t now, db_now(db));
-  SqlParam p[] = {name, r.replica, r.instance, r.role, r.epoch, now, now, r.renew_us};
-  BUDCORE_TRY(db.execute("INSERT INTO replicas (name, replica, instance, role, epoch, started_ns, seen_ns, renew_us) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name, replica) DO UPDATE SET "
-                         "role = excluded.role, epoch = excluded.epoch, seen_ns = excluded.seen_ns, "
-                         "renew_us = excluded.renew_us, "
-                         "started_ns = CASE WHEN replicas.instance = excluded.instance THEN replicas.started_ns "
-                         "ELSE excluded.started_ns END, instance = excluded.instance",
-                         p));
+  // A process whose id another process took over while it was silent (paused past a lease)
+  // finds the row no longer its own: it is refused, and stops, rather than share the id. A
+  // process stopping never writes over a row that is not its own.
+  const std::int64_t silent_since = r.takeover_after.count_ns() > 0 ? now - r.takeover_after.count_ns() : now;
+  SqlParam p[] = {name, r.replica, r.instance, r.role, r.epoch, now, now, r.renew_us, silent_since};
+  BUDCORE_TRY_ASSIGN(std::int64_t rows,
+                     db.execute("INSERT INTO replicas (name, replica, instance, role, epoch, started_ns, seen_ns, renew_us) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name, replica) DO UPDATE SET "
+                                "role = excluded.role, epoch = excluded.epoch, seen_ns = excluded.seen_ns, "
+                                "renew_us = excluded.renew_us, "
+                                "started_ns = CASE WHEN replicas.instance = excluded.instance THEN replicas.started_ns "
+                                "ELSE excluded.started_ns END, instance = excluded.instance "
+                                "WHERE replicas.instance = excluded.instance OR (excluded.role <> 'stopped' "
+                                "AND (replicas.role = 'stopped' OR replicas.seen_ns <= ?))",
+                                p));
+  if (rows == 0)
+    return Error::make(ErrorCode::AlreadyExists,
+                       "replica " + r.replica + " is run by another process now (it took the id over while this one " +
+                           "was silent for a lease): this process stops",
+                       "ha.replica");
   return {};
 }
 

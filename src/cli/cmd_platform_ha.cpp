@@ -58,7 +58,12 @@ int serve(const std::string& file, const std::string& replica) {
   std::string role;
   std::int64_t epoch = -1;
   while (!g_stop) {
-    if (auto s = (*p)->ha_status(); s && (s->role != role || s->epoch != epoch)) {
+    auto s = (*p)->ha_status();
+    if (!s && s.error().code == core::ErrorCode::AlreadyExists) {  // another process runs this id now
+      p->reset();
+      return report_error(s.error());
+    }
+    if (s && (s->role != role || s->epoch != epoch)) {
       role = s->role;
       epoch = s->epoch;
       line(core::Map{{"event", "role"}, {"replica", id}, {"role", role}, {"epoch", epoch}});

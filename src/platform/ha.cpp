@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <thread>
 
 #include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
@@ -57,15 +58,31 @@ core::Status Impl::ha_join() {
   // database once it has been idle for a lease, so the others can elect and go on.
   BUDCORE_TRY(store->set_idle_transaction_limit(ha.lease));
   if (!ha.lead) return {};
-  BUDCORE_TRY_ASSIGN(auto lease, store->read_lease(kLease));
-  BUDCORE_TRY_ASSIGN(auto others, store->list_replicas(kLease));
-  for (const auto& r : others)
-    if (r.replica == ha.replica && r.role != "stopped" && lease.now - r.seen < ha.lease)
-      return Error::make(ErrorCode::AlreadyExists,
-                         "replica " + ha.replica + " is in use by a live process (last seen " +
-                             (lease.now - r.seen).to_string() + " ago): give each replica an id of its own",
-                         "ha.replica");
+  BUDCORE_TRY(wait_for_predecessor());
   return start_renewer();
+}
+
+// An id reported within the lease is watched: a live process reports again within a renewal
+// period (shorter than the lease), so one that does is in use and refused; one that stays silent
+// for a lease since its last report has no process behind it (killed, restarting under the same
+// id), and this one takes the id over.
+core::Status Impl::wait_for_predecessor() {
+  const HaConfig& ha = *config.ha;
+  std::optional<core::Timestamp> first_seen;
+  for (;;) {
+    BUDCORE_TRY_ASSIGN(auto lease, store->read_lease(kLease));  // the database's clock
+    BUDCORE_TRY_ASSIGN(auto others, store->list_replicas(kLease));
+    auto mine = std::find_if(others.begin(), others.end(), [&](const auto& r) { return r.replica == ha.replica; });
+    if (mine == others.end() || mine->role == "stopped" || lease.now - mine->seen >= ha.lease) return {};
+    if (first_seen && mine->seen != *first_seen)
+      return Error::make(ErrorCode::AlreadyExists,
+                         "replica " + ha.replica + " is in use by a live process (it reported " +
+                             (lease.now - mine->seen).to_string() + " ago, while this one waited): give each " +
+                             "replica an id of its own",
+                         "ha.replica");
+    if (!first_seen) first_seen = mine->seen;
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<std::int64_t>(ha.retry.count_ns(), 200'000'000)));
+  }
 }
 
 // ---- the renewer -------------------------------------------------------------------------------
@@ -156,7 +173,8 @@ void Impl::renewer_loop() {
       me.role = "leader";
       me.epoch = epoch;
       me.renew_us = (t1 - t0) / 1000;
-      (void)renewer.store->report_replica(kLease, me);
+      me.takeover_after = ha.lease;
+      if (!note_report(renewer.store->report_replica(kLease, me))) renewer.lost.store(true);
     }
     lock.lock();
     renewer.in_flight = false;
@@ -192,6 +210,10 @@ core::Status Impl::ha_step() {
   const HaConfig& ha = *config.ha;
   drain_renewals();
   const std::int64_t now = steady_ns();
+  if (ha_replaced.load()) {
+    if (ha_role == HaRole::Leader) step_down("another process runs this replica's id now");
+    return replaced_error();
+  }
   if (ha_deposed) step_down("a write was refused: another replica leads now");
   // A store failure mid-commit (the database restarting) leaves memory ahead of the store. A
   // single platform halts until reopened; a replica goes back to the store instead: it steps
@@ -229,8 +251,16 @@ core::Status Impl::ha_step() {
   me.role = std::string(role_name(ha_role));
   me.epoch = lease->epoch;
   me.renew_us = ha_renew_us;
-  (void)store->report_replica(kLease, me);
-  return {};
+  me.takeover_after = ha.lease;
+  return note_report(store->report_replica(kLease, me));
+}
+
+// A report refused because another process runs this replica's id now stops this one; any
+// other failure (the store unreachable) is tried again at the next report.
+core::Status Impl::note_report(core::Status reported) {
+  if (reported || reported.error().code != ErrorCode::AlreadyExists) return {};
+  ha_replaced.store(true);
+  return reported;
 }
 
 bool Impl::ha_keep_leading() {
@@ -485,6 +515,7 @@ core::Status Impl::refresh_view() {
 core::Result<HaStatus> Platform::ha_status() {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
+  if (m.ha_replaced.load()) return m.replaced_error();
   HaStatus s;
   s.role = std::string(role_name(m.ha_role));
   s.replica = m.config.ha ? m.config.ha->replica : std::string();

@@ -42,6 +42,7 @@ Platform::~Platform() {
     me.instance = m.ha_instance;
     me.role = "stopped";
     me.epoch = m.ha_epoch;
+    me.takeover_after = m.config.ha->lease;  // a process that lost the id leaves its new owner's row alone
     (void)m.store->report_replica("platform", me);
   }
 }

@@ -176,6 +176,18 @@ struct BUDCORE_HIDDEN Platform::Impl {
   std::int64_t ha_view_marker = -1;     // a follower's view of the live jobs: the store's change marker it was read at
   std::int64_t ha_seen_marker = -1;     // the leader's last look at the requests
   bool ha_deposed = false;              // a fenced write failed: step down at the next step
+  // Another process took this replica's id over while this one was silent (paused past a
+  // lease): it stops taking part (ha_step) and ha_status() says why.
+  std::atomic<bool> ha_replaced{false};
+  core::Status note_report(core::Status reported);
+  core::Status wait_for_predecessor();
+  core::Error replaced_error() const {
+    return core::Error::make(core::ErrorCode::AlreadyExists,
+                             "replica " + config.ha->replica +
+                                 " is run by another process now (it took the id over while this one was silent for a "
+                                 "lease): this one takes no further part",
+                             "ha.replica");
+  }
   // The election: a follower takes the lease when it is free and becomes leader (recovers from
   // the store); a leader steps down when its renewer lost the lease or could not renew in time.
   // Called by the background driver.

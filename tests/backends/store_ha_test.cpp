@@ -141,6 +141,35 @@ TEST_P(StoreHa, ReplicasReportThemselves) {
   EXPECT_EQ(all->back().role, "follower");
 }
 
+// A report for a row another process (instance) reported is refused while that row is fresh
+// and taken over once it has been silent for `takeover_after`; a report without a takeover
+// period always writes.
+TEST_P(StoreHa, AReplicaRowIsTakenOverOnlyOnceItsProcessWasSilent) {
+  backend::ReplicaRecord first;
+  first.replica = "r1";
+  first.instance = "first";
+  first.role = "leader";
+  ASSERT_TRUE(a_->report_replica("platform", first));
+  backend::ReplicaRecord second = first;
+  second.instance = "second";
+  second.role = "follower";
+  second.takeover_after = Duration::milliseconds(300);
+  auto refused = b_->report_replica("platform", second);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::AlreadyExists);
+  EXPECT_EQ(refused.error().field, "ha.replica");
+  EXPECT_EQ(a_->list_replicas("platform")->front().instance, "first");
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  ASSERT_TRUE(b_->report_replica("platform", second));
+  EXPECT_EQ(a_->list_replicas("platform")->front().instance, "second");
+  // The first process, back, is refused in turn: the id is the second's now.
+  first.takeover_after = Duration::milliseconds(300);
+  EXPECT_EQ(a_->report_replica("platform", first).error().code, ErrorCode::AlreadyExists);
+  first.role = "stopped";
+  EXPECT_FALSE(a_->report_replica("platform", first));
+  EXPECT_EQ(a_->list_replicas("platform")->front().role, "follower");
+}
+
 // A database restart drops every connection: the store opens its connection again before the
 // next statement, so a replica goes on by itself once the server is back. A transaction the drop
 // cut short fails as a whole and commits nothing.

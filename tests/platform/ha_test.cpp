@@ -4,10 +4,12 @@
 // section is checked field by field. (tests/ha/chaos.py kills and pauses real processes.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
 
+#include "budcore/backend/store.hpp"
 #include "platform/platform_fixture.hpp"
 
 namespace budcore::testing {
@@ -282,6 +284,47 @@ TEST_P(PlatformHa, ALeaderWhoseRenewerLosesTheLeaseStepsDown) {
   auto job = r1->submit(ctx_a(), gpu_job("after-loss", 1, 1));
   ASSERT_TRUE(job) << job.error().describe();
   EXPECT_TRUE(eventually([&] { return r1->get_job(ctx_a(), job->record.job.id)->job.status == JobStatus::Completed; }));
+}
+
+// A replica restarted under its id after a crash (its row still fresh) waits for a lease of
+// silence and takes the id over; a process whose id another took over while it was silent
+// (paused past its lease) finds its next report refused, steps down and takes no further part,
+// and its close leaves the new owner's row alone.
+TEST_P(PlatformHa, ARestartedReplicaWaitsForItsPredecessorAndAReplacedOneStops) {
+  auto store = backend::open_store(target_->config.store_uri);
+  ASSERT_TRUE(store) << store.error().describe();
+  backend::ReplicaRecord crashed;
+  crashed.replica = "r1";
+  crashed.instance = "crashed";
+  crashed.role = "leader";
+  crashed.epoch = 1;
+  ASSERT_TRUE((*store)->report_replica("platform", crashed));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r1 = replica("r1");  // a lease of 1 s
+  ASSERT_TRUE(r1);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(700)) << "it waited for the lease";
+  EXPECT_EQ(r1->ha_status()->role, "leader");
+  auto r2 = replica("r2");
+  ASSERT_TRUE(r2);
+
+  backend::ReplicaRecord intruder = crashed;
+  intruder.instance = "intruder";
+  intruder.role = "follower";
+  ASSERT_TRUE((*store)->report_replica("platform", intruder));
+  ASSERT_TRUE(eventually([&] {
+    auto s = r1->ha_status();
+    return !s && s.error().code == ErrorCode::AlreadyExists;
+  }, 5));
+  EXPECT_EQ(r1->ha_status().error().field, "ha.replica");
+  ASSERT_TRUE(eventually([&] { return r2->ha_status()->role == "leader"; }, 5));
+  EXPECT_EQ(r2->ha_status()->epoch, 2);
+  r1.reset();
+  auto view = r2->ha_status();
+  ASSERT_TRUE(view);
+  auto row = std::find_if(view->replicas.begin(), view->replicas.end(), [](const auto& r) { return r.replica == "r1"; });
+  ASSERT_NE(row, view->replicas.end());
+  EXPECT_EQ(row->instance, "intruder");
+  EXPECT_NE(row->role, "stopped");
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, PlatformHa, ::testing::Values("sqlite_file", "postgres"),

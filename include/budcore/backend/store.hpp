@@ -310,6 +310,9 @@ struct ReplicaRecord {
   core::Timestamp started;    // the database's clock
   core::Timestamp seen;       // its last renewal or attempt, the database's clock
   std::int64_t renew_us = 0;  // how long its last renewal took
+  // On report: a row another process (instance) reported is taken over only once it has been
+  // silent this long (0: always); otherwise the report is refused (AlreadyExists, "ha.replica").
+  core::Duration takeover_after{};
 };
 
 // A mutation a follower took (acknowledged once committed), for the leader to carry out.
