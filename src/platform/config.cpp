@@ -323,9 +323,10 @@ core::Status read_ha(const Value& v, PlatformConfig& c) {
   BUDCORE_TRY(s.known({"replica", "lease_seconds", "renew_seconds", "retry_seconds", "lead"}));
   HaConfig h;
   BUDCORE_TRY(s.string("replica", h.replica));
-  BUDCORE_TRY(s.seconds("lease_seconds", h.lease, 0, 3600));
-  BUDCORE_TRY(s.seconds("renew_seconds", h.renew, 0));
-  BUDCORE_TRY(s.seconds("retry_seconds", h.retry, 0));
+  // The same ranges as validate() checks on a config built in code.
+  BUDCORE_TRY(s.seconds("lease_seconds", h.lease, 0.5, 3600));
+  BUDCORE_TRY(s.seconds("renew_seconds", h.renew, 0.01, 3600));
+  BUDCORE_TRY(s.seconds("retry_seconds", h.retry, 0.01, 3600));
   BUDCORE_TRY(s.boolean("lead", h.lead));
   c.ha = std::move(h);
   return {};
@@ -471,6 +472,8 @@ core::Status PlatformConfig::validate() const {
                          return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
                        });
     if (!id_ok) return Error::invalid("ha.replica", id, "a replica id is 1 to 63 of a-z, 0-9 and '-', starting and ending alphanumeric");
+    if (ha->lead && id.rfind("cli-", 0) == 0)
+      return Error::invalid("ha.replica", id, "ids starting with 'cli-' name the CLI's one-shot commands, which never lead");
     auto secs = [](core::Duration d) { return d.to_string(); };
     // A lease shorter than a store round trip or two changes hands without anyone driving; one
     // longer than an hour leaves a dead leader's work undone for that long.

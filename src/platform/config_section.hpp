@@ -2,6 +2,8 @@
 // names the path of the field. Internal to the platform layer.
 #pragma once
 
+#include <cstdio>
+
 #include <cmath>
 #include <initializer_list>
 #include <optional>
@@ -102,10 +104,23 @@ class Section {
     out = d;
     return {};
   }
-  core::Status seconds(std::string_view key, core::Duration& out, std::int64_t lo, std::int64_t hi = kMaxSeconds) const {
-    double s = -1;
-    BUDCORE_TRY(number(key, s, static_cast<double>(lo), static_cast<double>(hi)));
-    if (s >= 0) out = core::Duration::nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9)));
+  core::Status seconds(std::string_view key, core::Duration& out, double lo,
+                       double hi = static_cast<double>(kMaxSeconds)) const {
+    const Value* v = get(key);
+    if (v == nullptr) return {};
+    if (!v->is_number()) return Error::invalid(path(key), core::to_json(*v), "must be a number of seconds");
+    const double s = v->as_float();
+    if (!std::isfinite(s) || s < lo || s > hi) {
+      auto text = [](double d) {
+        char b[32];
+        std::snprintf(b, sizeof b, d == std::floor(d) ? "%.0f" : "%g", d);
+        return std::string(b);
+      };
+      const std::string range = text(lo) + " and " + text(hi);
+      const std::string shown = std::isfinite(s) ? core::to_json(*v) : std::string(std::isnan(s) ? "NaN" : "infinity");
+      return Error::invalid(path(key), shown, "must be between " + range + " seconds");
+    }
+    out = core::Duration::nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9)));
     return {};
   }
   core::Status quantity(std::string_view key, std::optional<core::Quantity>& out) const {

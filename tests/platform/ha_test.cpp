@@ -382,6 +382,10 @@ TEST(PlatformHaConfig, TheHaSectionIsCheckedFieldByField) {
       {"store: x\nclock: system\nha: {replica: r1, lease_seconds: 3153600000}\n", "ha.lease_seconds"},
       {"store: x\nclock: system\nha: {replica: r1, retry_seconds: 0}\n", "ha.retry_seconds"},
       {"store: x\nclock: system\nha: {replica: r1, renew_seconds: 0}\n", "ha.renew_seconds"},
+      {"store: x\nclock: system\nha: {replica: r1, renew_seconds: -1}\n", "ha.renew_seconds"},
+      {"store: x\nclock: system\nha: {replica: r1, lease_seconds: .nan}\n", "ha.lease_seconds"},
+      // The CLI's one-shot commands speak as cli-<pid>; a replica that leads may not take such an id.
+      {"store: x\nclock: system\nha: {replica: cli-1}\n", "ha.replica"},
       // Replicas share their store: an in-memory database belongs to one process.
       {"store: 'sqlite::memory:'\nclock: system\nha: {replica: r1}\n", "store"},
       {"store: 'sqlite://:memory:'\nclock: system\nha: {replica: r1}\n", "store"},
@@ -398,6 +402,15 @@ TEST(PlatformHaConfig, TheHaSectionIsCheckedFieldByField) {
   ASSERT_FALSE(long_lease);
   EXPECT_NE(long_lease.error().message.find("3600"), std::string::npos) << long_lease.error().describe();
   EXPECT_EQ(long_lease.error().message.find("3153600000"), std::string::npos) << long_lease.error().describe();
+  // One wording of each range, whether the value is refused while parsing or by validate().
+  for (const std::string value : {"-1", "0.1", "4000"}) {
+    auto bad = platform::PlatformConfig::parse("store: x\nclock: system\nha: {replica: r1, lease_seconds: " + value + "}\n");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("between 0.5 and 3600 seconds"), std::string::npos) << bad.error().describe();
+  }
+  auto nan = platform::PlatformConfig::parse("store: x\nclock: system\nha: {replica: r1, lease_seconds: .nan}\n");
+  ASSERT_FALSE(nan);
+  EXPECT_EQ(nan.error().value, "NaN");
   auto ok = platform::PlatformConfig::parse("store: x\nclock: system\nha: {replica: r-1}\n");
   ASSERT_TRUE(ok) << ok.error().describe();
   EXPECT_EQ(ok->ha->lease, core::Duration::seconds(15));
