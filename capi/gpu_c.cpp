@@ -104,28 +104,29 @@ extern "C" int budcore_gpu_replay(budcore_buf* out, const char* nodes_csv, size_
   });
 }
 
-extern "C" int budcore_gpu_defrag(budcore_buf* out, const char* problem_json, size_t problem_json_len) {
+namespace {
+
+// A problem document (gpu defrag's format) in, the document `answer` makes of it out.
+template <class Answer>
+int answer_problem(budcore_buf* out, const char* problem_json, size_t problem_json_len, Answer answer) {
   return capi::guard([&]() -> int {
     if (!capi::empty_out(out)) return budcore_error_last()->code;
     std::string_view text;
     if (!capi::input_text(problem_json, problem_json_len, "problem_json", text)) return budcore_error_last()->code;
     auto problem = gpu::parse_defrag_problem(text);
     if (!problem) return capi::set_error(problem.error());
-    auto doc = gpu::defrag_document(*problem);
+    auto doc = answer(*problem);
     if (!doc) return capi::set_error(doc.error());
     return capi::fill_buf(out, core::to_json(*doc));
   });
 }
 
+}  // namespace
+
+extern "C" int budcore_gpu_defrag(budcore_buf* out, const char* problem_json, size_t problem_json_len) {
+  return answer_problem(out, problem_json, problem_json_len, [](const auto& p) { return gpu::defrag_document(p); });
+}
+
 extern "C" int budcore_gpu_place_mig(budcore_buf* out, const char* problem_json, size_t problem_json_len) {
-  return capi::guard([&]() -> int {
-    if (!capi::empty_out(out)) return budcore_error_last()->code;
-    std::string_view text;
-    if (!capi::input_text(problem_json, problem_json_len, "problem_json", text)) return budcore_error_last()->code;
-    auto problem = gpu::parse_defrag_problem(text);
-    if (!problem) return capi::set_error(problem.error());
-    auto doc = gpu::place_mig_document(*problem);
-    if (!doc) return capi::set_error(doc.error());
-    return capi::fill_buf(out, core::to_json(*doc));
-  });
+  return answer_problem(out, problem_json, problem_json_len, [](const auto& p) { return gpu::place_mig_document(p); });
 }
