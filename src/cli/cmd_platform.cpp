@@ -342,6 +342,9 @@ class PlatformCommands {
         core::Value plan;
         if (!defrag_plan->empty()) {
           BUDCORE_TRY_ASSIGN(plan, load_document_arg(*defrag_plan, "--plan"));
+          // An empty or null file (a `defrag JOB > plan.json` that failed) is not "the plan made
+          // now": nobody has read that one.
+          if (plan.is_null()) return core::Error::invalid("--plan", *defrag_plan, "holds no plan: give the document `defrag JOB` printed");
         }
         return p.gpu_defrag_apply(ctx, *id, plan);
       });

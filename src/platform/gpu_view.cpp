@@ -154,6 +154,9 @@ core::Status check_fresh(const core::Value& given, const core::Value& now) {
 core::Result<core::Value> Platform::gpu_defrag_apply(const CallContext& caller, const core::Id& job_id, const core::Value& plan) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
+  // As the advice: the plan is made over the whole tenant's runs, so a role scoped to a project
+  // does not reach it.
+  BUDCORE_TRY(m.guard(caller, "list", "jobs"));
   BUDCORE_TRY(m.guard(caller, "preempt", "jobs", &job_id));
   if (m.ha_role == Impl::HaRole::Follower)
     return core::Error::make(core::ErrorCode::Unsupported, "a plan is applied by the leader, which drives the cluster");
@@ -170,6 +173,18 @@ core::Result<core::Value> Platform::gpu_defrag_apply(const CallContext& caller, 
   const core::Value now_doc = now_plan ? gpu::to_value(*now_plan, p.pool) : core::Value();
   if (!plan.is_null()) BUDCORE_TRY(check_fresh(plan, now_doc));
   if (!now_plan) return core::Error::make(core::ErrorCode::Conflict, "no plan makes room for job " + job_id.to_string(), "plan");
+  // Refused here, in the names the caller sees ("[hidden N]" for other tenants' runs).
+  if (now_plan->kind == gpu::PlanKind::Wait) {
+    std::string names;
+    for (const auto& w : now_plan->wait_for) names += (names.empty() ? "" : ", ") + w;
+    return core::Error::invalid("plan.kind", "wait", "a wait has nothing to apply: the job starts when " + names + " end");
+  }
+  // Each run of the caller's own tenant that the plan moves needs the right to preempt it.
+  for (const auto& mv : now_plan->moves)
+    for (std::size_t i = 0; i < p.holders.size(); ++i)
+      if (p.holders[i].name == mv.workload)
+        if (auto id = core::Id::parse(view.job_ids[i]); id && m.live.count(*id) && m.live.at(*id).tenant == caller.tenant)
+          BUDCORE_TRY(m.guard(caller, "preempt", "jobs", &*id));
   // The cluster knows its runs by job id.
   gpu::Plan real = *now_plan;
   for (auto& mv : real.moves)

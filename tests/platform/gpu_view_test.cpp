@@ -219,6 +219,41 @@ TEST(PlatformGpuViewTest, AWaitPlanHasNothingToApply) {
   EXPECT_EQ(s.p->gpu_defrag_apply(ctx_b(), s.c, core::Value()).error().code, core::ErrorCode::NotFound);
 }
 
+// B's run belongs to another tenant: an apply says nothing of it to tenant A beyond "[hidden 1]",
+// and B's own record of the move does not name A's job or A's plan.
+TEST(PlatformGpuViewTest, AnotherTenantsRunIsNeverNamedAcrossTheBoundary) {
+  for (const auto pb : {job::JobPriority::High, job::JobPriority::Low}) {
+    PlatformTarget t;
+    t.config.cluster.inventory[0].gpus_per_node = 4;
+    t.config.cluster.placement_policy = "worst_fit";
+    auto p = t.open();
+    auto ja = gpu_job("a", 1, 300), jb = gpu_job("b", 1, 600);
+    ja.priority = job::JobPriority::High;
+    jb.priority = pb;
+    const core::Id a = p->submit(ctx_a(), ja).value().record.job.id;
+    const core::Id b = p->submit(ctx_b(), jb).value().record.job.id;
+    ASSERT_TRUE(p->pump());
+    const core::Id c = p->submit(ctx_a(), gpu_job("c", 4, 600)).value().record.job.id;
+    ASSERT_TRUE(p->pump());
+    auto applied = p->gpu_defrag_apply(ctx_a(), c, core::Value());
+    if (pb == job::JobPriority::High) {  // both outrank the gang: a wait, refused in A's names
+      ASSERT_FALSE(applied);
+      EXPECT_EQ(applied.error().field, "plan.kind");
+      EXPECT_EQ(applied.error().message.find(b.to_string()), std::string::npos) << applied.error().message;
+      continue;
+    }
+    ASSERT_TRUE(applied) << applied.error().describe();
+    EXPECT_EQ(core::to_json(*applied).find(b.to_string()), std::string::npos) << core::to_json(*applied);
+    auto moved = p->get_job(ctx_b(), b).value().job;
+    ASSERT_TRUE(was_preempted(moved));
+    for (const auto& tr : moved.status_history) {
+      EXPECT_EQ(tr.message.find(c.to_string()), std::string::npos) << tr.message;
+      EXPECT_EQ(tr.message.find(a.to_string()), std::string::npos) << tr.message;
+    }
+    EXPECT_EQ(p->get_job(ctx_a(), c).value().job.status, job::JobStatus::Running);
+  }
+}
+
 TEST(PlatformGpuViewTest, WithoutAPolicyThereIsNoGpuReport) {
   PlatformTarget t;
   auto p = t.open();

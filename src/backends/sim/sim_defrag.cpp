@@ -77,9 +77,15 @@ core::Status SimCluster::apply_defrag(const core::Id& job_id, const gpu::Plan& p
     if (moves) moved.push_back(slot);
   }
   const std::int64_t now = m.clock->now().unix_nanos();
-  for (std::uint32_t slot : moved)
-    m.relocate(slot, now, "moved to " + m.runs[slot].placement->nodes[0] + " to make room for job " + job_id.to_string() +
-                              " (defragmentation plan: " + plan.summary + ")");
+  // Another tenant's run learns where it went, not whose job it made room for (nor the plan,
+  // which names the applying tenant's jobs).
+  for (std::uint32_t slot : moved) {
+    const bool same_tenant = m.runs[slot].tenant == m.runs[waiting].tenant;
+    m.relocate(slot, now,
+               "moved to " + m.runs[slot].placement->nodes[0] +
+                   (same_tenant ? " to make room for job " + job_id.to_string() + " (defragmentation plan: " + plan.summary + ")"
+                                : std::string(" to make room for a waiting job (defragmentation plan)")));
+  }
   // The waiting run, where the plan puts it.
   wh.placement = plan.target;
   if (!wh.mig_profile.empty()) wh.mig = {{plan.target_gpu, plan.target_instance}};
