@@ -173,26 +173,17 @@ core::Result<core::Value> Platform::gpu_defrag_apply(const CallContext& caller, 
   const core::Value now_doc = now_plan ? gpu::to_value(*now_plan, p.pool) : core::Value();
   if (!plan.is_null()) BUDCORE_TRY(check_fresh(plan, now_doc));
   if (!now_plan) return core::Error::make(core::ErrorCode::Conflict, "no plan makes room for job " + job_id.to_string(), "plan");
-  // Refused here, in the names the caller sees ("[hidden N]" for other tenants' runs).
-  if (now_plan->kind == gpu::PlanKind::Wait) {
-    std::string names;
-    for (const auto& w : now_plan->wait_for) names += (names.empty() ? "" : ", ") + w;
-    return core::Error::invalid("plan.kind", "wait", "a wait has nothing to apply: the job starts when " + names + " end");
-  }
+  // The cluster knows its runs by job id. Only the moves are named so: a wait, which the cluster
+  // refuses, keeps the names the caller sees ("[hidden N]" for other tenants' runs) in its message.
   // Each run of the caller's own tenant that the plan moves needs the right to preempt it.
-  for (const auto& mv : now_plan->moves)
-    for (std::size_t i = 0; i < p.holders.size(); ++i)
-      if (p.holders[i].name == mv.workload)
-        if (auto id = core::Id::parse(view.job_ids[i]); id && m.live.count(*id) && m.live.at(*id).tenant == caller.tenant)
-          BUDCORE_TRY(m.guard(caller, "preempt", "jobs", &*id));
-  // The cluster knows its runs by job id.
   gpu::Plan real = *now_plan;
   for (auto& mv : real.moves)
-    for (std::size_t i = 0; i < p.holders.size(); ++i)
-      if (p.holders[i].name == mv.workload) mv.workload = view.job_ids[i];
-  for (auto& w : real.wait_for)
-    for (std::size_t i = 0; i < p.holders.size(); ++i)
-      if (p.holders[i].name == w) w = view.job_ids[i];
+    for (std::size_t i = 0; i < p.holders.size(); ++i) {
+      if (p.holders[i].name != mv.workload) continue;
+      mv.workload = view.job_ids[i];
+      if (auto id = core::Id::parse(mv.workload); id && m.live.count(*id) && m.live.at(*id).tenant == caller.tenant)
+        BUDCORE_TRY(m.guard(caller, "preempt", "jobs", &*id));
+    }
   BUDCORE_TRY(m.sim->apply_defrag(job_id, real));
   core::Map done{{"plan", now_doc}, {"applied", true}};
   auto st = m.store->transact([&](backend::Store& tx) {
