@@ -368,6 +368,8 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // What one tenant may see of the whole timeline: its jobs, other tenants' ids removed from texts.
   schedule::TimelineResult tenant_view(const schedule::TimelineResult& all, const core::Id& tenant) const;
   void mark_waiting_for_placement(schedule::TimelineResult& view) const;
+  // `text` with every job id but the tenant's live jobs' (and its own id) as "[hidden]".
+  std::string redact_for(const std::string& text, const core::Id& tenant) const;
   // --- gpu_view.cpp
   std::vector<GpuFlavorReport> gpu_reports() const;
   // The key of the tokens in hidden names: random, made once per store and kept in its

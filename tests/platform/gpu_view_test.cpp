@@ -12,6 +12,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
+#include "budcore/platform/rbac.hpp"
 #include "platform/platform_fixture.hpp"
 
 namespace budcore::testing {
@@ -353,6 +354,35 @@ TEST(PlatformGpuViewTest, APlanNamingAHiddenRunThatWasReplacedIsStale) {
   EXPECT_EQ(stale.error().message.find(b2.to_string()), std::string::npos) << stale.error().message;
   EXPECT_FALSE(was_preempted(s.p->get_job(ctx_b(), b2).value().job));
   EXPECT_EQ(s.p->get_job(ctx_a(), s.c).value().job.status, job::JobStatus::Scheduled);
+}
+
+// The cluster as a tenant's caller sees it: its runs by id, the other tenant's as the same
+// hidden name a plan gives, with no tenant or message; a platform admin sees every id.
+TEST(PlatformGpuViewTest, TheClusterShownToACallerHidesOtherTenantsRuns) {
+  TwoTenants s;
+  s.p.reset();
+  s.t.config.security.rbac = true;
+  s.t.config.security.platform_admins = {"user:root"};
+  s.p = s.t.open();
+  ASSERT_TRUE(s.p->pump());
+  ASSERT_TRUE(s.p->bind_role(platform::CallContext::for_tenant(tenant_a(), "user:root"),
+                             platform::RoleBinding{"user:alice", platform::Role::Viewer, std::nullopt}));
+  const std::string plan_name =
+      s.p->gpu_defrag(ctx_a(), s.c).value().find("plan")->find("moves")->as_list()[0].find("workload")->as_string();
+  auto view = s.p->cluster(ctx_a());
+  ASSERT_TRUE(view) << view.error().describe();
+  const std::string json = core::to_json(platform::to_value(*view));
+  EXPECT_EQ(json.find(s.b.to_string()), std::string::npos) << json;
+  EXPECT_EQ(json.find(tenant_b().to_string()), std::string::npos) << json;
+  EXPECT_NE(json.find(s.a.to_string()), std::string::npos) << json;
+  EXPECT_NE(json.find(s.c.to_string()), std::string::npos) << json;
+  EXPECT_NE(json.find("\"job_id\":\"" + plan_name + "\""), std::string::npos) << json;
+  auto all = s.p->cluster(platform::CallContext::for_tenant(tenant_a(), "user:root"));
+  ASSERT_TRUE(all) << all.error().describe();
+  EXPECT_NE(core::to_json(platform::to_value(*all)).find(s.b.to_string()), std::string::npos);
+  // A principal with no role in the tenant is refused.
+  EXPECT_EQ(s.p->cluster(platform::CallContext::for_tenant(tenant_a(), "user:mallory")).error().code,
+            core::ErrorCode::Security);
 }
 
 TEST(PlatformGpuViewTest, WithoutAPolicyThereIsNoGpuReport) {
