@@ -189,6 +189,23 @@ core::Status check_fresh(const core::Value& given, const core::Value& now) {
                            d->path);
 }
 
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+// A refusal of the cluster, which knows runs by job id, in the names the caller sees: another
+// tenant's job id becomes its hidden name.
+core::Error in_callers_names(core::Error e, const Impl::DefragView& view) {
+  for (std::size_t i = 0; i < view.job_ids.size(); ++i) {
+    const std::string& shown = view.problem.holders[i].name;
+    if (view.job_ids[i] == shown) continue;
+    replace_all(e.message, view.job_ids[i], shown);
+    replace_all(e.value, view.job_ids[i], shown);
+  }
+  return e;
+}
+
 }  // namespace
 
 core::Result<core::Value> Platform::gpu_defrag_apply(const CallContext& caller, const core::Id& job_id, const core::Value& plan) {
@@ -224,7 +241,7 @@ core::Result<core::Value> Platform::gpu_defrag_apply(const CallContext& caller, 
       if (auto id = core::Id::parse(mv.workload); id && m.live.count(*id) && m.live.at(*id).tenant == caller.tenant)
         BUDCORE_TRY(m.guard(caller, "preempt", "jobs", &*id));
     }
-  BUDCORE_TRY(m.sim->apply_defrag(job_id, real));
+  if (auto st = m.sim->apply_defrag(job_id, real); !st) return in_callers_names(st.error(), view);
   BUDCORE_TRY(m.commit_defrag(caller, job_id, now_doc));
   BUDCORE_TRY(m.pump_locked());
   return core::Value(core::Map{{"plan", now_doc}, {"applied", true}});
