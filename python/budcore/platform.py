@@ -287,14 +287,15 @@ class Platform:
 
     def cluster(self) -> dict:
         """What the cluster holds ({'workloads', 'usage'}), and with a placement policy its GPU
-        pools' fragmentation ('gpu': per flavor, see docs/gpu.md)."""
+        pools' fragmentation ('gpu': per flavor, see docs/gpu.md). The operator's view: every
+        tenant's runs by job id (the CLI's ``platform cluster --tenant`` is a caller's view)."""
         return self._h.cluster()
 
     def gpu_defrag(self, id: Any, *, tenant: Any = None) -> "DefragPlan":
         """The cheapest defragmentation plan for one of the tenant's jobs that the quota admitted
         and no node of its flavor takes yet (``cluster.placement_policy``; docs/gpu.md "In the
         platform"), over the runs on its flavor with the timeline's estimated ends; other
-        tenants' jobs are named ``[hidden N]``. Advice only: nothing is applied. A
+        tenants' runs are named ``[hidden <token>]`` (a keyed digest of the run). Advice only: nothing is applied. A
         :class:`budcore.gpu.DefragPlan` (``kind``, ``cost``, ``to_pandas()``, ``plot()``)."""
         from .gpu import DefragPlan
         return DefragPlan(self._h.gpu_defrag(*self._who(tenant), id))

@@ -11,7 +11,8 @@
 //   budcore platform pipeline FILE [--params FILE]             start a pipeline run
 //   budcore platform run-status ID | run-cancel ID [--reason R] a pipeline run
 //   budcore platform run (--for SECONDS | --idle)              move a virtual clock (a system clock: follow the cluster for SECONDS)
-//   budcore platform cluster | metrics | check
+//   budcore platform cluster [--tenant T --principal P]         the caller's view (needed with RBAC)
+//   budcore platform metrics | check
 //   budcore platform bind PRINCIPAL ROLE [--project P] | unbind PRINCIPAL ROLE [--project P]
 //   budcore platform bindings [--of PRINCIPAL] | audit [--object ID] [--limit N] [--after C] | audit-verify
 //   budcore platform compact                                  retention now (platform admins)
@@ -517,10 +518,19 @@ class PlatformCommands {
 
     auto* cluster = group->add_subcommand("cluster", "What the cluster holds, the quota it uses and its GPU pools' fragmentation");
     add_common(cluster, false);
+    cluster->add_option("--tenant", common->tenant, "Tenant id (UUID): its runs by id, other tenants' hidden");
+    cluster->add_option("--principal", common->principal, "Who calls: user:NAME or sa:NAME (a platform admin sees every run)");
     cluster->callback([=] {
-      exit_code() = with_platform(*common, false, [&](platform::Platform& p, const platform::CallContext&) -> core::Result<core::Value> {
+      // With a tenant (needed with security.rbac) the caller's view; without, the operator's.
+      const bool scoped = !common->tenant.empty();
+      exit_code() = with_platform(*common, scoped, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
+        if (!scoped && p.config().security.rbac)
+          return core::Error::invalid("tenant", "", "with security.rbac the cluster is shown to a caller: give --tenant and --principal "
+                                                    "(a platform admin sees every tenant's runs)");
         BUDCORE_TRY(p.pump());
-        return platform::to_value(p.cluster(), p.gpu_report());
+        if (!scoped) return platform::to_value(p.cluster(), p.gpu_report());
+        BUDCORE_TRY_ASSIGN(auto view, p.cluster(ctx));
+        return platform::to_value(view, p.gpu_report());
       });
     });
 

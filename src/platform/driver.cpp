@@ -253,6 +253,35 @@ ClusterSnapshot Platform::cluster() {
   return out;
 }
 
+core::Result<ClusterSnapshot> Platform::cluster(const CallContext& caller) {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  BUDCORE_TRY(m.guard(caller, "list", "jobs"));
+  ClusterSnapshot out;
+  BUDCORE_TRY_ASSIGN(out.workloads, m.cluster->list());
+  if (m.sim)
+    for (const auto& [cq, flavors] : m.sim->cluster_queue_usage())
+      for (const auto& [flavor, resources] : flavors)
+        for (const auto& [res, cell] : resources) out.usage[cq][flavor][res] = ClusterSnapshot::Cell{cell.used, cell.nominal};
+  // A platform admin sees every tenant's runs; the check is not a refusal, so it is not audited.
+  if (m.authorizer && m.authorizer->authorize(caller, AccessRequest{"list", "cluster"})) return out;
+  out.names.reserve(out.workloads.size());
+  for (auto& w : out.workloads) {
+    if (w.tenant == caller.tenant) {
+      out.names.push_back(w.job_id.to_string());
+      w.message = m.redact_for(w.message, caller.tenant);
+      continue;
+    }
+    BUDCORE_TRY_ASSIGN(std::string name, m.hidden_name(caller.tenant, w.job_id, w.run));
+    out.names.push_back(std::move(name));
+    // Only where another tenant's run is and what it holds: not whose it is nor why it waits.
+    w.job_id = core::Id();
+    w.tenant = core::Id();
+    w.message.clear();
+  }
+  return out;
+}
+
 core::Status Platform::check_invariants() {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;

@@ -355,12 +355,15 @@ core::Result<std::unordered_map<core::Id, backend::JobRecord>> Impl::read_docume
   return out;
 }
 
-core::Status Impl::apply_events(std::vector<ClusterEvent>& events) {
-  if (events.empty()) return {};
+core::Status Impl::apply_events(std::vector<ClusterEvent>& events, const TxWrite& also) {
+  if (events.empty() && !also) return {};
   EventBatch batch(*this, events);
-  const bool needed = batch.needs_commit();
+  const bool needed = batch.needs_commit() || also;
   if (needed) {
-    auto st = store->transact([&](backend::Store& tx) { return batch.apply(tx); });
+    auto st = store->transact([&](backend::Store& tx) -> core::Status {
+      BUDCORE_TRY(batch.apply(tx));
+      return also ? also(tx) : core::Status{};
+    });
     if (!st) return fail_halted(st.error());
   }
   metrics.count("budcore_commits_total", {}, needed ? 1 : 0);

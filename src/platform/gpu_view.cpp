@@ -1,8 +1,10 @@
 // The simulated cluster's GPU pools as the platform shows them: Platform::gpu_report(), its JSON
 // form, and the budcore_gpu_* gauges of metrics() (docs/gpu.md "In the platform").
+#include <limits>
 #include <optional>
 
 #include "budcore/core/json.hpp"
+#include "core/digest.hpp"
 #include "budcore/platform/platform_json.hpp"
 #include "platform/platform_impl.hpp"
 
@@ -54,6 +56,42 @@ std::vector<GpuFlavorReport> Platform::gpu_report() {
   return impl_->gpu_reports();
 }
 
+namespace {
+
+std::string saved_key(const std::optional<backend::PlatformRecord>& saved) {
+  const core::Value* k = saved ? saved->doc.find("key") : nullptr;
+  return k != nullptr && k->is_string() ? k->as_string() : std::string();
+}
+
+}  // namespace
+
+core::Result<std::string> Impl::hidden_key() {
+  if (!view_key.empty()) return view_key;
+  BUDCORE_TRY_ASSIGN(auto saved, store->get_platform_record("state", "view_key"));
+  std::string key = saved_key(saved);
+  // The first time, read again and made in one write transaction: two processes on a new store
+  // agree on the key (write transactions queue).
+  if (key.empty()) {
+    auto st = store->transact([&](backend::Store& tx) -> core::Status {
+      BUDCORE_TRY_ASSIGN(auto again, tx.get_platform_record("state", "view_key"));
+      key = saved_key(again);
+      if (!key.empty()) return {};
+      key = core::random_hex(32);
+      return tx.put_platform_record("state", "view_key", core::Value::map({{"key", key}}));
+    });
+    if (!st) return fail_if_deposed(st.error());
+  }
+  view_key = key;
+  return view_key;
+}
+
+core::Result<std::string> Impl::hidden_name(const core::Id& viewer, const core::Id& job, std::int64_t run) {
+  BUDCORE_TRY_ASSIGN(std::string key, hidden_key());
+  // 8 hex digits: enough to tell one run from the next in a plan, short enough to read.
+  const std::string token = core::hmac_sha256_hex(key, viewer.to_string() + "/" + job.to_string() + "/" + std::to_string(run));
+  return "[hidden " + token.substr(0, 8) + "]";
+}
+
 core::Result<Impl::DefragView> Impl::defrag_view(const CallContext& caller, const core::Id& job_id) {
   auto lj = live.find(job_id);
   if (lj == live.end() || lj->second.tenant != caller.tenant)
@@ -64,7 +102,6 @@ core::Result<Impl::DefragView> Impl::defrag_view(const CallContext& caller, cons
   // Estimated ends from the timeline, for jobs whose duration is known.
   BUDCORE_TRY_ASSIGN(const schedule::TimelineResult* tl, current_timeline());
   const core::Timestamp now = clock->now();
-  int hidden = 0;
   for (auto& h : view.problem.holders) {
     view.job_ids.push_back(h.name);
     auto id = core::Id::parse(h.name);
@@ -75,9 +112,12 @@ core::Result<Impl::DefragView> Impl::defrag_view(const CallContext& caller, cons
       const schedule::JobEstimate& e = tl->jobs[at->second];
       h.ends_in_seconds = std::max(0.0, static_cast<double>((e.end - now).count_ns()) / 1e9);
     }
-    // Other tenants' jobs stay distinct, so a plan can name each.
+    // Other tenants' runs stay distinct, so a plan can name each, and a run that took another's
+    // place is named differently, so a plan made before is stale.
     auto other = live.find(*id);
-    if (other == live.end() || other->second.tenant != caller.tenant) h.name = "[hidden " + std::to_string(++hidden) + "]";
+    if (other == live.end() || other->second.tenant != caller.tenant) {
+      BUDCORE_TRY_ASSIGN(h.name, hidden_name(caller.tenant, *id, other == live.end() ? 0 : other->second.run));
+    }
   }
   view.problem.apply = false;
   return view;
@@ -149,6 +189,23 @@ core::Status check_fresh(const core::Value& given, const core::Value& now) {
                            d->path);
 }
 
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+// A refusal of the cluster, which knows runs by job id, in the names the caller sees: another
+// tenant's job id becomes its hidden name.
+core::Error in_callers_names(core::Error e, const Impl::DefragView& view) {
+  for (std::size_t i = 0; i < view.job_ids.size(); ++i) {
+    const std::string& shown = view.problem.holders[i].name;
+    if (view.job_ids[i] == shown) continue;
+    replace_all(e.message, view.job_ids[i], shown);
+    replace_all(e.value, view.job_ids[i], shown);
+  }
+  return e;
+}
+
 }  // namespace
 
 core::Result<core::Value> Platform::gpu_defrag_apply(const CallContext& caller, const core::Id& job_id, const core::Value& plan) {
@@ -174,7 +231,7 @@ core::Result<core::Value> Platform::gpu_defrag_apply(const CallContext& caller, 
   if (!plan.is_null()) BUDCORE_TRY(check_fresh(plan, now_doc));
   if (!now_plan) return core::Error::make(core::ErrorCode::Conflict, "no plan makes room for job " + job_id.to_string(), "plan");
   // The cluster knows its runs by job id. Only the moves are named so: a wait, which the cluster
-  // refuses, keeps the names the caller sees ("[hidden N]" for other tenants' runs) in its message.
+  // refuses, keeps the names the caller sees ("[hidden <token>]" for other tenants' runs) in its message.
   // Each run of the caller's own tenant that the plan moves needs the right to preempt it.
   gpu::Plan real = *now_plan;
   for (auto& mv : real.moves)
@@ -184,14 +241,29 @@ core::Result<core::Value> Platform::gpu_defrag_apply(const CallContext& caller, 
       if (auto id = core::Id::parse(mv.workload); id && m.live.count(*id) && m.live.at(*id).tenant == caller.tenant)
         BUDCORE_TRY(m.guard(caller, "preempt", "jobs", &*id));
     }
-  BUDCORE_TRY(m.sim->apply_defrag(job_id, real));
-  core::Map done{{"plan", now_doc}, {"applied", true}};
-  auto st = m.store->transact([&](backend::Store& tx) {
-    return m.audit(tx, caller, "jobs.defrag", "job", job_id.to_string(), {}, {}, core::Map{{"plan", now_doc}});
-  });
-  if (!st) return m.fail_if_deposed(st.error());
+  if (auto st = m.sim->apply_defrag(job_id, real); !st) return in_callers_names(st.error(), view);
+  BUDCORE_TRY(m.commit_defrag(caller, job_id, now_doc));
   BUDCORE_TRY(m.pump_locked());
-  return core::Value(std::move(done));
+  return core::Value(core::Map{{"plan", now_doc}, {"applied", true}});
+}
+
+core::Status Impl::commit_defrag(const CallContext& caller, const core::Id& job_id, const core::Value& plan_doc) {
+  // The moves' events and the audit entry in one transaction: an apply that loses a race with
+  // another process's commits neither, so the log holds one entry per plan applied.
+  std::vector<backend::ClusterEvent> events;
+  for (;;) {
+    BUDCORE_TRY_ASSIGN(std::size_t n, cluster->poll(events, std::numeric_limits<std::size_t>::max()));
+    if (n == 0) break;
+  }
+  auto st = apply_events(events, [&](backend::Store& tx) {
+    return audit(tx, caller, "jobs.defrag", "job", job_id.to_string(), {}, {}, core::Map{{"plan", plan_doc}});
+  });
+  if (st || st.error().code != core::ErrorCode::Conflict) return st;
+  // The run that lost may be another tenant's: the caller learns that one did, not which.
+  return core::Error::make(core::ErrorCode::Conflict,
+                           "a run this plan moves was changed by another writer (another process on the store applied "
+                           "a plan or moved it first); reopen the platform and ask for a new plan",
+                           "plan");
 }
 
 core::Value to_value(const std::vector<GpuFlavorReport>& reports) {

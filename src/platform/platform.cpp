@@ -271,6 +271,12 @@ core::Result<backend::WorkloadRequest> Platform::Impl::request_for(const LiveJob
 core::Error Platform::Impl::fail_halted(core::Error e) {
   // A deposed leader steps down instead of halting: another replica leads.
   if (e.code == ErrorCode::NotLeader && ha_role == HaRole::Leader) return fail_if_deposed(std::move(e));
+  // A lost race names what the other writer changed, maybe another tenant's job; the halt is
+  // told to every later caller, and this one may be of any tenant: they learn that, not which.
+  if (e.code == ErrorCode::Conflict)
+    e = Error::make(ErrorCode::Conflict,
+                    "another writer (another process on the store) changed a job or run this platform holds in memory",
+                    e.field);
   if (!halted) {
     core::Error h = e;
     h.message = "the platform stopped after a store failure (reopen it to continue): " + e.message;

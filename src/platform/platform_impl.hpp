@@ -331,7 +331,10 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // --- driver.cpp
   core::Status pump_locked();
   std::optional<core::Timestamp> next_wakeup_locked();
-  core::Status apply_events(std::vector<backend::ClusterEvent>& events);
+  // Commits a batch of events in one transaction; `also`, when set, writes in that transaction
+  // too (which then commits even if no job changes).
+  using TxWrite = std::function<core::Status(backend::Store& tx)>;
+  core::Status apply_events(std::vector<backend::ClusterEvent>& events, const TxWrite& also = {});
   LiveJob* event_job(const backend::ClusterEvent& e);
   core::Result<std::unordered_map<core::Id, backend::JobRecord>> read_documents(
       backend::Store& tx, const std::vector<backend::ClusterEvent>& events);
@@ -365,16 +368,29 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // What one tenant may see of the whole timeline: its jobs, other tenants' ids removed from texts.
   schedule::TimelineResult tenant_view(const schedule::TimelineResult& all, const core::Id& tenant) const;
   void mark_waiting_for_placement(schedule::TimelineResult& view) const;
+  // `text` with every job id but the tenant's live jobs' (and its own id) as "[hidden]".
+  std::string redact_for(const std::string& text, const core::Id& tenant) const;
   // --- gpu_view.cpp
   std::vector<GpuFlavorReport> gpu_reports() const;
+  // The key of the tokens in hidden names: random, made once per store and kept in its
+  // platform records, so every process on the store names a run alike.
+  std::string view_key;
+  core::Result<std::string> hidden_key();
+  // How `viewer` names another tenant's run: "[hidden <token>]", the token a short keyed digest
+  // of the viewer, the job and the run. A new run (another job, or the job's next run) gets
+  // another token, so a plan naming the old one is stale; without the key the token cannot be
+  // guessed, nor one tenant's token linked to another's of the same run.
+  core::Result<std::string> hidden_name(const core::Id& viewer, const core::Id& job, std::int64_t run);
   // The defragmentation problem of one of the caller's waiting jobs as the caller may see it
-  // (estimated ends from the timeline; other tenants' jobs "[hidden N]"), and each holder's
-  // job id in the same order.
+  // (estimated ends from the timeline; other tenants' runs named by hidden_name), and each
+  // holder's job id in the same order.
   struct DefragView {
     gpu::DefragProblem problem;
     std::vector<std::string> job_ids;
   };
   core::Result<DefragView> defrag_view(const CallContext& caller, const core::Id& job_id);
+  // An applied plan's cluster events and its audit entry, committed together.
+  core::Status commit_defrag(const CallContext& caller, const core::Id& job_id, const core::Value& plan_doc);
   void gpu_gauges(Metrics& m) const;
   void fill_estimates(backend::JobRecord& rec);  // estimated_start / estimated_end of a live job
 

@@ -38,11 +38,17 @@ Value to_value(const std::vector<SubmitResult>& results) {
 
 Value to_value(const ClusterSnapshot& snap) {
   core::List workloads;
-  for (const auto& w : snap.workloads) {
+  for (std::size_t i = 0; i < snap.workloads.size(); ++i) {
+    const backend::WorkloadInfo& w = snap.workloads[i];
     std::string_view phase = w.phase == backend::WorkloadInfo::Phase::Running    ? "running"
                              : w.phase == backend::WorkloadInfo::Phase::Admitted ? "admitted"
                                                                                  : "queued";
-    core::Map m{{"job_id", w.job_id.to_string()}, {"tenant", w.tenant.to_string()}, {"run", w.run}, {"phase", std::string(phase)}};
+    // A caller's view names another tenant's run "[hidden <token>]" and leaves its tenant out.
+    const bool hidden = i < snap.names.size() && w.job_id.is_nil();
+    core::Map m{{"job_id", i < snap.names.size() ? snap.names[i] : w.job_id.to_string()},
+                {"tenant", hidden ? Value() : Value(w.tenant.to_string())},
+                {"run", w.run},
+                {"phase", std::string(phase)}};
     if (w.placement) {
       m.set("cluster_queue", w.placement->admission.cluster_queue);
       core::Map flavors;

@@ -164,6 +164,13 @@ core::Result<const schedule::TimelineResult*> Impl::current_timeline() {
   return &*timeline_cache;
 }
 
+std::string Impl::redact_for(const std::string& text, const core::Id& tenant) const {
+  return redact_ids(text, [&](const core::Id& id) {
+    auto it = live.find(id);
+    return id == tenant || (it != live.end() && it->second.tenant == tenant);
+  });
+}
+
 schedule::TimelineResult Impl::tenant_view(const schedule::TimelineResult& all, const core::Id& tenant) const {
   std::set<core::Id> mine{tenant};
   for (const auto& [id, lj] : live)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -188,6 +189,99 @@ TEST_F(CliPlatformTest, DefragGivesThePlanForAGangWaitingForPlacement) {
   EXPECT_EQ(json::parse(check.out)["ok"], true) << check.out;
   // --plan without --apply is a usage error.
   EXPECT_NE(run_cli("platform defrag " + ids[2] + " --plan " + quote(plan.string()) + with).exit_code, 0);
+}
+
+// Two tenants under RBAC on one SQLite file, every command its own process: B's run x and A's y
+// take one GPU on each node, so A's gang c waits for placement.
+class CliTwoTenantGpuTest : public CliPlatformTest {
+ protected:
+  static constexpr const char* kTenantB = "00000000-0000-4000-8000-0000000000b2";
+  void SetUp() override {
+    CliPlatformTest::SetUp();
+    cfg_ = write("gpu.yaml", "store: sqlite://" + (dir_ / "gpu.db").string() +
+                                 "\ncluster:\n  placement_policy: worst_fit\n  inventory:\n"
+                                 "    - {name: a100, flavor: a100-80gb, nodes: 2, gpu_type: nvidia-a100-80gb,"
+                                 " gpus_per_node: 4, cpu_per_node: \"96\", memory_per_node: 1Ti}\n"
+                                 "security:\n  rbac: true\n  platform_admins: ['user:root']\n");
+    ASSERT_EQ(run_cli("platform bind user:alice admin" + as(kTenant, "user:root")).exit_code, 0);
+    ASSERT_EQ(run_cli("platform bind user:bob admin" + as(kTenantB, "user:root")).exit_code, 0);
+    x_ = submit("x", 1, 300, as(kTenantB, "user:bob"));
+    y_ = submit("y", 1, 600, alice());
+    c_ = submit("c", 4, 600, alice());
+    ASSERT_EQ(run_cli("platform run --for 1 --config " + quote(cfg_.string())).exit_code, 0);
+  }
+  std::string as(const char* tenant, const std::string& principal) const {
+    return " --config " + quote(cfg_.string()) + " --tenant " + tenant + " --principal " + principal;
+  }
+  std::string alice() const { return as(kTenant, "user:alice"); }
+  std::string submit(const std::string& name, int gpus, int seconds, const std::string& who) {
+    fs::path job = write(name + ".json", R"({"name": ")" + name + R"(", "job_type": "BATCH", "deployment_type": "DOCKER",
+      "gpu_type": "nvidia-a100-80gb", "gpu_count": )" + std::to_string(gpus) +
+                                             R"(, "estimated_duration_seconds": )" + std::to_string(seconds) + "}");
+    auto sub = run_cli("platform submit " + quote(job.string()) + who);
+    EXPECT_EQ(sub.exit_code, 0) << sub.out;
+    return sub.exit_code == 0 ? json::parse(sub.out)["job"]["id"].get<std::string>() : std::string();
+  }
+  fs::path cfg_;
+  std::string x_, y_, c_;
+};
+
+// `platform cluster` shows a tenant's caller its runs by id and the other tenant's hidden (the
+// name a plan gives it); a platform admin sees every id; with RBAC a call with no tenant is
+// refused.
+TEST_F(CliTwoTenantGpuTest, ClusterShowsACallerItsOwnRunsAndHidesTheOthers) {
+  fs::path err = dir_ / "err.json";
+  EXPECT_EQ(run_cli("platform cluster --config " + quote(cfg_.string()), err).exit_code, 2);
+  EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"], "tenant");
+  auto mine = run_cli("platform cluster" + alice());
+  ASSERT_EQ(mine.exit_code, 0) << mine.out;
+  EXPECT_EQ(mine.out.find(x_), std::string::npos) << mine.out;
+  EXPECT_EQ(mine.out.find(kTenantB), std::string::npos) << mine.out;
+  std::set<std::string> names;
+  const json view = json::parse(mine.out);
+  for (const auto& w : view["workloads"]) names.insert(w["job_id"].get<std::string>());
+  EXPECT_TRUE(names.count(y_) && names.count(c_)) << mine.out;
+  auto plan = json::parse(run_cli("platform defrag " + c_ + alice()).out);
+  const std::string hidden = plan["plan"]["moves"][0]["workload"];
+  EXPECT_EQ(hidden.rfind("[hidden ", 0), 0u) << plan.dump();
+  EXPECT_TRUE(names.count(hidden)) << "the cluster and the plan name B's run alike: " << mine.out;
+  auto all = run_cli("platform cluster" + as(kTenant, "user:root"));
+  ASSERT_EQ(all.exit_code, 0) << all.out;
+  EXPECT_NE(all.out.find(x_), std::string::npos) << all.out;
+}
+
+// Four processes apply one plan at once: one applies it; the others are refused without naming
+// B's job, and A's audit log holds one applied jobs.defrag entry.
+TEST_F(CliTwoTenantGpuTest, ConcurrentAppliesOfOnePlanAuditOnceAndNameNoForeignJob) {
+  auto plan = run_cli("platform defrag " + c_ + alice());
+  ASSERT_EQ(plan.exit_code, 0) << plan.out;
+  const fs::path plan_file = write("plan.json", plan.out);
+  std::string script;
+  for (int i = 0; i < 4; ++i) {
+    const std::string n = std::to_string(i);
+    script += "( " + quote(budcore::test::detail::cli_binary().string()) + " platform defrag " + c_ + " --apply --plan " +
+              quote(plan_file.string()) + alice() + " >" + quote((dir_ / ("out" + n)).string()) + " 2>" +
+              quote((dir_ / ("err" + n)).string()) + "; echo $? >" + quote((dir_ / ("rc" + n)).string()) + " ) & ";
+  }
+  ASSERT_EQ(std::system(("sh -c " + quote(script + "wait")).c_str()), 0);
+  int applied = 0;
+  for (int i = 0; i < 4; ++i) {
+    const std::string n = std::to_string(i);
+    const int rc = std::stoi(budcore::test::detail::slurp(dir_ / ("rc" + n)));
+    const std::string said = budcore::test::detail::slurp(dir_ / ("out" + n)) + budcore::test::detail::slurp(dir_ / ("err" + n));
+    EXPECT_EQ(said.find(x_), std::string::npos) << said;
+    if (rc == 0) ++applied;
+    else EXPECT_EQ(rc, 2) << said;
+  }
+  EXPECT_EQ(applied, 1);
+  auto audit = run_cli("platform audit" + as(kTenant, "user:root"));
+  ASSERT_EQ(audit.exit_code, 0) << audit.out;
+  int entries = 0;
+  const json log = json::parse(audit.out);
+  for (const auto& e : log["items"])
+    if (e["action"] == "jobs.defrag" && e["detail"]["outcome"] == "ok") ++entries;
+  EXPECT_EQ(entries, 1) << audit.out;
+  EXPECT_EQ(json::parse(run_cli("platform get " + c_ + alice()).out)["job"]["status"], "running");
 }
 
 // `gpu place-mig`: where one instance of a MIG profile goes, re-partitioning a GPU when no free

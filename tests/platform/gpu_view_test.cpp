@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <thread>
 
 #include "budcore/core/json.hpp"
 #include "budcore/platform/platform.hpp"
 #include "budcore/platform/platform_json.hpp"
+#include "budcore/platform/rbac.hpp"
 #include "platform/platform_fixture.hpp"
 
 namespace budcore::testing {
@@ -219,7 +222,7 @@ TEST(PlatformGpuViewTest, AWaitPlanHasNothingToApply) {
   EXPECT_EQ(s.p->gpu_defrag_apply(ctx_b(), s.c, core::Value()).error().code, core::ErrorCode::NotFound);
 }
 
-// B's run belongs to another tenant: an apply says nothing of it to tenant A beyond "[hidden 1]",
+// B's run belongs to another tenant: an apply says nothing of it to tenant A beyond "[hidden <token>]",
 // and B's own record of the move does not name A's job or A's plan.
 TEST(PlatformGpuViewTest, AnotherTenantsRunIsNeverNamedAcrossTheBoundary) {
   for (const auto pb : {job::JobPriority::High, job::JobPriority::Low}) {
@@ -252,6 +255,134 @@ TEST(PlatformGpuViewTest, AnotherTenantsRunIsNeverNamedAcrossTheBoundary) {
     }
     EXPECT_EQ(p->get_job(ctx_a(), c).value().job.status, job::JobStatus::Running);
   }
+}
+
+// Tenant A's high-priority a and tenant B's low-priority b on one node each; A's gang c waits,
+// and the plan moves B's run (which A sees hidden) to a100-0.
+struct TwoTenants {
+  PlatformTarget t;
+  std::unique_ptr<platform::Platform> p;
+  core::Id a, b, c;
+  TwoTenants() {
+    t.config.cluster.inventory[0].gpus_per_node = 4;
+    t.config.cluster.placement_policy = "worst_fit";
+    p = t.open();
+    auto ja = gpu_job("a", 1, 300), jb = gpu_job("b", 1, 600);
+    ja.priority = job::JobPriority::High;
+    jb.priority = job::JobPriority::Low;
+    a = p->submit(ctx_a(), ja).value().record.job.id;
+    b = p->submit(ctx_b(), jb).value().record.job.id;
+    EXPECT_TRUE(p->pump());
+    c = p->submit(ctx_a(), gpu_job("c", 4, 600)).value().record.job.id;
+    EXPECT_TRUE(p->pump());
+  }
+};
+
+std::size_t defrag_entries(platform::Platform& p, const core::Id& job) {
+  backend::AuditQuery q;
+  q.object_id = job.to_string();
+  auto audit = p.list_audit(ctx_a(), q);
+  EXPECT_TRUE(audit) << audit.error().describe();
+  if (!audit) return 0;
+  return static_cast<std::size_t>(std::count_if(audit->items.begin(), audit->items.end(), [](const backend::AuditEntry& e) {
+    const core::Value* outcome = e.detail.find("outcome");
+    return e.action == "jobs.defrag" && outcome != nullptr && outcome->as_string() == "ok";
+  }));
+}
+
+// Two processes (two platforms on one SQLite file) apply one plan at once: one applies it, the
+// other loses the race on the moved run, which is tenant B's. The loser's refusal does not name
+// B's job, the log holds one applied entry, and the loser's later answers do not name it either.
+TEST(PlatformGpuViewTest, TwoAppliesOfOnePlanRacingOnOneStoreAuditOnceAndNameNoForeignJob) {
+  TwoTenants s;
+  const core::Value doc = s.p->gpu_defrag(ctx_a(), s.c).value();
+  ASSERT_EQ(core::to_json(doc).find(s.b.to_string()), std::string::npos) << core::to_json(doc);
+  s.p.reset();
+  // Each opened and settled (a reopened platform places its waiting run in a pump) before
+  // either applies: both hold the same state when they race.
+  auto first = s.t.open();
+  ASSERT_TRUE(first && first->pump());
+  auto second = s.t.open();
+  ASSERT_TRUE(second && second->pump());
+  std::optional<core::Result<core::Value>> r1, r2;
+  std::thread t1([&] { r1 = first->gpu_defrag_apply(ctx_a(), s.c, doc); });
+  std::thread t2([&] { r2 = second->gpu_defrag_apply(ctx_a(), s.c, doc); });
+  t1.join();
+  t2.join();
+  ASSERT_NE(r1->has_value(), r2->has_value()) << "exactly one apply wins";
+  platform::Platform& loser = r1->has_value() ? *second : *first;
+  const core::Error lost = r1->has_value() ? r2->error() : r1->error();
+  EXPECT_EQ(lost.code, core::ErrorCode::Conflict) << lost.describe();
+  EXPECT_EQ(lost.message.find(s.b.to_string()), std::string::npos) << lost.message;
+  EXPECT_NE(lost.message.find("a run this plan moves was changed by another writer"), std::string::npos) << lost.message;
+  auto later = loser.get_job(ctx_a(), s.a);
+  if (!later) EXPECT_EQ(later.error().message.find(s.b.to_string()), std::string::npos) << later.error().message;
+  first.reset();
+  second.reset();
+  auto fresh = s.t.open();
+  ASSERT_TRUE(fresh && fresh->pump());
+  EXPECT_EQ(defrag_entries(*fresh, s.c), 1u);
+  EXPECT_EQ(fresh->get_job(ctx_a(), s.c).value().job.status, job::JobStatus::Running);
+  EXPECT_TRUE(fresh->check_invariants()) << fresh->check_invariants().error().describe();
+}
+
+// B cancels its run and a new run of B takes the same slot: A's old plan named the old run, so
+// it is stale (the hidden names differ), refused naming the difference, and nothing moves. The
+// name of a hidden run holds across reopening the store, so a plan made by one process applies
+// in another.
+TEST(PlatformGpuViewTest, APlanNamingAHiddenRunThatWasReplacedIsStale) {
+  TwoTenants s;
+  const core::Value doc = s.p->gpu_defrag(ctx_a(), s.c).value();
+  const std::string hidden = doc.find("plan")->find("moves")->as_list()[0].find("workload")->as_string();
+  ASSERT_EQ(hidden.rfind("[hidden ", 0), 0u) << hidden;
+  s.p.reset();
+  s.p = s.t.open();
+  ASSERT_TRUE(s.p->pump());
+  EXPECT_EQ(s.p->gpu_defrag(ctx_a(), s.c).value(), doc) << "a hidden run is named alike after a reopen";
+  ASSERT_TRUE(s.p->cancel_job(ctx_b(), s.b, "replaced"));
+  auto jb2 = gpu_job("b2", 1, 600);
+  jb2.priority = job::JobPriority::Low;
+  const core::Id b2 = s.p->submit(ctx_b(), jb2).value().record.job.id;
+  ASSERT_TRUE(s.p->pump());
+  auto now = s.p->gpu_defrag(ctx_a(), s.c).value();
+  const std::string hidden2 = now.find("plan")->find("moves")->as_list()[0].find("workload")->as_string();
+  EXPECT_NE(hidden2, hidden);
+  auto stale = s.p->gpu_defrag_apply(ctx_a(), s.c, doc);
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code, core::ErrorCode::Conflict);
+  EXPECT_EQ(stale.error().field, "plan.moves[0].workload") << stale.error().describe();
+  EXPECT_EQ(stale.error().message.find(b2.to_string()), std::string::npos) << stale.error().message;
+  EXPECT_FALSE(was_preempted(s.p->get_job(ctx_b(), b2).value().job));
+  EXPECT_EQ(s.p->get_job(ctx_a(), s.c).value().job.status, job::JobStatus::Scheduled);
+}
+
+// The cluster as a tenant's caller sees it: its runs by id, the other tenant's as the same
+// hidden name a plan gives, with no tenant or message; a platform admin sees every id.
+TEST(PlatformGpuViewTest, TheClusterShownToACallerHidesOtherTenantsRuns) {
+  TwoTenants s;
+  s.p.reset();
+  s.t.config.security.rbac = true;
+  s.t.config.security.platform_admins = {"user:root"};
+  s.p = s.t.open();
+  ASSERT_TRUE(s.p->pump());
+  ASSERT_TRUE(s.p->bind_role(platform::CallContext::for_tenant(tenant_a(), "user:root"),
+                             platform::RoleBinding{"user:alice", platform::Role::Viewer, std::nullopt}));
+  const std::string plan_name =
+      s.p->gpu_defrag(ctx_a(), s.c).value().find("plan")->find("moves")->as_list()[0].find("workload")->as_string();
+  auto view = s.p->cluster(ctx_a());
+  ASSERT_TRUE(view) << view.error().describe();
+  const std::string json = core::to_json(platform::to_value(*view));
+  EXPECT_EQ(json.find(s.b.to_string()), std::string::npos) << json;
+  EXPECT_EQ(json.find(tenant_b().to_string()), std::string::npos) << json;
+  EXPECT_NE(json.find(s.a.to_string()), std::string::npos) << json;
+  EXPECT_NE(json.find(s.c.to_string()), std::string::npos) << json;
+  EXPECT_NE(json.find("\"job_id\":\"" + plan_name + "\""), std::string::npos) << json;
+  auto all = s.p->cluster(platform::CallContext::for_tenant(tenant_a(), "user:root"));
+  ASSERT_TRUE(all) << all.error().describe();
+  EXPECT_NE(core::to_json(platform::to_value(*all)).find(s.b.to_string()), std::string::npos);
+  // A principal with no role in the tenant is refused.
+  EXPECT_EQ(s.p->cluster(platform::CallContext::for_tenant(tenant_a(), "user:mallory")).error().code,
+            core::ErrorCode::Security);
 }
 
 TEST(PlatformGpuViewTest, WithoutAPolicyThereIsNoGpuReport) {

@@ -79,10 +79,11 @@ BUDCORE_API int budcore_platform_schedule(budcore_buf *out, const budcore_platfo
 /* Writes the cheapest defragmentation plan for one of the caller's jobs that the quota admitted
  * and no node of its flavor takes yet (cluster.placement_policy; docs/gpu.md "In the platform"):
  * {"plan": {...} | null, "applied": false}, the document of budcore_gpu_defrag over the runs on
- * the job's flavor, with the timeline's estimated ends; other tenants' jobs are named
- * "[hidden N]". Advice only: nothing is applied. BUDCORE_ENOTFOUND for a job that is not the
- * caller's live job, BUDCORE_EINVALID (field "job") for one that does not wait for placement,
- * BUDCORE_EUNSUPPORTED without the simulated cluster.
+ * the job's flavor, with the timeline's estimated ends; other tenants' runs are named
+ * "[hidden <token>]" (a keyed digest of the run). Advice only: nothing is applied.
+ * BUDCORE_ENOTFOUND for a job that is not the caller's live job, BUDCORE_EINVALID (field
+ * "job") for one that does not wait for placement, BUDCORE_EUNSUPPORTED without the simulated
+ * cluster.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_gpu_defrag(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
                                             const char *id, size_t id_len);

@@ -97,6 +97,10 @@ struct ClusterSnapshot {
     std::int64_t nominal = 0;
   };
   std::map<std::string, std::map<std::string, std::map<std::string, Cell>>> usage;
+  // In a caller's view (cluster(caller)): how the caller names workloads[i]'s job, its id or
+  // "[hidden <token>]" for another tenant's run (whose job_id and tenant are then nil and its
+  // message empty). Empty in the operator's view, cluster(), which names every job by id.
+  std::vector<std::string> names;
 };
 
 // One flavor's GPU nodes in the simulated cluster under a placement policy (docs/gpu.md "In the
@@ -290,14 +294,21 @@ class BUDCORE_API Platform {
   // Prometheus text exposition (version 0.0.4): the job lifecycle, pipeline and scheduling
   // metrics (docs/platform.md "Metrics").
   std::string metrics();
+  // Every tenant's runs by job id: the operator's view (an in-process call takes no caller).
   ClusterSnapshot cluster();
+  // What the cluster holds as the caller may see it (RBAC: "list" on jobs): the caller's
+  // tenant's runs by job id, every other tenant's run as "[hidden <token>]" (the token as in
+  // gpu_defrag, so a run is named alike in both) with no tenant or message. A platform admin
+  // (RBAC: "list" on cluster) sees every run by id, as cluster() does.
+  core::Result<ClusterSnapshot> cluster(const CallContext& caller);
   // The GPU pools of the simulated cluster (empty without cluster.placement_policy, or on
   // another cluster). Its gauges are in metrics() as budcore_gpu_*.
   std::vector<GpuFlavorReport> gpu_report();
   // The cheapest defragmentation plan for one of the caller's jobs that waits for placement
   // (docs/gpu.md "Defragmentation plans"): the runs on its flavor's nodes, with the timeline's
-  // estimated ends (none for a job without estimated_duration_seconds); other tenants' jobs are
-  // named "[hidden]". Advice only: nothing is applied. {"plan", "applied": false}.
+  // estimated ends (none for a job without estimated_duration_seconds); other tenants' runs are
+  // named "[hidden <token>]", the token a keyed digest of the run (another run, another token:
+  // a plan naming a run that was replaced is stale). Advice only: nothing is applied. {"plan", "applied": false}.
   core::Result<core::Value> gpu_defrag(const CallContext& caller, const core::Id& job_id);
   // Applies the plan for one of the caller's jobs that waits for placement (RBAC: "preempt" on
   // jobs): each run the plan moves is evicted and placed where the plan names (its events,

@@ -515,7 +515,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Writes the cheapest defragmentation plan for one of the caller's jobs that the quota admitted\n and no node of its flavor takes yet (cluster.placement_policy; docs/gpu.md \"In the platform\"):\n {\"plan\": {...} | null, \"applied\": false}, the document of budcore_gpu_defrag over the runs on\n the job's flavor, with the timeline's estimated ends; other tenants' jobs are named\n \"[hidden N]\". Advice only: nothing is applied. BUDCORE_ENOTFOUND for a job that is not the\n caller's live job, BUDCORE_EINVALID (field \"job\") for one that does not wait for placement,\n BUDCORE_EUNSUPPORTED without the simulated cluster.\n Thread-safety: safe."]
+    #[doc = " Writes the cheapest defragmentation plan for one of the caller's jobs that the quota admitted\n and no node of its flavor takes yet (cluster.placement_policy; docs/gpu.md \"In the platform\"):\n {\"plan\": {...} | null, \"applied\": false}, the document of budcore_gpu_defrag over the runs on\n the job's flavor, with the timeline's estimated ends; other tenants' runs are named\n \"[hidden <token>]\" (a keyed digest of the run). Advice only: nothing is applied.\n BUDCORE_ENOTFOUND for a job that is not the caller's live job, BUDCORE_EINVALID (field\n \"job\") for one that does not wait for placement, BUDCORE_EUNSUPPORTED without the simulated\n cluster.\n Thread-safety: safe."]
     pub fn budcore_platform_gpu_defrag(
         out: *mut budcore_buf,
         platform: *mut budcore_platform,
