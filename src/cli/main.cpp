@@ -82,9 +82,11 @@ void print_error_json(const core::Value& doc) {
 namespace {
 int exit_code_for(const core::Error& error) {
   // Input over a limit (size, nesting, range) is invalid input too, as is a request refused
-  // until later (rate limited).
+  // until later (rate limited) and one the library does not serve (a config schema version it
+  // does not read, a call the configured clock or backend cannot answer): the caller changes it.
   bool input = error.code == core::ErrorCode::Invalid || error.code == core::ErrorCode::Security ||
-               error.code == core::ErrorCode::Overflow || error.code == core::ErrorCode::RateLimited;
+               error.code == core::ErrorCode::Overflow || error.code == core::ErrorCode::RateLimited ||
+               error.code == core::ErrorCode::Unsupported;
   return input ? kExitInvalid : kExitInternal;
 }
 }  // namespace
