@@ -167,12 +167,15 @@ core::Status check(const Pool& pool, const std::vector<Holder>& holders, const R
   return {};
 }
 
+// A plan may move a workload of the request's priority or lower that is not pinned.
+bool may_move(const Holder& h, const Request& r) { return h.movable && h.priority <= r.priority; }
+
 // Gang or share: move a cheapest set of movable workloads off one node, re-placed by best fit.
 void plan_moves(const Pool& pool, const std::vector<Holder>& holders, const Request& r, const PlanOptions& o, std::size_t n,
                 std::optional<Plan>& best) {
   std::vector<std::size_t> movable;
   for (std::size_t i = 0; i < holders.size(); ++i)
-    if (holders[i].placement.node == n && holders[i].mig.empty() && holders[i].priority <= r.priority) movable.push_back(i);
+    if (holders[i].placement.node == n && holders[i].mig.empty() && may_move(holders[i], r)) movable.push_back(i);
   std::stable_sort(movable.begin(), movable.end(),
                    [&](std::size_t a, std::size_t b) { return move_cost(pool, holders[a], o) < move_cost(pool, holders[b], o); });
   if (movable.size() > kMaxSubsetHolders) movable.resize(kMaxSubsetHolders);
@@ -263,7 +266,7 @@ void plan_repartition(const Pool& pool, const std::vector<Holder>& holders, cons
     std::vector<std::size_t> movable;
     for (std::size_t k = 0; k < d.mig.size(); ++k) {
       const int h = holder_of[k];
-      if (d.mig_state[k] != 0 && h >= 0 && holders[static_cast<std::size_t>(h)].priority <= r.priority &&
+      if (d.mig_state[k] != 0 && h >= 0 && may_move(holders[static_cast<std::size_t>(h)], r) &&
           std::find(movable.begin(), movable.end(), static_cast<std::size_t>(h)) == movable.end())
         movable.push_back(static_cast<std::size_t>(h));
     }
@@ -415,6 +418,7 @@ core::Status apply_plan(Pool& pool, std::vector<Holder>& holders, const Request&
     BUDCORE_TRY_ASSIGN(std::size_t i, find(m.workload));
     if (hs[i].priority > r.priority)
       return core::Error::invalid("plan", m.workload, "has a higher priority than the request: it is never moved");
+    if (!hs[i].movable) return core::Error::invalid("plan", m.workload, "is not movable: it may only be waited for");
     BUDCORE_TRY(release_holder(next, hs[i]));
     moved.push_back(i);
   }

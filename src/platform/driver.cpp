@@ -274,9 +274,11 @@ core::Result<ClusterSnapshot> Platform::cluster(const CallContext& caller) {
     }
     BUDCORE_TRY_ASSIGN(std::string name, m.hidden_name(caller.tenant, w.job_id, w.run));
     out.names.push_back(std::move(name));
-    // Only where another tenant's run is and what it holds: not whose it is nor why it waits.
+    // Only where another tenant's run is and what it holds: not whose it is, why it waits, nor
+    // which run of its job it is (a run number would link a retry to the run before).
     w.job_id = core::Id();
     w.tenant = core::Id();
+    w.run = 0;
     w.message.clear();
   }
   return out;

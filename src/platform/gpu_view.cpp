@@ -102,6 +102,9 @@ core::Result<Impl::DefragView> Impl::defrag_view(const CallContext& caller, cons
   // Estimated ends from the timeline, for jobs whose duration is known.
   BUDCORE_TRY_ASSIGN(const schedule::TimelineResult* tl, current_timeline());
   const core::Timestamp now = clock->now();
+  // A tenant's plan may wait for another tenant's run but never move it (only Kueue's own
+  // preemption rules evict across tenants); a platform admin's plan may move any run.
+  const bool moves_any = authorizer && authorizer->authorize(caller, AccessRequest{"preempt", "cluster"});
   for (auto& h : view.problem.holders) {
     view.job_ids.push_back(h.name);
     auto id = core::Id::parse(h.name);
@@ -117,6 +120,7 @@ core::Result<Impl::DefragView> Impl::defrag_view(const CallContext& caller, cons
     auto other = live.find(*id);
     if (other == live.end() || other->second.tenant != caller.tenant) {
       BUDCORE_TRY_ASSIGN(h.name, hidden_name(caller.tenant, *id, other == live.end() ? 0 : other->second.run));
+      h.movable = moves_any;
     }
   }
   view.problem.apply = false;

@@ -44,7 +44,8 @@ constexpr std::array kRules{
     Rule{"list", "audit", Role::TenantAdmin},
     Rule{"verify", "audit", Role::PlatformAdmin},
     Rule{"compact", "store", Role::PlatformAdmin},
-    Rule{"list", "cluster", Role::PlatformAdmin},  // every tenant's runs by id
+    Rule{"list", "cluster", Role::PlatformAdmin},     // every tenant's runs by id
+    Rule{"preempt", "cluster", Role::PlatformAdmin},  // a defragmentation plan may move any tenant's run
 };
 
 constexpr std::array<std::string_view, 5> kRoleNames{"viewer", "editor", "admin", "tenant-admin", "platform-admin"};

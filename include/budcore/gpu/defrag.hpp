@@ -27,6 +27,7 @@ struct Holder {
   Placement placement;   // its node and GPUs
   std::vector<std::pair<int, std::size_t>> mig;  // MIG instances it holds on its node: (GPU, instance)
   std::int32_t priority = 0;
+  bool movable = true;                    // false: never moved, only waited for (another tenant's run)
   double elapsed_seconds = 0;             // how long it has run: lost when it moves
   std::optional<double> ends_in_seconds;  // estimated time until it ends; absent: unknown
 };

@@ -23,7 +23,8 @@ std::string joined(const std::vector<std::string>& names) {
 // higher priority than the waiting one, name a run that is not there.
 core::Status check_plan(const gpu::DefragProblem& p, const gpu::Plan& plan) {
   if (plan.kind == gpu::PlanKind::Wait)
-    return Error::invalid("plan.kind", "wait", "a wait has nothing to apply: the job starts when " + joined(plan.wait_for) + " end");
+    return Error::invalid("plan.kind", "wait", "a wait has nothing to apply: the job starts when " + joined(plan.wait_for) +
+                                                        (plan.wait_for.size() == 1 ? " ends" : " end"));
   if (!p.request.mig_profile.empty() && p.request.task.num_gpu > 1)
     return Error::invalid("job", p.request.task.name, "asks for several MIG instances; a plan places one");
   for (std::size_t i = 0; i < plan.moves.size(); ++i) {
