@@ -377,6 +377,20 @@ void bind_platform(py::module_& m) {
         }
         return to_python(platform::to_value(s, gpu));
       }, "What the cluster holds and the quota it uses (an operator call).")
+      .def(
+          "cluster_view",
+          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
+            auto ctx = caller(tenant, principal, request);
+            std::vector<platform::GpuFlavorReport> gpu;
+            auto view = call(h, [&](platform::Platform& p) -> core::Result<platform::ClusterSnapshot> {
+              auto v = p.cluster(ctx);
+              if (v) gpu = p.gpu_report();
+              return v;
+            });
+            return to_python(platform::to_value(view, gpu));
+          },
+          py::arg("tenant"), py::arg("principal"), py::arg("request_id"),
+          "The cluster as the caller sees it: its tenant's runs by id, other tenants' runs hidden.")
       .def("check", [](PyPlatform& h) { call(h, [](platform::Platform& p) { return p.check_invariants(); }); }, "Checks the platform's invariants against its store and cluster; raises on a violation.")
       // ---- security (budcore.Platform.bind_role / unbind_role / role_bindings / audit / verify_audit)
       .def(

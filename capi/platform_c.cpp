@@ -389,6 +389,13 @@ extern "C" int budcore_platform_cluster(budcore_buf* out, const budcore_platform
   });
 }
 
+extern "C" int budcore_platform_cluster_view(budcore_buf* out, budcore_platform* p, const budcore_caller* c) {
+  return on_caller(out, p, c, [](auto& pl, auto& ctx) -> core::Result<core::Value> {
+    BUDCORE_TRY_ASSIGN(auto view, pl.cluster(ctx));
+    return platform::to_value(view, pl.gpu_report());
+  });
+}
+
 extern "C" int budcore_platform_check(budcore_platform* p) {
   return capi::guard([&]() -> int {
     platform::Platform* pl = handle(p);

@@ -285,10 +285,16 @@ class Platform:
         'follower', 'replica', 'epoch', 'lease', 'replicas'}."""
         return self._h.ha_status()
 
-    def cluster(self) -> dict:
+    def cluster(self, *, tenant: Any = None) -> dict:
         """What the cluster holds ({'workloads', 'usage'}), and with a placement policy its GPU
-        pools' fragmentation ('gpu': per flavor, see docs/gpu.md). The operator's view: every
-        tenant's runs by job id (the CLI's ``platform cluster --tenant`` is a caller's view)."""
+        pools' fragmentation ('gpu': per flavor, see docs/gpu.md), as the caller sees it: the
+        tenant's runs by job id, other tenants' runs named ``[hidden <token>]`` with no tenant
+        and no message (a platform admin sees every run). Needs the ``list`` right on jobs."""
+        return self._h.cluster_view(*self._who(tenant))
+
+    def cluster_all(self) -> dict:
+        """The operator's view of :meth:`cluster`: every tenant's runs by job id, no caller
+        checked. For tools that hold the platform's configuration, not for tenants' code."""
         return self._h.cluster()
 
     def gpu_defrag(self, id: Any, *, tenant: Any = None) -> "DefragPlan":

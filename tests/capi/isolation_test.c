@@ -641,6 +641,17 @@ int main(int argc, char **argv) {
     CHECK(budcore_platform_deployments(&out, p, &b) == BUDCORE_OK);
     strncat(all, out.ptr != NULL ? out.ptr : "", sizeof all - strlen(all) - 1);
     budcore_buf_dispose(&out);
+    /* The cluster as B sees it: A's runs are there, hidden; the operator's view names them. */
+    CHECK(budcore_platform_cluster_view(&out, p, &b) == BUDCORE_OK);
+    CHECK(out.ptr != NULL && strstr(out.ptr, "[hidden ") != NULL);
+    strncat(all, out.ptr != NULL ? out.ptr : "", sizeof all - strlen(all) - 1);
+    budcore_buf_dispose(&out);
+    CHECK(budcore_platform_cluster(&out, p) == BUDCORE_OK);
+    CHECK(out.ptr != NULL && strstr(out.ptr, job_id) != NULL);
+    budcore_buf_dispose(&out);
+    CHECK(budcore_platform_cluster_view(&out, p, &a) == BUDCORE_OK);
+    CHECK(out.ptr != NULL && strstr(out.ptr, job_id) != NULL);
+    budcore_buf_dispose(&out);
     CHECK(strlen(all) < sizeof all - 1);
     CHECK(strstr(all, job_id) == NULL && strstr(all, run_id) == NULL && strstr(all, dep_id) == NULL);
     CHECK(strstr(all, "a-train") == NULL && strstr(all, "a-pipe") == NULL && strstr(all, TENANT_A) == NULL);

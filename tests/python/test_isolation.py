@@ -50,7 +50,10 @@ def test_tenant_b_sees_and_changes_nothing_of_tenant_a(store_uri):
 
         replay = p.submit(job("b-keyed"), idempotency_key="shared", tenant=B)
         assert replay.created and replay.id != a_job.id
-        seen = json.dumps(list(p.jobs(tenant=B))) + json.dumps([e.data for e in p.watch(tenant=B)])
+        cluster_b = json.dumps(p.cluster(tenant=B))
+        assert str(a_job.id) in json.dumps(p.cluster_all()) and str(a_job.id) in json.dumps(p.cluster(tenant=A))
+        assert "[hidden " in cluster_b
+        seen = json.dumps(list(p.jobs(tenant=B))) + json.dumps([e.data for e in p.watch(tenant=B)]) + cluster_b
         for secret_of_a in (str(a_job.id), str(run.id), "a-train", "a-pipe", A):
             assert secret_of_a not in seen
         assert len(p.jobs(tenant=B)) == 1

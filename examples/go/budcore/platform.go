@@ -292,6 +292,14 @@ func (p *Platform) Cluster() (string, error) {
 	return p.call(nil, func(out *C.budcore_buf, _ *C.budcore_caller) C.int { return C.budcore_platform_cluster(out, p.raw) })
 }
 
+// ClusterView is the cluster as the caller sees it: its tenant's runs by id, other tenants'
+// runs named "[hidden <token>]" with no tenant and no message (a platform admin sees every run).
+func (p *Platform) ClusterView(c Caller) (string, error) {
+	return p.call(&c, func(out *C.budcore_buf, cc *C.budcore_caller) C.int {
+		return C.budcore_platform_cluster_view(out, p.raw, cc)
+	})
+}
+
 // Check checks the crash-safety invariants.
 func (p *Platform) Check() error {
 	_, err := p.call(nil, func(out *C.budcore_buf, _ *C.budcore_caller) C.int { return C.budcore_platform_check(p.raw) })

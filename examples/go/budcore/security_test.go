@@ -147,7 +147,14 @@ func tenantBSeesNothingOfTenantA(t *testing.T, p *Platform) {
 			t.Fatalf("a replayed key: %s", replay)
 		}
 	}
-	seen := must(p.List(b, "")) + must(p.Events(b, 0, 1000)) + must(p.Audit(b, "")) + must(p.Deployments(b))
+	clusterB := must(p.ClusterView(b))
+	if !strings.Contains(clusterB, "[hidden ") {
+		t.Fatalf("tenant B's cluster view shows no hidden run: %s", clusterB)
+	}
+	if !strings.Contains(must(p.Cluster()), jobIDA) || !strings.Contains(must(p.ClusterView(a)), jobIDA) {
+		t.Fatalf("tenant A's run is missing from the operator's or A's view")
+	}
+	seen := must(p.List(b, "")) + must(p.Events(b, 0, 1000)) + must(p.Audit(b, "")) + must(p.Deployments(b)) + clusterB
 	for _, ofA := range []string{jobIDA, runID, depID, "a-train", "a-pipe", goTenant, "DROP TABLE"} {
 		if strings.Contains(seen, ofA) {
 			t.Fatalf("tenant B sees %q of tenant A", ofA)

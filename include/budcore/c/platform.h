@@ -177,6 +177,13 @@ BUDCORE_API int budcore_platform_ha_status(budcore_buf *out, const budcore_platf
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_cluster(budcore_buf *out, const budcore_platform *platform);
 
+/* The same document as the caller sees it (docs/security.md): the caller's tenant's runs by job
+ * id, other tenants' runs named "[hidden <token>]" (the names a defragmentation plan gives
+ * them) with no tenant and no message; a platform admin sees every run. budcore_platform_cluster
+ * is the operator's view of every tenant's runs. Needs the "list" right on jobs.
+ * Thread-safety: safe. */
+BUDCORE_API int budcore_platform_cluster_view(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller);
+
 /* Checks the crash-safety invariants; BUDCORE_ERROR naming what differs when one is broken.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_check(budcore_platform *platform);

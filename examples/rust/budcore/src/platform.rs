@@ -264,6 +264,14 @@ impl Platform {
         json_out(|out| unsafe { sys::budcore_platform_cluster(out, self.ptr()) })
     }
 
+    /// The cluster as the caller sees it: its tenant's runs by id, other tenants' runs named
+    /// `[hidden <token>]` with no tenant and no message (a platform admin sees every run).
+    pub fn cluster_view(&self, caller: &Caller) -> Result<String, Error> {
+        let c = caller.raw();
+        // SAFETY: as submit.
+        json_out(|out| unsafe { sys::budcore_platform_cluster_view(out, self.ptr(), &c) })
+    }
+
     /// Checks the crash-safety invariants.
     pub fn check(&self) -> Result<(), Error> {
         // SAFETY: a live handle.

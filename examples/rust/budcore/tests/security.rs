@@ -104,8 +104,11 @@ fn tenant_b_sees_nothing_of_tenant_a(p: &Platform) {
         let replay = p.submit(&b, JOB, Some(key)).unwrap();
         assert!(replay.contains("\"created\":true") && !replay.contains(&job_id) && !replay.contains(TENANT));
     }
+    let cluster_b = p.cluster_view(&b).unwrap();
+    assert!(cluster_b.contains("[hidden "), "{cluster_b}");
+    assert!(p.cluster().unwrap().contains(&job_id) && p.cluster_view(&a).unwrap().contains(&job_id));
     let seen = p.list(&b, "").unwrap() + &p.events(&b, 0, 1000).unwrap() + &p.audit(&b, "").unwrap()
-        + &p.deployments(&b).unwrap();
+        + &p.deployments(&b).unwrap() + &cluster_b;
     for of_a in [job_id.as_str(), &run_id, &dep_id, "a-train", "a-pipe", TENANT, "DROP TABLE"] {
         assert!(!seen.contains(of_a), "tenant B sees {of_a}");
     }
