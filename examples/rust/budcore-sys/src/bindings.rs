@@ -672,6 +672,14 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    #[doc = " The same document as the caller sees it (docs/security.md): the caller's tenant's runs by job\n id, other tenants' runs named \"[hidden <token>]\" (the names a defragmentation plan gives\n them) with no tenant and no message; a platform admin sees every run. budcore_platform_cluster\n is the operator's view of every tenant's runs. Needs the \"list\" right on jobs.\n Thread-safety: safe."]
+    pub fn budcore_platform_cluster_view(
+        out: *mut budcore_buf,
+        platform: *mut budcore_platform,
+        caller: *const budcore_caller,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     #[doc = " Checks the crash-safety invariants; BUDCORE_ERROR naming what differs when one is broken.\n Thread-safety: safe."]
     pub fn budcore_platform_check(platform: *mut budcore_platform) -> ::std::os::raw::c_int;
 }
