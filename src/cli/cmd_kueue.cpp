@@ -101,6 +101,8 @@ int run(const Args& a) {
     auto w = (*comp)->sync(1);
     if (!w) return report_error(w.error());
     for (const auto& x : *w) print_line(written_json(x));
+    for (const auto& e : (*comp)->take_metering_errors())
+      print_error_json(core::Map{{"event", "retrying"}, {"error", error_json(e)}});
     if (leader != nullptr) {
       auto st = leader->release();
       if (!st) return report_error(st.error());
