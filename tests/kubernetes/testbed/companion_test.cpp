@@ -1006,6 +1006,42 @@ TEST_F(CompanionMeteringTest, ARunningWorkloadAccruesForTheBudgetCheck) {
   EXPECT_TRUE(rows(kTenant).empty());
 }
 
+// An eviction ends a run (at the Evicted condition's time) and a new admission begins another:
+// one row per admission, each keyed by its own admission.
+TEST_F(CompanionMeteringTest, AnEvictedWorkloadIsMeteredOncePerAdmission) {
+  start(metering_config());
+  job_in(ns_b, "plq", "twice", 1, Map{});
+  Value first = wait_in(ns_b, "twice", [&](const Value& w) { return admitted(w); });
+  ASSERT_TRUE(admitted(first));
+  ASSERT_TRUE(Testbed::wait_until([&] { return companion->open_segments() == 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  std::string name = first.find_path("metadata.name")->as_string();
+  // Deactivated: Kueue evicts it and releases its quota.
+  ASSERT_TRUE(client->patch(res::workloads(), ns_b, name, Map{{"spec", Map{{"active", false}}}}));
+  Value evicted = wait_in(ns_b, "twice", [&](const Value& w) { return !admitted(w) && says(w, "\"Evicted\""); });
+  ASSERT_FALSE(admitted(evicted)) << core::to_json(evicted);
+  ASSERT_TRUE(Testbed::wait_until([&] { return rows(kTenantB).size() == 1; }));
+  auto one = rows(kTenantB);
+  EXPECT_EQ(one[0].interval.start, since(first, "Admitted"));
+  EXPECT_EQ(one[0].interval.end, since(evicted, "Evicted"));
+
+  ASSERT_TRUE(client->patch(res::workloads(), ns_b, name, Map{{"spec", Map{{"active", true}}}}));
+  Value again = wait_in(ns_b, "twice", [&](const Value& w) {
+    auto c = kubernetes::find_condition(w, "Admitted");
+    return admitted(w) && c && *core::Timestamp::parse(c->last_transition_time) > since(first, "Admitted");
+  });
+  ASSERT_TRUE(admitted(again)) << core::to_json(again);
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  ASSERT_TRUE(testing::mark_job_complete(*client, ns_b, "twice"));
+  Value done = wait_in(ns_b, "twice", finished);
+  ASSERT_TRUE(finished(done));
+  ASSERT_TRUE(Testbed::wait_until([&] { return rows(kTenantB).size() == 2; })) << rows(kTenantB).size();
+  auto two = rows(kTenantB);
+  expect_row(two[1], done, 1);
+  EXPECT_NE(two[0].interval.labels.at(std::string(kSegmentLabel)), two[1].interval.labels.at(std::string(kSegmentLabel)));
+  EXPECT_TRUE(companion->take_metering_errors().empty());
+}
+
 // A companion that ends mid-run (each `--once` process exits with the run still going) meters
 // the run once it has ended, exactly once however often it starts again; a leader that wrote
 // the rows but died before closing the run (its open record still in the Store) adds none.
