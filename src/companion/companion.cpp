@@ -8,6 +8,7 @@
 #include "budcore/companion/companion.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/kubernetes/reflector.hpp"
+#include "budcore/kubernetes/status.hpp"
 
 namespace budcore::companion {
 namespace {
@@ -481,6 +482,7 @@ struct Companion::Impl {
         const Decision& d = s.decision;
         if (d.state != CheckState::Ready || !d.estimate || !d.tenant) continue;
         if (!b.covers(*d.tenant, std::nullopt) || s.decided_at < from || s.decided_at >= to) continue;
+        if (done_or_gone(s)) continue;  // its usage rows are all it spent
         if (!loaded) {
           BUDCORE_TRY_ASSIGN(used, usage_by_workload(b, from, now, running));
           loaded = true;
@@ -497,6 +499,18 @@ struct Companion::Impl {
       out[b.name] = total;
     }
     return out;
+  }
+
+  // A Workload that finished or was deleted commits nothing more than its usage. Unknown until
+  // the Workloads were listed.
+  bool done_or_gone(const Stored& s) const {
+    if (workloads.relists() == 0) return false;
+    auto slash = s.workload.find('/');
+    if (slash == std::string::npos) return false;
+    auto wl = workloads.get(s.workload.substr(0, slash), s.workload.substr(slash + 1));
+    if (!wl || str(wl->find_path("metadata.uid")) != s.uid) return true;
+    auto finished = kubernetes::find_condition(*wl, "Finished");
+    return finished && finished->status == "True";
   }
 
   // Usage in [from, to) of the budget's tenant, per Workload uid (the rows' job_id), in the

@@ -46,7 +46,7 @@ Value workload(List conditions) {
 
 core::Timestamp at(const char* text) { return *core::Timestamp::parse(text); }
 
-TEST(CompanionMeteringTest, ARunBeginsAtItsAdmissionAndEndsWhenItFinishes) {
+TEST(CompanionSegmentTest, ARunBeginsAtItsAdmissionAndEndsWhenItFinishes) {
   auto running = admission_state(workload(List{condition("Admitted", "True", "2026-11-28T10:00:00Z")}));
   EXPECT_EQ(running.admitted_at, at("2026-11-28T10:00:00Z"));
   EXPECT_FALSE(running.ended_at);
@@ -57,7 +57,7 @@ TEST(CompanionMeteringTest, ARunBeginsAtItsAdmissionAndEndsWhenItFinishes) {
   EXPECT_EQ(done.ended_at, at("2026-11-28T10:30:00Z"));
 }
 
-TEST(CompanionMeteringTest, AnEvictionBeforeTheAdmissionBelongsToAnEarlierRun) {
+TEST(CompanionSegmentTest, AnEvictionBeforeTheAdmissionBelongsToAnEarlierRun) {
   auto again = admission_state(workload(List{condition("Evicted", "True", "2026-11-28T09:00:00Z"),
                                              condition("Admitted", "True", "2026-11-28T10:00:00Z")}));
   EXPECT_EQ(again.admitted_at, at("2026-11-28T10:00:00Z"));
@@ -73,7 +73,7 @@ TEST(CompanionMeteringTest, AnEvictionBeforeTheAdmissionBelongsToAnEarlierRun) {
   EXPECT_FALSE(never.ended_at);
 }
 
-TEST(CompanionMeteringTest, ARunIsPricedPerPodSetWithTheFlavorsGpuType) {
+TEST(CompanionSegmentTest, ARunIsPricedPerPodSetWithTheFlavorsGpuType) {
   auto cfg = config();
   auto f = read_workload(workload({}));
   ASSERT_TRUE(f) << f.error().describe();
@@ -96,7 +96,7 @@ TEST(CompanionMeteringTest, ARunIsPricedPerPodSetWithTheFlavorsGpuType) {
   EXPECT_EQ(u->computed_cost, *core::Money::parse("40.20 USD"));
 }
 
-TEST(CompanionMeteringTest, AUidThatIsNotAUuidIsNamed) {
+TEST(CompanionSegmentTest, AUidThatIsNotAUuidIsNamed) {
   auto wl = workload({});
   wl.mutable_map()["metadata"].mutable_map().set("uid", "not-a-uid");
   auto f = read_workload(wl);

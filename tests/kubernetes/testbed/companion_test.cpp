@@ -1006,6 +1006,30 @@ TEST_F(CompanionMeteringTest, ARunningWorkloadAccruesForTheBudgetCheck) {
   EXPECT_TRUE(rows(kTenant).empty());
 }
 
+// A Workload the companion let through counts its estimate while it runs, and only its usage
+// once it has finished: the estimate no longer holds budget it did not spend.
+TEST_F(CompanionMeteringTest, AFinishedWorkloadCountsItsUsageInsteadOfItsEstimate) {
+  start(metering_config());
+  // 900 USD estimated (900 s of 1 GPU): within the budget of 1000 USD.
+  job("big", Map{{"budcore.io/expected-duration", "900s"}});
+  Value big = wait_workload("big", [&](const Value& w) { return admitted(w); });
+  ASSERT_TRUE(admitted(big)) << core::to_json(big);
+  // While it runs, 900 + 500 passes the budget.
+  job("meanwhile", Map{{"budcore.io/expected-duration", "500s"}});
+  Value meanwhile = wait_workload("meanwhile", [&](const Value& w) { return says(w, "passes the hard limit"); });
+  EXPECT_TRUE(says(meanwhile, "passes the hard limit")) << core::to_json(meanwhile);
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  ASSERT_TRUE(testing::mark_job_complete(*client, ns, "big"));
+  ASSERT_TRUE(finished(wait_workload("big", finished)));
+  ASSERT_TRUE(Testbed::wait_until([&] { return rows(kTenant).size() == 1; }));
+  auto used = rows(kTenant).at(0).computed_cost;
+  EXPECT_LT(used, *core::Money::parse("100.00 USD"));
+  // Finished after a few seconds: 500 more fits.
+  job("after", Map{{"budcore.io/expected-duration", "500s"}});
+  Value after = wait_workload("after", [&](const Value& w) { return admitted(w); });
+  EXPECT_TRUE(admitted(after)) << core::to_json(after);
+}
+
 // An eviction ends a run (at the Evicted condition's time) and a new admission begins another:
 // one row per admission, each keyed by its own admission.
 TEST_F(CompanionMeteringTest, AnEvictedWorkloadIsMeteredOncePerAdmission) {
