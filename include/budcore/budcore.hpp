@@ -16,6 +16,7 @@
 #include "budcore/companion/companion_json.hpp"
 #include "budcore/companion/fwd.hpp"
 #include "budcore/companion/leader.hpp"
+#include "budcore/companion/runner.hpp"
 #include "budcore/core/clock.hpp"
 #include "budcore/core/error.hpp"
 #include "budcore/core/fwd.hpp"

@@ -30,7 +30,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'ServerlessEndpointHandle', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_defrag', 'gpu_place_mig', 'gpu_policy_names', 'gpu_replay', 'kueue_companion_decide', 'kueue_companion_summary', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
+__all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'KueueCompanionHandle', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'ServerlessEndpointHandle', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_usage', 'gpu_defrag', 'gpu_place_mig', 'gpu_policy_names', 'gpu_replay', 'kueue_companion_decide', 'kueue_companion_open', 'kueue_companion_summary', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
 class Quantity:
     """
     A Kubernetes resource quantity ('500m', '2Gi', '1e3'), exact to 1n.
@@ -1047,6 +1047,31 @@ class UsecaseRegistry:
         """
         The ids of the templates.
         """
+class KueueCompanionHandle:
+    """
+    The C++ companion controller; use budcore.kueue.Companion.
+    """
+    def close(self) -> None:
+        """
+        Closes the controller's client and store; later calls raise.
+        """
+    def run(self, on_event: typing.Any = None) -> None:
+        """
+        Runs until stop() (another thread), on_event returning False, or a signal (Ctrl-C raises).
+        """
+    def stop(self) -> None:
+        """
+        Asks a running run() to return; safe from any thread.
+        """
+    def sync_once(self) -> typing.Any:
+        """
+        One pass: returns {leader, identity?, admission_checks, written, metering_errors}.
+        """
+    @property
+    def closed(self) -> bool:
+        """
+        True after close().
+        """
 def check_store(uri: typing.Any) -> typing.Any:
     """
     Integrity check: {'ok', 'schema_version', ..., 'problems'}.
@@ -1126,6 +1151,10 @@ def gpu_replay(nodes_csv: str, pods_csv: str, policies: str = 'all', seed: typin
 def kueue_companion_decide(config: typing.Any, request: typing.Any, base_dir: str = '.') -> typing.Any:
     """
     The budget and window checks for one Workload: request {'workload', 'owner_annotations'?, 'spent'?, 'now'}; returns {'tenant_id'?, 'price' | 'price_error', 'budget', 'window'}.
+    """
+def kueue_companion_open(config: typing.Any, kubeconfig: str = '', store: str = '', base_dir: str = '.') -> KueueCompanionHandle:
+    """
+    Opens the companion controller: configuration (text or dict), kubeconfig file and store URI ('' for the configuration's or the defaults). ValidationError names a bad input.
     """
 def kueue_companion_summary(config: typing.Any, base_dir: str = '.') -> typing.Any:
     """

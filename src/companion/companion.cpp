@@ -1,11 +1,14 @@
 // The companion controller's I/O: AdmissionChecks marked Active, Workloads listed and watched,
 // decisions persisted in the Store before they are written to a Workload's status.
 #include <algorithm>
+#include <set>
+#include <utility>
 #include <thread>
 
 #include "budcore/companion/companion.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/kubernetes/reflector.hpp"
+#include "budcore/kubernetes/status.hpp"
 
 namespace budcore::companion {
 namespace {
@@ -15,6 +18,7 @@ using core::Value;
 
 constexpr std::string_view kDecisionKind = "kueue_companion.decision";
 constexpr std::string_view kHoldKind = "kueue_companion.hold";
+constexpr std::string_view kSegmentKind = "kueue_companion.segment";
 constexpr std::string_view kKueueApi = "kueue.x-k8s.io/v1beta2";
 
 const std::string& str(const Value* v) {
@@ -65,6 +69,28 @@ struct Hold {
   core::Timestamp until;
 };
 
+// A run of a Workload on its admitted quota whose usage rows are not written yet. Kept in the
+// Store so that a run that ends (or whose Workload is deleted) while no companion leads is still
+// metered by the next leader.
+struct OpenSegment {
+  std::string key;  // "<uid>/<admission unix seconds>"
+  core::Id tenant;
+  core::Timestamp start;
+  std::optional<core::Timestamp> end;  // set when the run ended but could not be priced yet
+  Value workload;                      // the Workload as last seen: enough to price it once it is gone
+};
+
+// What pricing a Workload needs, without its managed fields and status history.
+Value priced_part(const Value& wl) {
+  core::Map meta;
+  for (const char* k : {"name", "namespace", "uid", "labels", "annotations"})
+    if (const Value* v = wl.find_path(std::string("metadata.") + k)) meta.set(k, *v);
+  core::Map out{{"metadata", std::move(meta)}};
+  if (const Value* spec = wl.find("spec")) out.set("spec", *spec);
+  if (const Value* adm = wl.find_path("status.admission")) out.set("status", core::Map{{"admission", *adm}});
+  return out;
+}
+
 }  // namespace
 
 struct Companion::Impl {
@@ -77,6 +103,10 @@ struct Companion::Impl {
   kubernetes::Reflector workloads;
   std::map<std::string, Stored> decided;  // "uid/check" -> the decision made
   std::map<std::string, Hold> holds;       // "uid/check" -> the Workload held
+  std::map<std::string, OpenSegment> open_segments;  // uid -> its run not yet metered
+  std::set<std::string> metered;                      // segment keys whose rows are in the Store
+  std::size_t swept_at_relists = 0;                   // the relist after which gone Workloads were closed
+  std::vector<Error> metering_errors;                 // since the caller last took them
   std::atomic<bool> stopping{false};
   // Ends the watch request early: set by stop() and by the first event of a request, so that
   // a change is reconciled as soon as it arrives rather than when the request times out.
@@ -149,6 +179,30 @@ struct Companion::Impl {
         auto until = core::Timestamp::parse(str(r.doc.find("until")));
         h.until = until ? *until : r.updated_at;
         holds[r.key] = std::move(h);
+      }
+      if (p->next_cursor.empty()) break;
+      page.after = p->next_cursor;
+    }
+    return load_segments();
+  }
+
+  core::Status load_segments() {
+    open_segments.clear();
+    metered.clear();
+    swept_at_relists = 0;
+    backend::PageRequest page;
+    page.limit = 500;
+    for (;;) {
+      auto p = store.list_platform_records(kSegmentKind, page);
+      if (!p) return std::move(p).error();
+      for (const auto& r : p->items) {
+        auto tenant = core::Id::parse(str(r.doc.find("tenant_id")));
+        auto start = core::Timestamp::parse(str(r.doc.find("start")));
+        const Value* wl = r.doc.find("workload");
+        if (!tenant || !start || wl == nullptr) continue;
+        OpenSegment o{r.key, *tenant, *start, std::nullopt, *wl};
+        if (auto end = core::Timestamp::parse(str(r.doc.find("end")))) o.end = *end;
+        open_segments[str(wl->find_path("metadata.uid"))] = std::move(o);
       }
       if (p->next_cursor.empty()) break;
       page.after = p->next_cursor;
@@ -236,6 +290,166 @@ struct Companion::Impl {
     return {};
   }
 
+
+  // ---- metering (companion.hpp "metering") ----
+
+  core::Status save_segment(const std::string& uid, const OpenSegment& o) {
+    core::Map doc{{"tenant_id", o.tenant.to_string()}, {"start", o.start.to_string()}, {"workload", o.workload}};
+    if (o.end) doc.set("end", o.end->to_string());
+    BUDCORE_TRY(gate());
+    BUDCORE_TRY(store.put_platform_record(kSegmentKind, o.key, doc));
+    open_segments[uid] = o;
+    return {};
+  }
+
+  core::Status drop_segment(const std::string& uid, const std::string& key) {
+    auto it = open_segments.find(uid);
+    if (it == open_segments.end() || it->second.key != key) return {};
+    BUDCORE_TRY(gate());
+    BUDCORE_TRY(store.delete_platform_record(kSegmentKind, key));
+    open_segments.erase(uid);
+    return {};
+  }
+
+  // The pod sets of the segment whose rows the Store already has.
+  core::Result<std::set<std::string>> stored_pod_sets(const core::Id& tenant, const core::Id& job, const std::string& key) {
+    backend::UsageQuery q;
+    q.job_id = job;
+    std::vector<cost::Usage> rows;
+    BUDCORE_TRY_ASSIGN(rows, cost::load_usage(store, tenant, q));
+    std::set<std::string> out;
+    for (const auto& u : rows) {
+      auto seg = u.interval.labels.find(std::string(kSegmentLabel));
+      auto ps = u.interval.labels.find(std::string(kPodSetLabel));
+      if (seg != u.interval.labels.end() && seg->second == key && ps != u.interval.labels.end()) out.insert(ps->second);
+    }
+    return out;
+  }
+
+  // The usage rows of a run that ended, each written once: rows already in the Store (an earlier
+  // leader's, or a write cut short) are found by the segment key and not written again.
+  core::Status close_segment(const Value& wl, core::Timestamp start, core::Timestamp end) {
+    std::string uid = str(wl.find_path("metadata.uid"));
+    std::string key = segment_key(uid, start);
+    auto facts = read_workload(wl);
+    std::optional<core::Id> tenant = facts ? tenant_of(config, *facts) : std::nullopt;
+    if (!tenant || metered.contains(key) || end <= start) {
+      metered.insert(key);
+      return drop_segment(uid, key);
+    }
+    auto intervals = segment_intervals(config, *facts, *tenant, key, start, end);
+    std::vector<cost::Usage> priced;
+    std::optional<Error> failed;
+    if (intervals) {
+      for (const auto& i : *intervals) {
+        auto u = cost::meter(config.price_book, i);
+        if (!u) {
+          failed = std::move(u).error();
+          break;
+        }
+        priced.push_back(std::move(*u));
+      }
+    } else {
+      failed = std::move(intervals).error();
+    }
+    if (failed) {
+      // Kept with its end, so that it is priced once the operator fixes the price book.
+      BUDCORE_TRY(save_segment(uid, OpenSegment{key, *tenant, start, end, priced_part(wl)}));
+      return Error::make(failed->code, "cannot meter Workload " + facts->namespace_ + "/" + facts->name + " from " +
+                                           start.to_string() + " to " + end.to_string() + ": " + failed->describe(),
+                                       failed->field);
+    }
+    std::set<std::string> stored;
+    BUDCORE_TRY_ASSIGN(stored, stored_pod_sets(*tenant, priced.front().interval.job_id, key));
+    for (const auto& u : priced) {
+      if (stored.contains(u.interval.labels.at(std::string(kPodSetLabel)))) continue;
+      BUDCORE_TRY(gate());
+      BUDCORE_TRY(store.append_usage(*tenant, cost::to_record(u)));
+    }
+    metered.insert(key);
+    return drop_segment(uid, key);
+  }
+
+  // A run seen going on: kept in the Store (once per admission) until it ends.
+  core::Status open_segment(const Value& wl, core::Timestamp start) {
+    std::string uid = str(wl.find_path("metadata.uid"));
+    std::string key = segment_key(uid, start);
+    if (metered.contains(key)) return {};
+    if (auto it = open_segments.find(uid); it != open_segments.end() && it->second.key == key) {
+      it->second.workload = priced_part(wl);
+      return {};
+    }
+    auto facts = read_workload(wl);
+    if (!facts) return {};
+    auto tenant = tenant_of(config, *facts);
+    if (!tenant) return {};  // no tenant to charge
+    return save_segment(uid, OpenSegment{key, *tenant, start, std::nullopt, priced_part(wl)});
+  }
+
+  // Meters what a Workload's new version shows: a run begun, a run ended.
+  core::Status meter_workload(const Value& wl, core::Timestamp now) {
+    std::string uid = str(wl.find_path("metadata.uid"));
+    AdmissionState st = admission_state(wl);
+    std::optional<OpenSegment> known;
+    if (auto it = open_segments.find(uid); it != open_segments.end()) known = it->second;
+    if (st.admitted_at) {
+      // A run known from before this admission ended unseen: it ran at most until this one began.
+      if (known && known->start != *st.admitted_at)
+        BUDCORE_TRY(close_segment(known->workload, known->start, known->end.value_or(*st.admitted_at)));
+      if (st.ended_at) return close_segment(wl, *st.admitted_at, *st.ended_at);
+      return open_segment(wl, *st.admitted_at);
+    }
+    if (known) return close_segment(known->workload, known->start, known->end.value_or(st.ended_at.value_or(now)));
+    return {};
+  }
+
+  // A Workload deleted: its run ends when it finished, else at its deletion.
+  core::Status meter_deleted(const Value& wl, core::Timestamp now) {
+    std::string uid = str(wl.find_path("metadata.uid"));
+    AdmissionState st = admission_state(wl);
+    auto deleted = core::Timestamp::parse(str(wl.find_path("metadata.deletionTimestamp")));
+    core::Timestamp end = st.ended_at.value_or(deleted ? *deleted : now);
+    if (st.admitted_at) return close_segment(wl, *st.admitted_at, end);
+    if (auto it = open_segments.find(uid); it != open_segments.end()) {
+      OpenSegment o = it->second;
+      return close_segment(o.workload, o.start, o.end.value_or(end));
+    }
+    return {};
+  }
+
+  void note(core::Status st) {
+    if (!st) metering_errors.push_back(std::move(st).error());
+  }
+
+  // After a full list: runs kept open whose Workload is gone were deleted while no companion
+  // watched; they are closed now. Runs that ended but could not be priced are tried again.
+  void sweep(core::Timestamp now) {
+    std::set<std::string> present;
+    if (workloads.relists() != swept_at_relists) {
+      for (const auto& wl : workloads.snapshot()) present.insert(str(wl.find_path("metadata.uid")));
+    }
+    std::vector<std::pair<std::string, OpenSegment>> due;
+    for (const auto& [uid, o] : open_segments)
+      if (o.end || (workloads.relists() != swept_at_relists && !present.contains(uid))) due.emplace_back(uid, o);
+    swept_at_relists = workloads.relists();
+    for (const auto& [uid, o] : due) note(close_segment(o.workload, o.start, o.end.value_or(now)));
+  }
+
+  // What the running Workloads cost so far: their open runs priced up to now.
+  std::vector<cost::Usage> accrued(core::Timestamp now) {
+    std::vector<cost::Usage> out;
+    for (const auto& [uid, o] : open_segments) {
+      if (o.end || o.start >= now) continue;
+      auto facts = read_workload(o.workload);
+      if (!facts) continue;
+      auto intervals = segment_intervals(config, *facts, o.tenant, o.key, o.start, now);
+      if (!intervals) continue;
+      for (const auto& i : *intervals)
+        if (auto u = cost::meter(config.price_book, i)) out.push_back(std::move(*u));
+    }
+    return out;
+  }
+
   core::Status persist(const std::string& key, const Stored& s) {
     Value doc = core::Map{{"workload", s.workload},
                           {"uid", s.uid},
@@ -248,24 +462,78 @@ struct Companion::Impl {
     return {};
   }
 
-  // Spend of every budget in its current period: metered usage in the Store plus the estimates
-  // of Workloads this companion let through (Ready) in the period.
+  // Spend of every budget in its current period: the usage rows in the Store (every Workload
+  // metered so far), the running Workloads up to now, and for each Workload this companion let
+  // through (Ready) in the period the part of its estimate it has not yet used.
   core::Result<SpendByBudget> spend(core::Timestamp now) {
     SpendByBudget out;
-    auto metered = cost::store_spend(store, config.price_book);
+    auto metered_spend = cost::store_spend(store, config.price_book);
+    std::vector<cost::Usage> running = accrued(now);
+    auto running_spend = cost::usage_spend(running, config.price_book);
     for (const auto& b : config.budgets.budgets) {
       auto [from, to] = cost::period_bounds(b.period, now);
-      core::Money total;
-      BUDCORE_TRY_ASSIGN(total, metered->spent(b, from, now));
+      core::Money total, accrual;
+      BUDCORE_TRY_ASSIGN(total, metered_spend->spent(b, from, now));
+      BUDCORE_TRY_ASSIGN(accrual, running_spend->spent(b, from, now));
+      BUDCORE_TRY_ASSIGN(total, total.checked_add(accrual));
+      std::map<std::string, core::Money> used;  // Workload uid -> its usage so far in the period
+      bool loaded = false;
       for (const auto& [key, s] : decided) {
         const Decision& d = s.decision;
         if (d.state != CheckState::Ready || !d.estimate || !d.tenant) continue;
         if (!b.covers(*d.tenant, std::nullopt) || s.decided_at < from || s.decided_at >= to) continue;
+        if (done_or_gone(s)) continue;  // its usage rows are all it spent
+        if (!loaded) {
+          BUDCORE_TRY_ASSIGN(used, usage_by_workload(b, from, now, running));
+          loaded = true;
+        }
         core::Money est;
         BUDCORE_TRY_ASSIGN(est, config.price_book.convert(*d.estimate, b.amount.currency()));
+        // The estimate is committed until the Workload's usage passes it; usage already counts.
+        if (auto u = used.find(s.uid); u != used.end()) {
+          if (u->second >= est) continue;
+          BUDCORE_TRY_ASSIGN(est, est.checked_sub(u->second));
+        }
         BUDCORE_TRY_ASSIGN(total, total.checked_add(est));
       }
       out[b.name] = total;
+    }
+    return out;
+  }
+
+  // A Workload that finished or was deleted commits nothing more than its usage. Unknown until
+  // the Workloads were listed.
+  bool done_or_gone(const Stored& s) const {
+    if (workloads.relists() == 0) return false;
+    auto slash = s.workload.find('/');
+    if (slash == std::string::npos) return false;
+    auto wl = workloads.get(s.workload.substr(0, slash), s.workload.substr(slash + 1));
+    if (!wl || str(wl->find_path("metadata.uid")) != s.uid) return true;
+    auto finished = kubernetes::find_condition(*wl, "Finished");
+    return finished && finished->status == "True";
+  }
+
+  // Usage in [from, to) of the budget's tenant, per Workload uid (the rows' job_id), in the
+  // budget's currency: the Store's rows and the running Workloads' accrual.
+  core::Result<std::map<std::string, core::Money>> usage_by_workload(const cost::Budget& b, core::Timestamp from,
+                                                                      core::Timestamp to,
+                                                                      const std::vector<cost::Usage>& running) {
+    backend::UsageQuery q;
+    q.from = from;
+    q.to = to;
+    std::vector<cost::Usage> rows;
+    BUDCORE_TRY_ASSIGN(rows, cost::load_usage(store, b.tenant_id, q));
+    rows.insert(rows.end(), running.begin(), running.end());
+    std::map<std::string, core::Money> out;
+    for (const auto& u : rows) {
+      if (u.interval.tenant_id != b.tenant_id) continue;
+      core::Money c;
+      BUDCORE_TRY_ASSIGN(c, config.price_book.convert(u.computed_cost, b.amount.currency()));
+      std::string uid = u.interval.job_id.to_string();
+      auto [it, fresh] = out.try_emplace(uid, c);
+      if (!fresh) {
+        BUDCORE_TRY_ASSIGN(it->second, it->second.checked_add(c));
+      }
     }
     return out;
   }
@@ -417,16 +685,25 @@ core::Result<std::vector<Written>> Companion::sync(std::int64_t timeout_seconds)
     changed = m.workloads.snapshot();
     m.term_listed = m.elector->term();
   }
+  std::vector<Value> deleted;
   if (!m.stopping.load()) m.cut.store(false);
   auto end = m.workloads.sync(
       [&](const kubernetes::WatchEvent& ev) {
         if (ev.type == kubernetes::WatchEvent::Type::Added || ev.type == kubernetes::WatchEvent::Type::Modified)
           changed.push_back(ev.object);
+        if (ev.type == kubernetes::WatchEvent::Type::Deleted) deleted.push_back(ev.object);
         m.cut.store(true);
       },
       timeout_seconds, &m.cut);
   // A request cut short may end without a status; what it delivered was applied.
   if (!end && !m.cut.load()) return std::move(end).error();
+  // Metered before deciding, so that the budget check sees the runs that just ended. A run
+  // that cannot be metered stays open in the Store and is tried again; it does not stop the
+  // decisions (the errors go to take_metering_errors()).
+  core::Timestamp now = m.clock->now();
+  for (const auto& wl : changed) m.note(m.meter_workload(wl, now));
+  for (const auto& wl : deleted) m.note(m.meter_deleted(wl, now));
+  m.sweep(now);
   std::vector<Written> out;
   for (const auto& wl : changed) {
     // A newer version of the same Workload later in the batch supersedes this one.
@@ -466,6 +743,8 @@ void Companion::run(const std::function<void(const Written&)>& on_written,
     }
     if (on_written)
       for (const auto& x : *w) on_written(x);
+    for (auto& e : take_metering_errors())
+      if (on_error && e.code != core::ErrorCode::NotLeader) on_error(e);
   }
   lease_stop.store(true);
   if (lease.joinable()) lease.join();
@@ -483,5 +762,9 @@ std::size_t Companion::relists() const noexcept { return impl_->workloads.relist
 LeaderElector* Companion::leader() noexcept { return impl_->elector.get(); }
 
 std::uint64_t Companion::writes() const noexcept { return impl_->writes.load(); }
+
+std::vector<core::Error> Companion::take_metering_errors() { return std::exchange(impl_->metering_errors, {}); }
+
+std::size_t Companion::open_segments() const noexcept { return impl_->open_segments.size(); }
 
 }  // namespace budcore::companion

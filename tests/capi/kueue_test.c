@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "budcore/budcore.h"
 #include "check.h"
@@ -80,6 +82,61 @@ int main(void) {
   CHECK(budcore_kueue_companion_decide(&out, kConfig, strlen(kConfig), no_now, strlen(no_now)) == BUDCORE_EINVALID);
   CHECK(strcmp(budcore_error_last()->field, "request_json.now") == 0);
   CHECK(out.ptr == NULL);
+
+  /* The controller: a kubeconfig that cannot be read, a malformed one, and a bad store are
+   * refused naming the input, its value and why; nothing is opened. */
+  {
+    budcore_kueue_companion *c = NULL;
+    static const char missing[] = "/nonexistent/budcore/kubeconfig";
+    CHECK(budcore_kueue_companion_open(&c, kConfig, strlen(kConfig), missing, strlen(missing), NULL, 0) ==
+          BUDCORE_EINVALID);
+    CHECK(strcmp(budcore_error_last()->field, "kubeconfig_path") == 0);
+    CHECK(strstr(budcore_error_last()->message, missing) != NULL || strcmp(budcore_error_last()->value, missing) == 0);
+    CHECK(c == NULL);
+
+    /* A kubeconfig without a current context names that place in the file. */
+    char path[] = "/tmp/budcore-kueue-kubeconfig-XXXXXX";
+    int fd = mkstemp(path);
+    static const char no_context[] = "apiVersion: v1\nkind: Config\nclusters: []\n";
+    CHECK(fd >= 0);
+    CHECK(write(fd, no_context, strlen(no_context)) == (ssize_t)strlen(no_context));
+    close(fd);
+    CHECK(budcore_kueue_companion_open(&c, kConfig, strlen(kConfig), path, strlen(path), NULL, 0) == BUDCORE_EINVALID);
+    CHECK(strcmp(budcore_error_last()->field, "kubeconfig_path.current-context") == 0);
+    CHECK(strstr(budcore_error_last()->message, "current-context") != NULL);
+    CHECK(c == NULL);
+
+    /* A usable kubeconfig (nothing is asked of the cluster when opening) and a store URI of no
+     * known scheme: refused naming store_uri. */
+    {
+      static const char usable[] =
+          "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+          "clusters: [{name: k, cluster: {server: \"https://127.0.0.1:1\", insecure-skip-tls-verify: true}}]\n"
+          "users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n";
+      static const char bogus[] = "bogus://nowhere";
+      fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      CHECK(fd >= 0);
+      CHECK(write(fd, usable, strlen(usable)) == (ssize_t)strlen(usable));
+      close(fd);
+      CHECK(budcore_kueue_companion_open(&c, kConfig, strlen(kConfig), path, strlen(path), bogus, strlen(bogus)) ==
+            BUDCORE_EINVALID);
+      printf("bad store: %s (value %s): %s\n", budcore_error_last()->field, budcore_error_last()->value,
+             budcore_error_last()->message);
+      CHECK(strcmp(budcore_error_last()->field, "store_uri") == 0);
+      CHECK(c == NULL);
+    }
+    unlink(path);
+
+    static const char bad_config[] = "controllers: []\n";
+    CHECK(budcore_kueue_companion_open(&c, bad_config, strlen(bad_config), NULL, 0, NULL, 0) == BUDCORE_EINVALID);
+    CHECK(strcmp(budcore_error_last()->field, "controllers") == 0);
+    CHECK(budcore_kueue_companion_open(NULL, kConfig, strlen(kConfig), NULL, 0, NULL, 0) == BUDCORE_EINVALID);
+    CHECK(strcmp(budcore_error_last()->field, "out") == 0);
+    CHECK(budcore_kueue_companion_sync_once(&out, NULL) == BUDCORE_EINVALID);
+    CHECK(strcmp(budcore_error_last()->field, "companion") == 0);
+    budcore_kueue_companion_stop(NULL);
+    budcore_kueue_companion_free(NULL);
+  }
   if (failures == 0) puts("kueue companion C ABI ok");
   return failures != 0;
 }

@@ -65,3 +65,12 @@ def test_bad_requests_name_their_field():
     assert e.value.field == "request.now"
     with pytest.raises(ValueError):
         budcore.kueue.decide(CONFIG, WORKLOAD, now=dt.datetime(2026, 11, 28, 12, 0))
+
+
+def test_the_controller_refuses_a_kubeconfig_it_cannot_read_naming_it():
+    with pytest.raises(budcore.ValidationError) as e:
+        budcore.kueue.Companion(CONFIG, kubeconfig="/nonexistent/budcore/kubeconfig")
+    assert e.value.field == "kubeconfig" and e.value.value == "/nonexistent/budcore/kubeconfig"
+    with pytest.raises(budcore.ValidationError) as e:
+        budcore.kueue.Companion("controllers: []\n")
+    assert e.value.field == "controllers"

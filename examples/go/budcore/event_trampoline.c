@@ -1,4 +1,4 @@
-// The C side of Platform.Watch: budcore calls event_trampoline with the cgo.Handle of the Go
+// The C side of Platform.Watch and KueueCompanion.Run: budcore calls event_trampoline with the cgo.Handle of the Go
 // callback as its payload, and it forwards to the exported Go function.
 #include <stdint.h>
 
@@ -11,4 +11,8 @@ static int event_trampoline(const char *event_json, size_t event_len, void *payl
 int budcore_go_platform_watch(int64_t *out_last_seq, const budcore_platform *platform, const budcore_caller *caller,
                               int64_t since, size_t limit, uintptr_t handle) {
   return budcore_platform_watch(out_last_seq, platform, caller, since, limit, event_trampoline, (void *)handle);
+}
+
+int budcore_go_kueue_companion_run(budcore_kueue_companion *companion, uintptr_t handle) {
+  return budcore_kueue_companion_run(companion, event_trampoline, (void *)handle);
 }

@@ -53,6 +53,7 @@
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
 #include "budcore/cost/budget.hpp"
+#include "budcore/cost/metering.hpp"
 #include "budcore/cost/price_book.hpp"
 #include "budcore/export.h"
 #include "budcore/kubernetes/client.hpp"
@@ -224,6 +225,32 @@ BUDCORE_API Decision decide_budget(const CompanionConfig& config, const Workload
 // The window check at `now`: the window annotation, else the queue's window, else none (Ready).
 BUDCORE_API Decision decide_window(const CompanionConfig& config, const WorkloadFacts& w, core::Timestamp now);
 
+// ---- metering ------------------------------------------------------------------------------
+// Every Workload the cluster runs is metered, whoever created it: one segment from its
+// admission (the Admitted=True condition's time) to its end (Finished=True, Evicted=True, the
+// loss of its admission, or its deletion), priced with the price book and tenant rules of the
+// budget check and written to the Store as usage rows (cost/metering.hpp), one per pod set,
+// job_id the Workload's uid. A segment is keyed "<uid>/<admission unix seconds>"; its rows carry
+// the key in the label below, so writing a segment twice finds its rows and adds none.
+inline constexpr std::string_view kSegmentLabel = "budcore.io/kueue-segment";
+inline constexpr std::string_view kPodSetLabel = "kueue.x-k8s.io/pod-set";
+
+// When the Workload's current (or last) run began and ended, as its conditions tell.
+struct AdmissionState {
+  std::optional<core::Timestamp> admitted_at;  // Admitted=True since (nullopt: not admitted now)
+  std::optional<core::Timestamp> ended_at;     // Finished/Evicted (after admitted_at), or Admitted=False since
+};
+BUDCORE_API AdmissionState admission_state(const core::Value& workload);
+BUDCORE_API std::string segment_key(std::string_view uid, core::Timestamp admitted_at);
+// The usage intervals of a segment [start, end): one per pod set, its pods' GPUs (of the GPU
+// type of the flavor Kueue assigned), and CPU cores and memory when the book prices them.
+// Invalid naming the field for a uid that is not a UUID or GPUs without a flavor.
+BUDCORE_API core::Result<std::vector<cost::UsageInterval>> segment_intervals(const CompanionConfig& config,
+                                                                             const WorkloadFacts& w,
+                                                                             const core::Id& tenant,
+                                                                             const std::string& key,
+                                                                             core::Timestamp start, core::Timestamp end);
+
 // ---- the controller ------------------------------------------------------------------------
 
 struct CompanionOptions {
@@ -275,6 +302,11 @@ class BUDCORE_API Companion {
   LeaderElector* leader() noexcept;
   // Writes made (Workloads, AdmissionChecks, Store records): each passed the leadership gate.
   std::uint64_t writes() const noexcept;
+  // Runs that could not be metered since the last call (a GPU type missing from the price book,
+  // a Store error); each stays open in the Store and is metered again on the next sync().
+  std::vector<core::Error> take_metering_errors();
+  // Runs seen going on (or ended but not yet priced) whose usage rows are not written yet.
+  std::size_t open_segments() const noexcept;
 
  private:
   struct Impl;

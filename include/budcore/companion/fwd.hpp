@@ -18,11 +18,15 @@ struct WorkloadFacts;
 struct ExpectedDuration;
 struct WorkloadPrice;
 struct Decision;
+struct AdmissionState;
 struct CompanionOptions;
 struct Written;
 class Companion;
 struct LeaderElectionConfig;
 struct LeaseRecord;
 class LeaderElector;
+struct RunnerOptions;
+struct Pass;
+class Runner;
 
 }  // namespace budcore::companion

@@ -18,6 +18,8 @@
 #include "budcore/companion/companion.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/core/yaml.hpp"
+#include "budcore/cost/budget.hpp"
+#include "budcore/cost/metering.hpp"
 #include "budcore/kubernetes/kueue.hpp"
 #include "budcore/kubernetes/status.hpp"
 #include "kubernetes/testbed/testbed.hpp"
@@ -174,23 +176,28 @@ class CompanionTestbedTest : public ::testing::Test {
   }
 
   // A plain suspended batch/v1 Job on the LocalQueue asking for one GPU.
-  std::string job(const std::string& name, Map annotations) {
+  std::string job(const std::string& name, Map annotations) { return job_in(ns, "lq", name, 1, std::move(annotations)); }
+
+  // A plain suspended batch/v1 Job in `in_ns` on LocalQueue `queue`, one pod asking for `gpus` GPUs.
+  std::string job_in(const std::string& in_ns, const std::string& queue, const std::string& name, int gpus, Map annotations) {
     Value container = Map{{"name", "c"},
                           {"image", "busybox:1.36"},
-                          {"resources", Map{{"requests", Map{{"cpu", "1"}, {"nvidia.com/gpu", "1"}}},
-                                            {"limits", Map{{"nvidia.com/gpu", "1"}}}}}};
+                          {"resources", Map{{"requests", Map{{"cpu", "1"}, {"nvidia.com/gpu", std::to_string(gpus)}}},
+                                            {"limits", Map{{"nvidia.com/gpu", std::to_string(gpus)}}}}}};
     Value j = Map{{"apiVersion", "batch/v1"},
                   {"kind", "Job"},
-                  {"metadata", Map{{"name", name}, {"namespace", ns}, {"labels", Map{{"kueue.x-k8s.io/queue-name", "lq"}}},
+                  {"metadata", Map{{"name", name}, {"namespace", in_ns}, {"labels", Map{{"kueue.x-k8s.io/queue-name", queue}}},
                                    {"annotations", annotations}}},
                   {"spec", Map{{"suspend", true},
                                {"template", Map{{"spec", Map{{"restartPolicy", "Never"}, {"containers", List{container}}}}}}}}};
-    create(res::jobs(), ns, j);
+    create(res::jobs(), in_ns, j);
     return name;
   }
 
-  std::optional<Value> workload_of(const std::string& job_name) {
-    auto l = client->list(res::workloads(), ns);
+  std::optional<Value> workload_of(const std::string& job_name) { return workload_in(ns, job_name); }
+
+  std::optional<Value> workload_in(const std::string& in_ns, const std::string& job_name) {
+    auto l = client->list(res::workloads(), in_ns);
     if (!l) return std::nullopt;
     for (const auto& w : l->items) {
       const Value* owners = w.find_path("metadata.ownerReferences");
@@ -818,6 +825,297 @@ TEST_F(CompanionTestbedTest, TheCommandLineWritesOnlyWithTheLease) {
 TEST_F(CompanionTestbedTest, TwoCommandLineReplicasHandTheLeaseOverOnSigterm) { run_two_processes(SIGTERM); }
 
 TEST_F(CompanionTestbedTest, TwoCommandLineReplicasTakeOverALeaseWhoseHolderWasKilled) { run_two_processes(SIGKILL); }
+
+// ---- metering ------------------------------------------------------------------------------
+
+const char* kTenantB = "0190e6f4-0000-7000-8000-0000000000c2";
+
+// Jobs created with plain API calls in two tenants' namespaces on a ClusterQueue without
+// budcore's checks (Kueue admits them alone) and finished as the job controller would: the
+// companion meters each run into usage rows of its Store.
+class CompanionMeteringTest : public CompanionTestbedTest {
+ protected:
+  void SetUp() override {
+    CompanionTestbedTest::SetUp();
+    if (IsSkipped()) return;
+    ns_b = "cmpb-" + sfx;
+    plain_cq = "pq-" + sfx;
+    ASSERT_TRUE(kubernetes::ensure_namespace(*client, ns_b));
+    queues(4);
+    create(res::cluster_queues(), "",
+           Map{{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+               {"kind", "ClusterQueue"},
+               {"metadata", Map{{"name", plain_cq}}},
+               {"spec", Map{{"namespaceSelector", Map{}},
+                            {"resourceGroups",
+                             List{Map{{"coveredResources", List{"cpu", "memory", "nvidia.com/gpu"}},
+                                      {"flavors", List{Map{{"name", flavor},
+                                                           {"resources", List{Map{{"name", "cpu"}, {"nominalQuota", 64}},
+                                                                              Map{{"name", "memory"}, {"nominalQuota", "256Gi"}},
+                                                                              Map{{"name", "nvidia.com/gpu"}, {"nominalQuota", 16}}}}}}}}}}}}});
+    for (const auto& n : {ns, ns_b})
+      create(res::local_queues(), n, Map{{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+                                         {"kind", "LocalQueue"},
+                                         {"metadata", Map{{"name", "plq"}, {"namespace", n}}},
+                                         {"spec", Map{{"clusterQueue", plain_cq}}}});
+  }
+
+  // A GPU-second of our flavor costs 1 USD; tenant A has a hard budget of 1000 USD, tenant B none.
+  std::string metering_config_text() {
+    return "controllers:\n"
+           "  - {name: budcore.io/budget-" + sfx + ", checks: [budget]}\n"
+           "  - {name: budcore.io/window-" + sfx + ", checks: [window]}\n"
+           "cluster_queues: [" + cq + "]\n"
+           "tenants:\n"
+           "  - {namespace: " + ns + ", tenant_id: " + kTenant + "}\n"
+           "  - {namespace: " + ns_b + ", tenant_id: " + kTenantB + "}\n"
+           "price_book: {currency: USD, gpu_hour: {gpu-x: {on_demand: \"3600.00\"}}}\n"
+           "budgets: {budgets: [{name: team, tenant_id: " + kTenant + ", amount: \"1000.00\", hard_limit: true}]}\n"
+           "flavor_gpu_types: {" + flavor + ": gpu-x}\n"
+           "default_duration: 1h\n";
+  }
+
+  CompanionConfig metering_config() {
+    auto c = CompanionConfig::from_text(metering_config_text());
+    EXPECT_TRUE(c) << c.error().describe();
+    return *c;
+  }
+
+  // A Store handle of this test's own, on the companion's SQLite file.
+  std::unique_ptr<backend::Store> reader() {
+    auto s = backend::open_store(store_uri);
+    EXPECT_TRUE(s) << s.error().describe();
+    return std::move(*s);
+  }
+
+  // `budcore kueue companion --once` with the metering configuration: one pass, then exit.
+  std::pair<int, std::string> metering_once() {
+    std::string cfg = BUDCORE_BINARY_DIR "/companion_testbed/" + sfx + "-metering.yaml";
+    std::ofstream(cfg) << metering_config_text();
+    std::string cmd = std::string(BUDCORE_BINARY_DIR) + "/bin/budcore kueue companion --once --config " + cfg +
+                      " --kubeconfig " + tb->kubeconfig() + " --store " + store_uri + " 2>&1";
+    std::string out;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (pipe == nullptr) return {-1, out};
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+    int rc = pclose(pipe);
+    return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+  }
+
+  std::vector<cost::Usage> rows(const char* tenant) {
+    auto r = reader();
+    auto u = cost::load_usage(*r, *core::Id::parse(tenant));
+    EXPECT_TRUE(u) << u.error().describe();
+    return u ? *u : std::vector<cost::Usage>{};
+  }
+
+  Value wait_in(const std::string& in_ns, const std::string& job_name, const std::function<bool(const Value&)>& pred) {
+    Value last;
+    Testbed::wait_until(
+        [&] {
+          auto w = workload_in(in_ns, job_name);
+          if (w) last = *w;
+          return w && pred(*w);
+        },
+        std::chrono::seconds(30));
+    return last;
+  }
+
+  static core::Timestamp since(const Value& wl, const char* condition) {
+    auto c = kubernetes::find_condition(wl, condition);
+    EXPECT_TRUE(c && c->status == "True") << condition << ": " << core::to_json(wl);
+    return c ? *core::Timestamp::parse(c->last_transition_time) : core::Timestamp{};
+  }
+
+  static bool finished(const Value& wl) {
+    auto c = kubernetes::find_condition(wl, "Finished");
+    return c && c->status == "True";
+  }
+
+  // The row of a finished run: from its admission to its end, every GPU priced at 1 USD a second.
+  void expect_row(const cost::Usage& u, const Value& wl, std::int64_t gpus) {
+    std::string uid = wl.find_path("metadata.uid")->as_string();
+    core::Timestamp start = since(wl, "Admitted"), end = since(wl, "Finished");
+    EXPECT_EQ(u.interval.job_id.to_string(), uid);
+    EXPECT_EQ(u.interval.start, start);
+    EXPECT_EQ(u.interval.end, end);
+    EXPECT_EQ(u.interval.gpu_count, gpus);
+    EXPECT_EQ(u.interval.gpu_type, "gpu-x");
+    EXPECT_EQ(u.interval.labels.at(std::string(kSegmentLabel)), segment_key(uid, start));
+    std::int64_t seconds = end.unix_seconds() - start.unix_seconds();
+    EXPECT_GE(seconds, 3);
+    EXPECT_EQ(u.computed_cost, *core::Money::parse(std::to_string(seconds * gpus) + " USD"));
+  }
+
+  std::string ns_b, plain_cq;
+};
+
+TEST_F(CompanionMeteringTest, EveryRunIsMeteredIntoUsageRowsAndTheBudgetCheckCountsThem) {
+  start(metering_config());
+  job_in(ns, "plq", "a-run", 4, Map{});
+  job_in(ns_b, "plq", "b-run", 1, Map{});
+  ASSERT_TRUE(admitted(wait_in(ns, "a-run", [&](const Value& w) { return admitted(w); })));
+  ASSERT_TRUE(admitted(wait_in(ns_b, "b-run", [&](const Value& w) { return admitted(w); })));
+  // Both runs seen going on (kept open in the Store) before they end.
+  ASSERT_TRUE(Testbed::wait_until([&] { return companion->open_segments() == 2; })) << companion->open_segments();
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  ASSERT_TRUE(testing::mark_job_complete(*client, ns, "a-run"));
+  ASSERT_TRUE(testing::mark_job_complete(*client, ns_b, "b-run"));
+  Value a = wait_in(ns, "a-run", finished), b = wait_in(ns_b, "b-run", finished);
+  ASSERT_TRUE(finished(a) && finished(b)) << core::to_json(a) << core::to_json(b);
+
+  ASSERT_TRUE(Testbed::wait_until([&] { return rows(kTenant).size() == 1 && rows(kTenantB).size() == 1; }));
+  auto ra = rows(kTenant), rb = rows(kTenantB);
+  expect_row(ra.at(0), a, 4);
+  expect_row(rb.at(0), b, 1);
+  EXPECT_EQ(companion->open_segments(), 0u);
+  EXPECT_TRUE(companion->take_metering_errors().empty());
+
+  // Cost reports read the same rows: the budget's status counts tenant A's run.
+  auto r = reader();
+  auto spend = cost::store_spend(*r, metering_config().price_book);
+  auto status = cost::budget_status(metering_config().budgets, *spend, core::system_clock()->now());
+  ASSERT_TRUE(status) << status.error().describe();
+  EXPECT_EQ(status->at(0).spent, ra.at(0).computed_cost);
+
+  // A Workload on the checked queue priced 1 USD above what the metered run left of the budget:
+  // alone it fits (the run cost at least 12 USD), with the run's spend it passes the hard limit.
+  std::int64_t left = 1000 - static_cast<std::int64_t>(ra.at(0).computed_cost.units() / 1'000'000'000'000);
+  job("next", Map{{"budcore.io/expected-duration", std::to_string(left + 1) + "s"}});
+  Value next = wait_workload("next", [&](const Value& w) { return !active(w) && says(w, "passes the hard limit"); });
+  EXPECT_TRUE(says(next, "passes the hard limit")) << core::to_json(next);
+  EXPECT_TRUE(says(next, "spent " + ra.at(0).computed_cost.to_string())) << core::to_json(next);
+  EXPECT_FALSE(admitted(next));
+}
+
+// A run still going counts up to now: with nothing metered yet, its accrual makes the budget
+// check reject a Workload that alone would fit.
+TEST_F(CompanionMeteringTest, ARunningWorkloadAccruesForTheBudgetCheck) {
+  start(metering_config());
+  job_in(ns, "plq", "running", 4, Map{});
+  ASSERT_TRUE(admitted(wait_in(ns, "running", [&](const Value& w) { return admitted(w); })));
+  ASSERT_TRUE(Testbed::wait_until([&] { return companion->open_segments() == 1; }));
+  // 4 GPUs for at least 3 s: at least 12 USD; 990 USD more passes the budget of 1000 USD.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  job("next", Map{{"budcore.io/expected-duration", "990s"}});
+  Value next = wait_workload("next", [&](const Value& w) { return !active(w) && says(w, "passes the hard limit"); });
+  EXPECT_TRUE(says(next, "passes the hard limit")) << core::to_json(next);
+  EXPECT_FALSE(admitted(next));
+  EXPECT_TRUE(rows(kTenant).empty());
+}
+
+// A Workload the companion let through counts its estimate while it runs, and only its usage
+// once it has finished: the estimate no longer holds budget it did not spend.
+TEST_F(CompanionMeteringTest, AFinishedWorkloadCountsItsUsageInsteadOfItsEstimate) {
+  start(metering_config());
+  // 900 USD estimated (900 s of 1 GPU): within the budget of 1000 USD.
+  job("big", Map{{"budcore.io/expected-duration", "900s"}});
+  Value big = wait_workload("big", [&](const Value& w) { return admitted(w); });
+  ASSERT_TRUE(admitted(big)) << core::to_json(big);
+  // While it runs, 900 + 500 passes the budget.
+  job("meanwhile", Map{{"budcore.io/expected-duration", "500s"}});
+  Value meanwhile = wait_workload("meanwhile", [&](const Value& w) { return says(w, "passes the hard limit"); });
+  EXPECT_TRUE(says(meanwhile, "passes the hard limit")) << core::to_json(meanwhile);
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  ASSERT_TRUE(testing::mark_job_complete(*client, ns, "big"));
+  ASSERT_TRUE(finished(wait_workload("big", finished)));
+  ASSERT_TRUE(Testbed::wait_until([&] { return rows(kTenant).size() == 1; }));
+  auto used = rows(kTenant).at(0).computed_cost;
+  EXPECT_LT(used, *core::Money::parse("100.00 USD"));
+  // Finished after a few seconds: 500 more fits.
+  job("after", Map{{"budcore.io/expected-duration", "500s"}});
+  Value after = wait_workload("after", [&](const Value& w) { return admitted(w); });
+  EXPECT_TRUE(admitted(after)) << core::to_json(after);
+}
+
+// An eviction ends a run (at the Evicted condition's time) and a new admission begins another:
+// one row per admission, each keyed by its own admission.
+TEST_F(CompanionMeteringTest, AnEvictedWorkloadIsMeteredOncePerAdmission) {
+  start(metering_config());
+  job_in(ns_b, "plq", "twice", 1, Map{});
+  Value first = wait_in(ns_b, "twice", [&](const Value& w) { return admitted(w); });
+  ASSERT_TRUE(admitted(first));
+  ASSERT_TRUE(Testbed::wait_until([&] { return companion->open_segments() == 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  std::string name = first.find_path("metadata.name")->as_string();
+  // Deactivated: Kueue evicts it and releases its quota.
+  ASSERT_TRUE(client->patch(res::workloads(), ns_b, name, Map{{"spec", Map{{"active", false}}}}));
+  Value evicted = wait_in(ns_b, "twice", [&](const Value& w) { return !admitted(w) && says(w, "\"Evicted\""); });
+  ASSERT_FALSE(admitted(evicted)) << core::to_json(evicted);
+  ASSERT_TRUE(Testbed::wait_until([&] { return rows(kTenantB).size() == 1; }));
+  auto one = rows(kTenantB);
+  EXPECT_EQ(one[0].interval.start, since(first, "Admitted"));
+  EXPECT_EQ(one[0].interval.end, since(evicted, "Evicted"));
+
+  ASSERT_TRUE(client->patch(res::workloads(), ns_b, name, Map{{"spec", Map{{"active", true}}}}));
+  Value again = wait_in(ns_b, "twice", [&](const Value& w) {
+    auto c = kubernetes::find_condition(w, "Admitted");
+    return admitted(w) && c && *core::Timestamp::parse(c->last_transition_time) > since(first, "Admitted");
+  });
+  ASSERT_TRUE(admitted(again)) << core::to_json(again);
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  ASSERT_TRUE(testing::mark_job_complete(*client, ns_b, "twice"));
+  Value done = wait_in(ns_b, "twice", finished);
+  ASSERT_TRUE(finished(done));
+  ASSERT_TRUE(Testbed::wait_until([&] { return rows(kTenantB).size() == 2; })) << rows(kTenantB).size();
+  auto two = rows(kTenantB);
+  expect_row(two[1], done, 1);
+  EXPECT_NE(two[0].interval.labels.at(std::string(kSegmentLabel)), two[1].interval.labels.at(std::string(kSegmentLabel)));
+  EXPECT_TRUE(companion->take_metering_errors().empty());
+}
+
+// A companion that ends mid-run (each `--once` process exits with the run still going) meters
+// the run once it has ended, exactly once however often it starts again; a leader that wrote
+// the rows but died before closing the run (its open record still in the Store) adds none.
+TEST_F(CompanionMeteringTest, ARunIsMeteredOnceAcrossRestarts) {
+  job_in(ns, "plq", "long", 2, Map{});
+  ASSERT_TRUE(admitted(wait_in(ns, "long", [&](const Value& w) { return admitted(w); })));
+  auto [rc, out] = metering_once();
+  ASSERT_EQ(rc, 0) << out;
+  {
+    auto r = reader();
+    auto open = r->list_platform_records("kueue_companion.segment", {});
+    ASSERT_TRUE(open) << open.error().describe();
+    ASSERT_EQ(open->items.size(), 1u) << out;
+  }
+  EXPECT_TRUE(rows(kTenant).empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  // The run ends while no companion runs.
+  ASSERT_TRUE(testing::mark_job_complete(*client, ns, "long"));
+  Value done = wait_in(ns, "long", finished);
+  ASSERT_TRUE(finished(done)) << core::to_json(done);
+
+  std::tie(rc, out) = metering_once();
+  ASSERT_EQ(rc, 0) << out;
+  auto first = rows(kTenant);
+  ASSERT_EQ(first.size(), 1u) << out;
+  expect_row(first[0], done, 2);
+
+  // The open record back, as a leader killed between writing the rows and closing the run
+  // leaves it: the next pass finds the rows by the segment key and writes none.
+  std::string uid = done.find_path("metadata.uid")->as_string();
+  std::string key = segment_key(uid, since(done, "Admitted"));
+  {
+    auto r = reader();
+    ASSERT_TRUE(r->put_platform_record("kueue_companion.segment", key,
+                                       Map{{"tenant_id", kTenant},
+                                           {"start", since(done, "Admitted").to_string()},
+                                           {"workload", done}}));
+  }
+  for (int i = 0; i < 2; ++i) {
+    std::tie(rc, out) = metering_once();
+    ASSERT_EQ(rc, 0) << out;
+  }
+  auto after = rows(kTenant);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].computed_cost, first[0].computed_cost);
+  auto r = reader();
+  auto open = r->list_platform_records("kueue_companion.segment", {});
+  ASSERT_TRUE(open);
+  EXPECT_TRUE(open->items.empty());
+}
 
 }  // namespace
 }  // namespace budcore::companion

@@ -1150,3 +1150,52 @@ extern "C" {
         request_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }
+#[doc = " The companion controller with its own Kubernetes client and Store. Opaque; release with\n budcore_kueue_companion_free()."]
+#[repr(C)]
+#[derive(Debug)]
+pub struct budcore_kueue_companion {
+    _unused: [u8; 0],
+}
+#[doc = " Called by budcore_kueue_companion_run() with one event's JSON: {\"event\": \"decision\",\n \"workload\", \"admission_check\", \"check\", \"state\", \"message\", ...} for each decision written,\n {\"event\": \"retrying\", \"error\": {\"code\", \"message\", \"field\", \"value\"}} for an error the\n controller retries (a second later). Calls never overlap. A non-zero return stops the run,\n which then returns BUDCORE_EUSER."]
+pub type budcore_kueue_companion_event_cb = ::std::option::Option<
+    unsafe extern "C" fn(
+        event_json: *const ::std::os::raw::c_char,
+        event_len: usize,
+        payload: *mut ::std::os::raw::c_void,
+    ) -> ::std::os::raw::c_int,
+>;
+extern "C" {
+    #[doc = " Opens the controller: a companion configuration (as budcore_kueue_companion_check_config),\n a kubeconfig file (NULL/0: the configuration's kubeconfig, else $KUBECONFIG, ~/.kube/config,\n in-cluster) and a store URI (NULL/0: the configuration's store, else\n sqlite:budcore-companion.db; opened and migrated). Nothing is written to the cluster yet.\n Errors: BUDCORE_EINVALID naming the configuration's field, or \"kubeconfig_path\" / \"store_uri\"\n with the value and why (a file that cannot be read, a malformed kubeconfig); BUDCORE_EIO.\n Thread-safety: the handle is driven by one thread at a time; budcore_kueue_companion_stop()\n may be called from any thread."]
+    pub fn budcore_kueue_companion_open(
+        out: *mut *mut budcore_kueue_companion,
+        config_doc: *const ::std::os::raw::c_char,
+        config_doc_len: usize,
+        kubeconfig_path: *const ::std::os::raw::c_char,
+        kubeconfig_path_len: usize,
+        store_uri: *const ::std::os::raw::c_char,
+        store_uri_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " One pass (`budcore kueue companion --once`): with leader election one attempt at the Lease;\n then the companion's AdmissionChecks marked Active, every Workload listed, its runs metered\n into the Store and its pending checks answered; the Lease released. Writes {\"leader\": false\n when another replica holds the Lease (nothing written), \"identity\"? (with leader election),\n \"admission_checks\": [...], \"written\": [<decision with \"workload\", \"admission_check\">...],\n \"metering_errors\": [{\"code\", \"message\", \"field\", \"value\"}...]}. Errors: BUDCORE_EIO (the\n cluster or the Store), BUDCORE_ESECURITY (refused by the cluster's RBAC).\n Thread-safety: not concurrently with other calls on the handle (but _stop)."]
+    pub fn budcore_kueue_companion_sync_once(
+        out: *mut budcore_buf,
+        companion: *mut budcore_kueue_companion,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Runs the controller until budcore_kueue_companion_stop() (from another thread or a signal\n handler) or until `callback` (may be NULL) returns non-zero: with leader election it renews\n the Lease, writes only while holding it and releases it when stopped. Returns BUDCORE_OK after\n a stop, BUDCORE_EUSER when the callback stopped it.\n Thread-safety: blocks the calling thread; the callback runs on it or on the Lease renewer's\n thread, never two calls at once."]
+    pub fn budcore_kueue_companion_run(
+        companion: *mut budcore_kueue_companion,
+        callback: budcore_kueue_companion_event_cb,
+        payload: *mut ::std::os::raw::c_void,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Asks a running budcore_kueue_companion_run() to return (after its current pass); a later run\n returns at once. NULL is a no-op.\n Thread-safety: safe from any thread and async-signal-safe (it only stores to atomics)."]
+    pub fn budcore_kueue_companion_stop(companion: *mut budcore_kueue_companion);
+}
+extern "C" {
+    #[doc = " Closes the controller (its client and Store). NULL is a no-op.\n Thread-safety: no other call may use the handle meanwhile (stop and join a run first)."]
+    pub fn budcore_kueue_companion_free(companion: *mut budcore_kueue_companion);
+}

@@ -35,3 +35,46 @@ fn companion_decides_ready_retry_and_rejected_by_spend() {
         assert!(out.contains(&format!(r#""budget":{{"check":"budget","state":"{want}""#)), "{spent}: {out}");
     }
 }
+
+#[test]
+fn companion_controller_refuses_a_bad_kubeconfig_naming_it() {
+    let missing = "/nonexistent/budcore/kubeconfig";
+    let e = budcore::kueue::Companion::open(CONFIG, Some(missing), None).err().expect("a missing kubeconfig is refused");
+    assert_eq!(e.code, ErrorCode::Invalid);
+    assert_eq!(e.field, "kubeconfig_path");
+    assert_eq!(e.value, missing);
+    let e = budcore::kueue::Companion::open("controllers: []\n", None, None).err().expect("an empty config is refused");
+    assert_eq!(e.field, "controllers");
+}
+
+/// One pass and a run stopped from another thread on the test bed (tests/k8s_surfaces.sh);
+/// a plain `cargo test` skips it.
+#[test]
+fn companion_controller_syncs_once_and_runs_until_stopped_on_the_testbed() {
+    let Ok(state) = std::env::var("BUDCORE_K8S_STATE_DIR") else {
+        eprintln!("no Kubernetes test bed (BUDCORE_K8S_STATE_DIR unset): skipped");
+        return;
+    };
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let id = format!("rust-{nanos:x}");
+    let config = format!(
+        "controllers: [{{name: budcore.io/{id}, checks: [budget]}}]\nprice_book: {{currency: USD}}\n\
+         budgets: {{budgets: []}}\nleader_election: {{lease_name: {id}, namespace: default, identity: {id}}}\n"
+    );
+    let dir = std::env::temp_dir().join(&id);
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = format!("sqlite:{}/companion.db", dir.display());
+    let c = budcore::kueue::Companion::open(&config, Some(&format!("{state}/kubeconfig")), Some(&store)).unwrap();
+    let pass = c.sync_once().unwrap();
+    assert!(pass.contains(r#""leader":true"#), "{pass}");
+    assert!(pass.contains(&format!(r#""identity":"{id}""#)), "{pass}");
+    assert!(pass.contains(r#""written":[]"#), "{pass}");
+    let stopper = c.stopper();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            stopper.stop();
+        });
+        c.run(|_| true).unwrap();
+    });
+}
