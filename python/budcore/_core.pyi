@@ -867,6 +867,10 @@ class PlatformHandle:
         """
         What the cluster holds and the quota it uses (an operator call).
         """
+    def cluster_view(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+        """
+        The cluster as the caller sees it: its tenant's runs by id, other tenants' runs hidden.
+        """
     def compact(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
         """
         Compacts the store now by the config's retention: {'events_removed', 'audit_removed', 'usage_removed', 'checkpoints'}.
