@@ -138,9 +138,12 @@ class CompanionTestbedTest : public ::testing::Test {
 
   // `budcore kueue companion --once` with this test's configuration: exit code and stdout.
   std::pair<int, std::string> cli_once(const std::string& extra_config = {}) {
-    std::string dir = BUDCORE_BINARY_DIR "/companion_testbed";
-    std::string cfg = dir + "/" + sfx + ".yaml";
-    std::ofstream(cfg) << config_text() << extra_config;
+    return once_with(BUDCORE_BINARY_DIR "/companion_testbed/" + sfx + ".yaml", config_text() + extra_config);
+  }
+
+  // `budcore kueue companion --once` with the configuration text written to cfg: its exit code and output.
+  std::pair<int, std::string> once_with(const std::string& cfg, const std::string& text) {
+    std::ofstream(cfg) << text;
     std::string cmd = std::string(BUDCORE_BINARY_DIR) + "/bin/budcore kueue companion --once --config " + cfg +
                       " --kubeconfig " + tb->kubeconfig() + " --store " + store_uri + " 2>&1";
     std::string out;
@@ -890,18 +893,7 @@ class CompanionMeteringTest : public CompanionTestbedTest {
 
   // `budcore kueue companion --once` with the metering configuration: one pass, then exit.
   std::pair<int, std::string> metering_once() {
-    std::string cfg = BUDCORE_BINARY_DIR "/companion_testbed/" + sfx + "-metering.yaml";
-    std::ofstream(cfg) << metering_config_text();
-    std::string cmd = std::string(BUDCORE_BINARY_DIR) + "/bin/budcore kueue companion --once --config " + cfg +
-                      " --kubeconfig " + tb->kubeconfig() + " --store " + store_uri + " 2>&1";
-    std::string out;
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (pipe == nullptr) return {-1, out};
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-    int rc = pclose(pipe);
-    return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+    return once_with(BUDCORE_BINARY_DIR "/companion_testbed/" + sfx + "-metering.yaml", metering_config_text());
   }
 
   std::vector<cost::Usage> rows(const char* tenant) {
