@@ -144,45 +144,44 @@ struct Companion::Impl {
     return {};
   }
 
-  core::Status load() {
-    decided.clear();
-    holds.clear();
+  // Calls fn with every platform record of `kind`, a page at a time.
+  template <class Fn>
+  core::Status each_record(std::string_view kind, Fn&& fn) {
     backend::PageRequest page;
     page.limit = 500;
     for (;;) {
-      auto p = store.list_platform_records(kDecisionKind, page);
+      auto p = store.list_platform_records(kind, page);
       if (!p) return std::move(p).error();
-      for (const auto& r : p->items) {
-        Stored s;
-        s.workload = str(r.doc.find("workload"));
-        s.uid = str(r.doc.find("uid"));
-        s.admission_check = str(r.doc.find("admission_check"));
-        if (const Value* d = r.doc.find("decision")) {
-          auto dec = decision_from_value(*d);
-          if (!dec) continue;
-          s.decision = *dec;
-        }
-        auto at = core::Timestamp::parse(str(r.doc.find("decided_at")));
-        s.decided_at = at ? *at : r.updated_at;
-        decided[r.key] = std::move(s);
-      }
-      if (p->next_cursor.empty()) break;
+      for (const auto& r : p->items) fn(r);
+      if (p->next_cursor.empty()) return {};
       page.after = p->next_cursor;
     }
-    page.after.clear();
-    for (;;) {
-      auto p = store.list_platform_records(kHoldKind, page);
-      if (!p) return std::move(p).error();
-      for (const auto& r : p->items) {
-        Hold h{str(r.doc.find("namespace")), str(r.doc.find("name")), str(r.doc.find("uid")),
-               str(r.doc.find("admission_check")), {}};
-        auto until = core::Timestamp::parse(str(r.doc.find("until")));
-        h.until = until ? *until : r.updated_at;
-        holds[r.key] = std::move(h);
+  }
+
+  core::Status load() {
+    decided.clear();
+    holds.clear();
+    BUDCORE_TRY(each_record(kDecisionKind, [&](const backend::PlatformRecord& r) {
+      Stored s;
+      s.workload = str(r.doc.find("workload"));
+      s.uid = str(r.doc.find("uid"));
+      s.admission_check = str(r.doc.find("admission_check"));
+      if (const Value* d = r.doc.find("decision")) {
+        auto dec = decision_from_value(*d);
+        if (!dec) return;
+        s.decision = *dec;
       }
-      if (p->next_cursor.empty()) break;
-      page.after = p->next_cursor;
-    }
+      auto at = core::Timestamp::parse(str(r.doc.find("decided_at")));
+      s.decided_at = at ? *at : r.updated_at;
+      decided[r.key] = std::move(s);
+    }));
+    BUDCORE_TRY(each_record(kHoldKind, [&](const backend::PlatformRecord& r) {
+      Hold h{str(r.doc.find("namespace")), str(r.doc.find("name")), str(r.doc.find("uid")),
+             str(r.doc.find("admission_check")), {}};
+      auto until = core::Timestamp::parse(str(r.doc.find("until")));
+      h.until = until ? *until : r.updated_at;
+      holds[r.key] = std::move(h);
+    }));
     return load_segments();
   }
 
@@ -190,24 +189,15 @@ struct Companion::Impl {
     open_segments.clear();
     metered.clear();
     swept_at_relists = 0;
-    backend::PageRequest page;
-    page.limit = 500;
-    for (;;) {
-      auto p = store.list_platform_records(kSegmentKind, page);
-      if (!p) return std::move(p).error();
-      for (const auto& r : p->items) {
-        auto tenant = core::Id::parse(str(r.doc.find("tenant_id")));
-        auto start = core::Timestamp::parse(str(r.doc.find("start")));
-        const Value* wl = r.doc.find("workload");
-        if (!tenant || !start || wl == nullptr) continue;
-        OpenSegment o{r.key, *tenant, *start, std::nullopt, *wl};
-        if (auto end = core::Timestamp::parse(str(r.doc.find("end")))) o.end = *end;
-        open_segments[str(wl->find_path("metadata.uid"))] = std::move(o);
-      }
-      if (p->next_cursor.empty()) break;
-      page.after = p->next_cursor;
-    }
-    return {};
+    return each_record(kSegmentKind, [&](const backend::PlatformRecord& r) {
+      auto tenant = core::Id::parse(str(r.doc.find("tenant_id")));
+      auto start = core::Timestamp::parse(str(r.doc.find("start")));
+      const Value* wl = r.doc.find("workload");
+      if (!tenant || !start || wl == nullptr) return;
+      OpenSegment o{r.key, *tenant, *start, std::nullopt, *wl};
+      if (auto end = core::Timestamp::parse(str(r.doc.find("end")))) o.end = *end;
+      open_segments[str(wl->find_path("metadata.uid"))] = std::move(o);
+    });
   }
 
   // One apply carries the given entries plus every other entry of ours the Workload shows, so
