@@ -241,28 +241,29 @@ std::string Platform::metrics() {
   return m.metrics.render();
 }
 
-ClusterSnapshot Platform::cluster() {
-  std::lock_guard lock(impl_->mu);
-  Impl& m = *impl_;
+ClusterSnapshot Impl::cluster_snapshot(std::vector<backend::WorkloadInfo> workloads) const {
   ClusterSnapshot out;
-  if (auto l = m.cluster->list()) out.workloads = std::move(*l);
-  if (m.sim)
-    for (const auto& [cq, flavors] : m.sim->cluster_queue_usage())
+  out.workloads = std::move(workloads);
+  if (sim)
+    for (const auto& [cq, flavors] : sim->cluster_queue_usage())
       for (const auto& [flavor, resources] : flavors)
         for (const auto& [res, cell] : resources) out.usage[cq][flavor][res] = ClusterSnapshot::Cell{cell.used, cell.nominal};
   return out;
+}
+
+ClusterSnapshot Platform::cluster() {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  auto listed = m.cluster->list();
+  return m.cluster_snapshot(listed ? std::move(*listed) : std::vector<backend::WorkloadInfo>{});
 }
 
 core::Result<ClusterSnapshot> Platform::cluster(const CallContext& caller) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
   BUDCORE_TRY(m.guard(caller, "list", "jobs"));
-  ClusterSnapshot out;
-  BUDCORE_TRY_ASSIGN(out.workloads, m.cluster->list());
-  if (m.sim)
-    for (const auto& [cq, flavors] : m.sim->cluster_queue_usage())
-      for (const auto& [flavor, resources] : flavors)
-        for (const auto& [res, cell] : resources) out.usage[cq][flavor][res] = ClusterSnapshot::Cell{cell.used, cell.nominal};
+  BUDCORE_TRY_ASSIGN(auto listed, m.cluster->list());
+  ClusterSnapshot out = m.cluster_snapshot(std::move(listed));
   // A platform admin sees every tenant's runs; the check is not a refusal, so it is not audited.
   if (m.authorizer && m.authorizer->authorize(caller, AccessRequest{"list", "cluster"})) return out;
   out.names.reserve(out.workloads.size());

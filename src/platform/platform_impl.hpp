@@ -335,6 +335,8 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // too (which then commits even if no job changes).
   using TxWrite = std::function<core::Status(backend::Store& tx)>;
   core::Status apply_events(std::vector<backend::ClusterEvent>& events, const TxWrite& also = {});
+  // The listed workloads with the simulated cluster's quota usage (operator and caller views).
+  ClusterSnapshot cluster_snapshot(std::vector<backend::WorkloadInfo> workloads) const;
   LiveJob* event_job(const backend::ClusterEvent& e);
   core::Result<std::unordered_map<core::Id, backend::JobRecord>> read_documents(
       backend::Store& tx, const std::vector<backend::ClusterEvent>& events);
