@@ -4,6 +4,8 @@
 #include <string>
 
 #include "backends/store_common.hpp"
+#include "core/digest.hpp"
+#include "job/job_json.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/core/utf8.hpp"
 
@@ -40,6 +42,8 @@ std::string_view to_string(CatalogKind k) noexcept {
 std::string_view to_string(CatalogScope s) noexcept { return s == CatalogScope::System ? "system" : "user"; }
 
 int latest_schema_version() noexcept { return backends::kLatestSchemaVersion; }
+
+std::string job_request_digest(const job::Job& job) { return core::sha256_hex(job::detail::compact_json(job)); }
 
 JobSummary summarize(const JobRecord& record) {
   const job::Job& j = record.job;

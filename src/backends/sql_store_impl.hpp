@@ -266,7 +266,8 @@ class SqlStore final : public backend::Store {
   Status transact(const std::function<Status(Store&)>& fn) override;
 
   // ---- jobs ----
-  Result<CreateJobResult> create_job(const core::Id& tenant, job::Job job, std::string_view key) override;
+  Result<CreateJobResult> create_job(const core::Id& tenant, job::Job job, std::string_view key,
+                                     std::string_view request_digest) override;
   Result<JobRecord> get_job(const core::Id& tenant, const core::Id& id) override;
   Result<std::vector<std::optional<JobRecord>>> get_jobs(std::span<const backend::JobKey> keys) override;
   Result<std::optional<JobRecord>> get_job_by_key(const core::Id& tenant, std::string_view key) override;
@@ -453,6 +454,9 @@ class SqlStore final : public backend::Store {
   Result<StoredJob> job_from_row(const SqlRow& row);
   Result<StoredJob> load_job(const core::Id& tenant, const core::Id& id);
   Result<std::optional<JobRecord>> find_job_by_key(const core::Id& tenant, std::string_view key);
+  // The job of an idempotency key, when the key was not first sent with another request digest.
+  Result<std::optional<JobRecord>> replay_job_by_key(const core::Id& tenant, std::string_view key,
+                                                     std::string_view request_digest);
   // Writes a changed job as a compare-and-set on expected_version.
   Result<JobRecord> save_job(const core::Id& tenant, job::Job job, std::int64_t expected_version, std::string key);
   Result<PipelineRecord> pipeline_from_row(const SqlRow& row);

@@ -3,7 +3,8 @@
 
 namespace budcore::backends::sql {
 
-Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job job, std::string_view key) {
+Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job job, std::string_view key,
+                                             std::string_view request_digest) {
   BUDCORE_TRY(check_tenant(tenant));
   BUDCORE_TRY(claim_for_tenant(job.tenant_id, tenant));
   if (!key.empty()) BUDCORE_TRY(check_key("idempotency_key", key));
@@ -14,7 +15,7 @@ Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job jo
   BUDCORE_TRY(job.validate());
   return write([&]() -> Result<CreateJobResult> {
     if (!key.empty()) {
-      BUDCORE_TRY_ASSIGN(auto existing, find_job_by_key(tenant, key));
+      BUDCORE_TRY_ASSIGN(auto existing, replay_job_by_key(tenant, key, request_digest));
       if (existing) return CreateJobResult{std::move(*existing), false};
     }
     BUDCORE_TRY_ASSIGN(std::string doc, job_document(job));
@@ -37,11 +38,12 @@ Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job jo
                     job.name,
                     job::to_string(job.priority),
                     job.gpu_type ? SqlParam(std::string_view(*job.gpu_type)) : SqlParam(nullptr),
-                    job.gpu_count};
+                    job.gpu_count,
+                    key.empty() || request_digest.empty() ? SqlParam(nullptr) : SqlParam(request_digest)};
     const std::string_view insert =
         "INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, "
-        "created_ns, updated_ns, version, idempotency_key, doc, name, priority, gpu_type, gpu_count) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) "
+        "created_ns, updated_ns, version, idempotency_key, doc, name, priority, gpu_type, gpu_count, request_digest) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING";
     if (key.empty()) {
       // Nothing to find on a clash: the answer can wait (an existing id fails the transaction;
@@ -53,12 +55,32 @@ Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job jo
     if (!rows) return already_exists(rows.error(), "job " + id + " already exists", "id");
     if (*rows == 0) {
       // Another writer committed the same key between our lookup and insert.
-      BUDCORE_TRY_ASSIGN(auto existing, find_job_by_key(tenant, key));
+      BUDCORE_TRY_ASSIGN(auto existing, replay_job_by_key(tenant, key, request_digest));
       if (existing) return CreateJobResult{std::move(*existing), false};
       return Error::make(ErrorCode::Internal, "idempotent insert neither inserted nor found a job");
     }
     return CreateJobResult{JobRecord{std::move(job), 1, std::string(key)}, true};
   });
+}
+
+Result<std::optional<JobRecord>> SqlStore::replay_job_by_key(const core::Id& tenant, std::string_view key,
+                                                              std::string_view request_digest) {
+  BUDCORE_TRY_ASSIGN(auto existing, find_job_by_key(tenant, key));
+  if (!existing || request_digest.empty()) return existing;
+  std::string tid = tenant.to_string();
+  SqlParam p[] = {tid, key};
+  std::optional<std::string> first;
+  BUDCORE_TRY(db().query("SELECT request_digest FROM jobs WHERE tenant_id = ? AND idempotency_key = ?", p,
+                         [&](const SqlRow& row) -> Status {
+                           if (!row.is_null(0)) first = std::string(row.text(0));
+                           return {};
+                         }));
+  if (!first || *first == request_digest) return existing;
+  // A key names one request: the same key with another document is the caller's mistake (a
+  // reused counter, two clients sharing keys), and answering with the first job would hide it.
+  return Error::invalid("idempotency_key", std::string(key),
+                        "the key was first sent with another job document (it created job " +
+                            existing->job.id.to_string() + "); a new job needs a new key");
 }
 
 Result<JobRecord> SqlStore::get_job(const core::Id& tenant, const core::Id& id) {

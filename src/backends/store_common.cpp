@@ -524,6 +524,13 @@ core::Status migrate_to_v7(SqlConnection& conn) {
   return conn.exec_script(kSchemaV7Indexes);
 }
 
+// v11: the digest of the document a job was submitted with under an idempotency key, so that a
+// key sent again with another document is refused rather than answered with the first job. NULL:
+// a job created before v11 or without a digest (its key is not checked against documents).
+constexpr std::string_view kSchemaV11 = R"sql(
+ALTER TABLE jobs ADD COLUMN request_digest TEXT;
+)sql";
+
 std::string migration_sql(Dialect dialect, int version) {
   switch (version) {
     case 1: return apply_dialect(dialect, kSchemaV1);
@@ -540,6 +547,7 @@ std::string migration_sql(Dialect dialect, int version) {
       return apply_dialect(dialect, kSchemaV9Table) +
              std::string(dialect == Dialect::Sqlite ? kSchemaV9Sqlite : kSchemaV9Postgres);
     case 10: return apply_dialect(dialect, kSchemaV10);
+    case 11: return std::string(kSchemaV11);
     default: return {};
   }
 }

@@ -145,10 +145,16 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
     if (ticket.limited) (void)store->transact([&](backend::Store& tx) { return take_submit_tokens(tx, caller, ticket); });
     return e;
   };
+  // A caller's key is kept with the digest of the document as sent (before prepare fills it in),
+  // so the key sent again with another document is refused. The platform's own keys (pipeline
+  // steps) name a step, whose document may be rendered anew after a restart: not digested.
+  std::vector<std::string> digests(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (auto st = check_origin(jobs[i].job, jobs[i].idempotency_key, origin); !st)
       return refused(at_index(st.error(), batch, i));
     if (auto st = check_replay(caller, jobs[i].idempotency_key); !st) return refused(at_index(st.error(), batch, i));
+    if (origin == JobOrigin::Caller && !jobs[i].idempotency_key.empty())
+      digests[i] = backend::job_request_digest(jobs[i].job);
     auto prepared = prepare(caller, std::move(jobs[i].job), batch ? "jobs[" + std::to_string(i) + "]" : "");
     if (!prepared) return refused(prepared.error());
     jobs[i].job = std::move(*prepared);
@@ -171,7 +177,7 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
       const std::string cq = quota::cluster_queue_for(job, config.cluster.layout);
       log.clear();
       BUDCORE_TRY(move(nullptr, job, JobStatus::Queued, now, "submitted; waiting for admission by ClusterQueue " + cq, log));
-      auto created = tx.create_job(caller.tenant, job, jobs[i].idempotency_key);
+      auto created = tx.create_job(caller.tenant, job, jobs[i].idempotency_key, digests[i]);
       if (!created) return at_index(created.error(), batch, i);
       results[i] = SubmitResult{std::move(created->record), created->created};
       if (!created->created) continue;

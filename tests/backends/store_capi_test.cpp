@@ -61,11 +61,16 @@ TEST_F(StoreCapiTest, SubmitGetAndIdempotentRetry) {
   const std::string id = a["job"]["id"];
 
   Buf retry;
-  ASSERT_EQ(submit(retry, job_json("train-a-retry"), "req-1"), BUDCORE_OK);
+  ASSERT_EQ(submit(retry, job_json("train-a"), "req-1"), BUDCORE_OK);
   json b = retry.parse();
   EXPECT_EQ(b["created"], false);
   EXPECT_EQ(b["job"]["id"], id);
   EXPECT_EQ(b["job"]["name"], "train-a");
+
+  // The key with another document: refused, naming the key.
+  Buf reused;
+  EXPECT_EQ(submit(reused, job_json("train-a-retry"), "req-1"), BUDCORE_EINVALID);
+  EXPECT_STREQ(budcore_error_last()->field, "idempotency_key");
 
   Buf got;
   ASSERT_EQ(budcore_store_job_get(&got.b, store_, tenant_.data(), tenant_.size(), id.data(), id.size()), BUDCORE_OK);

@@ -149,6 +149,42 @@ TEST_P(StoreConformance, IdempotencyKeyMakesARetriedSubmitReturnTheFirstJob) {
   EXPECT_EQ(all_jobs(tenant_a_).size(), 3u);
 }
 
+TEST_P(StoreConformance, AKeySentAgainWithAnotherDocumentDigestIsRefusedNamingTheFirstJob) {
+  const job::Job sent = make_job("a");
+  const std::string digest = job_request_digest(sent);
+  auto first = store().create_job(tenant_a_, sent, "submit-7", digest);
+  ASSERT_TRUE(first) << first.error().describe();
+  ASSERT_TRUE(first->created);
+  // The same request again: the first job, nothing new.
+  auto again = store().create_job(tenant_a_, sent, "submit-7", digest);
+  ASSERT_TRUE(again) << again.error().describe();
+  EXPECT_FALSE(again->created);
+  EXPECT_EQ(again->record.job.id, first->record.job.id);
+  // Another document under the key: refused, naming the key and the job it made.
+  const job::Job other = make_job("a-changed");
+  auto reused = store().create_job(tenant_a_, other, "submit-7", job_request_digest(other));
+  ASSERT_FALSE(reused);
+  EXPECT_EQ(reused.error().code, ErrorCode::Invalid);
+  EXPECT_EQ(reused.error().field, "idempotency_key");
+  EXPECT_NE(reused.error().message.find(first->record.job.id.to_string()), std::string::npos)
+      << reused.error().message;
+  EXPECT_EQ(all_jobs(tenant_a_).size(), 1u);
+  // Without a digest the key is not checked (a caller that sends none, as before).
+  auto unchecked = store().create_job(tenant_a_, other, "submit-7");
+  ASSERT_TRUE(unchecked);
+  EXPECT_FALSE(unchecked->created);
+  // A job created without a digest is not checked later either.
+  create(tenant_a_, make_job("old"), "old-key");
+  auto legacy = store().create_job(tenant_a_, other, "old-key", job_request_digest(other));
+  ASSERT_TRUE(legacy) << legacy.error().describe();
+  EXPECT_FALSE(legacy->created);
+  // The digest ignores what the store fills in: one request, one digest.
+  job::Job filled = sent;
+  filled.id = first->record.job.id;
+  EXPECT_NE(job_request_digest(filled), digest);
+  EXPECT_EQ(job_request_digest(make_job("a")), digest);
+}
+
 TEST_P(StoreConformance, CreatingAnExistingIdIsAlreadyExists) {
   auto rec = create(tenant_a_, make_job("a"));
   auto again = make_job("b");

@@ -46,6 +46,12 @@ TEST_F(CliPlatformTest, AJobGoesThroughTheEmbeddedPlatformCommandByCommand) {
   EXPECT_EQ(rec["job"]["status"], "queued");
   auto again = run_cli("platform submit " + quote(spec.string()) + common() + " --key k1");
   EXPECT_FALSE(json::parse(again.out)["created"].get<bool>());
+  // The key with another document: refused naming the key and the job it made, exit 2.
+  auto reused = run_cli("platform submit " + quote(write("other.json", R"({"name": "other", "job_type": "batch",
+      "deployment_type": "docker", "spec": {"image": "x/y"}})").string()) + common() + " --key k1", dir_ / "other.err");
+  EXPECT_EQ(reused.exit_code, 2) << reused.err;
+  EXPECT_NE(reused.err.find("idempotency_key"), std::string::npos) << reused.err;
+  EXPECT_NE(reused.err.find(id), std::string::npos) << reused.err;
 
   auto step = run_cli("platform run --for 60" + dir_only());
   ASSERT_EQ(step.exit_code, 0);

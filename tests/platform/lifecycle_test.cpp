@@ -84,6 +84,49 @@ TEST(PlatformLifecycleTest, IdempotentSubmitReturnsTheFirstJob) {
   EXPECT_EQ(p->cluster().workloads.size(), 0u);
 }
 
+TEST(PlatformLifecycleTest, AKeySentAgainWithAnotherDocumentIsRefusedAndCreatesNothing) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto first = p->submit(ctx_a(), gpu_job("train", 2, 600), "req-9");
+  ASSERT_TRUE(first) << first.error().describe();
+  // One GPU more under the same key: the caller's mistake, said, not answered with the first job.
+  auto reused = p->submit(ctx_a(), gpu_job("train", 3, 600), "req-9");
+  ASSERT_FALSE(reused);
+  EXPECT_EQ(reused.error().code, core::ErrorCode::Invalid);
+  EXPECT_EQ(reused.error().field, "idempotency_key");
+  EXPECT_NE(reused.error().message.find(first->record.job.id.to_string()), std::string::npos);
+  // The same document still replays, also as a document.
+  auto replay = p->submit(ctx_a(), gpu_job("train", 2, 600), "req-9");
+  ASSERT_TRUE(replay) << replay.error().describe();
+  EXPECT_FALSE(replay->created);
+  // A batch under one key replays whole; one changed job refuses the whole batch, by index.
+  auto batch_of = [](int gpus) {
+    core::List jobs;
+    jobs.emplace_back(gpu_job("b0", 1, 60).to_value());
+    jobs.emplace_back(gpu_job("b1", gpus, 60).to_value());
+    return core::Value(core::Map{{"jobs", core::Value(std::move(jobs))}});
+  };
+  auto b1 = p->submit_batch_document(ctx_a(), batch_of(1), "batch-5");
+  ASSERT_TRUE(b1) << b1.error().describe();
+  auto b2 = p->submit_batch_document(ctx_a(), batch_of(1), "batch-5");
+  ASSERT_TRUE(b2) << b2.error().describe();
+  EXPECT_FALSE((*b2)[1].created);
+  auto b3 = p->submit_batch_document(ctx_a(), batch_of(2), "batch-5");
+  ASSERT_FALSE(b3);
+  EXPECT_EQ(b3.error().field, "jobs[1].idempotency_key");
+  // An explicit key that happens to equal a batch's derived one is held to the same rule.
+  auto clash = p->submit(ctx_a(), gpu_job("other", 1, 60), "batch-5/0");
+  ASSERT_FALSE(clash);
+  EXPECT_EQ(clash.error().field, "idempotency_key");
+  auto list = p->list_jobs(ctx_a(), {});
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->items.size(), 3u);
+  // Keys stay per tenant: another tenant's document under the key is its own job.
+  auto other = p->submit(ctx_b(), gpu_job("train", 3, 600), "req-9");
+  ASSERT_TRUE(other) << other.error().describe();
+  EXPECT_TRUE(other->created);
+}
+
 TEST(PlatformLifecycleTest, QuotaMakesTheSecondJobWaitForTheFirst) {
   PlatformTarget t;
   auto p = t.open();

@@ -30,6 +30,9 @@ def test_a_job_runs_to_completion_and_the_events_tell_it(tmp_path):
         assert stored.created and stored.job.status == "queued"
         again = p.submit(job("train"), idempotency_key="k1")
         assert not again.created and again.id == stored.id
+        with pytest.raises(budcore.ValidationError) as reused:  # the key with another document
+            p.submit(job("train", gpus=2), idempotency_key="k1")
+        assert reused.value.field == "idempotency_key" and str(stored.id) in reused.value.message
         assert p.run() == "2026-01-01T00:10:00Z"
         done = p.get(stored.id)
         assert done.job.status == "completed"

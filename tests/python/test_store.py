@@ -79,6 +79,9 @@ def test_idempotent_submit(store, job_dict):
     assert again.id == first.id and again.idempotency_key == "req-1"
     other = store.submit_job(TENANT, job_dict, idempotency_key="req-2")
     assert other.id != first.id
+    with pytest.raises(budcore.ValidationError) as reused:
+        store.submit_job(TENANT, dict(job_dict, name="changed"), idempotency_key="req-1")
+    assert reused.value.field == "idempotency_key"
     assert len(store.list_jobs(TENANT)["items"]) == 2
 
 
@@ -134,7 +137,7 @@ def test_threads_share_a_store(tmp_path, job_dict):
     def submit(n):
         try:
             for i in range(20):
-                s.submit_job(TENANT, dict(job_dict, name=f"t{n}-{i}"), idempotency_key=f"{n}-{i % 10}")
+                s.submit_job(TENANT, dict(job_dict, name=f"t{n}-{i % 10}"), idempotency_key=f"{n}-{i % 10}")
         except Exception as e:  # pragma: no cover - reported below
             errors.append(e)
 

@@ -34,6 +34,11 @@ func TestStoreJobsArePerTenantAndIdempotent(t *testing.T) {
 	if err != nil || !strings.Contains(again, `"created":false`) || idOf(t, again) != idOf(t, first) {
 		t.Fatalf("a repeated key returns the first job: %s, %v", again, err)
 	}
+	_, err = s.JobSubmit(tenantA, strings.Replace(storeJob, `"train"`, `"train-2"`, 1), "key-1")
+	var reused *Error
+	if !errors.As(err, &reused) || reused.Code != Invalid || reused.Field != "idempotency_key" {
+		t.Fatalf("the key with another document is refused: %v", err)
+	}
 	if got, err := s.JobGet(tenantA, idOf(t, first)); err != nil || !strings.Contains(got, `"name":"train"`) {
 		t.Fatalf("get: %s, %v", got, err)
 	}

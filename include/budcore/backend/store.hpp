@@ -96,6 +96,10 @@ struct JobSummary {
 // The summary of a loaded record (what list_job_summaries returns for the same row).
 BUDCORE_API JobSummary summarize(const JobRecord& record);
 
+// The digest create_job keeps with an idempotency key: SHA-256 of the job's compact JSON, taken
+// before anything fills it in (id, times, defaults), so the same request digests the same.
+BUDCORE_API std::string job_request_digest(const job::Job& job);
+
 // All set fields must match. Jobs come newest first (created_at, then id, descending).
 struct JobFilter {
   std::optional<core::Id> project_id;
@@ -378,9 +382,13 @@ class BUDCORE_API Store {
   // Jobs. create_job assigns id (when nil), tenant_id, created_at and updated_at (when unset);
   // the job is validated first (ErrorCode::Invalid). A job whose tenant_id names another
   // tenant is Invalid. With a non-empty idempotency_key an existing job of that key is
-  // returned with created = false.
+  // returned with created = false. A request_digest (job_request_digest of the document as the
+  // caller sent it) is kept with the key: the key sent again with another digest is a Conflict
+  // on idempotency_key, as a payment API refuses a key reused with other parameters. An empty
+  // digest is neither kept nor checked.
   virtual core::Result<CreateJobResult> create_job(const core::Id& tenant, job::Job job,
-                                                   std::string_view idempotency_key = {}) = 0;
+                                                   std::string_view idempotency_key = {},
+                                                   std::string_view request_digest = {}) = 0;
   virtual core::Result<JobRecord> get_job(const core::Id& tenant, const core::Id& id) = 0;
   // Several jobs, each of its own tenant, in as few reads as the store can (a leader applying a
   // batch of cluster events): out[i] is keys[i]'s job, nullopt when that tenant has no such

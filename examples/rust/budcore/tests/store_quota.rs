@@ -22,6 +22,8 @@ fn store_jobs_are_per_tenant_and_submits_are_idempotent() {
     assert!(again.contains(r#""created":false"#), "{again}");
     let id = id_of(&first);
     assert_eq!(id, id_of(&again));
+    let reused = store.job_submit(TENANT_A, &JOB.replace("\"train\"", "\"train-2\""), "key-1").unwrap_err();
+    assert_eq!((reused.code, reused.field.as_str()), (ErrorCode::Invalid, "idempotency_key"));
     let got = store.job_get(TENANT_A, &id).unwrap();
     assert!(got.contains(r#""name":"train""#), "{got}");
     let other = store.job_get(TENANT_B, &id).unwrap_err();
