@@ -195,14 +195,15 @@ void bind_platform(py::module_& m) {
           [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& job,
              const std::optional<std::string>& key) {
             auto ctx = caller(tenant, principal, request);
+            const std::string k = idempotency_key_of(key);
             if (py::isinstance<job::Job>(job)) {
               job::Job j = job.cast<job::Job>();
-              auto r = call(h, [&](platform::Platform& p) { return p.submit(ctx, std::move(j), key.value_or("")); });
+              auto r = call(h, [&](platform::Platform& p) { return p.submit(ctx, std::move(j), k); });
               return StoredJob{std::move(r.record), r.created};
             }
             // A document is decoded by the platform (a malformed one takes its submit tokens too).
             core::Value doc = to_value(job, "job");
-            auto r = call(h, [&](platform::Platform& p) { return p.submit_document(ctx, doc, key.value_or("")); });
+            auto r = call(h, [&](platform::Platform& p) { return p.submit_document(ctx, doc, k); });
             return StoredJob{std::move(r.record), r.created};
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("job"), py::arg("idempotency_key"), "Submits a job for the caller (tenant, principal, request id); returns the StoredJob.")
@@ -220,7 +221,7 @@ void bind_platform(py::module_& m) {
               if (py::isinstance<py::tuple>(item)) {
                 auto t = item.cast<py::tuple>();
                 job = t[0];
-                if (!t[1].is_none()) key = t[1].cast<std::string>();
+                if (!t[1].is_none()) key = idempotency_key_of(t[1].cast<std::string>(), path + ".idempotency_key");
               }
               core::Value doc = py::isinstance<job::Job>(job) ? job.cast<job::Job>().to_value() : to_value(job, path);
               docs.emplace_back(std::move(doc), std::move(key));

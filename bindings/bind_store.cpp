@@ -52,7 +52,7 @@ auto call(PyStore& s, F&& f) {
 StoredJob submit(PyStore& s, const py::object& tenant, const py::object& job, const std::optional<std::string>& key) {
   Id t = id_of(tenant, "tenant");
   job::Job j = job_of(job);
-  std::string k = key.value_or("");
+  std::string k = idempotency_key_of(key);
   const std::string digest = k.empty() ? std::string() : backend::job_request_digest(j);
   backend::CreateJobResult r = call(s, [&](backend::Store& st) { return st.create_job(t, std::move(j), k, digest); });
   return StoredJob{std::move(r.record), r.created};

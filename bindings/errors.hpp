@@ -4,6 +4,7 @@
 #pragma once
 
 #include <exception>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -39,6 +40,13 @@ T unwrap(core::Result<T> r) {
 
 inline void unwrap(core::Status s) {
   if (!s.has_value()) throw PyError(std::move(s).error());
+}
+
+// An idempotency key as Python gave it: None is no key; an empty string is refused rather than
+// taken as none (its retries would each make a new job).
+inline std::string idempotency_key_of(const std::optional<std::string>& key, std::string field = "idempotency_key") {
+  if (key && key->empty()) throw PyError(core::Error::invalid(std::move(field), "", "must not be empty (None is no key)"));
+  return key.value_or("");
 }
 
 }  // namespace budcore::bindings

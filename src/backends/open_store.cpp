@@ -1,11 +1,13 @@
 // open_store(): picks the backend from the URI scheme, connects, migrates the schema and
 // wraps the connection in the shared SqlStore. Also check_store() for `budcore store check`.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
 #include "backends/store_common.hpp"
+#include "budcore/core/json.hpp"
 #include "core/digest.hpp"
-#include "job/job_json.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/core/utf8.hpp"
 
@@ -43,7 +45,56 @@ std::string_view to_string(CatalogScope s) noexcept { return s == CatalogScope::
 
 int latest_schema_version() noexcept { return backends::kLatestSchemaVersion; }
 
-std::string job_request_digest(const job::Job& job) { return core::sha256_hex(job::detail::compact_json(job)); }
+namespace {
+
+// One request written two ways digests the same: members in name order, a number by its value
+// (1.0 is 1), at every depth of the document.
+core::Value canonical(const core::Value& v) {
+  if (v.is_float()) {
+    const double d = v.as_float();
+    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.0e15) return core::Value(static_cast<std::int64_t>(d));
+    return v;
+  }
+  if (v.is_list()) {
+    core::List out;
+    out.reserve(v.as_list().size());
+    for (const core::Value& e : v.as_list()) out.push_back(canonical(e));
+    return core::Value(std::move(out));
+  }
+  if (!v.is_map()) return v;
+  std::vector<const core::Map::Entry*> entries;
+  for (const auto& e : v.as_map()) entries.push_back(&e);
+  std::sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  core::Map out;
+  for (const auto* e : entries) out.set(e->first, canonical(e->second));
+  return core::Value(std::move(out));
+}
+
+}  // namespace
+
+std::string job_request_digest(const job::Job& job) {
+  // What a submit sets or ignores (the caller's own tenant, times, the status message) is not
+  // part of the request: sending it or not is the same request.
+  job::Job request = job;
+  request.tenant_id = core::Id();
+  request.created_at.reset();
+  request.updated_at.reset();
+  request.estimated_start.reset();
+  request.estimated_end.reset();
+  request.actual_start.reset();
+  request.actual_end.reset();
+  request.status_message.reset();
+  return core::sha256_hex(core::to_json(canonical(request.to_value())));
+}
+
+core::Status check_request_digest(const JobRecord& existing, std::string_view request_digest) {
+  if (request_digest.empty() || existing.request_digest.empty() || existing.request_digest == request_digest) return {};
+  // A key names one request: the same key with another document is the caller's mistake (a
+  // reused counter, two clients sharing keys), and answering with the first job would hide it.
+  return core::Error::invalid("idempotency_key", existing.idempotency_key,
+                              "the key was first sent with another job document (it created job " +
+                                  existing.job.id.to_string() + "); a new job needs a new key");
+}
 
 JobSummary summarize(const JobRecord& record) {
   const job::Job& j = record.job;

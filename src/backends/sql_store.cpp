@@ -265,10 +265,12 @@ Result<std::optional<JobRecord>> SqlStore::find_job_by_key(const core::Id& tenan
   std::string tid = tenant.to_string();
   SqlParam p[] = {tid, key};
   std::optional<JobRecord> found;
-  BUDCORE_TRY(db().query(std::string(kJobColumns) + " WHERE tenant_id = ? AND idempotency_key = ?", p,
-                         [&](const SqlRow& row) -> Status {
+  BUDCORE_TRY(db().query("SELECT doc, version, idempotency_key, id, created_ns, request_digest FROM jobs "
+                         "WHERE tenant_id = ? AND idempotency_key = ?",
+                         p, [&](const SqlRow& row) -> Status {
                            BUDCORE_TRY_ASSIGN(auto j, job_from_row(row));
                            found = std::move(j.record);
+                           if (!row.is_null(5)) found->request_digest = row.text(5);
                            return {};
                          }));
   return found;

@@ -66,21 +66,9 @@ Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job jo
 Result<std::optional<JobRecord>> SqlStore::replay_job_by_key(const core::Id& tenant, std::string_view key,
                                                               std::string_view request_digest) {
   BUDCORE_TRY_ASSIGN(auto existing, find_job_by_key(tenant, key));
-  if (!existing || request_digest.empty()) return existing;
-  std::string tid = tenant.to_string();
-  SqlParam p[] = {tid, key};
-  std::optional<std::string> first;
-  BUDCORE_TRY(db().query("SELECT request_digest FROM jobs WHERE tenant_id = ? AND idempotency_key = ?", p,
-                         [&](const SqlRow& row) -> Status {
-                           if (!row.is_null(0)) first = std::string(row.text(0));
-                           return {};
-                         }));
-  if (!first || *first == request_digest) return existing;
-  // A key names one request: the same key with another document is the caller's mistake (a
-  // reused counter, two clients sharing keys), and answering with the first job would hide it.
-  return Error::invalid("idempotency_key", std::string(key),
-                        "the key was first sent with another job document (it created job " +
-                            existing->job.id.to_string() + "); a new job needs a new key");
+  if (!existing) return existing;
+  BUDCORE_TRY(backend::check_request_digest(*existing, request_digest));
+  return existing;
 }
 
 Result<JobRecord> SqlStore::get_job(const core::Id& tenant, const core::Id& id) {

@@ -2,6 +2,7 @@
 // priority, preemption — each persisted before the cluster is told.
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
@@ -122,14 +123,41 @@ core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, st
 }
 
 // A key that names an existing job returns that job: only to a caller who may read it, else the
-// refusal a read of it gets (the same as for an id that exists nowhere).
-core::Status Impl::check_replay(const CallContext& caller, std::string_view key) {
-  if (key.empty() || !authorizer) return {};
-  BUDCORE_TRY_ASSIGN(auto existing, store->get_job_by_key(caller.tenant, key));
-  if (!existing) return {};
+// refusal a read of it gets (the same as for an id that exists nowhere); and only for the
+// document it was first sent with. A replay is answered before any check of the document or
+// the policy: it creates nothing, so a queue cap the first job fills, or a policy tightened
+// since, must not refuse the retry of a submit whose answer was lost.
+core::Result<std::optional<backend::JobRecord>> Impl::find_replay(const CallContext& caller, const SubmitRequest& req,
+                                                                  JobOrigin origin) {
+  if (req.idempotency_key.empty()) return std::optional<backend::JobRecord>();
+  BUDCORE_TRY_ASSIGN(auto existing, store->get_job_by_key(caller.tenant, req.idempotency_key));
+  if (!existing) return existing;
   const core::Id id = existing->job.id;
-  return guard(caller, "get", "jobs", &id);
+  if (authorizer) BUDCORE_TRY(guard(caller, "get", "jobs", &id));
+  if (origin == JobOrigin::Caller)
+    BUDCORE_TRY(backend::check_request_digest(*existing, backend::job_request_digest(req.job)));
+  return existing;
 }
+
+namespace {
+
+// Each job of a batch needs its own key: two entries under one key would make the second the
+// first's replay inside one request.
+core::Status check_distinct_keys(const std::vector<SubmitRequest>& jobs) {
+  std::map<std::string_view, std::size_t> first;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string& key = jobs[i].idempotency_key;
+    if (key.empty()) continue;
+    auto [at, fresh] = first.emplace(key, i);
+    if (!fresh)
+      return at_index(Error::invalid("idempotency_key", key,
+                                     "jobs[" + std::to_string(at->second) + "] of this batch has the same key; each job needs its own"),
+                      true, i);
+  }
+  return {};
+}
+
+}  // namespace
 
 core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& caller, std::vector<SubmitRequest> jobs,
                                                           bool batch, JobOrigin origin) {
@@ -145,14 +173,26 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
     if (ticket.limited) (void)store->transact([&](backend::Store& tx) { return take_submit_tokens(tx, caller, ticket); });
     return e;
   };
+  if (batch)
+    if (auto st = check_distinct_keys(jobs); !st) return refused(st.error());
   // A caller's key is kept with the digest of the document as sent (before prepare fills it in),
   // so the key sent again with another document is refused. The platform's own keys (pipeline
   // steps) name a step, whose document may be rendered anew after a restart: not digested.
   std::vector<std::string> digests(jobs.size());
+  std::vector<SubmitResult> results(jobs.size());
+  std::vector<bool> replayed(jobs.size(), false);
+  std::size_t fresh = 0;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (auto st = check_origin(jobs[i].job, jobs[i].idempotency_key, origin); !st)
       return refused(at_index(st.error(), batch, i));
-    if (auto st = check_replay(caller, jobs[i].idempotency_key); !st) return refused(at_index(st.error(), batch, i));
+    auto replay = find_replay(caller, jobs[i], origin);
+    if (!replay) return refused(at_index(replay.error(), batch, i));
+    if (*replay) {
+      results[i] = SubmitResult{std::move(**replay), false};
+      replayed[i] = true;
+      continue;
+    }
+    ++fresh;
     if (origin == JobOrigin::Caller && !jobs[i].idempotency_key.empty())
       digests[i] = backend::job_request_digest(jobs[i].job);
     auto prepared = prepare(caller, std::move(jobs[i].job), batch ? "jobs[" + std::to_string(i) + "]" : "");
@@ -161,7 +201,6 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
     if (auto st = admit_job(caller, jobs[i].job, GateStage::Submit); !st) return refused(at_index(st.error(), batch, i));
   }
   const core::Timestamp now = clock->now();
-  std::vector<SubmitResult> results(jobs.size());
   std::vector<LiveJob> staged;
   std::vector<std::shared_ptr<job::Job>> staged_docs;
   staged.reserve(jobs.size());
@@ -170,9 +209,10 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
   core::List created_jobs;
   auto st = store->transact([&](backend::Store& tx) -> core::Status {
     BUDCORE_TRY(take_submit_tokens(tx, caller, ticket));
-    BUDCORE_TRY(check_open_jobs(tx, caller, jobs.size()));
+    BUDCORE_TRY(check_open_jobs(tx, caller, fresh));
     std::vector<std::pair<core::Id, backend::EventRecord>> log;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (replayed[i]) continue;
       job::Job& job = jobs[i].job;
       const std::string cq = quota::cluster_queue_for(job, config.cluster.layout);
       log.clear();

@@ -275,7 +275,10 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // create_critical for a critical job), then the admission gates (tenant policy first).
   core::Status check_origin(const job::Job& job, std::string_view idempotency_key, JobOrigin origin) const;
   core::Status admit_job(const CallContext& caller, const job::Job& job, GateStage stage);
-  core::Status check_replay(const CallContext& caller, std::string_view idempotency_key);
+  // The job an existing key names, when this submit replays it (nullopt: the key is new or none);
+  // refused as a read of that job would be, or when the caller's document differs.
+  core::Result<std::optional<backend::JobRecord>> find_replay(const CallContext& caller, const SubmitRequest& req,
+                                                              JobOrigin origin);
   // A document that did not decode as a job, from a caller who may submit: its tokens are taken.
   core::Status charge_undecoded(const CallContext& caller, const core::Value& doc, std::size_t n);
   // A job record as the caller may see it: with RBAC, cost fields (estimated_cost, actual_cost,

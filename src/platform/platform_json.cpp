@@ -102,6 +102,8 @@ core::Result<SubmitRequest> parse_submit_request(const Value& doc) {
     }
     if (const Value* key = doc.find("idempotency_key"); key != nullptr && !key->is_null()) {
       if (!key->is_string()) return core::Error::invalid("idempotency_key", core::to_json(*key), "must be a string");
+      if (key->as_string().empty())
+        return core::Error::invalid("idempotency_key", "", "must not be empty (leave it out for no key)");
       req.idempotency_key = key->as_string();
     }
     auto job = job::Job::from_value(*inner);

@@ -52,6 +52,10 @@ TEST_F(CliPlatformTest, AJobGoesThroughTheEmbeddedPlatformCommandByCommand) {
   EXPECT_EQ(reused.exit_code, 2) << reused.err;
   EXPECT_NE(reused.err.find("idempotency_key"), std::string::npos) << reused.err;
   EXPECT_NE(reused.err.find(id), std::string::npos) << reused.err;
+  // A key given empty is refused, not taken as no key (its retries would each make a job).
+  auto empty = run_cli("platform submit " + quote(spec.string()) + common() + " --key ''", dir_ / "empty.err");
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  EXPECT_NE(empty.err.find("--key"), std::string::npos) << empty.err;
 
   auto step = run_cli("platform run --for 60" + dir_only());
   ASSERT_EQ(step.exit_code, 0);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
 #include "platform/platform_fixture.hpp"
 
@@ -125,6 +126,76 @@ TEST(PlatformLifecycleTest, AKeySentAgainWithAnotherDocumentIsRefusedAndCreatesN
   auto other = p->submit(ctx_b(), gpu_job("train", 3, 600), "req-9");
   ASSERT_TRUE(other) << other.error().describe();
   EXPECT_TRUE(other->created);
+}
+
+TEST(PlatformLifecycleTest, AReplayIsAnsweredEvenWhenTheFirstJobFillsTheQueueCapOrThePolicyTightened) {
+  PlatformTarget t;
+  t.config.security.rbac = false;
+  platform::TenantPolicy capped;
+  capped.max_queued_jobs = 1;
+  t.config.security.default_policy = capped;
+  auto p = t.open();
+  auto first = p->submit(ctx_a(), gpu_job("only", 0, 86'400), "cap-1");
+  ASSERT_TRUE(first) << first.error().describe();
+  // The retry of a submit whose answer was lost creates nothing: the cap the first fills is no reason.
+  auto retry = p->submit(ctx_a(), gpu_job("only", 0, 86'400), "cap-1");
+  ASSERT_TRUE(retry) << retry.error().describe();
+  EXPECT_FALSE(retry->created);
+  EXPECT_EQ(retry->record.job.id, first->record.job.id);
+  EXPECT_FALSE(p->submit(ctx_a(), gpu_job("second", 0), "cap-2"));  // a new job still meets the cap
+  // A batch replayed whole beside one new job: the cap counts the new one only.
+  p.reset();
+  t.config.security.default_policy->max_queued_jobs = 2;
+  p = t.open();
+  std::vector<platform::SubmitRequest> batch{{gpu_job("only", 0, 86'400), "cap-1"}, {gpu_job("new", 0), "cap-3"}};
+  auto mixed = p->submit_batch(ctx_a(), batch);
+  ASSERT_TRUE(mixed) << mixed.error().describe();
+  EXPECT_FALSE((*mixed)[0].created);
+  EXPECT_TRUE((*mixed)[1].created);
+}
+
+TEST(PlatformLifecycleTest, TwoJobsOfOneBatchUnderOneKeyAreRefusedNamingBothAndCreateNothing) {
+  PlatformTarget t;
+  auto p = t.open();
+  std::vector<platform::SubmitRequest> batch{{gpu_job("a", 1, 60), "dup"}, {gpu_job("b", 1, 60), ""},
+                                             {gpu_job("c", 1, 60), "dup"}};
+  auto r = p->submit_batch(ctx_a(), batch);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, core::ErrorCode::Invalid);
+  EXPECT_EQ(r.error().field, "jobs[2].idempotency_key");
+  EXPECT_NE(r.error().message.find("jobs[0]"), std::string::npos) << r.error().message;
+  // A derived key met by an explicit one in the same batch is the same mistake.
+  core::List entries;
+  entries.emplace_back(gpu_job("d0", 1, 60).to_value());
+  entries.emplace_back(core::Map{{"job", gpu_job("d1", 1, 60).to_value()}, {"idempotency_key", "k/0"}});
+  auto derived = p->submit_batch_document(ctx_a(), core::Value(core::Map{{"jobs", core::Value(std::move(entries))}}), "k");
+  ASSERT_FALSE(derived);
+  EXPECT_EQ(derived.error().field, "jobs[1].idempotency_key");
+  EXPECT_TRUE(p->list_jobs(ctx_a(), {})->items.empty());
+  // Nothing was created under the key: a single submit under it is a new job.
+  auto single = p->submit(ctx_a(), gpu_job("a", 1, 60), "dup");
+  ASSERT_TRUE(single);
+  EXPECT_TRUE(single->created);
+}
+
+TEST(PlatformLifecycleTest, OneRequestWrittenTwoWaysReplays) {
+  PlatformTarget t;
+  auto p = t.open();
+  auto doc = [](std::string_view text) { return core::parse_json(text).value(); };
+  auto first = p->submit_document(ctx_a(), doc(R"({"name": "w", "job_type": "batch", "deployment_type": "docker",
+      "spec": {"image": "x/y", "a": 1, "b": {"c": 2.0, "d": [1, 2]}}})"), "w-1");
+  ASSERT_TRUE(first) << first.error().describe();
+  // Members in another order, a number written 1.0, the caller's own tenant, a status message.
+  auto again = p->submit_document(ctx_a(), doc(R"({"spec": {"b": {"d": [1.0, 2], "c": 2}, "a": 1.0, "image": "x/y"},
+      "tenant_id": ")" + tenant_a().to_string() + R"(", "status_message": "hi", "deployment_type": "docker",
+      "job_type": "batch", "name": "w"})"), "w-1");
+  ASSERT_TRUE(again) << again.error().describe();
+  EXPECT_FALSE(again->created);
+  // What differs in meaning does not: the order of a list.
+  auto other = p->submit_document(ctx_a(), doc(R"({"name": "w", "job_type": "batch", "deployment_type": "docker",
+      "spec": {"image": "x/y", "a": 1, "b": {"c": 2.0, "d": [2, 1]}}})"), "w-1");
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().field, "idempotency_key");
 }
 
 TEST(PlatformLifecycleTest, QuotaMakesTheSecondJobWaitForTheFirst) {

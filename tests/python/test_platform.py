@@ -33,6 +33,12 @@ def test_a_job_runs_to_completion_and_the_events_tell_it(tmp_path):
         with pytest.raises(budcore.ValidationError) as reused:  # the key with another document
             p.submit(job("train", gpus=2), idempotency_key="k1")
         assert reused.value.field == "idempotency_key" and str(stored.id) in reused.value.message
+        with pytest.raises(budcore.ValidationError) as empty:  # an empty key is not "no key"
+            p.submit(job("train"), idempotency_key="")
+        assert empty.value.field == "idempotency_key"
+        with pytest.raises(budcore.ValidationError) as twice:  # one batch, one key per job
+            p.submit_batch([(job("a"), "b-1"), (job("b"), "b-1")])
+        assert twice.value.field == "jobs[1].idempotency_key"
         assert p.run() == "2026-01-01T00:10:00Z"
         done = p.get(stored.id)
         assert done.job.status == "completed"

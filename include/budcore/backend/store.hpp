@@ -64,6 +64,9 @@ struct JobRecord {
   job::Job job;
   std::int64_t version = 0;  // 1 on create, +1 on every update
   std::string idempotency_key;  // empty: none
+  // The digest the key was first sent with (job_request_digest); read by get_job_by_key only,
+  // empty when none was kept.
+  std::string request_digest;
 };
 
 struct CreateJobResult {
@@ -96,9 +99,13 @@ struct JobSummary {
 // The summary of a loaded record (what list_job_summaries returns for the same row).
 BUDCORE_API JobSummary summarize(const JobRecord& record);
 
-// The digest create_job keeps with an idempotency key: SHA-256 of the job's compact JSON, taken
-// before anything fills it in (id, times, defaults), so the same request digests the same.
+// The digest create_job keeps with an idempotency key: SHA-256 of the job as the caller sent it,
+// without what a submit sets (tenant, times, status message), members sorted and numbers by
+// value, so one request written two ways digests the same.
 BUDCORE_API std::string job_request_digest(const job::Job& job);
+// Invalid on idempotency_key when `existing` (a job found by its key) was created by a request
+// with another digest than `request_digest`; nothing to check when either digest is empty.
+BUDCORE_API core::Status check_request_digest(const JobRecord& existing, std::string_view request_digest);
 
 // All set fields must match. Jobs come newest first (created_at, then id, descending).
 struct JobFilter {
