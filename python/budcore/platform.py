@@ -117,6 +117,10 @@ class PipelineRun:
 
         return pd.DataFrame(self.state.get("steps", []))
 
+    def _repr_html_(self) -> str:
+        return html_table(self.state.get("steps", []), ("id", "state", "message", "outputs"),
+                          f"pipeline {self.pipeline}: {self.status} (run {self.id})")
+
 
 def _every_page(fetch: Callable[[dict], dict], filters: Mapping[str, Any], limit: Optional[int]) -> list[dict]:
     """Every item of a keyset-paged list (pages of 1000 following next_cursor), at most ``limit``."""
@@ -386,6 +390,13 @@ class SimulationResult:
         import pandas as pd
 
         return pd.DataFrame(self.jobs)
+
+    def _repr_html_(self) -> str:
+        # Names first; times are seconds after the scenario's start.
+        columns = ("name", "status", "tenant", "job_type", "priority", "cluster_queue", "flavor", "started_at",
+                   "ended_at", "wait_seconds", "preemptions", "message")
+        n = len(self.jobs)
+        return html_table(self.jobs, columns, f"{n} job{'' if n == 1 else 's'}, {self.start} to {self.end}")
 
     def __repr__(self) -> str:
         return f"SimulationResult({len(self.jobs)} jobs, {self.start} .. {self.end})"
