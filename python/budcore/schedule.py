@@ -79,10 +79,11 @@ def _span(seconds: float) -> str:
     return format_offset(seconds).lstrip("+") if round(seconds) else "0 s"
 
 
-def _clock_tick(t: float, span: float) -> str:
-    """A tick of the plot's clock axis: :func:`format_clock`, with the date at midnight."""
-    if span < 20 * 3600 and round(t) % 86400 == 0:
-        return format_clock(t, 20 * 3600)
+def _clock_tick(t: float, span: float, dates: bool) -> str:
+    """A tick of the plot's clock axis: :func:`format_clock`, with the date at midnight when the
+    axis spans two days (``dates``)."""
+    if dates and round(t) % 86400 == 0:
+        return format_clock(t, max(span, 20 * 3600))
     return format_clock(t, span)
 
 
@@ -423,9 +424,9 @@ class Timeline:
             ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: format_offset(x)))
             ax.set_xlabel("time from now")
         else:
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: _clock_tick(x, span)))
             first, last = (_dt.datetime.fromtimestamp(round(t), tz=_dt.timezone.utc).strftime("%Y-%m-%d")
                            for t in (min(starts), max(ends)))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: _clock_tick(x, span, first != last)))
             ax.set_xlabel("time (UTC)" if span >= 20 * 3600 else
                           f"time (UTC), {first}" + (f" to {last[5:]}" if last != first else ""))
         ax.axvline(now - origin, color="red", linestyle="--", linewidth=1)
