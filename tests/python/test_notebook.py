@@ -173,6 +173,10 @@ def test_job_tables_runs_and_simulations_display_escaped_tables_names_first(tmp_
     assert isinstance(sim, SimulationResult)
     assert re.search(r"<tbody><tr><td>first</td><td>completed</td>", sim._repr_html_())
     with budcore.Platform.embedded(tmp_path, tenant=TENANT) as p:
+        batch = p.submit_batch([job("first-of-two"), (job("second"), "key<2>")])
+        assert isinstance(batch, list) and [b.job.name for b in batch] == ["first-of-two", "second"]
+        assert re.search(r"<tbody><tr><td>first-of-two</td><td>queued</td>", batch._repr_html_())
+        assert "key&lt;2&gt;" in batch._repr_html_() and str(batch[1].id) in batch._repr_html_()
         stored = p.submit(job("fine-tune"))
         assert "<caption>job fine-tune, version 1</caption>" in stored._repr_html_()
         assert stored.job._repr_html_().index(">fine-tune<") < stored.job._repr_html_().index(str(stored.id))
