@@ -129,6 +129,8 @@ class DefragPlan(Result):
         return float(self["plan"]["cost_gpu_seconds"]) if self.get("plan") else 0.0
 
     def rows(self) -> list[dict]:
+        """One dict per action of the plan (:data:`PLAN_COLUMNS`): each move, then each run to
+        wait for; empty without a plan."""
         plan = self.get("plan")
         if not plan:
             return []
@@ -139,6 +141,7 @@ class DefragPlan(Result):
         return rows
 
     def caption(self) -> str:
+        """The plan's one-line summary (``"no plan"`` without one)."""
         return self["plan"]["summary"] if self.get("plan") else "no plan"
 
     def plot(self, ax=None, *, title: Optional[str] = None):

@@ -31,6 +31,7 @@ __all__ = [
     "PipelineRun",
     "Platform",
     "SimulationResult",
+    "StoredJobs",
     "simulate",
 ]
 
@@ -71,6 +72,16 @@ class JobTable(Sequence[dict]):
 
     def __repr__(self) -> str:
         return f"JobTable({len(self._rows)} jobs)"
+
+
+class StoredJobs(list):
+    """Stored jobs (a list of :class:`budcore.StoredJob`, as :meth:`Platform.submit_batch`
+    returns them) that a notebook shows as one table, names first."""
+
+    def _repr_html_(self) -> str:
+        rows = [dict(j.to_dict().get("job", {}), version=j.version, idempotency_key=j.idempotency_key) for j in self]
+        columns = ("name", "status", "job_type", "priority", "gpu_type", "gpu_count", "version", "idempotency_key", "id")
+        return html_table(rows, columns, f"{len(rows)} job" + ("" if len(rows) == 1 else "s"))
 
 
 @dataclass(frozen=True)
@@ -116,6 +127,10 @@ class PipelineRun:
         import pandas as pd
 
         return pd.DataFrame(self.state.get("steps", []))
+
+    def _repr_html_(self) -> str:
+        return html_table(self.state.get("steps", []), ("id", "state", "message", "outputs"),
+                          f"pipeline {self.pipeline}: {self.status} (run {self.id})")
 
 
 def _every_page(fetch: Callable[[dict], dict], filters: Mapping[str, Any], limit: Optional[int]) -> list[dict]:
@@ -196,9 +211,10 @@ class Platform:
         """Validate, store (QUEUED) and hand a job (budcore.Job or dict) to the cluster."""
         return self._h.submit(*self._who(tenant), job, idempotency_key)
 
-    def submit_batch(self, jobs: Sequence[Any], *, tenant: Any = None) -> list[StoredJob]:
-        """Many jobs in one transaction: each a job or a (job, idempotency_key) tuple."""
-        return self._h.submit_batch(*self._who(tenant), list(jobs))
+    def submit_batch(self, jobs: Sequence[Any], *, tenant: Any = None) -> StoredJobs:
+        """Many jobs in one transaction: each a job or a (job, idempotency_key) tuple. Returns
+        the stored jobs in order, as a list a notebook shows as a table."""
+        return StoredJobs(self._h.submit_batch(*self._who(tenant), list(jobs)))
 
     def get(self, id: Any, *, tenant: Any = None) -> StoredJob:
         """The caller's job by id (NotFoundError for another tenant's)."""
@@ -386,6 +402,13 @@ class SimulationResult:
         import pandas as pd
 
         return pd.DataFrame(self.jobs)
+
+    def _repr_html_(self) -> str:
+        # Names first; times are seconds after the scenario's start.
+        columns = ("name", "status", "tenant", "job_type", "priority", "cluster_queue", "flavor", "started_at",
+                   "ended_at", "wait_seconds", "preemptions", "message")
+        n = len(self.jobs)
+        return html_table(self.jobs, columns, f"{n} job{'' if n == 1 else 's'}, {self.start} to {self.end}")
 
     def __repr__(self) -> str:
         return f"SimulationResult({len(self.jobs)} jobs, {self.start} .. {self.end})"

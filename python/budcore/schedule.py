@@ -7,11 +7,16 @@ discrete-event simulation that runs the same admission engine as ``budcore quota
 every event. Feed it what really happened (:meth:`Timeline.finished` and friends) to get revised
 estimates. :meth:`Timeline.to_pandas` gives a DataFrame (pandas imported lazily),
 :meth:`Timeline.plot` a matplotlib Gantt chart of the device lanes, :meth:`Timeline.to_html` the
-self-contained HTML view. :func:`replay` replays Kueue's scheduler-performance ``baseline``.
+self-contained HTML view, and a notebook shows a timeline as a small table. Pictures and tables
+call jobs by :meth:`Timeline.labels` (the names people gave them, told apart where they repeat)
+and read times with :func:`format_clock` (UTC clock times) or, when the timeline has no date,
+:func:`format_offset` (``"+2 h 5 min"``). :func:`replay` replays Kueue's scheduler-performance
+``baseline``.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import html as _html
 import os
 from dataclasses import dataclass, field
@@ -19,8 +24,81 @@ from typing import Any, Mapping, Optional, Union
 
 from ._core import ScheduleSnapshot, ScheduleTimeline, ValidationError, load_document
 from ._core import schedule_replay as _replay
+from .results import html_record
 
-__all__ = ["ScheduleSnapshot", "ScheduleTimeline", "ScheduledJob", "Timeline", "estimate", "replay", "JOB_COLUMNS"]
+__all__ = ["ScheduleSnapshot", "ScheduleTimeline", "ScheduledJob", "ScheduledJobs", "Timeline", "estimate", "replay",
+           "format_clock", "format_offset", "has_clock", "JOB_COLUMNS"]
+
+#: The earliest ``now`` read as a clock time (2000-01-01 UTC): a scenario without ``now`` starts
+#: at the epoch, and its times are offsets, not dates.
+_CLOCK_FROM = 946684800.0
+
+
+def has_clock(t: float) -> bool:
+    """True when ``t`` (seconds since the epoch) is a real date rather than an offset from a
+    scenario that gave no ``now`` (anything before 2000-01-01 UTC)."""
+    return t >= _CLOCK_FROM
+
+
+def format_clock(t: float, span: float = 0.0) -> str:
+    """A UTC clock time as precise as ``span`` (seconds) needs: ``"14:05:30"`` under 10 minutes,
+    ``"14:05"`` under 20 hours, ``"01-02 14:05"`` beyond (the same as the HTML view's axis)."""
+    when = _dt.datetime.fromtimestamp(round(t), tz=_dt.timezone.utc)
+    if span < 600:
+        return when.strftime("%H:%M:%S")
+    if span < 20 * 3600:
+        return when.strftime("%H:%M")
+    return when.strftime("%m-%d %H:%M")
+
+
+def format_offset(seconds: float) -> str:
+    """An offset from now as people say it: ``"now"``, ``"+45 s"``, ``"+12 min"``,
+    ``"+2 h 5 min"``, ``"+3 d 4 h"``, ``"-15 min"`` (whole seconds, rounded)."""
+    s = int(round(seconds))
+    if s == 0:
+        return "now"
+    sign, s = ("-", -s) if s < 0 else ("+", s)
+    if s < 120:
+        text = f"{s} s"
+    elif s < 3600:
+        text = f"{s // 60} min" + (f" {s % 60} s" if s % 60 else "")
+    elif s < 2 * 86400:
+        text = f"{s // 3600} h" + (f" {s % 3600 // 60} min" if s % 3600 >= 60 else "")
+    else:
+        text = f"{s // 86400} d" + (f" {s % 86400 // 3600} h" if s % 86400 >= 3600 else "")
+    return sign + text
+
+
+# Tick steps (seconds) of the plot's time axis: multiples of these fall on round clock times.
+_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800,
+          604800, 2592000)
+
+
+def _span(seconds: float) -> str:
+    """A duration: ``"0 s"``, ``"45 s"``, ``"2 h 5 min"``."""
+    return format_offset(seconds).lstrip("+") if round(seconds) else "0 s"
+
+
+def _clock_tick(t: float, span: float, dates: bool) -> str:
+    """A tick of the plot's clock axis: :func:`format_clock`, with the date at midnight when the
+    axis spans two days (``dates``)."""
+    if dates and round(t) % 86400 == 0:
+        return format_clock(t, max(span, 20 * 3600))
+    return format_clock(t, span)
+
+
+def _tick_step(span: float, ticks: int = 8) -> float:
+    return float(next((s for s in _STEPS if span / s <= ticks), _STEPS[-1] * max(1, round(span / _STEPS[-1] / ticks))))
+
+
+def _when(t: float, now: float) -> str:
+    """A start or end in a table: the clock time and date with the offset, or the offset alone."""
+    d = t - now
+    rel = "now" if round(d) == 0 else f"in {_span(d)}" if d > 0 else f"{_span(-d)} ago"
+    if has_clock(now):
+        return _dt.datetime.fromtimestamp(round(t), tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC") + f" ({rel})"
+    return format_offset(d)
+
 
 #: Columns of :meth:`Timeline.to_pandas`, in order.
 JOB_COLUMNS = ("label", "name", "cluster_queue", "start", "end", "running", "finished", "pipeline", "wait",
@@ -50,6 +128,75 @@ class ScheduledJob:
     def estimated(self) -> bool:
         """True when start and end are estimates (the job has not started)."""
         return not (self.running or self.finished)
+
+    @property
+    def state(self) -> str:
+        """``"finished"``, ``"running"`` or ``"queued"`` (estimated)."""
+        return "finished" if self.finished else "running" if self.running else "queued"
+
+    def _repr_html_(self) -> str:
+        gpus = ", ".join(f"{n} {r}" for r, n in self.gpus.items())
+        when = (format_clock(self.start, 86400) + " to " + format_clock(self.end, 86400) + " UTC"
+                if has_clock(self.start) else format_offset(self.start) + " to " + format_offset(self.end))
+        wait = f"{self.wait}: {self.wait_detail}" if self.wait else None
+        met = None if self.deadline_met is None else ("met" if self.deadline_met else "missed")
+        return html_record([("label", self.label), ("state", self.state), ("when", when),
+                            ("cluster_queue", self.cluster_queue), ("pipeline", self.pipeline), ("gpus", gpus),
+                            ("waits for", wait), ("deadline", met), ("preemptions", len(self.preempted_at) or None),
+                            ("name", self.name)], f"job {self.label}")
+
+
+def _labels(jobs: "list[ScheduledJob]") -> dict[str, str]:
+    """Each job's name mapped to what pictures and tables call it: its label, and where labels
+    repeat, the label with the end of the name (the whole name when those ends repeat too)."""
+    count: dict[str, int] = {}
+    for j in jobs:
+        count[j.label] = count.get(j.label, 0) + 1
+
+    def tail(name: str) -> str:
+        return name if len(name) <= 9 else "\u2026" + name[-8:]
+
+    out = {j.name: j.label if count[j.label] == 1 or j.label == j.name else f"{j.label} ({tail(j.name)})" for j in jobs}
+    seen: dict[str, int] = {}
+    for shown in out.values():
+        seen[shown] = seen.get(shown, 0) + 1
+    for j in jobs:
+        if seen[out[j.name]] > 1 and out[j.name] != j.name:
+            out[j.name] = f"{j.label} ({j.name})"
+    return out
+
+
+def _jobs_table(jobs: "list[ScheduledJob]", now: float, caption: str, limit: int = 50) -> str:
+    """A small HTML table of ``jobs``: the label first (the name in its title), every cell escaped."""
+    labels = _labels(jobs)
+    esc = _html.escape
+    head = "".join(f"<th>{c}</th>" for c in ("job", "state", "start", "end", "queue", "pipeline", "waits for"))
+    rows = []
+    for j in jobs[:limit]:
+        wait = f"{j.wait}: {j.wait_detail}" if j.wait else ""
+        cells = [j.state, _when(j.start, now), _when(j.end, now), j.cluster_queue, j.pipeline or "", wait]
+        rows.append(f'<tr><td title="{esc(j.name, quote=True)}">{esc(labels[j.name])}</td>' +
+                    "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
+    more = f"<p>{len(jobs) - limit} more jobs</p>" if len(jobs) > limit else ""
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
+
+
+class ScheduledJobs(list):
+    """The jobs of a timeline (a list of :class:`ScheduledJob`) that a notebook shows as a table,
+    labels first."""
+
+    def __init__(self, jobs: Any = (), now: float = 0.0):
+        super().__init__(jobs)
+        self.now = now
+
+    def labels(self) -> dict[str, str]:
+        """Each job's name mapped to its label, made unique where labels repeat (see
+        :meth:`Timeline.labels`)."""
+        return _labels(list(self))
+
+    def _repr_html_(self) -> str:
+        return _jobs_table(list(self), self.now, f"{len(self)} job" + ("" if len(self) == 1 else "s"))
 
 
 def _job(d: Mapping[str, Any]) -> ScheduledJob:
@@ -82,9 +229,16 @@ class Timeline:
         return self._tl.result(details)
 
     @property
-    def jobs(self) -> list[ScheduledJob]:
-        """Jobs that run, by estimated start then name."""
-        return [_job(j) for j in self._tl.result(True)["jobs"]]
+    def jobs(self) -> ScheduledJobs:
+        """Jobs that run, by estimated start then name (a list a notebook shows as a table)."""
+        r = self._tl.result(True)
+        return ScheduledJobs((_job(j) for j in r["jobs"]), r["now"])
+
+    def labels(self) -> dict[str, str]:
+        """Each job's name mapped to what pictures and tables call it: its label (a platform job's
+        name), and where two jobs share a label, the label with the last 8 characters of the
+        name (``"train (\u20265ce3e749)"``), or the whole name when those repeat too."""
+        return self.jobs.labels()
 
     @property
     def never(self) -> dict[str, str]:
@@ -112,8 +266,13 @@ class Timeline:
         return list(self._tl.result(True)["utilization"])
 
     def job(self, name: str) -> Optional[ScheduledJob]:
-        """The job named ``name``, or None."""
-        return next((j for j in self.jobs if j.name == name), None)
+        """The job named ``name`` (a platform job's id), else the only job labelled ``name``, or None."""
+        jobs = self.jobs
+        found = next((j for j in jobs if j.name == name), None)
+        if found is None:
+            labelled = [j for j in jobs if j.label == name]
+            found = labelled[0] if len(labelled) == 1 else None
+        return found
 
     def lanes(self) -> list[dict[str, Any]]:
         """Device lanes (A100-1, T4-1, MIG slices, CPU pool) with their job blocks."""
@@ -168,12 +327,21 @@ class Timeline:
         return self._tl.html(title)
 
     def _repr_html_(self) -> str:
-        # In an iframe: the page's own styles must not restyle the notebook around it.
-        page = self.to_html()
-        queued = sum(1 for j in self.jobs if j.estimated)
-        height = min(1200, 160 + 28 * len(self.lanes()) + 26 * (queued + len(self.never)))
-        return (f'<iframe srcdoc="{_html.escape(page, quote=True)}" style="width:100%;height:{height}px;border:0" '
-                f'title="budcore schedule"></iframe>')
+        # A small table, labels first; the lanes are in plot() and to_html().
+        r = self._tl.result(True)
+        jobs = ScheduledJobs((_job(j) for j in r["jobs"]), r["now"])
+        now = r["now"]
+        when = (_dt.datetime.fromtimestamp(round(now), tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+                if has_clock(now) else "the start")
+        caption = (f"schedule at {when}: {len(jobs)} job{'' if len(jobs) == 1 else 's'}, "
+                   f"makespan {_span(r['makespan'])}")
+        out = _jobs_table(jobs, now, caption)
+        if r["never"]:
+            rows = "".join(f"<tr><td>{_html.escape(n)}</td><td>{_html.escape(why)}</td></tr>"
+                           for n, why in r["never"].items())
+            out += f"<table><caption>never run</caption><thead><tr><th>job</th><th>why</th></tr></thead>" \
+                   f"<tbody>{rows}</tbody></table>"
+        return out
 
     def save_html(self, path: Union[str, "os.PathLike[str]"], title: str = "budcore schedule") -> None:
         """Writes :meth:`to_html` to ``path`` (UTF-8)."""
@@ -197,46 +365,71 @@ class Timeline:
             df[c] = pd.to_datetime(df[c], unit="s", utc=True)
         return df
 
-    def plot(self, ax: Any = None, *, relative: bool = True) -> Any:
-        """A Gantt chart of the device lanes: one row per lane, one colour per pipeline
-        (standalone jobs grey), estimated blocks hatched and lighter, actual ones solid. Returns
-        the matplotlib Axes. Requires matplotlib (``pip install budcore[plot]``)."""
+    def plot(self, ax: Any = None, *, relative: Optional[bool] = None) -> Any:
+        """A Gantt chart of the device lanes: one row per lane, each block labelled by the job's
+        label (:meth:`labels`; its name is the bar's ``gid``, which SVG output keeps), one colour
+        per pipeline (standalone jobs grey), estimated blocks hatched and lighter, actual ones
+        solid, a dashed line at now.
+
+        The axis reads UTC clock times (``14:00``, ``14:30``) on round steps; ``relative=True``
+        reads offsets from now instead (``+30 min``, ``+1 h``), which is also what a scenario
+        without ``now`` (times from the epoch, see :func:`has_clock`) gets by default.
+
+        Args:
+            ax: the matplotlib Axes to draw on (None: a new figure).
+            relative: True for offsets from now, False for clock times, None to choose.
+
+        Returns:
+            The matplotlib Axes. Requires matplotlib (``pip install budcore[plot]``).
+        """
         try:
             import matplotlib.pyplot as plt
             from matplotlib.patches import Patch
+            from matplotlib.ticker import FuncFormatter, MultipleLocator
         except ImportError as e:  # pragma: no cover - exercised only without matplotlib
             raise ImportError("Timeline.plot needs matplotlib: pip install 'budcore[plot]'") from e
         lanes = self.lanes()
-        jobs = {j.name: j for j in self.jobs}
-        now = self.now
+        all_jobs = self.jobs
+        jobs = {j.name: j for j in all_jobs}
+        labels = all_jobs.labels()
+        now = all_jobs.now
+        if relative is None:
+            relative = not has_clock(now)
         origin = now if relative else 0.0
-        # Hours or minutes when the picture spans them: nobody reads "+7200 s" as two hours.
-        span = max((b["end"] for lane in lanes for b in lane["blocks"]), default=now) - \
-            min((b["start"] for lane in lanes for b in lane["blocks"]), default=now)
-        unit, scale = ("hours", 3600.0) if span >= 3 * 3600 else ("minutes", 60.0) if span >= 180 else ("seconds", 1.0)
-        if not relative:
-            unit, scale = "seconds", 1.0
+        starts = [b["start"] for lane in lanes for b in lane["blocks"]] + [now]
+        ends = [b["end"] for lane in lanes for b in lane["blocks"]] + [now]
+        span = max(ends) - min(starts)
         if ax is None:
             _, ax = plt.subplots(figsize=(10, max(2.0, 0.45 * len(lanes) + 1.2)))
         palette = plt.get_cmap("tab10").colors
         colours: dict[Optional[str], Any] = {None: (0.5, 0.5, 0.5)}
-        for j in self.jobs:
+        for j in all_jobs:
             if j.pipeline is not None and j.pipeline not in colours:
                 colours[j.pipeline] = palette[(len(colours) - 1) % len(palette)]
         for row, lane in enumerate(lanes):
             for b in lane["blocks"]:
                 j = jobs[b["job"]]
                 est = b["estimated"]
-                ax.barh(row, (b["end"] - b["start"]) / scale, left=(b["start"] - origin) / scale, height=0.7, color=colours[j.pipeline],
-                        alpha=0.55 if est else 1.0, hatch="//" if est else None, edgecolor="black", linewidth=0.5,
-                        label=None)
-                ax.text((b["start"] - origin) / scale, row, " " + j.label, va="center", ha="left", fontsize=7)
+                bars = ax.barh(row, b["end"] - b["start"], left=b["start"] - origin, height=0.7,
+                               color=colours[j.pipeline], alpha=0.55 if est else 1.0, hatch="//" if est else None,
+                               edgecolor="black", linewidth=0.5, label=None)
+                for bar in bars:
+                    bar.set_gid(j.name)
+                ax.text(b["start"] - origin, row, " " + labels[j.name], va="center", ha="left", fontsize=7)
         ax.set_yticks(range(len(lanes)))
         ax.set_yticklabels([lane["name"] for lane in lanes])
         ax.invert_yaxis()
-        ax.set_xlabel(f"{unit} after now" if relative else f"{unit} since the epoch (UTC)")
+        ax.xaxis.set_major_locator(MultipleLocator(_tick_step(span)))
         if relative:
-            ax.axvline(0, color="red", linestyle="--", linewidth=1)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: format_offset(x)))
+            ax.set_xlabel("time from now")
+        else:
+            first, last = (_dt.datetime.fromtimestamp(round(t), tz=_dt.timezone.utc).strftime("%Y-%m-%d")
+                           for t in (min(starts), max(ends)))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: _clock_tick(x, span, first != last)))
+            ax.set_xlabel("time (UTC)" if span >= 20 * 3600 else
+                          f"time (UTC), {first}" + (f" to {last[5:]}" if last != first else ""))
+        ax.axvline(now - origin, color="red", linestyle="--", linewidth=1)
         handles = [Patch(color=c, label=p if p is not None else "standalone") for p, c in colours.items()
                    if p is not None or any(j.pipeline is None for j in jobs.values())]
         handles.append(Patch(facecolor="white", edgecolor="black", hatch="//", label="estimated"))
@@ -246,7 +439,8 @@ class Timeline:
 
     def __repr__(self) -> str:
         r = self._tl.result(False)
-        return "Timeline(%d jobs, %d never, makespan %s s)" % (len(r["jobs"]), len(r["never"]), r["makespan"])
+        return "Timeline(%d jobs, %d never, makespan %s)" % (len(r["jobs"]), len(r["never"]),
+                                                             _span(r["makespan"]))
 
 
 def estimate(scenario: Union[Mapping[str, Any], str, "os.PathLike[str]"]) -> Timeline:

@@ -289,11 +289,36 @@ def _registry_for(template: TemplateArg, components: ComponentsArg,
 
 
 def templates(directory: Optional[PathLike] = None, *, registry: Optional[UsecaseRegistry] = None) -> TemplateList:
-    """The shipped templates (or those under `directory`, or in `registry`)."""
+    """The use-case templates: the shipped ones, or those under ``directory``, or those in
+    ``registry``, as a :class:`TemplateList` (one :class:`TemplateSummary` each; ``to_pandas()``).
+    Formerly ``usecases.list``, which still works as an alias."""
     reg = registry if registry is not None else UsecaseRegistry(directory is None)
     if directory is not None:
         reg.load(templates=os.fspath(directory))
     return TemplateList(TemplateSummary._from(d) for d in reg.list())
+
+
+_templates = templates  # for the alias below, whose parameter is named `templates`
+
+
+def _list(templates: Optional[PathLike] = None, *, registry: Optional[UsecaseRegistry] = None) -> TemplateList:
+    """Alias of :func:`templates` under its former name, ``usecases.list`` (which shadowed the
+    builtin), kept so that existing code runs; ``templates`` here is the directory."""
+    return _templates(templates, registry=registry)
+
+
+_list.__name__ = _list.__qualname__ = "list"
+
+# Former names that still work (module attributes only, so that nothing inside this module or a
+# star import sees a shadowed builtin).
+_ALIASES = {"list": _list}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        return _ALIASES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 def show(template: TemplateArg, *, registry: Optional[UsecaseRegistry] = None) -> UsecaseTemplate:

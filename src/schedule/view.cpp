@@ -54,6 +54,28 @@ std::string fmt(double v) {
 
 const std::string& label_of(const JobEstimate& e) { return e.label.empty() ? e.name : e.label; }
 
+// What the page calls each job, by name: its label, and where labels repeat, the label with the
+// end of the name ("train (…5ce3e749)"), or the whole name when those ends repeat too. Python's
+// Timeline.labels() follows the same rule.
+std::map<std::string, std::string> shown_labels(const TimelineResult& r) {
+  std::map<std::string, int> count, seen;
+  for (const auto& e : r.jobs) ++count[label_of(e)];
+  auto tail = [](const std::string& n) { return n.size() <= 9 ? n : "\u2026" + n.substr(n.size() - 8); };
+  std::map<std::string, std::string> out;
+  for (const auto& e : r.jobs) {
+    const std::string& l = label_of(e);
+    out[e.name] = count[l] == 1 || l == e.name ? l : l + " (" + tail(e.name) + ")";
+  }
+  for (const auto& [name, shown] : out) ++seen[shown];
+  for (const auto& e : r.jobs)
+    if (std::string& shown = out[e.name]; seen[shown] > 1 && shown != e.name) shown = label_of(e) + " (" + e.name + ")";
+  return out;
+}
+
+// A scenario without `now` starts at the epoch: its times are offsets, not dates (before
+// 2000-01-01 UTC, as Python's schedule.has_clock).
+bool has_clock(core::Timestamp t) { return t.unix_seconds() >= 946'684'800; }
+
 // A span as people say it: "45 s", "12 min", "2 h 5 min", "3 d 4 h"; negative spans get "-".
 std::string human_span(core::Duration d) {
   std::int64_t s = d.count_ns() / 1'000'000'000;
@@ -82,8 +104,16 @@ std::string clock_text(core::Timestamp t, core::Duration span) {
   return iso.substr(5, 5) + " " + iso.substr(11, 5);
 }
 
-// "14:05 UTC (in 2 h 5 min)": when, and how far from now.
+// An axis tick: the clock time, or the offset from now ("+2 h 5 min") when there is no clock.
+std::string tick_text(core::Timestamp t, core::Duration span, core::Timestamp now) {
+  if (has_clock(now)) return clock_text(t, span);
+  if (t == now) return "now";
+  return (t > now ? "+" : "") + human_span(t - now);
+}
+
+// "14:05 UTC (in 2 h 5 min)": when, and how far from now; without a clock only how far.
 std::string when_text(core::Timestamp t, core::Timestamp now) {
+  if (!has_clock(now)) return relative(t - now);
   const std::string iso = t.to_string();
   return (iso.size() >= 16 ? iso.substr(0, 10) + " " + iso.substr(11, 5) + " UTC" : iso) + " (" + relative(t - now) + ")";
 }
@@ -171,7 +201,8 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
        ".lane-label{font-size:12px}.axis{font-size:11px;fill:#555}rect.block:hover{stroke:#000;stroke-width:2}"
        ".legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}</style>\n";
   h += "</head><body>\n<h1>" + escape(options.title) + "</h1>\n";
-  h += "<p>now: " + escape(r.now.to_string()) + " &middot; makespan: " + escape(human_span(r.makespan)) + " &middot; " +
+  const std::map<std::string, std::string> shown = shown_labels(r);
+  h += "<p>now: " + escape(has_clock(r.now) ? r.now.to_string() : std::string("the scenario's start")) + " &middot; makespan: " + escape(human_span(r.makespan)) + " &middot; " +
        std::to_string(r.jobs.size()) + " jobs, " + std::to_string(lanes.size()) + " lanes</p>\n";
   const int height = top + row_h * static_cast<int>(std::max<std::size_t>(lanes.size(), 1)) + 30;
   h += "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" +
@@ -186,7 +217,7 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
     h += "<line x1=\"" + fmt(x) + "\" y1=\"" + std::to_string(top - 8) + "\" x2=\"" + fmt(x) + "\" y2=\"" +
          std::to_string(height - 24) + "\" stroke=\"#ddd\"/>";
     h += "<text class=\"axis\" x=\"" + fmt(x) + "\" y=\"" + std::to_string(top - 12) + "\" text-anchor=\"" + (i == 8 ? "end" : i == 0 ? "start" : "middle") + "\">" +
-         escape(clock_text(t, t1 - t0)) + "</text>\n";
+         escape(tick_text(t, t1 - t0, r.now)) + "</text>\n";
   }
   if (r.now > t0) {
     double x = x_of(r.now);
@@ -203,7 +234,7 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
     for (const auto& b : lane.blocks) {
       const JobEstimate& e = *by_name.at(b.job);
       double x = x_of(b.start), w = std::max(2.0, x_of(b.end) - x);
-      std::string tip = label_of(e) + (label_of(e) != e.name ? " [" + e.name + "]" : std::string()) +
+      std::string tip = shown.at(e.name) + (label_of(e) != e.name ? " [" + e.name + "]" : std::string()) +
                         (e.pipeline.empty() ? std::string(" (standalone)") : " (pipeline " + e.pipeline + ")") +
                         "\n" + (b.estimated ? "estimated " : "actual ") + "start " + when_text(b.start, r.now) +
                         "\nend " + when_text(b.end, r.now) + "\nqueue " + e.cluster_queue;
@@ -217,7 +248,7 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
              std::to_string(row_h - 8) + "\" fill=\"url(#est)\" pointer-events=\"none\"/>";
       if (w > 60)
         h += "<text x=\"" + fmt(x + 4) + "\" y=\"" + std::to_string(y + row_h / 2 + 4) +
-             "\" font-size=\"11\" fill=\"white\" pointer-events=\"none\">" + escape(label_of(e)) + "</text>";
+             "\" font-size=\"11\" fill=\"white\" pointer-events=\"none\">" + escape(shown.at(e.name)) + "</text>";
     }
     h += "</g>\n";
   }
@@ -231,7 +262,7 @@ std::string render_html(const TimelineResult& r, const HtmlOptions& options) {
     if (e.running || e.finished) continue;
     std::string gpus;
     for (const auto& [res, n] : e.gpus) gpus += (gpus.empty() ? "" : ", ") + std::to_string(n) + "x" + flavor_of(e, res);
-    h += "<tr><td>" + std::to_string(e.priority) + "</td><td title=\"" + escape(e.name) + "\">" + escape(label_of(e)) + "</td><td>" +
+    h += "<tr><td>" + std::to_string(e.priority) + "</td><td title=\"" + escape(e.name) + "\">" + escape(shown.at(e.name)) + "</td><td>" +
          escape(e.pipeline.empty() ? "(standalone)" : e.pipeline) + "</td><td>" + escape(gpus.empty() ? "-" : gpus) +
          "</td><td>" + escape(e.cluster_queue) + "</td><td>" + escape(when_text(e.start, r.now)) + "</td><td>" +
          escape(when_text(e.end, r.now)) + "</td><td>" +

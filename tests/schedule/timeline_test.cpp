@@ -597,5 +597,25 @@ TEST(TimelineViewTest, TheHtmlViewShowsLabelsAndClockTimes) {
   EXPECT_FALSE(Json::parse(to_json(tl->result(), {-1, false}))["jobs"][0].contains("label"));  // the plain output is unchanged
 }
 
+// Two jobs with one label are told apart by the end of their names; a scenario without `now`
+// (times from the epoch) reads offsets from now on the axis, not 1970's clock.
+TEST(TimelineViewTest, TheHtmlViewTellsRepeatedLabelsApartAndReadsOffsetsWithoutAClock) {
+  Json s = scenario(Json::array({cq("cq-a", nullptr, "1")}),
+                    Json::array({wl("0190e6f4-0000-7000-8000-00000000aaaa", "lq-cq-a", "1", 3600, 0),
+                                 wl("0190e6f4-0000-7000-8000-00000000bbbb", "lq-cq-a", "1", 3600, 1)}));
+  auto in = parse_estimate(s.dump());
+  ASSERT_TRUE(in) << in.error().describe();
+  in->jobs[0].label = "train";
+  in->jobs[1].label = "train";
+  auto tl = Timeline::create(std::move(*in));
+  ASSERT_TRUE(tl) << tl.error().describe();
+  const std::string page = render_html(tl->result(), HtmlOptions{});
+  EXPECT_NE(page.find(">train (\u20260000bbbb)</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find(">now</text>"), std::string::npos) << page;
+  EXPECT_NE(page.find(">+2 h</text>"), std::string::npos) << page;
+  EXPECT_EQ(page.find("1970"), std::string::npos) << page;
+  EXPECT_NE(page.find(">in 1 h</td>"), std::string::npos) << page;  // the second job's start
+}
+
 }  // namespace
 }  // namespace budcore::schedule
