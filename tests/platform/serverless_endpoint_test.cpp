@@ -223,12 +223,12 @@ TEST(ServerlessEndpointTest, MeteringWritesBusyAndIdleGpuSecondsAsUsageRows) {
 }
 
 TEST(ServerlessEndpointTest, ServerlessSpendReachesAHardBudget) {
-  // $1 per GPU-hour; a worker (a service) is estimated at a month, 730 USD: the budget admits
-  // the first one and, once the workers' metered time passes 1 USD, no other.
+  // $1 per GPU-hour; a worker (open-ended) is estimated at its hourly rate, 1 USD: the $2.50
+  // budget admits the first one and, once the workers' metered time passes 1.50 USD, no other.
   Fixture f(R"(
 cost:
   prices: {currency: USD, gpu_hour: {nvidia-a100-80gb: {on_demand: "1.00"}}, cpu_core_hour: {on_demand: "0"}, memory_gib_hour: {on_demand: "0"}}
-  budgets: [{name: serverless-cap, tenant_id: 00000000-0000-4000-8000-00000000000a, amount: "731.00", hard_limit: true}]
+  budgets: [{name: serverless-cap, tenant_id: 00000000-0000-4000-8000-00000000000a, amount: "2.50", hard_limit: true}]
 )");
   ASSERT_EQ(f.ep->scale_to(1).value(), 1);
   f.advance(7200);
