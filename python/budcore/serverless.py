@@ -40,7 +40,7 @@ DEFAULT_OWNER = "00000000-0000-0000-0000-000000000001"
 #: Columns of :meth:`ServerlessSimulation.to_pandas`, in order.
 REPORT_COLUMNS = ("policy", "requests", "admitted", "completed", "timeouts", "failed", "dead_letters", "sla_misses",
                   "preemptions", "wait_p50", "wait_p95", "wait_p99", "end_to_end_p50", "end_to_end_p95",
-                  "end_to_end_p99", "cold_starts", "peak_workers", "busy_gpu_seconds", "idle_gpu_seconds",
+                  "end_to_end_p99", "cold_starts", "failed_starts", "peak_workers", "busy_gpu_seconds", "idle_gpu_seconds",
                   "billed_gpu_seconds", "cost", "currency", "virtual_seconds")
 
 
