@@ -849,6 +849,18 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    #[doc = " Serverless spend per endpoint and hour: of the usage records (as budcore_cost_report reads\n them), those labelled serverless_endpoint, summed per time bucket and endpoint; query_json\n (NULL with 0: every endpoint, per hour) is {\"endpoint\", \"granularity\": \"minute\" | \"hour\" |\n \"day\" | \"month\" | \"total\", \"from\", \"to\"}. Writes {\"granularity\", \"endpoint\", \"by\", \"currency\",\n \"rows\": [{\"bucket\", \"endpoint\", \"workers\", \"records\", \"gpu_seconds\", \"busy_gpu_seconds\",\n \"idle_gpu_seconds\", \"cost\", \"busy_cost\", \"idle_cost\"}]}. prices (NULL with 0: none) prices\n intervals. Thread-safety: safe from any thread."]
+    pub fn budcore_cost_serverless_report(
+        out: *mut budcore_buf,
+        usage_json: *const ::std::os::raw::c_char,
+        usage_json_len: usize,
+        query_json: *const ::std::os::raw::c_char,
+        query_json_len: usize,
+        prices: *const ::std::os::raw::c_char,
+        prices_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     #[doc = " Month-end forecast and daily anomalies from usage records, as of `now` (RFC 3339):\n {\"forecast\": {...}, \"anomalies\": [...]}. Thread-safety: safe from any thread."]
     pub fn budcore_cost_forecast(
         out: *mut budcore_buf,
