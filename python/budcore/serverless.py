@@ -197,7 +197,8 @@ class PlatformEndpoint:
     def scale(self, desired: Union[int, None] = None) -> dict:
         """Reads the workers' jobs, then grows or shrinks the pool to ``desired`` (clamped to the
         warm pool's bounds). Returns the status: ``queued``, ``starting``, ``ready``, ``busy``,
-        ``pending``, ``in_flight``, ``cold_starts``, ``stopped``, ``workers``, ...
+        ``pending``, ``in_flight``, ``cold_starts``, ``stopped``, ``failed_starts`` (workers
+        cancelled when their warm-up passed ``warmup_timeout_seconds``), ``workers``, ...
         :class:`budcore.BudgetExceededError` when a hard budget refuses a worker."""
         return self._h.scale(desired)
 
@@ -222,5 +223,6 @@ class PlatformEndpoint:
     def meter(self) -> list[dict]:
         """Writes the workers' GPU time since their last rows as usage rows of the owner tenant
         (labels ``serverless_endpoint``; ``idle_gpu_seconds`` the time without a request), which
-        cost reports, budgets and chargeback read; returns them."""
+        cost reports, budgets and chargeback read; returns them. The budgets are checked at
+        once: threshold alerts, and ``stop_running`` budgets stop the workers they cover."""
         return self._h.meter()
