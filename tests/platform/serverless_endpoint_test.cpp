@@ -8,6 +8,7 @@
 #include "budcore/platform/cost_controls.hpp"
 #include "budcore/platform/serverless_endpoint.hpp"
 #include "budcore/quota/job_workload.hpp"
+#include "backends/loopback_http_server.hpp"
 #include "platform/platform_fixture.hpp"
 
 namespace budcore {
@@ -315,6 +316,32 @@ cost:
   ASSERT_TRUE(f.ep->meter());
   auto total = cost::summarize(cost::load_usage(f.p->store(), tenant_a()).value())->total;
   EXPECT_EQ(total.to_string(), "0.052 USD");
+}
+
+// A budget's threshold alert is posted at the meter() whose rows cross it, while the workers
+// run on (no stop_running): two workers at $0.001 per GPU-second pass 50% of $0.05 after 13 s.
+TEST(ServerlessEndpointTest, ABudgetAlertIsRaisedAsTheWorkersSpendIsMetered) {
+  LoopbackHttpServer receiver;
+  Fixture f(R"(
+cost:
+  prices: {currency: USD, gpu_hour: {nvidia-a100-80gb: {on_demand: "3.60"}}, cpu_core_hour: {on_demand: "0"}, memory_gib_hour: {on_demand: "0"}}
+  budgets: [{name: serverless-watch, tenant_id: 00000000-0000-4000-8000-00000000000a, amount: "0.05", thresholds: [50], notify: {channel: slack, recipients: ["#finops"]}}]
+  alerts: {webhook: ")" + receiver.url("/alerts") + R"(", timeout_seconds: 5}
+)");
+  ASSERT_EQ(f.ep->scale_to(2).value(), 2);
+  int alerted_at = 0;
+  for (int t = 1; t <= 20 && alerted_at == 0; ++t) {
+    f.advance(1);
+    ASSERT_TRUE(f.ep->meter());
+    if (!receiver.requests().empty()) alerted_at = t;
+  }
+  EXPECT_EQ(alerted_at, 13);  // $0.024 at 12 s is under half of $0.05; $0.026 at 13 s is over
+  const auto sent = receiver.requests();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_NE(sent[0].body.find("serverless-watch"), std::string::npos) << sent[0].body;
+  EXPECT_NE(sent[0].body.find("reached 50%"), std::string::npos) << sent[0].body;
+  EXPECT_EQ(f.p->cost_controls()->alerts_raised(), 1);
+  EXPECT_EQ(f.ep->status().ready, 2);  // the workers run on
 }
 
 TEST(ServerlessEndpointTest, AReopenedEndpointAdoptsTheWorkersLeftRunning) {
