@@ -99,6 +99,17 @@ py::object report(const py::object& usage, const py::object& query, const cost::
   return to_python(out);
 }
 
+py::object serverless_report(const py::object& usage, const py::object& query, const cost::PriceBook* book) {
+  Value q = query.is_none() ? Value() : doc_of(query, "query");
+  cost::ServerlessRollupQuery sq = unwrap(cost::read_serverless_rollup_query(q));
+  std::vector<cost::Usage> records = usage_of(usage, book);
+  Value out = nogil([&]() -> Result<Value> {
+    BUDCORE_TRY_ASSIGN(auto r, cost::serverless_rollup(records, sq));
+    return cost::to_value(r);
+  });
+  return to_python(out);
+}
+
 // int128 sums as int64 numpy arrays, or as Python ints (object arrays) when one does not fit.
 py::array int128_column(const std::vector<cost::ColumnRollupRow>& rows, core::int128 cost::ColumnRollupRow::*field) {
   bool fits = true;
@@ -236,6 +247,7 @@ void bind_cost(py::module_& m) {
       "cost_usage",
       [](const py::object& usage, const cost::PriceBook* book) { return to_python(usage_list(usage_of(usage, book))); },
       py::arg("usage"), py::arg("prices") = nullptr, "Usage records as dicts (intervals priced with prices).");
+  m.def("cost_serverless_report", &serverless_report, py::arg("usage"), py::arg("query") = py::none(), py::arg("prices") = nullptr, "Serverless spend per endpoint and time bucket (hour by default) over the usage records labelled serverless_endpoint.");
   m.def("cost_report", &report, py::arg("usage"), py::arg("query") = py::none(), py::arg("prices") = nullptr, "A cost report over usage records, grouped and filtered by `query`.");
   m.def("cost_rollup_arrays", &rollup_arrays, py::arg("start_seconds"), py::arg("tenant"), py::arg("gpu_type"),
         py::arg("gpu_nanos"), py::arg("cost_pico"), py::arg("granularity") = "hour", py::arg("threads") = 0u, "Sums costs by day and tenant over columnar arrays (numpy), without Python loops.");

@@ -159,6 +159,38 @@ extern "C" int budcore_cost_report(budcore_buf* out, const char* usage_json, siz
   });
 }
 
+extern "C" int budcore_cost_serverless_report(budcore_buf* out, const char* usage_json, size_t usage_len,
+                                              const char* query_json, size_t query_len, const char* prices,
+                                              size_t prices_len) {
+  return capi::guard([&]() -> int {
+    if (!empty_out(out)) return last();
+    std::string_view usage_text, query_text, prices_text;
+    if (!text(usage_json, usage_len, "usage_json", usage_text) || !text(query_json, query_len, "query_json", query_text) ||
+        !text(prices, prices_len, "prices", prices_text)) {
+      return last();
+    }
+    std::optional<cost::PriceBook> book;
+    if (!prices_text.empty()) {
+      auto b = cost::PriceBook::from_text(prices_text);
+      if (!b) return capi::set_error(b.error());
+      book = std::move(*b);
+    }
+    cost::ServerlessRollupQuery q;
+    if (!query_text.empty()) {
+      auto d = document(query_text, "query_json");
+      if (!d) return capi::set_error(d.error());
+      auto parsed = cost::read_serverless_rollup_query(*d);
+      if (!parsed) return capi::set_error(parsed.error());
+      q = std::move(*parsed);
+    }
+    auto usage = cost::parse_usage_text(usage_text, book ? &*book : nullptr);
+    if (!usage) return capi::set_error(usage.error());
+    auto r = cost::serverless_rollup(*usage, q);
+    if (!r) return capi::set_error(r.error());
+    return capi::fill_buf(out, core::to_json(cost::to_value(*r)));
+  });
+}
+
 extern "C" int budcore_cost_forecast(budcore_buf* out, const char* usage_json, size_t usage_len, const char* now,
                                      size_t now_len) {
   return capi::guard([&]() -> int {

@@ -30,6 +30,7 @@ __all__ = [
     "PriceBook",
     "Report",
     "Rollup",
+    "ServerlessRollup",
     "admit_job",
     "budget_status",
     "check_budget",
@@ -46,6 +47,7 @@ __all__ = [
     "report",
     "rollup",
     "rollup_arrays",
+    "serverless_rollup",
     "usage",
 ]
 
@@ -356,6 +358,36 @@ def rollup(records: UsageInput, *, granularity: str = "hour", by: Union[str, Seq
     """Usage per minute/hour/day/month (UTC) and group; records crossing a bucket are split exactly."""
     book = load_prices(prices) if prices is not None else None
     return Rollup(_core.cost_report(records, _query(by, granularity, start, end, None), book))
+
+
+class ServerlessRollup(Rollup):
+    """Serverless spend per endpoint and time bucket: worker jobs, GPU-seconds and cost, each
+    split into busy (a request in flight) and idle (cold starts included)."""
+
+    _money = ("cost", "busy_cost", "idle_cost")
+    _quantities = ("gpu_seconds", "busy_gpu_seconds", "idle_gpu_seconds")
+
+    @property
+    def endpoint(self) -> Optional[str]:
+        """The endpoint the report is limited to (None: every endpoint)."""
+        return self.data["endpoint"]
+
+
+def serverless_rollup(records: UsageInput, *, endpoint: Optional[str] = None, granularity: str = "hour",
+                      prices: Optional[Prices] = None, start: Any = None, end: Any = None) -> ServerlessRollup:
+    """Serverless spend per endpoint per hour (or minute/day/month, UTC): the usage records
+    labelled ``serverless_endpoint`` (the rows a platform endpoint's ``meter()`` writes), summed
+    per bucket and endpoint; records crossing a bucket are split exactly. Bad input raises
+    :class:`budcore.ValidationError` naming the field (``"endpoint"``, ``"granularity"``)."""
+    book = load_prices(prices) if prices is not None else None
+    q: dict[str, Any] = {"granularity": granularity}
+    if endpoint is not None:
+        q["endpoint"] = endpoint
+    if start is not None:
+        q["from"] = _time(start)
+    if end is not None:
+        q["to"] = _time(end)
+    return ServerlessRollup(_core.cost_serverless_report(records, q, book))
 
 
 def rollup_arrays(start_seconds, tenant, gpu_type, gpu_nanos, cost_pico, *, granularity: str = "hour",

@@ -40,7 +40,7 @@ DEFAULT_OWNER = "00000000-0000-0000-0000-000000000001"
 #: Columns of :meth:`ServerlessSimulation.to_pandas`, in order.
 REPORT_COLUMNS = ("policy", "requests", "admitted", "completed", "timeouts", "failed", "dead_letters", "sla_misses",
                   "preemptions", "wait_p50", "wait_p95", "wait_p99", "end_to_end_p50", "end_to_end_p95",
-                  "end_to_end_p99", "cold_starts", "peak_workers", "busy_gpu_seconds", "idle_gpu_seconds",
+                  "end_to_end_p99", "cold_starts", "failed_starts", "peak_workers", "busy_gpu_seconds", "idle_gpu_seconds",
                   "billed_gpu_seconds", "cost", "currency", "virtual_seconds")
 
 
@@ -197,7 +197,8 @@ class PlatformEndpoint:
     def scale(self, desired: Union[int, None] = None) -> dict:
         """Reads the workers' jobs, then grows or shrinks the pool to ``desired`` (clamped to the
         warm pool's bounds). Returns the status: ``queued``, ``starting``, ``ready``, ``busy``,
-        ``pending``, ``in_flight``, ``cold_starts``, ``stopped``, ``workers``, ...
+        ``pending``, ``in_flight``, ``cold_starts``, ``stopped``, ``failed_starts`` (workers
+        cancelled when their warm-up passed ``warmup_timeout_seconds``), ``workers``, ...
         :class:`budcore.BudgetExceededError` when a hard budget refuses a worker."""
         return self._h.scale(desired)
 
@@ -222,5 +223,6 @@ class PlatformEndpoint:
     def meter(self) -> list[dict]:
         """Writes the workers' GPU time since their last rows as usage rows of the owner tenant
         (labels ``serverless_endpoint``; ``idle_gpu_seconds`` the time without a request), which
-        cost reports, budgets and chargeback read; returns them."""
+        cost reports, budgets and chargeback read; returns them. The budgets are checked at
+        once: threshold alerts, and ``stop_running`` budgets stop the workers they cover."""
         return self._h.meter()

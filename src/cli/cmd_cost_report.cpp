@@ -1,4 +1,4 @@
-// `budcore cost meter|report|forecast|budget check|budget status`: usage from a file (a list
+// `budcore cost meter|report|serverless|forecast|budget check|budget status`: usage from a file (a list
 // of usage records or intervals, or JSON Lines) or from a store, reports as JSON or CSV.
 #include <iostream>
 #include <memory>
@@ -183,6 +183,47 @@ int run_report(const ReportArgs& a) {
   return print_json(cost::to_value(*r));
 }
 
+struct ServerlessReportArgs {
+  UsageArgs usage;
+  std::string endpoint;
+  bool endpoint_given = false;
+  std::string granularity;
+  std::string format = "json";
+};
+
+int run_serverless_report(const ServerlessReportArgs& a) {
+  auto book = optional_book(a.usage.prices);
+  if (!book) return report_cost_error(book.error());
+  cost::ServerlessRollupQuery q;
+  if (a.endpoint_given && a.endpoint.empty()) {
+    return report_cost_error(Error::invalid("--endpoint", "", "must be an endpoint's name (leave it out for every endpoint)"));
+  }
+  q.endpoint = a.endpoint;
+  if (!a.granularity.empty()) {
+    auto g = cost::parse_granularity(a.granularity);
+    if (!g) return report_cost_error(g.error().at("--granularity"));
+    q.granularity = *g;
+  }
+  auto from = optional_time(a.usage.from, "--from");
+  auto to = optional_time(a.usage.to, "--to");
+  if (!from || !to) return report_cost_error(!from ? from.error() : to.error());
+  q.from = *from;
+  q.to = *to;
+  if (q.from && q.to && !(*q.from < *q.to)) return report_cost_error(Error::invalid("--to", a.usage.to, "must be after --from"));
+  if (a.format != "json" && a.format != "csv") {
+    return report_cost_error(Error::invalid("--format", a.format, "expected json or csv"));
+  }
+  auto usage = load(a.usage, *book ? &**book : nullptr);
+  if (!usage) return report_cost_error(usage.error());
+  auto r = cost::serverless_rollup(*usage, q);
+  if (!r) return report_cost_error(r.error());
+  if (a.format == "csv") {
+    std::cout << cost::to_csv(*r);
+    return kExitOk;
+  }
+  return print_json(cost::to_value(*r));
+}
+
 int run_forecast(const UsageArgs& a) {
   auto book = optional_book(a.prices);
   if (!book) return report_cost_error(book.error());
@@ -279,6 +320,17 @@ void register_cost_report_commands(CLI::App& cost) {
   report->add_option("--shared", ra->shared, "a shared cost NAME=AMOUNT allocated by usage share (repeatable)");
   report->add_option("--format", ra->format, "json (default) or csv");
   report->callback([=] { exit_code() = run_report(*ra); });
+
+  auto* serverless = cost.add_subcommand("serverless", "Serverless spend per endpoint and hour (busy and idle worker time)");
+  auto sa = std::make_shared<ServerlessReportArgs>();
+  add_usage_options(serverless, sa->usage);
+  auto* endpoint = serverless->add_option("--endpoint", sa->endpoint, "only this endpoint (default: every endpoint)");
+  serverless->add_option("--granularity", sa->granularity, "hour (default), minute, day, month, total");
+  serverless->add_option("--format", sa->format, "json (default) or csv");
+  serverless->callback([=] {
+    sa->endpoint_given = endpoint->count() > 0;
+    exit_code() = run_serverless_report(*sa);
+  });
 
   auto* forecast = cost.add_subcommand("forecast", "Month-end spend forecast and daily anomalies");
   auto fa = std::make_shared<UsageArgs>();

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "budcore/quota/job_workload.hpp"
 #include "core/enum_lookup.hpp"
 #include "cost/document.hpp"
 #include "cost/exact.hpp"
@@ -63,6 +64,7 @@ void put_job_fields(Map& m, const JobEstimate& e) {
   m.set("seconds", Value(static_cast<long long>(e.seconds)));
   m.set("tier", Value(std::string(to_string(e.tier))));
   if (e.monthly) m.set("period", Value("month"));
+  if (e.hourly) m.set("period", Value("hour"));
   m.set("total", Value(e.total.amount_string(kEstimateDecimals)));
   core::List lines;
   lines.reserve(e.lines.size());
@@ -139,6 +141,7 @@ ResourceRequest request_of(const job::Job& j) {
   r.storage_gb = j.storage_gb.value_or(0);
   r.estimated_duration_seconds = j.estimated_duration_seconds;
   r.priority = j.priority;
+  r.open_ended = j.job_type == job::JobType::Service && !quota::serverless_endpoint_of(j).empty();
   return r;
 }
 
@@ -149,6 +152,9 @@ Result<JobEstimate> estimate(const PriceBook& book, const ResourceRequest& q, co
   e.tier = options.tier.value_or(q.priority == job::JobPriority::Spot ? Tier::Spot : Tier::OnDemand);
   if (q.estimated_duration_seconds) {
     e.seconds = std::max(*q.estimated_duration_seconds, book.minimum_billable_seconds);
+  } else if (q.job_type == job::JobType::Service && q.open_ended) {
+    e.seconds = kSecondsPerHour;
+    e.hourly = true;
   } else if (q.job_type == job::JobType::Service) {
     e.seconds = kSecondsPerServiceMonth;
     e.monthly = true;
@@ -156,7 +162,7 @@ Result<JobEstimate> estimate(const PriceBook& book, const ResourceRequest& q, co
     return Error::invalid(field("estimated_duration_seconds"), {}, std::string(detail::kMissingField) +
                               ": a " + std::string(job::to_string(q.job_type)) +
                               " job is priced by how long it runs (only a service without an estimate is priced "
-                              "per month)");
+                              "per month, a serverless worker per hour)");
   }
   const std::string tier_name(to_string(e.tier));
   if (q.gpu_count > 0) {

@@ -89,6 +89,15 @@ Result<ResourceRequest> read_request(const Map& fields, const std::string& path,
   auto job_type = r.enumeration<job::JobType>("job_type", job::parse_job_type);
   if (!job_type) return at(std::move(job_type).error());
   if (*job_type) q.job_type = **job_type;
+  // spec.serverless_endpoint: a serverless endpoint's worker, open-ended (priced per hour).
+  if (const Value* spec = fields.find("spec"); spec != nullptr && spec->is_map()) {
+    if (const Value* ep = spec->as_map().find("serverless_endpoint"); ep != nullptr && !ep->is_null()) {
+      if (!ep->is_string() || ep->as_string().empty())
+        return Error::invalid(sub("spec.serverless_endpoint"), job::detail::value_text(*ep),
+                              "must be the name of the serverless endpoint the worker serves");
+      q.open_ended = q.job_type == job::JobType::Service;
+    }
+  }
 
   auto gpu_type = r.string("gpu_type");
   if (!gpu_type) return at(std::move(gpu_type).error());

@@ -1,6 +1,7 @@
 // Rollups of Usage records per time bucket and dimension, and the billing period.
 #include "budcore/cost/rollup.hpp"
 
+#include <array>
 #include <chrono>
 #include <limits>
 #include <map>
@@ -293,6 +294,106 @@ std::string to_csv(const Rollup& r) {
     f.push_back(std::to_string(row.tokens_out));
     f.push_back(std::to_string(row.requests));
     detail::append_csv_row(out, f);
+  }
+  return out;
+}
+
+Result<ServerlessRollupQuery> read_serverless_rollup_query(const Value& document) {
+  static constexpr std::array<std::string_view, 4> kKeys{"endpoint", "granularity", "from", "to"};
+  ServerlessRollupQuery q;
+  if (document.is_null()) return q;
+  if (!document.is_map()) return Error::invalid({}, job::detail::value_text(document), "a serverless report query is a map");
+  job::detail::Reader r(document.as_map());
+  BUDCORE_TRY(r.reject_unknown(kKeys));
+  BUDCORE_TRY_ASSIGN(auto endpoint, r.string("endpoint"));
+  if (endpoint) {
+    if (endpoint->empty()) return Error::invalid("endpoint", "", "must be an endpoint's name (leave it out for every endpoint)");
+    q.endpoint = std::move(*endpoint);
+  }
+  BUDCORE_TRY_ASSIGN(auto g, r.enumeration<Granularity>("granularity", parse_granularity));
+  if (g) q.granularity = *g;
+  BUDCORE_TRY_ASSIGN(q.from, r.timestamp("from"));
+  BUDCORE_TRY_ASSIGN(q.to, r.timestamp("to"));
+  if (q.from && q.to && !(*q.from < *q.to)) return Error::invalid("to", q.to->to_string(), "must be after from");
+  return q;
+}
+
+Result<ServerlessRollup> serverless_rollup(std::span<const Usage> usage, const ServerlessRollupQuery& q) {
+  const std::string label(kServerlessEndpointLabel);
+  std::vector<Usage> rows;
+  for (const Usage& u : usage) {
+    auto it = u.interval.labels.find(label);
+    if (it == u.interval.labels.end() || it->second.empty()) continue;
+    if (!q.endpoint.empty() && it->second != q.endpoint) continue;
+    rows.push_back(u);
+  }
+  // Per bucket, endpoint and worker job; the workers of one bucket and endpoint are adjacent.
+  RollupQuery per_worker{q.granularity, {GroupBy{Dimension::Label, label}, GroupBy{Dimension::Job, {}}}, q.from, q.to};
+  BUDCORE_TRY_ASSIGN(Rollup r, rollup(rows, per_worker));
+  ServerlessRollup out;
+  out.granularity = q.granularity;
+  out.endpoint = q.endpoint;
+  out.currency = r.currency;
+  for (const RollupRow& w : r.rows) {
+    if (out.rows.empty() || out.rows.back().bucket != w.bucket || out.rows.back().endpoint != w.keys[0]) {
+      ServerlessRollupRow row;
+      row.bucket = w.bucket;
+      row.endpoint = w.keys[0];
+      row.cost = row.busy_cost = row.idle_cost = Money::from_units(0, out.currency);
+      out.rows.push_back(std::move(row));
+    }
+    ServerlessRollupRow& row = out.rows.back();
+    ++row.workers;
+    row.records += w.records;
+    BUDCORE_TRY_ASSIGN(row.gpu_seconds, row.gpu_seconds.checked_add(w.gpu_seconds));
+    BUDCORE_TRY_ASSIGN(row.idle_gpu_seconds, row.idle_gpu_seconds.checked_add(w.idle_gpu_seconds));
+    BUDCORE_TRY_ASSIGN(row.cost, row.cost.checked_add(w.cost));
+    BUDCORE_TRY_ASSIGN(row.idle_cost, row.idle_cost.checked_add(w.idle_cost));
+  }
+  for (ServerlessRollupRow& row : out.rows) {
+    BUDCORE_TRY_ASSIGN(row.busy_gpu_seconds, row.gpu_seconds.checked_sub(row.idle_gpu_seconds));
+    BUDCORE_TRY_ASSIGN(row.busy_cost, row.cost.checked_sub(row.idle_cost));
+  }
+  return out;
+}
+
+Value to_value(const ServerlessRollup& r) {
+  core::List rows;
+  rows.reserve(r.rows.size());
+  for (const auto& row : r.rows) {
+    Map m;
+    m.set("bucket", r.granularity == Granularity::Total ? Value() : Value(row.bucket.to_string()));
+    m.set("endpoint", Value(row.endpoint));
+    m.set("workers", Value(static_cast<long long>(row.workers)));
+    m.set("records", Value(static_cast<long long>(row.records)));
+    m.set("gpu_seconds", detail::quantity_value(row.gpu_seconds));
+    m.set("busy_gpu_seconds", detail::quantity_value(row.busy_gpu_seconds));
+    m.set("idle_gpu_seconds", detail::quantity_value(row.idle_gpu_seconds));
+    m.set("cost", detail::amount_value(row.cost));
+    m.set("busy_cost", detail::amount_value(row.busy_cost));
+    m.set("idle_cost", detail::amount_value(row.idle_cost));
+    rows.push_back(Value(std::move(m)));
+  }
+  Map m;
+  m.set("granularity", Value(std::string(to_string(r.granularity))));
+  m.set("endpoint", r.endpoint.empty() ? Value() : Value(r.endpoint));
+  m.set("by", Value(core::List{Value("endpoint")}));  // the rows' key, as a rollup names its keys
+  m.set("currency", Value(r.currency));
+  m.set("rows", Value(std::move(rows)));
+  return Value(std::move(m));
+}
+
+std::string to_csv(const ServerlessRollup& r) {
+  std::string out;
+  detail::append_csv_row(out, {"bucket", "endpoint", "workers", "records", "gpu_seconds", "busy_gpu_seconds",
+                               "idle_gpu_seconds", "cost", "busy_cost", "idle_cost"});
+  for (const auto& row : r.rows) {
+    detail::append_csv_row(out, {r.granularity == Granularity::Total ? std::string() : row.bucket.to_string(),
+                                 row.endpoint, std::to_string(row.workers), std::to_string(row.records),
+                                 job::detail::decimal_string(row.gpu_seconds),
+                                 job::detail::decimal_string(row.busy_gpu_seconds),
+                                 job::detail::decimal_string(row.idle_gpu_seconds), row.cost.amount_string(2),
+                                 row.busy_cost.amount_string(2), row.idle_cost.amount_string(2)});
   }
   return out;
 }

@@ -185,6 +185,16 @@ core::Status Impl::fire_budget_stops() {
   return {};
 }
 
+core::Status Platform::check_budgets() {
+  std::lock_guard lock(impl_->mu);
+  Impl& m = *impl_;
+  if (m.halted) return *m.halted;
+  if (m.ha_role == Impl::HaRole::Follower || !m.cost_meter) return {};
+  m.budget_stops_due = true;
+  BUDCORE_TRY(m.fire_budget_stops());
+  return m.pump_locked();  // the stopped runs' withdrawals and their last segments
+}
+
 void Platform::set_job_cost_meter(std::shared_ptr<JobCostMeter> meter) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;

@@ -89,7 +89,9 @@ core::Result<const Impl::TimelineJobInput*> Impl::timeline_job_input(const LiveJ
   std::int64_t seconds = 3600;
   if (doc->estimated_duration_seconds) seconds = *doc->estimated_duration_seconds;
   else if (doc->max_duration_seconds) seconds = *doc->max_duration_seconds;
-  else t.assumed_duration = true;
+  // A serverless worker runs until its endpoint scales it down: shown for the hour its cost
+  // estimate prices, without the warning of a guessed duration.
+  else if (doc->job_type != job::JobType::Service || quota::serverless_endpoint_of(*doc).empty()) t.assumed_duration = true;
   j.duration = core::Duration::seconds(std::max<std::int64_t>(seconds, 0));
   j.deadline = doc->deadline;
   if (doc->time_window) j.window = schedule::Window{doc->time_window->start, doc->time_window->end, "UTC"};

@@ -54,7 +54,7 @@ core::Value EndpointStatus::to_value() const {
   return core::Value::map({{"endpoint", core::Value(endpoint)}, {"queued", n(queued)}, {"starting", n(starting)},
                            {"ready", n(ready)}, {"busy", n(busy)}, {"pending", n(pending)},
                            {"in_flight", n(in_flight)}, {"cold_starts", n(cold_starts)}, {"stopped", n(stopped)},
-                           {"lost", n(lost)}, {"preemptions", n(preemptions)}, {"metered_rows", n(metered_rows)},
+                           {"lost", n(lost)}, {"failed_starts", n(failed_starts)}, {"preemptions", n(preemptions)}, {"metered_rows", n(metered_rows)},
                            {"last_refusal", core::Value(last_refusal)}, {"workers", core::Value(std::move(ws))}});
 }
 
@@ -68,7 +68,7 @@ struct ServerlessEndpoint::Impl {
   std::vector<EndpointWorker> workers;   // live: submitted, not ended
   std::vector<EndpointWorker> segments;  // ended runs whose GPU time is not metered yet
   WorkerId next_id = 1;
-  std::int64_t cold_starts = 0, stopped = 0, lost = 0, preemptions = 0, metered_rows = 0;
+  std::int64_t cold_starts = 0, stopped = 0, lost = 0, failed_starts = 0, preemptions = 0, metered_rows = 0;
   std::int64_t arrivals = 0;
   core::Duration arrived_work;
   std::string last_refusal;
@@ -154,12 +154,22 @@ struct ServerlessEndpoint::Impl {
         w.idle_since = *w.started_at;
       }
       account(w, now);
+      // A cold start longer than warmup_timeout never ends: once the timeout has passed (also
+      // when nothing looked since), sync() fails the worker.
+      if (warms_too_late()) {
+        w.state = WorkerState::Starting;
+        w.warmup_failed = now - *w.started_at >= config.warm_pool.warmup_timeout;
+        return;
+      }
       w.state = now - *w.started_at >= config.cold_start.duration() ? WorkerState::Ready : WorkerState::Starting;
       return;
     }
     if (w.started_at) close_run(w, now);  // lost its quota: back in the queue
     w.state = WorkerState::Queued;
   }
+
+  // The cold start takes longer than warm_pool.warmup_timeout: every worker's warm-up fails.
+  bool warms_too_late() const { return config.cold_start.duration() > config.warm_pool.warmup_timeout; }
 
   // The owner's live worker jobs of this endpoint that an earlier process left (its endpoint
   // object is gone, its jobs are not): they become this endpoint's workers, so that reopening
@@ -211,17 +221,27 @@ struct ServerlessEndpoint::Impl {
         continue;
       }
       observe(w, rec->job, now);
+      if (w.warmup_failed) {
+        // Its warm-up passed warmup_timeout: the job is cancelled (its GPU time until now is
+        // metered) and counted; the requests waiting for it stay in the queue, where the next
+        // dispatch() starts a replacement for them or their max_wait times them out.
+        BUDCORE_TRY(stop(i, "its warm-up passed warm_pool.warmup_timeout_seconds (" +
+                                std::to_string(config.warm_pool.warmup_timeout.whole_seconds()) + " s)"));
+        --stopped;
+        ++failed_starts;
+        continue;
+      }
       ++i;
     }
     return {};
   }
 
-  core::Status stop(std::size_t i) {
+  core::Status stop(std::size_t i, std::string_view why = "scaled down") {
     EndpointWorker w = std::move(workers[i]);
     workers.erase(workers.begin() + static_cast<std::ptrdiff_t>(i));
     close_run(w, platform.now());
     ++stopped;
-    auto r = platform.cancel_job(owner, w.job, "serverless endpoint " + config.name + " scaled down");
+    auto r = platform.cancel_job(owner, w.job, "serverless endpoint " + config.name + ": " + std::string(why));
     if (!r && r.error().code != core::ErrorCode::Conflict) return r.error();  // Conflict: it had ended
     return {};
   }
@@ -392,6 +412,12 @@ struct ServerlessEndpoint::Impl {
       BUDCORE_TRY_ASSIGN(cost::Usage u, meter_one(*cc, w));
       rows.push_back(std::move(u));
     }
+    if (rows.empty()) return rows;
+    // The budgets see the rows now, not at the platform's next metered run segment: threshold
+    // alerts, and stop_running budgets that the rows pushed past their amount stop the running
+    // jobs they cover (these workers among them: sync() drops them as lost).
+    BUDCORE_TRY(platform.check_budgets());
+    BUDCORE_TRY(sync());
     return rows;
   }
 
@@ -459,6 +485,7 @@ EndpointStatus ServerlessEndpoint::status() const {
   s.cold_starts = impl_->cold_starts;
   s.stopped = impl_->stopped;
   s.lost = impl_->lost;
+  s.failed_starts = impl_->failed_starts;
   s.preemptions = impl_->preemptions;
   s.metered_rows = impl_->metered_rows;
   s.last_refusal = impl_->last_refusal;

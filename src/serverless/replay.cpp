@@ -323,7 +323,7 @@ core::Result<std::vector<std::unique_ptr<AutoscalePolicy>>> make_policies(std::s
 
 std::string to_table(const std::vector<ReplayReport>& reports) {
   static constexpr const char* kHead[] = {"policy",   "done",    "wait p50", "wait p95", "wait p99", "e2e p50",
-                                          "e2e p95",  "e2e p99", "sla miss", "cold",     "dead",     "busy GPU-s",
+                                          "e2e p95",  "e2e p99", "sla miss", "cold",     "failed",   "dead",     "busy GPU-s",
                                           "idle+cold GPU-s", "cost"};
   constexpr std::size_t kCols = std::size(kHead);
   std::vector<std::vector<std::string>> rows;
@@ -337,7 +337,7 @@ std::string to_table(const std::vector<ReplayReport>& reports) {
     const Metering& m = r.metering;
     rows.push_back({r.policy, std::to_string(r.completed), f(r.wait.p50, 2), f(r.wait.p95, 2), f(r.wait.p99, 2),
                     f(r.end_to_end.p50, 2), f(r.end_to_end.p95, 2), f(r.end_to_end.p99, 2), std::to_string(r.sla_misses),
-                    std::to_string(m.cold_starts), std::to_string(r.dead_letters), f(m.busy_gpu_seconds, 0),
+                    std::to_string(m.cold_starts), std::to_string(m.failed_starts), std::to_string(r.dead_letters), f(m.busy_gpu_seconds, 0),
                     f(m.idle_gpu_seconds + m.starting_gpu_seconds, 0), m.cost.round_to(2).to_string()});
   }
   std::size_t width[kCols] = {};

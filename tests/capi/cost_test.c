@@ -142,10 +142,34 @@ static void reports(void) {
   }
 }
 
+/* Serverless spend per endpoint per hour: a worker's row from 00:30 to 01:30, half of it busy,
+ * lands half in each hour; a row without the label is left out. */
+static void serverless_report(void) {
+  static const char usage[] =
+      "[{\"tenant_id\": \"" TENANT "\", \"job_id\": \"" JOB "\", \"gpu_type\": \"nvidia-a100-80gb\", \"gpu_count\": 1,"
+      " \"start\": \"2026-05-02T00:30:00Z\", \"end\": \"2026-05-02T01:30:00Z\", \"gpu_utilization\": \"0.5\","
+      " \"labels\": {\"serverless_endpoint\": \"chat\"}},"
+      " {\"tenant_id\": \"" TENANT "\", \"job_id\": \"" JOB "\", \"gpu_type\": \"nvidia-a100-80gb\", \"gpu_count\": 1,"
+      " \"start\": \"2026-05-02T00:00:00Z\", \"end\": \"2026-05-02T01:00:00Z\"}]";
+  static const char query[] = "{\"endpoint\": \"chat\"}";
+  budcore_buf out = BUDCORE_BUF_INIT;
+  CHECK(budcore_cost_serverless_report(&out, usage, strlen(usage), query, strlen(query), kPrices, strlen(kPrices)) ==
+        BUDCORE_OK);
+  CHECK(contains(&out, "\"granularity\":\"hour\""));
+  CHECK(contains(&out, "\"bucket\":\"2026-05-02T00:00:00Z\",\"endpoint\":\"chat\",\"workers\":1,\"records\":1,"
+                       "\"gpu_seconds\":\"1800\",\"busy_gpu_seconds\":\"900\",\"idle_gpu_seconds\":\"900\""));
+  CHECK(contains(&out, "\"bucket\":\"2026-05-02T01:00:00Z\""));
+  budcore_buf_dispose(&out);
+  CHECK(budcore_cost_serverless_report(&out, "[]", 2, "{\"granularity\": \"week\"}", 23, NULL, 0) == BUDCORE_EINVALID);
+  CHECK(strcmp(budcore_error_last()->field, "granularity") == 0);
+  CHECK(out.ptr == NULL);
+}
+
 int main(void) {
   estimates();
   store_flow();
   reports();
+  serverless_report();
   if (failures == 0) printf("cost C ABI: all checks passed\n");
   return failures != 0;
 }

@@ -159,4 +159,36 @@ TEST_F(CliCostTest, MetersIntoAStoreThenReportsAndChecksBudgets) {
   EXPECT_EQ(error_of(r)["path"], "--tenant");
 }
 
+// `cost serverless`: the rows a serverless endpoint meters (labelled serverless_endpoint),
+// per endpoint and hour, busy and idle apart; other usage is left out.
+TEST_F(CliCostTest, ReportsServerlessSpendPerEndpointPerHour) {
+  const std::string store = "sqlite://" + (dir_ / "s.db").string();
+  const std::string tenant = "0190e6f4-5c3a-7abc-8def-00000000000a";
+  const std::string worker = R"({"tenant_id": ")" + tenant + R"(", "job_id": "0190e6f4-5c3a-7abc-8def-0000000000f1",
+      "gpu_type": "nvidia-a100-80gb", "gpu_count": 1, "gpu_utilization": "0.5",
+      "labels": {"serverless_endpoint": "chat"}, "start": "2026-05-02T10:30:00Z", "end": "2026-05-02T11:30:00Z"})";
+  const std::string batch = R"({"tenant_id": ")" + tenant + R"(", "job_id": "0190e6f4-5c3a-7abc-8def-0000000000f2",
+      "gpu_type": "nvidia-a100-80gb", "gpu_count": 1, "start": "2026-05-02T10:00:00Z", "end": "2026-05-02T11:00:00Z"})";
+  for (const std::string& iv : {worker, batch}) {
+    CliRun r = run("cost meter --prices " + quote(prices_.string()) + " --store " + quote(store) + " " +
+                   quote(write("iv.json", iv).string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  CliRun r = run("cost serverless --store " + quote(store) + " --tenant " + tenant + " --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "bucket,endpoint,workers,records,gpu_seconds,busy_gpu_seconds,idle_gpu_seconds,cost,busy_cost,idle_cost\n"
+            "2026-05-02T10:00:00Z,chat,1,1,1800,900,900,1.245,0.6225,0.6225\n"
+            "2026-05-02T11:00:00Z,chat,1,1,1800,900,900,1.245,0.6225,0.6225\n");
+  r = run("cost serverless --store " + quote(store) + " --tenant " + tenant + " --endpoint embed");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["rows"], json::array());
+  r = run("cost serverless --store " + quote(store) + " --tenant " + tenant + " --granularity week");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["path"], "--granularity");
+  r = run("cost serverless --store " + quote(store) + " --tenant " + tenant + " --endpoint ''");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(error_of(r)["path"], "--endpoint");
+}
+
 }  // namespace

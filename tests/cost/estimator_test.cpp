@@ -93,6 +93,34 @@ TEST(EstimatorTest, ServiceWithoutEstimateIsPricedPerMonth) {
   EXPECT_EQ(v.find("total")->as_string(), "0.400000");
 }
 
+// A serverless endpoint's worker (spec.serverless_endpoint) runs until its endpoint scales it
+// down: without an estimate it is priced for one hour, its hourly rate, not for a month.
+TEST(EstimatorTest, ServerlessWorkerWithoutEstimateIsPricedPerHour) {
+  core::Value v = estimate_json(R"({"job_type": "service", "gpu_type": "nvidia-t4", "gpu_count": 2, "cpu_cores": 0,
+      "memory_gb": 0, "spec": {"serverless_endpoint": "chat"}})");
+  EXPECT_EQ(v.find("seconds")->as_int(), 3600);
+  EXPECT_EQ(v.find("period")->as_string(), "hour");
+  EXPECT_EQ(v.find("total")->as_string(), "0.800000");  // 2 GPUs x 1 h x 0.40
+  // With an estimate it is priced for it, without a period.
+  v = estimate_json(R"({"job_type": "service", "gpu_type": "nvidia-t4", "gpu_count": 1, "cpu_cores": 0,
+      "memory_gb": 0, "estimated_duration_seconds": 600, "spec": {"serverless_endpoint": "chat"}})");
+  EXPECT_EQ(v.find("period"), nullptr);
+  EXPECT_EQ(v.find("total")->as_string(), "0.066667");
+  // The same on a Job: request_of() marks a worker open-ended.
+  job::Job j;
+  j.job_type = job::JobType::Service;
+  j.spec = core::Value::map({{"serverless_endpoint", core::Value("chat")}});
+  EXPECT_TRUE(request_of(j).open_ended);
+  j.spec = core::Value(core::Map{});
+  EXPECT_FALSE(request_of(j).open_ended);
+  // A worker names its endpoint.
+  auto e = estimate_error(R"({"job_type": "service", "gpu_type": "nvidia-t4", "gpu_count": 1,
+      "spec": {"serverless_endpoint": 7}})");
+  EXPECT_EQ(e.field, "spec.serverless_endpoint");
+  EXPECT_EQ(e.value, "7");
+  EXPECT_NE(e.message.find("name of the serverless endpoint"), std::string::npos) << e.message;
+}
+
 TEST(EstimatorTest, ErrorsUseTheContractCodesAndNameThePath) {
   auto e = estimate_error(R"({"job_type": "batch", "gpu_type": "nvidia-h100", "gpu_count": 1,
       "estimated_duration_seconds": 60})");

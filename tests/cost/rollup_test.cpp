@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "budcore/core/yaml.hpp"
 #include "budcore/cost/chargeback.hpp"
 #include "cost/cost_fixture.hpp"
 
@@ -44,6 +45,82 @@ Usage usage(const Id& tenant, const char* gpu, std::int64_t count, const char* s
   auto r = meter(book(), u);
   EXPECT_TRUE(r) << r.error().describe();
   return *r;
+}
+
+// A serverless worker's usage row, `busy` of it busy (gpu_utilization), for endpoint `ep`.
+Usage worker_row(const Id& job, const char* ep, const char* start, const char* end, const char* busy) {
+  UsageInterval u;
+  u.tenant_id = kTenantA;
+  u.job_id = job;
+  u.gpu_type = "nvidia-a100-80gb";
+  u.gpu_count = 1;
+  u.start = at(start);
+  u.end = at(end);
+  u.labels = {{std::string(kServerlessEndpointLabel), ep}};
+  u.gpu_utilization = *Quantity::parse(busy);
+  auto r = meter(book(), u);
+  EXPECT_TRUE(r) << r.error().describe();
+  return *r;
+}
+
+// $3.60 per GPU-hour: a GPU-second is $0.001. Two workers of chat and one of embed; a row
+// crossing the hour is split by time; a row without the label is left out.
+TEST(RollupTest, ServerlessSpendPerEndpointPerHour) {
+  const Id w1 = Id::generate(), w2 = Id::generate(), w3 = Id::generate();
+  std::vector<Usage> rows{
+      worker_row(w1, "chat", "2026-05-02T10:30:00Z", "2026-05-02T11:30:00Z", "0.5"),  // 1800 s in each hour
+      worker_row(w2, "chat", "2026-05-02T10:00:00Z", "2026-05-02T10:10:00Z", "1"),    // 600 s busy
+      worker_row(w3, "embed", "2026-05-02T10:00:00Z", "2026-05-02T10:00:10Z", "0"),   // 10 s idle
+      usage(kTenantA, "nvidia-a100-80gb", 1, "2026-05-02T10:00:00Z", "2026-05-02T11:00:00Z"),
+  };
+  auto r = serverless_rollup(rows, {});
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(r->granularity, Granularity::Hour);
+  EXPECT_EQ(r->currency, "USD");
+  ASSERT_EQ(r->rows.size(), 3u);
+  const ServerlessRollupRow& chat10 = r->rows[0];
+  EXPECT_EQ(chat10.bucket, at("2026-05-02T10:00:00Z"));
+  EXPECT_EQ(chat10.endpoint, "chat");
+  EXPECT_EQ(chat10.workers, 2);
+  EXPECT_EQ(chat10.records, 2);
+  EXPECT_EQ(chat10.gpu_seconds.to_string(), "2400");
+  EXPECT_EQ(chat10.busy_gpu_seconds.to_string(), "1500");
+  EXPECT_EQ(chat10.idle_gpu_seconds.to_string(), "900");
+  EXPECT_EQ(chat10.cost.to_string(), "2.40 USD");
+  EXPECT_EQ(chat10.busy_cost.to_string(), "1.50 USD");
+  EXPECT_EQ(chat10.idle_cost.to_string(), "0.90 USD");
+  EXPECT_EQ(r->rows[1].endpoint, "embed");
+  EXPECT_EQ(r->rows[1].idle_gpu_seconds.to_string(), "10");
+  EXPECT_EQ(r->rows[1].busy_cost.to_string(), "0.00 USD");
+  EXPECT_EQ(r->rows[2].bucket, at("2026-05-02T11:00:00Z"));
+  EXPECT_EQ(r->rows[2].workers, 1);
+  EXPECT_EQ(r->rows[2].gpu_seconds.to_string(), "1800");
+
+  // One endpoint, from a time on; its document and CSV.
+  auto q = read_serverless_rollup_query(*core::parse_document(R"({"endpoint": "chat", "from": "2026-05-02T11:00:00Z"})"));
+  ASSERT_TRUE(q) << q.error().describe();
+  auto chat = serverless_rollup(rows, *q);
+  ASSERT_TRUE(chat);
+  ASSERT_EQ(chat->rows.size(), 1u);
+  EXPECT_EQ(chat->rows[0].cost.to_string(), "1.80 USD");
+  const core::Value v = to_value(*chat);
+  EXPECT_EQ(v.find("endpoint")->as_string(), "chat");
+  EXPECT_EQ(v.find("rows")->as_list()[0].find("busy_gpu_seconds")->as_string(), "900");
+  EXPECT_NE(to_csv(*chat).find("2026-05-02T11:00:00Z,chat,1,1,1800,900,900,1.80,0.90,0.90"), std::string::npos)
+      << to_csv(*chat);
+
+  // Bad queries name the key, the value and why.
+  auto bad = [](const char* doc) { return read_serverless_rollup_query(*core::parse_document(doc)).error(); };
+  core::Error e = bad(R"({"endpoint": ""})");
+  EXPECT_EQ(e.field, "endpoint");
+  EXPECT_NE(e.message.find("endpoint's name"), std::string::npos) << e.describe();
+  e = bad(R"({"granularity": "week"})");
+  EXPECT_EQ(e.field, "granularity");
+  EXPECT_EQ(e.value, "week");
+  e = bad(R"({"from": "2026-05-02T11:00:00Z", "to": "2026-05-02T10:00:00Z"})");
+  EXPECT_EQ(e.field, "to");
+  e = bad(R"({"endpoints": "chat"})");
+  EXPECT_EQ(e.field, "endpoints");
 }
 
 TEST(RollupTest, BucketsAreUtcCalendarUnits) {

@@ -8,6 +8,7 @@
 #include "budcore/platform/cost_controls.hpp"
 #include "budcore/platform/serverless_endpoint.hpp"
 #include "budcore/quota/job_workload.hpp"
+#include "backends/loopback_http_server.hpp"
 #include "platform/platform_fixture.hpp"
 
 namespace budcore {
@@ -51,13 +52,14 @@ cost:
   prices: {currency: USD, gpu_hour: {nvidia-a100-80gb: {on_demand: "3.60"}}, cpu_core_hour: {on_demand: "0"}, memory_gib_hour: {on_demand: "0"}}
 )";
 
-serverless::EndpointConfig endpoint(int max_workers = 4, int concurrency = 1) {
+// `warm_pool`: more keys of the warm pool (", warmup_timeout_seconds: 2").
+serverless::EndpointConfig endpoint(int max_workers = 4, int concurrency = 1, std::string_view warm_pool = "") {
   auto c = serverless::EndpointConfig::from_text(
       "name: chat\nmodel: llama-3-8b\ngpu_type: nvidia-a100-80gb\nconcurrency_per_worker: " +
       std::to_string(concurrency) +
       "\ncold_start: {container_seconds: 2, model_gib: 1, load_gib_per_second: 1, warmup_seconds: 0}\n"
       "warm_pool: {min_warm_workers: 0, max_warm_workers: " +
-      std::to_string(max_workers) + ", target_warm_workers: 0}\n");
+      std::to_string(max_workers) + ", target_warm_workers: 0" + std::string(warm_pool) + "}\n");
   EXPECT_TRUE(c) << (c ? "" : c.error().describe());
   return *c;
 }
@@ -66,13 +68,13 @@ struct Fixture {
   std::unique_ptr<platform::Platform> p;
   std::unique_ptr<platform::ServerlessEndpoint> ep;
 
-  explicit Fixture(std::string_view cost = "", int max_workers = 4, int concurrency = 1) {
+  explicit Fixture(std::string_view cost = "", int max_workers = 4, int concurrency = 1, std::string_view warm_pool = "") {
     auto c = platform::PlatformConfig::parse(config_yaml(cost));
     EXPECT_TRUE(c) << (c ? "" : c.error().describe());
     auto opened = platform::Platform::open(*c);
     EXPECT_TRUE(opened) << (opened ? "" : opened.error().describe());
     p = std::move(*opened);
-    auto e = platform::ServerlessEndpoint::open(*p, ctx_a(), endpoint(max_workers, concurrency));
+    auto e = platform::ServerlessEndpoint::open(*p, ctx_a(), endpoint(max_workers, concurrency, warm_pool));
     EXPECT_TRUE(e) << (e ? "" : e.error().describe());
     ep = std::move(*e);
   }
@@ -223,12 +225,12 @@ TEST(ServerlessEndpointTest, MeteringWritesBusyAndIdleGpuSecondsAsUsageRows) {
 }
 
 TEST(ServerlessEndpointTest, ServerlessSpendReachesAHardBudget) {
-  // $1 per GPU-hour; a worker (a service) is estimated at a month, 730 USD: the budget admits
-  // the first one and, once the workers' metered time passes 1 USD, no other.
+  // $1 per GPU-hour; a worker (open-ended) is estimated at its hourly rate, 1 USD: the $2.50
+  // budget admits the first one and, once the workers' metered time passes 1.50 USD, no other.
   Fixture f(R"(
 cost:
   prices: {currency: USD, gpu_hour: {nvidia-a100-80gb: {on_demand: "1.00"}}, cpu_core_hour: {on_demand: "0"}, memory_gib_hour: {on_demand: "0"}}
-  budgets: [{name: serverless-cap, tenant_id: 00000000-0000-4000-8000-00000000000a, amount: "731.00", hard_limit: true}]
+  budgets: [{name: serverless-cap, tenant_id: 00000000-0000-4000-8000-00000000000a, amount: "2.50", hard_limit: true}]
 )");
   ASSERT_EQ(f.ep->scale_to(1).value(), 1);
   f.advance(7200);
@@ -239,6 +241,107 @@ cost:
   EXPECT_NE(f.ep->status().last_refusal.find("serverless-cap"), std::string::npos);
   EXPECT_EQ(f.ep->status().workers.size(), 1u);
   EXPECT_EQ(cost::summarize(cost::load_usage(f.p->store(), tenant_a()).value())->total.to_string(), "2.00 USD");
+}
+
+// The cold start takes 3 s, the warm-up timeout is 2 s: a worker still warming up 2 s after its
+// job started is cancelled and counted as a failed start; its GPU time is metered; the request
+// waiting for it stays in the queue, gets a replacement worker, and times out at its max_wait.
+TEST(ServerlessEndpointTest, AWorkerWarmingUpPastTheWarmupTimeoutIsCancelledAndReplaced) {
+  Fixture f(kCost, 4, 1, ", warmup_timeout_seconds: 2");
+  auto r = f.ep->enqueue({"acme", "h1", 10, core::Duration::seconds(5), serverless::Priority::Standard});
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(f.ep->dispatch().value().empty());  // a cold start: the request waits for it
+  const core::Id first = f.ep->status().workers.at(0).job;
+  f.advance(1);
+  EXPECT_EQ(f.ep->status().starting, 1);
+  EXPECT_EQ(f.ep->status().failed_starts, 0);
+  f.advance(1);  // 2 s since its start, its cold start not over
+  auto s = f.ep->status();
+  EXPECT_EQ(s.failed_starts, 1);
+  EXPECT_EQ(s.stopped, 0);
+  EXPECT_TRUE(s.workers.empty());
+  EXPECT_EQ(f.ep->queue().get(r.id)->status, serverless::QueueStatus::Pending);
+  EXPECT_EQ(s.to_value().as_map().find("failed_starts")->as_int(), 1);
+  f.advance(1);
+  auto rec = f.p->get_job(ctx_a(), first).value();
+  EXPECT_EQ(rec.job.status, job::JobStatus::Cancelled);
+  EXPECT_NE(rec.job.status_message.value_or("").find("warmup_timeout_seconds"), std::string::npos)
+      << rec.job.status_message.value_or("");
+  // The request still waits: the next dispatch starts a replacement.
+  ASSERT_TRUE(f.ep->dispatch().value().empty());
+  EXPECT_EQ(f.ep->status().cold_starts, 2);
+  EXPECT_EQ(f.ep->status().workers.size(), 1u);
+  // The failed warm-up's 2 s are metered as idle GPU time.
+  auto rows = f.ep->meter();
+  ASSERT_TRUE(rows) << rows.error().describe();
+  ASSERT_FALSE(rows->empty());
+  EXPECT_EQ(rows->front().interval.job_id, first);
+  EXPECT_EQ(rows->front().gpu_seconds.to_string(), "2");
+  EXPECT_EQ(rows->front().idle_gpu_seconds.to_string(), "2");
+  // The replacement fails too; the request times out after its 30 s max_wait.
+  f.advance(40);
+  ASSERT_TRUE(f.ep->dispatch());
+  EXPECT_EQ(f.ep->status().failed_starts, 2);
+  EXPECT_EQ(f.ep->queue().get(r.id)->status, serverless::QueueStatus::Timeout);
+}
+
+// Metered every second, the workers' spend reaches a stop_running budget while they run: the
+// budget stops them at the meter() that passes it ($0.001 per GPU-second, two workers: $0.05
+// after 25 s), not at some later run segment of the platform's own.
+TEST(ServerlessEndpointTest, AStopRunningBudgetStopsTheWorkersAsTheirSpendIsMetered) {
+  Fixture f(R"(
+cost:
+  prices: {currency: USD, gpu_hour: {nvidia-a100-80gb: {on_demand: "3.60"}}, cpu_core_hour: {on_demand: "0"}, memory_gib_hour: {on_demand: "0"}}
+  budgets: [{name: serverless-stop, tenant_id: 00000000-0000-4000-8000-00000000000a, amount: "0.05", stop_running: true}]
+)");
+  ASSERT_EQ(f.ep->scale_to(2).value(), 2);
+  const auto workers = f.ep->status().workers;
+  int stopped_at = 0;
+  for (int t = 1; t <= 40 && stopped_at == 0; ++t) {
+    f.advance(1);
+    auto rows = f.ep->meter();
+    ASSERT_TRUE(rows) << rows.error().describe();
+    if (f.ep->status().workers.empty()) stopped_at = t;
+  }
+  EXPECT_EQ(stopped_at, 26);  // $0.050 at 25 s is not past the amount; $0.052 at 26 s is
+  EXPECT_EQ(f.ep->status().lost, 2);
+  for (const auto& w : workers) {
+    auto rec = f.p->get_job(ctx_a(), w.job).value();
+    EXPECT_EQ(rec.job.status, job::JobStatus::Failed);
+    EXPECT_NE(rec.job.status_message.value_or("").find("BudgetExceeded: budget 'serverless-stop'"), std::string::npos)
+        << rec.job.status_message.value_or("");
+  }
+  // Nothing ran past the stop: the rows add up to the spend at the stop.
+  f.advance(10);
+  ASSERT_TRUE(f.ep->meter());
+  auto total = cost::summarize(cost::load_usage(f.p->store(), tenant_a()).value())->total;
+  EXPECT_EQ(total.to_string(), "0.052 USD");
+}
+
+// A budget's threshold alert is posted at the meter() whose rows cross it, while the workers
+// run on (no stop_running): two workers at $0.001 per GPU-second pass 50% of $0.05 after 13 s.
+TEST(ServerlessEndpointTest, ABudgetAlertIsRaisedAsTheWorkersSpendIsMetered) {
+  LoopbackHttpServer receiver;
+  Fixture f(R"(
+cost:
+  prices: {currency: USD, gpu_hour: {nvidia-a100-80gb: {on_demand: "3.60"}}, cpu_core_hour: {on_demand: "0"}, memory_gib_hour: {on_demand: "0"}}
+  budgets: [{name: serverless-watch, tenant_id: 00000000-0000-4000-8000-00000000000a, amount: "0.05", thresholds: [50], notify: {channel: slack, recipients: ["#finops"]}}]
+  alerts: {webhook: ")" + receiver.url("/alerts") + R"(", timeout_seconds: 5}
+)");
+  ASSERT_EQ(f.ep->scale_to(2).value(), 2);
+  int alerted_at = 0;
+  for (int t = 1; t <= 20 && alerted_at == 0; ++t) {
+    f.advance(1);
+    ASSERT_TRUE(f.ep->meter());
+    if (!receiver.requests().empty()) alerted_at = t;
+  }
+  EXPECT_EQ(alerted_at, 13);  // $0.024 at 12 s is under half of $0.05; $0.026 at 13 s is over
+  const auto sent = receiver.requests();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_NE(sent[0].body.find("serverless-watch"), std::string::npos) << sent[0].body;
+  EXPECT_NE(sent[0].body.find("reached 50%"), std::string::npos) << sent[0].body;
+  EXPECT_EQ(f.p->cost_controls()->alerts_raised(), 1);
+  EXPECT_EQ(f.ep->status().ready, 2);  // the workers run on
 }
 
 TEST(ServerlessEndpointTest, AReopenedEndpointAdoptsTheWorkersLeftRunning) {

@@ -242,6 +242,34 @@ def test_reports_frames_csv_and_charts(tmp_path):
     assert check["allowed"] is False
 
 
+def test_serverless_spend_per_endpoint_per_hour():
+    # A chat worker from 00:30 to 01:30, half busy, lands half in each hour; the batch job is left out.
+    usage = cost.usage([
+        interval(str(uuid.uuid4()), 1, start="2026-05-02T00:30:00", gpu_utilization="0.5",
+                 labels={"serverless_endpoint": "chat"}),
+        interval(str(uuid.uuid4()), 0.25, labels={"serverless_endpoint": "embed"}),
+        interval(str(uuid.uuid4()), 1),
+    ], PRICES)
+    r = cost.serverless_rollup(usage)
+    assert isinstance(r, cost.ServerlessRollup) and r.granularity == "hour" and r.endpoint is None
+    assert [(row["bucket"], row["endpoint"]) for row in r.rows] == [
+        ("2026-05-02T00:00:00Z", "chat"), ("2026-05-02T00:00:00Z", "embed"), ("2026-05-02T01:00:00Z", "chat")]
+    first = r.rows[0]
+    assert (first["workers"], first["gpu_seconds"], first["busy_gpu_seconds"], first["idle_gpu_seconds"]) == \
+        (1, "1800", "900", "900")
+    assert Decimal(first["busy_cost"]) + Decimal(first["idle_cost"]) == Decimal(first["cost"]) == Decimal("1.245")
+    chat = cost.serverless_rollup(usage, endpoint="chat", start="2026-05-02T01:00:00Z")
+    assert chat.endpoint == "chat" and len(chat) == 1
+    assert chat.to_csv().splitlines()[0] == ("bucket,endpoint,workers,records,gpu_seconds,busy_gpu_seconds,"
+                                             "idle_gpu_seconds,cost,busy_cost,idle_cost")
+    with pytest.raises(budcore.ValidationError) as e:
+        cost.serverless_rollup(usage, granularity="week")
+    assert e.value.field == "granularity"
+    with pytest.raises(budcore.ValidationError) as e:
+        cost.serverless_rollup(usage, endpoint="")
+    assert e.value.field == "endpoint"
+
+
 def test_rollup_arrays_match_pandas_groupby():
     np = pytest.importorskip("numpy")
     pd = pytest.importorskip("pandas")

@@ -47,7 +47,8 @@ def test_workers_are_jobs_and_their_time_is_metered(tmp_path):
 
 
 def test_a_hard_budget_stops_the_pool_growing(tmp_path):
-    budgets = [{"name": "sls-cap", "tenant_id": TENANT, "amount": "731.00", "hard_limit": True}]
+    # A worker is estimated at its hourly rate ($1): two hours metered leave no room for another.
+    budgets = [{"name": "sls-cap", "tenant_id": TENANT, "amount": "2.50", "hard_limit": True}]
     with platform(tmp_path, price="1.00", budgets=budgets) as p:
         ep = serverless.PlatformEndpoint(p, ENDPOINT)
         ep.scale(1)

@@ -71,6 +71,30 @@ TEST(ReplayTest, QueueDepthMatchesTheRunWorkedOutByHand) {
   EXPECT_DOUBLE_EQ(r->virtual_seconds, 155);
 }
 
+// A warm-up timeout shorter than the cold start (22 s): every worker is given up at 10 s as a
+// failed start and replaced while requests wait; none is served, and every admitted request
+// times out at its 60 s max_wait. The report and its table show the failed starts.
+TEST(ReplayTest, ColdStartsPastTheWarmupTimeoutFailAndTheirRequestsTimeOut) {
+  const EndpointConfig c = endpoint("warm_pool: {warmup_timeout_seconds: 10}\n");
+  QueueDepthPolicy policy(c);
+  auto r = replay(c, trace(), policy);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(r->completed, 0);
+  EXPECT_EQ(r->timeouts, r->admitted);
+  EXPECT_GT(r->admitted, 0);
+  EXPECT_GE(r->metering.failed_starts, 2);
+  // Not one warmed up: every cold start failed but those still starting when the replay ended.
+  EXPECT_GE(r->metering.failed_starts, r->metering.cold_starts - c.warm_pool.max_warm_workers);
+  EXPECT_DOUBLE_EQ(r->metering.busy_gpu_seconds, 0);
+  EXPECT_DOUBLE_EQ(r->metering.idle_gpu_seconds, 0);
+  // Each failed start held its GPU for the 10 s of warm-up it was given; the rest less.
+  EXPECT_GE(r->metering.starting_gpu_seconds, 10.0 * static_cast<double>(r->metering.failed_starts));
+  EXPECT_LT(r->metering.starting_gpu_seconds, 10.0 * static_cast<double>(r->metering.cold_starts));
+  EXPECT_EQ(to_value(*r).as_map().find("failed_starts")->as_int(), r->metering.failed_starts);
+  const std::string table = to_table({*r});
+  EXPECT_NE(table.find("failed"), std::string::npos) << table;
+}
+
 // The same run's pool, change by change (workers, ready), and with until_scaled_down the way
 // back to zero after the last request: the idle tail is billed.
 TEST(ReplayTest, ThePoolScalesFromZeroAndBackDown) {

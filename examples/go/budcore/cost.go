@@ -83,6 +83,15 @@ func CostReport(usage, query, prices string) (string, error) {
 	})
 }
 
+// CostServerlessReport is serverless spend per endpoint per hour over the usage records
+// labelled serverless_endpoint; query ({"endpoint", "granularity", "from", "to"}) and prices
+// may be "" (absent: every endpoint, per hour).
+func CostServerlessReport(usage, query, prices string) (string, error) {
+	return costCall(func(out *C.budcore_buf) C.int {
+		return C.budcore_cost_serverless_report(out, cText(usage), size(usage), cText(query), size(query), cText(prices), size(prices))
+	})
+}
+
 // CostForecast is the month-end forecast and daily anomalies as of now (RFC 3339; "": the
 // system clock).
 func CostForecast(usage, now string) (string, error) {

@@ -64,6 +64,21 @@ func TestMeterReportForecast(t *testing.T) {
 	}
 }
 
+func TestServerlessSpendPerEndpointPerHour(t *testing.T) {
+	// One worker's row from 00:30 to 01:30, half of it busy: half in each hour.
+	interval := fmt.Sprintf(`{"tenant_id": %q, "job_id": %q, "gpu_type": "nvidia-a100-80gb", "gpu_count": 1,
+		"start": "2026-05-02T00:30:00Z", "end": "2026-05-02T01:30:00Z", "gpu_utilization": "0.5",
+		"labels": {"serverless_endpoint": "chat"}}`, costTenant, costJob)
+	out, err := CostServerlessReport("["+interval+"]", "", costPrices)
+	if err != nil || strings.Count(out, `"endpoint":"chat"`) != 2 || !strings.Contains(out, `"bucket":"2026-05-02T01:00:00Z"`) ||
+		!strings.Contains(out, `"busy_gpu_seconds":"900"`) {
+		t.Fatalf("serverless report: %v %s", err, out)
+	}
+	if _, err := CostServerlessReport("[]", `{"endpoint": 7}`, ""); err == nil || err.(*Error).Field != "endpoint" {
+		t.Fatalf("bad endpoint: %v", err)
+	}
+}
+
 func TestStoreBackedCostAndTheAdmissionGate(t *testing.T) {
 	store, err := OpenStore("sqlite://" + filepath.Join(t.TempDir(), "s.db"))
 	if err != nil {

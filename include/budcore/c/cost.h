@@ -51,6 +51,17 @@ BUDCORE_API int budcore_cost_meter(budcore_buf *out, const char *prices, size_t 
 BUDCORE_API int budcore_cost_report(budcore_buf *out, const char *usage_json, size_t usage_json_len, const char *query_json,
                                     size_t query_json_len, const char *prices, size_t prices_len);
 
+/* Serverless spend per endpoint and hour: of the usage records (as budcore_cost_report reads
+ * them), those labelled serverless_endpoint, summed per time bucket and endpoint; query_json
+ * (NULL with 0: every endpoint, per hour) is {"endpoint", "granularity": "minute" | "hour" |
+ * "day" | "month" | "total", "from", "to"}. Writes {"granularity", "endpoint", "by", "currency",
+ * "rows": [{"bucket", "endpoint", "workers", "records", "gpu_seconds", "busy_gpu_seconds",
+ * "idle_gpu_seconds", "cost", "busy_cost", "idle_cost"}]}. prices (NULL with 0: none) prices
+ * intervals. Thread-safety: safe from any thread. */
+BUDCORE_API int budcore_cost_serverless_report(budcore_buf *out, const char *usage_json, size_t usage_json_len,
+                                               const char *query_json, size_t query_json_len, const char *prices,
+                                               size_t prices_len);
+
 /* Month-end forecast and daily anomalies from usage records, as of `now` (RFC 3339):
  * {"forecast": {...}, "anomalies": [...]}. Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_cost_forecast(budcore_buf *out, const char *usage_json, size_t usage_json_len, const char *now,

@@ -106,8 +106,10 @@ BUDCORE_API void budcore_serverless_endpoint_free(budcore_serverless_endpoint *e
 /* Reads every worker's job (call after driving the platform), then grows or shrinks the pool to
  * `desired` (clamped to the warm pool's bounds; a negative desired only reads). Writes the
  * status {"endpoint", "queued", "starting", "ready", "busy", "pending", "in_flight",
- * "cold_starts", "stopped", "lost", "preemptions", "metered_rows", "last_refusal", "workers":
- * [{"id", "job", "name", "state", "status", "in_flight"}]}. Errors: a refused worker job
+ * "cold_starts", "stopped", "lost", "failed_starts", "preemptions", "metered_rows", "last_refusal",
+ * "workers": [{"id", "job", "name", "state", "status", "in_flight"}]}; a worker still starting
+ * warm_pool.warmup_timeout_seconds after its job started is cancelled and counted in
+ * "failed_starts". Errors: a refused worker job
  * (BUDCORE_EBUDGET from a hard budget, ...); the workers submitted before it stay.
  * Thread-safety: one thread at a time per handle. */
 BUDCORE_API int budcore_serverless_endpoint_scale(budcore_buf *out, budcore_serverless_endpoint *endpoint,
@@ -133,7 +135,9 @@ BUDCORE_API int budcore_serverless_endpoint_finish(budcore_buf *out, budcore_ser
 /* Writes the workers' GPU time since their last rows as usage rows of the owner tenant
  * ({"usage": [usage records as budcore_cost_* read them: "gpu_seconds", "idle_gpu_seconds",
  * "computed_cost", "labels": {"serverless_endpoint"}, ...]}), which cost reports, budgets and
- * chargeback read. BUDCORE_EUNSUPPORTED when the platform has no cost section.
+ * chargeback read; then has the platform check its budgets against them (threshold alerts;
+ * stop_running budgets stop the running jobs they cover, workers included).
+ * BUDCORE_EUNSUPPORTED when the platform has no cost section.
  * Thread-safety: one thread at a time per handle. */
 BUDCORE_API int budcore_serverless_endpoint_meter(budcore_buf *out, budcore_serverless_endpoint *endpoint);
 

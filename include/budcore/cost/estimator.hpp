@@ -57,6 +57,9 @@ struct ResourceRequest {
   std::int64_t storage_gb = 0;                             // GiB
   std::optional<std::int64_t> estimated_duration_seconds;
   job::JobPriority priority = job::JobPriority::Normal;
+  // A serverless endpoint's worker (a service with spec.serverless_endpoint): it runs until its
+  // endpoint scales it down, so without an estimate it is priced for one hour, at its hourly rate.
+  bool open_ended = false;
   std::string path;
 };
 
@@ -80,6 +83,7 @@ struct JobEstimate {
   std::int64_t seconds = 0;
   Tier tier = Tier::OnDemand;
   bool monthly = false;  // a service priced for a month ("period": "month")
+  bool hourly = false;   // an open-ended serverless worker priced for one hour ("period": "hour")
   core::Money total;
   std::vector<EstimateLine> lines;
 };

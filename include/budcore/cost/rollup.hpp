@@ -94,6 +94,54 @@ BUDCORE_API core::Value to_value(const Rollup& r);
 // CSV with a header: bucket,<by...>,records,seconds,gpu_seconds,...,cost,idle_cost,...
 BUDCORE_API std::string to_csv(const Rollup& r);
 
+// ---- serverless endpoints: spend per endpoint and time bucket -------------------------------
+
+// The label a serverless endpoint's usage rows carry, valued with the endpoint's name
+// (platform::ServerlessEndpoint::meter writes one row per worker and call).
+inline constexpr std::string_view kServerlessEndpointLabel = "serverless_endpoint";
+
+struct ServerlessRollupQuery {
+  Granularity granularity = Granularity::Hour;
+  std::string endpoint;  // "" = every endpoint
+  std::optional<core::Timestamp> from;  // only the parts of rows inside [from, to)
+  std::optional<core::Timestamp> to;
+};
+
+// {"endpoint": "chat", "granularity": "hour", "from": RFC 3339, "to": ...}; every key may be
+// left out; unknown keys are rejected; the error names the key, the value and why.
+BUDCORE_API core::Result<ServerlessRollupQuery> read_serverless_rollup_query(const core::Value& document);
+
+struct ServerlessRollupRow {
+  core::Timestamp bucket;  // start of the bucket (epoch for Total)
+  std::string endpoint;
+  std::int64_t workers = 0;  // worker jobs with time in the bucket
+  std::int64_t records = 0;  // usage rows that touch the bucket
+  core::Quantity gpu_seconds;
+  core::Quantity busy_gpu_seconds;  // a request in flight
+  core::Quantity idle_gpu_seconds;  // no request (cold starts included)
+  core::Money cost;
+  core::Money busy_cost;
+  core::Money idle_cost;
+};
+
+struct ServerlessRollup {
+  Granularity granularity = Granularity::Hour;
+  std::string endpoint;  // the query's ("" = every endpoint)
+  std::string currency;
+  std::vector<ServerlessRollupRow> rows;  // by bucket, then endpoint
+};
+
+// The usage rows labelled serverless_endpoint (others are left out) summed per bucket and
+// endpoint, split across buckets as rollup() splits them.
+BUDCORE_API core::Result<ServerlessRollup> serverless_rollup(std::span<const Usage> usage,
+                                                             const ServerlessRollupQuery& query);
+// {"granularity", "endpoint" (null: every one), "by": ["endpoint"], "currency", "rows": [{"bucket", "endpoint",
+//  "workers", "records", "gpu_seconds", "busy_gpu_seconds", "idle_gpu_seconds", "cost",
+//  "busy_cost", "idle_cost"}]}
+BUDCORE_API core::Value to_value(const ServerlessRollup& r);
+// CSV: bucket,endpoint,workers,records,gpu_seconds,busy_gpu_seconds,idle_gpu_seconds,cost,busy_cost,idle_cost
+BUDCORE_API std::string to_csv(const ServerlessRollup& r);
+
 // ---- billing period (a tenant's calendar month) ---------------------------------------------
 
 enum class BillingStatus : std::uint8_t { Open, Closed, Invoiced, Paid };

@@ -338,6 +338,12 @@ class BUDCORE_API Platform {
   void set_job_cost_meter(std::shared_ptr<JobCostMeter> meter);
   // The CostControls attached on open from the config's `cost` section (null without one).
   std::shared_ptr<CostControls> cost_controls() const;
+  // Evaluates the budgets now against the usage in the Store, as after a batch of metered run
+  // segments: threshold alerts are raised, and the running jobs a passed stop_running budget
+  // covers are stopped and FAILED (BudgetExceeded, naming the budget). For usage written outside
+  // the cluster's run segments (a serverless endpoint's meter() calls it after its rows). No-op
+  // without a job cost meter, and on a follower (the leader checks after its next batch).
+  core::Status check_budgets();
   // The Store the platform writes, for layers that keep their records beside its jobs (cost
   // metering, budgets' spend). Gates and observers may use it: they run outside the
   // platform's transactions (a JobCostMeter's record_usage and actual_cost run inside them

@@ -19,6 +19,8 @@
 // tenant through the platform's CostControls: one row per worker and call, its job id, the
 // label serverless_endpoint, gpu_utilization = the busy share. Cost reports, budgets, alerts and
 // chargeback read these rows like any other; the platform does not meter a worker's run again.
+// meter() has the platform check its budgets after writing them, so alerts and stop_running
+// budgets see serverless spend as it is metered.
 //
 // Not thread-safe: one caller drives an endpoint (it calls into the Platform, which is).
 #pragma once
@@ -70,6 +72,7 @@ struct EndpointWorker {
   std::int64_t idle_ns = 0;
   core::Timestamp accounted_at;
   core::Timestamp metered_at;
+  bool warmup_failed = false;  // its warm-up passed warm_pool.warmup_timeout (sync() cancels it)
 };
 
 struct EndpointStatus {
@@ -83,12 +86,13 @@ struct EndpointStatus {
   std::int64_t cold_starts = 0;    // worker jobs submitted
   std::int64_t stopped = 0;        // worker jobs cancelled by shrinking
   std::int64_t lost = 0;           // worker jobs that ended on their own (failed, stopped by a budget)
+  std::int64_t failed_starts = 0;  // worker jobs cancelled because their warm-up passed warmup_timeout
   std::int64_t preemptions = 0;    // requests sent back to the queue for higher-priority ones
   std::int64_t metered_rows = 0;
   std::string last_refusal;        // why the last worker submission was refused ("" = none)
   std::vector<EndpointWorker> workers;
   // {"endpoint", "queued", "starting", "ready", "busy", "pending", "in_flight", "cold_starts",
-  //  "stopped", "lost", "preemptions", "metered_rows", "last_refusal", "workers": [{"id", "job", "name", "state",
+  //  "stopped", "lost", "failed_starts", "preemptions", "metered_rows", "last_refusal", "workers": [{"id", "job", "name", "state",
   //  "status", "in_flight"}]}
   core::Value to_value() const;
 };
@@ -113,7 +117,9 @@ class BUDCORE_API ServerlessEndpoint {
   ServerlessEndpoint& operator=(const ServerlessEndpoint&) = delete;
 
   // Reads every worker's job: its state now; a worker whose job ended on its own is dropped
-  // (its requests go back to the queue). Call after driving the platform.
+  // (its requests go back to the queue); a worker still starting warm_pool.warmup_timeout after
+  // its job started has failed its warm-up: its job is cancelled and it counts in failed_starts.
+  // Call after driving the platform.
   core::Status sync();
   // Grows (submitting worker jobs) or shrinks to `desired`, clamped to [min_warm_workers,
   // max_warm_workers]: queued workers are cancelled first (newest first), then starting ones,
@@ -134,7 +140,9 @@ class BUDCORE_API ServerlessEndpoint {
   core::Status fail(serverless::RequestId id, std::string reason);
 
   // Reads the workers' jobs (sync), then writes every worker's GPU time since its last row as
-  // usage rows (above) and returns them.
+  // usage rows (above) and returns them; then has the platform check its budgets against them
+  // (Platform::check_budgets: alerts, stop_running budgets stop the jobs they cover) and reads
+  // the workers' jobs again.
   // Unsupported without cost controls on the platform (no price book to price them with).
   core::Result<std::vector<cost::Usage>> meter();
 

@@ -849,6 +849,18 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    #[doc = " Serverless spend per endpoint and hour: of the usage records (as budcore_cost_report reads\n them), those labelled serverless_endpoint, summed per time bucket and endpoint; query_json\n (NULL with 0: every endpoint, per hour) is {\"endpoint\", \"granularity\": \"minute\" | \"hour\" |\n \"day\" | \"month\" | \"total\", \"from\", \"to\"}. Writes {\"granularity\", \"endpoint\", \"by\", \"currency\",\n \"rows\": [{\"bucket\", \"endpoint\", \"workers\", \"records\", \"gpu_seconds\", \"busy_gpu_seconds\",\n \"idle_gpu_seconds\", \"cost\", \"busy_cost\", \"idle_cost\"}]}. prices (NULL with 0: none) prices\n intervals. Thread-safety: safe from any thread."]
+    pub fn budcore_cost_serverless_report(
+        out: *mut budcore_buf,
+        usage_json: *const ::std::os::raw::c_char,
+        usage_json_len: usize,
+        query_json: *const ::std::os::raw::c_char,
+        query_json_len: usize,
+        prices: *const ::std::os::raw::c_char,
+        prices_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     #[doc = " Month-end forecast and daily anomalies from usage records, as of `now` (RFC 3339):\n {\"forecast\": {...}, \"anomalies\": [...]}. Thread-safety: safe from any thread."]
     pub fn budcore_cost_forecast(
         out: *mut budcore_buf,
@@ -1099,7 +1111,7 @@ extern "C" {
     pub fn budcore_serverless_endpoint_free(endpoint: *mut budcore_serverless_endpoint);
 }
 extern "C" {
-    #[doc = " Reads every worker's job (call after driving the platform), then grows or shrinks the pool to\n `desired` (clamped to the warm pool's bounds; a negative desired only reads). Writes the\n status {\"endpoint\", \"queued\", \"starting\", \"ready\", \"busy\", \"pending\", \"in_flight\",\n \"cold_starts\", \"stopped\", \"lost\", \"preemptions\", \"metered_rows\", \"last_refusal\", \"workers\":\n [{\"id\", \"job\", \"name\", \"state\", \"status\", \"in_flight\"}]}. Errors: a refused worker job\n (BUDCORE_EBUDGET from a hard budget, ...); the workers submitted before it stay.\n Thread-safety: one thread at a time per handle."]
+    #[doc = " Reads every worker's job (call after driving the platform), then grows or shrinks the pool to\n `desired` (clamped to the warm pool's bounds; a negative desired only reads). Writes the\n status {\"endpoint\", \"queued\", \"starting\", \"ready\", \"busy\", \"pending\", \"in_flight\",\n \"cold_starts\", \"stopped\", \"lost\", \"failed_starts\", \"preemptions\", \"metered_rows\", \"last_refusal\",\n \"workers\": [{\"id\", \"job\", \"name\", \"state\", \"status\", \"in_flight\"}]}; a worker still starting\n warm_pool.warmup_timeout_seconds after its job started is cancelled and counted in\n \"failed_starts\". Errors: a refused worker job\n (BUDCORE_EBUDGET from a hard budget, ...); the workers submitted before it stay.\n Thread-safety: one thread at a time per handle."]
     pub fn budcore_serverless_endpoint_scale(
         out: *mut budcore_buf,
         endpoint: *mut budcore_serverless_endpoint,
@@ -1126,7 +1138,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Writes the workers' GPU time since their last rows as usage rows of the owner tenant\n ({\"usage\": [usage records as budcore_cost_* read them: \"gpu_seconds\", \"idle_gpu_seconds\",\n \"computed_cost\", \"labels\": {\"serverless_endpoint\"}, ...]}), which cost reports, budgets and\n chargeback read. BUDCORE_EUNSUPPORTED when the platform has no cost section.\n Thread-safety: one thread at a time per handle."]
+    #[doc = " Writes the workers' GPU time since their last rows as usage rows of the owner tenant\n ({\"usage\": [usage records as budcore_cost_* read them: \"gpu_seconds\", \"idle_gpu_seconds\",\n \"computed_cost\", \"labels\": {\"serverless_endpoint\"}, ...]}), which cost reports, budgets and\n chargeback read; then has the platform check its budgets against them (threshold alerts;\n stop_running budgets stop the running jobs they cover, workers included).\n BUDCORE_EUNSUPPORTED when the platform has no cost section.\n Thread-safety: one thread at a time per handle."]
     pub fn budcore_serverless_endpoint_meter(
         out: *mut budcore_buf,
         endpoint: *mut budcore_serverless_endpoint,

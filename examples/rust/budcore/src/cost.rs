@@ -72,6 +72,14 @@ pub fn report(usage: &str, query: Option<&str>, prices: Option<&str>) -> Result<
     with_out(|out| unsafe { sys::budcore_cost_report(out, u, ul, q, ql, p, pl) })
 }
 
+/// Serverless spend per endpoint per hour (query: {"endpoint", "granularity", "from", "to"};
+/// None: every endpoint, per hour) over the usage records labelled serverless_endpoint.
+pub fn serverless_report(usage: &str, query: Option<&str>, prices: Option<&str>) -> Result<String, Error> {
+    let ((u, ul), (q, ql), (p, pl)) = (text(usage), opt_text(query), opt_text(prices));
+    // SAFETY: as in report.
+    with_out(|out| unsafe { sys::budcore_cost_serverless_report(out, u, ul, q, ql, p, pl) })
+}
+
 /// Month-end forecast and daily anomalies as of `now` (RFC 3339; None: the system clock).
 pub fn forecast(usage: &str, now: Option<&str>) -> Result<String, Error> {
     let ((u, ul), (n, nl)) = (text(usage), opt_text(now));

@@ -54,6 +54,23 @@ fn meters_reports_and_forecasts() {
 }
 
 #[test]
+fn serverless_spend_per_endpoint_per_hour() {
+    // One worker's row from 00:30 to 01:30, half of it busy: half in each hour.
+    let interval = format!(
+        r#"{{"tenant_id": "{TENANT}", "job_id": "{JOB}", "gpu_type": "nvidia-a100-80gb", "gpu_count": 1,
+            "start": "2026-05-02T00:30:00Z", "end": "2026-05-02T01:30:00Z", "gpu_utilization": "0.5",
+            "labels": {{"serverless_endpoint": "chat"}}}}"#
+    );
+    let out = cost::serverless_report(&format!("[{interval}]"), None, Some(PRICES)).unwrap();
+    assert!(out.contains(r#""granularity":"hour""#), "{out}");
+    assert_eq!(out.matches(r#""endpoint":"chat""#).count(), 2, "{out}");
+    assert!(out.contains(r#""bucket":"2026-05-02T01:00:00Z""#), "{out}");
+    assert!(out.contains(r#""busy_gpu_seconds":"900""#), "{out}");
+    let err = cost::serverless_report("[]", Some(r#"{"endpoint": 7}"#), None).unwrap_err();
+    assert_eq!(err.field, "endpoint");
+}
+
+#[test]
 fn store_backed_metering_and_the_admission_gate() {
     let dir = std::env::temp_dir().join(format!("budcore_rust_cost_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
