@@ -11,8 +11,6 @@
 //   price book (/1) and also a budget (/2) attached;
 // - queued_memory: resident memory per queued job with BUDCORE_BENCH_QUEUED (default
 //   1,000,000) jobs waiting in a cluster with no free quota;
-// - reopen_backlog: Platform::open of a store with BUDCORE_BENCH_BACKLOG (default 10,000) queued
-//   jobs, the recovery a new leader runs before it admits (records, jobs, adoption by the cluster);
 // - platform_schedule: Platform::schedule() with BUDCORE_BENCH_SCHEDULE_JOBS (default 10,000)
 //   jobs, 64 running and the rest waiting for a 64-core queue. /changed: the first call after a
 //   change (one waiting job cancelled) builds the timeline again; /unchanged: the cached one.
@@ -234,25 +232,6 @@ void queued_memory(benchmark::State& state) {
   }
 }
 BENCHMARK(queued_memory)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
-
-void reopen_backlog(benchmark::State& state) {
-  const std::int64_t n = env_int("BUDCORE_BENCH_BACKLOG", 10'000);
-  std::string db = fresh_db("platform-backlog");
-  auto config = bench_config(db, 0);  // nothing fits: every job stays queued
-  {
-    auto p = must_open(config);
-    submit_all(*p, n, 1'000);
-  }
-  for (auto _ : state) {
-    auto t0 = std::chrono::steady_clock::now();
-    auto p = must_open(config);
-    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    benchmark::DoNotOptimize(p.get());
-  }
-  state.counters["queued"] = static_cast<double>(n);
-  drop_db(db);
-}
-BENCHMARK(reopen_backlog)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void platform_schedule(benchmark::State& state) {
   const bool change = state.range(0) == 1;
