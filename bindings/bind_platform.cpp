@@ -221,7 +221,18 @@ void bind_platform(py::module_& m) {
               if (py::isinstance<py::tuple>(item)) {
                 auto t = item.cast<py::tuple>();
                 job = t[0];
-                if (!t[1].is_none()) key = idempotency_key_of(t[1].cast<std::string>(), path + ".idempotency_key");
+                if (!t[1].is_none()) {
+                  if (!py::isinstance<py::str>(t[1]))
+                    throw py::type_error(path + ": the idempotency key must be a str or None, not " +
+                                         py::type::handle_of(t[1]).attr("__name__").cast<std::string>());
+                  std::string text;
+                  try {
+                    text = t[1].cast<std::string>();
+                  } catch (const py::cast_error&) {  // a lone surrogate has no UTF-8 form
+                    throw py::type_error(path + ": the idempotency key is not valid Unicode text");
+                  }
+                  key = idempotency_key_of(text, path + ".idempotency_key");
+                }
               }
               core::Value doc = py::isinstance<job::Job>(job) ? job.cast<job::Job>().to_value() : to_value(job, path);
               docs.emplace_back(std::move(doc), std::move(key));

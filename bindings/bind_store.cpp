@@ -53,7 +53,7 @@ StoredJob submit(PyStore& s, const py::object& tenant, const py::object& job, co
   Id t = id_of(tenant, "tenant");
   job::Job j = job_of(job);
   std::string k = idempotency_key_of(key);
-  const std::string digest = k.empty() ? std::string() : backend::job_request_digest(j);
+  const std::string digest = k.empty() ? std::string() : backend::job_request_digest(j, t);
   backend::CreateJobResult r = call(s, [&](backend::Store& st) { return st.create_job(t, std::move(j), k, digest); });
   return StoredJob{std::move(r.record), r.created};
 }

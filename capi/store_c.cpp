@@ -61,7 +61,7 @@ extern "C" int budcore_store_job_submit(budcore_buf* out, budcore_store* store, 
     if (!capi::input_text(idempotency_key, key_len, "idempotency_key", key)) return budcore_error_last()->code;
     auto job = budcore::job::Job::from_json(json);
     if (!job) return capi::set_error(job.error());
-    const std::string digest = key.empty() ? std::string() : budcore::backend::job_request_digest(*job);
+    const std::string digest = key.empty() ? std::string() : budcore::backend::job_request_digest(*job, tid);
     auto r = store->store->create_job(tid, std::move(*job), key, digest);
     if (!r) return capi::set_error(r.error());
     return capi::fill_buf(out, budcore::core::to_json(budcore::backend::to_value(*r)));

@@ -72,11 +72,12 @@ core::Value canonical(const core::Value& v) {
 
 }  // namespace
 
-std::string job_request_digest(const job::Job& job) {
-  // What a submit sets or ignores (the caller's own tenant, times, the status message) is not
-  // part of the request: sending it or not is the same request.
+std::string job_request_digest(const job::Job& job, const core::Id& tenant) {
+  // What a submit sets or ignores (times, the status message) is not part of the request, and a
+  // tenant left out is the sender's: sending it or not is the same request. Another tenant's id
+  // is a different one (and refused wherever a new job would be).
   job::Job request = job;
-  request.tenant_id = core::Id();
+  if (request.tenant_id.is_nil()) request.tenant_id = tenant;
   request.created_at.reset();
   request.updated_at.reset();
   request.estimated_start.reset();

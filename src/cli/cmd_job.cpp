@@ -81,7 +81,7 @@ int submit_job_file(const StoreArgs& args, const std::string& file, const std::s
   std::unique_ptr<backend::Store> store;
   core::Id tenant;
   if (int rc = open_for(args, store, tenant); rc != kExitOk) return rc;
-  const std::string digest = key.empty() ? std::string() : backend::job_request_digest(*job);
+  const std::string digest = key.empty() ? std::string() : backend::job_request_digest(*job, tenant);
   auto r = store->create_job(tenant, std::move(*job), key, digest);
   if (!r) return store_error(r.error());
   print(backend::to_value(*r));

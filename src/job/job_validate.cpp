@@ -1,7 +1,9 @@
 // Job::validate — the semantic rules of a job document. Each rule reports the field path, the
 // offending value and why; validate_all collects every violation, validate stops at the first.
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -90,6 +92,19 @@ void check_source(const Job& j, Collector& c) {
   }
 }
 
+// The path of the first NaN or infinity in v (JSON has none: stored, one would read back as null).
+std::optional<std::string> non_finite_at(const core::Value& v, const std::string& path) {
+  if (v.is_float()) return std::isfinite(v.as_float()) ? std::nullopt : std::optional<std::string>(path);
+  if (v.is_list()) {
+    for (std::size_t i = 0; i < v.as_list().size(); ++i)
+      if (auto at = non_finite_at(v.as_list()[i], path + "[" + std::to_string(i) + "]")) return at;
+  } else if (v.is_map()) {
+    for (const auto& [key, member] : v.as_map())
+      if (auto at = non_finite_at(member, path + "." + key)) return at;
+  }
+  return std::nullopt;
+}
+
 void check_identity(const Job& j, Collector& c) {
   if (j.schema_version != Job::kSchemaVersion) {
     c.add("schema_version", std::to_string(j.schema_version),
@@ -107,6 +122,8 @@ void check_identity(const Job& j, Collector& c) {
   }
   if (!j.spec.is_map()) c.add("spec", detail::value_text(j.spec), "must be an object");
   if (!j.outputs.is_map()) c.add("outputs", detail::value_text(j.outputs), "must be an object");
+  for (const auto& [name, doc] : {std::pair<const char*, const core::Value*>{"spec", &j.spec}, {"outputs", &j.outputs}})
+    if (auto at = non_finite_at(*doc, name)) c.add(*at, "", "is not a finite number (JSON has no NaN or infinity)");
 }
 
 void check_resources(const Job& j, Collector& c) {

@@ -134,8 +134,11 @@ core::Result<std::optional<backend::JobRecord>> Impl::find_replay(const CallCont
   if (!existing) return existing;
   const core::Id id = existing->job.id;
   if (authorizer) BUDCORE_TRY(guard(caller, "get", "jobs", &id));
+  // A document a new submit would refuse for naming another tenant is no replay either.
+  if (!req.job.tenant_id.is_nil() && req.job.tenant_id != caller.tenant)
+    return Error::invalid("tenant_id", req.job.tenant_id.to_string(), "belongs to another tenant than the caller's");
   if (origin == JobOrigin::Caller)
-    BUDCORE_TRY(backend::check_request_digest(*existing, backend::job_request_digest(req.job)));
+    BUDCORE_TRY(backend::check_request_digest(*existing, backend::job_request_digest(req.job, caller.tenant)));
   return existing;
 }
 
@@ -194,7 +197,7 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
     }
     ++fresh;
     if (origin == JobOrigin::Caller && !jobs[i].idempotency_key.empty())
-      digests[i] = backend::job_request_digest(jobs[i].job);
+      digests[i] = backend::job_request_digest(jobs[i].job, caller.tenant);
     auto prepared = prepare(caller, std::move(jobs[i].job), batch ? "jobs[" + std::to_string(i) + "]" : "");
     if (!prepared) return refused(prepared.error());
     jobs[i].job = std::move(*prepared);

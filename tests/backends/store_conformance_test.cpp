@@ -151,7 +151,7 @@ TEST_P(StoreConformance, IdempotencyKeyMakesARetriedSubmitReturnTheFirstJob) {
 
 TEST_P(StoreConformance, AKeySentAgainWithAnotherDocumentDigestIsRefusedNamingTheFirstJob) {
   const job::Job sent = make_job("a");
-  const std::string digest = job_request_digest(sent);
+  const std::string digest = job_request_digest(sent, tenant_a_);
   auto first = store().create_job(tenant_a_, sent, "submit-7", digest);
   ASSERT_TRUE(first) << first.error().describe();
   ASSERT_TRUE(first->created);
@@ -162,7 +162,7 @@ TEST_P(StoreConformance, AKeySentAgainWithAnotherDocumentDigestIsRefusedNamingTh
   EXPECT_EQ(again->record.job.id, first->record.job.id);
   // Another document under the key: refused, naming the key and the job it made.
   const job::Job other = make_job("a-changed");
-  auto reused = store().create_job(tenant_a_, other, "submit-7", job_request_digest(other));
+  auto reused = store().create_job(tenant_a_, other, "submit-7", job_request_digest(other, tenant_a_));
   ASSERT_FALSE(reused);
   EXPECT_EQ(reused.error().code, ErrorCode::Invalid);
   EXPECT_EQ(reused.error().field, "idempotency_key");
@@ -175,14 +175,19 @@ TEST_P(StoreConformance, AKeySentAgainWithAnotherDocumentDigestIsRefusedNamingTh
   EXPECT_FALSE(unchecked->created);
   // A job created without a digest is not checked later either.
   create(tenant_a_, make_job("old"), "old-key");
-  auto legacy = store().create_job(tenant_a_, other, "old-key", job_request_digest(other));
+  auto legacy = store().create_job(tenant_a_, other, "old-key", job_request_digest(other, tenant_a_));
   ASSERT_TRUE(legacy) << legacy.error().describe();
   EXPECT_FALSE(legacy->created);
   // The digest ignores what the store fills in: one request, one digest.
   job::Job filled = sent;
   filled.id = first->record.job.id;
-  EXPECT_NE(job_request_digest(filled), digest);
-  EXPECT_EQ(job_request_digest(make_job("a")), digest);
+  EXPECT_NE(job_request_digest(filled, tenant_a_), digest);
+  EXPECT_EQ(job_request_digest(make_job("a"), tenant_a_), digest);
+  // The sender's own tenant written out is the same request; another tenant's is not.
+  job::Job own = make_job("a");
+  own.tenant_id = tenant_a_;
+  EXPECT_EQ(job_request_digest(own, tenant_a_), digest);
+  EXPECT_NE(job_request_digest(own, tenant_b_), job_request_digest(make_job("a"), tenant_b_));
 }
 
 TEST_P(StoreConformance, CreatingAnExistingIdIsAlreadyExists) {

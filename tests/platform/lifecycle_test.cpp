@@ -191,6 +191,11 @@ TEST(PlatformLifecycleTest, OneRequestWrittenTwoWaysReplays) {
       "job_type": "batch", "name": "w"})"), "w-1");
   ASSERT_TRUE(again) << again.error().describe();
   EXPECT_FALSE(again->created);
+  // Another tenant's id is another request, refused as a new job naming it would be.
+  auto foreign = p->submit_document(ctx_a(), doc(R"({"name": "w", "job_type": "batch", "deployment_type": "docker",
+      "tenant_id": ")" + tenant_b().to_string() + R"(", "spec": {"image": "x/y", "a": 1, "b": {"c": 2.0, "d": [1, 2]}}})"), "w-1");
+  ASSERT_FALSE(foreign);
+  EXPECT_EQ(foreign.error().field, "tenant_id");
   // What differs in meaning does not: the order of a list.
   auto other = p->submit_document(ctx_a(), doc(R"({"name": "w", "job_type": "batch", "deployment_type": "docker",
       "spec": {"image": "x/y", "a": 1, "b": {"c": 2.0, "d": [2, 1]}}})"), "w-1");

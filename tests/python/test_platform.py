@@ -39,6 +39,11 @@ def test_a_job_runs_to_completion_and_the_events_tell_it(tmp_path):
         with pytest.raises(budcore.ValidationError) as twice:  # one batch, one key per job
             p.submit_batch([(job("a"), "b-1"), (job("b"), "b-1")])
         assert twice.value.field == "jobs[1].idempotency_key"
+        with pytest.raises(TypeError):  # a key that is no str, in a batch as in one submit
+            p.submit_batch([(job("a"), 7)])
+        with pytest.raises(budcore.ValidationError) as nan:  # JSON has no NaN: it would come back null
+            p.submit(job("train", spec={"image": "x/y", "a": float("nan")}))
+        assert nan.value.field == "spec.a"
         assert p.run() == "2026-01-01T00:10:00Z"
         done = p.get(stored.id)
         assert done.job.status == "completed"

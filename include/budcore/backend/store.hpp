@@ -99,10 +99,10 @@ struct JobSummary {
 // The summary of a loaded record (what list_job_summaries returns for the same row).
 BUDCORE_API JobSummary summarize(const JobRecord& record);
 
-// The digest create_job keeps with an idempotency key: SHA-256 of the job as the caller sent it,
-// without what a submit sets (tenant, times, status message), members sorted and numbers by
-// value, so one request written two ways digests the same.
-BUDCORE_API std::string job_request_digest(const job::Job& job);
+// The digest create_job keeps with an idempotency key: SHA-256 of the job as `tenant` sent it
+// (a tenant_id left out is the sender's), without what a submit sets (times, status message),
+// members sorted and numbers by value, so one request written two ways digests the same.
+BUDCORE_API std::string job_request_digest(const job::Job& job, const core::Id& tenant);
 // Invalid on idempotency_key when `existing` (a job found by its key) was created by a request
 // with another digest than `request_digest`; nothing to check when either digest is empty.
 BUDCORE_API core::Status check_request_digest(const JobRecord& existing, std::string_view request_digest);
