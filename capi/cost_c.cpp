@@ -119,22 +119,41 @@ extern "C" int budcore_cost_meter(budcore_buf* out, const char* prices, size_t p
   });
 }
 
+namespace {
+
+// What a usage report reads: the usage and query texts and the price book, when one is given.
+struct ReportInput {
+  std::string_view usage_text, query_text;
+  std::optional<cost::PriceBook> book;
+};
+
+// False with the error set when an argument is not text or the price book does not load.
+bool read_report_input(const char* usage_json, size_t usage_len, const char* query_json, size_t query_len,
+                       const char* prices, size_t prices_len, ReportInput& in) {
+  std::string_view prices_text;
+  if (!text(usage_json, usage_len, "usage_json", in.usage_text) ||
+      !text(query_json, query_len, "query_json", in.query_text) || !text(prices, prices_len, "prices", prices_text))
+    return false;
+  if (prices_text.empty()) return true;
+  auto b = cost::PriceBook::from_text(prices_text);
+  if (!b) {
+    capi::set_error(b.error());
+    return false;
+  }
+  in.book = std::move(*b);
+  return true;
+}
+
+}  // namespace
+
 extern "C" int budcore_cost_report(budcore_buf* out, const char* usage_json, size_t usage_len, const char* query_json,
                                    size_t query_len, const char* prices, size_t prices_len) {
   return capi::guard([&]() -> int {
     if (!empty_out(out)) return last();
-    std::string_view usage_text, query_text, prices_text;
-    if (!text(usage_json, usage_len, "usage_json", usage_text) || !text(query_json, query_len, "query_json", query_text) ||
-        !text(prices, prices_len, "prices", prices_text)) {
-      return last();
-    }
-    std::optional<cost::PriceBook> book;
-    if (!prices_text.empty()) {
-      auto b = cost::PriceBook::from_text(prices_text);
-      if (!b) return capi::set_error(b.error());
-      book = std::move(*b);
-    }
-    const cost::PriceBook* bp = book ? &*book : nullptr;
+    ReportInput in;
+    if (!read_report_input(usage_json, usage_len, query_json, query_len, prices, prices_len, in)) return last();
+    const std::string_view usage_text = in.usage_text, query_text = in.query_text;
+    const cost::PriceBook* bp = in.book ? &*in.book : nullptr;
     cost::ReportQuery q;
     if (!query_text.empty()) {
       auto d = document(query_text, "query_json");
@@ -164,17 +183,9 @@ extern "C" int budcore_cost_serverless_report(budcore_buf* out, const char* usag
                                               size_t prices_len) {
   return capi::guard([&]() -> int {
     if (!empty_out(out)) return last();
-    std::string_view usage_text, query_text, prices_text;
-    if (!text(usage_json, usage_len, "usage_json", usage_text) || !text(query_json, query_len, "query_json", query_text) ||
-        !text(prices, prices_len, "prices", prices_text)) {
-      return last();
-    }
-    std::optional<cost::PriceBook> book;
-    if (!prices_text.empty()) {
-      auto b = cost::PriceBook::from_text(prices_text);
-      if (!b) return capi::set_error(b.error());
-      book = std::move(*b);
-    }
+    ReportInput in;
+    if (!read_report_input(usage_json, usage_len, query_json, query_len, prices, prices_len, in)) return last();
+    const std::string_view usage_text = in.usage_text, query_text = in.query_text;
     cost::ServerlessRollupQuery q;
     if (!query_text.empty()) {
       auto d = document(query_text, "query_json");
@@ -183,7 +194,7 @@ extern "C" int budcore_cost_serverless_report(budcore_buf* out, const char* usag
       if (!parsed) return capi::set_error(parsed.error());
       q = std::move(*parsed);
     }
-    auto usage = cost::parse_usage_text(usage_text, book ? &*book : nullptr);
+    auto usage = cost::parse_usage_text(usage_text, in.book ? &*in.book : nullptr);
     if (!usage) return capi::set_error(usage.error());
     auto r = cost::serverless_rollup(*usage, q);
     if (!r) return capi::set_error(r.error());
