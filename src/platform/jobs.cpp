@@ -26,6 +26,13 @@ Error at_index(Error e, bool batch, std::size_t i) {
   return e;
 }
 
+// A submitted document may name the caller's own tenant or none; another tenant's is refused,
+// whether the submit is new or a replay.
+core::Status check_own_tenant(const job::Job& job, const core::Id& caller_tenant) {
+  if (job.tenant_id.is_nil() || job.tenant_id == caller_tenant) return {};
+  return Error::invalid("tenant_id", job.tenant_id.to_string(), "belongs to another tenant than the caller's");
+}
+
 core::Value transition_data(const job::Job& job, JobStatus from, JobStatus to, std::string_view message) {
   return core::Value::map({{"job", job.id.to_string()},
                            {"name", job.name},
@@ -94,8 +101,7 @@ core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, st
     if (!path.empty()) e.at(path);
     return e;
   };
-  if (!job.tenant_id.is_nil() && job.tenant_id != caller.tenant)
-    return fail(Error::invalid("tenant_id", job.tenant_id.to_string(), "belongs to another tenant than the caller's"));
+  if (auto st = check_own_tenant(job, caller.tenant); !st) return fail(st.error());
   if (job.status != JobStatus::Pending)
     return fail(Error::invalid("status", std::string(job::to_string(job.status)), "a submitted job starts pending"));
   if (!job.status_history.empty())
@@ -134,9 +140,7 @@ core::Result<std::optional<backend::JobRecord>> Impl::find_replay(const CallCont
   if (!existing) return existing;
   const core::Id id = existing->job.id;
   if (authorizer) BUDCORE_TRY(guard(caller, "get", "jobs", &id));
-  // A document a new submit would refuse for naming another tenant is no replay either.
-  if (!req.job.tenant_id.is_nil() && req.job.tenant_id != caller.tenant)
-    return Error::invalid("tenant_id", req.job.tenant_id.to_string(), "belongs to another tenant than the caller's");
+  BUDCORE_TRY(check_own_tenant(req.job, caller.tenant));
   if (origin == JobOrigin::Caller)
     BUDCORE_TRY(backend::check_request_digest(*existing, backend::job_request_digest(req.job, caller.tenant)));
   return existing;

@@ -390,8 +390,8 @@ class BUDCORE_API Store {
   // the job is validated first (ErrorCode::Invalid). A job whose tenant_id names another
   // tenant is Invalid. With a non-empty idempotency_key an existing job of that key is
   // returned with created = false. A request_digest (job_request_digest of the document as the
-  // caller sent it) is kept with the key: the key sent again with another digest is a Conflict
-  // on idempotency_key, as a payment API refuses a key reused with other parameters. An empty
+  // caller sent it) is kept with the key: the key sent again with another digest is Invalid on
+  // idempotency_key, as a payment API refuses a key reused with other parameters. An empty
   // digest is neither kept nor checked.
   virtual core::Result<CreateJobResult> create_job(const core::Id& tenant, job::Job job,
                                                    std::string_view idempotency_key = {},
