@@ -23,17 +23,10 @@
 namespace budcore::cli {
 namespace {
 
-// A job document read as `platform submit` reads it: a member given twice is refused rather than
-// resolved to its last value, so one file means one job on every path.
-core::Result<core::Value> load_job_document(const std::string& file) {
-  BUDCORE_TRY_ASSIGN(auto text, read_file_arg(file, "FILE", std::min(core::max_input_bytes(), job::kMaxDocumentBytes)));
-  return core::parse_document(text, core::ParseOptions{.unique_keys = true});
-}
-
 // Every problem at once, each with its path (as Kubernetes' API validation does); a file that
 // cannot be read or parsed is the list's one problem, so readers always find "errors".
 int validate_job_file(const std::string& file) {
-  auto doc = load_job_document(file);
+  auto doc = load_strict_document_arg(file, "FILE", std::min(core::max_input_bytes(), job::kMaxDocumentBytes));
   if (!doc) return report_errors({doc.error()});
   auto checked = job::Job::check_value(*doc);
   if (!checked.ok()) return report_errors(checked.errors);
@@ -74,7 +67,7 @@ int open_for(const StoreArgs& args, std::unique_ptr<backend::Store>& store, core
 void print(const core::Value& v) { std::cout << core::to_json(v) << "\n"; }
 
 int submit_job_file(const StoreArgs& args, const std::string& file, const std::string& key) {
-  auto doc = load_job_document(file);
+  auto doc = load_strict_document_arg(file, "FILE", std::min(core::max_input_bytes(), job::kMaxDocumentBytes));
   if (!doc) return report_error(doc.error());
   auto job = job::Job::from_value(*doc);
   if (!job) return report_error(job.error());
@@ -160,8 +153,8 @@ const bool registered = register_commands([](CLI::App& root) {
   submit->add_option("--idempotency-key", *submit_key,
                      "A retried submit with the same key returns the first job instead of a second one");
   submit->callback([=] {
-    if (submit->count("--idempotency-key") > 0 && submit_key->empty()) {
-      exit_code() = report_error(core::Error::invalid("--idempotency-key", "", "must not be empty (leave it out for no key)"));
+    if (auto st = check_key_option(*submit, "--idempotency-key", *submit_key); !st) {
+      exit_code() = report_error(st.error());
       return;
     }
     exit_code() = submit_job_file(*submit_args, *submit_file, *submit_key);

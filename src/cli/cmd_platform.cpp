@@ -214,11 +214,8 @@ class PlatformCommands {
     submit->add_option("--key", *submit_key, "Idempotency key");
     submit->callback([=] {
       exit_code() = with_platform(*common, true, [&](platform::Platform& p, const platform::CallContext& ctx) -> core::Result<core::Value> {
-        if (submit->count("--key") > 0 && submit_key->empty())
-          return core::Error::invalid("--key", "", "must not be empty (leave it out for no key)");
-        // A key given twice in a job document is refused, as in every document that decides something.
-        BUDCORE_TRY_ASSIGN(auto text, read_file_arg(*submit_file, "FILE"));
-        BUDCORE_TRY_ASSIGN(auto doc, core::parse_document(text, core::ParseOptions{.unique_keys = true}));
+        BUDCORE_TRY(check_key_option(*submit, "--key", *submit_key));
+        BUDCORE_TRY_ASSIGN(auto doc, load_strict_document_arg(*submit_file, "FILE"));
         if (doc.is_list() || (doc.is_map() && doc.find("jobs"))) {
           BUDCORE_TRY_ASSIGN(auto results, p.submit_batch_document(ctx, doc, *submit_key));
           return platform::to_value(results);

@@ -56,6 +56,12 @@ std::optional<core::Error> unknown_command(const CLI::App& app, int argc, char**
 core::Result<std::string> read_file_arg(const std::string& file, std::string_view field, std::size_t max = 0);
 // The same, parsed as one JSON or YAML document (core::load_document_file).
 core::Result<core::Value> load_document_arg(const std::string& file, std::string_view field, std::size_t max = 0);
+// The same, with a member given twice refused rather than resolved to its last value: a document
+// that decides something (a job, a batch) means one thing on every path.
+core::Result<core::Value> load_strict_document_arg(const std::string& file, std::string_view field, std::size_t max = 0);
+// Invalid when the idempotency-key option `option` of `cmd` was given empty: an empty key would
+// silently be no key, and each retry would make a new job.
+core::Status check_key_option(const CLI::App& cmd, const std::string& option, const std::string& key);
 // A library loader's error for a file the caller named with `field`: an Io error (the file
 // cannot be read) becomes that same invalid-input error, named by `field` (kept when `field` is
 // empty: a file named inside a document, such as a config's cost.prices); others pass as is.

@@ -58,6 +58,16 @@ core::Result<core::Value> load_document_arg(const std::string& file, std::string
   return as_input_error(core::load_document_file(file, max, field), field);
 }
 
+core::Result<core::Value> load_strict_document_arg(const std::string& file, std::string_view field, std::size_t max) {
+  BUDCORE_TRY_ASSIGN(auto text, read_file_arg(file, field, max));
+  return core::parse_document(text, core::ParseOptions{.unique_keys = true});
+}
+
+core::Status check_key_option(const CLI::App& cmd, const std::string& option, const std::string& key) {
+  if (cmd.count(option) == 0 || !key.empty()) return {};
+  return core::Error::invalid(option, "", "must not be empty (leave it out for no key)");
+}
+
 core::Status write_file_arg(const std::string& file, std::string_view text, std::string_view field) {
   std::ofstream out(file, std::ios::binary);
   if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())))
