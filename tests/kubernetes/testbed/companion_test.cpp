@@ -360,7 +360,9 @@ class CompanionTestbedTest : public ::testing::Test {
     job("first", Map{{"budcore.io/expected-duration", "1h"}});
     Value w = wait_workload("first", [&](const Value& v) { return admitted(v); });
     ASSERT_TRUE(admitted(w)) << core::to_json(w);
-    EXPECT_NE(holder->output().find("\"event\":\"decision\""), std::string::npos) << holder->output();
+    // The holder prints its decision after the write returns, possibly after Kueue admitted.
+    EXPECT_TRUE(Testbed::wait_until([&] { return holder->output().find("\"event\":\"decision\"") != std::string::npos; }))
+        << holder->output();
     EXPECT_EQ(other->output().find("\"event\":\"decision\""), std::string::npos) << other->output();
   
     ::kill(holder->pid, sig);
