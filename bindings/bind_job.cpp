@@ -28,25 +28,13 @@ py::object opt(const std::optional<T>& v) {
   return v ? py::cast(*v) : py::object(py::none());
 }
 
-// Every problem as a dict {"code", "message", "path", "value"}, as use-case rendering reports them.
-std::vector<py::dict> problem_dicts(const std::vector<core::Error>& problems) {
-  std::vector<py::dict> out;
-  out.reserve(problems.size());
-  for (const auto& e : problems) {
-    py::dict d = to_python(core::to_value(e));
-    d.attr("setdefault")("value", py::none());  // Python readers get the key, None when unknown
-    out.push_back(std::move(d));
-  }
-  return out;
-}
-
 // The job, or ValidationError (or the class of its code) for the first problem, with .errors:
 // every problem, those of the document's shape and the rules' alike.
 Job checked(JobCheck check) {
   if (!check.ok()) {
-    py::list errors;
-    for (auto& d : problem_dicts(check.errors)) errors.append(std::move(d));
-    raise_with_errors(check.errors.front(), std::move(errors));
+    core::Error first = check.errors.front();
+    first.others.assign(check.errors.begin() + 1, check.errors.end());
+    throw PyError(std::move(first));
   }
   return std::move(*check.job);
 }
@@ -103,13 +91,13 @@ void bind_job(py::module_& m) {
       .def_static("from_dict", &from_python, py::arg("data"), "A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).")
       .def_static("from_json", &from_json, py::arg("text"), "A job from JSON text of the Job schema. ValidationError names the first problem; its .errors lists every one.")
       .def_static(
-          "check", [](const py::dict& data) { return problem_dicts(check_dict(data, "Job.check()").errors); },
+          "check", [](const py::dict& data) { return error_dicts(check_dict(data, "Job.check()").errors); },
           py::arg("document"),
           "Every problem of a job document (a dict), without raising: [] when Job.from_dict would accept it, "
           "else the list from_dict's ValidationError.errors holds ({'code', 'message', 'path', 'value'}, the first "
           "first).")
       .def_static(
-          "check", [](const std::string& text) { return problem_dicts(check_text(text).errors); },
+          "check", [](const std::string& text) { return error_dicts(check_text(text).errors); },
           py::arg("document"), "The same for JSON text (what Job.from_json reads).")
       .def("to_dict", [](const Job& j) { return to_python(j.to_value()); },
            "Every wire field, absent optionals as None, in schema order.")

@@ -2,12 +2,16 @@
 // them. Subclasses also derive from the matching builtin (ValidationError is a ValueError,
 // NotFoundError a KeyError, ...) so generic Python code catches them as it expects.
 #include <Python.h>
+#include <pybind11/stl.h>
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "bindings.hpp"
+#include "budcore/core/json.hpp"
 #include "budcore/core/limits.hpp"
+#include "casters.hpp"
 #include "errors.hpp"
 
 namespace budcore::bindings {
@@ -45,17 +49,38 @@ void raise(const core::Error& e) {
   PyErr_SetObject(class_for(e.code), exc.ptr());
 }
 
+// One problem a line, the first first: str() of an exception shows every problem of the input.
+std::string describe_all(const core::Error& e) {
+  std::string out = e.describe();
+  if (e.others.empty()) return out;
+  out = std::to_string(1 + e.others.size()) + " problems:\n  " + out;
+  for (const auto& o : e.others) out += "\n  " + o.describe();
+  return out;
+}
+
 }  // namespace
+
+std::vector<py::dict> error_dicts(const std::vector<core::Error>& problems) {
+  std::vector<py::dict> out;
+  out.reserve(problems.size());
+  for (const auto& e : problems) {
+    py::dict d = to_python(core::to_value(e));
+    d.attr("setdefault")("value", py::none());  // Python readers get the key, None when unknown
+    out.push_back(std::move(d));
+  }
+  return out;
+}
 
 py::object make_exception(const core::Error& full) {
   // A 48 MB offending value is quoted by its first bytes and its length.
   const core::Error e = core::clamp_for_display(full);
-  py::object exc = py::reinterpret_borrow<py::object>(class_for(e.code))(e.describe());
+  py::object exc = py::reinterpret_borrow<py::object>(class_for(e.code))(describe_all(e));
   exc.attr("code") = py::str(std::string(core::to_string(e.code)));
   exc.attr("message") = py::str(e.message);
   exc.attr("field") = str_or_none(e.field);
   exc.attr("value") = str_or_none(e.value);
   if (e.code == core::ErrorCode::RateLimited) exc.attr("retry_after") = static_cast<double>(e.retry_after_ms) / 1000.0;
+  exc.attr("errors") = py::cast(error_dicts(e.all_problems()));
   return exc;
 }
 
@@ -71,7 +96,8 @@ void bind_errors(py::module_& m) {
   g_base = make_class(m, "Error",
                       "Base of every budcore error. Attributes: code (str, e.g. 'invalid'), "
                       "message (str), field (path of the offending input or None), value "
-                      "(the offending value as given, or None).",
+                      "(the offending value as given, or None), errors (every problem of the input as dicts "
+                      "{'code', 'message', 'path', 'value'}, this one first; str() lists them one a line).",
                       py::make_tuple(exception));
   py::object base = py::reinterpret_borrow<py::object>(g_base);
   // Class-level defaults so an Error raised from Python code still has the attributes.
@@ -79,6 +105,7 @@ void bind_errors(py::module_& m) {
   base.attr("message") = "";
   base.attr("field") = py::none();
   base.attr("value") = py::none();
+  base.attr("errors") = py::list();
 
   auto sub = [&](ErrorCode code, const char* name, const char* doc, py::tuple bases) {
     PyObject* cls = make_class(m, name, doc, std::move(bases));

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 
@@ -26,7 +27,11 @@ class PyError : public std::exception {
   std::string what_;
 };
 
-// The budcore.Error subclass instance for `e`, not raised (for lists of problems).
+// Each problem as a dict {"code", "message", "path", "value"} (value None when unknown).
+std::vector<pybind11::dict> error_dicts(const std::vector<core::Error>& problems);
+
+// The budcore.Error subclass instance for `e`, not raised (for lists of problems). Its .errors
+// lists every problem (e.all_problems()) and its message names each, one a line.
 pybind11::object make_exception(const core::Error& e);
 
 // Raises the exception of `first` with .errors = `errors` (every problem, as dicts).

@@ -1,5 +1,6 @@
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "budcore/core/limits.hpp"
 #include "budcore/core/utf8.hpp"
@@ -13,8 +14,15 @@ struct ThreadError {
   budcore_error view{BUDCORE_OK, "", "", "", 0};
   long long retry_after_ms = 0;
   budcore_template_error template_view{"", 0, 0};
+  // The error's other problems (problems 1..n) and their views; set_error fills both.
+  std::vector<core::Error> others;
+  std::vector<budcore_error> other_views;
   void publish(int code) {
     view = budcore_error{code, message.c_str(), field.c_str(), value.c_str(), retry_after_ms};
+    other_views.clear();
+    for (const auto& o : others) {
+      other_views.push_back(budcore_error{status_of(o.code), o.message.c_str(), o.field.c_str(), o.value.c_str(), 0});
+    }
   }
 };
 
@@ -56,6 +64,7 @@ int set_error(const core::Error& full) noexcept {
     t.field = e.field;
     t.value = e.value;
     t.retry_after_ms = e.retry_after_ms;
+    t.others = e.others;
     int code = status_of(e.code);
     t.publish(code);
     return code;
@@ -71,6 +80,7 @@ int set_error(int status, std::string_view message, std::string_view field) noex
     t.field.assign(field.substr(0, core::kMaxMessageBytes));
     t.value.clear();
     t.retry_after_ms = 0;
+    t.others.clear();
     t.publish(status);
   } catch (...) {
   }
@@ -83,6 +93,7 @@ void clear_error() noexcept {
   t.field.clear();
   t.value.clear();
   t.retry_after_ms = 0;
+  t.others.clear();
   t.template_kind.clear();
   t.template_view = budcore_template_error{"", 0, 0};
   t.publish(BUDCORE_OK);
@@ -151,6 +162,17 @@ extern "C" {
 const budcore_error* budcore_error_last(void) { return &budcore::capi::tls().view; }
 
 const budcore_template_error* budcore_template_error_last(void) { return &budcore::capi::tls().template_view; }
+
+size_t budcore_error_problem_count(void) {
+  const auto& t = budcore::capi::tls();
+  return t.view.code == BUDCORE_OK ? 0 : 1 + t.other_views.size();
+}
+
+const budcore_error* budcore_error_problem(size_t index) {
+  const auto& t = budcore::capi::tls();
+  if (index >= budcore_error_problem_count()) return nullptr;
+  return index == 0 ? &t.view : &t.other_views[index - 1];
+}
 
 void budcore_error_clear(void) { budcore::capi::clear_error(); }
 

@@ -33,6 +33,8 @@ extern "C" int budcore_job_validate_all(budcore_buf* out, budcore_buf* errors_ou
       core::Value report = core::Value::map({{"valid", false}, {"errors", core::Value(std::move(list))}});
       if (int rc = capi::fill_buf(errors_out, core::to_json(report), "errors_out"); rc != BUDCORE_OK) return rc;
     }
-    return capi::set_error(checked.errors.front());
+    core::Error first = checked.errors.front();
+    first.others.assign(checked.errors.begin() + 1, checked.errors.end());
+    return capi::set_error(first);
   });
 }

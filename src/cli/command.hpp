@@ -29,7 +29,8 @@ bool register_commands(Registrar registrar);
 const std::vector<Registrar>& registrars();
 
 // Writes {"error": {"code": ..., "message": ..., "path": ...}} to stderr and returns the exit
-// code for the error (2 for invalid input, 1 otherwise).
+// code for the error (2 for invalid input, 1 otherwise). An error with others (every problem of
+// a job document) is written as report_errors writes its all_problems().
 int report_error(const core::Error& error);
 // Every problem of one document at once (one or more): {"error": <the first>, "errors": [every
 // one]} (the shape of report_error plus the list), the first deciding the exit code as it would

@@ -102,6 +102,8 @@ int exit_code_for(const core::Error& error) {
 }  // namespace
 
 int report_error(const core::Error& error) {
+  // An input with several problems (a job document) lists them all, as job validate does.
+  if (!error.others.empty()) return report_errors(error.all_problems());
   print_error_json(core::Value::map({{"error", error_json(error)}}));
   return exit_code_for(error);
 }

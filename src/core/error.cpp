@@ -41,7 +41,16 @@ std::string join_path(std::string_view parent, std::string_view child) {
 
 Error& Error::at(std::string_view parent) {
   field = join_path(parent, field);
+  for (auto& e : others) e.at(parent);
   return *this;
+}
+
+std::vector<Error> Error::all_problems() const {
+  std::vector<Error> all;
+  all.reserve(1 + others.size());
+  all.push_back(Error{code, message, field, value, retry_after_ms});
+  all.insert(all.end(), others.begin(), others.end());
+  return all;
 }
 
 std::string Error::describe() const {

@@ -125,6 +125,7 @@ Error clamp_for_display(Error e) {
   if (e.value.size() > kMaxQuotedBytes) e.value = truncate_text(e.value, kMaxQuotedBytes);
   if (e.message.size() > kMaxMessageBytes) e.message = truncate_text(e.message, kMaxMessageBytes);
   if (e.field.size() > kMaxMessageBytes) e.field = truncate_text(e.field, kMaxMessageBytes);
+  for (auto& other : e.others) other = clamp_for_display(std::move(other));
   return e;
 }
 

@@ -1,6 +1,7 @@
 // Job <-> Value / JSON. The key order of to_value is the schema's (budcore/job/job.hpp).
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <span>
@@ -266,6 +267,16 @@ Error not_an_object(const Value& value) {
                             std::string(core::to_string(value.kind())));
 }
 
+// `first`, the problem from_value stops at, with the document's other problems (check_value's
+// list, capped) as its others: every caller of from_value sees them all. Only on failure, so
+// accepting a job costs no second pass.
+Error with_every_problem(Error first, const Value& value) {
+  std::vector<Error> all = Job::check_value(value).errors;
+  auto rest = all.begin() + (!all.empty() && all.front() == first ? 1 : 0);
+  first.others.assign(std::make_move_iterator(rest), std::make_move_iterator(all.end()));
+  return first;
+}
+
 }  // namespace
 
 std::span<const std::string_view> job_document_keys() noexcept { return kJobKeys; }
@@ -280,8 +291,9 @@ Result<Job> Job::decode(const Value& value) {
 }
 
 Result<Job> Job::from_value(const Value& value) {
-  BUDCORE_TRY_ASSIGN(Job j, decode(value));
-  BUDCORE_TRY(j.validate());
+  auto j = decode(value);
+  if (!j) return with_every_problem(std::move(j).error(), value);
+  if (auto st = j->validate(); !st) return with_every_problem(std::move(st).error(), value);
   return j;
 }
 
@@ -292,9 +304,9 @@ Result<Job> Job::decode_json(std::string_view json) {
 }
 
 Result<Job> Job::from_json(std::string_view json) {
-  BUDCORE_TRY_ASSIGN(Job j, decode_json(json));
-  BUDCORE_TRY(j.validate());
-  return j;
+  BUDCORE_TRY(core::check_input_size(json.size(), {}, kMaxDocumentBytes));
+  BUDCORE_TRY_ASSIGN(auto value, core::parse_json(json));
+  return from_value(value);
 }
 
 JobCheck Job::check_value(const Value& value) {

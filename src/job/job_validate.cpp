@@ -238,9 +238,15 @@ bool detail::is_dns1123_label(std::string_view s) {
 }
 
 core::Status Job::validate() const {
-  auto errors = run_checks(*this, true);
-  if (errors.empty()) return {};
-  return std::move(errors.front());
+  auto first = run_checks(*this, true);
+  if (first.empty()) return {};
+  // Only on failure: the rules run again to list every violation beside the first.
+  Error e = std::move(first.front());
+  auto all = run_checks(*this, false);
+  for (std::size_t i = 1; i < all.size() && e.others.size() < JobCheck::kMaxListed; ++i) {
+    e.others.push_back(std::move(all[i]));
+  }
+  return e;
 }
 
 std::vector<core::Error> Job::validate_all() const { return run_checks(*this, false); }

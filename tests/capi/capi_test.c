@@ -234,6 +234,45 @@ static void test_job_validate_all(void) {
   budcore_buf_dispose(&one);
 }
 
+/* Every problem of the input is on the error itself: budcore_error_problem(0) is
+ * budcore_error_last(), the others follow, and a submit that refuses the document stores nothing. */
+static void test_error_problems(void) {
+  static const char mixed[] =
+      "{\"name\": \"ok\", \"job_type\": \"batch\", \"deployment_type\": \"DOCKER\", \"spec\": {\"image\": \"x/y\"},"
+      " \"gpu_count\": -1, \"cpu_cores\": -2, \"priority\": \"ultra\"}";
+  static const char tenant[] = "3f6b2a1e-8c4d-4e5f-9a0b-1c2d3e4f5a6b";
+  budcore_buf out = BUDCORE_BUF_INIT;
+  budcore_store *store = NULL;
+  const budcore_error *p;
+  CHECK(validate_str(&out, mixed) == BUDCORE_EINVALID);
+  CHECK(budcore_error_problem_count() == 3);
+  CHECK(budcore_error_problem(0) == budcore_error_last());
+  CHECK(strcmp(budcore_error_last()->field, "priority") == 0 && strcmp(budcore_error_last()->value, "ultra") == 0);
+  p = budcore_error_problem(1);
+  CHECK(p != NULL && p->code == BUDCORE_EINVALID && strcmp(p->field, "gpu_count") == 0 &&
+        strcmp(p->value, "-1") == 0 && strcmp(p->message, "must not be negative") == 0);
+  p = budcore_error_problem(2);
+  CHECK(p != NULL && strcmp(p->field, "cpu_cores") == 0 && strcmp(p->value, "-2") == 0);
+  CHECK(budcore_error_problem(3) == NULL);
+  /* One problem: the error alone. No error: none. */
+  CHECK(validate_str(&out, kNegativeGpus) == BUDCORE_EINVALID);
+  CHECK(budcore_error_problem_count() == 1 && budcore_error_problem(1) == NULL);
+  CHECK(validate_str(&out, kValidJob) == BUDCORE_OK);
+  CHECK(budcore_error_problem_count() == 0 && budcore_error_problem(0) == NULL);
+  budcore_buf_dispose(&out);
+  /* A submit path: the same list, and nothing stored. */
+  CHECK(budcore_store_open(&store, "sqlite::memory:", 15) == BUDCORE_OK);
+  CHECK(budcore_store_job_submit(&out, store, tenant, strlen(tenant), mixed, strlen(mixed), NULL, 0) == BUDCORE_EINVALID);
+  CHECK(budcore_error_problem_count() == 3);
+  p = budcore_error_problem(2);
+  CHECK(p != NULL && strcmp(p->field, "cpu_cores") == 0);
+  CHECK(out.ptr == NULL);
+  CHECK(budcore_store_job_list(&out, store, tenant, strlen(tenant), NULL, 0) == BUDCORE_OK);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"items\":[]") != NULL);
+  budcore_buf_dispose(&out);
+  budcore_store_free(store);
+}
+
 static void test_error_cleared_after_success(void) {
   budcore_buf out = BUDCORE_BUF_INIT;
   CHECK(validate_str(&out, kNegativeGpus) == BUDCORE_EINVALID);
@@ -327,6 +366,7 @@ int main(void) {
   test_job_validate_length_is_honoured();
   test_job_validate_errors();
   test_job_validate_all();
+  test_error_problems();
   test_error_cleared_after_success();
   test_errors_are_thread_local();
   if (failures == 0) printf("capi_test: all checks passed\n");

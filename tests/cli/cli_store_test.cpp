@@ -207,6 +207,26 @@ TEST_F(CliStoreTest, BadInputExitsTwoNamingTheField) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// A document with several problems: submit names every one, as job validate does, the first
+// being the error a single-error reader sees, and stores nothing.
+TEST_F(CliStoreTest, SubmitReportsEveryProblemAndStoresNothing) {
+  fs::path bad = write("mixed.json", R"({"name":"ok","job_type":"batch","deployment_type":"DOCKER",
+    "spec":{"image":"x/y"},"gpu_count":-1,"cpu_cores":-2,"priority":"ultra"})");
+  CliRun r = run("job submit " + quote(bad.string()) + on(tenant_));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  json all = json::parse(r.err);
+  std::vector<std::string> paths;
+  for (const auto& e : all["errors"]) paths.push_back(e["path"]);
+  EXPECT_EQ(paths, (std::vector<std::string>{"priority", "gpu_count", "cpu_cores"})) << r.err;
+  EXPECT_EQ(all["error"], all["errors"][0]);
+  EXPECT_EQ(all["errors"][1], (json{{"code", "invalid"}, {"message", "must not be negative"}, {"path", "gpu_count"},
+                                    {"value", "-1"}}));
+  CliRun listed = run("job list" + on(tenant_));
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_TRUE(json::parse(listed.out)["items"].empty());
+}
+
 TEST_F(CliStoreTest, AStoreThatCannotBeOpenedExitsOne) {
   CliRun r = run("job list --store " + quote("sqlite://" + (dir_ / "no" / "such" / "dir.db").string()) +
                  " --tenant " + tenant_);

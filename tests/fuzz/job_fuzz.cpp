@@ -1,7 +1,8 @@
 // libFuzzer: job documents. Job::from_json must never crash; an error names what is wrong; a
 // job that parses must write out and read back to an equal job, and normalizing is idempotent.
 // Job::check_json, the collecting decoder, agrees with it: it accepts exactly what from_json
-// accepts, with the same job, and otherwise lists from_json's error first.
+// accepts, with the same job, and otherwise lists from_json's error first; from_json's error
+// carries that list, never more than JobCheck::kMaxListed problems beside the first.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using budcore::job::Job;
+  using budcore::job::JobCheck;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto job = Job::from_json(text);
   auto check = Job::check_json(text);
@@ -19,6 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!job) {
     if (job.error().message.empty()) std::abort();
     if (!(check.errors.front() == job.error())) std::abort();
+    // The error carries check_json's list (bounded: the cap plus one entry counting the rest).
+    if (job.error().others.size() > JobCheck::kMaxListed) std::abort();
+    if (job.error().all_problems() != check.errors) std::abort();
     for (const auto& e : check.errors) {
       if (e.message.empty()) std::abort();
     }

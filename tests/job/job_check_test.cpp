@@ -125,6 +125,81 @@ TEST(JobCheckTest, ListsAtMostTheCapAndCountsTheRest) {
   EXPECT_EQ(c.errors.back().field, "gpu_count");
 }
 
+std::vector<std::string> paths(const core::Error& e) {
+  std::vector<std::string> out;
+  for (const auto& p : e.all_problems()) out.push_back(p.field);
+  return out;
+}
+
+// from_json / from_value stop at the first problem but carry the document's others, so every
+// caller (a submit too) can show them all; the first stays the error it always was.
+TEST(JobCheckTest, FromJsonCarriesEveryProblemBesideTheFirst) {
+  const std::string text = R"({"name": "ok", "job_type": "batch", "deployment_type": "DOCKER",
+      "spec": {"image": "x/y"}, "gpu_count": -1, "cpu_cores": -2, "priority": "ultra"})";
+  auto r = Job::from_json(text);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "priority");
+  EXPECT_EQ(r.error().value, "ultra");
+  EXPECT_EQ(paths(r.error()), (std::vector<std::string>{"priority", "gpu_count", "cpu_cores"}));
+  EXPECT_EQ(r.error().others[0].value, "-1");
+  EXPECT_EQ(r.error().others[0].message, "must not be negative");
+  EXPECT_EQ(paths(r.error()), paths(Job::check_json(text)));
+  EXPECT_TRUE(r.error().all_problems().front().others.empty());
+
+  // A missing required field beside them.
+  r = Job::from_value(*core::parse_json(R"({"name": "ok", "deployment_type": "docker", "gpu_count": -1,
+      "cpu_cores": -2, "priority": "ultra"})"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(paths(r.error()), (std::vector<std::string>{"job_type", "priority", "gpu_count", "cpu_cores"}));
+
+  // One problem: nothing beside it.
+  r = Job::from_json(doc(R"("gpu_count": -1)"));
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().others.empty());
+}
+
+TEST(JobCheckTest, ValidateCarriesEveryViolation) {
+  auto j = *Job::from_json(doc(""));
+  j.gpu_count = -1;
+  j.retry_count = 9;
+  j.max_retries = 1;
+  auto st = j.validate();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().field, "gpu_count");
+  EXPECT_EQ(paths(st.error()), (std::vector<std::string>{"gpu_count", "retry_count"}));
+  std::vector<std::string> all;
+  for (const auto& e : j.validate_all()) all.push_back(e.field);
+  EXPECT_EQ(paths(st.error()), all);
+}
+
+// A parent path (a submit request's "job", a pipeline step) prefixes every problem.
+TEST(JobCheckTest, APathPrefixReachesEveryProblem) {
+  auto r = Job::from_json(doc(R"("gpu_count": -1, "storage_gb": -5)"));
+  ASSERT_FALSE(r);
+  core::Error e = r.error();
+  e.at("job");
+  EXPECT_EQ(paths(e), (std::vector<std::string>{"job.gpu_count", "job.storage_gb"}));
+}
+
+// However long the document, the error carries at most the cap: 100 problems and one counting
+// the rest (the parsers are fuzzed; the list must stay bounded).
+TEST(JobCheckTest, TheErrorsListIsBounded) {
+  std::string list;
+  for (int i = 0; i < 5000; ++i) list += (i ? ",1" : "1");
+  auto r = Job::from_json(doc(R"("status_history": [)" + list + R"(], "gpu_count": -1)"));
+  ASSERT_FALSE(r);
+  ASSERT_EQ(r.error().others.size(), JobCheck::kMaxListed);
+  EXPECT_EQ(r.error().others.back().field, "");
+  EXPECT_EQ(r.error().others.back().message, "4901 more problems are not listed (a check lists the first 100)");
+
+  auto j = *Job::from_json(doc(""));
+  for (int i = 0; i < 300; ++i) j.status_history.push_back({JobStatus::Pending, JobStatus::Queued, core::Timestamp{}, ""});
+  for (int i = 1; i < 300; i += 2) j.status_history[i - 1].at = core::Timestamp::from_unix_seconds(1000);
+  auto st = j.validate();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().others.size(), JobCheck::kMaxListed);
+}
+
 TEST(JobCheckTest, DocumentLevelProblemsAreTheOnlyOne) {
   EXPECT_EQ(Job::check_json(R"({"name": )").errors.size(), 1u);
   auto c = Job::check_json("[1, 2]");

@@ -210,6 +210,19 @@ def test_structural_and_semantic_problems_are_raised_together():
     assert info.value.errors == e.errors
 
 
+def test_the_message_lists_every_problem_one_a_line():
+    with pytest.raises(budcore.ValidationError) as info:
+        Job.from_dict(MIXED)
+    lines = str(info.value).splitlines()
+    assert lines[0] == "4 problems:"
+    assert [line.split(":")[0].strip() for line in lines[1:]] == ["job_type", "priority", "gpu_count", "cpu_cores"]
+    # One problem: the one line it always was, and .errors still lists it.
+    with pytest.raises(budcore.ValidationError) as info:
+        Job.from_dict(dict(MIXED, job_type="batch", priority="high", cpu_cores=1))
+    assert str(info.value) == "gpu_count: must not be negative (value: '-1')"
+    assert [p["path"] for p in info.value.errors] == ["gpu_count"]
+
+
 def test_check_returns_every_problem_without_raising(job_dict):
     problems = Job.check(MIXED)
     assert [p["path"] for p in problems] == ["job_type", "priority", "gpu_count", "cpu_cores"]

@@ -72,6 +72,23 @@ def test_submit_accepts_job_objects_and_validates(store, job_dict):
         store.submit_job(OTHER, "a job")
 
 
+def test_submit_raises_with_every_problem_and_stores_nothing(store):
+    bad = {"name": "ok", "job_type": "batch", "deployment_type": "DOCKER", "spec": {"image": "x/y"},
+           "gpu_count": -1, "cpu_cores": -2, "priority": "ultra"}
+    with pytest.raises(budcore.ValidationError) as info:
+        store.submit_job(TENANT, bad)
+    e = info.value
+    assert (e.field, e.value) == ("priority", "ultra")  # the first, as before
+    assert [(p["path"], p["value"]) for p in e.errors] == [("priority", "ultra"), ("gpu_count", "-1"),
+                                                           ("cpu_cores", "-2")]
+    assert str(e).splitlines()[1:] == ["  priority: unknown job priority; expected one of critical, high, normal, "
+                                       "low, spot (any letter case) (value: 'ultra')",
+                                       "  gpu_count: must not be negative (value: '-1')",
+                                       "  cpu_cores: must not be negative (value: '-2')"]
+    assert str(e).startswith("3 problems:")
+    assert store.list_jobs(TENANT)["items"] == []
+
+
 def test_idempotent_submit(store, job_dict):
     first = store.submit_job(TENANT, job_dict, idempotency_key="req-1")
     again = store.submit_job(TENANT, job_dict, idempotency_key="req-1")

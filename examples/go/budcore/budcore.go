@@ -94,6 +94,12 @@ func lastError(rc C.int) error {
 	if err.Message == "" {
 		err.Message = C.GoString(C.budcore_strerror(rc))
 	}
+	for i := C.size_t(1); i < C.budcore_error_problem_count(); i++ {
+		if p := C.budcore_error_problem(i); p != nil {
+			err.Others = append(err.Others, &Error{Code: Code(p.code), Field: C.GoString(p.field),
+				Value: C.GoString(p.value), Message: C.GoString(p.message)})
+		}
+	}
 	C.budcore_error_clear()
 	return err
 }

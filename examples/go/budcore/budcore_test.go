@@ -178,3 +178,39 @@ func TestValidateJobAllReportsEveryProblem(t *testing.T) {
 		t.Fatalf("a good job: %v %v\n%s\n%s", err, err1, all, one)
 	}
 }
+
+// The error itself carries every problem of the document: the first as before, the others
+// after it, each with field, value and why; a submit that refuses the document stores nothing.
+func TestErrorCarriesEveryProblem(t *testing.T) {
+	mixed := `{"name": "ok", "job_type": "batch", "deployment_type": "DOCKER", "spec": {"image": "x/y"},
+	  "gpu_count": -1, "cpu_cores": -2, "priority": "ultra"}`
+	_, err := ValidateJob(mixed)
+	var e *Error
+	if !errors.As(err, &e) || e.Field != "priority" || e.Value != "ultra" {
+		t.Fatalf("first: %v", err)
+	}
+	var got []string
+	for _, p := range e.Problems() {
+		got = append(got, p.Field+"="+p.Value+": "+p.Message)
+	}
+	want := []string{"priority=ultra: " + e.Message, "gpu_count=-1: must not be negative", "cpu_cores=-2: must not be negative"}
+	if strings.Join(got, "|") != strings.Join(want, "|") || e.Problems()[0].Others != nil {
+		t.Fatalf("problems: %q", got)
+	}
+	if _, err := ValidateJob(`{"name": "ok", "job_type": "batch", "deployment_type": "docker", "gpu_count": -1}`); !errors.As(err, &e) || len(e.Others) != 0 {
+		t.Fatalf("one problem: %v", err)
+	}
+
+	store, err := OpenStore("sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	tenant := "22222222-2222-4222-8222-222222222222"
+	if _, err := store.JobSubmit(tenant, mixed, ""); !errors.As(err, &e) || len(e.Problems()) != 3 || e.Others[1].Field != "cpu_cores" {
+		t.Fatalf("submit: %v", err)
+	}
+	if page, err := store.JobList(tenant, ""); err != nil || !strings.Contains(page, `"items":[]`) {
+		t.Fatalf("stored: %s %v", page, err)
+	}
+}

@@ -41,6 +41,17 @@ type Error struct {
 	Message string
 	// RetryAfterMs: for RateLimited, when a retry may succeed (milliseconds from now); 0 otherwise.
 	RetryAfterMs int64
+	// Others: the input's other problems when it had several (a job document lists every field
+	// it cannot accept), in order, each with its own Field; this error is the first. At most 100,
+	// the last of which may count those not listed.
+	Others []*Error
+}
+
+// Problems is every problem: this error (without its list) first, then the others.
+func (e *Error) Problems() []*Error {
+	first := *e
+	first.Others = nil
+	return append([]*Error{&first}, e.Others...)
 }
 
 func (e *Error) Error() string {

@@ -19,6 +19,18 @@ typedef struct budcore_error {
  * thread. Thread-safety: thread-local. */
 BUDCORE_API const budcore_error *budcore_error_last(void);
 
+/* How many problems the last error reports: 0 with no error, 1 for an error that stands alone,
+ * more when one input had several (a job document given to budcore_job_validate, a job submit or
+ * store call lists every field it cannot accept, as budcore_job_validate_all does). At most 101:
+ * 100 problems, then one without a field that says how many more there are.
+ * Thread-safety: thread-local. */
+BUDCORE_API size_t budcore_error_problem_count(void);
+
+/* Problem `index` of the last error, in order; problem 0 is budcore_error_last() itself. NULL
+ * when index >= budcore_error_problem_count(). The pointer and its strings stay valid as long as
+ * budcore_error_last()'s. Thread-safety: thread-local. */
+BUDCORE_API const budcore_error *budcore_error_problem(size_t index);
+
 /* Clears this thread's last error. Thread-safety: thread-local. */
 BUDCORE_API void budcore_error_clear(void);
 

@@ -50,7 +50,8 @@ BUDCORE_API void budcore_platform_free(budcore_platform *platform);
  * transaction. Writes {"created", "version", "idempotency_key", "job"} (a batch:
  * {"results": [...]}). idempotency_key (NULL/0: none) keys a single job; in a batch each job
  * without a key of its own is keyed "<idempotency_key>/<i>", so a retried batch returns the
- * same jobs.
+ * same jobs. An invalid document is BUDCORE_EINVALID naming its first problem, and
+ * budcore_error_problem() lists every one; nothing is submitted.
  * Thread-safety: safe. */
 BUDCORE_API int budcore_platform_submit(budcore_buf *out, budcore_platform *platform, const budcore_caller *caller,
                                         const char *job_json, size_t job_json_len, const char *idempotency_key,

@@ -26,7 +26,8 @@ BUDCORE_API void budcore_store_free(budcore_store *store);
 /* Submits a job (JSON, the Job schema) for `tenant` (a UUID). With a non-empty
  * idempotency_key a retried submit returns the first job instead of creating a second one
  * ("created": false). Writes {"created", "version", "idempotency_key", "job"} to `out`.
- * Errors: BUDCORE_EINVALID naming the field, BUDCORE_EIO.
+ * Errors: BUDCORE_EINVALID naming the field (budcore_error_problem() lists every problem of the
+ * document; nothing is stored), BUDCORE_EIO.
  * Thread-safety: safe from any thread (calls on one store are serialized inside). */
 BUDCORE_API int budcore_store_job_submit(budcore_buf *out, budcore_store *store, const char *tenant,
                                          size_t tenant_len, const char *job_json, size_t job_json_len,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "budcore/export.h"
 
@@ -39,18 +40,31 @@ struct BUDCORE_API Error {
   std::string value;
   // RateLimited: when a retry may succeed, in milliseconds from now (0 otherwise).
   std::int64_t retry_after_ms = 0;
+  // The input's other problems when a check found more than one (a job document lists each
+  // field it cannot accept), in order, each with its own path; this error is the first. Bounded
+  // by the check that filled it (job::JobCheck::kMaxListed), so a huge input cannot make it huge.
+  std::vector<Error> others{};
 
   static Error invalid(std::string field, std::string value, std::string why);
   static Error make(ErrorCode code, std::string message, std::string field = {});
 
   // Prefixes the field path with a parent ("resources" + "gpu_count" -> "resources.gpu_count",
-  // "steps[1]" + "config" -> "steps[1].config", parent + "[2].x" -> "parent[2].x").
+  // "steps[1]" + "config" -> "steps[1].config", parent + "[2].x" -> "parent[2].x"), and the
+  // others' paths likewise.
   Error& at(std::string_view parent);
+
+  // Every problem: this error (without its list) first, then the others.
+  std::vector<Error> all_problems() const;
 
   // "field: message (value: 'v')" — one line a person can act on.
   std::string describe() const;
 
-  friend bool operator==(const Error&, const Error&) = default;
+  // The same problem: `others` is not compared, so the error from_json returns equals the first
+  // problem check_json lists. Compare all_problems() to compare the lists.
+  friend bool operator==(const Error& a, const Error& b) {
+    return a.code == b.code && a.message == b.message && a.field == b.field && a.value == b.value &&
+           a.retry_after_ms == b.retry_after_ms;
+  }
 };
 
 // Joins path segments the way Error::at does.

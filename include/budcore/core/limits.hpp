@@ -58,7 +58,7 @@ inline constexpr std::size_t kMaxMessageBytes = 4096;
 // text itself when it fits, else its first bytes (cut at a UTF-8 boundary) and
 // "... (52428800 bytes)".
 BUDCORE_API std::string truncate_text(std::string_view text, std::size_t max = kMaxQuotedBytes);
-// The error as a surface should show it: value and message truncated.
+// The error as a surface should show it: value and message truncated, its others likewise.
 BUDCORE_API Error clamp_for_display(Error e);
 
 // ---- Nesting and stack -----------------------------------------------------------------------

@@ -154,6 +154,8 @@ struct BUDCORE_API Job {
   // Parses a job document and validates it (the first problem is returned, with its field
   // path, offending value and reason). Structural errors (wrong JSON type, unknown key, bad
   // UUID, bad enum value, missing required field) come first, then the rules of validate().
+  // The error's `others` hold the document's other problems, check_value()'s list after its
+  // first, so every caller (submit included) can show them all.
   static core::Result<Job> from_value(const core::Value& value);
   // Decodes only (keys, types, enums), without the semantic rules of validate(); the first
   // structural problem is the error.
@@ -182,6 +184,8 @@ struct BUDCORE_API Job {
   //  time window start != end; retry_count <= max_retries; a CRITICAL job is not preemptible
   //  and a SPOT job cannot preempt others; currency an ISO 4217 code and every amount in it,
   //  non-negative; spec/outputs maps; source consistent with pipeline/usecase ids.
+  // validate() returns the first violation with the others (at most JobCheck::kMaxListed) in
+  // its `others`; validate_all() lists them all.
   core::Status validate() const;
   std::vector<core::Error> validate_all() const;
 

@@ -81,6 +81,14 @@ extern "C" {
     pub fn budcore_error_last() -> *const budcore_error;
 }
 extern "C" {
+    #[doc = " How many problems the last error reports: 0 with no error, 1 for an error that stands alone,\n more when one input had several (a job document given to budcore_job_validate, a job submit or\n store call lists every field it cannot accept, as budcore_job_validate_all does). At most 101:\n 100 problems, then one without a field that says how many more there are.\n Thread-safety: thread-local."]
+    pub fn budcore_error_problem_count() -> usize;
+}
+extern "C" {
+    #[doc = " Problem `index` of the last error, in order; problem 0 is budcore_error_last() itself. NULL\n when index >= budcore_error_problem_count(). The pointer and its strings stay valid as long as\n budcore_error_last()'s. Thread-safety: thread-local."]
+    pub fn budcore_error_problem(index: usize) -> *const budcore_error;
+}
+extern "C" {
     #[doc = " Clears this thread's last error. Thread-safety: thread-local."]
     pub fn budcore_error_clear();
 }
@@ -97,7 +105,7 @@ extern "C" {
     pub fn budcore_version_string() -> *const ::std::os::raw::c_char;
 }
 extern "C" {
-    #[doc = " Validates a job document (JSON, the snake_case Job schema of budcore/job/job.hpp) and writes\n its normalized JSON (defaults filled in, canonical quantities and amounts, ids lower-case) to\n `out`, which the caller releases with budcore_buf_dispose(). On invalid input returns\n BUDCORE_EINVALID and budcore_error_last()->field names the offending field.\n Thread-safety: safe from any thread."]
+    #[doc = " Validates a job document (JSON, the snake_case Job schema of budcore/job/job.hpp) and writes\n its normalized JSON (defaults filled in, canonical quantities and amounts, ids lower-case) to\n `out`, which the caller releases with budcore_buf_dispose(). On invalid input returns\n BUDCORE_EINVALID and budcore_error_last()->field names the offending field (the first\n problem); budcore_error_problem_count() and budcore_error_problem() list every problem of the\n document, as budcore_job_validate_all reports them.\n Thread-safety: safe from any thread."]
     pub fn budcore_job_validate(
         out: *mut budcore_buf,
         json: *const ::std::os::raw::c_char,
@@ -105,7 +113,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " As budcore_job_validate, but reports every problem at once, as Kubernetes' API validation\n does: every field that does not decode (unknown key, wrong type, bad enum value or UUID,\n missing required field) and every rule the fields that did decode break; a field that does\n not decode is reported once, by no rule that reads it. JSON text that does not parse is the\n one problem listed. On success writes the normalized JSON to `out` (what budcore_job_validate writes).\n Otherwise returns the first problem's code (that of budcore_job_validate for the same text)\n with that problem in budcore_error_last(), leaves `out` untouched and, when `errors_out` is\n not NULL, writes {\"valid\": false, \"errors\": [{\"code\", \"message\", \"path\", \"value\"}]} listing\n every problem to it, the first first (\"value\" only when known; past 100 problems, one last\n entry without a path says how many more there are).\n Thread-safety: safe from any thread."]
+    #[doc = " As budcore_job_validate, but reports every problem at once, as Kubernetes' API validation\n does: every field that does not decode (unknown key, wrong type, bad enum value or UUID,\n missing required field) and every rule the fields that did decode break; a field that does\n not decode is reported once, by no rule that reads it. JSON text that does not parse is the\n one problem listed. On success writes the normalized JSON to `out` (what budcore_job_validate writes).\n Otherwise returns the first problem's code (that of budcore_job_validate for the same text)\n with that problem in budcore_error_last() (and every one in budcore_error_problem()), leaves\n `out` untouched and, when `errors_out` is\n not NULL, writes {\"valid\": false, \"errors\": [{\"code\", \"message\", \"path\", \"value\"}]} listing\n every problem to it, the first first (\"value\" only when known; past 100 problems, one last\n entry without a path says how many more there are).\n Thread-safety: safe from any thread."]
     pub fn budcore_job_validate_all(
         out: *mut budcore_buf,
         errors_out: *mut budcore_buf,
@@ -320,7 +328,7 @@ extern "C" {
     pub fn budcore_store_free(store: *mut budcore_store);
 }
 extern "C" {
-    #[doc = " Submits a job (JSON, the Job schema) for `tenant` (a UUID). With a non-empty\n idempotency_key a retried submit returns the first job instead of creating a second one\n (\"created\": false). Writes {\"created\", \"version\", \"idempotency_key\", \"job\"} to `out`.\n Errors: BUDCORE_EINVALID naming the field, BUDCORE_EIO.\n Thread-safety: safe from any thread (calls on one store are serialized inside)."]
+    #[doc = " Submits a job (JSON, the Job schema) for `tenant` (a UUID). With a non-empty\n idempotency_key a retried submit returns the first job instead of creating a second one\n (\"created\": false). Writes {\"created\", \"version\", \"idempotency_key\", \"job\"} to `out`.\n Errors: BUDCORE_EINVALID naming the field (budcore_error_problem() lists every problem of the\n document; nothing is stored), BUDCORE_EIO.\n Thread-safety: safe from any thread (calls on one store are serialized inside)."]
     pub fn budcore_store_job_submit(
         out: *mut budcore_buf,
         store: *mut budcore_store,
@@ -475,7 +483,7 @@ extern "C" {
     pub fn budcore_platform_free(platform: *mut budcore_platform);
 }
 extern "C" {
-    #[doc = " Submits a job document, or a batch {\"jobs\": [<job> | {\"job\", \"idempotency_key\"}...]} in one\n transaction. Writes {\"created\", \"version\", \"idempotency_key\", \"job\"} (a batch:\n {\"results\": [...]}). idempotency_key (NULL/0: none) keys a single job; in a batch each job\n without a key of its own is keyed \"<idempotency_key>/<i>\", so a retried batch returns the\n same jobs.\n Thread-safety: safe."]
+    #[doc = " Submits a job document, or a batch {\"jobs\": [<job> | {\"job\", \"idempotency_key\"}...]} in one\n transaction. Writes {\"created\", \"version\", \"idempotency_key\", \"job\"} (a batch:\n {\"results\": [...]}). idempotency_key (NULL/0: none) keys a single job; in a batch each job\n without a key of its own is keyed \"<idempotency_key>/<i>\", so a retried batch returns the\n same jobs. An invalid document is BUDCORE_EINVALID naming its first problem, and\n budcore_error_problem() lists every one; nothing is submitted.\n Thread-safety: safe."]
     pub fn budcore_platform_submit(
         out: *mut budcore_buf,
         platform: *mut budcore_platform,

@@ -117,6 +117,10 @@ pub struct Error {
     pub message: String,
     /// `RateLimited`: retry after this many milliseconds (0 otherwise).
     pub retry_after_ms: i64,
+    /// The input's other problems when it had several (a job document lists every field it
+    /// cannot accept), in order, each with its own `field`; this error is the first. At most
+    /// 100, the last of which may count those not listed.
+    pub others: Vec<Error>,
 }
 
 /// Copies a C string the library owns; NULL reads as "".
@@ -136,23 +140,38 @@ impl Error {
         // next budcore call on this thread; they are copied before budcore_error_clear.
         unsafe {
             let e = &*sys::budcore_error_last();
-            let mut err = Error {
-                code: ErrorCode::from_raw(if e.code != sys::BUDCORE_OK {
-                    e.code
-                } else {
-                    rc
-                }),
-                field: owned(e.field),
-                value: owned(e.value),
-                message: owned(e.message),
-                retry_after_ms: e.retry_after_ms as i64,
-            };
+            let mut err = Error::copy(e, rc);
             if err.message.is_empty() {
                 err.message = owned(sys::budcore_strerror(rc));
+            }
+            for i in 1..sys::budcore_error_problem_count() {
+                let p = sys::budcore_error_problem(i);
+                if !p.is_null() {
+                    err.others.push(Error::copy(&*p, rc));
+                }
             }
             sys::budcore_error_clear();
             err
         }
+    }
+
+    /// Copies one problem the library owns (its strings are copied at once).
+    unsafe fn copy(e: &sys::budcore_error, rc: c_int) -> Self {
+        Error {
+            code: ErrorCode::from_raw(if e.code != sys::BUDCORE_OK { e.code } else { rc }),
+            field: owned(e.field),
+            value: owned(e.value),
+            message: owned(e.message),
+            retry_after_ms: e.retry_after_ms as i64,
+            others: Vec::new(),
+        }
+    }
+
+    /// Every problem: this error (without its list) first, then the others.
+    pub fn problems(&self) -> Vec<Error> {
+        let mut first = self.clone();
+        first.others.clear();
+        std::iter::once(first).chain(self.others.iter().cloned()).collect()
     }
 }
 

@@ -35,6 +35,11 @@ fn store_jobs_are_per_tenant_and_submits_are_idempotent() {
     assert!(none.contains(r#""items":[]"#), "{none}");
     let bad = store.job_submit(TENANT_A, r#"{"name": "x", "gpu_count": -1}"#, "").unwrap_err();
     assert_eq!(bad.code, ErrorCode::Invalid);
+    // Every problem of the document on the one error, and nothing stored.
+    let bad = store.job_submit(TENANT_B, r#"{"name": "x", "gpu_count": -1}"#, "").unwrap_err();
+    let fields: Vec<String> = bad.problems().into_iter().map(|p| p.field).collect();
+    assert_eq!(fields, ["job_type", "deployment_type", "gpu_count"]);
+    assert!(store.job_list(TENANT_B, None).unwrap().contains(r#""items":[]"#));
 }
 
 #[test]

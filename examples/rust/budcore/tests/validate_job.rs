@@ -150,3 +150,23 @@ fn validate_job_all_reports_every_problem() {
     let good = budcore::validate_job_all(&spec("batch-embeddings.json")).unwrap();
     assert_eq!(good, validate_job(&spec("batch-embeddings.json")).unwrap());
 }
+
+#[test]
+fn the_error_carries_every_problem() {
+    let mixed = r#"{"name": "ok", "job_type": "batch", "deployment_type": "DOCKER", "spec": {"image": "x/y"},
+      "gpu_count": -1, "cpu_cores": -2, "priority": "ultra"}"#;
+    let err = validate_job(mixed).unwrap_err();
+    // The first stays the error it always was; the others follow, each with field, value and why.
+    assert_eq!((err.field.as_str(), err.value.as_str()), ("priority", "ultra"));
+    let problems: Vec<(String, String, String)> =
+        err.problems().into_iter().map(|p| (p.field, p.value, p.message)).collect();
+    assert_eq!(problems[1..],
+        [("gpu_count".into(), "-1".into(), "must not be negative".into()),
+         ("cpu_cores".into(), "-2".into(), "must not be negative".into())]);
+    assert_eq!(problems[0].0, "priority");
+    assert!(err.problems()[0].others.is_empty());
+    // One problem: no others.
+    let one = validate_job(r#"{"name": "ok", "job_type": "batch", "deployment_type": "docker", "gpu_count": -1}"#)
+        .unwrap_err();
+    assert!(one.others.is_empty() && one.problems().len() == 1);
+}
