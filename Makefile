@@ -15,7 +15,7 @@ DEV := build/dev
 PREFIX := $(CURDIR)/$(DEV)/prefix
 CONSUMER_ENV := PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig LD_LIBRARY_PATH=$(PREFIX)/lib
 
-.PHONY: deps demo test build-dev cpp-tests install-dev consumers python-tests rust-tests go-tests k8s-surface-tests asan tsan release bench fuzz clean k8s-test k8s-testbed
+.PHONY: deps demo test build-dev cpp-tests system-tests install-dev consumers python-tests rust-tests go-tests k8s-surface-tests asan tsan release bench fuzz clean k8s-test k8s-testbed
 
 deps:
 	@bash scripts/install-deps.sh
@@ -32,7 +32,12 @@ build-dev:
 	cmake --preset dev >/dev/null
 	cmake --build --preset dev -j $(JOBS)
 
-cpp-tests: build-dev
+# The C++ and C suites: the unit suites compiled and run once, in the ASan + UBSan tree (asan);
+# the dev tree runs what needs an uninstrumented build (chaos runs of real processes, memory caps,
+# header and symbol checks: BUDCORE_TEST_SCOPE=system).
+cpp-tests: system-tests asan
+
+system-tests: build-dev
 	ctest --preset dev -j $(JOBS)
 
 install-dev: build-dev
@@ -74,8 +79,8 @@ go-tests: install-dev
 k8s-surface-tests: python-tests rust-tests go-tests
 	$(CONSUMER_ENV) bash tests/k8s_surfaces.sh $(CURDIR)/$(DEV)
 
-# ASan + UBSan (clang), the whole suite; the same tree builds the libFuzzer targets (make fuzz).
-asan:
+# ASan + UBSan (clang), every unit suite; the same tree builds the libFuzzer targets (make fuzz).
+asan: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan -j $(JOBS)
@@ -104,10 +109,10 @@ fuzz:
 # ~15-25 min, cached under ~/.cache/budcore/k8s-testbed; later runs start in seconds).
 # `make test` runs these too; BUDCORE_K8S_TESTS=0 skips them there.
 k8s-test: deps
-	cmake --preset dev >/dev/null
-	cmake --build --preset dev -j $(JOBS) --target budcore_kubernetes_tests budcore_k8s_testbed_tests
-	$(DEV)/tests/budcore_kubernetes_tests --gtest_brief=1
-	ctest --preset dev -j $(JOBS) -L k8s
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan -j $(JOBS) --target budcore_kubernetes_tests budcore_k8s_testbed_tests budcore_cli
+	build/asan/tests/budcore_kubernetes_tests --gtest_brief=1
+	ctest --preset asan -j $(JOBS) -L k8s
 
 # Build the test bed's binaries only (CI can warm its cache with this).
 k8s-testbed:
