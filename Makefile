@@ -66,12 +66,12 @@ python-tests: build-dev
 # Rust and Go run their PostgreSQL variants on a server of their own (tests/backends/with_pg.sh).
 WITH_PG := bash $(CURDIR)/tests/backends/with_pg.sh
 rust-tests: install-dev
-	cd examples/rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo $(WITH_PG) $(CURDIR)/$(DEV)/pg_rust cargo test -q
-	cd examples/rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo cargo run -q -p budcore --example quickstart \
+	cd rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo $(WITH_PG) $(CURDIR)/$(DEV)/pg_rust cargo test -q
+	cd rust && $(CONSUMER_ENV) CARGO_TARGET_DIR=$(CURDIR)/$(DEV)/cargo cargo run -q -p budcore --example quickstart \
 	  | grep -E '^job [0-9a-f-]+: completed$$'  # the README's quick start
 
 go-tests: install-dev
-	cd examples/go/budcore && $(CONSUMER_ENV) $(WITH_PG) $(CURDIR)/$(DEV)/pg_go go test ./...
+	cd go/budcore && $(CONSUMER_ENV) $(WITH_PG) $(CURDIR)/$(DEV)/pg_go go test ./...
 	cd examples/go/quickstart && $(CONSUMER_ENV) go run . | grep -E '^job [0-9a-f-]+: completed$$'  # the README's quick start
 
 # Python, Rust and Go driving a platform on a real Kueue, with one test bed of their own

@@ -45,7 +45,7 @@ PY
 then
   "$py" -m pip install -q "${PIP_PACKAGES[@]}"
 fi
-# bindgen-cli, pinned: examples/rust/budcore-sys/src/bindings.rs is its output, diffed by ctest
+# bindgen-cli, pinned: rust/budcore-sys/src/bindings.rs is its output, diffed by ctest
 # capi.rust_bindings. cargo keeps it in ~/.cargo/bin, so a machine builds it once (~4 min).
 bindgen_version=0.73.2
 bindgen=$(command -v bindgen || echo "$HOME/.cargo/bin/bindgen")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# examples/rust/budcore-sys/src/bindings.rs is bindgen's output for include/budcore/budcore.h
+# rust/budcore-sys/src/bindings.rs is bindgen's output for include/budcore/budcore.h
 # (bindgen-cli pinned in scripts/install-deps.sh). `rust-bindings.sh` writes it;
 # `rust-bindings.sh --check` fails when the checked-in file differs (ctest capi.rust_bindings).
 set -euo pipefail
@@ -14,16 +14,16 @@ if [[ ! -x "$bindgen" ]] || [[ "$("$bindgen" --version)" != "bindgen $version" ]
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-# MSRV 1.77 (examples/rust/Cargo.toml); C comments become doc comments; enums are plain consts.
+# MSRV 1.77 (rust/Cargo.toml); C comments become doc comments; enums are plain consts.
 "$bindgen" "$root/include/budcore/budcore.h" --rust-target 1.77 \
   --allowlist-function 'budcore_.*' --allowlist-type 'budcore_.*' --allowlist-var 'BUDCORE_.*' \
   --no-layout-tests --no-prepend-enum-name --default-enum-style consts \
   -o "$out" -- -I"$root/include" -fparse-all-comments
 if ((check)); then
-  if ! diff -u "$root/examples/rust/budcore-sys/src/bindings.rs" "$out"; then
+  if ! diff -u "$root/rust/budcore-sys/src/bindings.rs" "$out"; then
     echo "bindings.rs is not bindgen's output for the headers: run scripts/rust-bindings.sh" >&2
     exit 1
   fi
 else
-  cp "$out" "$root/examples/rust/budcore-sys/src/bindings.rs"
+  cp "$out" "$root/rust/budcore-sys/src/bindings.rs"
 fi

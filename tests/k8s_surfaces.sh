@@ -21,6 +21,6 @@ export BUDCORE_K8S_STATE_DIR=$state
 echo "== Python on the test bed"
 (cd "$root/tests/python" && PYTHONPATH=$dev/pylib python3 -m pytest -q test_kubernetes_platform.py test_kubernetes_companion.py)
 echo "== Rust on the test bed"
-(cd "$root/examples/rust" && CARGO_TARGET_DIR=$dev/cargo cargo test -q --test kubernetes_platform --test kueue)
+(cd "$root/rust" && CARGO_TARGET_DIR=$dev/cargo cargo test -q --test kubernetes_platform --test kueue)
 echo "== Go on the test bed"
-(cd "$root/examples/go/budcore" && go test -count=1 -run 'TestKubernetesPlatform|TestKueueCompanionOnTheTestbed' ./...)
+(cd "$root/go/budcore" && go test -count=1 -run 'TestKubernetesPlatform|TestKueueCompanionOnTheTestbed' ./...)

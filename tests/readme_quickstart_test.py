@@ -25,7 +25,7 @@ QUICKSTART_FILES = (
     "examples/quickstart/quickstart.cpp",
     "examples/quickstart/quickstart.c",
     "examples/quickstart/quickstart.py",
-    "examples/rust/budcore/examples/quickstart.rs",
+    "rust/budcore/examples/quickstart.rs",
     "examples/go/quickstart/main.go",
     "examples/quickstart/quickstart.sh",
 )

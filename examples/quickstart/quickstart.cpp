@@ -7,7 +7,7 @@
 
 int main() {
   using namespace budcore;
-  auto dir = std::filesystem::temp_directory_path() / "budcore-quickstart-cpp";
+  auto dir = std::filesystem::temp_directory_path() / ("budcore-quickstart-" + core::Id::generate().to_string());
   std::filesystem::create_directories(dir);
   auto p = platform::Platform::open_embedded(dir.string()).value();  // value() throws on an error
   auto me = platform::CallContext::for_tenant(core::Id::parse("3f6b2a1e-8c4d-4e5f-9a0b-1c2d3e4f5a6b").value());
@@ -17,4 +17,6 @@ int main() {
   p->run_until_idle().value();  // the virtual clock runs until nothing is scheduled
   auto stored = p->get_job(me, id).value();
   std::cout << "job " << id.to_string() << ": " << job::to_string(stored.job.status) << "\n";
+  p.reset();
+  std::filesystem::remove_all(dir);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every released C function (capi/symbols.baseline) is wrapped in Rust (examples/rust/budcore)
-# and Go (examples/go/budcore, including its C trampolines), so no surface lags the C ABI.
+# Every released C function (capi/symbols.baseline) is wrapped in Rust (rust/budcore)
+# and Go (go/budcore, including its C trampolines), so no surface lags the C ABI.
 # budcore_free is the one exception: no call hands out memory for it today.
 set -euo pipefail
 src=$1
@@ -9,8 +9,8 @@ n=0
 for f in $(grep -vE '^\s*(#|$)' "$src/capi/symbols.baseline"); do
   [ "$f" = budcore_free ] && continue
   n=$((n + 1))
-  grep -qE "sys::$f\b" "$src"/examples/rust/budcore/src/*.rs || { echo "not wrapped in Rust: $f"; fail=1; }
-  grep -qE "(C\.$f\b|\b$f\()" "$src"/examples/go/budcore/*.go "$src"/examples/go/budcore/*.c ||
+  grep -qE "sys::$f\b" "$src"/rust/budcore/src/*.rs || { echo "not wrapped in Rust: $f"; fail=1; }
+  grep -qE "(C\.$f\b|\b$f\()" "$src"/go/budcore/*.go "$src"/go/budcore/*.c ||
     { echo "not wrapped in Go: $f"; fail=1; }
 done
 [ $fail -eq 0 ] && echo "wrappers ok: $n C functions wrapped in Rust and Go"

@@ -2,6 +2,6 @@ module github.com/budcore/budcore/examples/go/quickstart
 
 go 1.21
 
-require github.com/budcore/budcore/examples/go/budcore v0.0.0
+require github.com/budcore/budcore/go/budcore v0.0.0
 
-replace github.com/budcore/budcore/examples/go/budcore => ../budcore
+replace github.com/budcore/budcore/go/budcore => ../../../go/budcore

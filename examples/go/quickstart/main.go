@@ -8,7 +8,7 @@ import (
 	"log"
 	"os"
 
-	"github.com/budcore/budcore/examples/go/budcore"
+	"github.com/budcore/budcore/go/budcore"
 )
 
 const job = `{"name": "quickstart", "job_type": "batch", "deployment_type": "docker",

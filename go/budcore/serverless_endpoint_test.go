@@ -54,3 +54,42 @@ func TestServerlessEndpointOnAPlatform(t *testing.T) {
 	s, err = ep.Scale(0)
 	mustContain(s, err, `"stopped":1`)
 }
+
+// The cold start takes 3 s, the warm-up timeout is 2 s: the worker is cancelled and counted.
+func TestServerlessWorkerWarmingUpPastItsTimeoutIsCancelled(t *testing.T) {
+	p, err := OpenPlatform(fmt.Sprintf("store: \"sqlite://%s/budcore.db\"\nclock: virtual\n", t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	owner := Caller{Tenant: "00000000-0000-4000-8000-0000000000f3"}
+	endpoint := "name: chat\nmodel: llama-3-8b\nconcurrency_per_worker: 1\n" +
+		"cold_start: {container_seconds: 2, model_gib: 1, load_gib_per_second: 1, warmup_seconds: 0}\n" +
+		"warm_pool: {min_warm_workers: 0, max_warm_workers: 2, target_warm_workers: 0, warmup_timeout_seconds: 2}\n"
+	ep, err := p.OpenServerlessEndpoint(owner, endpoint, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ep.Close()
+	s, err := ep.Scale(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, found := strings.Cut(s, `"job":"`)
+	job, _, _ := strings.Cut(rest, `"`)
+	if !found || job == "" {
+		t.Fatalf("no worker job in %s", s)
+	}
+	for _, want := range []string{`"failed_starts":0`, `"failed_starts":1`} {
+		if _, err := p.Run(1); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = ep.Scale(-1); err != nil || !strings.Contains(s, want) {
+			t.Fatalf("want %s in %s (%v)", want, s, err)
+		}
+	}
+	stored, err := p.Get(owner, job)
+	if err != nil || !strings.Contains(stored, `"status":"cancelled"`) || !strings.Contains(stored, "warmup_timeout_seconds") {
+		t.Fatalf("the worker's job: %s (%v)", stored, err)
+	}
+}

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use budcore::{plan_pipeline, run_pipeline, ErrorCode, Functions, StepError};
 
 fn rag_pipeline() -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../specs/rag-pipeline.json");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/specs/rag-pipeline.json");
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 

@@ -4,7 +4,7 @@ use budcore::{validate_job, validate_job_bytes, ErrorCode};
 
 fn spec(name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../specs/jobs")
+        .join("../../examples/specs/jobs")
         .join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }

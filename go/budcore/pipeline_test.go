@@ -51,7 +51,7 @@ func double(args string, _ int, _ string) (string, error) {
 }
 
 func TestPlanRAGPipeline(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "specs", "rag-pipeline.json"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "examples", "specs", "rag-pipeline.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 //! Quick start in Rust: an embedded platform in a directory, one job, the virtual clock run until
-//! idle, the job read back. Run: cargo run --example quickstart (from examples/rust).
+//! idle, the job read back. Run: cargo run --example quickstart (from rust/).
 use budcore::{Caller, Platform};
 
 const JOB: &str = r#"{"name": "quickstart", "job_type": "batch", "deployment_type": "docker",

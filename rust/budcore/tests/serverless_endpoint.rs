@@ -35,3 +35,28 @@ fn workers_are_jobs_and_their_time_is_metered() {
     drop(ep);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The cold start takes 3 s, the warm-up timeout is 2 s: the worker is cancelled and counted.
+#[test]
+fn a_worker_warming_up_past_its_timeout_is_cancelled_and_counted() {
+    let dir = std::env::temp_dir().join(format!("budcore-rust-sls-warmup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = Platform::open(&format!("store: \"sqlite://{}/budcore.db\"\nclock: virtual\n", dir.display())).unwrap();
+    let owner = Caller::tenant("00000000-0000-4000-8000-0000000000e3");
+    let slow = ENDPOINT.replace("target_warm_workers: 0}", "target_warm_workers: 0, warmup_timeout_seconds: 2}");
+    let mut ep = ServerlessEndpoint::open(&p, &owner, &slow, None).unwrap();
+    let started = ep.scale(Some(1)).unwrap();
+    let job = started.split("\"job\":\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap().to_string();
+    p.run(Some(1.0)).unwrap();
+    let s = ep.scale(None).unwrap();
+    assert!(s.contains("\"starting\":1") && s.contains("\"failed_starts\":0"), "{s}");
+    p.run(Some(1.0)).unwrap();
+    let s = ep.scale(None).unwrap();
+    assert!(s.contains("\"failed_starts\":1"), "{s}");
+    let stored = p.get(&owner, &job).unwrap();
+    assert!(stored.contains("\"status\":\"cancelled\""), "{stored}");
+    assert!(stored.contains("warmup_timeout_seconds"), "{stored}");
+    drop(ep);
+    let _ = std::fs::remove_dir_all(&dir);
+}

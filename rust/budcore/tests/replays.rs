@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use budcore::{gpu_defrag, gpu_place_mig, gpu_replay, serverless_simulate, ErrorCode};
 
 fn data(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/data").join(name);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 

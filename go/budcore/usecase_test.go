@@ -93,7 +93,7 @@ func TestOwnComponentsAndTemplates(t *testing.T) {
 	if out, err := reg.Render("one", ""); err != nil || !strings.Contains(out, `"component_ref":"api"`) {
 		t.Errorf("render: %v %s", err, out)
 	}
-	root := filepath.Join("..", "..", "usecases")
+	root := filepath.Join("..", "..", "examples", "usecases")
 	if err := reg.Load(filepath.Join(root, "components"), filepath.Join(root, "templates")); err != nil {
 		t.Fatal(err)
 	}

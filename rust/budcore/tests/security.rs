@@ -49,7 +49,7 @@ fn roles_limits_and_the_audit_log() {
 /// (tests/backends/pg_fixture.sh; BUDCORE_PG_STATE_DIR names it). None outside make.
 fn postgres_store(name: &str) -> Option<String> {
     let state = std::env::var("BUDCORE_PG_STATE_DIR").ok()?;
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../tests/backends/pg_fixture.sh");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/backends/pg_fixture.sh");
     let schema = format!("{}_{}", name, std::process::id());
     let out = std::process::Command::new("bash").args([script, "schema", &state, &schema]).output().unwrap();
     assert!(out.status.success(), "pg_fixture.sh schema: {}", String::from_utf8_lossy(&out.stderr));

@@ -13,7 +13,7 @@ import (
 
 func readSpec(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "specs", "jobs", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "specs", "jobs", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 func testData(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "tests", "data", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "tests", "data", name))
 	if err != nil {
 		t.Fatal(err)
 	}

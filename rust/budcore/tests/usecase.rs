@@ -5,7 +5,7 @@ use budcore::{ErrorCode, UsecaseRegistry};
 
 fn shipped(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../usecases")
+        .join("../../examples/usecases")
         .join(rel)
 }
 

@@ -71,7 +71,7 @@ func postgresStore(t *testing.T, name string) string {
 		return ""
 	}
 	schema := fmt.Sprintf("%s_%d", name, os.Getpid())
-	out, err := exec.Command("bash", "../../../tests/backends/pg_fixture.sh", "schema", state, schema).Output()
+	out, err := exec.Command("bash", "../../tests/backends/pg_fixture.sh", "schema", state, schema).Output()
 	if err != nil {
 		t.Fatalf("pg_fixture.sh schema: %v", err)
 	}

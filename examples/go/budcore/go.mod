@@ -1,3 +1,0 @@
-module github.com/budcore/budcore/examples/go/budcore
-
-go 1.21

@@ -1,0 +1,3 @@
+module github.com/budcore/budcore/go/budcore
+
+go 1.21
