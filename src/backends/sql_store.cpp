@@ -382,7 +382,8 @@ Result<CatalogItem> SqlStore::catalog_from_row(const SqlRow& row, CatalogKind ki
   item.scope = row.text(0) == "system" ? CatalogScope::System : CatalogScope::User;
   item.name = row.text(1);
   item.version = row.text(2);
-  const std::string at = std::string(catalog_table(kind)) + "[" + item.name + "@" + item.version + "]";
+  const std::string at =
+      std::string(kCatalogTable) + "[" + std::string(backend::to_string(kind)) + ":" + item.name + "@" + item.version + "]";
   BUDCORE_TRY_ASSIGN(item.document, load_json(row.text(3), at + ".doc"));
   item.created_at = ts(row.int64(4));
   if (!row.is_null(5)) {

@@ -17,19 +17,18 @@ Result<CatalogItem> SqlStore::put_catalog_item(const core::Id& tenant, CatalogIt
   item.created_at = s_->clock->now();
   item.id = core::Id::generate(*s_->clock);
   return write([&]() -> Result<CatalogItem> {
-    const std::string table(catalog_table(item.kind));
+    const std::string_view kind = backend::to_string(item.kind);
     std::string tid = tenant.to_string(), id = item.id.to_string(), doc = core::to_json(item.document);
     std::string tags = core::to_json(Value(core::List(item.tags.begin(), item.tags.end())));
     if (item.is_default) {
-      SqlParam c[] = {tid, std::string_view(item.name)};
-      BUDCORE_TRY(db().execute("UPDATE " + table + " SET is_default = 0 WHERE tenant_id = ? AND name = ?", c));
+      SqlParam c[] = {tid, kind, std::string_view(item.name)};
+      BUDCORE_TRY(db().execute("UPDATE catalog_items SET is_default = 0 WHERE tenant_id = ? AND kind = ? AND name = ?", c));
     }
-    SqlParam p[] = {tid, std::string_view(item.name), std::string_view(item.version), backend::to_string(item.scope),
+    SqlParam p[] = {tid, kind, std::string_view(item.name), std::string_view(item.version), backend::to_string(item.scope),
                     doc, item.created_at.unix_nanos(), id, std::string_view(item.category), tags,
                     std::int64_t{item.is_active}, std::int64_t{item.is_default}, std::string_view(item.source)};
-    auto rows = db().execute("INSERT INTO " + table +
-                                 " (tenant_id, name, version, scope, doc, created_ns, id, category, tags, is_active, "
-                                 "is_default, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    auto rows = db().execute("INSERT INTO catalog_items (tenant_id, kind, name, version, scope, doc, created_ns, id, "
+                             "category, tags, is_active, is_default, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              p);
     if (!rows) {
       return already_exists(rows.error(),
@@ -44,8 +43,9 @@ Result<CatalogItem> SqlStore::put_catalog_item(const core::Id& tenant, CatalogIt
 Result<CatalogItem> SqlStore::get_catalog_item(const core::Id& tenant, CatalogKind kind, std::string_view name,
                                      std::string_view version) {
   Query q;
-  q.sql(kCatalogColumns).sql(catalog_table(kind));
+  q.sql(kCatalogColumns);
   q.where("tenant_id IN (?, ?)").bind(tenant.to_string()).bind(backend::system_tenant().to_string());
+  q.where("kind = ?").bind(std::string(backend::to_string(kind)));
   q.where("name = ?").bind(std::string(name));
   if (!version.empty()) q.where("version = ?").bind(std::string(version));
   q.where("is_active = 1");
@@ -74,8 +74,9 @@ Result<std::vector<CatalogItem>> SqlStore::list_catalog_items(const core::Id& te
 Result<std::vector<CatalogItem>> SqlStore::search_catalog_items(const core::Id& tenant, CatalogKind kind,
                                                       const backend::CatalogQuery& query) {
   Query q;
-  q.sql(kCatalogColumns).sql(catalog_table(kind));
+  q.sql(kCatalogColumns);
   q.where("tenant_id IN (?, ?)").bind(tenant.to_string()).bind(backend::system_tenant().to_string());
+  q.where("kind = ?").bind(std::string(backend::to_string(kind)));
   if (query.name) q.where("name = ?").bind(*query.name);
   if (!query.include_inactive) q.where("is_active = 1");
   // All versions: by name, then age (the list order). Otherwise the first row of each name is
@@ -109,11 +110,11 @@ Result<std::vector<CatalogItem>> SqlStore::search_catalog_items(const core::Id& 
 Result<CatalogItem> SqlStore::set_default_catalog_version(const core::Id& tenant, CatalogKind kind, std::string_view name,
                                                 std::string_view version) {
   return write([&]() -> Result<CatalogItem> {
-    const std::string table(catalog_table(kind));
+    const std::string_view kind_key = backend::to_string(kind);
     std::string tid = tenant.to_string();
     std::optional<CatalogItem> found;
-    SqlParam k[] = {tid, name, version};
-    BUDCORE_TRY(db().query(std::string(kCatalogColumns) + table + " WHERE tenant_id = ? AND name = ? AND version = ?",
+    SqlParam k[] = {tid, kind_key, name, version};
+    BUDCORE_TRY(db().query(std::string(kCatalogColumns) + " WHERE tenant_id = ? AND kind = ? AND name = ? AND version = ?",
                            k, [&](const SqlRow& row) -> Status {
                              BUDCORE_TRY_ASSIGN(auto item, catalog_from_row(row, kind));
                              found = std::move(item);
@@ -125,9 +126,9 @@ Result<CatalogItem> SqlStore::set_default_catalog_version(const core::Id& tenant
                              " is not one of this tenant's items",
                          "version");
     }
-    SqlParam p[] = {version, tid, name};
-    BUDCORE_TRY(db().execute("UPDATE " + table + " SET is_default = CASE WHEN version = ? THEN 1 ELSE 0 END "
-                             "WHERE tenant_id = ? AND name = ?",
+    SqlParam p[] = {version, tid, kind_key, name};
+    BUDCORE_TRY(db().execute("UPDATE catalog_items SET is_default = CASE WHEN version = ? THEN 1 ELSE 0 END "
+                             "WHERE tenant_id = ? AND kind = ? AND name = ?",
                              p));
     found->is_default = true;
     return std::move(*found);
@@ -137,15 +138,17 @@ Result<CatalogItem> SqlStore::set_default_catalog_version(const core::Id& tenant
 Status SqlStore::set_catalog_item_active(const core::Id& tenant, CatalogKind kind, std::string_view name,
                                bool active) {
   return write([&]() -> Status {
-    const std::string table(catalog_table(kind));
+    const std::string_view kind_key = backend::to_string(kind);
     std::string tid = tenant.to_string();
-    SqlParam p[] = {std::int64_t{active}, tid, name};
-    BUDCORE_TRY_ASSIGN(auto rows, db().execute("UPDATE " + table + " SET is_active = ? WHERE tenant_id = ? AND name = ?", p));
+    SqlParam p[] = {std::int64_t{active}, tid, kind_key, name};
+    BUDCORE_TRY_ASSIGN(auto rows, db().execute("UPDATE catalog_items SET is_active = ? WHERE tenant_id = ? AND kind = ? "
+                                               "AND name = ?",
+                                               p));
     if (rows > 0) return {};
     std::string sys = backend::system_tenant().to_string();
-    SqlParam s[] = {sys, name};
+    SqlParam s[] = {sys, kind_key, name};
     bool system_item = false;
-    BUDCORE_TRY(db().query("SELECT 1 FROM " + table + " WHERE tenant_id = ? AND name = ?", s,
+    BUDCORE_TRY(db().query("SELECT 1 FROM catalog_items WHERE tenant_id = ? AND kind = ? AND name = ?", s,
                            [&](const SqlRow&) -> Status {
                              system_item = true;
                              return {};

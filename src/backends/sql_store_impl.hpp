@@ -56,9 +56,9 @@ using core::Value;
 
 constexpr std::size_t kMaxKeyLength = 256;
 
-inline std::string_view catalog_table(CatalogKind k) {
-  return k == CatalogKind::UsecaseTemplate ? "usecase_templates" : "components";
-}
+// Use-case templates and components share one table, told apart by kind (the CatalogKind's
+// name, backend::to_string).
+constexpr std::string_view kCatalogTable = "catalog_items";
 
 inline std::string_view catalog_noun(CatalogKind k) {
   return k == CatalogKind::UsecaseTemplate ? "use-case template" : "component";
@@ -254,7 +254,7 @@ constexpr std::string_view kPipelineColumns =
     "SELECT id, name, definition, state, version, created_ns, updated_ns FROM pipelines";
 // Followed by the table name.
 constexpr std::string_view kCatalogColumns =
-    "SELECT scope, name, version, doc, created_ns, id, category, tags, is_active, is_default, source FROM ";
+    "SELECT scope, name, version, doc, created_ns, id, category, tags, is_active, is_default, source FROM catalog_items";
 constexpr std::string_view kStepColumns =
     "SELECT pipeline_id, step_id, status, state, version, updated_ns FROM pipeline_steps";
 

@@ -531,6 +531,39 @@ constexpr std::string_view kSchemaV11 = R"sql(
 ALTER TABLE jobs ADD COLUMN request_digest TEXT;
 )sql";
 
+// v12: use-case templates and components in one table, told apart by kind; each kind's rows keep
+// their order (seq: the newest version of a name is the last written).
+constexpr std::string_view kSchemaV12 = R"sql(
+CREATE TABLE catalog_items (
+  seq {SERIAL},
+  kind TEXT NOT NULL,
+  tenant_id {ID} NOT NULL,
+  name {ID} NOT NULL,
+  version {ID} NOT NULL,
+  scope TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  created_ns BIGINT NOT NULL,
+  id TEXT,
+  category TEXT NOT NULL DEFAULT '',
+  tags TEXT NOT NULL DEFAULT '[]',
+  is_active BIGINT NOT NULL DEFAULT 1,
+  is_default BIGINT NOT NULL DEFAULT 0,
+  source TEXT NOT NULL DEFAULT '',
+  UNIQUE (tenant_id, kind, name, version)
+);
+CREATE INDEX catalog_items_name ON catalog_items (tenant_id, kind, name, seq);
+INSERT INTO catalog_items (kind, tenant_id, name, version, scope, doc, created_ns, id, category, tags, is_active,
+                           is_default, source)
+  SELECT 'usecase_template', tenant_id, name, version, scope, doc, created_ns, id, category, tags, is_active,
+         is_default, source FROM usecase_templates ORDER BY seq;
+INSERT INTO catalog_items (kind, tenant_id, name, version, scope, doc, created_ns, id, category, tags, is_active,
+                           is_default, source)
+  SELECT 'component', tenant_id, name, version, scope, doc, created_ns, id, category, tags, is_active,
+         is_default, source FROM components ORDER BY seq;
+DROP TABLE usecase_templates;
+DROP TABLE components;
+)sql";
+
 std::string migration_sql(Dialect dialect, int version) {
   switch (version) {
     case 1: return apply_dialect(dialect, kSchemaV1);
@@ -548,6 +581,7 @@ std::string migration_sql(Dialect dialect, int version) {
              std::string(dialect == Dialect::Sqlite ? kSchemaV9Sqlite : kSchemaV9Postgres);
     case 10: return apply_dialect(dialect, kSchemaV10);
     case 11: return std::string(kSchemaV11);
+    case 12: return apply_dialect(dialect, kSchemaV12);
     default: return {};
   }
 }
@@ -706,7 +740,16 @@ core::Result<std::int64_t> check_documents(SqlConnection& conn, std::vector<std:
                              return check_json(row, 2, "pipeline_steps[" + std::string(row.text(0)) + "/" +
                                                            std::string(row.text(1)) + "].state");
                            }));
+  if (schema_version >= 12) {
+    BUDCORE_TRY(collect_rows(conn, "SELECT name, version, doc, kind FROM catalog_items", problems, count,
+                             [&](const SqlRow& row) -> core::Status {
+                               return check_json(row, 2, "catalog_items[" + std::string(row.text(3)) + ":" +
+                                                             std::string(row.text(0)) + "@" +
+                                                             std::string(row.text(1)) + "].doc");
+                             }));
+  }
   for (std::string_view table : {"usecase_templates", "components"}) {
+    if (schema_version >= 12) break;
     BUDCORE_TRY(collect_rows(conn, "SELECT name, version, doc FROM " + std::string(table), problems, count,
                              [&](const SqlRow& row) -> core::Status {
                                return check_json(row, 2, std::string(table) + "[" + std::string(row.text(0)) +

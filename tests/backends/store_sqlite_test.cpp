@@ -290,6 +290,57 @@ TEST_F(StoreSqliteTest, CatalogRowsWrittenBeforeSchema4StayReadable) {
   EXPECT_TRUE(check_store(uri())->ok);
 }
 
+// Schema 12 keeps templates and components in one table: what was written into the two tables
+// before is read back per kind, a name used by both kinds stays two items, and each name's newest
+// and default versions stay what they were.
+TEST_F(StoreSqliteTest, TemplatesAndComponentsWrittenBeforeSchema12MoveIntoOneTable) {
+  {
+    auto conn = backends::open_connection(uri(), {});
+    ASSERT_TRUE(conn);
+    ASSERT_TRUE(backends::migrate_schema(**conn, true, 11));
+  }
+  const std::string t = tenant_.to_string();
+  raw_exec("INSERT INTO components (tenant_id, name, version, scope, doc, created_ns, is_default) VALUES "
+           "('" + t + "', 'shared', '1', 'user', '{\"k\": \"component 1\"}', 1, 1), "
+           "('" + t + "', 'shared', '2', 'user', '{\"k\": \"component 2\"}', 2, 0), "
+           "('" + t + "', 'gone', '1', 'user', '{}', 3, 0)");
+  raw_exec("UPDATE components SET is_active = 0 WHERE name = 'gone'");
+  raw_exec("INSERT INTO usecase_templates (tenant_id, name, version, scope, doc, created_ns) VALUES "
+           "('" + t + "', 'shared', '1', 'user', '{\"k\": \"template 1\"}', 4), "
+           "('" + t + "', 'shared', '2', 'user', '{\"k\": \"template 2\"}', 5)");
+  auto s = open_store(uri());
+  ASSERT_TRUE(s) << s.error().describe();
+  auto component = (*s)->get_catalog_item(tenant_, CatalogKind::Component, "shared");
+  ASSERT_TRUE(component) << component.error().describe();
+  EXPECT_EQ(component->version, "1") << "the default version";
+  EXPECT_EQ(component->document, core::Value::map({{"k", "component 1"}}));
+  auto tmpl = (*s)->get_catalog_item(tenant_, CatalogKind::UsecaseTemplate, "shared");
+  ASSERT_TRUE(tmpl) << tmpl.error().describe();
+  EXPECT_EQ(tmpl->version, "2") << "no default: the newest";
+  EXPECT_EQ(tmpl->document, core::Value::map({{"k", "template 2"}}));
+  auto versions = (*s)->list_catalog_items(tenant_, CatalogKind::Component);
+  ASSERT_TRUE(versions);
+  ASSERT_EQ(versions->size(), 2u) << "the inactive one is left out";
+  EXPECT_EQ((*versions)[0].version, "1");
+  EXPECT_EQ((*versions)[1].version, "2");
+  EXPECT_FALSE((*s)->get_catalog_item(tenant_, CatalogKind::Component, "gone"));
+  EXPECT_FALSE((*s)->get_catalog_item(tenant_, CatalogKind::UsecaseTemplate, "gone")) << "a component, not a template";
+  // One name and version in both kinds stays allowed; within one kind it is taken.
+  CatalogItem again;
+  again.kind = CatalogKind::UsecaseTemplate;
+  again.scope = CatalogScope::User;
+  again.name = "gone";
+  again.version = "1";
+  again.document = core::Value::map({});
+  EXPECT_TRUE((*s)->put_catalog_item(tenant_, again));
+  again.kind = CatalogKind::Component;
+  again.name = "shared";
+  auto taken = (*s)->put_catalog_item(tenant_, again);
+  ASSERT_FALSE(taken);
+  EXPECT_EQ(taken.error().code, ErrorCode::AlreadyExists) << taken.error().describe();
+  EXPECT_TRUE(check_store(uri())->ok);
+}
+
 TEST_F(StoreSqliteTest, InvalidJsonInAStoredDocumentIsAClearError) {
   Id job_id;
   {

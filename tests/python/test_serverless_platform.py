@@ -59,6 +59,24 @@ def test_a_hard_budget_stops_the_pool_growing(tmp_path):
         assert len(ep.status()["workers"]) == 1
 
 
+def test_a_worker_warming_up_past_its_timeout_is_cancelled_and_counted(tmp_path):
+    # The cold start takes 3 s (2 s container, 1 GiB at 1 GiB/s); the warm-up timeout is 2 s.
+    slow = dict(ENDPOINT, warm_pool=dict(ENDPOINT["warm_pool"], warmup_timeout_seconds=2))
+    with platform(tmp_path) as p:
+        ep = serverless.PlatformEndpoint(p, slow)
+        first = ep.scale(1)["workers"][0]["job"]
+        p.run(1)
+        s = ep.status()
+        assert s["starting"] == 1 and s["failed_starts"] == 0
+        p.run(1)
+        s = ep.status()
+        assert s["failed_starts"] == 1
+        assert first not in [w["job"] for w in s["workers"]]
+        stored = p.get(first).job
+        assert stored.status == "cancelled"
+        assert "warmup_timeout_seconds" in stored.status_message
+
+
 def test_bad_options_name_the_field(tmp_path):
     with platform(tmp_path) as p:
         with pytest.raises(budcore.ValidationError) as e:
