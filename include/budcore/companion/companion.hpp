@@ -94,6 +94,12 @@ struct QueueSettings {
   std::optional<schedule::Window> window;          // for Workloads without a window annotation
 };
 
+// Estimated start and end annotations on pending Workloads (companion/estimates.hpp).
+struct EstimatesConfig {
+  bool enabled = false;
+  std::int32_t refresh_seconds = 5;  // at most one refresh (and one patch per Workload) per this many seconds
+};
+
 // The companion's configuration (YAML or JSON):
 //   schema_version: 1
 //   controllers:                              # required, at least one
@@ -122,6 +128,7 @@ struct QueueSettings {
 //     lease_duration: 15s                     # whole seconds (default 15s)
 //     renew_deadline: 10s                     # < lease_duration (default 10s)
 //     retry_period: 2s                        # renew_deadline > 1.2 x retry_period (default 2s)
+//   estimates: {enabled: true, refresh_seconds: 5}  # estimated start/end annotations (default off)
 // Unknown keys are errors; every error names the field path, the value and why.
 struct BUDCORE_API CompanionConfig {
   static constexpr int kSchemaVersion = 1;
@@ -140,6 +147,7 @@ struct BUDCORE_API CompanionConfig {
   std::string store;
   std::string kubeconfig;  // the CLI's --kubeconfig wins over it
   std::optional<LeaderElectionConfig> leader_election;  // absent: a single replica, no Lease
+  EstimatesConfig estimates;
 
   // `base_dir` resolves the price book and budget file names.
   static core::Result<CompanionConfig> from_value(const core::Value& document, const std::string& base_dir = ".");
