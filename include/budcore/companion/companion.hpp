@@ -315,6 +315,14 @@ class BUDCORE_API Companion {
   std::vector<core::Error> take_metering_errors();
   // Runs seen going on (or ended but not yet priced) whose usage rows are not written yet.
   std::size_t open_segments() const noexcept;
+  // With estimates enabled: reads the Kueue quota objects, estimates every pending Workload
+  // (companion/estimates.hpp) and patches the annotations of those whose estimate changed.
+  // Returns how many it patched. sync() calls it after Workload events or when an expected
+  // start or end has passed, at most once per refresh_seconds; a first sync() lists Workloads.
+  core::Result<std::size_t> refresh_estimates();
+  // Refreshes of the estimates that failed since the last call (e.g. no RBAC rule to list
+  // ClusterQueues); the next due refresh tries again.
+  std::vector<core::Error> take_estimate_errors();
 
  private:
   struct Impl;
