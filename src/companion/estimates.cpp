@@ -97,8 +97,9 @@ std::string unknown_in(const quota::QuotaConfig& quota, const quota::Admission& 
   auto cq = std::find_if(quota.cluster_queues.begin(), quota.cluster_queues.end(),
                          [&](const quota::ClusterQueue& q) { return q.name == a.cluster_queue; });
   if (cq == quota.cluster_queues.end()) return "ClusterQueue " + a.cluster_queue + " is unknown";
-  for (const auto& [ps, flavors] : a.flavors)
-    for (const auto& [res, flavor] : flavors) {
+  for (const auto& ps : a.flavors)
+    for (const auto& assigned : ps.second) {
+      const std::string& flavor = assigned.second;
       bool known = std::any_of(quota.resource_flavors.begin(), quota.resource_flavors.end(),
                                [&](const quota::ResourceFlavor& f) { return f.name == flavor; });
       if (!known) return "ResourceFlavor " + flavor + " is unknown";
