@@ -124,6 +124,9 @@ struct Companion::Impl {
   bool estimates_stale = true;
   std::optional<core::Timestamp> estimates_valid_until;
   std::vector<Error> estimate_errors;  // since the caller last took them
+  // The owning Job's annotations per Workload uid (a GET each, once: they carry the expected
+  // duration and rarely change).
+  OwnerAnnotations owners;
 
   Impl(CompanionConfig c, kubernetes::Client& cl, backend::Store& s, CompanionOptions o)
       : config(std::move(c)),
@@ -563,8 +566,9 @@ struct Companion::Impl {
     quota::KueueImport kueue;
     BUDCORE_TRY_ASSIGN(kueue, kubernetes::read_quota(client));
     std::vector<Value> all = workloads.snapshot();
+    refresh_owners(all);
     EstimatesResult r;
-    BUDCORE_TRY_ASSIGN(r, estimate_workloads(config, kueue.config, all, now));
+    BUDCORE_TRY_ASSIGN(r, estimate_workloads(config, kueue.config, all, now, owners));
     estimates_stale = false;
     estimates_valid_until = r.valid_until;
     std::map<std::string, const Value*> by_uid;
@@ -583,6 +587,19 @@ struct Companion::Impl {
       if (res) ++patched;
     }
     return patched;
+  }
+
+  // Owner annotations of the Workloads not seen before; those of Workloads gone are dropped.
+  void refresh_owners(const std::vector<Value>& all) {
+    OwnerAnnotations kept;
+    for (const auto& wl : all) {
+      std::string uid = str(wl.find_path("metadata.uid"));
+      auto finished = kubernetes::find_condition(wl, "Finished");
+      if (finished && finished->status == "True") continue;  // not estimated: no GET for it
+      if (auto it = owners.find(uid); it != owners.end()) kept[uid] = std::move(it->second);
+      else kept[uid] = owner_annotations(wl);
+    }
+    owners = std::move(kept);
   }
 
   // After Workload events or once an expected start or end has passed, at most once per

@@ -152,7 +152,8 @@ core::Timestamp whole_seconds(core::Timestamp t) { return core::Timestamp::from_
 }  // namespace
 
 core::Result<EstimatesResult> estimate_workloads(const CompanionConfig& config, const quota::QuotaConfig& quota,
-                                                 const std::vector<Value>& workloads, core::Timestamp now) {
+                                                 const std::vector<Value>& workloads, core::Timestamp now,
+                                                 const OwnerAnnotations& owner_annotations) {
   EstimatesResult out;
   schedule::TimelineInput in;
   in.config = quota;
@@ -162,7 +163,8 @@ core::Result<EstimatesResult> estimate_workloads(const CompanionConfig& config, 
   for (std::size_t i : queue_order(workloads)) {
     const Value& wl = workloads[i];
     const std::string path = "workloads[" + std::to_string(i) + "]";
-    auto facts = read_workload(wl);
+    auto owner = owner_annotations.find(str(wl.find_path("metadata.uid")));
+    auto facts = owner != owner_annotations.end() ? read_workload(wl, owner->second) : read_workload(wl);
     if (!facts) return std::move(std::move(facts).error().at(path));
     WorkloadFacts f = std::move(*facts);
     if (f.finished) continue;

@@ -165,6 +165,13 @@ TEST(CompanionEstimatesTest, DurationFromTheQueueDefaultThroughTheLocalQueue) {
   EXPECT_EQ(named(r, "w").end, at(600));
 }
 
+TEST(CompanionEstimatesTest, DurationFromTheOwningJobsAnnotation) {
+  OwnerAnnotations owners{{"uid-w", {{std::string(kDurationAnnotation), "90s"}}}};
+  auto r = estimate_workloads(est_config("default_duration: 1h\n"), est_quota(), {est_workload({"w", "lq-a"})}, kNow, owners);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(named(*r, "w").end, at(90));
+}
+
 TEST(CompanionEstimatesTest, UnknownDurationGivesAStartButNoEnd) {
   auto r = run_estimates({{"w", "lq-a", -50, "1", ""}});
   const auto& w = named(r, "w");

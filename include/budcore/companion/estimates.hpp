@@ -52,9 +52,13 @@ struct EstimatesResult {
 // (expected_duration(), the queue's default found through its LocalQueue when it has no
 // admission yet); pending ones queue in their LocalQueue's ClusterQueue by priority
 // (spec.priority) and creation time. Invalid (field "workloads[i]...") for a Workload that
-// cannot be read; a bad quota configuration is the Timeline's Invalid.
+// cannot be read; a bad quota configuration is the Timeline's Invalid. `owner_annotations`
+// (Workload uid -> the owning Job's annotations) fill in what a Workload lacks, as in
+// read_workload(): Kueue does not copy a Job's budcore.io/expected-duration to its Workload.
+using OwnerAnnotations = std::map<std::string, std::map<std::string, std::string>>;
 BUDCORE_API core::Result<EstimatesResult> estimate_workloads(const CompanionConfig& config, const quota::QuotaConfig& quota,
-                                                             const std::vector<core::Value>& workloads, core::Timestamp now);
+                                                             const std::vector<core::Value>& workloads, core::Timestamp now,
+                                                             const OwnerAnnotations& owner_annotations = {});
 
 // The merge patch of metadata.annotations that makes `workload` show `estimate` (a null value
 // removes an annotation), or nullopt when it shows it already: writes happen only on change.
