@@ -267,7 +267,8 @@ class CompanionTestbedTest : public ::testing::Test {
   // A replica of this test's configuration electing on lease_name() in `lease_ns`, connected
   // with `cluster` (the test bed's admin credentials unless given others).
   std::unique_ptr<Replica> replica(const std::string& id, const std::string& lease_ns,
-                                   std::optional<kubernetes::ClusterConfig> cluster = std::nullopt) {
+                                   std::optional<kubernetes::ClusterConfig> cluster = std::nullopt,
+                                   const std::string& extra_config = "") {
     auto r = std::make_unique<Replica>();
     r->id = id;
     kubernetes::ClientOptions o;
@@ -280,7 +281,8 @@ class CompanionTestbedTest : public ::testing::Test {
     r->store = std::move(*s);
     auto cfg = CompanionConfig::from_text(config_text() + "leader_election: {lease_name: " + lease_name() +
                                           ", namespace: " + lease_ns + ", identity: " + id +
-                                          ", lease_duration: 4s, renew_deadline: 3s, retry_period: 500ms}\n");
+                                          ", lease_duration: 4s, renew_deadline: 3s, retry_period: 500ms}\n" +
+                                          extra_config);
     EXPECT_TRUE(cfg) << cfg.error().describe();
     auto comp = Companion::open(std::move(*cfg), *r->client, *r->store);
     EXPECT_TRUE(comp) << comp.error().describe();
@@ -772,7 +774,8 @@ TEST_F(CompanionTestbedTest, TheDeployRbacIsEnoughForTheServiceAccount) {
   EXPECT_EQ(denied_lease.error().code, core::ErrorCode::Security) << denied_lease.error().describe();
 
   queues(4);
-  auto r = replica("sa", "budcore-system", sa);
+  // With estimates, so that listing the Kueue quota objects is checked too (a refusal is an error).
+  auto r = replica("sa", "budcore-system", sa, "estimates: {enabled: true, refresh_seconds: 1}\n");
   ASSERT_TRUE(Testbed::wait_until([&] { return r->leads(); }, std::chrono::seconds(15)));
   job("rbac", Map{{"budcore.io/expected-duration", "1h"}});
   Value w = wait_workload("rbac", [&](const Value& v) { return admitted(v); });
