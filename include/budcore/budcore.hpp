@@ -14,6 +14,7 @@
 #include "budcore/backend/store_json.hpp"
 #include "budcore/companion/companion.hpp"
 #include "budcore/companion/companion_json.hpp"
+#include "budcore/companion/estimates.hpp"
 #include "budcore/companion/fwd.hpp"
 #include "budcore/companion/leader.hpp"
 #include "budcore/companion/runner.hpp"

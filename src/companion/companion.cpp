@@ -6,7 +6,9 @@
 #include <thread>
 
 #include "budcore/companion/companion.hpp"
+#include "budcore/companion/estimates.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/kubernetes/kueue.hpp"
 #include "budcore/kubernetes/reflector.hpp"
 #include "budcore/kubernetes/status.hpp"
 
@@ -116,6 +118,15 @@ struct Companion::Impl {
   std::unique_ptr<LeaderElector> elector;
   std::uint64_t term_listed = 0;
   std::atomic<std::uint64_t> writes{0};
+  // Estimates (companion/estimates.hpp): the last refresh, whether Workloads changed since, and
+  // the first instant at which the last estimates expected something to happen.
+  std::optional<core::Timestamp> estimated_at;
+  bool estimates_stale = true;
+  std::optional<core::Timestamp> estimates_valid_until;
+  std::vector<Error> estimate_errors;  // since the caller last took them
+  // The owning Job's annotations per Workload uid (a GET each, once: they carry the expected
+  // duration and rarely change).
+  OwnerAnnotations owners;
 
   Impl(CompanionConfig c, kubernetes::Client& cl, backend::Store& s, CompanionOptions o)
       : config(std::move(c)),
@@ -545,6 +556,63 @@ struct Companion::Impl {
     return {};
   }
 
+  // ---- estimates (companion/estimates.hpp) ----
+
+  // Estimates every pending Workload of the informer's cache over the cluster's quota objects
+  // and patches the annotations that changed. The patch carries the uid, so a Workload
+  // recreated under the same name meanwhile is left for the next refresh (409 Conflict).
+  core::Result<std::size_t> refresh_estimates(core::Timestamp now) {
+    estimated_at = now;  // a failing refresh is rate-limited too
+    quota::KueueImport kueue;
+    BUDCORE_TRY_ASSIGN(kueue, kubernetes::read_quota(client));
+    std::vector<Value> all = workloads.snapshot();
+    refresh_owners(all);
+    EstimatesResult r;
+    BUDCORE_TRY_ASSIGN(r, estimate_workloads(config, kueue.config, all, now, owners));
+    estimates_stale = false;
+    estimates_valid_until = r.valid_until;
+    std::map<std::string, const Value*> by_uid;
+    for (const auto& wl : all) by_uid[str(wl.find_path("metadata.uid"))] = &wl;
+    std::size_t patched = 0;
+    for (const auto& e : r.estimates) {
+      auto wl = by_uid.find(e.uid);
+      if (wl == by_uid.end()) continue;
+      auto patch = estimate_patch(*wl->second, e);
+      if (!patch) continue;
+      patch->mutable_map().find("metadata")->mutable_map().set("uid", e.uid);
+      BUDCORE_TRY(gate());
+      auto res = client.patch(kubernetes::resources::workloads(), e.namespace_, e.name, *patch);
+      if (!res && res.error().code != core::ErrorCode::NotFound && res.error().code != core::ErrorCode::Conflict)
+        return std::move(res).error();
+      if (res) ++patched;
+    }
+    return patched;
+  }
+
+  // Owner annotations of the Workloads not seen before; those of Workloads gone are dropped.
+  void refresh_owners(const std::vector<Value>& all) {
+    OwnerAnnotations kept;
+    for (const auto& wl : all) {
+      std::string uid = str(wl.find_path("metadata.uid"));
+      auto finished = kubernetes::find_condition(wl, "Finished");
+      if (finished && finished->status == "True") continue;  // not estimated: no GET for it
+      if (auto it = owners.find(uid); it != owners.end()) kept[uid] = std::move(it->second);
+      else kept[uid] = owner_annotations(wl);
+    }
+    owners = std::move(kept);
+  }
+
+  // After Workload events or once an expected start or end has passed, at most once per
+  // refresh_seconds. Errors are kept for the caller; the decisions go on.
+  void refresh_estimates_if_due(core::Timestamp now) {
+    if (!config.estimates.enabled) return;
+    bool due = estimates_stale || (estimates_valid_until && now >= *estimates_valid_until);
+    if (!due) return;
+    if (estimated_at && now < *estimated_at + core::Duration::seconds(config.estimates.refresh_seconds)) return;
+    auto n = refresh_estimates(now);
+    if (!n) estimate_errors.push_back(std::move(n).error());
+  }
+
   core::Result<std::vector<Written>> reconcile(const Value& wl) {
     std::vector<Written> written;
     WorkloadFacts f;
@@ -705,6 +773,8 @@ core::Result<std::vector<Written>> Companion::sync(std::int64_t timeout_seconds)
     out.insert(out.end(), w->begin(), w->end());
   }
   BUDCORE_TRY(m.release_due(m.clock->now()));
+  if (!changed.empty() || !deleted.empty()) m.estimates_stale = true;
+  m.refresh_estimates_if_due(m.clock->now());
   return out;
 }
 
@@ -735,6 +805,8 @@ void Companion::run(const std::function<void(const Written&)>& on_written,
       for (const auto& x : *w) on_written(x);
     for (auto& e : take_metering_errors())
       if (on_error && e.code != core::ErrorCode::NotLeader) on_error(e);
+    for (auto& e : take_estimate_errors())
+      if (on_error && e.code != core::ErrorCode::NotLeader) on_error(e);
   }
   lease_stop.store(true);
   if (lease.joinable()) lease.join();
@@ -756,5 +828,13 @@ std::uint64_t Companion::writes() const noexcept { return impl_->writes.load(); 
 std::vector<core::Error> Companion::take_metering_errors() { return std::exchange(impl_->metering_errors, {}); }
 
 std::size_t Companion::open_segments() const noexcept { return impl_->open_segments.size(); }
+
+core::Result<std::size_t> Companion::refresh_estimates() {
+  auto& m = *impl_;
+  if (!m.leading()) return m.not_leader();
+  return m.refresh_estimates(m.clock->now());
+}
+
+std::vector<core::Error> Companion::take_estimate_errors() { return std::exchange(impl_->estimate_errors, {}); }
 
 }  // namespace budcore::companion

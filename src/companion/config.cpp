@@ -133,6 +133,25 @@ core::Result<LeaderElectionConfig> leader_election_at(const Value& v) {
   return le;
 }
 
+core::Result<EstimatesConfig> estimates_at(const Value& v) {
+  const std::string path = "estimates";
+  if (!v.is_map()) return Error::invalid(path, text_of(v), "expected {enabled: true, refresh_seconds: 5}");
+  static constexpr std::array<std::string_view, 2> kKeys{"enabled", "refresh_seconds"};
+  BUDCORE_TRY(core::check_keys(v.as_map(), kKeys, path));
+  EstimatesConfig e;
+  if (const Value* f = v.find("enabled")) {
+    if (!f->is_bool()) return Error::invalid(path + ".enabled", text_of(*f), "expected true or false");
+    e.enabled = f->as_bool();
+  }
+  if (const Value* f = v.find("refresh_seconds")) {
+    // Under a second would patch every Workload on every event; over an hour, estimates rot.
+    std::int64_t s = 0;
+    BUDCORE_TRY_ASSIGN(s, int_at(*f, path + ".refresh_seconds", 1, 3600));
+    e.refresh_seconds = static_cast<std::int32_t>(s);
+  }
+  return e;
+}
+
 std::string resolve(const std::string& base_dir, const std::string& file) {
   std::filesystem::path p(file);
   if (p.is_absolute() || file == "-") return file;
@@ -143,10 +162,10 @@ std::string resolve(const std::string& base_dir, const std::string& file) {
 
 core::Result<CompanionConfig> CompanionConfig::from_value(const Value& doc, const std::string& base_dir) {
   if (!doc.is_map()) return Error::invalid("", text_of(doc), "expected a mapping (the companion configuration)");
-  static constexpr std::array<std::string_view, 16> kKeys{
+  static constexpr std::array<std::string_view, 17> kKeys{
       "schema_version", "controllers", "cluster_queues", "tenants", "price_book", "budgets", "soft_limit_percent",
       "retry_after_seconds", "unmapped_tenant", "gpu_resources", "flavor_gpu_types", "default_duration", "queues",
-      "store", "kubeconfig", "leader_election"};
+      "store", "kubeconfig", "leader_election", "estimates"};
   BUDCORE_TRY(core::check_keys(doc.as_map(), kKeys));
   CompanionConfig c;
   if (const Value* v = doc.find("schema_version")) {
@@ -336,6 +355,9 @@ core::Result<CompanionConfig> CompanionConfig::from_value(const Value& doc, cons
   }
   if (const Value* v = doc.find("leader_election")) {
     BUDCORE_TRY_ASSIGN(c.leader_election, leader_election_at(*v));
+  }
+  if (const Value* v = doc.find("estimates")) {
+    BUDCORE_TRY_ASSIGN(c.estimates, estimates_at(*v));
   }
   return c;
 }

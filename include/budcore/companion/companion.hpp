@@ -94,6 +94,12 @@ struct QueueSettings {
   std::optional<schedule::Window> window;          // for Workloads without a window annotation
 };
 
+// Estimated start and end annotations on pending Workloads (companion/estimates.hpp).
+struct EstimatesConfig {
+  bool enabled = false;
+  std::int32_t refresh_seconds = 5;  // at most one refresh (and one patch per Workload) per this many seconds
+};
+
 // The companion's configuration (YAML or JSON):
 //   schema_version: 1
 //   controllers:                              # required, at least one
@@ -122,6 +128,7 @@ struct QueueSettings {
 //     lease_duration: 15s                     # whole seconds (default 15s)
 //     renew_deadline: 10s                     # < lease_duration (default 10s)
 //     retry_period: 2s                        # renew_deadline > 1.2 x retry_period (default 2s)
+//   estimates: {enabled: true, refresh_seconds: 5}  # estimated start/end annotations (default off)
 // Unknown keys are errors; every error names the field path, the value and why.
 struct BUDCORE_API CompanionConfig {
   static constexpr int kSchemaVersion = 1;
@@ -140,6 +147,7 @@ struct BUDCORE_API CompanionConfig {
   std::string store;
   std::string kubeconfig;  // the CLI's --kubeconfig wins over it
   std::optional<LeaderElectionConfig> leader_election;  // absent: a single replica, no Lease
+  EstimatesConfig estimates;
 
   // `base_dir` resolves the price book and budget file names.
   static core::Result<CompanionConfig> from_value(const core::Value& document, const std::string& base_dir = ".");
@@ -307,6 +315,14 @@ class BUDCORE_API Companion {
   std::vector<core::Error> take_metering_errors();
   // Runs seen going on (or ended but not yet priced) whose usage rows are not written yet.
   std::size_t open_segments() const noexcept;
+  // With estimates enabled: reads the Kueue quota objects, estimates every pending Workload
+  // (companion/estimates.hpp) and patches the annotations of those whose estimate changed.
+  // Returns how many it patched. sync() calls it after Workload events or when an expected
+  // start or end has passed, at most once per refresh_seconds; a first sync() lists Workloads.
+  core::Result<std::size_t> refresh_estimates();
+  // Refreshes of the estimates that failed since the last call (e.g. no RBAC rule to list
+  // ClusterQueues); the next due refresh tries again.
+  std::vector<core::Error> take_estimate_errors();
 
  private:
   struct Impl;

@@ -16,6 +16,7 @@
 
 #include "budcore/backend/store.hpp"
 #include "budcore/companion/companion.hpp"
+#include "budcore/companion/estimates.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/cost/budget.hpp"
@@ -266,7 +267,8 @@ class CompanionTestbedTest : public ::testing::Test {
   // A replica of this test's configuration electing on lease_name() in `lease_ns`, connected
   // with `cluster` (the test bed's admin credentials unless given others).
   std::unique_ptr<Replica> replica(const std::string& id, const std::string& lease_ns,
-                                   std::optional<kubernetes::ClusterConfig> cluster = std::nullopt) {
+                                   std::optional<kubernetes::ClusterConfig> cluster = std::nullopt,
+                                   const std::string& extra_config = "") {
     auto r = std::make_unique<Replica>();
     r->id = id;
     kubernetes::ClientOptions o;
@@ -279,7 +281,8 @@ class CompanionTestbedTest : public ::testing::Test {
     r->store = std::move(*s);
     auto cfg = CompanionConfig::from_text(config_text() + "leader_election: {lease_name: " + lease_name() +
                                           ", namespace: " + lease_ns + ", identity: " + id +
-                                          ", lease_duration: 4s, renew_deadline: 3s, retry_period: 500ms}\n");
+                                          ", lease_duration: 4s, renew_deadline: 3s, retry_period: 500ms}\n" +
+                                          extra_config);
     EXPECT_TRUE(cfg) << cfg.error().describe();
     auto comp = Companion::open(std::move(*cfg), *r->client, *r->store);
     EXPECT_TRUE(comp) << comp.error().describe();
@@ -771,7 +774,8 @@ TEST_F(CompanionTestbedTest, TheDeployRbacIsEnoughForTheServiceAccount) {
   EXPECT_EQ(denied_lease.error().code, core::ErrorCode::Security) << denied_lease.error().describe();
 
   queues(4);
-  auto r = replica("sa", "budcore-system", sa);
+  // With estimates, so that listing the Kueue quota objects is checked too (a refusal is an error).
+  auto r = replica("sa", "budcore-system", sa, "estimates: {enabled: true, refresh_seconds: 1}\n");
   ASSERT_TRUE(Testbed::wait_until([&] { return r->leads(); }, std::chrono::seconds(15)));
   job("rbac", Map{{"budcore.io/expected-duration", "1h"}});
   Value w = wait_workload("rbac", [&](const Value& v) { return admitted(v); });
@@ -1109,6 +1113,129 @@ TEST_F(CompanionMeteringTest, ARunIsMeteredOnceAcrossRestarts) {
   auto open = r->list_platform_records("kueue_companion.segment", {});
   ASSERT_TRUE(open);
   EXPECT_TRUE(open->items.empty());
+}
+
+// Estimated starts against the real Kueue: a StrictFIFO queue of one GPU and a cohort of two
+// one-GPU queues where a two-GPU Workload borrows. Jobs of known durations (10 s) are finished by
+// the test when their duration is up; each waiting Workload's estimated start, written while it
+// waited, is its actual admission within 2 s.
+class CompanionEstimatesTest : public CompanionTestbedTest {
+ protected:
+  void SetUp() override {
+    CompanionTestbedTest::SetUp();
+    if (IsSkipped()) return;
+    fifo_cq = "ef-" + sfx;
+    cohort = "eco-" + sfx;
+    plain_queue(fifo_cq, "", "StrictFIFO", 1, "efq");
+    plain_queue("ea-" + sfx, cohort, "BestEffortFIFO", 1, "eaq");
+    plain_queue("eb-" + sfx, cohort, "BestEffortFIFO", 1, "ebq");
+  }
+
+  // A ClusterQueue without admission checks of `gpus` GPUs on our flavor, and its LocalQueue.
+  void plain_queue(const std::string& name, const std::string& in_cohort, const std::string& strategy, int gpus,
+                   const std::string& lq) {
+    Map spec{{"namespaceSelector", Map{}},
+             {"queueingStrategy", strategy},
+             {"resourceGroups",
+              List{Map{{"coveredResources", List{"cpu", "memory", "nvidia.com/gpu"}},
+                       {"flavors", List{Map{{"name", flavor},
+                                            {"resources", List{Map{{"name", "cpu"}, {"nominalQuota", 64}},
+                                                               Map{{"name", "memory"}, {"nominalQuota", "256Gi"}},
+                                                               Map{{"name", "nvidia.com/gpu"}, {"nominalQuota", gpus}}}}}}}}}}};
+    if (!in_cohort.empty()) spec.set("cohortName", in_cohort);
+    create(res::cluster_queues(), "", Map{{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+                                          {"kind", "ClusterQueue"},
+                                          {"metadata", Map{{"name", name}}},
+                                          {"spec", spec}});
+    create(res::local_queues(), ns, Map{{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+                                        {"kind", "LocalQueue"},
+                                        {"metadata", Map{{"name", lq}, {"namespace", ns}}},
+                                        {"spec", Map{{"clusterQueue", name}}}});
+  }
+
+  static std::optional<core::Timestamp> annotated(const Value& wl, std::string_view key) {
+    const Value* a = wl.find_path("metadata.annotations");
+    const Value* v = a != nullptr && a->is_map() ? a->find(key) : nullptr;
+    if (v == nullptr || !v->is_string()) return std::nullopt;
+    auto t = core::Timestamp::parse(v->as_string());
+    return t ? std::optional<core::Timestamp>(*t) : std::nullopt;
+  }
+
+  static core::Timestamp admitted_at(const Value& wl) {
+    auto c = kubernetes::find_condition(wl, "Admitted");
+    return c && c->status == "True" ? *core::Timestamp::parse(c->last_transition_time) : core::Timestamp{};
+  }
+
+  static void sleep_until(core::Timestamp t) {
+    auto now = core::system_clock()->now();
+    if (t > now) std::this_thread::sleep_for(std::chrono::nanoseconds((t - now).count_ns()));
+  }
+
+  // The estimated start the Job's Workload shows now, while it still waits; then the Job
+  // `blocker` is marked complete at `end`, as its pods would at the end of its duration.
+  core::Timestamp estimate_before(const std::string& job_name, const std::string& blocker, core::Timestamp end) {
+    sleep_until(end - core::Duration::milliseconds(300));
+    auto w = workload_of(job_name);
+    EXPECT_TRUE(w);
+    std::optional<core::Timestamp> est = w ? annotated(*w, kEstimatedStartAnnotation) : std::nullopt;
+    EXPECT_TRUE(est && !admitted(*w)) << (w ? core::to_json(*w) : job_name);
+    sleep_until(end);
+    EXPECT_TRUE(testing::mark_job_complete(*client, ns, blocker));
+    return est.value_or(core::Timestamp{});
+  }
+
+  // |actual admission - estimated start| <= 2 s.
+  void expect_close(const std::string& job_name, core::Timestamp est) {
+    Value w = wait_workload(job_name, [&](const Value& v) { return admitted(v); });
+    ASSERT_TRUE(admitted(w)) << core::to_json(w);
+    auto off = (admitted_at(w) - est).count_ns();
+    EXPECT_LE(std::abs(off), 2'000'000'000) << job_name << ": estimated " << est.to_string() << ", admitted "
+                                              << admitted_at(w).to_string();
+  }
+
+  std::string fifo_cq, cohort;
+};
+
+TEST_F(CompanionEstimatesTest, EstimatedStartsAreTheActualAdmissionsWithinTwoSeconds) {
+  auto cfg = CompanionConfig::from_text(config_text() + "estimates: {enabled: true, refresh_seconds: 1}\n");
+  ASSERT_TRUE(cfg) << cfg.error().describe();
+  start(std::move(*cfg));
+  const Map ten{{"budcore.io/expected-duration", "10s"}};
+  // FIFO: f1 runs, f2 and f3 wait in creation order (a second apart: Kueue orders by seconds).
+  job_in(ns, "efq", "f1", 1, ten);
+  Value f1 = wait_workload("f1", [&](const Value& v) { return admitted(v); });
+  ASSERT_TRUE(admitted(f1)) << core::to_json(f1);
+  job_in(ns, "efq", "f2", 1, ten);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  job_in(ns, "efq", "f3", 1, ten);
+  // Cohort: b1 runs in eb; a2 needs 2 GPUs, ea's own and one borrowed from eb once b1 ends.
+  job_in(ns, "ebq", "b1", 1, ten);
+  Value b1 = wait_workload("b1", [&](const Value& v) { return admitted(v); });
+  ASSERT_TRUE(admitted(b1)) << core::to_json(b1);
+  job_in(ns, "eaq", "a2", 2, ten);
+  job_in(ns, "eaq", "huge", 3, ten);
+
+  // Every waiting Workload shows an estimate; the one that can never be admitted, why.
+  for (const char* name : {"f2", "f3", "a2"}) {
+    Value w = wait_workload(name, [&](const Value& v) { return annotated(v, kEstimatedStartAnnotation).has_value(); });
+    EXPECT_TRUE(annotated(w, kEstimatedEndAnnotation)) << core::to_json(w);
+  }
+  Value huge = wait_workload("huge", [&](const Value& v) { return says(v, "can never provide more than 2"); });
+  EXPECT_TRUE(says(huge, "budcore.io/estimate-reason")) << core::to_json(huge);
+  EXPECT_FALSE(annotated(huge, kEstimatedStartAnnotation));
+
+  // In the order their blockers end: f1 was admitted before b1.
+  const core::Timestamp f1_end = admitted_at(f1) + core::Duration::seconds(10);
+  const core::Timestamp b1_end = admitted_at(b1) + core::Duration::seconds(10);
+  core::Timestamp f2_est = estimate_before("f2", "f1", f1_end);
+  core::Timestamp a2_est = estimate_before("a2", "b1", b1_end);
+  EXPECT_EQ(f2_est, f1_end);
+  EXPECT_EQ(a2_est, b1_end);
+  expect_close("f2", f2_est);
+  expect_close("a2", a2_est);
+  Value f2 = wait_workload("f2", [&](const Value& v) { return admitted(v); });
+  core::Timestamp f3_est = estimate_before("f3", "f2", admitted_at(f2) + core::Duration::seconds(10));
+  expect_close("f3", f3_est);
 }
 
 }  // namespace
