@@ -92,15 +92,17 @@ void check_source(const Job& j, Collector& c) {
   }
 }
 
-// The path of the first NaN or infinity in v (JSON has none: stored, one would read back as null).
-std::optional<std::string> non_finite_at(const core::Value& v, const std::string& path) {
-  if (v.is_float()) return std::isfinite(v.as_float()) ? std::nullopt : std::optional<std::string>(path);
+// The path below v of its first NaN or infinity ("" for v itself; JSON has none: stored, one
+// would read back as null). The path is built only for the value found, on the way back up, so
+// a document without one costs no string work.
+std::optional<std::string> non_finite_at(const core::Value& v) {
+  if (v.is_float()) return std::isfinite(v.as_float()) ? std::nullopt : std::optional<std::string>("");
   if (v.is_list()) {
     for (std::size_t i = 0; i < v.as_list().size(); ++i)
-      if (auto at = non_finite_at(v.as_list()[i], path + "[" + std::to_string(i) + "]")) return at;
+      if (auto at = non_finite_at(v.as_list()[i])) return "[" + std::to_string(i) + "]" + *at;
   } else if (v.is_map()) {
     for (const auto& [key, member] : v.as_map())
-      if (auto at = non_finite_at(member, path + "." + key)) return at;
+      if (auto at = non_finite_at(member)) return "." + key + *at;
   }
   return std::nullopt;
 }
@@ -123,7 +125,7 @@ void check_identity(const Job& j, Collector& c) {
   if (!j.spec.is_map()) c.add("spec", detail::value_text(j.spec), "must be an object");
   if (!j.outputs.is_map()) c.add("outputs", detail::value_text(j.outputs), "must be an object");
   for (const auto& [name, doc] : {std::pair<const char*, const core::Value*>{"spec", &j.spec}, {"outputs", &j.outputs}})
-    if (auto at = non_finite_at(*doc, name)) c.add(*at, "", "is not a finite number (JSON has no NaN or infinity)");
+    if (auto at = non_finite_at(*doc)) c.add(name + *at, "", "is not a finite number (JSON has no NaN or infinity)");
 }
 
 void check_resources(const Job& j, Collector& c) {

@@ -2,6 +2,7 @@
 // resources() and can_preempt().
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -180,6 +181,23 @@ TEST(JobValidateTest, ValidateAllReportsEveryProblemInFieldOrder) {
   auto first = j.validate();
   ASSERT_FALSE(first.has_value());
   EXPECT_EQ(first.error(), errors.front());
+}
+
+// JSON has no NaN or infinity: one in spec or outputs is refused naming its path, through
+// lists and maps, the first one of each document.
+TEST(JobValidateTest, ANonFiniteNumberIsRefusedNamingItsPath) {
+  Job j = valid_job();
+  j.spec = core::Value::map({{"a", core::Value::list({core::Value(1), core::Value::map({{"b", core::Value(INFINITY)}})})},
+                             {"c", core::Value(NAN)}});
+  j.outputs = core::Value::map({{"x", core::Value::list({core::Value(-INFINITY)})}});
+  auto all = j.validate_all();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].field, "spec.a[1].b");
+  EXPECT_EQ(all[1].field, "outputs.x[0]");
+  EXPECT_NE(all[0].message.find("not a finite number"), std::string::npos) << all[0].describe();
+  j.spec = core::Value::map({{"ok", core::Value(1.5)}});
+  j.outputs = core::Value::map({});
+  EXPECT_TRUE(j.validate().has_value());
 }
 
 TEST(JobValidateTest, GpuCountWithoutTypeMeansAnyGpu) {
