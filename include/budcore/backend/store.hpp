@@ -28,11 +28,15 @@
 #include <string_view>
 #include <vector>
 
+#include "budcore/core/audit.hpp"
 #include "budcore/core/clock.hpp"
 #include "budcore/core/id.hpp"
+#include "budcore/core/page.hpp"
 #include "budcore/core/result.hpp"
 #include "budcore/core/time.hpp"
+#include "budcore/core/tenant.hpp"
 #include "budcore/core/value.hpp"
+#include "budcore/cost/usage_ledger.hpp"
 #include "budcore/export.h"
 #include "budcore/job/job.hpp"
 #include "budcore/job/job_status.hpp"
@@ -41,22 +45,16 @@
 
 namespace budcore::backend {
 
-// The tenant that owns system catalog items (the nil UUID).
-inline core::Id system_tenant() noexcept { return core::Id(); }
-
-// Keyset paging. `after` is the opaque cursor a previous page returned in next_cursor (empty:
-// the first page). limit is clamped to [1, kMaxPageSize].
-struct PageRequest {
-  static constexpr std::size_t kMaxPageSize = 1000;
-  std::size_t limit = 100;
-  std::string after;
-};
-
+// Types the store shares with the layers that own them (core's paging and audit entries,
+// cost's usage ledger), under the names the store's callers use.
+using core::system_tenant;
+using core::PageRequest;
 template <class T>
-struct Page {
-  std::vector<T> items;
-  std::string next_cursor;  // empty when this is the last page
-};
+using Page = core::Page<T>;
+using core::AuditEntry;
+using core::AuditQuery;
+using cost::UsageQuery;
+using cost::UsageRecord;
 
 // ---- jobs ----------------------------------------------------------------------------------
 
@@ -177,46 +175,13 @@ struct CatalogQuery {
   bool all_versions = false;             // false: per name, the version get_catalog_item returns
 };
 
-// ---- quota, usage, audit -------------------------------------------------------------------
+// ---- quota, audit --------------------------------------------------------------------------
 
 struct QuotaConfigRecord {
   std::string name;
   core::Value document = core::Value(core::Map{});
   std::int64_t version = 0;
   core::Timestamp updated_at;
-};
-
-// One metered interval of one job; `data` is the metering layer's document (gpu_seconds, ...).
-struct UsageRecord {
-  std::int64_t seq = 0;  // assigned by append_usage, increasing
-  core::Id job_id;
-  core::Timestamp start;
-  core::Timestamp end;
-  core::Value data = core::Value(core::Map{});
-};
-
-// Usage whose start lies in [from, to), oldest first.
-struct UsageQuery {
-  std::optional<core::Id> job_id;
-  std::optional<core::Timestamp> from;
-  std::optional<core::Timestamp> to;
-};
-
-// Who did what to which object, when, from which request. Append-only.
-struct AuditEntry {
-  std::int64_t seq = 0;  // assigned by append_audit: the tenant's own sequence, 1, 2, ... without gaps
-  core::Timestamp at;    // epoch: the store stamps its clock's now()
-  std::string actor;
-  std::string action;
-  std::string object_type;
-  std::string object_id;
-  std::string request_id;
-  core::Value detail = core::Value(core::Map{});
-  // Set by append_audit: every entry's hash covers its fields and the hash of the tenant's entry
-  // before it (each tenant has a chain of its own, in seq order), so that an edited, deleted or
-  // inserted row breaks the chain (verify_audit_chain).
-  std::string prev_hash;  // 64 hex digits; a tenant's first entry's is 64 zeros
-  std::string hash;
 };
 
 // Where one tenant's chain ends, as the store records it.
@@ -258,15 +223,6 @@ struct RoleBindingRecord {
   core::Timestamp created_at;         // stamped by the store
   std::string created_by;             // the principal that granted it
   friend bool operator==(const RoleBindingRecord&, const RoleBindingRecord&) = default;
-};
-
-// Entries oldest first; set fields must match, `at` in [from, to).
-struct AuditQuery {
-  std::optional<std::string> actor;
-  std::optional<std::string> object_type;
-  std::optional<std::string> object_id;
-  std::optional<core::Timestamp> from;
-  std::optional<core::Timestamp> to;
 };
 
 // ---- platform bookkeeping (schema version 4) ------------------------------------------------
@@ -371,7 +327,7 @@ struct CompactionReport {
 
 // ---- the store -----------------------------------------------------------------------------
 
-class BUDCORE_API Store {
+class BUDCORE_API Store : public cost::UsageLedger {
  public:
   virtual ~Store();
   Store() = default;
@@ -476,13 +432,7 @@ class BUDCORE_API Store {
                                                            std::string_view name) = 0;
   virtual core::Result<std::vector<QuotaConfigRecord>> list_quota_configs(const core::Id& tenant) = 0;
 
-  // Usage records and the audit log: append-only.
-  virtual core::Result<UsageRecord> append_usage(const core::Id& tenant, UsageRecord record) = 0;
-  virtual core::Result<Page<UsageRecord>> list_usage(const core::Id& tenant, const UsageQuery& query,
-                                                     const PageRequest& page = {}) = 0;
-  virtual core::Result<AuditEntry> append_audit(const core::Id& tenant, AuditEntry entry) = 0;
-  virtual core::Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& query,
-                                                    const PageRequest& page = {}) = 0;
+  // Usage records and the audit log: the cost::UsageLedger calls (append-only).
 
   // Fencing (docs/ha.md): with a fence set, every write transaction of this handle first checks
   // it (check_fence), so a leader's writes commit only while it holds the lease at the fence's
