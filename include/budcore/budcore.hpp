@@ -126,6 +126,7 @@
 #include "budcore/templates/fwd.hpp"
 #include "budcore/templates/template.hpp"
 #include "budcore/usecase/catalog.hpp"
+#include "budcore/usecase/catalog_store.hpp"
 #include "budcore/usecase/component.hpp"
 #include "budcore/usecase/deployment.hpp"
 #include "budcore/usecase/fwd.hpp"

@@ -42,11 +42,12 @@
 #include "budcore/job/job_status.hpp"
 #include "budcore/job/priority.hpp"
 #include "budcore/serverless/durable_queue.hpp"
+#include "budcore/usecase/catalog_store.hpp"
 
 namespace budcore::backend {
 
 // Types the store shares with the layers that own them (core's paging and audit entries,
-// cost's usage ledger), under the names the store's callers use.
+// cost's usage ledger, usecase's catalog), under the names the store's callers use.
 using core::system_tenant;
 using core::PageRequest;
 template <class T>
@@ -55,6 +56,11 @@ using core::AuditEntry;
 using core::AuditQuery;
 using cost::UsageQuery;
 using cost::UsageRecord;
+using usecase::CatalogItem;
+using usecase::CatalogKind;
+using usecase::CatalogQuery;
+using usecase::CatalogScope;
+using usecase::to_string;
 
 // ---- jobs ----------------------------------------------------------------------------------
 
@@ -138,41 +144,6 @@ struct StepRecord {
   core::Value state = core::Value(core::Map{});
   std::int64_t version = 0;
   core::Timestamp updated_at;
-};
-
-// ---- templates and components --------------------------------------------------------------
-
-enum class CatalogKind : std::uint8_t { UsecaseTemplate, Component };
-enum class CatalogScope : std::uint8_t { System, User };
-
-BUDCORE_API std::string_view to_string(CatalogKind k) noexcept;
-BUDCORE_API std::string_view to_string(CatalogScope s) noexcept;
-
-// One immutable version of a template or component. System items belong to system_tenant().
-struct CatalogItem {
-  CatalogKind kind = CatalogKind::Component;
-  CatalogScope scope = CatalogScope::User;
-  std::string name;
-  std::string version;  // free-form ("1.2.0"); unique per (owner, kind, name)
-  core::Value document = core::Value(core::Map{});
-  core::Timestamp created_at;
-  // Since schema version 4.
-  core::Id id;                    // assigned on put (v7); nil for rows written before version 4
-  std::string category;           // set by the caller (from the document), for search
-  std::vector<std::string> tags;  // likewise
-  bool is_active = true;          // false: soft-deleted (set_catalog_item_active)
-  bool is_default = false;        // the version a lookup without a version gets
-  std::string source;             // where it came from ("rag/simple-rag-v1.yaml", a fork's origin)
-};
-
-// What search_catalog_items returns; every set field must match.
-struct CatalogQuery {
-  std::optional<std::string> name;
-  std::optional<std::string> category;
-  std::vector<std::string> tags;         // items carrying every one of these
-  std::optional<CatalogScope> scope;
-  bool include_inactive = false;         // soft-deleted items too
-  bool all_versions = false;             // false: per name, the version get_catalog_item returns
 };
 
 // ---- quota, audit --------------------------------------------------------------------------
@@ -327,7 +298,7 @@ struct CompactionReport {
 
 // ---- the store -----------------------------------------------------------------------------
 
-class BUDCORE_API Store : public cost::UsageLedger {
+class BUDCORE_API Store : public cost::UsageLedger, public usecase::CatalogStore {
  public:
   virtual ~Store();
   Store() = default;
@@ -398,31 +369,9 @@ class BUDCORE_API Store : public cost::UsageLedger {
   virtual core::Result<std::vector<StepRecord>> list_steps(const core::Id& tenant,
                                                            const core::Id& pipeline_id) = 0;
 
-  // Templates and components. A tenant writes User items; System items are written with
-  // tenant = system_tenant() only. Versions are immutable (AlreadyExists on a second put).
-  // Reads see the tenant's own items and the system items, soft-deleted ones excepted; an
-  // empty version means the default version (is_default), else the newest. When a user item
-  // and a system item share a name, get returns the user item. put assigns id and created_at;
-  // an item put with is_default becomes the only default version of its name.
-  virtual core::Result<CatalogItem> put_catalog_item(const core::Id& tenant, CatalogItem item) = 0;
-  virtual core::Result<CatalogItem> get_catalog_item(const core::Id& tenant, CatalogKind kind,
-                                                     std::string_view name,
-                                                     std::string_view version = {}) = 0;
-  // Every version visible to the tenant, soft-deleted ones excepted, by name then age.
-  virtual core::Result<std::vector<CatalogItem>> list_catalog_items(const core::Id& tenant,
-                                                                    CatalogKind kind) = 0;
-  // Items visible to the tenant matching the query, by name (then as get would rank them).
-  virtual core::Result<std::vector<CatalogItem>> search_catalog_items(const core::Id& tenant, CatalogKind kind,
-                                                                      const CatalogQuery& query) = 0;
-  // Makes `version` of the tenant's own item `name` its default; NotFound when the tenant has
-  // no such version (a system item's default is the system tenant's to set).
-  virtual core::Result<CatalogItem> set_default_catalog_version(const core::Id& tenant, CatalogKind kind,
-                                                                std::string_view name,
-                                                                std::string_view version) = 0;
-  // Soft delete (false) or restore (true) every version of the tenant's own item `name`;
-  // NotFound when the tenant has none, Invalid for a system item asked by a tenant.
-  virtual core::Status set_catalog_item_active(const core::Id& tenant, CatalogKind kind, std::string_view name,
-                                               bool active) = 0;
+  // Templates and components: the usecase::CatalogStore calls (their rules are there), and
+  // catalog_transact, which is transact().
+  core::Status catalog_transact(const std::function<core::Status(usecase::CatalogStore& tx)>& fn) override;
 
   // Quota configuration documents, by name. expected_version as in put_step.
   virtual core::Result<QuotaConfigRecord> put_quota_config(
