@@ -37,11 +37,9 @@ core::Result<std::vector<std::optional<PlatformRecord>>> Store::get_platform_rec
   return out;
 }
 
-std::string_view to_string(CatalogKind k) noexcept {
-  return k == CatalogKind::UsecaseTemplate ? "usecase_template" : "component";
+core::Status Store::catalog_transact(const std::function<core::Status(usecase::CatalogStore& tx)>& fn) {
+  return transact([&fn](Store& tx) { return fn(tx); });
 }
-
-std::string_view to_string(CatalogScope s) noexcept { return s == CatalogScope::System ? "system" : "user"; }
 
 int latest_schema_version() noexcept { return backends::kLatestSchemaVersion; }
 

@@ -150,9 +150,9 @@ class MemorySpend final : public SpendSource {
 
 class StoreSpend final : public SpendSource {
  public:
-  StoreSpend(backend::Store& store, const PriceBook& book) : store_(store), book_(book) {}
+  StoreSpend(UsageLedger& store, const PriceBook& book) : store_(store), book_(book) {}
   Result<Money> spent(const Budget& b, Timestamp from, Timestamp to) override {
-    backend::UsageQuery q;
+    UsageQuery q;
     q.from = Timestamp::from_unix_nanos(from.unix_nanos() - kLookBehindNanos);
     q.to = to;
     BUDCORE_TRY_ASSIGN(auto usage, load_usage(store_, b.tenant_id, q));
@@ -160,7 +160,7 @@ class StoreSpend final : public SpendSource {
   }
 
  private:
-  backend::Store& store_;
+  UsageLedger& store_;
   const PriceBook& book_;
 };
 
@@ -262,7 +262,7 @@ Value BudgetSet::to_value() const {
   return Value(std::move(m));
 }
 
-std::unique_ptr<SpendSource> store_spend(backend::Store& store, const PriceBook& book) {
+std::unique_ptr<SpendSource> store_spend(UsageLedger& store, const PriceBook& book) {
   return std::make_unique<StoreSpend>(store, book);
 }
 
@@ -353,7 +353,7 @@ Result<BudgetDecision> check_admission(const BudgetSet& set, SpendSource& spend,
   return d;
 }
 
-Result<BudgetDecision> admit_job(const BudgetSet& set, backend::Store& store, const PriceBook& book,
+Result<BudgetDecision> admit_job(const BudgetSet& set, UsageLedger& store, const PriceBook& book,
                                  const job::Job& job, Timestamp now) {
   ResourceRequest request = request_of(job);
   if (!request.estimated_duration_seconds && request.job_type != job::JobType::Service) {
@@ -394,7 +394,7 @@ Value to_value(const BudgetAlert& a) {
   return Value(std::move(m));
 }
 
-BudgetMonitor::BudgetMonitor(backend::Store& store, core::Notifier& notifier, const PriceBook& book)
+BudgetMonitor::BudgetMonitor(UsageLedger& store, core::Notifier& notifier, const PriceBook& book)
     : store_(store), notifier_(notifier), book_(book) {}
 
 Result<std::vector<BudgetAlert>> BudgetMonitor::evaluate(const BudgetSet& set, Timestamp now) {
@@ -406,10 +406,10 @@ Result<std::vector<BudgetAlert>> BudgetMonitor::evaluate(const BudgetSet& set, T
     const BudgetStatus& s = statuses[i];
     for (auto t : s.thresholds_crossed) {
       const std::string object_id = b.name + "/" + s.period_start.to_string() + "/" + std::to_string(t);
-      backend::AuditQuery q;
+      core::AuditQuery q;
       q.object_type = "budget_alert";
       q.object_id = object_id;
-      backend::PageRequest one;
+      core::PageRequest one;
       one.limit = 1;
       BUDCORE_TRY_ASSIGN(auto seen, store_.list_audit(b.tenant_id, q, one));
       if (!seen.items.empty()) continue;
@@ -424,7 +424,7 @@ Result<std::vector<BudgetAlert>> BudgetMonitor::evaluate(const BudgetSet& set, T
       n.severity = a.severity;
       n.context = to_value(a);
       BUDCORE_TRY(notifier_.notify(n));
-      backend::AuditEntry entry;
+      core::AuditEntry entry;
       entry.actor = "budcore.cost";
       entry.action = "budget.threshold_crossed";
       entry.object_type = "budget_alert";

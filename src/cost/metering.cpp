@@ -145,8 +145,8 @@ Result<Usage> meter(const PriceBook& book, const UsageInterval& u) {
   return r;
 }
 
-backend::UsageRecord to_record(const Usage& u) {
-  backend::UsageRecord rec;
+UsageRecord to_record(const Usage& u) {
+  UsageRecord rec;
   rec.seq = u.seq;
   rec.job_id = u.interval.job_id;
   rec.start = u.interval.start;
@@ -155,7 +155,7 @@ backend::UsageRecord to_record(const Usage& u) {
   return rec;
 }
 
-Result<Usage> from_record(const backend::UsageRecord& rec) {
+Result<Usage> from_record(const UsageRecord& rec) {
   BUDCORE_TRY_ASSIGN(Usage u, Usage::from_value(rec.data));
   if (u.interval.job_id != rec.job_id || u.interval.start != rec.start || u.interval.end != rec.end) {
     return Error::invalid("usage_records[" + std::to_string(rec.seq) + "]", {},
@@ -165,18 +165,18 @@ Result<Usage> from_record(const backend::UsageRecord& rec) {
   return u;
 }
 
-Result<Usage> record_usage(backend::Store& store, const PriceBook& book, const UsageInterval& interval) {
+Result<Usage> record_usage(UsageLedger& store, const PriceBook& book, const UsageInterval& interval) {
   BUDCORE_TRY_ASSIGN(Usage u, meter(book, interval));
-  BUDCORE_TRY_ASSIGN(backend::UsageRecord stored, store.append_usage(interval.tenant_id, to_record(u)));
+  BUDCORE_TRY_ASSIGN(UsageRecord stored, store.append_usage(interval.tenant_id, to_record(u)));
   u.seq = stored.seq;
   return u;
 }
 
-Result<std::vector<Usage>> load_usage(backend::Store& store, const core::Id& tenant, const backend::UsageQuery& query,
+Result<std::vector<Usage>> load_usage(UsageLedger& store, const core::Id& tenant, const UsageQuery& query,
                                       std::size_t max_records) {
   std::vector<Usage> out;
-  backend::PageRequest page;
-  page.limit = backend::PageRequest::kMaxPageSize;
+  core::PageRequest page;
+  page.limit = core::PageRequest::kMaxPageSize;
   while (true) {
     BUDCORE_TRY_ASSIGN(auto p, store.list_usage(tenant, query, page));
     for (const auto& rec : p.items) {
@@ -238,16 +238,16 @@ core::Value to_value(const CostSummary& s) {
   return core::Value(std::move(out));
 }
 
-Result<CostSummary> job_actual_cost(backend::Store& store, const core::Id& tenant, const core::Id& job_id) {
-  backend::UsageQuery q;
+Result<CostSummary> job_actual_cost(UsageLedger& store, const core::Id& tenant, const core::Id& job_id) {
+  UsageQuery q;
   q.job_id = job_id;
   BUDCORE_TRY_ASSIGN(auto usage, load_usage(store, tenant, q));
   return summarize(usage);
 }
 
-Result<CostSummary> pipeline_actual_cost(backend::Store& store, const core::Id& tenant, const core::Id& pipeline_id,
-                                         const backend::UsageQuery& range) {
-  backend::UsageQuery q = range;
+Result<CostSummary> pipeline_actual_cost(UsageLedger& store, const core::Id& tenant, const core::Id& pipeline_id,
+                                         const UsageQuery& range) {
+  UsageQuery q = range;
   q.job_id.reset();
   BUDCORE_TRY_ASSIGN(auto usage, load_usage(store, tenant, q));
   std::erase_if(usage, [&](const Usage& u) { return u.interval.pipeline_id != pipeline_id; });

@@ -1,4 +1,4 @@
-// ComponentCatalog, TemplateCatalog and the startup sync, over backend::Store's catalog items.
+// ComponentCatalog, TemplateCatalog and the startup sync, over a CatalogStore's items.
 #include "budcore/usecase/catalog.hpp"
 
 #include <algorithm>
@@ -6,9 +6,6 @@
 namespace budcore::usecase {
 namespace {
 
-using backend::CatalogItem;
-using backend::CatalogKind;
-using backend::CatalogScope;
 using core::Error;
 using core::ErrorCode;
 using core::Value;
@@ -95,8 +92,8 @@ CatalogItem template_item(const core::Id& tenant, const UseCaseTemplate& t, bool
 }
 
 // Does the tenant itself (not the system) have an item of this name, deleted or not?
-core::Result<bool> owns(backend::Store& store, const core::Id& tenant, CatalogKind kind, std::string_view name) {
-  backend::CatalogQuery q;
+core::Result<bool> owns(CatalogStore& store, const core::Id& tenant, CatalogKind kind, std::string_view name) {
+  CatalogQuery q;
   q.name = std::string(name);
   q.scope = scope_of(tenant);
   q.include_inactive = true;
@@ -104,7 +101,7 @@ core::Result<bool> owns(backend::Store& store, const core::Id& tenant, CatalogKi
   return !items.empty();
 }
 
-core::Status require_new(backend::Store& store, const core::Id& tenant, CatalogKind kind, const std::string& name) {
+core::Status require_new(CatalogStore& store, const core::Id& tenant, CatalogKind kind, const std::string& name) {
   BUDCORE_TRY_ASSIGN(bool exists, owns(store, tenant, kind, name));
   if (exists) {
     return Error{ErrorCode::AlreadyExists,
@@ -115,7 +112,7 @@ core::Status require_new(backend::Store& store, const core::Id& tenant, CatalogK
   return {};
 }
 
-core::Status require_existing(backend::Store& store, const core::Id& tenant, CatalogKind kind,
+core::Status require_existing(CatalogStore& store, const core::Id& tenant, CatalogKind kind,
                               const std::string& name) {
   BUDCORE_TRY_ASSIGN(bool exists, owns(store, tenant, kind, name));
   if (!exists) {
@@ -129,9 +126,9 @@ core::Status require_existing(backend::Store& store, const core::Id& tenant, Cat
 
 // Every stored version of `name` the tenant sees: its own when it has any (they shadow the
 // system's), else the system's; NotFound when there are none.
-core::Result<std::vector<CatalogItem>> visible_versions(backend::Store& store, const core::Id& tenant, CatalogKind kind,
+core::Result<std::vector<CatalogItem>> visible_versions(CatalogStore& store, const core::Id& tenant, CatalogKind kind,
                                                         std::string_view name) {
-  backend::CatalogQuery q;
+  CatalogQuery q;
   q.name = std::string(name);
   q.all_versions = true;
   q.include_inactive = true;
@@ -149,22 +146,22 @@ core::Result<std::vector<CatalogItem>> visible_versions(backend::Store& store, c
 }
 
 // The startup rule for one system item, inside the sync's unit of work.
-core::Status sync_item(backend::Store& tx, CatalogItem item, SyncReport& report) {
+core::Status sync_item(CatalogStore& tx, CatalogItem item, SyncReport& report) {
   const std::string what =
       std::string(item.kind == CatalogKind::Component ? "component " : "template ") + item.name + "@" + item.version;
-  backend::CatalogQuery q;
+  CatalogQuery q;
   q.name = item.name;
   q.scope = CatalogScope::System;
   q.include_inactive = true;
   q.all_versions = true;
-  BUDCORE_TRY_ASSIGN(auto stored, tx.search_catalog_items(backend::system_tenant(), item.kind, q));
+  BUDCORE_TRY_ASSIGN(auto stored, tx.search_catalog_items(core::system_tenant(), item.kind, q));
   if (stored.empty()) {
     item.is_default = true;
-    BUDCORE_TRY(tx.put_catalog_item(backend::system_tenant(), std::move(item)));
+    BUDCORE_TRY(tx.put_catalog_item(core::system_tenant(), std::move(item)));
     report.inserted.push_back(what);
     return {};
   }
-  BUDCORE_TRY_ASSIGN(auto current, tx.get_catalog_item(backend::system_tenant(), item.kind, item.name));
+  BUDCORE_TRY_ASSIGN(auto current, tx.get_catalog_item(core::system_tenant(), item.kind, item.name));
   if (current.version == item.version) {
     report.unchanged.push_back(what);
     return {};
@@ -173,10 +170,10 @@ core::Status sync_item(backend::Store& tx, CatalogItem item, SyncReport& report)
       std::any_of(stored.begin(), stored.end(), [&](const CatalogItem& s) { return s.version == item.version; });
   if (seen) {
     // A version stored before (a revert): make it the default again.
-    BUDCORE_TRY(tx.set_default_catalog_version(backend::system_tenant(), item.kind, item.name, item.version));
+    BUDCORE_TRY(tx.set_default_catalog_version(core::system_tenant(), item.kind, item.name, item.version));
   } else {
     item.is_default = true;
-    BUDCORE_TRY(tx.put_catalog_item(backend::system_tenant(), std::move(item)));
+    BUDCORE_TRY(tx.put_catalog_item(core::system_tenant(), std::move(item)));
   }
   report.updated.push_back(what);
   return {};
@@ -237,7 +234,7 @@ core::Result<std::vector<ComponentVersion>> ComponentCatalog::versions(std::stri
 }
 
 core::Result<std::vector<ComponentDefinition>> ComponentCatalog::search(const ComponentSearch& query) {
-  backend::CatalogQuery q;
+  CatalogQuery q;
   if (query.category) q.category = std::string(to_string(*query.category));
   q.tags = query.tags;
   q.include_inactive = query.include_inactive;
@@ -345,7 +342,7 @@ core::Result<std::vector<TemplateRecord>> TemplateCatalog::versions(std::string_
 }
 
 core::Result<std::vector<TemplateRecord>> TemplateCatalog::search(const TemplateSearch& query) {
-  backend::CatalogQuery q;
+  CatalogQuery q;
   q.category = query.category;
   q.tags = query.tags;
   q.include_inactive = query.include_inactive;
@@ -375,14 +372,14 @@ core::Value SyncReport::to_value() const {
   return Value::map({{"inserted", list(inserted)}, {"updated", list(updated)}, {"unchanged", list(unchanged)}});
 }
 
-core::Result<SyncReport> sync_system_catalog(backend::Store& store, const ComponentRegistry& components,
+core::Result<SyncReport> sync_system_catalog(CatalogStore& store, const ComponentRegistry& components,
                                              const std::vector<TemplateFile>& templates) {
   // Everything is checked before anything is written.
   std::vector<CatalogItem> items;
   for (const auto* c : components.all()) {
     auto ok = checked(*c);
     if (!ok) return std::move(ok.error().at("components." + c->id));
-    items.push_back(component_item(backend::system_tenant(), *c, true));
+    items.push_back(component_item(core::system_tenant(), *c, true));
   }
   for (const auto& f : templates) {
     auto issues = validate_template(f.tmpl, components);
@@ -391,10 +388,10 @@ core::Result<SyncReport> sync_system_catalog(backend::Store& store, const Compon
       e.message = (f.source_file.empty() ? f.tmpl.id : f.source_file) + ": " + e.message;
       return e;
     }
-    items.push_back(template_item(backend::system_tenant(), f.tmpl, true, std::string(kFilePrefix) + f.source_file));
+    items.push_back(template_item(core::system_tenant(), f.tmpl, true, std::string(kFilePrefix) + f.source_file));
   }
   SyncReport report;
-  BUDCORE_TRY(store.transact([&](backend::Store& tx) -> core::Status {
+  BUDCORE_TRY(store.catalog_transact([&](CatalogStore& tx) -> core::Status {
     report = {};
     for (auto& item : items) BUDCORE_TRY(sync_item(tx, item, report));
     return {};

@@ -28,35 +28,39 @@
 #include <string_view>
 #include <vector>
 
+#include "budcore/core/audit.hpp"
 #include "budcore/core/clock.hpp"
 #include "budcore/core/id.hpp"
+#include "budcore/core/page.hpp"
 #include "budcore/core/result.hpp"
 #include "budcore/core/time.hpp"
+#include "budcore/core/tenant.hpp"
 #include "budcore/core/value.hpp"
+#include "budcore/cost/usage_ledger.hpp"
 #include "budcore/export.h"
 #include "budcore/job/job.hpp"
 #include "budcore/job/job_status.hpp"
 #include "budcore/job/priority.hpp"
 #include "budcore/serverless/durable_queue.hpp"
+#include "budcore/usecase/catalog_store.hpp"
 
 namespace budcore::backend {
 
-// The tenant that owns system catalog items (the nil UUID).
-inline core::Id system_tenant() noexcept { return core::Id(); }
-
-// Keyset paging. `after` is the opaque cursor a previous page returned in next_cursor (empty:
-// the first page). limit is clamped to [1, kMaxPageSize].
-struct PageRequest {
-  static constexpr std::size_t kMaxPageSize = 1000;
-  std::size_t limit = 100;
-  std::string after;
-};
-
+// Types the store shares with the layers that own them (core's paging and audit entries,
+// cost's usage ledger, usecase's catalog), under the names the store's callers use.
+using core::system_tenant;
+using core::PageRequest;
 template <class T>
-struct Page {
-  std::vector<T> items;
-  std::string next_cursor;  // empty when this is the last page
-};
+using Page = core::Page<T>;
+using core::AuditEntry;
+using core::AuditQuery;
+using cost::UsageQuery;
+using cost::UsageRecord;
+using usecase::CatalogItem;
+using usecase::CatalogKind;
+using usecase::CatalogQuery;
+using usecase::CatalogScope;
+using usecase::to_string;
 
 // ---- jobs ----------------------------------------------------------------------------------
 
@@ -142,81 +146,13 @@ struct StepRecord {
   core::Timestamp updated_at;
 };
 
-// ---- templates and components --------------------------------------------------------------
-
-enum class CatalogKind : std::uint8_t { UsecaseTemplate, Component };
-enum class CatalogScope : std::uint8_t { System, User };
-
-BUDCORE_API std::string_view to_string(CatalogKind k) noexcept;
-BUDCORE_API std::string_view to_string(CatalogScope s) noexcept;
-
-// One immutable version of a template or component. System items belong to system_tenant().
-struct CatalogItem {
-  CatalogKind kind = CatalogKind::Component;
-  CatalogScope scope = CatalogScope::User;
-  std::string name;
-  std::string version;  // free-form ("1.2.0"); unique per (owner, kind, name)
-  core::Value document = core::Value(core::Map{});
-  core::Timestamp created_at;
-  // Since schema version 4.
-  core::Id id;                    // assigned on put (v7); nil for rows written before version 4
-  std::string category;           // set by the caller (from the document), for search
-  std::vector<std::string> tags;  // likewise
-  bool is_active = true;          // false: soft-deleted (set_catalog_item_active)
-  bool is_default = false;        // the version a lookup without a version gets
-  std::string source;             // where it came from ("rag/simple-rag-v1.yaml", a fork's origin)
-};
-
-// What search_catalog_items returns; every set field must match.
-struct CatalogQuery {
-  std::optional<std::string> name;
-  std::optional<std::string> category;
-  std::vector<std::string> tags;         // items carrying every one of these
-  std::optional<CatalogScope> scope;
-  bool include_inactive = false;         // soft-deleted items too
-  bool all_versions = false;             // false: per name, the version get_catalog_item returns
-};
-
-// ---- quota, usage, audit -------------------------------------------------------------------
+// ---- quota, audit --------------------------------------------------------------------------
 
 struct QuotaConfigRecord {
   std::string name;
   core::Value document = core::Value(core::Map{});
   std::int64_t version = 0;
   core::Timestamp updated_at;
-};
-
-// One metered interval of one job; `data` is the metering layer's document (gpu_seconds, ...).
-struct UsageRecord {
-  std::int64_t seq = 0;  // assigned by append_usage, increasing
-  core::Id job_id;
-  core::Timestamp start;
-  core::Timestamp end;
-  core::Value data = core::Value(core::Map{});
-};
-
-// Usage whose start lies in [from, to), oldest first.
-struct UsageQuery {
-  std::optional<core::Id> job_id;
-  std::optional<core::Timestamp> from;
-  std::optional<core::Timestamp> to;
-};
-
-// Who did what to which object, when, from which request. Append-only.
-struct AuditEntry {
-  std::int64_t seq = 0;  // assigned by append_audit: the tenant's own sequence, 1, 2, ... without gaps
-  core::Timestamp at;    // epoch: the store stamps its clock's now()
-  std::string actor;
-  std::string action;
-  std::string object_type;
-  std::string object_id;
-  std::string request_id;
-  core::Value detail = core::Value(core::Map{});
-  // Set by append_audit: every entry's hash covers its fields and the hash of the tenant's entry
-  // before it (each tenant has a chain of its own, in seq order), so that an edited, deleted or
-  // inserted row breaks the chain (verify_audit_chain).
-  std::string prev_hash;  // 64 hex digits; a tenant's first entry's is 64 zeros
-  std::string hash;
 };
 
 // Where one tenant's chain ends, as the store records it.
@@ -258,15 +194,6 @@ struct RoleBindingRecord {
   core::Timestamp created_at;         // stamped by the store
   std::string created_by;             // the principal that granted it
   friend bool operator==(const RoleBindingRecord&, const RoleBindingRecord&) = default;
-};
-
-// Entries oldest first; set fields must match, `at` in [from, to).
-struct AuditQuery {
-  std::optional<std::string> actor;
-  std::optional<std::string> object_type;
-  std::optional<std::string> object_id;
-  std::optional<core::Timestamp> from;
-  std::optional<core::Timestamp> to;
 };
 
 // ---- platform bookkeeping (schema version 4) ------------------------------------------------
@@ -371,7 +298,7 @@ struct CompactionReport {
 
 // ---- the store -----------------------------------------------------------------------------
 
-class BUDCORE_API Store {
+class BUDCORE_API Store : public cost::UsageLedger, public usecase::CatalogStore {
  public:
   virtual ~Store();
   Store() = default;
@@ -442,31 +369,9 @@ class BUDCORE_API Store {
   virtual core::Result<std::vector<StepRecord>> list_steps(const core::Id& tenant,
                                                            const core::Id& pipeline_id) = 0;
 
-  // Templates and components. A tenant writes User items; System items are written with
-  // tenant = system_tenant() only. Versions are immutable (AlreadyExists on a second put).
-  // Reads see the tenant's own items and the system items, soft-deleted ones excepted; an
-  // empty version means the default version (is_default), else the newest. When a user item
-  // and a system item share a name, get returns the user item. put assigns id and created_at;
-  // an item put with is_default becomes the only default version of its name.
-  virtual core::Result<CatalogItem> put_catalog_item(const core::Id& tenant, CatalogItem item) = 0;
-  virtual core::Result<CatalogItem> get_catalog_item(const core::Id& tenant, CatalogKind kind,
-                                                     std::string_view name,
-                                                     std::string_view version = {}) = 0;
-  // Every version visible to the tenant, soft-deleted ones excepted, by name then age.
-  virtual core::Result<std::vector<CatalogItem>> list_catalog_items(const core::Id& tenant,
-                                                                    CatalogKind kind) = 0;
-  // Items visible to the tenant matching the query, by name (then as get would rank them).
-  virtual core::Result<std::vector<CatalogItem>> search_catalog_items(const core::Id& tenant, CatalogKind kind,
-                                                                      const CatalogQuery& query) = 0;
-  // Makes `version` of the tenant's own item `name` its default; NotFound when the tenant has
-  // no such version (a system item's default is the system tenant's to set).
-  virtual core::Result<CatalogItem> set_default_catalog_version(const core::Id& tenant, CatalogKind kind,
-                                                                std::string_view name,
-                                                                std::string_view version) = 0;
-  // Soft delete (false) or restore (true) every version of the tenant's own item `name`;
-  // NotFound when the tenant has none, Invalid for a system item asked by a tenant.
-  virtual core::Status set_catalog_item_active(const core::Id& tenant, CatalogKind kind, std::string_view name,
-                                               bool active) = 0;
+  // Templates and components: the usecase::CatalogStore calls (their rules are there), and
+  // catalog_transact, which is transact().
+  core::Status catalog_transact(const std::function<core::Status(usecase::CatalogStore& tx)>& fn) override;
 
   // Quota configuration documents, by name. expected_version as in put_step.
   virtual core::Result<QuotaConfigRecord> put_quota_config(
@@ -476,13 +381,7 @@ class BUDCORE_API Store {
                                                            std::string_view name) = 0;
   virtual core::Result<std::vector<QuotaConfigRecord>> list_quota_configs(const core::Id& tenant) = 0;
 
-  // Usage records and the audit log: append-only.
-  virtual core::Result<UsageRecord> append_usage(const core::Id& tenant, UsageRecord record) = 0;
-  virtual core::Result<Page<UsageRecord>> list_usage(const core::Id& tenant, const UsageQuery& query,
-                                                     const PageRequest& page = {}) = 0;
-  virtual core::Result<AuditEntry> append_audit(const core::Id& tenant, AuditEntry entry) = 0;
-  virtual core::Result<Page<AuditEntry>> list_audit(const core::Id& tenant, const AuditQuery& query,
-                                                    const PageRequest& page = {}) = 0;
+  // Usage records and the audit log: the cost::UsageLedger calls (append-only).
 
   // Fencing (docs/ha.md): with a fence set, every write transaction of this handle first checks
   // it (check_fence), so a leader's writes commit only while it holds the lease at the fence's

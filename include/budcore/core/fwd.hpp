@@ -7,6 +7,8 @@
 
 namespace budcore::core {
 
+struct AuditEntry;
+struct AuditQuery;
 class Clock;
 class SystemClock;
 class VirtualClock;
@@ -23,6 +25,7 @@ class DepthExceeded;
 class Money;
 struct Notification;
 class Notifier;
+struct PageRequest;
 enum class QuantityFormat : std::uint8_t;
 class Quantity;
 class ResourceList;

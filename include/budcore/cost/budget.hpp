@@ -27,15 +27,15 @@
 #include <utility>
 #include <vector>
 
-#include "budcore/core/notifier.hpp"
-#include "budcore/backend/store.hpp"
 #include "budcore/core/id.hpp"
 #include "budcore/core/money.hpp"
+#include "budcore/core/notifier.hpp"
 #include "budcore/core/result.hpp"
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
 #include "budcore/cost/metering.hpp"
 #include "budcore/cost/price_book.hpp"
+#include "budcore/cost/usage_ledger.hpp"
 #include "budcore/export.h"
 #include "budcore/job/job.hpp"
 
@@ -77,7 +77,7 @@ struct BUDCORE_API BudgetSet {
   core::Value to_value() const;
 };
 
-// Where spend comes from: the Store's usage records, or records in memory.
+// Where spend comes from: a ledger's usage records (a Store's), or records in memory.
 class BUDCORE_API SpendSource {
  public:
   virtual ~SpendSource() = default;
@@ -85,10 +85,10 @@ class BUDCORE_API SpendSource {
   virtual core::Result<core::Money> spent(const Budget& budget, core::Timestamp from, core::Timestamp to) = 0;
 };
 
-// Spend from a Store (records whose start is at most a day before `from` are looked at, so a
+// Spend from a ledger (records whose start is at most a day before `from` are looked at, so a
 // record crossing the period's start counts in part). `book` converts currencies; both must
 // outlive the source.
-BUDCORE_API std::unique_ptr<SpendSource> store_spend(backend::Store& store, const PriceBook& book);
+BUDCORE_API std::unique_ptr<SpendSource> store_spend(UsageLedger& store, const PriceBook& book);
 // Spend from records in memory (they must outlive the source).
 BUDCORE_API std::unique_ptr<SpendSource> usage_spend(std::span<const Usage> usage, const PriceBook& book);
 
@@ -150,7 +150,7 @@ BUDCORE_API core::Value to_value(const BudgetDecision& d);
 // seconds; a service without either for a month) and checks it against the budgets that
 // cover its tenant and project, with spend read from `store`. The decision's estimate is the
 // job's; deny with decision.error() (ErrorCode::BudgetExceeded).
-BUDCORE_API core::Result<BudgetDecision> admit_job(const BudgetSet& set, backend::Store& store, const PriceBook& book,
+BUDCORE_API core::Result<BudgetDecision> admit_job(const BudgetSet& set, UsageLedger& store, const PriceBook& book,
                                                    const job::Job& job, core::Timestamp now);
 
 // ---- alerts ------------------------------------------------------------------------------
@@ -174,15 +174,15 @@ BUDCORE_API core::Value to_value(const BudgetAlert& a);
 // the alerts before it were recorded.
 class BUDCORE_API BudgetMonitor {
  public:
-  BudgetMonitor(backend::Store& store, core::Notifier& notifier, const PriceBook& book);
+  BudgetMonitor(UsageLedger& store, core::Notifier& notifier, const PriceBook& book);
   // The alerts raised by this call.
   core::Result<std::vector<BudgetAlert>> evaluate(const BudgetSet& set, core::Timestamp now);
   // Budgets with stop_running whose spend has passed their amount: the scopes whose running
-  // jobs the platform should stop (passed_stop_running with the Store's spend).
+  // jobs the platform should stop (passed_stop_running with the ledger's spend).
   core::Result<std::vector<const Budget*>> stop_running_scopes(const BudgetSet& set, core::Timestamp now);
 
  private:
-  backend::Store& store_;
+  UsageLedger& store_;
   core::Notifier& notifier_;
   const PriceBook& book_;
 };

@@ -63,5 +63,8 @@ struct GpuTypeUsage;
 struct BillingPeriod;
 struct UsageColumns;
 struct ColumnRollupRow;
+struct UsageRecord;
+struct UsageQuery;
+class UsageLedger;
 
 }  // namespace budcore::cost

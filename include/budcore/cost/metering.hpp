@@ -3,8 +3,8 @@
 // The platform reports a running interval of a job on its allocation (UsageInterval: job,
 // start, end, GPU type and count, sharing mode, MIG profile, tier, ...). meter() prices it
 // against a PriceBook into a Usage record (a UsageRecord: gpu-seconds, GPU
-// memory GB-seconds, tokens, computed cost) and record_usage() appends it to the Store
-// (Store::append_usage; the record's `data` is Usage::to_value()). job_actual_cost() and
+// memory GB-seconds, tokens, computed cost) and record_usage() appends it to a UsageLedger
+// (a backend::Store; the record's `data` is Usage::to_value()). job_actual_cost() and
 // pipeline_actual_cost() add a job's or a pipeline run's records back up.
 //
 // Pricing per record: gpu = gpu_count x seconds at gpu_hour[type][tier] x the sharing mode's
@@ -22,7 +22,6 @@
 #include <string>
 #include <vector>
 
-#include "budcore/backend/store.hpp"
 #include "budcore/core/id.hpp"
 #include "budcore/core/money.hpp"
 #include "budcore/core/quantity.hpp"
@@ -30,6 +29,7 @@
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
 #include "budcore/cost/price_book.hpp"
+#include "budcore/cost/usage_ledger.hpp"
 #include "budcore/export.h"
 #include "budcore/job/job.hpp"
 
@@ -125,17 +125,17 @@ BUDCORE_API core::Result<std::vector<Usage>> parse_usage_text(std::string_view t
 inline constexpr std::size_t kMaxDocumentBytes = 16u << 20;
 inline constexpr std::size_t kMaxUsageBytes = 1u << 30;
 
-// The Store form: job_id, start and end as columns, the rest in data.
-BUDCORE_API backend::UsageRecord to_record(const Usage& usage);
-BUDCORE_API core::Result<Usage> from_record(const backend::UsageRecord& record);
+// The ledger's form: job_id, start and end as columns, the rest in data.
+BUDCORE_API UsageRecord to_record(const Usage& usage);
+BUDCORE_API core::Result<Usage> from_record(const UsageRecord& record);
 
-// meter() + Store::append_usage for interval.tenant_id; returns the stored record (seq set).
-BUDCORE_API core::Result<Usage> record_usage(backend::Store& store, const PriceBook& book, const UsageInterval& interval);
+// meter() + UsageLedger::append_usage for interval.tenant_id; returns the stored record (seq set).
+BUDCORE_API core::Result<Usage> record_usage(UsageLedger& store, const PriceBook& book, const UsageInterval& interval);
 
 // Every usage record of `tenant` matching the query, oldest first (all pages). At most
 // max_records (Invalid beyond it: narrow the time range).
-BUDCORE_API core::Result<std::vector<Usage>> load_usage(backend::Store& store, const core::Id& tenant,
-                                                        const backend::UsageQuery& query = {},
+BUDCORE_API core::Result<std::vector<Usage>> load_usage(UsageLedger& store, const core::Id& tenant,
+                                                        const UsageQuery& query = {},
                                                         std::size_t max_records = 10'000'000);
 
 // What a set of records adds up to.
@@ -159,13 +159,13 @@ BUDCORE_API core::Result<CostSummary> summarize(std::span<const Usage> usage);
 BUDCORE_API core::Value to_value(const CostSummary& summary);
 
 // Actual cost of a job from its usage records (job_id index of the store).
-BUDCORE_API core::Result<CostSummary> job_actual_cost(backend::Store& store, const core::Id& tenant,
+BUDCORE_API core::Result<CostSummary> job_actual_cost(UsageLedger& store, const core::Id& tenant,
                                                       const core::Id& job_id);
 // Actual cost of a pipeline run: every record whose pipeline_id is the run's, optionally
 // within [from, to) to bound the scan.
-BUDCORE_API core::Result<CostSummary> pipeline_actual_cost(backend::Store& store, const core::Id& tenant,
+BUDCORE_API core::Result<CostSummary> pipeline_actual_cost(UsageLedger& store, const core::Id& tenant,
                                                            const core::Id& pipeline_id,
-                                                           const backend::UsageQuery& range = {});
+                                                           const UsageQuery& range = {});
 
 // The job-level budget_limit (the job fails when its cost exceeds it): BudgetExceeded
 // naming "budget_limit" when `actual` (converted to the job's currency through `book`) is above

@@ -1,5 +1,6 @@
-// The component registry and the use-case templates kept in a Store (SQLite or PostgreSQL):
-// versioned components, and templates shipped with the system beside each tenant's own.
+// The component registry and the use-case templates kept in a CatalogStore (a backend::Store,
+// SQLite or PostgreSQL): versioned components, and templates shipped with the system beside
+// each tenant's own.
 //
 // - ComponentCatalog: create, update (a new default version), versions with a default, soft
 //   delete / restore, search by category and tags, and the registry a Resolver reads.
@@ -11,7 +12,7 @@
 // Every write validates first (the schema; for templates also the checks a Resolver makes
 // without parameters, against the components the tenant sees) and writes nothing when
 // invalid. A catalog object is a view: the tenant's own items plus the system items; the
-// system tenant (backend::system_tenant()) writes the system ones. Thread-safety: as the Store.
+// system tenant (core::system_tenant()) writes the system ones. Thread-safety: as the CatalogStore.
 #pragma once
 
 #include <optional>
@@ -19,12 +20,13 @@
 #include <string_view>
 #include <vector>
 
-#include "budcore/backend/store.hpp"
 #include "budcore/core/id.hpp"
 #include "budcore/core/result.hpp"
+#include "budcore/core/tenant.hpp"
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
 #include "budcore/export.h"
+#include "budcore/usecase/catalog_store.hpp"
 #include "budcore/usecase/component.hpp"
 #include "budcore/usecase/registry.hpp"
 #include "budcore/usecase/resolver.hpp"
@@ -40,7 +42,7 @@ struct ComponentSearch {
 
 class BUDCORE_API ComponentCatalog {
  public:
-  ComponentCatalog(backend::Store& store, core::Id tenant) : store_(store), tenant_(tenant) {}
+  ComponentCatalog(CatalogStore& store, core::Id tenant) : store_(store), tenant_(tenant) {}
 
   // The first version of a new component (AlreadyExists when the tenant has this id).
   core::Result<ComponentVersion> create(const ComponentDefinition& component);
@@ -63,7 +65,7 @@ class BUDCORE_API ComponentCatalog {
 
  private:
   core::Result<ComponentVersion> put(const ComponentDefinition& component, bool make_default);
-  backend::Store& store_;
+  CatalogStore& store_;
   core::Id tenant_;
 };
 
@@ -93,7 +95,7 @@ struct TemplateSearch {
 
 class BUDCORE_API TemplateCatalog {
  public:
-  TemplateCatalog(backend::Store& store, core::Id tenant) : store_(store), tenant_(tenant) {}
+  TemplateCatalog(CatalogStore& store, core::Id tenant) : store_(store), tenant_(tenant) {}
 
   // A user template (AlreadyExists when the tenant has this id; a system template of the same
   // id is shadowed for this tenant). Invalid naming the first problem when it does not
@@ -119,7 +121,7 @@ class BUDCORE_API TemplateCatalog {
 
  private:
   core::Result<TemplateRecord> put(const UseCaseTemplate& tmpl, bool make_default, std::string source);
-  backend::Store& store_;
+  CatalogStore& store_;
   core::Id tenant_;
 };
 
@@ -138,7 +140,7 @@ struct BUDCORE_API SyncReport {
 // startup rule per item: new id -> insert; same version -> skip; another version -> store it (or
 // reuse it when stored before) and make it the default). Templates are validated against
 // `components` first; on any problem nothing is written.
-BUDCORE_API core::Result<SyncReport> sync_system_catalog(backend::Store& store, const ComponentRegistry& components,
+BUDCORE_API core::Result<SyncReport> sync_system_catalog(CatalogStore& store, const ComponentRegistry& components,
                                                          const std::vector<TemplateFile>& templates);
 
 }  // namespace budcore::usecase

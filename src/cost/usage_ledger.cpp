@@ -1,0 +1,8 @@
+// The UsageLedger's one out-of-line member, so its vtable has one home.
+#include "budcore/cost/usage_ledger.hpp"
+
+namespace budcore::cost {
+
+UsageLedger::~UsageLedger() = default;
+
+}  // namespace budcore::cost
