@@ -134,7 +134,7 @@ class PyCompanion {
 void bind_kueue(py::module_& m) {
   py::class_<PyCompanion>(m, "KueueCompanionHandle", "The C++ companion controller; use budcore.kueue.Companion.")
       .def("sync_once", &PyCompanion::sync_once,
-           "One pass: returns {leader, identity?, admission_checks, written, metering_errors}.")
+           "One pass: returns {leader, identity?, admission_checks, written, retrying}.")
       .def("run", &PyCompanion::run, py::arg("on_event") = py::none(),
            "Runs until stop() (another thread), on_event returning False, or a signal (Ctrl-C raises).")
       .def("stop", &PyCompanion::stop, "Asks a running run() to return; safe from any thread.")

@@ -65,7 +65,7 @@ func OpenKueueCompanion(config, kubeconfigPath, storeURI string) (*KueueCompanio
 }
 
 // SyncOnce makes one pass (the command's --once) and returns {"leader", "identity"?,
-// "admission_checks", "written", "metering_errors"}.
+// "admission_checks", "written", "retrying"}.
 func (c *KueueCompanion) SyncOnce() (string, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

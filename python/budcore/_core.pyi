@@ -1069,7 +1069,7 @@ class KueueCompanionHandle:
         """
     def sync_once(self) -> typing.Any:
         """
-        One pass: returns {leader, identity?, admission_checks, written, metering_errors}.
+        One pass: returns {leader, identity?, admission_checks, written, retrying}.
         """
     @property
     def closed(self) -> bool:

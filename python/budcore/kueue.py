@@ -78,7 +78,7 @@ class Companion:
         """One pass (``--once``): with leader election one attempt at the Lease, then the
         AdmissionChecks marked Active, every Workload listed, its runs metered and its pending
         checks answered, and the Lease released. Returns ``{"leader", "identity"?,
-        "admission_checks", "written", "metering_errors"}``; ``leader`` is False (and nothing
+        "admission_checks", "written", "retrying"}``; ``leader`` is False (and nothing
         written) when another replica holds the Lease."""
         return self._handle.sync_once()
 

@@ -66,7 +66,7 @@ int run_once(companion::Runner& r) {
   core::List names(pass->admission_checks.begin(), pass->admission_checks.end());
   print_line(core::Map{{"event", "started"}, {"admission_checks", std::move(names)}, {"store", r.store_uri()}});
   for (const auto& x : pass->written) print_line(written_json(x));
-  for (const auto& e : pass->metering_errors) print_retrying(e);
+  for (const auto& e : pass->retrying) print_retrying(e);
   return kExitOk;
 }
 

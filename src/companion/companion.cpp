@@ -108,7 +108,9 @@ struct Companion::Impl {
   std::map<std::string, OpenSegment> open_segments;  // uid -> its run not yet metered
   std::set<std::string> metered;                      // segment keys whose rows are in the Store
   std::size_t swept_at_relists = 0;                   // the relist after which gone Workloads were closed
-  std::vector<Error> metering_errors;                 // since the caller last took them
+  // Background work that failed since the caller last took them (metering a run, refreshing
+  // the estimates): each is tried again later and does not stop the decisions.
+  std::vector<Error> retrying;
   std::atomic<bool> stopping{false};
   // Ends the watch request early: set by stop() and by the first event of a request, so that
   // a change is reconciled as soon as it arrives rather than when the request times out.
@@ -123,7 +125,6 @@ struct Companion::Impl {
   std::optional<core::Timestamp> estimated_at;
   bool estimates_stale = true;
   std::optional<core::Timestamp> estimates_valid_until;
-  std::vector<Error> estimate_errors;  // since the caller last took them
   // The owning Job's annotations per Workload uid (a GET each, once: they carry the expected
   // duration and rarely change).
   OwnerAnnotations owners;
@@ -419,7 +420,7 @@ struct Companion::Impl {
   }
 
   void note(core::Status st) {
-    if (!st) metering_errors.push_back(std::move(st).error());
+    if (!st) retrying.push_back(std::move(st).error());
   }
 
   // After a full list: runs kept open whose Workload is gone were deleted while no companion
@@ -610,7 +611,10 @@ struct Companion::Impl {
     if (!due) return;
     if (estimated_at && now < *estimated_at + core::Duration::seconds(config.estimates.refresh_seconds)) return;
     auto n = refresh_estimates(now);
-    if (!n) estimate_errors.push_back(std::move(n).error());
+    if (n) return;
+    Error e = std::move(n).error();
+    e.message = "refreshing the estimates: " + e.message;  // the same channel carries metering's errors
+    retrying.push_back(std::move(e));
   }
 
   core::Result<std::vector<Written>> reconcile(const Value& wl) {
@@ -757,7 +761,7 @@ core::Result<std::vector<Written>> Companion::sync(std::int64_t timeout_seconds)
   if (!end && !m.cut.load()) return std::move(end).error();
   // Metered before deciding, so that the budget check sees the runs that just ended. A run
   // that cannot be metered stays open in the Store and is tried again; it does not stop the
-  // decisions (the errors go to take_metering_errors()).
+  // decisions (the errors go to take_retrying()).
   core::Timestamp now = m.clock->now();
   for (const auto& wl : changed) m.note(m.meter_workload(wl, now));
   for (const auto& wl : deleted) m.note(m.meter_deleted(wl, now));
@@ -803,9 +807,7 @@ void Companion::run(const std::function<void(const Written&)>& on_written,
     }
     if (on_written)
       for (const auto& x : *w) on_written(x);
-    for (auto& e : take_metering_errors())
-      if (on_error && e.code != core::ErrorCode::NotLeader) on_error(e);
-    for (auto& e : take_estimate_errors())
+    for (auto& e : take_retrying())
       if (on_error && e.code != core::ErrorCode::NotLeader) on_error(e);
   }
   lease_stop.store(true);
@@ -825,7 +827,7 @@ LeaderElector* Companion::leader() noexcept { return impl_->elector.get(); }
 
 std::uint64_t Companion::writes() const noexcept { return impl_->writes.load(); }
 
-std::vector<core::Error> Companion::take_metering_errors() { return std::exchange(impl_->metering_errors, {}); }
+std::vector<core::Error> Companion::take_retrying() { return std::exchange(impl_->retrying, {}); }
 
 std::size_t Companion::open_segments() const noexcept { return impl_->open_segments.size(); }
 
@@ -835,6 +837,5 @@ core::Result<std::size_t> Companion::refresh_estimates() {
   return m.refresh_estimates(m.clock->now());
 }
 
-std::vector<core::Error> Companion::take_estimate_errors() { return std::exchange(impl_->estimate_errors, {}); }
 
 }  // namespace budcore::companion

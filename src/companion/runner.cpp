@@ -42,12 +42,12 @@ core::Value to_value(const Pass& p) {
   core::List checks(p.admission_checks.begin(), p.admission_checks.end());
   core::List written, errors;
   for (const auto& w : p.written) written.push_back(to_value(w));
-  for (const auto& e : p.metering_errors) errors.push_back(core::to_value(e));
+  for (const auto& e : p.retrying) errors.push_back(core::to_value(e));
   core::Map m{{"leader", p.leader}};
   if (!p.identity.empty()) m.set("identity", p.identity);
   m.set("admission_checks", std::move(checks));
   m.set("written", std::move(written));
-  m.set("metering_errors", std::move(errors));
+  m.set("retrying", std::move(errors));
   return m;
 }
 
@@ -89,7 +89,7 @@ core::Result<Pass> Runner::sync_once() {
   }
   BUDCORE_TRY_ASSIGN(pass.admission_checks, companion_->activate_checks());
   BUDCORE_TRY_ASSIGN(pass.written, companion_->sync(1));
-  pass.metering_errors = companion_->take_metering_errors();
+  pass.retrying = companion_->take_retrying();
   if (leader != nullptr) BUDCORE_TRY(leader->release());
   return pass;
 }

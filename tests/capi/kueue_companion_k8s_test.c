@@ -60,7 +60,7 @@ int main(void) {
   CHECK(budcore_kueue_companion_sync_once(&out, c) == BUDCORE_OK);
   printf("pass: %s\n", out.ptr != NULL ? out.ptr : budcore_error_last()->message);
   CHECK(out.ptr != NULL && strstr(out.ptr, "\"leader\":true") != NULL);
-  CHECK(out.ptr != NULL && strstr(out.ptr, "\"admission_checks\":[],\"written\":[],\"metering_errors\":[]") != NULL);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"admission_checks\":[],\"written\":[],\"retrying\":[]") != NULL);
   CHECK(out.ptr != NULL && strstr(out.ptr, id) != NULL);
   budcore_buf_dispose(&out);
 

@@ -24,7 +24,7 @@ def test_one_pass_then_a_run_until_stopped(tmp_path):
                                  store=f"sqlite:{tmp_path}/companion.db") as c:
         p = c.sync_once()
         assert p["leader"] is True and p["identity"] == ident
-        assert p["admission_checks"] == [] and p["written"] == [] and p["metering_errors"] == []
+        assert p["admission_checks"] == [] and p["written"] == [] and p["retrying"] == []
         stopper = threading.Timer(1.5, c.stop)
         stopper.start()
         started = time.monotonic()

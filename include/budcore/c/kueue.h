@@ -58,7 +58,7 @@ BUDCORE_API int budcore_kueue_companion_open(budcore_kueue_companion **out, cons
  * into the Store and its pending checks answered; the Lease released. Writes {"leader": false
  * when another replica holds the Lease (nothing written), "identity"? (with leader election),
  * "admission_checks": [...], "written": [<decision with "workload", "admission_check">...],
- * "metering_errors": [{"code", "message", "field", "value"}...]}. Errors: BUDCORE_EIO (the
+ * "retrying": [{"code", "message", "field", "value"}...]}. Errors: BUDCORE_EIO (the
  * cluster or the Store), BUDCORE_ESECURITY (refused by the cluster's RBAC).
  * Thread-safety: not concurrently with other calls on the handle (but _stop). */
 BUDCORE_API int budcore_kueue_companion_sync_once(budcore_buf *out, budcore_kueue_companion *companion);

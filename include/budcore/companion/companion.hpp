@@ -310,9 +310,12 @@ class BUDCORE_API Companion {
   LeaderElector* leader() noexcept;
   // Writes made (Workloads, AdmissionChecks, Store records): each passed the leadership gate.
   std::uint64_t writes() const noexcept;
-  // Runs that could not be metered since the last call (a GPU type missing from the price book,
-  // a Store error); each stays open in the Store and is metered again on the next sync().
-  std::vector<core::Error> take_metering_errors();
+  // Background work of sync() that failed since the last call and is tried again, without
+  // stopping the decisions: a run that could not be metered (a GPU type missing from the price
+  // book, a Store error; it stays open in the Store and is metered again on the next sync()),
+  // and a refresh of the estimates that failed (its message says so; e.g. no RBAC rule to list
+  // ClusterQueues; the next due refresh tries again).
+  std::vector<core::Error> take_retrying();
   // Runs seen going on (or ended but not yet priced) whose usage rows are not written yet.
   std::size_t open_segments() const noexcept;
   // With estimates enabled: reads the Kueue quota objects, estimates every pending Workload
@@ -320,9 +323,6 @@ class BUDCORE_API Companion {
   // Returns how many it patched. sync() calls it after Workload events or when an expected
   // start or end has passed, at most once per refresh_seconds; a first sync() lists Workloads.
   core::Result<std::size_t> refresh_estimates();
-  // Refreshes of the estimates that failed since the last call (e.g. no RBAC rule to list
-  // ClusterQueues); the next due refresh tries again.
-  std::vector<core::Error> take_estimate_errors();
 
  private:
   struct Impl;

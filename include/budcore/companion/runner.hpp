@@ -47,12 +47,12 @@ struct Pass {
   std::string identity;  // with leader election: this replica's
   std::vector<std::string> admission_checks;  // ours, marked Active
   std::vector<Written> written;
-  std::vector<core::Error> metering_errors;  // runs kept to be metered on a later pass
+  std::vector<core::Error> retrying;  // background work tried again on a later pass (Companion::take_retrying)
 };
 
 // {"workload", "admission_check", "check", "state", "message", ...}: the decision's fields too.
 BUDCORE_API core::Value to_value(const Written& w);
-// {"leader", "identity"?, "admission_checks", "written": [...], "metering_errors": [{"code", "message", "field", "value"}]}.
+// {"leader", "identity"?, "admission_checks", "written": [...], "retrying": [{"code", "message", "field", "value"}]}.
 BUDCORE_API core::Value to_value(const Pass& p);
 
 class BUDCORE_API Runner {

@@ -89,7 +89,7 @@ impl Companion {
     }
 
     /// One pass (the command's `--once`): `{"leader", "identity"?, "admission_checks",
-    /// "written", "metering_errors"}`.
+    /// "written", "retrying"}`.
     pub fn sync_once(&self) -> Result<String, Error> {
         let mut out = Buf::new();
         // SAFETY: a live handle and an empty buf.

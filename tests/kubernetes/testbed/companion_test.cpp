@@ -142,11 +142,13 @@ class CompanionTestbedTest : public ::testing::Test {
     return once_with(BUDCORE_BINARY_DIR "/companion_testbed/" + sfx + ".yaml", config_text() + extra_config);
   }
 
-  // `budcore kueue companion --once` with the configuration text written to cfg: its exit code and output.
-  std::pair<int, std::string> once_with(const std::string& cfg, const std::string& text) {
+  // `budcore kueue companion --once` with the configuration text written to cfg: its exit code
+  // and output (stdout and stderr), connected with the admin's kubeconfig unless given another.
+  std::pair<int, std::string> once_with(const std::string& cfg, const std::string& text, std::string kubeconfig = {}) {
     std::ofstream(cfg) << text;
+    if (kubeconfig.empty()) kubeconfig = tb->kubeconfig();
     std::string cmd = std::string(BUDCORE_BINARY_DIR) + "/bin/budcore kueue companion --once --config " + cfg +
-                      " --kubeconfig " + tb->kubeconfig() + " --store " + store_uri + " 2>&1";
+                      " --kubeconfig " + kubeconfig + " --store " + store_uri + " 2>&1";
     std::string out;
     FILE* pipe = popen(cmd.c_str(), "r");
     if (pipe == nullptr) return {-1, out};
@@ -798,6 +800,57 @@ TEST_F(CompanionTestbedTest, TheDeployRbacIsEnoughForTheServiceAccount) {
   EXPECT_EQ(read_lease(*lease).holder, "") << "released with the ServiceAccount's rights";
 }
 
+// `--once` reports the background work it will retry, the estimates' refresh included: run as a
+// ServiceAccount that may do everything the companion needs but list the Kueue quota objects,
+// it answers the pending checks and prints the refused refresh as a `retrying` line.
+TEST_F(CompanionTestbedTest, OncePrintsARefusedEstimatesRefreshAsRetrying) {
+  const std::string sa = "no-quota-" + sfx;
+  auto rules = core::parse_yaml(R"(
+- {apiGroups: [kueue.x-k8s.io], resources: [workloads], verbs: [get, list, watch, patch]}
+- {apiGroups: [kueue.x-k8s.io], resources: [workloads/status, admissionchecks/status], verbs: [patch]}
+- {apiGroups: [kueue.x-k8s.io], resources: [admissionchecks], verbs: [list]}
+- {apiGroups: [batch], resources: [jobs], verbs: [get]}
+)");
+  ASSERT_TRUE(rules) << rules.error().describe();
+  const kubernetes::Resource sas{"", "v1", "serviceaccounts", "ServiceAccount", true};
+  const kubernetes::Resource roles{"rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false};
+  const kubernetes::Resource bindings{"rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false};
+  create(sas, ns, Map{{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", Map{{"name", sa}, {"namespace", ns}}}});
+  create(roles, "", Map{{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRole"},
+                        {"metadata", Map{{"name", sa}}}, {"rules", *rules}});
+  create(bindings, "",
+         Map{{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRoleBinding"}, {"metadata", Map{{"name", sa}}},
+             {"roleRef", Map{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", sa}}},
+             {"subjects", List{Map{{"kind", "ServiceAccount"}, {"name", sa}, {"namespace", ns}}}}});
+  auto body = client->request("POST", "/api/v1/namespaces/" + ns + "/serviceaccounts/" + sa + "/token",
+                              R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}})");
+  ASSERT_TRUE(body) << body.error().describe();
+  auto tr = core::parse_json(*body);
+  ASSERT_TRUE(tr);
+  const std::string dir = BUDCORE_BINARY_DIR "/companion_testbed/";
+  const std::string ca = dir + sa + "-ca.pem", kubeconfig = dir + sa + ".kubeconfig";
+  std::ofstream(ca) << tb->config().ca_pem;
+  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: sa\n"
+                            << "clusters: [{name: tb, cluster: {server: \"" << tb->config().server
+                            << "\", certificate-authority: \"" << ca << "\"}}]\n"
+                            << "users: [{name: sa, user: {token: \"" << tr->find_path("status.token")->as_string() << "\"}}]\n"
+                            << "contexts: [{name: sa, context: {cluster: tb, user: sa}}]\n";
+
+  queues(2);
+  const std::string estimates = "estimates: {enabled: true, refresh_seconds: 1}\n";
+  auto [rc, out] = once_with(dir + sfx + "-no-quota.yaml", config_text() + estimates, kubeconfig);
+  ASSERT_EQ(rc, 0) << out;
+  job("noq", Map{{"budcore.io/expected-duration", "1h"}});
+  Value w = wait_workload("noq", [&](const Value& v) { return says(v, "\"state\":\"Pending\"") && says(v, window_check); });
+  ASSERT_TRUE(says(w, window_check)) << core::to_json(w);
+  std::tie(rc, out) = once_with(dir + sfx + "-no-quota.yaml", config_text() + estimates, kubeconfig);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("\"state\":\"Ready\""), std::string::npos) << "the checks are answered: " << out;
+  EXPECT_NE(out.find("{\"event\":\"retrying\""), std::string::npos) << out;
+  EXPECT_NE(out.find("refreshing the estimates: "), std::string::npos) << out;
+  EXPECT_NE(out.find("\"code\":\"security\""), std::string::npos) << out;
+}
+
 // `--once` with leader election: while another replica holds the Lease it writes nothing (the
 // checks stay inactive); with the Lease free it takes it, answers and releases it.
 TEST_F(CompanionTestbedTest, TheCommandLineWritesOnlyWithTheLease) {
@@ -971,7 +1024,7 @@ TEST_F(CompanionMeteringTest, EveryRunIsMeteredIntoUsageRowsAndTheBudgetCheckCou
   expect_row(ra.at(0), a, 4);
   expect_row(rb.at(0), b, 1);
   EXPECT_EQ(companion->open_segments(), 0u);
-  EXPECT_TRUE(companion->take_metering_errors().empty());
+  EXPECT_TRUE(companion->take_retrying().empty());
 
   // Cost reports read the same rows: the budget's status counts tenant A's run.
   auto r = reader();
@@ -1063,7 +1116,7 @@ TEST_F(CompanionMeteringTest, AnEvictedWorkloadIsMeteredOncePerAdmission) {
   auto two = rows(kTenantB);
   expect_row(two[1], done, 1);
   EXPECT_NE(two[0].interval.labels.at(std::string(kSegmentLabel)), two[1].interval.labels.at(std::string(kSegmentLabel)));
-  EXPECT_TRUE(companion->take_metering_errors().empty());
+  EXPECT_TRUE(companion->take_retrying().empty());
 }
 
 // A companion that ends mid-run (each `--once` process exits with the run still going) meters
