@@ -53,7 +53,8 @@ void SqlStore::flush_deferred() {
 Status SqlStore::send_deferred_jobs() {
   const std::vector<DeferredJobWrite>& rows = deferred_.jobs;
   if (rows.empty()) return {};
-  std::vector<std::string> project, cluster, status, type, source, updated, doc, name, priority, count, tenant, id, expected;
+  std::vector<std::string> project, cluster, status, type, source, updated, doc, name, priority, count, tenant, id, expected,
+      writes;
   std::vector<std::optional<std::string>> pipeline, gpu_type;
   for (const DeferredJobWrite& w : rows) {
     project.push_back(w.project);
@@ -71,24 +72,25 @@ Status SqlStore::send_deferred_jobs() {
     tenant.push_back(w.tenant);
     id.push_back(w.id);
     expected.push_back(std::to_string(w.expected_version));
+    writes.push_back(std::to_string(w.writes));
   }
   const std::string a[] = {pg_text_array(project), pg_text_array(cluster), pg_nullable_text_array(pipeline),
                            pg_text_array(status), pg_text_array(type), pg_text_array(source), pg_text_array(updated),
                            pg_text_array(doc), pg_text_array(name), pg_text_array(priority),
                            pg_nullable_text_array(gpu_type), pg_text_array(count), pg_text_array(tenant),
-                           pg_text_array(id), pg_text_array(expected)};
+                           pg_text_array(id), pg_text_array(expected), pg_text_array(writes)};
   std::vector<SqlParam> p(std::begin(a), std::end(a));
   // Each row a compare-and-set: fewer rows changed than sent means another writer got there.
   const std::string what = rows.size() == 1 ? "job " + rows.front().id : "one of " + std::to_string(rows.size()) + " jobs";
   return s_->conn->execute_later(
       "UPDATE jobs AS j SET project_id = u.project_id, cluster_id = u.cluster_id, pipeline_id = u.pipeline_id, "
       "status = u.status, job_type = u.job_type, source = u.source, updated_ns = u.updated_ns, doc = u.doc, "
-      "name = u.name, priority = u.priority, gpu_type = u.gpu_type, gpu_count = u.gpu_count, version = j.version + 1 "
+      "name = u.name, priority = u.priority, gpu_type = u.gpu_type, gpu_count = u.gpu_count, version = j.version + u.writes "
       "FROM unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), "
       "CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), "
-      "CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[])) "
+      "CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) "
       "AS u(project_id, cluster_id, pipeline_id, status, job_type, source, updated_ns, doc, name, priority, gpu_type, "
-      "gpu_count, tenant_id, id, expected) "
+      "gpu_count, tenant_id, id, expected, writes) "
       "WHERE j.tenant_id = u.tenant_id COLLATE \"C\" AND j.id = u.id COLLATE \"C\" AND j.version = u.expected",
       p, LaterCheck{static_cast<std::int64_t>(rows.size()), what});
 }
@@ -284,16 +286,27 @@ Result<JobRecord> SqlStore::save_job(const core::Id& tenant, job::Job job, std::
   std::string pipeline = job.pipeline_id ? job.pipeline_id->to_string() : std::string();
   std::int64_t updated = job.updated_at ? job.updated_at->unix_nanos() : s_->clock->now().unix_nanos();
   if (defers()) {
-    // A second write of one job in a transaction goes after the first: one statement cannot
-    // update a row twice.
-    if (deferred_.job_keys.count({tid, id}) > 0) flush_deferred();
-    deferred_.job_keys.emplace(tid, id);
-    deferred_.jobs.push_back(DeferredJobWrite{
-        tid, id, std::move(project), std::move(cluster),
-        job.pipeline_id ? std::optional<std::string>(std::move(pipeline)) : std::nullopt, job.gpu_type,
-        std::string(job::to_string(job.status)), std::string(job::to_string(job.job_type)),
-        std::string(job::to_string(job.source)), std::move(doc), job.name, std::string(job::to_string(job.priority)),
-        updated, job.gpu_count, expected_version});
+    DeferredJobWrite row{tid, id, std::move(project), std::move(cluster),
+                         job.pipeline_id ? std::optional<std::string>(std::move(pipeline)) : std::nullopt, job.gpu_type,
+                         std::string(job::to_string(job.status)), std::string(job::to_string(job.job_type)),
+                         std::string(job::to_string(job.source)), std::move(doc), job.name,
+                         std::string(job::to_string(job.priority)), updated, job.gpu_count, expected_version};
+    if (auto at = deferred_.job_rows.find({tid, id}); at != deferred_.job_rows.end()) {
+      DeferredJobWrite& earlier = deferred_.jobs[at->second];
+      if (earlier.expected_version + earlier.writes == expected_version) {
+        // The job written again on top of its write in this transaction (admitted, started and
+        // ended in one commit batch): one row update carries both, as nobody sees in between.
+        row.expected_version = earlier.expected_version;
+        row.writes = earlier.writes + 1;
+        earlier = std::move(row);
+        return JobRecord{std::move(job), expected_version + 1, std::move(key)};
+      }
+      // Not on top of it: sent after it (one statement cannot update a row twice), where the
+      // compare-and-set refuses it.
+      flush_deferred();
+    }
+    deferred_.job_rows.emplace(std::make_pair(tid, id), deferred_.jobs.size());
+    deferred_.jobs.push_back(std::move(row));
     return JobRecord{std::move(job), expected_version + 1, std::move(key)};
   }
   SqlParam p[] = {project,

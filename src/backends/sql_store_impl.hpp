@@ -227,10 +227,11 @@ struct DeferredJobWrite {
   std::optional<std::string> pipeline, gpu_type;
   std::string status, type, source, doc, name, priority;
   std::int64_t updated_ns = 0, gpu_count = 0, expected_version = 0;
+  std::int64_t writes = 1;  // the job's writes this row carries: its version grows by as many
 };
 struct DeferredWrites {
   std::vector<DeferredJobWrite> jobs;
-  std::set<std::pair<std::string, std::string>> job_keys;  // (tenant, id) in `jobs`
+  std::map<std::pair<std::string, std::string>, std::size_t> job_rows;  // (tenant, id) -> its row in `jobs`
   // (kind, key) -> the document and time to store, or nullopt to delete; the last write wins.
   std::map<std::pair<std::string, std::string>, std::optional<std::pair<std::string, std::int64_t>>> records;
   bool empty() const { return jobs.empty() && records.empty(); }

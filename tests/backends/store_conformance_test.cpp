@@ -1037,6 +1037,47 @@ TEST_P(StoreConformance, AWriteWhoseAnswerWaitsStillFailsItsTransactionWhole) {
   EXPECT_EQ(store().get_job(tenant_a_, rec.job.id)->version, 2);
 }
 
+// A job written again on top of its own write in one transaction (admitted, started and ended
+// in one commit batch) keeps its last document and a version grown by every write, before and
+// after a read in the transaction; a second write on the version the first one replaced is
+// refused, and the transaction with it.
+TEST_P(StoreConformance, AJobWrittenSeveralTimesInOneTransactionKeepsItsLastWriteAndEveryVersion) {
+  auto rec = create(tenant_a_, make_job("a"));
+  auto other = create(tenant_a_, make_job("b"));
+  const std::int64_t v = rec.version;
+  ASSERT_TRUE(store().transact([&](Store& tx) -> core::Status {
+    for (int i = 0; i < 3; ++i) {
+      rec.job.name = "w" + std::to_string(i);
+      BUDCORE_TRY(tx.write_job(tenant_a_, rec.job, v + i));
+    }
+    other.job.name = "once";
+    BUDCORE_TRY(tx.write_job(tenant_a_, other.job, other.version));
+    BUDCORE_TRY_ASSIGN(auto seen, tx.get_job(tenant_a_, rec.job.id));
+    EXPECT_EQ(seen.job.name, "w2");
+    EXPECT_EQ(seen.version, v + 3);
+    rec.job.name = "w3";
+    BUDCORE_TRY(tx.write_job(tenant_a_, rec.job, v + 3));
+    return {};
+  }));
+  auto got = store().get_job(tenant_a_, rec.job.id);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->job.name, "w3");
+  EXPECT_EQ(got->version, v + 4);
+  EXPECT_EQ(store().get_job(tenant_a_, other.job.id)->version, other.version + 1);
+  auto twice = store().transact([&](Store& tx) -> core::Status {
+    rec.job.name = "first";
+    BUDCORE_TRY(tx.write_job(tenant_a_, rec.job, v + 4));
+    rec.job.name = "stale";
+    BUDCORE_TRY(tx.write_job(tenant_a_, rec.job, v + 4));
+    return {};
+  });
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().code, ErrorCode::Conflict);
+  got = store().get_job(tenant_a_, rec.job.id);
+  EXPECT_EQ(got->job.name, "w3");
+  EXPECT_EQ(got->version, v + 4);
+}
+
 TEST_P(StoreConformance, ManyWritesOfJobsAndRecordsInOneTransactionAllApplyInOrder) {
   std::vector<JobRecord> recs;
   for (int i = 0; i < 30; ++i) recs.push_back(create(tenant_a_, make_job("j" + std::to_string(i))));
