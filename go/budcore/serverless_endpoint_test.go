@@ -88,6 +88,9 @@ func TestServerlessWorkerWarmingUpPastItsTimeoutIsCancelled(t *testing.T) {
 			t.Fatalf("want %s in %s (%v)", want, s, err)
 		}
 	}
+	if m, err := p.Metrics(); err != nil || !strings.Contains(m, `budcore_serverless_failed_starts_total{endpoint=`) {
+		t.Fatalf("no failed starts in the metrics: %s (%v)", m, err)
+	}
 	stored, err := p.Get(owner, job)
 	if err != nil || !strings.Contains(stored, `"status":"cancelled"`) || !strings.Contains(stored, "warmup_timeout_seconds") {
 		t.Fatalf("the worker's job: %s (%v)", stored, err)

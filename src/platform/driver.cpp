@@ -3,6 +3,7 @@
 // system-clock Platform.
 #include <algorithm>
 #include <set>
+#include <vector>
 
 #include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
@@ -238,6 +239,13 @@ std::string Platform::metrics() {
         }
     m.metrics.gauge("kueue_pending_workloads", {}, static_cast<double>(m.sim->queued()));
   }
+  // In the order added: a later source reporting the same series (an endpoint reopened) wins.
+  std::erase_if(m.metrics_sources, [&](const MetricsSource& source) {
+    auto samples = source();
+    if (!samples) return true;
+    for (const auto& sample : *samples) (void)m.metrics.report(sample.name, sample.labels, sample.value);
+    return false;
+  });
   return m.metrics.render();
 }
 

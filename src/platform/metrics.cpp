@@ -57,6 +57,14 @@ constexpr Description kDescriptions[] = {
     {"budcore_audit_denials_unrecorded_total", "counter", "Denials not written to the audit log (over the per-tenant bound)."},
     {"budcore_retention_compactions_total", "counter", "Store compactions by retention, by outcome."},
     {"budcore_retention_removed_total", "counter", "Rows retention removed, by log (events, audit, usage)."},
+    {"budcore_serverless_cold_starts_total", "counter", "Worker jobs a serverless endpoint submitted, by endpoint and owner tenant."},
+    {"budcore_serverless_failed_starts_total", "counter", "Workers cancelled because their warm-up passed the warm-up timeout, by endpoint."},
+    {"budcore_serverless_workers_lost_total", "counter", "Worker jobs that ended on their own (failed, stopped by a budget), by endpoint."},
+    {"budcore_serverless_workers_stopped_total", "counter", "Worker jobs cancelled by scaling down, by endpoint."},
+    {"budcore_serverless_preemptions_total", "counter", "Requests sent back to the queue for higher-priority ones, by endpoint."},
+    {"budcore_serverless_workers", "gauge", "An endpoint's workers, by state (queued, starting, ready, busy)."},
+    {"budcore_serverless_queue_depth", "gauge", "Requests waiting in an endpoint's queue."},
+    {"budcore_serverless_in_flight", "gauge", "Requests an endpoint's workers are processing."},
 };
 
 // Seconds: from one second to a week (queue waits and run lengths of GPU jobs).
@@ -121,6 +129,17 @@ void Metrics::gauge(std::string_view name, const Labels& labels, double value) {
 }
 
 void Metrics::clear_gauges() { gauges_.clear(); }
+
+bool Metrics::report(std::string_view name, const Labels& labels, double value) {
+  for (const auto& d : kDescriptions) {
+    if (d.name != name) continue;
+    if (d.type == "counter") counters_[std::string(name)][key(labels)] = value;
+    else if (d.type == "gauge") gauges_[std::string(name)][key(labels)] = value;
+    else return false;
+    return true;
+  }
+  return false;
+}
 
 std::string Metrics::render() {
   if (collector_) collector_(*this);

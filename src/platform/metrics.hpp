@@ -23,6 +23,9 @@ class Metrics {
   // A gauge sample for this render only.
   void gauge(std::string_view name, const Labels& labels, double value);
   void clear_gauges();
+  // A sample whose total or value is kept elsewhere: set as the counter's total or the gauge's
+  // value, by the type the description table gives `name`; false (dropped) for a name not in it.
+  bool report(std::string_view name, const Labels& labels, double value);
 
   // HELP/TYPE lines come from the built-in table of metric descriptions. Calls the collector
   // first, which may add gauges of its own.

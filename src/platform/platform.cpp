@@ -460,6 +460,11 @@ void Platform::add_usage_observer(std::shared_ptr<UsageObserver> observer) {
 
 backend::Store& Platform::store() noexcept { return *impl_->store; }
 
+void Platform::add_metrics_source(MetricsSource source) {
+  std::lock_guard lock(impl_->mu);
+  if (source) impl_->metrics_sources.push_back(std::move(source));
+}
+
 std::shared_ptr<CostControls> Platform::cost_controls() const {
   std::lock_guard lock(impl_->mu);
   return impl_->cost_controls;

@@ -155,6 +155,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
   std::priority_queue<std::pair<std::int64_t, core::Id>, std::vector<std::pair<std::int64_t, core::Id>>, std::greater<>>
       budget_checks;  // (budget_check_ns, job): stale entries skipped
   Metrics metrics;
+  std::vector<MetricsSource> metrics_sources;  // add_metrics_source(): read by metrics(), in order added
 
   std::shared_ptr<backend::Notifier> anchor_notifier;  // security.audit_anchor
   std::int64_t next_anchor_ns = 0;

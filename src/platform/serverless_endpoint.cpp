@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <utility>
 
 #include "budcore/core/int128.hpp"
@@ -72,6 +75,15 @@ struct ServerlessEndpoint::Impl {
   std::int64_t arrivals = 0;
   core::Duration arrived_work;
   std::string last_refusal;
+  // What the platform's metrics() reads (under its own lock, on its caller's thread): copied
+  // after each call that changes the endpoint, so the reader never sees it mid-change. Shared
+  // with the platform's source, which outlives the endpoint (closed: the source is dropped).
+  struct Published {
+    std::mutex mu;
+    std::vector<MetricSample> samples;
+    bool closed = false;
+  };
+  std::shared_ptr<Published> published = std::make_shared<Published>();
 
   Impl(Platform& p, CallContext o, serverless::EndpointConfig c, EndpointOptions opt)
       : platform(p),
@@ -80,6 +92,32 @@ struct ServerlessEndpoint::Impl {
         options(std::move(opt)),
         clock(std::make_shared<PlatformClock>(p)),
         queue(config, clock) {}
+
+  void publish() {
+    const std::vector<std::pair<std::string, std::string>> id{{"endpoint", config.name}, {"tenant", owner.tenant.to_string()}};
+    auto with_state = [&](const char* state) {
+      auto l = id;
+      l.emplace_back("state", state);
+      return l;
+    };
+    auto d = [](std::int64_t v) { return static_cast<double>(v); };
+    int busy = 0;
+    for (const auto& w : workers) busy += !w.running.empty();
+    std::vector<MetricSample> now{
+        {"budcore_serverless_cold_starts_total", id, d(cold_starts)},
+        {"budcore_serverless_failed_starts_total", id, d(failed_starts)},
+        {"budcore_serverless_workers_lost_total", id, d(lost)},
+        {"budcore_serverless_workers_stopped_total", id, d(stopped)},
+        {"budcore_serverless_preemptions_total", id, d(preemptions)},
+        {"budcore_serverless_workers", with_state("queued"), d(count(WorkerState::Queued))},
+        {"budcore_serverless_workers", with_state("starting"), d(count(WorkerState::Starting))},
+        {"budcore_serverless_workers", with_state("ready"), d(count(WorkerState::Ready))},
+        {"budcore_serverless_workers", with_state("busy"), d(busy)},
+        {"budcore_serverless_queue_depth", id, d(queue.depth())},
+        {"budcore_serverless_in_flight", id, d(queue.in_flight())}};
+    std::lock_guard lock(published->mu);
+    published->samples = std::move(now);
+  }
 
   int live() const { return static_cast<int>(workers.size()); }
   int count(WorkerState s) const {
@@ -445,31 +483,63 @@ core::Result<std::unique_ptr<ServerlessEndpoint>> ServerlessEndpoint::open(Platf
   auto impl = std::make_unique<Impl>(platform, std::move(owner), std::move(config), std::move(options));
   BUDCORE_TRY(impl->adopt());
   impl->refresh_capacity();  // an empty pool: admission counts a cold start before the first request
+  impl->publish();
+  platform.add_metrics_source([published = impl->published]() -> std::optional<std::vector<MetricSample>> {
+    std::lock_guard lock(published->mu);
+    if (published->closed) return std::nullopt;
+    return published->samples;
+  });
   return std::unique_ptr<ServerlessEndpoint>(new ServerlessEndpoint(std::move(impl)));
 }
 
 ServerlessEndpoint::ServerlessEndpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-ServerlessEndpoint::~ServerlessEndpoint() = default;
+// Touches only the shared samples, not the platform: closing after the platform is harmless.
+ServerlessEndpoint::~ServerlessEndpoint() {
+  std::lock_guard lock(impl_->published->mu);
+  impl_->published->closed = true;
+}
 
-core::Status ServerlessEndpoint::sync() { return impl_->sync(); }
-core::Result<int> ServerlessEndpoint::scale_to(int desired) { return impl_->scale_to(desired); }
+namespace {
+
+// Runs a call that changes the endpoint, then publishes its metrics (whatever the call returned).
+template <typename Call>
+auto publishing(ServerlessEndpoint::Impl& impl, Call&& call) {
+  auto result = call();
+  impl.publish();
+  return result;
+}
+
+}  // namespace
+
+core::Status ServerlessEndpoint::sync() {
+  return publishing(*impl_, [&] { return impl_->sync(); });
+}
+core::Result<int> ServerlessEndpoint::scale_to(int desired) {
+  return publishing(*impl_, [&] { return impl_->scale_to(desired); });
+}
 core::Result<int> ServerlessEndpoint::autoscale(serverless::AutoscalePolicy& policy) {
-  return impl_->scale_to(policy.desired(impl_->observe_all()));
+  return publishing(*impl_, [&] { return impl_->scale_to(policy.desired(impl_->observe_all())); });
 }
 
 serverless::EnqueueResult ServerlessEndpoint::enqueue(const serverless::Submission& s) {
-  serverless::EnqueueResult r = impl_->queue.enqueue(s);
-  if (r.ok() && !r.deduplicated) {
-    ++impl_->arrivals;
-    impl_->arrived_work = impl_->arrived_work + s.estimated_compute;
-  }
-  return r;
+  return publishing(*impl_, [&] {
+    serverless::EnqueueResult r = impl_->queue.enqueue(s);
+    if (r.ok() && !r.deduplicated) {
+      ++impl_->arrivals;
+      impl_->arrived_work = impl_->arrived_work + s.estimated_compute;
+    }
+    return r;
+  });
 }
 
-core::Result<std::vector<serverless::Assignment>> ServerlessEndpoint::dispatch() { return impl_->dispatch(); }
-core::Status ServerlessEndpoint::complete(serverless::RequestId id) { return impl_->finish(id, std::nullopt); }
+core::Result<std::vector<serverless::Assignment>> ServerlessEndpoint::dispatch() {
+  return publishing(*impl_, [&] { return impl_->dispatch(); });
+}
+core::Status ServerlessEndpoint::complete(serverless::RequestId id) {
+  return publishing(*impl_, [&] { return impl_->finish(id, std::nullopt); });
+}
 core::Status ServerlessEndpoint::fail(serverless::RequestId id, std::string reason) {
-  return impl_->finish(id, std::move(reason));
+  return publishing(*impl_, [&] { return impl_->finish(id, std::move(reason)); });
 }
 core::Result<std::vector<cost::Usage>> ServerlessEndpoint::meter() { return impl_->meter(); }
 

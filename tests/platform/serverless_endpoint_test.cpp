@@ -285,6 +285,29 @@ TEST(ServerlessEndpointTest, AWorkerWarmingUpPastTheWarmupTimeoutIsCancelledAndR
   EXPECT_EQ(f.ep->queue().get(r.id)->status, serverless::QueueStatus::Timeout);
 }
 
+// The endpoint's counters and gauges are in the platform's metrics(), labelled with the endpoint
+// and its owner tenant: a failed start is counted there as in status(). Once the endpoint is
+// closed its gauges leave and its counters keep their totals.
+TEST(ServerlessEndpointTest, ItsCountersAndGaugesAreInThePlatformsMetrics) {
+  Fixture f(kCost, 4, 1, ", warmup_timeout_seconds: 2");
+  ASSERT_TRUE(f.ep->enqueue({"acme", "h1", 10, core::Duration::seconds(5), serverless::Priority::Standard}).ok());
+  ASSERT_TRUE(f.ep->dispatch().value().empty());
+  f.advance(2);  // its warm-up passed the timeout
+  ASSERT_EQ(f.ep->status().failed_starts, 1);
+  const std::string series = "{endpoint=\"" + f.ep->config().name + "\",tenant=\"" + ctx_a().tenant.to_string() + "\"}";
+  std::string text = f.p->metrics();
+  EXPECT_NE(text.find("# TYPE budcore_serverless_failed_starts_total counter\n"), std::string::npos);
+  EXPECT_NE(text.find("budcore_serverless_failed_starts_total" + series + " 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("budcore_serverless_cold_starts_total" + series + " 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("budcore_serverless_queue_depth" + series + " 1\n"), std::string::npos) << text;
+  const std::string ready = series.substr(0, series.size() - 1) + ",state=\"ready\"}";
+  EXPECT_NE(text.find("budcore_serverless_workers" + ready + " 0\n"), std::string::npos) << text;
+  f.ep.reset();
+  text = f.p->metrics();
+  EXPECT_NE(text.find("budcore_serverless_failed_starts_total" + series + " 1\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("budcore_serverless_queue_depth{"), std::string::npos) << text;
+}
+
 // Metered every second, the workers' spend reaches a stop_running budget while they run: the
 // budget stops them at the meter() that passes it ($0.001 per GPU-second, two workers: $0.05
 // after 25 s), not at some later run segment of the platform's own.

@@ -72,6 +72,9 @@ def test_a_worker_warming_up_past_its_timeout_is_cancelled_and_counted(tmp_path)
         s = ep.status()
         assert s["failed_starts"] == 1
         assert first not in [w["job"] for w in s["workers"]]
+        failed = [line for line in p.metrics().splitlines() if line.startswith("budcore_serverless_failed_starts_total{")]
+        assert len(failed) == 1 and failed[0].startswith('budcore_serverless_failed_starts_total{endpoint="chat",tenant="')
+        assert failed[0].endswith('"} 1'), failed
         stored = p.get(first).job
         assert stored.status == "cancelled"
         assert "warmup_timeout_seconds" in stored.status_message

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "budcore/backend/cluster_backend.hpp"
 #include "budcore/backend/store.hpp"
@@ -115,5 +118,19 @@ class BUDCORE_API JobCostMeter {
   virtual bool refresh_stops(core::Timestamp now);
   virtual std::optional<std::string> stop_reason(const core::Id& tenant, const job::Job& job);
 };
+
+// One sample of a metric kept outside the platform (a serverless endpoint's), reported to
+// Platform::metrics() by a source (Platform::add_metrics_source): a metric the platform
+// describes (docs/platform.md "Metrics"), its labels, and its value: a counter's total so far,
+// a gauge's value now.
+struct MetricSample {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> labels;
+  double value = 0;
+};
+// Called by metrics() under the platform's lock, from the thread calling metrics(): it must not
+// call the platform, and must be safe to call while its owner works on another thread. nullopt:
+// the source is gone (its owner closed) and is dropped.
+using MetricsSource = std::function<std::optional<std::vector<MetricSample>>()>;
 
 }  // namespace budcore::platform

@@ -336,6 +336,10 @@ class BUDCORE_API Platform {
   // metered and ended jobs get their actual_cost in the transactions that record them, and a
   // running job whose cost passes its budget_limit is stopped and FAILED (BudgetExceeded). Running jobs are checked from now on, including those restored on open.
   void set_job_cost_meter(std::shared_ptr<JobCostMeter> meter);
+  // Adds a source of metrics kept outside the platform (a serverless endpoint adds its own): its
+  // samples join metrics() under their names; a name the platform does not describe is left
+  // out. A source that answers nullopt is dropped; its counters keep the last totals it gave.
+  void add_metrics_source(MetricsSource source);
   // The CostControls attached on open from the config's `cost` section (null without one).
   std::shared_ptr<CostControls> cost_controls() const;
   // Evaluates the budgets now against the usage in the Store, as after a batch of metered run

@@ -54,6 +54,8 @@ fn a_worker_warming_up_past_its_timeout_is_cancelled_and_counted() {
     p.run(Some(1.0)).unwrap();
     let s = ep.scale(None).unwrap();
     assert!(s.contains("\"failed_starts\":1"), "{s}");
+    let metrics = p.metrics().unwrap();
+    assert!(metrics.contains("budcore_serverless_failed_starts_total{endpoint=") && metrics.contains("\"} 1\n"), "{metrics}");
     let stored = p.get(&owner, &job).unwrap();
     assert!(stored.contains("\"status\":\"cancelled\""), "{stored}");
     assert!(stored.contains("warmup_timeout_seconds"), "{stored}");
