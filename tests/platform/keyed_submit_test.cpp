@@ -84,6 +84,13 @@ TEST_P(KeyedSubmit, AKeyReusedWithAnotherDocumentInsideABatchRefusesTheWholeBatc
   auto free = p->submit(ctx_a(), gpu_job("j0", 1, 60), key_of(0));
   ASSERT_TRUE(free) << free.error().describe();
   EXPECT_TRUE(free->created);
+  // A key no job can have is named by its index too.
+  std::vector<SubmitRequest> overlong{{gpu_job("j5", 1, 60), key_of(5)}, {gpu_job("j6", 1, 60), std::string(300, 'k')}};
+  auto bad = p->submit_batch(ctx_a(), overlong);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, core::ErrorCode::Invalid);
+  EXPECT_EQ(bad.error().field, "jobs[1].idempotency_key");
+  EXPECT_EQ(p->list_jobs(ctx_a(), {})->items.size(), 2u);
 }
 
 // A thousand keys, new and then replayed: the keys are read together (one statement on
