@@ -26,6 +26,23 @@ core::Result<std::vector<std::optional<JobRecord>>> Store::get_jobs(std::span<co
   return out;
 }
 
+core::Result<std::vector<std::optional<JobRecord>>> Store::get_jobs_by_keys(const core::Id& tenant,
+                                                                            std::span<const std::string> keys) {
+  std::vector<std::optional<JobRecord>> out;
+  out.reserve(keys.size());
+  for (const std::string& k : keys) {
+    BUDCORE_TRY_ASSIGN(auto rec, get_job_by_key(tenant, k));
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+core::Result<CreateJobResult> Store::create_job_with_new_key(const core::Id& tenant, job::Job job,
+                                                             std::string_view idempotency_key,
+                                                             std::string_view request_digest) {
+  return create_job(tenant, std::move(job), idempotency_key, request_digest);
+}
+
 core::Result<std::vector<std::optional<PlatformRecord>>> Store::get_platform_records(std::string_view kind,
                                                                                     std::span<const std::string> keys) {
   std::vector<std::optional<PlatformRecord>> out;

@@ -270,12 +270,16 @@ Result<std::optional<JobRecord>> SqlStore::find_job_by_key(const core::Id& tenan
   BUDCORE_TRY(db().query("SELECT doc, version, idempotency_key, id, created_ns, request_digest FROM jobs "
                          "WHERE tenant_id = ? AND idempotency_key = ?",
                          p, [&](const SqlRow& row) -> Status {
-                           BUDCORE_TRY_ASSIGN(auto j, job_from_row(row));
-                           found = std::move(j.record);
-                           if (!row.is_null(5)) found->request_digest = row.text(5);
+                           BUDCORE_TRY_ASSIGN(found, keyed_job_from_row(row));
                            return {};
                          }));
   return found;
+}
+
+Result<JobRecord> SqlStore::keyed_job_from_row(const SqlRow& row) {
+  BUDCORE_TRY_ASSIGN(StoredJob j, job_from_row(row));
+  if (!row.is_null(5)) j.record.request_digest = row.text(5);
+  return std::move(j.record);
 }
 
 // Writes a changed job as a compare-and-set on expected_version.

@@ -272,6 +272,10 @@ class SqlStore final : public backend::Store {
   Result<JobRecord> get_job(const core::Id& tenant, const core::Id& id) override;
   Result<std::vector<std::optional<JobRecord>>> get_jobs(std::span<const backend::JobKey> keys) override;
   Result<std::optional<JobRecord>> get_job_by_key(const core::Id& tenant, std::string_view key) override;
+  Result<std::vector<std::optional<JobRecord>>> get_jobs_by_keys(const core::Id& tenant,
+                                                                 std::span<const std::string> keys) override;
+  Result<CreateJobResult> create_job_with_new_key(const core::Id& tenant, job::Job job, std::string_view key,
+                                                  std::string_view request_digest) override;
   Result<Page<JobRecord>> list_jobs(const core::Id& tenant, const JobFilter& f, const PageRequest& page) override;
   Result<Page<backend::JobSummary>> list_job_summaries(const core::Id& tenant, const JobFilter& f,
                                                        const PageRequest& page) override;
@@ -455,6 +459,11 @@ class SqlStore final : public backend::Store {
   Result<StoredJob> job_from_row(const SqlRow& row);
   Result<StoredJob> load_job(const core::Id& tenant, const core::Id& id);
   Result<std::optional<JobRecord>> find_job_by_key(const core::Id& tenant, std::string_view key);
+  // A job record with its request digest, from the columns find_job_by_key reads.
+  Result<JobRecord> keyed_job_from_row(const SqlRow& row);
+  // create_job and create_job_with_new_key: the second skips the lookup of the key.
+  Result<CreateJobResult> insert_job(const core::Id& tenant, job::Job job, std::string_view key,
+                                     std::string_view request_digest, bool key_seen_absent);
   // The job of an idempotency key, when the key was not first sent with another request digest.
   Result<std::optional<JobRecord>> replay_job_by_key(const core::Id& tenant, std::string_view key,
                                                      std::string_view request_digest);

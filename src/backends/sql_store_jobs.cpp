@@ -5,6 +5,16 @@ namespace budcore::backends::sql {
 
 Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job job, std::string_view key,
                                              std::string_view request_digest) {
+  return insert_job(tenant, std::move(job), key, request_digest, false);
+}
+
+Result<CreateJobResult> SqlStore::create_job_with_new_key(const core::Id& tenant, job::Job job, std::string_view key,
+                                                          std::string_view request_digest) {
+  return insert_job(tenant, std::move(job), key, request_digest, !key.empty());
+}
+
+Result<CreateJobResult> SqlStore::insert_job(const core::Id& tenant, job::Job job, std::string_view key,
+                                             std::string_view request_digest, bool key_seen_absent) {
   BUDCORE_TRY(check_tenant(tenant));
   BUDCORE_TRY(claim_for_tenant(job.tenant_id, tenant));
   if (!key.empty()) BUDCORE_TRY(check_key("idempotency_key", key));
@@ -14,7 +24,7 @@ Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job jo
   if (!job.updated_at) job.updated_at = *job.created_at;
   BUDCORE_TRY(job.validate());
   return write([&]() -> Result<CreateJobResult> {
-    if (!key.empty()) {
+    if (!key.empty() && !key_seen_absent) {
       BUDCORE_TRY_ASSIGN(auto existing, replay_job_by_key(tenant, key, request_digest));
       if (existing) return CreateJobResult{std::move(*existing), false};
     }
@@ -50,6 +60,18 @@ Result<CreateJobResult> SqlStore::create_job(const core::Id& tenant, job::Job jo
       // with no key, ON CONFLICT never skips the row, so there is no count to check).
       BUDCORE_TRY(db().execute_later(insert, p, LaterCheck{-1, "job " + id}));
       return CreateJobResult{JobRecord{std::move(job), 1, std::string()}, true};
+    }
+    if (key_seen_absent && defers()) {
+      // The caller has just read the key as absent, so the answer can wait too. Should another
+      // writer commit the key first, the row is skipped and the count fails the transaction:
+      // the job to return is not known here any more, the caller's retry reads it.
+      LaterCheck check{1, "job " + id,
+                       Error::make(ErrorCode::Conflict,
+                                   "another request created a job under idempotency key '" + std::string(key) +
+                                       "' during this one; try again to have that job returned",
+                                   "idempotency_key")};
+      BUDCORE_TRY(db().execute_later(insert, p, std::move(check)));
+      return CreateJobResult{JobRecord{std::move(job), 1, std::string(key)}, true};
     }
     auto rows = db().execute(insert, p);
     if (!rows) return already_exists(rows.error(), "job " + id + " already exists", "id");
@@ -111,6 +133,37 @@ Result<std::vector<std::optional<JobRecord>>> SqlStore::get_jobs(std::span<const
 Result<std::optional<JobRecord>> SqlStore::get_job_by_key(const core::Id& tenant, std::string_view key) {
   BUDCORE_TRY(check_key("idempotency_key", key));
   return read([&] { return find_job_by_key(tenant, key); });
+}
+
+Result<std::vector<std::optional<JobRecord>>> SqlStore::get_jobs_by_keys(const core::Id& tenant,
+                                                                        std::span<const std::string> keys) {
+  if (db().dialect() != Dialect::Postgres) return Store::get_jobs_by_keys(tenant, keys);  // in-process
+  for (const std::string& k : keys) BUDCORE_TRY(check_key("idempotency_key", k));
+  std::vector<std::optional<JobRecord>> out(keys.size());
+  std::map<std::string_view, std::vector<std::size_t>> at;
+  for (std::size_t i = 0; i < keys.size(); ++i) at[keys[i]].push_back(i);
+  const std::string tid = tenant.to_string();
+  auto from = at.begin();
+  return read([&]() -> Result<std::vector<std::optional<JobRecord>>> {
+    while (from != at.end()) {
+      std::vector<std::string> batch;
+      for (; from != at.end() && batch.size() < kReadBatch; ++from) batch.emplace_back(from->first);
+      const std::string k = pg_text_array(batch);
+      SqlParam p[] = {k, tid};
+      // The keys in the column's collation ("C"), or the key index is not used.
+      BUDCORE_TRY(db().query("SELECT j.doc, j.version, j.idempotency_key, j.id, j.created_ns, j.request_digest "
+                             "FROM unnest(CAST(? AS TEXT[])) AS k(key) "
+                             "JOIN jobs j ON j.tenant_id = ? AND j.idempotency_key = k.key COLLATE \"C\"",
+                             p, [&](const SqlRow& row) -> Status {
+                               auto slots = at.find(row.text(2));
+                               if (slots == at.end()) return {};
+                               BUDCORE_TRY_ASSIGN(JobRecord rec, keyed_job_from_row(row));
+                               for (std::size_t slot : slots->second) out[slot] = rec;
+                               return {};
+                             }));
+    }
+    return std::move(out);
+  });
 }
 
 Result<Page<JobRecord>> SqlStore::list_jobs(const core::Id& tenant, const JobFilter& f, const PageRequest& page) {

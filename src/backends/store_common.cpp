@@ -786,8 +786,10 @@ core::Status check_later(const core::Result<std::int64_t>& rows, const LaterChec
       return core::Error::make(core::ErrorCode::AlreadyExists, check.what + " already exists", "id");
     return rows.error();
   }
-  if (check.expect_rows >= 0 && *rows != check.expect_rows)
+  if (check.expect_rows >= 0 && *rows != check.expect_rows) {
+    if (check.miscount) return *check.miscount;
     return core::Error::make(core::ErrorCode::Conflict, check.what + " was changed by another writer", "version");
+  }
   return {};
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -41,6 +42,8 @@ using RowFn = std::function<core::Status(const SqlRow&)>;
 struct LaterCheck {
   std::int64_t expect_rows = -1;
   std::string what;
+  // Returned instead of "<what> was changed by another writer" when the row count differs.
+  std::optional<core::Error> miscount;
 };
 core::Status check_later(const core::Result<std::int64_t>& rows, const LaterCheck& check);
 

@@ -128,25 +128,57 @@ core::Result<job::Job> Impl::prepare(const CallContext& caller, job::Job job, st
   return job;
 }
 
+core::Result<std::vector<std::optional<backend::JobRecord>>> Impl::read_keys(const core::Id& tenant,
+                                                                            const std::vector<SubmitRequest>& jobs,
+                                                                            const std::vector<bool>& skip) {
+  std::vector<std::optional<backend::JobRecord>> out(jobs.size());
+  std::vector<std::string> keys;
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (!skip[i] && !jobs[i].idempotency_key.empty()) {
+      keys.push_back(jobs[i].idempotency_key);
+      at.push_back(i);
+    }
+  if (keys.empty()) return out;
+  BUDCORE_TRY_ASSIGN(auto found, store->get_jobs_by_keys(tenant, keys));
+  for (std::size_t k = 0; k < at.size(); ++k) out[at[k]] = std::move(found[k]);
+  return out;
+}
+
 // A key that names an existing job returns that job: only to a caller who may read it, else the
 // refusal a read of it gets (the same as for an id that exists nowhere); and only for the
 // document it was first sent with. A replay is answered before any check of the document or
 // the policy: it creates nothing, so a queue cap the first job fills, or a policy tightened
 // since, must not refuse the retry of a submit whose answer was lost.
-core::Result<std::optional<backend::JobRecord>> Impl::find_replay(const CallContext& caller, const SubmitRequest& req,
-                                                                  JobOrigin origin) {
-  if (req.idempotency_key.empty()) return std::optional<backend::JobRecord>();
-  BUDCORE_TRY_ASSIGN(auto existing, store->get_job_by_key(caller.tenant, req.idempotency_key));
-  if (!existing) return existing;
-  const core::Id id = existing->job.id;
+core::Status Impl::check_replay(const CallContext& caller, const backend::JobRecord& existing, const job::Job& sent,
+                                std::string_view digest) {
+  const core::Id id = existing.job.id;
   if (authorizer) BUDCORE_TRY(guard(caller, "get", "jobs", &id));
-  BUDCORE_TRY(check_own_tenant(req.job, caller.tenant));
-  if (origin == JobOrigin::Caller)
-    BUDCORE_TRY(backend::check_request_digest(*existing, backend::job_request_digest(req.job, caller.tenant)));
-  return existing;
+  BUDCORE_TRY(check_own_tenant(sent, caller.tenant));
+  return backend::check_request_digest(existing, digest);
+}
+
+core::Result<std::size_t> Impl::take_replays(const CallContext& caller, const std::vector<SubmitRequest>& jobs,
+                                             const std::vector<std::string>& digests, bool batch,
+                                             std::vector<bool>& replayed, std::vector<SubmitResult>& results) {
+  BUDCORE_TRY_ASSIGN(auto known, read_keys(caller.tenant, jobs, replayed));
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (!known[i]) continue;
+    if (auto st = check_replay(caller, *known[i], jobs[i].job, digests[i]); !st) return at_index(st.error(), batch, i);
+    results[i] = SubmitResult{std::move(*known[i]), false};
+    replayed[i] = true;
+    ++found;
+  }
+  return found;
 }
 
 namespace {
+
+// What create_job_with_new_key reports when another request took its key first.
+bool lost_key_race(const Error& e) {
+  return e.code == ErrorCode::Conflict && (e.field == "idempotency_key" || e.field.ends_with(".idempotency_key"));
+}
 
 // Each job of a batch needs its own key: two entries under one key would make the second the
 // first's replay inside one request.
@@ -189,19 +221,28 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
   std::vector<SubmitResult> results(jobs.size());
   std::vector<bool> replayed(jobs.size(), false);
   std::size_t fresh = 0;
+  // Every key of the batch in one read. When that read fails (a key the store refuses, say),
+  // each key is read alone below, so that the refusal names its job as it always has.
+  auto known = read_keys(caller.tenant, jobs, replayed);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (auto st = check_origin(jobs[i].job, jobs[i].idempotency_key, origin); !st)
       return refused(at_index(st.error(), batch, i));
-    auto replay = find_replay(caller, jobs[i], origin);
-    if (!replay) return refused(at_index(replay.error(), batch, i));
-    if (*replay) {
-      results[i] = SubmitResult{std::move(**replay), false};
+    const std::string& key = jobs[i].idempotency_key;
+    if (origin == JobOrigin::Caller && !key.empty()) digests[i] = backend::job_request_digest(jobs[i].job, caller.tenant);
+    core::Result<std::optional<backend::JobRecord>> existing = std::optional<backend::JobRecord>();
+    if (known)
+      existing = std::move((*known)[i]);
+    else if (!key.empty())
+      existing = store->get_job_by_key(caller.tenant, key);
+    if (!existing) return refused(at_index(existing.error(), batch, i));
+    if (*existing) {
+      if (auto st = check_replay(caller, **existing, jobs[i].job, digests[i]); !st)
+        return refused(at_index(st.error(), batch, i));
+      results[i] = SubmitResult{std::move(**existing), false};
       replayed[i] = true;
       continue;
     }
     ++fresh;
-    if (origin == JobOrigin::Caller && !jobs[i].idempotency_key.empty())
-      digests[i] = backend::job_request_digest(jobs[i].job, caller.tenant);
     auto prepared = prepare(caller, std::move(jobs[i].job), batch ? "jobs[" + std::to_string(i) + "]" : "");
     if (!prepared) return refused(prepared.error());
     jobs[i].job = std::move(*prepared);
@@ -214,20 +255,25 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
   // The audit log has one entry per request, as Kubernetes' does: a batch is one "jobs.create"
   // entry listing every job it created with its digest (object_id empty), one job is its own.
   core::List created_jobs;
-  auto st = store->transact([&](backend::Store& tx) -> core::Status {
+  auto create_all = [&](backend::Store& tx) -> core::Status {
+    staged.clear();
+    staged_docs.clear();
+    created_jobs.clear();
     BUDCORE_TRY(take_submit_tokens(tx, caller, ticket));
     BUDCORE_TRY(check_open_jobs(tx, caller, fresh));
     std::vector<std::pair<core::Id, backend::EventRecord>> log;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       if (replayed[i]) continue;
-      job::Job& job = jobs[i].job;
-      const std::string cq = quota::cluster_queue_for(job, config.cluster.layout);
+      job::Job queued = jobs[i].job;  // the prepared job stays as it was, for a second attempt
+      const std::string cq = quota::cluster_queue_for(queued, config.cluster.layout);
       log.clear();
-      BUDCORE_TRY(move(nullptr, job, JobStatus::Queued, now, "submitted; waiting for admission by ClusterQueue " + cq, log));
-      auto created = tx.create_job(caller.tenant, job, jobs[i].idempotency_key, digests[i]);
+      BUDCORE_TRY(move(nullptr, queued, JobStatus::Queued, now, "submitted; waiting for admission by ClusterQueue " + cq, log));
+      // Its key, if any, was read as absent above: the store need not look it up again.
+      auto created = tx.create_job_with_new_key(caller.tenant, std::move(queued), jobs[i].idempotency_key, digests[i]);
       if (!created) return at_index(created.error(), batch, i);
       results[i] = SubmitResult{std::move(created->record), created->created};
       if (!created->created) continue;
+      const job::Job& job = results[i].record.job;
       // The PENDING -> QUEUED transition is the submission's event: it carries who asked and how.
       core::Map& data = log.front().second.data.mutable_map();
       data.set("job_type", std::string(job::to_string(job.job_type)));
@@ -264,7 +310,17 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
                         core::Map{{"count", n}, {"jobs", core::Value(std::move(created_jobs))}}));
     }
     return save_clock(tx);
-  });
+  };
+  auto st = store->transact(create_all);
+  // Another request created a job under one of the keys after they were read: read them again,
+  // now as replays, and create the rest (a few times at most: each round has fewer keys left).
+  for (int round = 0; round < 3 && !st && lost_key_race(st.error()); ++round) {
+    auto found = take_replays(caller, jobs, digests, batch, replayed, results);
+    if (!found) return refused(found.error());
+    if (*found == 0) break;
+    fresh -= *found;
+    st = store->transact(create_all);
+  }
   if (!st) {
     // The transaction rolled back: nothing was created; the metrics counted transitions of it.
     return fail_if_deposed(st.error());

@@ -276,10 +276,20 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // create_critical for a critical job), then the admission gates (tenant policy first).
   core::Status check_origin(const job::Job& job, std::string_view idempotency_key, JobOrigin origin) const;
   core::Status admit_job(const CallContext& caller, const job::Job& job, GateStage stage);
-  // The job an existing key names, when this submit replays it (nullopt: the key is new or none);
-  // refused as a read of that job would be, or when the caller's document differs.
-  core::Result<std::optional<backend::JobRecord>> find_replay(const CallContext& caller, const SubmitRequest& req,
-                                                              JobOrigin origin);
+  // The jobs the keys of a batch name now, in one read: out[i] for jobs[i] (nullopt: no key, a
+  // new key, or skip[i]).
+  core::Result<std::vector<std::optional<backend::JobRecord>>> read_keys(const core::Id& tenant,
+                                                                         const std::vector<SubmitRequest>& jobs,
+                                                                         const std::vector<bool>& skip);
+  // A job an existing key names is returned to this submit (a replay) only when the caller may
+  // read it and sent the same document (`digest`: empty when not checked).
+  core::Status check_replay(const CallContext& caller, const backend::JobRecord& existing, const job::Job& sent,
+                            std::string_view digest);
+  // After another request created a job under a key of this batch: the jobs still to create whose
+  // keys now name a job become replays, checked as any replay is. Returns how many did.
+  core::Result<std::size_t> take_replays(const CallContext& caller, const std::vector<SubmitRequest>& jobs,
+                                         const std::vector<std::string>& digests, bool batch,
+                                         std::vector<bool>& replayed, std::vector<SubmitResult>& results);
   // A document that did not decode as a job, from a caller who may submit: its tokens are taken.
   core::Status charge_undecoded(const CallContext& caller, const core::Value& doc, std::size_t n);
   // A job record as the caller may see it: with RBAC, cost fields (estimated_cost, actual_cost,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -966,6 +967,126 @@ TEST_P(StoreConformance, GetJobsReadsEachTenantsOwnJobsInOneCall) {
     EXPECT_EQ((*got)[5 + i]->job.name, "m" + std::to_string(i));
   }
   EXPECT_TRUE(store().get_jobs({})->empty());
+}
+
+TEST_P(StoreConformance, GetJobsByKeysReadsATenantsKeysInOneCall) {
+  const job::Job sent = make_job("a");
+  const std::string digest = job_request_digest(sent, tenant_a_);
+  auto a = store().create_job(tenant_a_, sent, "k-a", digest);
+  ASSERT_TRUE(a) << a.error().describe();
+  create(tenant_b_, make_job("b"), "k-b");
+  // More keys than one statement reads (the SQL stores read in chunks).
+  ASSERT_TRUE(store().transact([&](Store& tx) -> core::Status {
+    for (int i = 0; i < 1100; ++i)
+      BUDCORE_TRY(tx.create_job(tenant_a_, make_job("m" + std::to_string(i)), "m/" + std::to_string(i)));
+    return {};
+  }));
+  std::vector<std::string> keys = {"k-a", "k-b", "missing", "k-a", "quo\"te,{NULL}"};
+  for (int i = 0; i < 1100; ++i) keys.push_back("m/" + std::to_string(i));
+  auto got = store().get_jobs_by_keys(tenant_a_, keys);
+  ASSERT_TRUE(got) << got.error().describe();
+  ASSERT_EQ(got->size(), keys.size());
+  ASSERT_TRUE((*got)[0]);
+  EXPECT_EQ((*got)[0]->job.id, a->record.job.id);
+  EXPECT_EQ((*got)[0]->idempotency_key, "k-a");
+  EXPECT_EQ((*got)[0]->request_digest, digest) << "a replay is checked against it";
+  EXPECT_FALSE((*got)[1]) << "another tenant's key";
+  EXPECT_FALSE((*got)[2]);
+  ASSERT_TRUE((*got)[3]);
+  EXPECT_EQ((*got)[3]->job.id, a->record.job.id);
+  EXPECT_FALSE((*got)[4]);
+  for (int i = 0; i < 1100; ++i) {
+    ASSERT_TRUE((*got)[5 + i]) << i;
+    EXPECT_EQ((*got)[5 + i]->job.name, "m" + std::to_string(i));
+  }
+  EXPECT_TRUE(store().get_jobs_by_keys(tenant_a_, {})->empty());
+  // A key no job can have is refused as get_job_by_key refuses it.
+  const std::vector<std::string> bad = {"k-a", std::string(300, 'k')};
+  auto refused = store().get_jobs_by_keys(tenant_a_, bad);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::Invalid);
+  EXPECT_EQ(refused.error().field, "idempotency_key");
+}
+
+TEST_P(StoreConformance, ANewKeyCreatesItsJobInsideAndOutsideATransaction) {
+  const job::Job sent = make_job("n");
+  const std::string digest = job_request_digest(sent, tenant_a_);
+  auto alone = store().create_job_with_new_key(tenant_a_, sent, "new-1", digest);
+  ASSERT_TRUE(alone) << alone.error().describe();
+  EXPECT_TRUE(alone->created);
+  std::vector<Id> made;
+  ASSERT_TRUE(store().transact([&](Store& tx) -> core::Status {
+    for (int i = 0; i < 300; ++i) {  // more than one pipeline of writes on PostgreSQL
+      BUDCORE_TRY_ASSIGN(auto r, tx.create_job_with_new_key(tenant_a_, sent, "new/" + std::to_string(i), digest));
+      if (!r.created) return core::Error::make(ErrorCode::Internal, "not created");
+      made.push_back(r.record.job.id);
+    }
+    return {};
+  }));
+  for (int i = 0; i < 300; ++i) {
+    auto got = store().get_job_by_key(tenant_a_, "new/" + std::to_string(i));
+    ASSERT_TRUE(got && *got) << i;
+    EXPECT_EQ((*got)->job.id, made[i]);
+    EXPECT_EQ((*got)->request_digest, digest);
+  }
+  // Without a key it is create_job.
+  auto unkeyed = store().create_job_with_new_key(tenant_a_, make_job("u"), "");
+  ASSERT_TRUE(unkeyed);
+  EXPECT_TRUE(unkeyed->created);
+  EXPECT_EQ(all_jobs(tenant_a_).size(), 302u);
+}
+
+// Another writer commits the key between a reader's lookup and its insert: the reader gets that
+// writer's job (created = false), or its transaction fails whole with Conflict on the key, and a
+// second attempt finds the job.
+TEST_P(StoreConformance, ANewKeyTakenByAnotherWriterMeanwhileIsItsJobOrAConflictToRetry) {
+  if (GetParam() == "sqlite_memory") GTEST_SKIP() << "one connection: there is no other writer";
+  auto other = open_store(target_.uri, options_);
+  ASSERT_TRUE(other) << other.error().describe();
+  const job::Job sent = make_job("raced");
+  const std::string digest = job_request_digest(sent, tenant_a_);
+  const std::vector<std::string> keys = {"race-1", "race-2"};
+  // Both keys read as absent, then the other writer takes them.
+  auto before = store().get_jobs_by_keys(tenant_a_, keys);
+  ASSERT_TRUE(before);
+  ASSERT_FALSE((*before)[0] || (*before)[1]);
+  auto theirs1 = (*other)->create_job(tenant_a_, sent, "race-1", digest);
+  auto theirs2 = (*other)->create_job(tenant_a_, sent, "race-2", digest);
+  ASSERT_TRUE(theirs1 && theirs2);
+  // Outside a transaction the answer is waited for: their job, as a replay.
+  auto alone = store().create_job_with_new_key(tenant_a_, sent, "race-1", digest);
+  ASSERT_TRUE(alone) << alone.error().describe();
+  EXPECT_FALSE(alone->created);
+  EXPECT_EQ(alone->record.job.id, theirs1->record.job.id);
+  // Inside one, with other writes: their job, or the whole transaction refused.
+  std::optional<CreateJobResult> mine;
+  auto st = store().transact([&](Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.create_job(tenant_a_, make_job("beside")));
+    BUDCORE_TRY_ASSIGN(mine, tx.create_job_with_new_key(tenant_a_, sent, "race-2", digest));
+    return tx.put_platform_record("state", "beside", Value::map({}));
+  });
+  // PostgreSQL sends the insert with the commit, past the point where it could return their job.
+  if (GetParam() == "postgres") EXPECT_FALSE(st) << "the insert was sent later";
+  if (st) {
+    ASSERT_TRUE(mine);
+    EXPECT_FALSE(mine->created);
+    EXPECT_EQ(mine->record.job.id, theirs2->record.job.id);
+    EXPECT_EQ(all_jobs(tenant_a_).size(), 3u);
+  } else {
+    EXPECT_EQ(st.error().code, ErrorCode::Conflict) << st.error().describe();
+    EXPECT_EQ(st.error().field, "idempotency_key");
+    EXPECT_EQ(all_jobs(tenant_a_).size(), 2u) << "nothing of the transaction is kept";
+    EXPECT_FALSE(*store().get_platform_record("state", "beside"));
+    auto again = store().get_jobs_by_keys(tenant_a_, keys);
+    ASSERT_TRUE(again && (*again)[1]);
+    EXPECT_EQ((*again)[1]->job.id, theirs2->record.job.id);
+  }
+  // A key taken with another document is refused as create_job refuses it, never replayed.
+  const job::Job changed = make_job("changed");
+  auto mismatch = store().create_job_with_new_key(tenant_a_, changed, "race-1", job_request_digest(changed, tenant_a_));
+  ASSERT_FALSE(mismatch);
+  EXPECT_EQ(mismatch.error().code, ErrorCode::Invalid);
+  EXPECT_EQ(mismatch.error().field, "idempotency_key");
 }
 
 TEST_P(StoreConformance, GetPlatformRecordsReadsKeysOfAnySpelling) {

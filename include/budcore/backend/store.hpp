@@ -330,6 +330,21 @@ class BUDCORE_API Store : public cost::UsageLedger, public usecase::CatalogStore
   virtual core::Result<std::vector<std::optional<JobRecord>>> get_jobs(std::span<const JobKey> keys);
   // The job a create_job with this idempotency key created (nullopt: none).
   virtual core::Result<std::optional<JobRecord>> get_job_by_key(const core::Id& tenant, std::string_view key) = 0;
+  // The same for several keys of one tenant, in as few reads as the store can (a batch submit
+  // checks all its keys at once): out[i] is what get_job_by_key(tenant, keys[i]) returns, request
+  // digest included. A key get_job_by_key refuses fails the call the same way. The default asks
+  // get_job_by_key for each.
+  virtual core::Result<std::vector<std::optional<JobRecord>>> get_jobs_by_keys(const core::Id& tenant,
+                                                                               std::span<const std::string> keys);
+  // create_job for a non-empty key that get_jobs_by_keys (or get_job_by_key) has just found
+  // absent: the store may skip its own lookup of the key and, inside transact, send the insert
+  // with a later statement. Another writer that commits the key in between either has its job
+  // returned with created = false, as create_job does, or (where the insert was sent later) fails
+  // the transaction with Conflict on idempotency_key: nothing of it is kept, and the caller's
+  // retry finds that writer's job. The default is create_job.
+  virtual core::Result<CreateJobResult> create_job_with_new_key(const core::Id& tenant, job::Job job,
+                                                                std::string_view idempotency_key,
+                                                                std::string_view request_digest = {});
   virtual core::Result<Page<JobRecord>> list_jobs(const core::Id& tenant, const JobFilter& filter,
                                                   const PageRequest& page = {}) = 0;
   // The same rows, order and cursors as list_jobs (a cursor of one works in the other), as
