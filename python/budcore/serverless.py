@@ -21,6 +21,7 @@ them; a claim is leased, and a completion counts only for the claim the request 
 
 from __future__ import annotations
 
+import builtins
 import os
 from decimal import Decimal
 from typing import Any, Mapping, Sequence, Union
@@ -174,7 +175,7 @@ class DurableQueue:
         """The requests with an id above ``after``, by id (of ``statuses``; any when empty)."""
         return _q_list(self.store, self.owner, self.endpoint, list(statuses), after, limit)
 
-    def dead_letters(self, after: int = 0, limit: int = 1000) -> list[dict]:
+    def dead_letters(self, after: int = 0, limit: int = 1000) -> builtins.list[dict]:
         """FAILED and TIMEOUT requests, with the reason in ``last_error``."""
         return self.list(["failed", "timeout"], after, limit)
 

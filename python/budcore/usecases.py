@@ -210,6 +210,9 @@ class RenderedStack:
 
 @dataclass(frozen=True)
 class PlannedJob:
+    """One job of a DeploymentPlan: the stack instance it deploys (``instance_id``) and the
+    instances it depends on, deployed before it (``depends_on``)."""
+
     instance_id: str
     depends_on: tuple[str, ...]
     job: dict[str, Any]
