@@ -26,6 +26,7 @@ struct AccessRequest;
 class Authorizer;
 class UsageObserver;
 class JobCostMeter;
+struct MetricSample;
 struct SubmitRequest;
 struct SubmitResult;
 struct EventPage;

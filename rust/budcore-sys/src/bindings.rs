@@ -1197,7 +1197,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " One pass (`budcore kueue companion --once`): with leader election one attempt at the Lease;\n then the companion's AdmissionChecks marked Active, every Workload listed, its runs metered\n into the Store and its pending checks answered; the Lease released. Writes {\"leader\": false\n when another replica holds the Lease (nothing written), \"identity\"? (with leader election),\n \"admission_checks\": [...], \"written\": [<decision with \"workload\", \"admission_check\">...],\n \"metering_errors\": [{\"code\", \"message\", \"field\", \"value\"}...]}. Errors: BUDCORE_EIO (the\n cluster or the Store), BUDCORE_ESECURITY (refused by the cluster's RBAC).\n Thread-safety: not concurrently with other calls on the handle (but _stop)."]
+    #[doc = " One pass (`budcore kueue companion --once`): with leader election one attempt at the Lease;\n then the companion's AdmissionChecks marked Active, every Workload listed, its runs metered\n into the Store and its pending checks answered; the Lease released. Writes {\"leader\": false\n when another replica holds the Lease (nothing written), \"identity\"? (with leader election),\n \"admission_checks\": [...], \"written\": [<decision with \"workload\", \"admission_check\">...],\n \"retrying\": [{\"code\", \"message\", \"field\", \"value\"}...]}. Errors: BUDCORE_EIO (the\n cluster or the Store), BUDCORE_ESECURITY (refused by the cluster's RBAC).\n Thread-safety: not concurrently with other calls on the handle (but _stop)."]
     pub fn budcore_kueue_companion_sync_once(
         out: *mut budcore_buf,
         companion: *mut budcore_kueue_companion,
