@@ -9,6 +9,7 @@
 
 #include "bindings.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/core/problems.hpp"
 #include "budcore/job/job.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
@@ -31,11 +32,7 @@ py::object opt(const std::optional<T>& v) {
 // The job, or ValidationError (or the class of its code) for the first problem, with .errors:
 // every problem, those of the document's shape and the rules' alike.
 Job checked(JobCheck check) {
-  if (!check.ok()) {
-    core::Error first = check.errors.front();
-    first.others.assign(check.errors.begin() + 1, check.errors.end());
-    throw PyError(std::move(first));
-  }
+  if (!check.ok()) throw PyError(core::first_with_others(std::move(check.errors)));
   return std::move(*check.job);
 }
 

@@ -1,5 +1,6 @@
 // C ABI over budcore::job::Job: JSON in, normalized JSON out.
 #include "budcore/core/json.hpp"
+#include "budcore/core/problems.hpp"
 #include "budcore/job/job.hpp"
 #include "capi_internal.hpp"
 
@@ -33,8 +34,6 @@ extern "C" int budcore_job_validate_all(budcore_buf* out, budcore_buf* errors_ou
       core::Value report = core::Value::map({{"valid", false}, {"errors", core::Value(std::move(list))}});
       if (int rc = capi::fill_buf(errors_out, core::to_json(report), "errors_out"); rc != BUDCORE_OK) return rc;
     }
-    core::Error first = checked.errors.front();
-    first.others.assign(checked.errors.begin() + 1, checked.errors.end());
-    return capi::set_error(first);
+    return capi::set_error(core::first_with_others(std::move(checked.errors)));
   });
 }

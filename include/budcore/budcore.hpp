@@ -31,6 +31,7 @@
 #include "budcore/core/money.hpp"
 #include "budcore/core/notifier.hpp"
 #include "budcore/core/page.hpp"
+#include "budcore/core/problems.hpp"
 #include "budcore/core/quantity.hpp"
 #include "budcore/core/resource_list.hpp"
 #include "budcore/core/result.hpp"

@@ -1,7 +1,6 @@
 // Job <-> Value / JSON. The key order of to_value is the schema's (budcore/job/job.hpp).
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <optional>
 #include <set>
 #include <span>
@@ -13,6 +12,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
+#include "budcore/core/problems.hpp"
 #include "budcore/job/job.hpp"
 #include "job/codec_util.hpp"
 #include "job/job_json.hpp"
@@ -267,16 +267,6 @@ Error not_an_object(const Value& value) {
                             std::string(core::to_string(value.kind())));
 }
 
-// `first`, the problem from_value stops at, with the document's other problems (check_value's
-// list, capped) as its others: every caller of from_value sees them all. Only on failure, so
-// accepting a job costs no second pass.
-Error with_every_problem(Error first, const Value& value) {
-  std::vector<Error> all = Job::check_value(value).errors;
-  auto rest = all.begin() + (!all.empty() && all.front() == first ? 1 : 0);
-  first.others.assign(std::make_move_iterator(rest), std::make_move_iterator(all.end()));
-  return first;
-}
-
 }  // namespace
 
 std::span<const std::string_view> job_document_keys() noexcept { return kJobKeys; }
@@ -290,11 +280,12 @@ Result<Job> Job::decode(const Value& value) {
   return j;
 }
 
+// check_value accepts exactly what decode and validate accept, and lists their first problem
+// first: one pass gives the job, or that problem with every other one (capped) as its others.
 Result<Job> Job::from_value(const Value& value) {
-  auto j = decode(value);
-  if (!j) return with_every_problem(std::move(j).error(), value);
-  if (auto st = j->validate(); !st) return with_every_problem(std::move(st).error(), value);
-  return j;
+  JobCheck check = check_value(value);
+  if (!check.ok()) return core::first_with_others(std::move(check.errors));
+  return std::move(*check.job);
 }
 
 Result<Job> Job::decode_json(std::string_view json) {

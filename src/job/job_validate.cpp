@@ -1,14 +1,17 @@
 // Job::validate — the semantic rules of a job document. Each rule reports the field path, the
-// offending value and why; validate_all collects every violation, validate stops at the first.
+// offending value and why; validate_all collects every violation, validate returns the first
+// with the next ones (capped) as its others.
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "budcore/core/problems.hpp"
 #include "budcore/job/job.hpp"
 #include "job/codec_util.hpp"
 #include "job/job_rules.hpp"
@@ -27,8 +30,9 @@ using Undecoded = std::set<std::string, std::less<>>;
 
 class Collector {
  public:
-  Collector(bool stop_at_first, const Undecoded* undecoded) : stop_(stop_at_first), undecoded_(undecoded) {}
-  bool done() const { return stop_ && !errors_.empty(); }
+  // Rules stop once `limit` violations are listed.
+  Collector(std::size_t limit, const Undecoded* undecoded) : limit_(limit), undecoded_(undecoded) {}
+  bool done() const { return errors_.size() >= limit_; }
   // False for a field whose value in the document did not decode: it holds its default.
   bool decoded(std::string_view field) const {
     return undecoded_ == nullptr || !undecoded_->contains(detail::top_level_key(field));
@@ -41,7 +45,7 @@ class Collector {
   std::vector<Error> take() { return std::move(errors_); }
 
  private:
-  bool stop_;
+  std::size_t limit_;
   const Undecoded* undecoded_;  // nullptr: a Job built in code, every field as given
   std::vector<Error> errors_;
 };
@@ -219,8 +223,10 @@ void check_cost(const Job& j, Collector& c) {
   check_money(c, "budget_limit", j.budget_limit, j.currency);
 }
 
-std::vector<Error> run_checks(const Job& j, bool stop_at_first, const Undecoded* undecoded = nullptr) {
-  Collector c(stop_at_first, undecoded);
+constexpr std::size_t kEvery = std::numeric_limits<std::size_t>::max();
+
+std::vector<Error> run_checks(const Job& j, std::size_t limit, const Undecoded* undecoded = nullptr) {
+  Collector c(limit, undecoded);
   for (auto check : {check_identity, check_resources, check_time, check_priority, check_status, check_cost}) {
     if (c.done()) break;
     check(j, c);
@@ -240,21 +246,16 @@ bool detail::is_dns1123_label(std::string_view s) {
 }
 
 core::Status Job::validate() const {
-  auto first = run_checks(*this, true);
-  if (first.empty()) return {};
-  // Only on failure: the rules run again to list every violation beside the first.
-  Error e = std::move(first.front());
-  auto all = run_checks(*this, false);
-  for (std::size_t i = 1; i < all.size() && e.others.size() < JobCheck::kMaxListed; ++i) {
-    e.others.push_back(std::move(all[i]));
-  }
-  return e;
+  // One pass: the first violation and up to kMaxListed others after it.
+  auto listed = run_checks(*this, JobCheck::kMaxListed + 1);
+  if (listed.empty()) return {};
+  return core::first_with_others(std::move(listed));
 }
 
-std::vector<core::Error> Job::validate_all() const { return run_checks(*this, false); }
+std::vector<core::Error> Job::validate_all() const { return run_checks(*this, kEvery); }
 
 std::vector<core::Error> detail::rule_violations(const Job& j, const std::set<std::string, std::less<>>& undecoded) {
-  return run_checks(j, false, &undecoded);
+  return run_checks(j, kEvery, &undecoded);
 }
 
 bool can_preempt(const Job& preemptor, const Job& victim) noexcept {

@@ -251,5 +251,38 @@ TEST(JobCheckTest, AgreesWithFromJson) {
   }
 }
 
+// The first problem check_json lists is the one decode_json or validate() stops at, so from_json,
+// which reports check_json's list, keeps the error it always returned; a document that decodes
+// lists validate()'s problems, in its order.
+TEST(JobCheckTest, TheFirstProblemIsWhereDecodeOrValidateStops) {
+  const char* extras[] = {
+      "",
+      R"("gpu_count": -1, "storage_gb": -5, "retry_count": 9, "max_retries": 1)",
+      R"("zzz": 1, "gpu_count": -1)",
+      R"("job_type": "sideways", "gpu_count": -1)",
+      R"("status_history": [{"from": "pending", "to": "nowhere", "at": "x"}], "gpu_count": -1)",
+      R"("priority": "spot", "preempts_others": true, "currency": "USD", "budget_limit": "-1")",
+      R"("gpu_type": "nvidia-a100-80gb", "name": "Bad_Name")",
+  };
+  for (const char* extra : extras) {
+    std::string text = doc(extra);
+    auto c = Job::check_json(text);
+    auto decoded = Job::decode_json(text);
+    if (!decoded) {
+      ASSERT_FALSE(c.ok()) << text;
+      EXPECT_EQ(c.errors.front(), decoded.error()) << text;
+      continue;
+    }
+    auto st = decoded->validate();
+    ASSERT_EQ(c.ok(), st.has_value()) << text;
+    if (st) {
+      EXPECT_EQ(*c.job, *decoded) << text;
+    } else {
+      EXPECT_EQ(st.error().all_problems(), c.errors) << text;
+    }
+  }
+  EXPECT_EQ(Job::check_json("[1, 2]").errors.front(), Job::decode_json("[1, 2]").error());
+}
+
 }  // namespace
 }  // namespace budcore::job
