@@ -578,7 +578,7 @@ struct Companion::Impl {
     for (const auto& e : r.estimates) {
       auto wl = by_uid.find(e.uid);
       if (wl == by_uid.end()) continue;
-      auto patch = estimate_patch(*wl->second, e);
+      auto patch = estimate_patch(*wl->second, e, now);
       if (!patch) continue;
       patch->mutable_map().find("metadata")->mutable_map().set("uid", e.uid);
       BUDCORE_TRY(gate());

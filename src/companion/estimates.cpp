@@ -229,17 +229,33 @@ core::Result<EstimatesResult> estimate_workloads(const CompanionConfig& config, 
   return out;
 }
 
-std::optional<Value> estimate_patch(const Value& workload, const WorkloadEstimate& estimate) {
+core::Duration estimate_tolerance(const WorkloadEstimate& estimate, core::Timestamp now) {
+  const core::Duration floor = core::Duration::seconds(1);
+  if (!estimate.start || *estimate.start <= now) return floor;
+  const std::int64_t lead_seconds = (*estimate.start - now).count_ns() / 1'000'000'000;
+  return std::max(floor, core::Duration::seconds(lead_seconds / 20));
+}
+
+std::optional<Value> estimate_patch(const Value& workload, const WorkloadEstimate& estimate, core::Timestamp now) {
   std::map<std::string, std::optional<std::string>> want{
       {std::string(kEstimatedStartAnnotation), estimate.start ? std::optional(estimate.start->to_string()) : std::nullopt},
       {std::string(kEstimatedEndAnnotation), estimate.end ? std::optional(estimate.end->to_string()) : std::nullopt},
       {std::string(kEstimateReasonAnnotation), estimate.reason.empty() ? std::nullopt : std::optional(estimate.reason)}};
+  const core::Duration tolerance = estimate_tolerance(estimate, now);
+  // A time shown close enough to the one wanted stays (the reason is compared exactly).
+  auto close_enough = [&](const std::string& key, const std::string& shown, const std::string& wanted) {
+    if (key == kEstimateReasonAnnotation) return false;
+    auto a = core::Timestamp::parse(shown), b = core::Timestamp::parse(wanted);
+    if (!a || !b) return false;
+    core::Duration d = *a > *b ? *a - *b : *b - *a;
+    return d <= tolerance;
+  };
   const Value* have = workload.find_path("metadata.annotations");
   core::Map changes;
   for (const auto& [k, v] : want) {
     const Value* cur = have != nullptr && have->is_map() ? have->find(k) : nullptr;
-    std::optional<std::string> now = cur != nullptr && cur->is_string() ? std::optional(cur->as_string()) : std::nullopt;
-    if (now == v) continue;
+    std::optional<std::string> shown = cur != nullptr && cur->is_string() ? std::optional(cur->as_string()) : std::nullopt;
+    if (shown == v || (shown && v && close_enough(k, *shown, *v))) continue;
     if (v) changes.set(k, *v);
     else changes.set(k, nullptr);
   }

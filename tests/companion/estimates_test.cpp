@@ -206,7 +206,7 @@ TEST(CompanionEstimatesTest, AWorkloadThatCannotBeReadIsNamed) {
 TEST(CompanionEstimatesTest, PatchOnlyWhatChanged) {
   Value wl = est_workload({"w", "lq-a"});
   WorkloadEstimate e{"team", "w", "uid-w", at(60), at(120), ""};
-  auto p = estimate_patch(wl, e);
+  auto p = estimate_patch(wl, e, kNow);
   ASSERT_TRUE(p);
   const Value* a = p->find_path("metadata.annotations");
   ASSERT_NE(a, nullptr);
@@ -217,14 +217,37 @@ TEST(CompanionEstimatesTest, PatchOnlyWhatChanged) {
   auto& ann = wl.mutable_map().find("metadata")->mutable_map().find("annotations")->mutable_map();
   ann.set(std::string(kEstimatedStartAnnotation), "2026-11-29T12:01:00Z");
   ann.set(std::string(kEstimatedEndAnnotation), "2026-11-29T12:02:00Z");
-  EXPECT_FALSE(estimate_patch(wl, e));
+  EXPECT_FALSE(estimate_patch(wl, e, kNow));
   // Never admitted now: the times are removed (null) and the reason written.
-  auto never = estimate_patch(wl, WorkloadEstimate{"team", "w", "uid-w", std::nullopt, std::nullopt, "too big"});
+  auto never = estimate_patch(wl, WorkloadEstimate{"team", "w", "uid-w", std::nullopt, std::nullopt, "too big"}, kNow);
   ASSERT_TRUE(never);
   const Value* b = never->find_path("metadata.annotations");
   EXPECT_TRUE(b->find(kEstimatedStartAnnotation)->is_null());
   EXPECT_TRUE(b->find(kEstimatedEndAnnotation)->is_null());
   EXPECT_EQ(b->find(kEstimateReasonAnnotation)->as_string(), "too big");
+}
+
+// Everything queued behind a run past its expected end moves with the clock: a shown time is
+// kept while the estimate stays within a twentieth of its lead (at least 1 s), so a Workload
+// far back is not rewritten every refresh, and one about to start is kept to the second.
+TEST(CompanionEstimatesTest, AShownTimeIsKeptWithinATwentiethOfItsLead) {
+  Value wl = est_workload({"w", "lq-a"});
+  auto& ann = wl.mutable_map().find("metadata")->mutable_map().find("annotations")->mutable_map();
+  ann.set(std::string(kEstimatedStartAnnotation), at(2000).to_string());
+  ann.set(std::string(kEstimatedEndAnnotation), at(2060).to_string());
+  // 2,000 s ahead: 100 s of tolerance.
+  EXPECT_EQ(estimate_tolerance(WorkloadEstimate{"team", "w", "uid-w", at(2000), at(2060), ""}, kNow), core::Duration::seconds(100));
+  EXPECT_FALSE(estimate_patch(wl, WorkloadEstimate{"team", "w", "uid-w", at(2090), at(2150), ""}, kNow));
+  auto moved = estimate_patch(wl, WorkloadEstimate{"team", "w", "uid-w", at(2110), at(2170), ""}, kNow);
+  ASSERT_TRUE(moved);
+  EXPECT_EQ(moved->find_path("metadata.annotations")->find(kEstimatedStartAnnotation)->as_string(), at(2110).to_string());
+  // Due now: 1 s.
+  ann.set(std::string(kEstimatedStartAnnotation), at(-1).to_string());
+  ann.set(std::string(kEstimatedEndAnnotation), at(59).to_string());
+  EXPECT_FALSE(estimate_patch(wl, WorkloadEstimate{"team", "w", "uid-w", at(0), at(60), ""}, kNow));
+  EXPECT_TRUE(estimate_patch(wl, WorkloadEstimate{"team", "w", "uid-w", at(1), at(61), ""}, kNow));
+  // A reason is compared exactly.
+  EXPECT_TRUE(estimate_patch(wl, WorkloadEstimate{"team", "w", "uid-w", at(0), std::nullopt, "no duration"}, kNow));
 }
 
 TEST(CompanionEstimatesTest, ConfigSwitchIsValidatedNamingTheField) {

@@ -109,8 +109,8 @@ void estimate_input(const companion::CompanionConfig& config, const quota::Quota
     for (const auto& w : workloads) {
       const core::Value* uid = w.find_path("metadata.uid");
       if (uid == nullptr || !uid->is_string() || uid->as_string() != e.uid) continue;
-      auto patch = companion::estimate_patch(w, e);
-      if (patch && companion::estimate_patch(patched(w, *patch), e)) std::abort();  // writes only on change
+      auto patch = companion::estimate_patch(w, e, now);
+      if (patch && companion::estimate_patch(patched(w, *patch), e, now)) std::abort();  // writes only on change
     }
   }
 }

@@ -61,7 +61,14 @@ BUDCORE_API core::Result<EstimatesResult> estimate_workloads(const CompanionConf
                                                              const OwnerAnnotations& owner_annotations = {});
 
 // The merge patch of metadata.annotations that makes `workload` show `estimate` (a null value
-// removes an annotation), or nullopt when it shows it already: writes happen only on change.
-BUDCORE_API std::optional<core::Value> estimate_patch(const core::Value& workload, const WorkloadEstimate& estimate);
+// removes an annotation), or nullopt when it shows it already. A time it shows is kept while the
+// estimate is within estimate_tolerance() of it: the larger of 1 s and a twentieth of the time
+// from `now` to the estimated start. A run past its expected end moves everything queued
+// behind it with the clock, and rewriting every pending Workload at each refresh would cost a
+// write per Workload per refresh; with the tolerance a Workload is rewritten the more often the
+// nearer its start, and its annotation is right to the second when it is due.
+BUDCORE_API core::Duration estimate_tolerance(const WorkloadEstimate& estimate, core::Timestamp now);
+BUDCORE_API std::optional<core::Value> estimate_patch(const core::Value& workload, const WorkloadEstimate& estimate,
+                                                      core::Timestamp now);
 
 }  // namespace budcore::companion
