@@ -230,14 +230,17 @@ void BM_CompanionEstimates(benchmark::State& state) {
     state.counters["idle_requests_per_min"] = idle_per_min;
     comp->reset();
     std::filesystem::remove(db);
-    // The namespace goes first and while its queues exist, so that Kueue lets its Workloads go:
-    // left behind, they would be estimated by the next run's companion.
-    (void)admin->remove(res::namespaces(), "", cluster.ns);
+    // The Workloads go first, while their queues exist, so that Kueue lets them go (a test bed
+    // without a namespace controller never empties a deleted namespace); left behind, they would
+    // be estimated by the next run's companion.
+    (void)admin->request("DELETE", "/apis/kueue.x-k8s.io/v1beta2/namespaces/" + cluster.ns + "/workloads");
     auto gone_by = Clock::now() + std::chrono::minutes(3);
-    while (Clock::now() < gone_by && admin->get(res::namespaces(), "", cluster.ns))
+    while (Clock::now() < gone_by && !workloads_of(*admin, cluster.ns).empty())
       std::this_thread::sleep_for(std::chrono::seconds(1));
+    (void)admin->remove(res::local_queues(), cluster.ns, "lq");
     (void)admin->remove(res::cluster_queues(), "", cluster.cq);
     (void)admin->remove(res::resource_flavors(), "", cluster.cq);
+    (void)admin->remove(res::namespaces(), "", cluster.ns);
   }
 }
 BENCHMARK(BM_CompanionEstimates)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();

@@ -128,6 +128,11 @@ struct Companion::Impl {
   // The owning Job's annotations per Workload uid (a GET each, once: they carry the expected
   // duration and rarely change).
   OwnerAnnotations owners;
+  // The estimate annotations each pending Workload shows, as this leader last wrote them or
+  // first read them (uid -> {"metadata": {"annotations": ...}}): the informer's copy lags behind
+  // our own patches while their watch events are on the way, and compared with it they would
+  // all be sent again, each refresh, until the events arrive.
+  std::map<std::string, Value> shown_estimates;
 
   Impl(CompanionConfig c, kubernetes::Client& cl, backend::Store& s, CompanionOptions o)
       : config(std::move(c)),
@@ -575,19 +580,36 @@ struct Companion::Impl {
     std::map<std::string, const Value*> by_uid;
     for (const auto& wl : all) by_uid[str(wl.find_path("metadata.uid"))] = &wl;
     std::size_t patched = 0;
+    std::map<std::string, Value> shown;  // Workloads no longer pending drop out
     for (const auto& e : r.estimates) {
       auto wl = by_uid.find(e.uid);
       if (wl == by_uid.end()) continue;
-      auto patch = estimate_patch(*wl->second, e, now);
-      if (!patch) continue;
-      patch->mutable_map().find("metadata")->mutable_map().set("uid", e.uid);
-      BUDCORE_TRY(gate());
-      auto res = client.patch(kubernetes::resources::workloads(), e.namespace_, e.name, *patch);
-      if (!res && res.error().code != core::ErrorCode::NotFound && res.error().code != core::ErrorCode::Conflict)
-        return std::move(res).error();
-      if (res) ++patched;
+      auto known = shown_estimates.find(e.uid);
+      Value view = known != shown_estimates.end() ? known->second : estimate_view(*wl->second);
+      if (auto patch = estimate_patch(view, e, now)) {
+        patch->mutable_map().find("metadata")->mutable_map().set("uid", e.uid);
+        BUDCORE_TRY(gate());
+        auto res = client.patch(kubernetes::resources::workloads(), e.namespace_, e.name, *patch);
+        if (!res && res.error().code != core::ErrorCode::NotFound && res.error().code != core::ErrorCode::Conflict)
+          return std::move(res).error();
+        if (res) {
+          ++patched;
+          view = estimate_view(*res);
+        }
+      }
+      shown.emplace(e.uid, std::move(view));
     }
+    shown_estimates = std::move(shown);
     return patched;
+  }
+
+  // What of a Workload the estimates compare with: its three estimate annotations.
+  static Value estimate_view(const Value& workload) {
+    core::Map kept;
+    if (const Value* a = workload.find_path("metadata.annotations"); a != nullptr && a->is_map())
+      for (std::string_view k : {kEstimatedStartAnnotation, kEstimatedEndAnnotation, kEstimateReasonAnnotation})
+        if (const Value* v = a->find(k)) kept.set(std::string(k), *v);
+    return Value(core::Map{{"metadata", core::Map{{"annotations", std::move(kept)}}}});
   }
 
   // Owner annotations of the Workloads not seen before; those of Workloads gone are dropped.
@@ -746,6 +768,7 @@ core::Result<std::vector<Written>> Companion::sync(std::int64_t timeout_seconds)
     BUDCORE_TRY(m.workloads.relist([](const kubernetes::WatchEvent&) {}));
     changed = m.workloads.snapshot();
     m.term_listed = m.elector->term();
+    m.shown_estimates.clear();  // another leader may have written them meanwhile
   }
   std::vector<Value> deleted;
   if (!m.stopping.load()) m.cut.store(false);

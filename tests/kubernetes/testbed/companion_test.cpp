@@ -1251,6 +1251,31 @@ class CompanionEstimatesTest : public CompanionTestbedTest {
   std::string fifo_cq, cohort;
 };
 
+// Right after a refresh wrote its estimates, another writes nothing more, although the
+// informer has not taken in the watch events of those writes yet (compared with its copy, each
+// would be sent again at every refresh until they arrive).
+TEST_F(CompanionEstimatesTest, ARefreshRightAfterOneWritesNothingMore) {
+  const Map ten{{"budcore.io/expected-duration", "10m"}};
+  job_in(ns, "efq", "r1", 1, ten);
+  Value r1 = wait_workload("r1", [&](const Value& v) { return admitted(v); });
+  ASSERT_TRUE(admitted(r1)) << core::to_json(r1);
+  job_in(ns, "efq", "r2", 1, ten);
+  job_in(ns, "efq", "r3", 1, ten);
+  for (const char* name : {"r2", "r3"}) wait_workload(name, [](const Value&) { return true; });
+  auto s = backend::open_store("sqlite:" BUDCORE_BINARY_DIR "/companion_testbed/" + sfx + "-refresh.db");
+  ASSERT_TRUE(s) << s.error().describe();
+  auto cfg = CompanionConfig::from_text(config_text() + "estimates: {enabled: true, refresh_seconds: 1}\n");
+  ASSERT_TRUE(cfg) << cfg.error().describe();
+  auto c = Companion::open(std::move(*cfg), *client, **s);
+  ASSERT_TRUE(c) << c.error().describe();
+  ASSERT_TRUE((*c)->sync(1));  // lists the Workloads and writes every estimate
+  Value r3 = wait_workload("r3", [&](const Value& v) { return annotated(v, kEstimatedStartAnnotation).has_value(); });
+  ASSERT_TRUE(annotated(r3, kEstimatedStartAnnotation)) << core::to_json(r3);
+  auto again = (*c)->refresh_estimates();
+  ASSERT_TRUE(again) << again.error().describe();
+  EXPECT_EQ(*again, 0u);
+}
+
 TEST_F(CompanionEstimatesTest, EstimatedStartsAreTheActualAdmissionsWithinTwoSeconds) {
   auto cfg = CompanionConfig::from_text(config_text() + "estimates: {enabled: true, refresh_seconds: 1}\n");
   ASSERT_TRUE(cfg) << cfg.error().describe();
