@@ -338,10 +338,10 @@ class BUDCORE_API Store : public cost::UsageLedger, public usecase::CatalogStore
                                                                                std::span<const std::string> keys);
   // create_job for a non-empty key that get_jobs_by_keys (or get_job_by_key) has just found
   // absent: the store may skip its own lookup of the key and, inside transact, send the insert
-  // with a later statement. Another writer that commits the key in between either has its job
-  // returned with created = false, as create_job does, or (where the insert was sent later) fails
-  // the transaction with Conflict on idempotency_key: nothing of it is kept, and the caller's
-  // retry finds that writer's job. The default is create_job.
+  // with a later statement. Another writer that commits the key in between fails the call (and
+  // the transaction) with Conflict on idempotency_key, never its job nor a word of it: nothing of
+  // the transaction is kept, and the caller reads the key again and answers it as a replay, with
+  // the checks a read of that job gets. The default is create_job.
   virtual core::Result<CreateJobResult> create_job_with_new_key(const core::Id& tenant, job::Job job,
                                                                 std::string_view idempotency_key,
                                                                 std::string_view request_digest = {});
