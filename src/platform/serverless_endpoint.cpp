@@ -93,7 +93,28 @@ struct ServerlessEndpoint::Impl {
         clock(std::make_shared<PlatformClock>(p)),
         queue(config, clock) {}
 
+  // The counts status() reports and publish() samples (no worker list).
+  EndpointStatus counts() const {
+    EndpointStatus s;
+    s.endpoint = config.name;
+    s.queued = count(WorkerState::Queued);
+    s.starting = count(WorkerState::Starting);
+    s.ready = count(WorkerState::Ready);
+    for (const auto& w : workers) s.busy += !w.running.empty();
+    s.pending = queue.depth();
+    s.in_flight = queue.in_flight();
+    s.cold_starts = cold_starts;
+    s.stopped = stopped;
+    s.lost = lost;
+    s.failed_starts = failed_starts;
+    s.preemptions = preemptions;
+    s.metered_rows = metered_rows;
+    s.last_refusal = last_refusal;
+    return s;
+  }
+
   void publish() {
+    const EndpointStatus s = counts();
     const std::vector<std::pair<std::string, std::string>> id{{"endpoint", config.name}, {"tenant", owner.tenant.to_string()}};
     auto with_state = [&](const char* state) {
       auto l = id;
@@ -101,20 +122,18 @@ struct ServerlessEndpoint::Impl {
       return l;
     };
     auto d = [](std::int64_t v) { return static_cast<double>(v); };
-    int busy = 0;
-    for (const auto& w : workers) busy += !w.running.empty();
     std::vector<MetricSample> now{
-        {"budcore_serverless_cold_starts_total", id, d(cold_starts)},
-        {"budcore_serverless_failed_starts_total", id, d(failed_starts)},
-        {"budcore_serverless_workers_lost_total", id, d(lost)},
-        {"budcore_serverless_workers_stopped_total", id, d(stopped)},
-        {"budcore_serverless_preemptions_total", id, d(preemptions)},
-        {"budcore_serverless_workers", with_state("queued"), d(count(WorkerState::Queued))},
-        {"budcore_serverless_workers", with_state("starting"), d(count(WorkerState::Starting))},
-        {"budcore_serverless_workers", with_state("ready"), d(count(WorkerState::Ready))},
-        {"budcore_serverless_workers", with_state("busy"), d(busy)},
-        {"budcore_serverless_queue_depth", id, d(queue.depth())},
-        {"budcore_serverless_in_flight", id, d(queue.in_flight())}};
+        {"budcore_serverless_cold_starts_total", id, d(s.cold_starts)},
+        {"budcore_serverless_failed_starts_total", id, d(s.failed_starts)},
+        {"budcore_serverless_workers_lost_total", id, d(s.lost)},
+        {"budcore_serverless_workers_stopped_total", id, d(s.stopped)},
+        {"budcore_serverless_preemptions_total", id, d(s.preemptions)},
+        {"budcore_serverless_workers", with_state("queued"), d(s.queued)},
+        {"budcore_serverless_workers", with_state("starting"), d(s.starting)},
+        {"budcore_serverless_workers", with_state("ready"), d(s.ready)},
+        {"budcore_serverless_workers", with_state("busy"), d(s.busy)},
+        {"budcore_serverless_queue_depth", id, d(s.pending)},
+        {"budcore_serverless_in_flight", id, d(s.in_flight)}};
     std::lock_guard lock(published->mu);
     published->samples = std::move(now);
   }
@@ -541,24 +560,13 @@ core::Status ServerlessEndpoint::complete(serverless::RequestId id) {
 core::Status ServerlessEndpoint::fail(serverless::RequestId id, std::string reason) {
   return publishing(*impl_, [&] { return impl_->finish(id, std::move(reason)); });
 }
-core::Result<std::vector<cost::Usage>> ServerlessEndpoint::meter() { return impl_->meter(); }
+// Its sync() may count failed or lost starts.
+core::Result<std::vector<cost::Usage>> ServerlessEndpoint::meter() {
+  return publishing(*impl_, [&] { return impl_->meter(); });
+}
 
 EndpointStatus ServerlessEndpoint::status() const {
-  EndpointStatus s;
-  s.endpoint = impl_->config.name;
-  s.queued = impl_->count(WorkerState::Queued);
-  s.starting = impl_->count(WorkerState::Starting);
-  s.ready = impl_->count(WorkerState::Ready);
-  for (const auto& w : impl_->workers) s.busy += !w.running.empty();
-  s.pending = impl_->queue.depth();
-  s.in_flight = impl_->queue.in_flight();
-  s.cold_starts = impl_->cold_starts;
-  s.stopped = impl_->stopped;
-  s.lost = impl_->lost;
-  s.failed_starts = impl_->failed_starts;
-  s.preemptions = impl_->preemptions;
-  s.metered_rows = impl_->metered_rows;
-  s.last_refusal = impl_->last_refusal;
+  EndpointStatus s = impl_->counts();
   s.workers = impl_->workers;
   return s;
 }

@@ -292,7 +292,9 @@ TEST(ServerlessEndpointTest, ItsCountersAndGaugesAreInThePlatformsMetrics) {
   Fixture f(kCost, 4, 1, ", warmup_timeout_seconds: 2");
   ASSERT_TRUE(f.ep->enqueue({"acme", "h1", 10, core::Duration::seconds(5), serverless::Priority::Standard}).ok());
   ASSERT_TRUE(f.ep->dispatch().value().empty());
-  f.advance(2);  // its warm-up passed the timeout
+  // Its warm-up passes the timeout; meter() reads the workers first, and what it counts is published.
+  ASSERT_TRUE(f.p->run_until(f.p->now() + core::Duration::seconds(2)));
+  ASSERT_TRUE(f.ep->meter());
   ASSERT_EQ(f.ep->status().failed_starts, 1);
   const std::string series = "{endpoint=\"" + f.ep->config().name + "\",tenant=\"" + ctx_a().tenant.to_string() + "\"}";
   std::string text = f.p->metrics();
