@@ -40,19 +40,13 @@ core::Result<std::vector<std::optional<JobRecord>>> Store::get_jobs_by_keys(cons
 core::Result<CreateJobResult> Store::create_job_with_new_key(const core::Id& tenant, job::Job job,
                                                              std::string_view idempotency_key,
                                                              std::string_view request_digest) {
-  auto taken = [&] {
-    return core::Error::make(core::ErrorCode::Conflict,
-                             "another request created a job under idempotency key '" + std::string(idempotency_key) +
-                                 "' during this one; try again to have that job returned",
-                             "idempotency_key");
-  };
   // Looked up first, so that create_job neither returns that job nor refuses its document.
   if (!idempotency_key.empty()) {
     BUDCORE_TRY_ASSIGN(auto found, get_job_by_key(tenant, idempotency_key));
-    if (found) return taken();
+    if (found) return backends::idempotency_key_taken(idempotency_key);
   }
   auto created = create_job(tenant, std::move(job), idempotency_key, request_digest);
-  if (created && !created->created) return taken();
+  if (created && !created->created) return backends::idempotency_key_taken(idempotency_key);
   return created;
 }
 

@@ -64,20 +64,14 @@ Result<CreateJobResult> SqlStore::insert_job(const core::Id& tenant, job::Job jo
     // A key the caller has just read as absent that another writer committed first: a Conflict
     // for the caller to read again and answer as a replay, with its own checks (whether this
     // caller may see that job) before anything of the job is told.
-    auto key_taken = [&] {
-      return Error::make(ErrorCode::Conflict,
-                         "another request created a job under idempotency key '" + std::string(key) +
-                             "' during this one; try again to have that job returned",
-                         "idempotency_key");
-    };
     if (key_seen_absent && defers()) {
       // The answer can wait too: a skipped row fails the count, and the transaction.
-      BUDCORE_TRY(db().execute_later(insert, p, LaterCheck{1, "job " + id, key_taken()}));
+      BUDCORE_TRY(db().execute_later(insert, p, LaterCheck{1, "job " + id, idempotency_key_taken(key)}));
       return CreateJobResult{JobRecord{std::move(job), 1, std::string(key)}, true};
     }
     auto rows = db().execute(insert, p);
     if (!rows) return already_exists(rows.error(), "job " + id + " already exists", "id");
-    if (*rows == 0 && key_seen_absent) return key_taken();
+    if (*rows == 0 && key_seen_absent) return idempotency_key_taken(key);
     if (*rows == 0) {
       // Another writer committed the same key between our lookup and insert.
       BUDCORE_TRY_ASSIGN(auto existing, replay_job_by_key(tenant, key, request_digest));

@@ -780,6 +780,13 @@ core::Result<std::int64_t> check_documents(SqlConnection& conn, std::vector<std:
   return count;
 }
 
+core::Error idempotency_key_taken(std::string_view key) {
+  return core::Error::make(core::ErrorCode::Conflict,
+                           "another request created a job under idempotency key '" + std::string(key) +
+                               "' during this one; try again to have that job returned",
+                           "idempotency_key");
+}
+
 core::Status check_later(const core::Result<std::int64_t>& rows, const LaterCheck& check) {
   if (!rows) {
     if (rows.error().code == core::ErrorCode::AlreadyExists && !check.what.empty())

@@ -47,6 +47,10 @@ struct LaterCheck {
 };
 core::Status check_later(const core::Result<std::int64_t>& rows, const LaterCheck& check);
 
+// create_job_with_new_key's answer for a key read as absent that another writer committed
+// before the insert: a Conflict on idempotency_key naming neither that job nor its id.
+core::Error idempotency_key_taken(std::string_view key);
+
 // One database connection. SQL uses `?` placeholders (PostgreSQL connections rewrite them to
 // $n) and is prepared once per distinct text. Errors: a unique-constraint violation is
 // AlreadyExists, a serialization failure Conflict, anything else Io with the driver's message.

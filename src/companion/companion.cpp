@@ -860,5 +860,4 @@ core::Result<std::size_t> Companion::refresh_estimates() {
   return m.refresh_estimates(m.clock->now());
 }
 
-
 }  // namespace budcore::companion

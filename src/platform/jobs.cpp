@@ -272,16 +272,10 @@ core::Result<std::vector<SubmitResult>> Impl::submit_jobs(const CallContext& cal
       auto created = tx.create_job_with_new_key(caller.tenant, std::move(queued), jobs[i].idempotency_key, digests[i]);
       if (!created) return at_index(created.error(), batch, i);
       results[i] = SubmitResult{std::move(created->record), created->created};
-      if (!created->created) {
-        // Another request created a job under this key since the keys were read (a store that
-        // returns it rather than failing the transaction): start over as on a lost race, so
-        // that the key is read and checked as a replay (the caller's right to see that job
-        // too) outside the transaction, where the checks may read the store.
-        return at_index(Error::make(ErrorCode::Conflict,
-                                    "idempotency key " + jobs[i].idempotency_key + " was taken by another request meanwhile",
-                                    "idempotency_key"),
-                        batch, i);
-      }
+      // A key taken meanwhile is the store's Conflict (lost_key_race), never a job it returns:
+      // such a job would reach the caller without the replay checks.
+      if (!created->created)
+        return Error::make(ErrorCode::Internal, "the store returned an existing job for a key read as absent");
       const job::Job& job = results[i].record.job;
       // The PENDING -> QUEUED transition is the submission's event: it carries who asked and how.
       core::Map& data = log.front().second.data.mutable_map();
