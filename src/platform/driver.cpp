@@ -3,7 +3,6 @@
 // system-clock Platform.
 #include <algorithm>
 #include <set>
-#include <vector>
 
 #include "budcore/core/json.hpp"
 #include "budcore/job/state_machine.hpp"
@@ -239,13 +238,7 @@ std::string Platform::metrics() {
         }
     m.metrics.gauge("kueue_pending_workloads", {}, static_cast<double>(m.sim->queued()));
   }
-  // In the order added: a later source reporting the same series (an endpoint reopened) wins.
-  std::erase_if(m.metrics_sources, [&](const MetricsSource& source) {
-    auto samples = source();
-    if (!samples) return true;
-    for (const auto& sample : *samples) (void)m.metrics.report(sample.name, sample.labels, sample.value);
-    return false;
-  });
+  m.read_metrics_sources(true);
   return m.metrics.render();
 }
 

@@ -2,6 +2,8 @@
 // hooks, and the hand-over of runs to the cluster.
 #include "budcore/platform/platform.hpp"
 
+#include <vector>
+
 #include "budcore/core/json.hpp"
 #include "budcore/platform/rbac.hpp"
 #include "core/digest.hpp"
@@ -462,7 +464,21 @@ backend::Store& Platform::store() noexcept { return *impl_->store; }
 
 void Platform::add_metrics_source(MetricsSource source) {
   std::lock_guard lock(impl_->mu);
+  // Sources gone since the last metrics() are dropped here too: endpoints opened and closed
+  // on a platform nobody scrapes must not pile up.
+  impl_->read_metrics_sources(false);
   if (source) impl_->metrics_sources.push_back(std::move(source));
+}
+
+void Platform::Impl::read_metrics_sources(bool report) {
+  // In the order added: a later source reporting the same series (an endpoint reopened) wins.
+  std::erase_if(metrics_sources, [&](const MetricsSource& source) {
+    auto samples = source();
+    if (!samples) return true;
+    if (report)
+      for (const auto& sample : *samples) (void)metrics.report(sample.name, sample.labels, sample.value);
+    return false;
+  });
 }
 
 std::shared_ptr<CostControls> Platform::cost_controls() const {

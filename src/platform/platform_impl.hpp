@@ -156,6 +156,9 @@ struct BUDCORE_HIDDEN Platform::Impl {
       budget_checks;  // (budget_check_ns, job): stale entries skipped
   Metrics metrics;
   std::vector<MetricsSource> metrics_sources;  // add_metrics_source(): read by metrics(), in order added
+  // Calls every source, drops those gone (nullopt) and, with `report`, puts the samples of the
+  // others into `metrics`.
+  void read_metrics_sources(bool report);
 
   std::shared_ptr<backend::Notifier> anchor_notifier;  // security.audit_anchor
   std::int64_t next_anchor_ns = 0;
