@@ -29,7 +29,7 @@ func TestCompanionCheckConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, `"budgets":["team-a"]`) || !strings.Contains(out, `"estimates":{"enabled":false,"refresh_seconds":5}`) {
+	if !strings.Contains(out, `"budgets":["team-a"]`) || !strings.Contains(out, `"estimates":{"enabled":false,"refresh_seconds":5,"writers":8}`) {
 		t.Fatalf("summary: %s", out)
 	}
 	_, err = CompanionCheckConfig("controllers: []\n")

@@ -11,6 +11,7 @@
 #include "budcore/kubernetes/kueue.hpp"
 #include "budcore/kubernetes/reflector.hpp"
 #include "budcore/kubernetes/status.hpp"
+#include "core/parallel.hpp"
 
 namespace budcore::companion {
 namespace {
@@ -564,6 +565,16 @@ struct Companion::Impl {
 
   // ---- estimates (companion/estimates.hpp) ----
 
+  // One pending Workload's estimate: what it shows (as last written or read), the patch that
+  // would change that, and how sending it went.
+  struct EstimateWrite {
+    const WorkloadEstimate* estimate;
+    Value view;
+    std::optional<Value> patch;
+    core::Status sent;
+    bool written = false;
+  };
+
   // Estimates every pending Workload of the informer's cache over the cluster's quota objects
   // and patches the annotations that changed. The patch carries the uid, so a Workload
   // recreated under the same name meanwhile is left for the next refresh (409 Conflict).
@@ -579,28 +590,49 @@ struct Companion::Impl {
     estimates_valid_until = r.valid_until;
     std::map<std::string, const Value*> by_uid;
     for (const auto& wl : all) by_uid[str(wl.find_path("metadata.uid"))] = &wl;
-    std::size_t patched = 0;
-    std::map<std::string, Value> shown;  // Workloads no longer pending drop out
+    std::vector<EstimateWrite> shown;  // Workloads no longer pending drop out
     for (const auto& e : r.estimates) {
       auto wl = by_uid.find(e.uid);
       if (wl == by_uid.end()) continue;
       auto known = shown_estimates.find(e.uid);
       Value view = known != shown_estimates.end() ? known->second : estimate_view(*wl->second);
-      if (auto patch = estimate_patch(view, e, now)) {
-        patch->mutable_map().find("metadata")->mutable_map().set("uid", e.uid);
-        BUDCORE_TRY(gate());
-        auto res = client.patch(kubernetes::resources::workloads(), e.namespace_, e.name, *patch);
-        if (!res && res.error().code != core::ErrorCode::NotFound && res.error().code != core::ErrorCode::Conflict)
-          return std::move(res).error();
-        if (res) {
-          ++patched;
-          view = estimate_view(*res);
-        }
-      }
-      shown.emplace(e.uid, std::move(view));
+      auto patch = estimate_patch(view, e, now);
+      if (patch) patch->mutable_map().find("metadata")->mutable_map().set("uid", e.uid);
+      shown.push_back({&e, std::move(view), std::move(patch), {}, false});
     }
-    shown_estimates = std::move(shown);
+    send_estimate_patches(shown);
+    std::size_t patched = 0;
+    std::optional<Error> failed;
+    std::map<std::string, Value> kept;
+    for (auto& s : shown) {
+      if (!s.sent && !failed) failed = s.sent.error();
+      patched += s.written ? 1 : 0;
+      kept.emplace(s.estimate->uid, std::move(s.view));
+    }
+    shown_estimates = std::move(kept);
+    if (failed) return std::move(*failed);
     return patched;
+  }
+
+  // Sends the patches on config.estimates.writers connections at once (the client's rate limit
+  // still applies). A Workload gone or recreated meanwhile (404, 409) is left for the next
+  // refresh; any other failure is kept on its entry, and the writes already made still count.
+  void send_estimate_patches(std::vector<EstimateWrite>& shown) {
+    core::for_each_index_parallel(shown.size(), static_cast<unsigned>(config.estimates.writers), [&](std::size_t i) {
+      if (shown[i].patch) shown[i].sent = send_estimate_patch(shown[i]);
+    });
+  }
+
+  core::Status send_estimate_patch(EstimateWrite& s) {
+    BUDCORE_TRY(gate());
+    auto res = client.patch(kubernetes::resources::workloads(), s.estimate->namespace_, s.estimate->name, *s.patch);
+    if (res) {
+      s.written = true;
+      s.view = estimate_view(*res);
+      return {};
+    }
+    if (res.error().code == core::ErrorCode::NotFound || res.error().code == core::ErrorCode::Conflict) return {};
+    return std::move(res).error();
   }
 
   // What of a Workload the estimates compare with: its three estimate annotations.
@@ -613,15 +645,21 @@ struct Companion::Impl {
   }
 
   // Owner annotations of the Workloads not seen before; those of Workloads gone are dropped.
+  // The GETs go out on config.estimates.writers connections at once, as the patches do.
   void refresh_owners(const std::vector<Value>& all) {
     OwnerAnnotations kept;
+    std::vector<std::pair<const Value*, std::map<std::string, std::string>*>> unknown;
     for (const auto& wl : all) {
       std::string uid = str(wl.find_path("metadata.uid"));
       auto finished = kubernetes::find_condition(wl, "Finished");
       if (finished && finished->status == "True") continue;  // not estimated: no GET for it
-      if (auto it = owners.find(uid); it != owners.end()) kept[uid] = std::move(it->second);
-      else kept[uid] = owner_annotations(wl);
+      auto [slot, fresh] = kept.try_emplace(uid);
+      if (!fresh) continue;
+      if (auto it = owners.find(uid); it != owners.end()) slot->second = std::move(it->second);
+      else unknown.emplace_back(&wl, &slot->second);
     }
+    core::for_each_index_parallel(unknown.size(), static_cast<unsigned>(config.estimates.writers),
+                                  [&](std::size_t i) { *unknown[i].second = owner_annotations(*unknown[i].first); });
     owners = std::move(kept);
   }
 

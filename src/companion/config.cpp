@@ -135,8 +135,8 @@ core::Result<LeaderElectionConfig> leader_election_at(const Value& v) {
 
 core::Result<EstimatesConfig> estimates_at(const Value& v) {
   const std::string path = "estimates";
-  if (!v.is_map()) return Error::invalid(path, text_of(v), "expected {enabled: true, refresh_seconds: 5}");
-  static constexpr std::array<std::string_view, 2> kKeys{"enabled", "refresh_seconds"};
+  if (!v.is_map()) return Error::invalid(path, text_of(v), "expected {enabled: true, refresh_seconds: 5, writers: 8}");
+  static constexpr std::array<std::string_view, 3> kKeys{"enabled", "refresh_seconds", "writers"};
   BUDCORE_TRY(core::check_keys(v.as_map(), kKeys, path));
   EstimatesConfig e;
   if (const Value* f = v.find("enabled")) {
@@ -148,6 +148,12 @@ core::Result<EstimatesConfig> estimates_at(const Value& v) {
     std::int64_t s = 0;
     BUDCORE_TRY_ASSIGN(s, int_at(*f, path + ".refresh_seconds", 1, 3600));
     e.refresh_seconds = static_cast<std::int32_t>(s);
+  }
+  if (const Value* f = v.find("writers")) {
+    // Each writer is a connection to the API server; the client's rate limit applies to all.
+    std::int64_t n = 0;
+    BUDCORE_TRY_ASSIGN(n, int_at(*f, path + ".writers", 1, 64));
+    e.writers = static_cast<std::int32_t>(n);
   }
   return e;
 }

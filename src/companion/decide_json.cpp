@@ -77,7 +77,8 @@ Value config_summary(const CompanionConfig& config) {
                 {"budgets", std::move(budgets)},
                 {"currency", config.price_book.currency},
                 {"estimates", core::Map{{"enabled", config.estimates.enabled},
-                                        {"refresh_seconds", static_cast<std::int64_t>(config.estimates.refresh_seconds)}}}};
+                                        {"refresh_seconds", static_cast<std::int64_t>(config.estimates.refresh_seconds)},
+                                        {"writers", static_cast<std::int64_t>(config.estimates.writers)}}}};
   if (const auto& le = config.leader_election) {
     auto secs = [](core::Duration d) { return d.count_ns() / 1'000'000'000; };
     out.set("leader_election", core::Map{{"lease_name", le->lease_name},

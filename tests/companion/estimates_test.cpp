@@ -256,6 +256,8 @@ TEST(CompanionEstimatesTest, ConfigSwitchIsValidatedNamingTheField) {
   EXPECT_TRUE(on.estimates.enabled);
   EXPECT_EQ(on.estimates.refresh_seconds, 3);
   EXPECT_EQ(est_config("estimates: {enabled: true}\n").estimates.refresh_seconds, 5);
+  EXPECT_EQ(est_config("estimates: {enabled: true}\n").estimates.writers, 8);
+  EXPECT_EQ(est_config("estimates: {enabled: true, writers: 1}\n").estimates.writers, 1);
   auto base = std::string("schema_version: 1\ncontrollers: [{name: budcore.io/window, checks: [window]}]\n");
   struct Case {
     std::string text, field;
@@ -263,6 +265,8 @@ TEST(CompanionEstimatesTest, ConfigSwitchIsValidatedNamingTheField) {
   for (const auto& c : {Case{"estimates: {refresh_seconds: 0}", "estimates.refresh_seconds"},
                         Case{"estimates: {refresh_seconds: \"5s\"}", "estimates.refresh_seconds"},
                         Case{"estimates: {enabled: \"yes\"}", "estimates.enabled"},
+                        Case{"estimates: {writers: 0}", "estimates.writers"},
+                        Case{"estimates: {writers: 65}", "estimates.writers"},
                         Case{"estimates: true", "estimates"}}) {
     auto r = CompanionConfig::from_text(base + c.text + "\n");
     ASSERT_FALSE(r) << c.text;

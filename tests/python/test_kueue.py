@@ -33,9 +33,9 @@ def test_a_configuration_is_summarized_or_refused_naming_the_field():
     assert summary["controllers"] == [{"name": "budcore.io/budget", "checks": ["budget", "window"]}]
     assert summary["budgets"] == ["team-a"] and summary["currency"] == "USD"
     assert "leader_election" not in summary
-    assert summary["estimates"] == {"enabled": False, "refresh_seconds": 5}
-    estimating = budcore.kueue.check_config(CONFIG + "estimates: {enabled: true, refresh_seconds: 30}\n")
-    assert estimating["estimates"] == {"enabled": True, "refresh_seconds": 30}
+    assert summary["estimates"] == {"enabled": False, "refresh_seconds": 5, "writers": 8}
+    estimating = budcore.kueue.check_config(CONFIG + "estimates: {enabled: true, refresh_seconds: 30, writers: 2}\n")
+    assert estimating["estimates"] == {"enabled": True, "refresh_seconds": 30, "writers": 2}
     elected = budcore.kueue.check_config(CONFIG + "leader_election: {namespace: budcore-system, identity: c-0}\n")
     assert elected["leader_election"] == {"lease_name": "budcore-kueue-companion", "namespace": "budcore-system",
                                           "identity": "c-0", "lease_duration_seconds": 15,

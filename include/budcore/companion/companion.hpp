@@ -98,6 +98,7 @@ struct QueueSettings {
 struct EstimatesConfig {
   bool enabled = false;
   std::int32_t refresh_seconds = 5;  // at most one refresh (and one patch per Workload) per this many seconds
+  std::int32_t writers = 8;          // patches (and owner reads) sent at once, one connection each
 };
 
 // The companion's configuration (YAML or JSON):
@@ -128,7 +129,7 @@ struct EstimatesConfig {
 //     lease_duration: 15s                     # whole seconds (default 15s)
 //     renew_deadline: 10s                     # < lease_duration (default 10s)
 //     retry_period: 2s                        # renew_deadline > 1.2 x retry_period (default 2s)
-//   estimates: {enabled: true, refresh_seconds: 5}  # estimated start/end annotations (default off)
+//   estimates: {enabled: true, refresh_seconds: 5, writers: 8}  # estimated start/end annotations (default off)
 // Unknown keys are errors; every error names the field path, the value and why.
 struct BUDCORE_API CompanionConfig {
   static constexpr int kSchemaVersion = 1;

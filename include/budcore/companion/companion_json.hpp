@@ -10,7 +10,7 @@
 namespace budcore::companion {
 
 // {"controllers": [{"name", "checks"}], "cluster_queues", "tenants" (how many rules),
-//  "budgets" (names), "currency", "estimates" ({"enabled", "refresh_seconds"}), "leader_election"? ({"lease_name", "namespace", "identity",
+//  "budgets" (names), "currency", "estimates" ({"enabled", "refresh_seconds", "writers"}), "leader_election"? ({"lease_name", "namespace", "identity",
 //  "lease_duration_seconds", "renew_deadline_seconds", "retry_period_seconds"}, when configured)}.
 BUDCORE_API core::Value config_summary(const CompanionConfig& config);
 

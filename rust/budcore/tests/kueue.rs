@@ -21,7 +21,7 @@ const WORKLOAD: &str = r#"{"metadata": {"name": "wl", "namespace": "team-a", "ui
 fn companion_config_is_checked_naming_the_field() {
     let out = companion_check_config(CONFIG).unwrap();
     assert!(out.contains(r#""budgets":["team-a"]"#), "{out}");
-    assert!(out.contains(r#""estimates":{"enabled":false,"refresh_seconds":5}"#), "{out}");
+    assert!(out.contains(r#""estimates":{"enabled":false,"refresh_seconds":5,"writers":8}"#), "{out}");
     let e = companion_check_config("controllers: []\n").unwrap_err();
     assert_eq!(e.code, ErrorCode::Invalid);
     assert_eq!(e.field, "controllers");
