@@ -1276,6 +1276,40 @@ TEST_F(CompanionEstimatesTest, ARefreshRightAfterOneWritesNothingMore) {
   EXPECT_EQ(*again, 0u);
 }
 
+// Workload events within refresh_seconds of the last refresh wait for the next one: a new
+// pending Workload shows no estimate until then, and a refresh asked for writes it.
+TEST_F(CompanionEstimatesTest, EventsWithinTheRefreshPeriodWaitForTheNextRefresh) {
+  const Map ten{{"budcore.io/expected-duration", "10m"}};
+  job_in(ns, "efq", "l1", 1, ten);
+  Value l1 = wait_workload("l1", [&](const Value& v) { return admitted(v); });
+  ASSERT_TRUE(admitted(l1)) << core::to_json(l1);
+  job_in(ns, "efq", "l2", 1, ten);
+  wait_workload("l2", [](const Value&) { return true; });
+  auto s = backend::open_store("sqlite:" BUDCORE_BINARY_DIR "/companion_testbed/" + sfx + "-limit.db");
+  ASSERT_TRUE(s) << s.error().describe();
+  auto cfg = CompanionConfig::from_text(config_text() + "estimates: {enabled: true, refresh_seconds: 600}\n");
+  ASSERT_TRUE(cfg) << cfg.error().describe();
+  auto c = Companion::open(std::move(*cfg), *client, **s);
+  ASSERT_TRUE(c) << c.error().describe();
+  ASSERT_TRUE((*c)->sync(1));  // the first refresh: l2 gets its estimate
+  Value l2 = wait_workload("l2", [&](const Value& v) { return annotated(v, kEstimatedStartAnnotation).has_value(); });
+  ASSERT_TRUE(annotated(l2, kEstimatedStartAnnotation)) << core::to_json(l2);
+  job_in(ns, "efq", "l3", 1, ten);
+  wait_workload("l3", [](const Value&) { return true; });
+  const std::uint64_t writes = (*c)->writes();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*c)->sync(1));  // the events of l3 arrive
+  EXPECT_EQ((*c)->writes(), writes) << "a refresh ran within refresh_seconds";
+  auto l3 = workload_of("l3");
+  ASSERT_TRUE(l3);
+  EXPECT_FALSE(annotated(*l3, kEstimatedStartAnnotation)) << core::to_json(*l3);
+  auto asked = (*c)->refresh_estimates();
+  ASSERT_TRUE(asked) << asked.error().describe();
+  EXPECT_GE(*asked, 1u);
+  l3 = workload_of("l3");
+  ASSERT_TRUE(l3);
+  EXPECT_TRUE(annotated(*l3, kEstimatedStartAnnotation)) << core::to_json(*l3);
+}
+
 TEST_F(CompanionEstimatesTest, EstimatedStartsAreTheActualAdmissionsWithinTwoSeconds) {
   auto cfg = CompanionConfig::from_text(config_text() + "estimates: {enabled: true, refresh_seconds: 1}\n");
   ASSERT_TRUE(cfg) << cfg.error().describe();
