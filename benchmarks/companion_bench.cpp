@@ -11,7 +11,8 @@
 // expected duration), 1 cpu each, in a StrictFIFO ClusterQueue of 8 cpu: Kueue admits 8 and
 // the rest wait. Workloads that belong to Jobs cost one more GET each on the first pass (the
 // Job's annotations, read once per Workload). The companion's client runs at BUDCORE_BENCH_QPS
-// requests per second (0: unthrottled; the companion's default is 50, burst 100).
+// requests per second (0: unthrottled; the companion's default is 50, burst 100) and sends its
+// patches on BUDCORE_BENCH_WRITERS connections at once (default 8, as the companion's).
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -138,6 +139,7 @@ std::size_t annotated(const std::vector<Value>& wls) {
 void BM_CompanionEstimates(benchmark::State& state) {
   const int n = env_int("BUDCORE_BENCH_WORKLOADS", 10000);
   const double qps = env_int("BUDCORE_BENCH_QPS", 0);
+  const int writers = env_int("BUDCORE_BENCH_WRITERS", 8);
   auto admin = open_client(0, 1000, "bench");
   if (!admin) {
     state.SkipWithError("set BUDCORE_K8S_KUBECONFIG to a running test bed (scripts/k8s-testbed.sh start DIR)");
@@ -163,7 +165,7 @@ void BM_CompanionEstimates(benchmark::State& state) {
         "controllers: [{name: budcore.io/bench-" + cluster.sfx + ", checks: [window]}]\n"
         "cluster_queues: [" + cluster.cq + "]\n"
         "default_duration: 10m\n"
-        "estimates: {enabled: true, refresh_seconds: 1}\n");
+        "estimates: {enabled: true, refresh_seconds: 1, writers: " + std::to_string(writers) + "}\n");
     if (!config) throw std::runtime_error(config.error().describe());
     auto comp = companion::Companion::open(std::move(*config), *client, **store);
     if (!comp) throw std::runtime_error(comp.error().describe());
@@ -196,17 +198,26 @@ void BM_CompanionEstimates(benchmark::State& state) {
     auto update_at = Clock::now();
     const std::uint64_t before_update = client->requests_sent();
     // Passes until Kueue has admitted the next one and a refresh finds nothing left to write;
-    // the time is to the end of the last pass that wrote.
+    // the time is to the end of the last pass that wrote (the bench's own listing between passes,
+    // 10,000 Workloads each, is not the companion's).
     std::size_t passes = 0;
     double update_s = 0;
+    auto wrote = [&, last = (*comp)->writes()]() mutable {
+      if ((*comp)->writes() == last) return;
+      last = (*comp)->writes();
+      update_s = seconds_since(update_at);
+    };
     while (seconds_since(update_at) < 60) {
       auto u = (*comp)->sync(1);
       if (!u) throw std::runtime_error(u.error().describe());
       ++passes;
-      update_s = seconds_since(update_at);
+      wrote();
       std::size_t reserved_now = 0;
       for (const auto& x : workloads_of(*admin, cluster.ns)) reserved_now += reserved(x) ? 1 : 0;
-      if (reserved_now == 8 && (*comp)->refresh_estimates().value_or(1) == 0) break;
+      if (reserved_now != 8) continue;
+      auto refreshed = (*comp)->refresh_estimates();
+      wrote();
+      if (refreshed.value_or(1) == 0) break;
     }
     const double update_requests = static_cast<double>(client->requests_sent() - before_update);
 
