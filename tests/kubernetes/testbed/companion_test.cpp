@@ -23,6 +23,7 @@
 #include "budcore/cost/metering.hpp"
 #include "budcore/kubernetes/kueue.hpp"
 #include "budcore/kubernetes/status.hpp"
+#include "backends/store_fixture.hpp"
 #include "kubernetes/testbed/testbed.hpp"
 
 namespace budcore::companion {
@@ -270,7 +271,8 @@ class CompanionTestbedTest : public ::testing::Test {
   // with `cluster` (the test bed's admin credentials unless given others).
   std::unique_ptr<Replica> replica(const std::string& id, const std::string& lease_ns,
                                    std::optional<kubernetes::ClusterConfig> cluster = std::nullopt,
-                                   const std::string& extra_config = "") {
+                                   const std::string& extra_config = "", const std::string& shared_store = "",
+                                   const std::string& base_config = "") {
     auto r = std::make_unique<Replica>();
     r->id = id;
     kubernetes::ClientOptions o;
@@ -278,10 +280,12 @@ class CompanionTestbedTest : public ::testing::Test {
     auto c = Client::open(cluster ? *cluster : tb->config(), o);
     EXPECT_TRUE(c) << c.error().describe();
     r->client = std::move(*c);
-    auto s = backend::open_store("sqlite:" BUDCORE_BINARY_DIR "/companion_testbed/" + sfx + "-" + id + ".db");
+    auto s = backend::open_store(!shared_store.empty() ? shared_store
+                                                       : "sqlite:" BUDCORE_BINARY_DIR "/companion_testbed/" + sfx + "-" + id + ".db");
     EXPECT_TRUE(s) << s.error().describe();
     r->store = std::move(*s);
-    auto cfg = CompanionConfig::from_text(config_text() + "leader_election: {lease_name: " + lease_name() +
+    auto cfg = CompanionConfig::from_text((base_config.empty() ? config_text() : base_config) +
+                                          "leader_election: {lease_name: " + lease_name() +
                                           ", namespace: " + lease_ns + ", identity: " + id +
                                           ", lease_duration: 4s, renew_deadline: 3s, retry_period: 500ms}\n" +
                                           extra_config);
@@ -1168,6 +1172,50 @@ TEST_F(CompanionMeteringTest, ARunIsMeteredOnceAcrossRestarts) {
   auto open = r->list_platform_records("kueue_companion.segment", {});
   ASSERT_TRUE(open);
   EXPECT_TRUE(open->items.empty());
+}
+
+// Replicas share what they meter through one PostgreSQL store: the leader opens a running
+// Workload's segment, stops (handing its Lease over) while the run goes on, and the new leader
+// closes that segment when the run ends: one usage row, the run metered once.
+TEST_F(CompanionMeteringTest, TwoReplicasOnOnePostgresStoreMeterARunOnceAcrossAHandover) {
+  auto target = testing::make_target("postgres");
+  if (!target.skip.empty()) GTEST_SKIP() << target.skip;
+  ASSERT_TRUE(target.error.empty()) << target.error;
+  store_uri = target.uri;  // reader() and rows() read the shared store
+  job_in(ns, "plq", "shared", 2, Map{});
+  ASSERT_TRUE(admitted(wait_in(ns, "shared", [&](const Value& w) { return admitted(w); })));
+  auto a = replica("a", ns, std::nullopt, "", store_uri, metering_config_text());
+  auto b = replica("b", ns, std::nullopt, "", store_uri, metering_config_text());
+  ASSERT_TRUE(Testbed::wait_until([&] { return a->leads() || b->leads(); }, std::chrono::seconds(15)));
+  Replica* holder = a->leads() ? a.get() : b.get();
+  Replica* other = holder == a.get() ? b.get() : a.get();
+  auto open_segments = [&] {
+    auto open = reader()->list_platform_records("kueue_companion.segment", {});
+    EXPECT_TRUE(open) << open.error().describe();
+    return open ? open->items.size() : 0;
+  };
+  auto errors_of = [](Replica& r) {
+    std::lock_guard lock(r.mu);
+    std::string out;
+    for (const auto& e : r.errors) out += "replica " + r.id + ": " + e.describe() + "\n";
+    return out;
+  };
+  ASSERT_TRUE(Testbed::wait_until([&] { return open_segments() == 1; }, std::chrono::seconds(30)))
+      << errors_of(*a) << errors_of(*b) << "segments open in the leader: " << holder->companion->open_segments();
+  holder->stop();
+  ASSERT_TRUE(Testbed::wait_until([&] { return other->leads(); }, std::chrono::seconds(10)));
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // the run goes on under the new leader
+  EXPECT_EQ(open_segments(), 1u) << "the new leader opened a second segment for the same run";
+  ASSERT_TRUE(testing::mark_job_complete(*client, ns, "shared"));
+  Value done = wait_in(ns, "shared", finished);
+  ASSERT_TRUE(finished(done)) << core::to_json(done);
+  ASSERT_TRUE(Testbed::wait_until([&] { return open_segments() == 0 && rows(kTenant).size() == 1; },
+                                  std::chrono::seconds(15)));
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // later passes of the leader add nothing
+  auto r = rows(kTenant);
+  ASSERT_EQ(r.size(), 1u);
+  expect_row(r[0], done, 2);
+  EXPECT_EQ(errors_of(*other), "");
 }
 
 // Estimated starts against the real Kueue: a StrictFIFO queue of one GPU and a cohort of two
