@@ -26,10 +26,14 @@ from budcore import TemplateZeroDivisionError
 from budcore import UndefinedError
 from budcore import UnsupportedError
 from budcore import ValidationError
+import budcore.results
 import collections.abc
+import decimal
 import numpy
 import numpy.typing
+import os
 import typing
+import uuid
 __all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'KueueCompanionHandle', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'ServerlessEndpointHandle', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_serverless_report', 'cost_usage', 'gpu_defrag', 'gpu_place_mig', 'gpu_policy_names', 'gpu_replay', 'kueue_companion_decide', 'kueue_companion_open', 'kueue_companion_summary', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
 class Quantity:
     """
@@ -64,7 +68,7 @@ class Quantity:
         ...
     def __hash__(self) -> int:
         ...
-    def __init__(self, value: typing.Any = '0') -> None:
+    def __init__(self, value: str | int | Quantity = '0') -> None:
         """
         A quantity from text ('500m', '2Gi'), an int (units) or another Quantity.
         """
@@ -146,7 +150,7 @@ class Money:
         ...
     def __hash__(self) -> int:
         ...
-    def __init__(self, amount: typing.Any, currency: str | None = None) -> None:
+    def __init__(self, amount: str | int | decimal.Decimal, currency: str | None = None) -> None:
         """
         Money from an amount (str, int or Decimal) and an ISO 4217 currency ('USD' when omitted).
         """
@@ -186,7 +190,7 @@ class Money:
         """
         Rounds half-to-even to `decimals` places (0..12).
         """
-    def to_decimal(self) -> typing.Any:
+    def to_decimal(self) -> decimal.Decimal:
         """
         The amount as a decimal.Decimal, exactly.
         """
@@ -228,7 +232,7 @@ class Job:
         The same for JSON text (what Job.from_json reads).
         """
     @staticmethod
-    def from_dict(data: typing.Any) -> Job:
+    def from_dict(data: dict[str, typing.Any]) -> Job:
         """
         A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).
         """
@@ -255,7 +259,7 @@ class Job:
         ...
     def _repr_html_(self) -> str:
         ...
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, typing.Any]:
         """
         Every wire field, absent optionals as None, in schema order.
         """
@@ -272,17 +276,17 @@ class Job:
         Every rule violation, as ValidationError instances (not raised).
         """
     @property
-    def actual_cost(self) -> typing.Any:
+    def actual_cost(self) -> Money | None:
         """
         The metered cost so far as a Money, or None.
         """
     @property
-    def budget_limit(self) -> typing.Any:
+    def budget_limit(self) -> Money | None:
         """
         The most this job may cost, as a Money, or None.
         """
     @property
-    def cluster_id(self) -> typing.Any:
+    def cluster_id(self) -> str | None:
         """
         The cluster's UUID, as a string, or None.
         """
@@ -307,12 +311,12 @@ class Job:
         Whether the job can be preempted once its priority's default applies.
         """
     @property
-    def estimated_cost(self) -> typing.Any:
+    def estimated_cost(self) -> Money | None:
         """
         The estimated cost as a Money, or None.
         """
     @property
-    def estimated_duration_seconds(self) -> typing.Any:
+    def estimated_duration_seconds(self) -> int | None:
         """
         The submitter's estimate of the run time, or None.
         """
@@ -327,12 +331,12 @@ class Job:
         The Kubernetes resource its GPUs are asked as ('nvidia.com/gpu').
         """
     @property
-    def gpu_type(self) -> typing.Any:
+    def gpu_type(self) -> str | None:
         """
         The GPU type asked for ('nvidia-a100-80gb'), or None.
         """
     @property
-    def id(self) -> typing.Any:
+    def id(self) -> str | None:
         """
         The job's UUID, as a string.
         """
@@ -342,7 +346,7 @@ class Job:
         'service', 'batch' or 'training' (the JobType).
         """
     @property
-    def max_duration_seconds(self) -> typing.Any:
+    def max_duration_seconds(self) -> int | None:
         """
         The run time after which the job is stopped, or None.
         """
@@ -362,7 +366,7 @@ class Job:
         The job's name.
         """
     @property
-    def outputs(self) -> typing.Any:
+    def outputs(self) -> dict[str, typing.Any]:
         """
         What the job produced (plain Python values).
         """
@@ -382,7 +386,7 @@ class Job:
         'critical', 'high', 'normal', 'low' or 'spot'.
         """
     @property
-    def project_id(self) -> typing.Any:
+    def project_id(self) -> str | None:
         """
         The project's UUID, as a string, or None.
         """
@@ -397,7 +401,7 @@ class Job:
         What created the job: 'direct', 'pipeline' or 'usecase'.
         """
     @property
-    def spec(self) -> typing.Any:
+    def spec(self) -> dict[str, typing.Any]:
         """
         The job's free-form spec (image, args, env, ...), as plain Python values.
         """
@@ -407,17 +411,17 @@ class Job:
         The job's status ('pending', 'queued', 'scheduled', 'running', 'completed', 'failed', 'cancelled', ...).
         """
     @property
-    def status_message(self) -> typing.Any:
+    def status_message(self) -> str | None:
         """
         Why the job is in its status, or None.
         """
     @property
-    def storage_gb(self) -> typing.Any:
+    def storage_gb(self) -> int | None:
         """
         Storage asked for in GiB, or None.
         """
     @property
-    def tenant_id(self) -> typing.Any:
+    def tenant_id(self) -> str | None:
         """
         The owning tenant's UUID, as a string.
         """
@@ -433,7 +437,7 @@ class Template:
         """
         Context paths the template reads, e.g. ['steps.step-1.outputs.config'].
         """
-    def render(self, *args, **kwargs) -> typing.Any:
+    def render(self, *args, **kwargs) -> str:
         """
         render(context=None, /, **kwargs) -> str
         
@@ -687,7 +691,7 @@ class StoredJob:
         ...
     def _repr_html_(self) -> str:
         ...
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, typing.Any]:
         """
         {'version', 'idempotency_key', 'job'}.
         """
@@ -730,11 +734,11 @@ class Store:
         """
         Closes the store; later calls raise.
         """
-    def get_job(self, tenant: typing.Any, id: typing.Any) -> StoredJob:
+    def get_job(self, tenant: str | uuid.UUID, id: str | uuid.UUID) -> StoredJob:
         """
         A tenant's job by id; NotFoundError for another tenant's or an unknown id.
         """
-    def list_jobs(self, tenant: typing.Any, **kwargs) -> typing.Any:
+    def list_jobs(self, tenant: str | uuid.UUID, **kwargs) -> budcore.results.JobPage:
         """
         Newest first, as a budcore.results.JobPage (a dict {'items': [...], 'next_cursor': str}; .to_pandas() gives a row per job). Keyword filters: status (str or list), project_id, cluster_id, pipeline_id, job_type, source, created_from, created_to, limit, after (a next_cursor), view ('summary' or 'full').
         """
@@ -742,11 +746,11 @@ class Store:
         """
         The schema version of the open database.
         """
-    def submit_job(self, tenant: typing.Any, job: typing.Any, idempotency_key: str | None = None) -> StoredJob:
+    def submit_job(self, tenant: str | uuid.UUID, job: Job | dict[str, typing.Any], idempotency_key: str | None = None) -> StoredJob:
         """
         Validate and store a job (budcore.Job or dict) for the tenant; a repeated idempotency key returns the first job with created=False.
         """
-    def transition_job(self, tenant: typing.Any, id: typing.Any, expected_version: typing.SupportsInt | typing.SupportsIndex, to: str, message: str = '') -> StoredJob:
+    def transition_job(self, tenant: str | uuid.UUID, id: str | uuid.UUID, expected_version: typing.SupportsInt | typing.SupportsIndex, to: str, message: str = '') -> StoredJob:
         """
         Compare-and-set status change along the job state machine (ConflictError otherwise).
         """
@@ -1076,7 +1080,7 @@ class KueueCompanionHandle:
         """
         True after close().
         """
-def check_store(uri: typing.Any) -> typing.Any:
+def check_store(uri: str | os.PathLike[str]) -> dict[str, typing.Any]:
     """
     Integrity check: {'ok', 'schema_version', ..., 'problems'}.
     """
@@ -1176,7 +1180,7 @@ def load_document(path: typing.Any) -> typing.Any:
     """
     A JSON or YAML file (JSON when it starts with '{' or '[') as Python objects.
     """
-def open_store(uri: typing.Any, *, migrate: bool = True, durable: bool = True) -> Store:
+def open_store(uri: str | os.PathLike[str], *, migrate: bool = True, durable: bool = True) -> Store:
     """
     Open (and migrate) a store: 'sqlite:///abs/path.db', 'sqlite:path.db', 'sqlite::memory:', 'postgresql://...'. A bare ':memory:' or file path means SQLite.
     """
@@ -1200,7 +1204,7 @@ def quota_simulate(scenario: typing.Any) -> typing.Any:
     """
     Run a contract-2 scenario (dict or JSON text); returns the contract-2 output dict.
     """
-def render(*args, **kwargs) -> typing.Any:
+def render(*args, **kwargs) -> str:
     """
     render(text, context=None, /, **kwargs) -> str
     
