@@ -463,7 +463,7 @@ class QuotaConfig:
     A validated Kueue configuration: resource flavors, cohorts, cluster queues, local queues and priority classes (the keys of docs/cli.md contract 2).
     """
     @staticmethod
-    def from_dict(data: typing.Any) -> QuotaConfig:
+    def from_dict(data: dict[str, typing.Any]) -> QuotaConfig:
         """
         From a dict in the `quota simulate` shape (workloads, if any, are ignored).
         """
@@ -483,22 +483,22 @@ class QuotaConfig:
         Kueue objects (multi-document YAML or JSON), v1beta1 or v1beta2.
         """
     @staticmethod
-    def load(path: typing.Any) -> QuotaConfig:
+    def load(path: str | os.PathLike[str]) -> QuotaConfig:
         """
         A budcore quota configuration (or scenario) file, JSON or YAML.
         """
     @staticmethod
-    def load_kueue(path: typing.Any) -> QuotaConfig:
+    def load_kueue(path: str | os.PathLike[str]) -> QuotaConfig:
         """
         A Kueue YAML file or a directory of them.
         """
-    def __init__(self, document: typing.Any = None, /, **kwargs) -> None:
+    def __init__(self, document: dict[str, typing.Any] | str | None = None, /, **kwargs) -> None:
         """
         QuotaConfig(document) from a dict or JSON text in the `quota simulate` shape, or QuotaConfig(resource_flavors=[...], cohorts=[...], cluster_queues=[...], local_queues=[...], priority_classes=[...]); ValidationError names the bad field. QuotaConfig() is empty.
         """
     def __repr__(self) -> str:
         ...
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, typing.Any]:
         """
         The configuration as a dict (the document from_dict reads).
         """
@@ -506,7 +506,7 @@ class QuotaConfig:
         """
         The configuration as JSON text, indented by `indent` spaces.
         """
-    def to_kueue(self, version: str = 'v1beta2') -> list:
+    def to_kueue(self, version: str = 'v1beta2') -> list[dict[str, typing.Any]]:
         """
         The configuration as Kueue objects (ResourceFlavor, Cohort, ClusterQueue, LocalQueue dicts) of API `version`.
         """
@@ -547,7 +547,7 @@ class AdmissionEngine:
         """
         An admission engine over `config` with Kueue's semantics (fair sharing when asked).
         """
-    def add_workload(self, workload: typing.Any) -> None:
+    def add_workload(self, workload: dict[str, typing.Any]) -> None:
         """
         Adds a workload (a dict: name, namespace, queue, priority, pod_sets, ...) to its queue.
         """
@@ -555,7 +555,7 @@ class AdmissionEngine:
         """
         A workload ends: its quota is released and its cohort tree's waiting workloads are requeued.
         """
-    def run_cycle(self) -> typing.Any:
+    def run_cycle(self) -> dict[str, typing.Any]:
         """
         Runs one scheduling cycle; returns {'admitted', 'preempted', 'released', 'changed'}.
         """
@@ -563,19 +563,19 @@ class AdmissionEngine:
         """
         Runs cycles until one changes nothing (at most `max_cycles`); returns the number run.
         """
-    def status(self, key: str) -> typing.Any:
+    def status(self, key: str) -> dict[str, typing.Any] | None:
         """
         A workload's status: state, cluster queue, flavors, pending reason.
         """
-    def statuses(self) -> list:
+    def statuses(self) -> list[dict[str, typing.Any]]:
         """
         Every workload's status, in key order.
         """
-    def try_reserve(self, workload: typing.Any) -> typing.Any:
+    def try_reserve(self, workload: dict[str, typing.Any]) -> dict[str, typing.Any]:
         """
         Admit now if it fits without preemption; else QuotaExceededError with the reason.
         """
-    def usage(self, view: str = 'cluster_queue') -> dict:
+    def usage(self, view: str = 'cluster_queue') -> dict[str, dict[str, dict[str, dict[str, Quantity]]]]:
         """
         view -> flavor -> resource -> {nominal, used, borrowed, lent, available} (Quantity).
         """
@@ -597,7 +597,7 @@ class PipelineIssue:
         """
     def __repr__(self) -> str:
         ...
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, str]:
         """
         {'code', 'message', 'path'}.
         """
@@ -621,7 +621,7 @@ class Pipeline:
     A pipeline document ({'pipeline': {...}, 'steps': [...]}). validate() lists every problem; plan() gives the contract-3 plan. Immutable.
     """
     @staticmethod
-    def from_dict(data: typing.Any) -> Pipeline:
+    def from_dict(data: dict[str, typing.Any]) -> Pipeline:
         """
         A pipeline from a dict of the Pipeline/Step schema (docs/pipelines.md); ValidationError names the bad field.
         """
@@ -631,11 +631,11 @@ class Pipeline:
         JSON or YAML text.
         """
     @staticmethod
-    def load(path: typing.Any) -> Pipeline:
+    def load(path: str | os.PathLike[str]) -> Pipeline:
         """
         A JSON or YAML file.
         """
-    def __init__(self, document: typing.Any = None, /, **kwargs) -> None:
+    def __init__(self, document: dict[str, typing.Any] | str | None = None, /, **kwargs) -> None:
         """
         Pipeline(document) from a dict or JSON/YAML text, or Pipeline(id=..., name=..., steps=[...]) from fields; like from_dict, it is checked by validate(), not here.
         """
@@ -643,15 +643,15 @@ class Pipeline:
         ...
     def __repr__(self) -> str:
         ...
-    def plan(self) -> typing.Any:
+    def plan(self) -> budcore.results.Plan:
         """
         The contract-3 plan as a budcore.results.Plan (a dict): {'valid': True, 'order', 'levels', 'critical_path', 'critical_path_seconds', 'job_steps'} or {'valid': False, 'errors': [...]}; .to_pandas() gives a row per step.
         """
-    def run(self, params: typing.Any = None, functions: typing.Any = None, fail: typing.Any = None, slow: typing.Any = None, timeout: typing.Any = None, reject: typing.Any = None, run_id: str = 'run') -> typing.Any:
+    def run(self, params: dict[str, typing.Any] | None = None, functions: dict[str, collections.abc.Callable[..., typing.Any]] | None = None, fail: list[str] | tuple[str, ...] | set[str] | frozenset[str] | dict[str, int | bool] | None = None, slow: dict[str, float] | None = None, timeout: list[str] | tuple[str, ...] | set[str] | frozenset[str] | None = None, reject: list[str] | tuple[str, ...] | set[str] | frozenset[str] | None = None, run_id: str = 'run') -> budcore.results.RunResult:
         """
         Rehearses a run on a virtual clock (as `budcore pipeline run`): JOB, API_CALL and NOTIFICATION steps are simulated, FUNCTION steps call functions[name](args) (with step_id= and attempt= when the callable accepts them). Returns {'status', 'done', 'elapsed_seconds', 'failure_reason', 'steps', 'outputs', 'messages', 'transitions'}.
         """
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, typing.Any]:
         """
         The pipeline as a dict (the document from_dict reads).
         """
@@ -773,11 +773,11 @@ class ScheduleTimeline:
     """
     Estimated start and end of every job under the quota rules (docs/cli.md contract 6). Built from a scenario dict or JSON; events revise it. Not thread-safe.
     """
-    def __init__(self, scenario: typing.Any) -> None:
+    def __init__(self, scenario: dict[str, typing.Any] | str) -> None:
         """
         A live schedule timeline from a scenario dict (quota config, jobs, now, horizon).
         """
-    def apply(self, event: typing.Any) -> None:
+    def apply(self, event: dict[str, typing.Any] | str) -> None:
         """
         Apply a live event: {type: started|finished|failed|preempted|cancelled|submitted|advance, name, at, ...}.
         """
@@ -785,11 +785,11 @@ class ScheduleTimeline:
         """
         One self-contained HTML page.
         """
-    def lanes(self) -> list:
+    def lanes(self) -> list[dict[str, typing.Any]]:
         """
         Device lanes (one per GPU, MIG slice or CPU pool): [{name, flavor, resource, blocks}].
         """
-    def result(self, details: bool = True) -> typing.Any:
+    def result(self, details: bool = True) -> dict[str, typing.Any]:
         """
         {jobs, never, makespan} (with details: wait reasons, warnings, utilization).
         """
@@ -802,7 +802,7 @@ class ScheduleSnapshot:
     """
     A timeline's result as the platform computed it (Platform.schedule): the same reads and pictures as ScheduleTimeline; events are refused.
     """
-    def apply(self, event: typing.Any) -> None:
+    def apply(self, event: dict[str, typing.Any] | str) -> None:
         """
         Refused (UnsupportedError): the platform revises its timeline.
         """
@@ -810,11 +810,11 @@ class ScheduleSnapshot:
         """
         One self-contained HTML page.
         """
-    def lanes(self) -> list:
+    def lanes(self) -> list[dict[str, typing.Any]]:
         """
         Device lanes (one per GPU, MIG slice or CPU pool): [{name, flavor, resource, blocks}].
         """
-    def result(self, details: bool = True) -> typing.Any:
+    def result(self, details: bool = True) -> dict[str, typing.Any]:
         """
         {jobs, never, makespan} (with details: wait reasons, warnings, utilization).
         """
@@ -827,19 +827,19 @@ class ServerlessEndpointHandle:
     """
     The C++ ServerlessEndpoint; use budcore.serverless.PlatformEndpoint.
     """
-    def enqueue(self, submissions: typing.Any) -> typing.Any:
+    def enqueue(self, submissions: list[dict[str, typing.Any]]) -> dict[str, typing.Any]:
         """
         Admits submissions and places what can run now: {'results', 'assignments'}.
         """
-    def finish(self, request: typing.SupportsInt | typing.SupportsIndex, reason: str = '') -> typing.Any:
+    def finish(self, request: typing.SupportsInt | typing.SupportsIndex, reason: str = '') -> dict[str, typing.Any]:
         """
         Ends a request (a failed attempt with a reason); places what can run now.
         """
-    def meter(self) -> typing.Any:
+    def meter(self) -> list[dict[str, typing.Any]]:
         """
         Writes the workers' GPU time since their last rows as usage rows; returns them.
         """
-    def scale(self, desired: typing.SupportsInt | typing.SupportsIndex | None) -> typing.Any:
+    def scale(self, desired: typing.SupportsInt | typing.SupportsIndex | None) -> dict[str, typing.Any]:
         """
         Reads the workers' jobs, then scales to `desired` (None: only reads); returns the status.
         """
@@ -847,15 +847,15 @@ class PlatformHandle:
     """
     The C++ Platform; use budcore.Platform.
     """
-    def act(self, tenant: typing.Any, principal: str, request_id: str, verb: str, id: typing.Any, arg: str) -> StoredJob:
+    def act(self, tenant: str | uuid.UUID, principal: str, request_id: str, verb: str, id: str | uuid.UUID, arg: str) -> StoredJob:
         """
         Applies `verb` ('cancel', 'retry', 'priority', 'preempt') to a job with `arg` (reason or priority).
         """
-    def audit(self, tenant: typing.Any, principal: str, request_id: str, query: typing.Any) -> typing.Any:
+    def audit(self, tenant: str | uuid.UUID, principal: str, request_id: str, query: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
         """
         A page of the tenant's audit log: {'items', 'next_cursor'}.
         """
-    def bind_role(self, tenant: typing.Any, principal: str, request_id: str, binding: typing.Any, grant: bool) -> typing.Any:
+    def bind_role(self, tenant: str | uuid.UUID, principal: str, request_id: str, binding: dict[str, typing.Any], grant: bool) -> dict[str, typing.Any] | None:
         """
         Grants (or with grant=False revokes) a role binding; returns the binding.
         """
@@ -867,43 +867,43 @@ class PlatformHandle:
         """
         Closes the platform and its store; later calls raise.
         """
-    def cluster(self) -> typing.Any:
+    def cluster(self) -> dict[str, typing.Any]:
         """
         What the cluster holds and the quota it uses (an operator call).
         """
-    def cluster_view(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+    def cluster_view(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> dict[str, typing.Any]:
         """
         The cluster as the caller sees it: its tenant's runs by id, other tenants' runs hidden.
         """
-    def compact(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+    def compact(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> dict[str, typing.Any]:
         """
         Compacts the store now by the config's retention: {'events_removed', 'audit_removed', 'usage_removed', 'checkpoints'}.
         """
-    def deploy_usecase(self, tenant: typing.Any, principal: str, request_id: str, template: typing.Any, params: typing.Any) -> typing.Any:
+    def deploy_usecase(self, tenant: str | uuid.UUID, principal: str, request_id: str, template: str | dict[str, typing.Any], params: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
         """
         Deploys a use-case template (id, id@version or a template dict) with parameters.
         """
-    def events(self, tenant: typing.Any, principal: str, request_id: str, since: typing.SupportsInt | typing.SupportsIndex, limit: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
+    def events(self, tenant: str | uuid.UUID, principal: str, request_id: str, since: typing.SupportsInt | typing.SupportsIndex, limit: typing.SupportsInt | typing.SupportsIndex) -> dict[str, typing.Any]:
         """
         The caller's events after `since`, at most `limit`: {'events', 'last_seq'}.
         """
-    def get(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any) -> StoredJob:
+    def get(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID) -> StoredJob:
         """
         The caller's job by id; NotFoundError for another tenant's.
         """
-    def gpu_defrag(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any) -> typing.Any:
+    def gpu_defrag(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID) -> dict[str, typing.Any]:
         """
         The cheapest defragmentation plan for a job of the caller's that waits for placement (advice): {'plan', 'applied'}.
         """
-    def gpu_defrag_apply(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any, plan: typing.Any) -> typing.Any:
+    def gpu_defrag_apply(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, plan: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
         """
         Applies the defragmentation plan for a job of the caller's that waits for placement (the plan given, refused when stale, or None: the plan made now): {'plan', 'applied': True}.
         """
-    def ha_status(self) -> typing.Any:
+    def ha_status(self) -> dict[str, typing.Any]:
         """
         This replica's view of the election: {'role', 'replica', 'epoch', 'lease', 'replicas'}.
         """
-    def list(self, tenant: typing.Any, principal: str, request_id: str, query: dict) -> typing.Any:
+    def list(self, tenant: str | uuid.UUID, principal: str, request_id: str, query: dict) -> dict[str, typing.Any]:
         """
         A page of the caller's jobs: {'items', 'next_cursor'}.
         """
@@ -915,7 +915,7 @@ class PlatformHandle:
         """
         The platform clock's time, RFC 3339.
         """
-    def pipeline_run(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any, cancel: bool, reason: str) -> typing.Any:
+    def pipeline_run(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, cancel: bool, reason: str) -> dict[str, typing.Any]:
         """
         A pipeline run of the caller's (cancelled first when `cancel`).
         """
@@ -923,7 +923,7 @@ class PlatformHandle:
         """
         Acts on everything due now (cluster events, retries, pipeline steps).
         """
-    def role_bindings(self, tenant: typing.Any, principal: str, request_id: str, of: str | None) -> typing.Any:
+    def role_bindings(self, tenant: str | uuid.UUID, principal: str, request_id: str, of: str | None) -> dict[str, typing.Any]:
         """
         The tenant's role bindings (of one principal when `of`).
         """
@@ -931,35 +931,35 @@ class PlatformHandle:
         """
         Moves a virtual clock `seconds` forward (None: until idle); returns the new time.
         """
-    def run_pipeline(self, tenant: typing.Any, principal: str, request_id: str, document: typing.Any, params: typing.Any) -> typing.Any:
+    def run_pipeline(self, tenant: str | uuid.UUID, principal: str, request_id: str, document: dict[str, typing.Any], params: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
         """
         Starts a pipeline run for the caller; returns the run record.
         """
-    def schedule(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+    def schedule(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> ScheduleSnapshot:
         """
         The timeline of the caller's waiting and running jobs (a ScheduleSnapshot; job names are job ids).
         """
-    def serverless_endpoint(self, tenant: typing.Any, principal: str, request_id: str, endpoint: typing.Any, worker_priority: str = 'high', image: str = '') -> ServerlessEndpointHandle:
+    def serverless_endpoint(self, tenant: str | uuid.UUID, principal: str, request_id: str, endpoint: dict[str, typing.Any] | str, worker_priority: str = 'high', image: str = '') -> ServerlessEndpointHandle:
         """
         Opens a serverless endpoint whose warm workers are the tenant's SERVICE jobs.
         """
-    def submit(self, tenant: typing.Any, principal: str, request_id: str, job: typing.Any, idempotency_key: str | None) -> StoredJob:
+    def submit(self, tenant: str | uuid.UUID, principal: str, request_id: str, job: Job | dict[str, typing.Any], idempotency_key: str | None) -> StoredJob:
         """
         Submits a job for the caller (tenant, principal, request id); returns the StoredJob.
         """
-    def submit_batch(self, tenant: typing.Any, principal: str, request_id: str, jobs: list) -> list[StoredJob]:
+    def submit_batch(self, tenant: str | uuid.UUID, principal: str, request_id: str, jobs: list[Job | dict[str, typing.Any] | tuple[Job | dict[str, typing.Any], str | None]]) -> list[StoredJob]:
         """
         Submits jobs as one batch, all or none; returns their StoredJobs.
         """
-    def usecase_deployment(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any, teardown: bool) -> typing.Any:
+    def usecase_deployment(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, teardown: bool) -> dict[str, typing.Any]:
         """
         A deployment record of the caller's (torn down first when `teardown`).
         """
-    def usecase_deployments(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+    def usecase_deployments(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> list[dict[str, typing.Any]]:
         """
         The caller tenant's deployment records, oldest first.
         """
-    def verify_audit(self, tenant: typing.Any, principal: str, request_id: str, anchors: collections.abc.Sequence[str] = []) -> typing.Any:
+    def verify_audit(self, tenant: str | uuid.UUID, principal: str, request_id: str, anchors: collections.abc.Sequence[str] = []) -> dict[str, typing.Any]:
         """
         Checks every tenant's audit chain, and that each anchor (an entry hash kept outside the store) is still chained: {'ok', 'entries', 'head_hash', 'heads', 'problems', ...}.
         """
@@ -1176,7 +1176,7 @@ def latest_schema_version() -> int:
     """
     The schema version this library writes and migrates to.
     """
-def load_document(path: typing.Any) -> typing.Any:
+def load_document(path: str | os.PathLike[str]) -> typing.Any:
     """
     A JSON or YAML file (JSON when it starts with '{' or '[') as Python objects.
     """
@@ -1188,7 +1188,7 @@ def parse_json(text: str) -> typing.Any:
     """
     Parses JSON; integers stay int, key order is kept.
     """
-def platform_open(config: typing.Any) -> PlatformHandle:
+def platform_open(config: dict[str, typing.Any] | str) -> PlatformHandle:
     """
     Open a platform from a config (dict, YAML or JSON text).
     """
@@ -1196,11 +1196,11 @@ def platform_open_embedded(dir: str) -> PlatformHandle:
     """
     Open the embedded platform in a directory.
     """
-def platform_simulate(scenario: typing.Any, base_dir: str = '') -> dict:
+def platform_simulate(scenario: dict[str, typing.Any] | str, base_dir: str = '') -> dict[str, typing.Any]:
     """
     Run a what-if scenario (dict or YAML/JSON text); returns the outcome as a dict.
     """
-def quota_simulate(scenario: typing.Any) -> typing.Any:
+def quota_simulate(scenario: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
     """
     Run a contract-2 scenario (dict or JSON text); returns the contract-2 output dict.
     """
@@ -1216,7 +1216,7 @@ def render_native(*args, **kwargs) -> typing.Any:
     
     Compile and evaluate a template like NativeEnvironment in one call (see Template.render_native).
     """
-def schedule_replay(config: typing.Any = 'baseline') -> typing.Any:
+def schedule_replay(config: dict[str, typing.Any] | str = 'baseline') -> dict[str, typing.Any]:
     """
     Replay Kueue's scheduler-performance configuration ('baseline' or a generator dict) and score it.
     """
