@@ -28,6 +28,7 @@ from budcore import UnsupportedError
 from budcore import ValidationError
 import budcore.results
 import collections.abc
+import datetime
 import decimal
 import numpy
 import numpy.typing
@@ -984,7 +985,7 @@ class PriceBook:
         A price book from YAML or JSON text.
         """
     @staticmethod
-    def load(path: typing.Any) -> PriceBook:
+    def load(path: str | os.PathLike[str]) -> PriceBook:
         """
         A price book file (YAML or JSON).
         """
@@ -992,7 +993,7 @@ class PriceBook:
         ...
     def __repr__(self) -> str:
         ...
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, typing.Any]:
         """
         The price book as a dict (the document from_dict reads).
         """
@@ -1019,35 +1020,35 @@ class UsecaseRegistry:
         """
         A registry of use-case templates and components (the shipped ones when `builtin`).
         """
-    def add_components(self, components: typing.Any) -> None:
+    def add_components(self, components: dict[str, typing.Any] | list[dict[str, typing.Any]] | str) -> None:
         """
         One component or a list (dicts, or YAML/JSON text); all or nothing.
         """
-    def add_template(self, template: typing.Any) -> str:
+    def add_template(self, template: dict[str, typing.Any] | str) -> str:
         """
         A template (dict, or YAML/JSON text); replaces one of the same id. Returns its id.
         """
-    def components(self) -> list:
+    def components(self) -> list[dict[str, typing.Any]]:
         """
         Every component as a dict (the component schema: id, name, category, version, deployment_type, ...).
         """
-    def list(self) -> list:
+    def list(self) -> list[dict[str, typing.Any]]:
         """
         A summary of every template (id, name, version, category, complexity, description, tags, parameters).
         """
-    def load(self, components: typing.Any = None, templates: typing.Any = None) -> None:
+    def load(self, components: str | os.PathLike[str] | None = None, templates: str | os.PathLike[str] | None = None) -> None:
         """
         Component and template files (a file or a directory each); all or nothing.
         """
-    def plan_deployment(self, template_id: str, parameters: typing.Any = None, overrides: typing.Any = None, name: str | None = None, tenant_id: typing.Any = None, project_id: typing.Any = None, cluster_id: typing.Any = None, deployment_id: typing.Any = None) -> typing.Any:
+    def plan_deployment(self, template_id: str, parameters: dict[str, typing.Any] | None = None, overrides: dict[str, typing.Any] | None = None, name: str | None = None, tenant_id: str | uuid.UUID | None = None, project_id: str | uuid.UUID | None = None, cluster_id: str | uuid.UUID | None = None, deployment_id: str | uuid.UUID | None = None) -> dict[str, typing.Any]:
         """
         The jobs that deploy the resolved stack, in dependency order, with the teardown order and the deployment record: {'deployment_id', 'jobs', 'levels', 'teardown_order', 'pipeline', 'record'}.
         """
-    def render(self, template_id: str, parameters: typing.Any = None, overrides: typing.Any = None, name: str | None = None) -> typing.Any:
+    def render(self, template_id: str, parameters: dict[str, typing.Any] | None = None, overrides: dict[str, typing.Any] | None = None, name: str | None = None) -> dict[str, typing.Any]:
         """
         Resolves a template (docs/cli.md contract 4): the contract-4 dict. ValidationError.errors lists every problem.
         """
-    def show(self, template_id: str) -> typing.Any:
+    def show(self, template_id: str) -> dict[str, typing.Any]:
         """
         One template as a dict.
         """
@@ -1063,7 +1064,7 @@ class KueueCompanionHandle:
         """
         Closes the controller's client and store; later calls raise.
         """
-    def run(self, on_event: typing.Any = None) -> None:
+    def run(self, on_event: collections.abc.Callable[[dict[str, typing.Any]], bool] | None = None) -> None:
         """
         Runs until stop() (another thread), on_event returning False, or a signal (Ctrl-C raises).
         """
@@ -1071,7 +1072,7 @@ class KueueCompanionHandle:
         """
         Asks a running run() to return; safe from any thread.
         """
-    def sync_once(self) -> typing.Any:
+    def sync_once(self) -> dict[str, typing.Any]:
         """
         One pass: returns {leader, identity?, admission_checks, written, retrying}.
         """
@@ -1084,71 +1085,71 @@ def check_store(uri: str | os.PathLike[str]) -> dict[str, typing.Any]:
     """
     Integrity check: {'ok', 'schema_version', ..., 'problems'}.
     """
-def cost_admit_job(store: Store, budgets: typing.Any, prices: PriceBook, job: Job, now: typing.Any = None) -> typing.Any:
+def cost_admit_job(store: Store, budgets: dict[str, typing.Any] | str, prices: PriceBook, job: Job, now: datetime.datetime | str | None = None) -> dict[str, typing.Any]:
     """
     Checks a job against the stored budgets and usage, as the platform's cost gate does.
     """
-def cost_budget_status(budgets: typing.Any, usage: typing.Any, prices: PriceBook, now: typing.Any = None) -> typing.Any:
+def cost_budget_status(budgets: dict[str, typing.Any] | str, usage: list[dict[str, typing.Any]] | str, prices: PriceBook, now: datetime.datetime | str | None = None) -> list[dict[str, typing.Any]]:
     """
     Each budget's spend, remaining amount and alert levels reached.
     """
-def cost_cheapest_gpu(prices: PriceBook, requirement: dict) -> typing.Any:
+def cost_cheapest_gpu(prices: PriceBook, requirement: dict) -> dict[str, typing.Any]:
     """
     The cheapest GPU type meeting a requirement (memory, count, tier).
     """
-def cost_check_admission(budgets: typing.Any, usage: typing.Any, prices: PriceBook, tenant: typing.Any, project: typing.Any, estimate: str, job: str = '', now: typing.Any = None) -> typing.Any:
+def cost_check_admission(budgets: dict[str, typing.Any] | str, usage: list[dict[str, typing.Any]] | str, prices: PriceBook, tenant: str | uuid.UUID, project: str | uuid.UUID | None, estimate: str, job: str = '', now: datetime.datetime | str | None = None) -> dict[str, typing.Any]:
     """
     Whether a job's estimate fits its tenant's and project's budgets (BudgetExceededError if not).
     """
-def cost_compare_tiers(prices: PriceBook, spec: typing.Any) -> typing.Any:
+def cost_compare_tiers(prices: PriceBook, spec: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
     """
     A job spec's cost at every tier, cheapest first.
     """
-def cost_estimate(prices: PriceBook, spec: typing.Any, tier: str | None = None) -> typing.Any:
+def cost_estimate(prices: PriceBook, spec: dict[str, typing.Any] | str, tier: str | None = None) -> dict[str, typing.Any]:
     """
     The estimated cost of a job spec at a tier (on_demand, spot, reserved).
     """
-def cost_forecast(usage: typing.Any, now: typing.Any = None, prices: PriceBook = None) -> typing.Any:
+def cost_forecast(usage: list[dict[str, typing.Any]] | str, now: datetime.datetime | str | None = None, prices: PriceBook | None = None) -> dict[str, typing.Any]:
     """
     Projects month-end spend from usage so far.
     """
-def cost_job_cost(store: Store, tenant: typing.Any, job_id: typing.Any) -> typing.Any:
+def cost_job_cost(store: Store, tenant: str | uuid.UUID, job_id: str | uuid.UUID) -> dict[str, typing.Any]:
     """
     A job's metered cost from the store.
     """
-def cost_load_usage(store: Store, tenant: typing.Any, from_: typing.Any = None, to: typing.Any = None) -> typing.Any:
+def cost_load_usage(store: Store, tenant: str | uuid.UUID, from_: datetime.datetime | str | None = None, to: datetime.datetime | str | None = None) -> list[dict[str, typing.Any]]:
     """
     A tenant's stored usage records between `from_` and `to`.
     """
-def cost_meter(prices: PriceBook, interval: typing.Any) -> typing.Any:
+def cost_meter(prices: PriceBook, interval: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
     """
     The cost of one usage interval, with its line items.
     """
-def cost_record_usage(store: Store, prices: PriceBook, interval: typing.Any) -> typing.Any:
+def cost_record_usage(store: Store, prices: PriceBook, interval: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
     """
     Meters a usage interval and stores it.
     """
-def cost_report(usage: typing.Any, query: typing.Any = None, prices: PriceBook = None) -> typing.Any:
+def cost_report(usage: list[dict[str, typing.Any]] | str, query: dict[str, typing.Any] | str | None = None, prices: PriceBook | None = None) -> dict[str, typing.Any]:
     """
     A cost report over usage records, grouped and filtered by `query`.
     """
-def cost_rollup_arrays(start_seconds: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], tenant: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], gpu_type: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], gpu_nanos: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], cost_pico: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], granularity: str = 'hour', threads: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
+def cost_rollup_arrays(start_seconds: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], tenant: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], gpu_type: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], gpu_nanos: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], cost_pico: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], granularity: str = 'hour', threads: typing.SupportsInt | typing.SupportsIndex = 0) -> dict[str, numpy.ndarray]:
     """
     Sums costs by day and tenant over columnar arrays (numpy), without Python loops.
     """
-def cost_serverless_report(usage: typing.Any, query: typing.Any = None, prices: PriceBook = None) -> typing.Any:
+def cost_serverless_report(usage: list[dict[str, typing.Any]] | str, query: dict[str, typing.Any] | str | None = None, prices: PriceBook | None = None) -> dict[str, typing.Any]:
     """
     Serverless spend per endpoint and time bucket (hour by default) over the usage records labelled serverless_endpoint.
     """
-def cost_usage(usage: typing.Any, prices: PriceBook = None) -> typing.Any:
+def cost_usage(usage: list[dict[str, typing.Any]] | str, prices: PriceBook | None = None) -> list[dict[str, typing.Any]]:
     """
     Usage records as dicts (intervals priced with prices).
     """
-def gpu_defrag(problem_json: str) -> typing.Any:
+def gpu_defrag(problem_json: str) -> dict[str, typing.Any]:
     """
     The cheapest defragmentation plan for a pending request (the problem document of docs/gpu.md, JSON): {plan, applied[, workloads]}, as `budcore gpu defrag`.
     """
-def gpu_place_mig(problem_json: str) -> typing.Any:
+def gpu_place_mig(problem_json: str) -> dict[str, typing.Any]:
     """
     MIG-aware placement of the problem's request.mig_profile (a free instance, else a new one a GPU's layout admits, re-partitioning it): {placement, applied[, workloads]}, as `budcore gpu place-mig`.
     """
@@ -1156,19 +1157,19 @@ def gpu_policy_names() -> list[str]:
     """
     The placement policies gpu_replay knows, in the order 'all' runs them.
     """
-def gpu_replay(nodes_csv: str, pods_csv: str, policies: str = 'all', seed: typing.SupportsInt | typing.SupportsIndex = 1, max_load: typing.SupportsFloat | typing.SupportsIndex = 1.3, step: typing.SupportsFloat | typing.SupportsIndex = 0.05, nodes_source: str = 'nodes', pods_source: str = 'pods') -> typing.Any:
+def gpu_replay(nodes_csv: str, pods_csv: str, policies: str = 'all', seed: typing.SupportsInt | typing.SupportsIndex = 1, max_load: typing.SupportsFloat | typing.SupportsIndex = 1.3, step: typing.SupportsFloat | typing.SupportsIndex = 0.05, nodes_source: str = 'nodes', pods_source: str = 'pods') -> dict[str, typing.Any]:
     """
     Replay the Alibaba GPU trace (openb node and pod CSV text) with placement policies ('all', a name, or names separated by commas): {nodes, gpus, tasks, seed, results}, as `budcore gpu replay --format json`.
     """
-def kueue_companion_decide(config: typing.Any, request: typing.Any, base_dir: str = '.') -> typing.Any:
+def kueue_companion_decide(config: dict[str, typing.Any] | str, request: dict[str, typing.Any], base_dir: str = '.') -> dict[str, typing.Any]:
     """
     The budget and window checks for one Workload: request {'workload', 'owner_annotations'?, 'spent'?, 'now'}; returns {'tenant_id'?, 'price' | 'price_error', 'budget', 'window'}.
     """
-def kueue_companion_open(config: typing.Any, kubeconfig: str = '', store: str = '', base_dir: str = '.') -> KueueCompanionHandle:
+def kueue_companion_open(config: dict[str, typing.Any] | str, kubeconfig: str = '', store: str = '', base_dir: str = '.') -> KueueCompanionHandle:
     """
     Opens the companion controller: configuration (text or dict), kubeconfig file and store URI ('' for the configuration's or the defaults). ValidationError names a bad input.
     """
-def kueue_companion_summary(config: typing.Any, base_dir: str = '.') -> typing.Any:
+def kueue_companion_summary(config: dict[str, typing.Any] | str, base_dir: str = '.') -> dict[str, typing.Any]:
     """
     Validates a companion configuration (text or dict) and returns its summary: controllers, cluster_queues, tenants, budgets, currency. ValidationError names the field.
     """
@@ -1220,31 +1221,31 @@ def schedule_replay(config: dict[str, typing.Any] | str = 'baseline') -> dict[st
     """
     Replay Kueue's scheduler-performance configuration ('baseline' or a generator dict) and score it.
     """
-def serverless_endpoint_name(endpoint: typing.Any) -> str:
+def serverless_endpoint_name(endpoint: dict[str, typing.Any] | str) -> str:
     """
     The name of an endpoint (dict or JSON/YAML text), after checking the whole document.
     """
-def serverless_queue_claim(store: Store, tenant: typing.Any, endpoint: str, worker: str, max: typing.SupportsInt | typing.SupportsIndex, lease_seconds: typing.SupportsFloat | typing.SupportsIndex) -> typing.Any:
+def serverless_queue_claim(store: Store, tenant: str | uuid.UUID, endpoint: str, worker: str, max: typing.SupportsInt | typing.SupportsIndex, lease_seconds: typing.SupportsFloat | typing.SupportsIndex) -> list[dict[str, typing.Any]]:
     """
     Claim up to max pending requests of the endpoint (by name) for worker, by score, each leased: a list of requests.
     """
-def serverless_queue_enqueue(store: Store, tenant: typing.Any, endpoint: typing.Any, submissions: typing.Any) -> typing.Any:
+def serverless_queue_enqueue(store: Store, tenant: str | uuid.UUID, endpoint: dict[str, typing.Any] | str, submissions: list[dict[str, typing.Any]]) -> list[dict[str, typing.Any]]:
     """
     Admit, score and store a list of submissions ({tenant, payload_hash, payload_size_bytes, estimated_compute_seconds, priority}) for an endpoint (dict or JSON/YAML text) in one transaction: a list of {id, deduplicated} or {id: 0, refusal, error}.
     """
-def serverless_queue_finish(store: Store, tenant: typing.Any, reports: typing.Any) -> typing.Any:
+def serverless_queue_finish(store: Store, tenant: str | uuid.UUID, reports: list[dict[str, typing.Any]]) -> list[dict[str, typing.Any]]:
     """
     Apply reports ({id, claim, outcome: start|renew|complete|fail, reason, lease_seconds}) in one transaction: a list of {id, ok, status}.
     """
-def serverless_queue_list(store: Store, tenant: typing.Any, endpoint: str, statuses: collections.abc.Sequence[str] = [], after: typing.SupportsInt | typing.SupportsIndex = 0, limit: typing.SupportsInt | typing.SupportsIndex = 1000) -> typing.Any:
+def serverless_queue_list(store: Store, tenant: str | uuid.UUID, endpoint: str, statuses: collections.abc.Sequence[str] = [], after: typing.SupportsInt | typing.SupportsIndex = 0, limit: typing.SupportsInt | typing.SupportsIndex = 1000) -> list[dict[str, typing.Any]]:
     """
     The endpoint's requests by id (of the given statuses; any when empty).
     """
-def serverless_queue_status(store: Store, tenant: typing.Any, endpoint: str) -> typing.Any:
+def serverless_queue_status(store: Store, tenant: str | uuid.UUID, endpoint: str) -> dict[str, typing.Any]:
     """
     The endpoint's counts: {pending, in_flight, completed, failed, timeout, tenant_active}.
     """
-def serverless_simulate(endpoint: typing.Any, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace', until_scaled_down: bool = False) -> typing.Any:
+def serverless_simulate(endpoint: dict[str, typing.Any] | str, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace', until_scaled_down: bool = False) -> dict[str, typing.Any]:
     """
     Replay a request trace (Azure LLM inference CSV text) through an endpoint (dict or JSON/YAML text) under autoscaling policies ('all', a name, or names separated by commas): {reports}, as `budcore serverless simulate --format json`; until_scaled_down runs on after the last request until the pool is down to its minimum.
     """
