@@ -110,7 +110,7 @@ void bind_job(py::module_& m) {
       .def(
           "validate_all",
           [](const Job& j) {
-            py::list out;
+            py::typing::List<ErrorObject> out;
             for (const auto& e : j.validate_all()) out.append(make_exception(e));
             return out;
           },

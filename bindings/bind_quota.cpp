@@ -298,7 +298,7 @@ void bind_quota(py::module_& m) {
           py::arg("text"), "Kueue objects (multi-document YAML or JSON), v1beta1 or v1beta2.")
       .def_static(
           "from_kueue",
-          [](const py::list& docs) {
+          [](const py::typing::List<JsonDict>& docs) {
             std::vector<Value> values;
             for (std::size_t i = 0; i < docs.size(); ++i)
               values.push_back(to_value(docs[i], "documents[" + std::to_string(i) + "]"));

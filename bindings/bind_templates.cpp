@@ -150,7 +150,7 @@ py::object render(const Template& t, const py::object& context, bool native, con
   return to_python(out);
 }
 
-py::list render_many(const Template& t, const py::iterable& contexts, bool native) {
+py::list render_many(const Template& t, const py::typing::Iterable<JsonDict>& contexts, bool native) {
   std::vector<core::Value> ctxs;
   for (auto c : contexts) {
     std::string path = "contexts[" + std::to_string(ctxs.size()) + "]";

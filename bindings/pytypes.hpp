@@ -7,8 +7,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/typing.h>
 
-#include <utility>
-
 namespace budcore::bindings {
 
 namespace py = pybind11;
@@ -35,12 +33,10 @@ using PathArg = Hinted<"str | os.PathLike[str]">;  // os.fspath() reads it
 using OptionalPathArg = Hinted<"str | os.PathLike[str] | None">;
 using JobArg = Hinted<"Job | dict[str, typing.Any]">;  // a budcore.Job or its dict
 
-// Free-form JSON: the key set or the value types depend on the document.
+// JSON objects: values of several types (a record's fields, or a document's free-form content).
 using JsonDict = py::typing::Dict<py::str, py::object>;
-using JsonList = py::typing::List<py::object>;
 using JsonDictList = py::typing::List<JsonDict>;
 using JsonDictListArg = Hinted<"list[dict[str, typing.Any]]">;
-using OptionalJsonDict = Hinted<"dict[str, typing.Any] | None">;
 // A JSON object argument the bound function checks itself (its TypeError names the function).
 using JsonDictArg = Hinted<"dict[str, typing.Any]">;
 using OptionalJsonDictArg = Hinted<"dict[str, typing.Any] | None">;
@@ -52,8 +48,8 @@ using OptionalJsonDocArg = Hinted<"dict[str, typing.Any] | str | None">;
 using PlanResult = Hinted<"budcore.results.Plan">;
 using RunResult = Hinted<"budcore.results.RunResult">;
 using JobPageResult = Hinted<"budcore.results.JobPage">;
-using QuotaSimulationResult = Hinted<"budcore.results.QuotaSimulation">;
 using Decimal = Hinted<"decimal.Decimal">;
+using ErrorObject = Hinted<"Error">;  // an instance of budcore.Error or the subclass of its code
 using ScheduleSnapshotResult = Hinted<"ScheduleSnapshot">;
 
 }  // namespace budcore::bindings

@@ -272,7 +272,7 @@ class Job:
         """
         Raises ValidationError for the first rule the job breaks.
         """
-    def validate_all(self) -> list:
+    def validate_all(self) -> list[Error]:
         """
         Every rule violation, as ValidationError instances (not raised).
         """
@@ -444,7 +444,7 @@ class Template:
         
         Render to text exactly as Jinja2 would. Context variables come as a dict, as keyword arguments, or both (keywords win); `context` is positional-only, so any name can be a variable.
         """
-    def render_many(self, contexts: collections.abc.Iterable, native: bool = False) -> list:
+    def render_many(self, contexts: collections.abc.Iterable[dict[str, typing.Any]], native: bool = False) -> list:
         """
         Render once per context (a batch, without the GIL); raises on the first failure.
         """
@@ -474,7 +474,7 @@ class QuotaConfig:
         A quota configuration from JSON text; ValidationError names the bad field.
         """
     @staticmethod
-    def from_kueue(documents: list) -> QuotaConfig:
+    def from_kueue(documents: list[dict[str, typing.Any]]) -> QuotaConfig:
         """
         Kueue objects as dicts.
         """
