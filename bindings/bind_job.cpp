@@ -48,7 +48,7 @@ JobCheck check_text(const std::string& text) {
   return Job::check_json(text);
 }
 
-Job from_python(const JsonDictArg& obj) { return checked(check_dict(obj, "Job.from_dict()")); }
+Job from_python(const py::handle& obj) { return checked(check_dict(obj, "Job.from_dict()")); }
 
 Job from_json(const std::string& text) { return checked(check_text(text)); }
 
@@ -81,9 +81,9 @@ void bind_job(py::module_& m) {
   py::class_<Job>(m, "Job",
                   "A job (the atomic scheduling unit). Build one from a dict or JSON; invalid input "
                   "raises ValidationError whose .field names the offending key.")
-      .def(py::init([](const py::kwargs& fields) { return from_python(py::reinterpret_borrow<JsonDictArg>(fields)); }),
+      .def(py::init([](const py::kwargs& fields) { return from_python(fields); }),
            "Job(name=..., job_type=..., ...): the same keys as from_dict.")
-      .def_static("from_dict", &from_python, py::arg("data"), "A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).")
+      .def_static("from_dict", [](const JsonDictArg& data) { return from_python(data); }, py::arg("data"), "A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).")
       .def_static("from_json", &from_json, py::arg("text"), "A job from JSON text of the Job schema. ValidationError names the first problem; its .errors lists every one.")
       .def_static(
           "check", [](const py::dict& data) { return error_dicts(check_dict(data, "Job.check()").errors); },
