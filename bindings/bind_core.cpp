@@ -13,6 +13,7 @@
 #include "budcore/core/quantity.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 
 namespace budcore::bindings {
 namespace {
@@ -37,7 +38,10 @@ const char* format_name(core::QuantityFormat f) {
 
 bool is_int(py::handle h) { return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()); }
 
-Quantity make_quantity(const py::object& v) {
+using QuantityArg = Hinted<"str | int | Quantity">;
+using AmountArg = Hinted<"str | int | decimal.Decimal">;
+
+Quantity make_quantity(const QuantityArg& v) {
   if (py::isinstance<py::str>(v)) return unwrap(Quantity::parse(v.cast<std::string>()));
   if (is_int(v)) return Quantity::from_int(v.cast<std::int64_t>());
   if (py::isinstance<Quantity>(v)) return v.cast<Quantity>();
@@ -57,7 +61,7 @@ std::string amount_text(const py::object& amount) {
                        py::type::handle_of(amount).attr("__name__").cast<std::string>());
 }
 
-Money make_money(const py::object& amount, const std::optional<std::string>& currency) {
+Money make_money(const AmountArg& amount, const std::optional<std::string>& currency) {
   if (!currency) {
     if (!py::isinstance<py::str>(amount)) throw py::type_error("Money('12.34 USD') or Money(amount, currency)");
     return unwrap(Money::parse(amount.cast<std::string>()));
@@ -123,7 +127,7 @@ void bind_money(py::module_& m) {
                              "The amount in 10^-12 of the currency unit.")
       .def_property_readonly("is_zero", &Money::is_zero, "True for a zero amount.")
       .def("amount_string", &Money::amount_string, py::arg("min_decimals") = 0, "The amount as decimal text with at least `min_decimals` decimals ('12.5', '12.50').")
-      .def("to_decimal", [](const Money& x) { return py::module_::import("decimal").attr("Decimal")(x.amount_string()); }, "The amount as a decimal.Decimal, exactly.")
+      .def("to_decimal", [](const Money& x) { return hinted<Decimal>(py::module_::import("decimal").attr("Decimal")(x.amount_string())); }, "The amount as a decimal.Decimal, exactly.")
       .def("round", &Money::round_to, py::arg("decimals"), "Rounds half-to-even to `decimals` places (0..12).")
       .def("__str__", &Money::to_string)
       .def("__repr__", [](const Money& x) { return "Money('" + x.to_string() + "')"; })

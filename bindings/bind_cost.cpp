@@ -5,6 +5,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "budcore/cost/rollup.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 #include "store_handle.hpp"
 
 namespace budcore::bindings {
@@ -28,6 +30,16 @@ namespace {
 
 using core::Result;
 using core::Value;
+
+// A time: a datetime (naive: UTC) or RFC 3339 text; None is now.
+using TimeArg = Hinted<"datetime.datetime | str | None">;
+// Usage records or intervals as dicts, or their text (JSON, YAML, JSON Lines).
+using UsageArg = Hinted<"list[dict[str, typing.Any]] | str">;
+
+// An optional price book: the stubs say PriceBook | None, which a pointer argument would not.
+using OptionalPrices = std::optional<std::reference_wrapper<const cost::PriceBook>>;
+
+const cost::PriceBook* book_of(const OptionalPrices& prices) { return prices ? &prices->get() : nullptr; }
 
 // Runs fn without the GIL and unwraps its Result.
 template <class F>
@@ -48,7 +60,7 @@ Value doc_of(const py::handle& obj, const char* what) {
   return to_value(obj, what);
 }
 
-core::Timestamp time_of(const py::object& obj, const char* what) {
+core::Timestamp time_of(const TimeArg& obj, const char* what) {
   if (obj.is_none()) return core::system_clock()->now();
   if (py::hasattr(obj, "isoformat")) {
     // A datetime: naive ones are read as UTC.
@@ -82,7 +94,8 @@ Value usage_list(const std::vector<cost::Usage>& usage) {
   return Value(std::move(out));
 }
 
-py::object report(const py::object& usage, const py::object& query, const cost::PriceBook* book) {
+JsonDict report(const UsageArg& usage, const OptionalJsonDocArg& query, const OptionalPrices& prices) {
+  const cost::PriceBook* book = book_of(prices);
   const std::string currency = book ? book->currency : "USD";
   Value q = query.is_none() ? Value() : doc_of(query, "query");
   cost::ReportQuery rq = unwrap(cost::read_report_query(q, currency));
@@ -96,10 +109,11 @@ py::object report(const py::object& usage, const py::object& query, const cost::
     BUDCORE_TRY_ASSIGN(auto r, cost::rollup(records, cost::RollupQuery{rq.granularity, rq.by, rq.from, rq.to}));
     return cost::to_value(r);
   });
-  return to_python(out);
+  return hinted<JsonDict>(to_python(out));
 }
 
-py::object serverless_report(const py::object& usage, const py::object& query, const cost::PriceBook* book) {
+JsonDict serverless_report(const UsageArg& usage, const OptionalJsonDocArg& query, const OptionalPrices& prices) {
+  const cost::PriceBook* book = book_of(prices);
   Value q = query.is_none() ? Value() : doc_of(query, "query");
   cost::ServerlessRollupQuery sq = unwrap(cost::read_serverless_rollup_query(q));
   std::vector<cost::Usage> records = usage_of(usage, book);
@@ -107,8 +121,10 @@ py::object serverless_report(const py::object& usage, const py::object& query, c
     BUDCORE_TRY_ASSIGN(auto r, cost::serverless_rollup(records, sq));
     return cost::to_value(r);
   });
-  return to_python(out);
+  return hinted<JsonDict>(to_python(out));
 }
+
+using RollupColumns = py::typing::Dict<py::str, py::array>;
 
 // int128 sums as int64 numpy arrays, or as Python ints (object arrays) when one does not fit.
 py::array int128_column(const std::vector<cost::ColumnRollupRow>& rows, core::int128 cost::ColumnRollupRow::*field) {
@@ -131,7 +147,7 @@ py::array int128_column(const std::vector<cost::ColumnRollupRow>& rows, core::in
   return py::module_::import("numpy").attr("array")(values, py::arg("dtype") = "object");
 }
 
-py::dict rollup_arrays(const py::array_t<std::int64_t, py::array::c_style>& start,
+RollupColumns rollup_arrays(const py::array_t<std::int64_t, py::array::c_style>& start,
                        const py::array_t<std::int32_t, py::array::c_style>& tenant,
                        const py::array_t<std::int32_t, py::array::c_style>& gpu_type,
                        const py::array_t<std::int64_t, py::array::c_style>& gpu_nanos,
@@ -165,7 +181,7 @@ py::dict rollup_arrays(const py::array_t<std::int64_t, py::array::c_style>& star
     gm(i) = r.gpu_type;
     rm(i) = r.records;
   }
-  py::dict out;
+  RollupColumns out;
   out["bucket_start"] = bucket;
   out["tenant"] = t;
   out["gpu_type"] = gt;
@@ -188,12 +204,12 @@ void bind_cost(py::module_& m) {
           py::arg("text"), "A price book from YAML or JSON text.")
       .def_static(
           "load",
-          [](const py::object& path) {
+          [](const PathArg& path) {
             std::string p = py::module_::import("os").attr("fspath")(path).cast<std::string>();
             return nogil([&] { return cost::PriceBook::load_file(p); });
           },
           py::arg("path"), "A price book file (YAML or JSON).")
-      .def("to_dict", [](const cost::PriceBook& b) { return to_python(b.to_value()); }, "The price book as a dict (the document from_dict reads).")
+      .def("to_dict", [](const cost::PriceBook& b) { return hinted<JsonDict>(to_python(b.to_value())); }, "The price book as a dict (the document from_dict reads).")
       .def_property_readonly("currency", [](const cost::PriceBook& b) { return b.currency; }, "The currency of every price.")
       .def_property_readonly("minimum_billable_seconds", [](const cost::PriceBook& b) { return b.minimum_billable_seconds; }, "The least time a run is billed for.")
       .def_property_readonly("gpu_types",
@@ -209,54 +225,57 @@ void bind_cost(py::module_& m) {
 
   m.def(
       "cost_estimate",
-      [](const cost::PriceBook& b, const py::object& spec, const std::optional<std::string>& tier) {
+      [](const cost::PriceBook& b, const JsonDocArg& spec, const std::optional<std::string>& tier) {
         Value s = doc_of(spec, "spec");
         cost::EstimateOptions o;
         if (tier) o.tier = unwrap(cost::parse_tier(*tier));
-        return to_python(nogil([&]() -> Result<Value> {
+        return hinted<JsonDict>(to_python(nogil([&]() -> Result<Value> {
           BUDCORE_TRY_ASSIGN(auto e, cost::estimate_document(b, s, o));
           return cost::to_value(e);
-        }));
+        })));
       },
       py::arg("prices"), py::arg("spec"), py::arg("tier") = py::none(), "The estimated cost of a job spec at a tier (on_demand, spot, reserved).");
   m.def(
       "cost_compare_tiers",
-      [](const cost::PriceBook& b, const py::object& spec) {
+      [](const cost::PriceBook& b, const JsonDocArg& spec) {
         Value s = doc_of(spec, "spec");
-        return to_python(nogil([&]() -> Result<Value> {
+        return hinted<JsonDict>(to_python(nogil([&]() -> Result<Value> {
           BUDCORE_TRY_ASSIGN(auto c, cost::compare_tiers(b, s));
           return cost::to_value(c);
-        }));
+        })));
       },
       py::arg("prices"), py::arg("spec"), "A job spec's cost at every tier, cheapest first.");
   m.def(
       "cost_cheapest_gpu",
       [](const cost::PriceBook& b, const py::dict& requirement) {
         cost::GpuRequirement r = unwrap(cost::read_gpu_requirement(to_value(requirement, "requirement")));
-        return to_python(cost::to_value(nogil([&] { return cost::cheapest_gpu(b, r); })));
+        return hinted<JsonDict>(to_python(cost::to_value(nogil([&] { return cost::cheapest_gpu(b, r); }))));
       },
       py::arg("prices"), py::arg("requirement"), "The cheapest GPU type meeting a requirement (memory, count, tier).");
   m.def(
       "cost_meter",
-      [](const cost::PriceBook& b, const py::object& interval) {
+      [](const cost::PriceBook& b, const JsonDocArg& interval) {
         cost::UsageInterval i = unwrap(cost::read_interval(doc_of(interval, "interval")));
-        return to_python(nogil([&] { return cost::meter(b, i); }).to_value());
+        return hinted<JsonDict>(to_python(nogil([&] { return cost::meter(b, i); }).to_value()));
       },
       py::arg("prices"), py::arg("interval"), "The cost of one usage interval, with its line items.");
   m.def(
       "cost_usage",
-      [](const py::object& usage, const cost::PriceBook* book) { return to_python(usage_list(usage_of(usage, book))); },
-      py::arg("usage"), py::arg("prices") = nullptr, "Usage records as dicts (intervals priced with prices).");
-  m.def("cost_serverless_report", &serverless_report, py::arg("usage"), py::arg("query") = py::none(), py::arg("prices") = nullptr, "Serverless spend per endpoint and time bucket (hour by default) over the usage records labelled serverless_endpoint.");
-  m.def("cost_report", &report, py::arg("usage"), py::arg("query") = py::none(), py::arg("prices") = nullptr, "A cost report over usage records, grouped and filtered by `query`.");
+      [](const UsageArg& usage, const OptionalPrices& prices) {
+        return hinted<JsonDictList>(to_python(usage_list(usage_of(usage, book_of(prices)))));
+      },
+      py::arg("usage"), py::arg("prices") = py::none(), "Usage records as dicts (intervals priced with prices).");
+  m.def("cost_serverless_report", &serverless_report, py::arg("usage"), py::arg("query") = py::none(), py::arg("prices") = py::none(), "Serverless spend per endpoint and time bucket (hour by default) over the usage records labelled serverless_endpoint.");
+  m.def("cost_report", &report, py::arg("usage"), py::arg("query") = py::none(), py::arg("prices") = py::none(), "A cost report over usage records, grouped and filtered by `query`.");
   m.def("cost_rollup_arrays", &rollup_arrays, py::arg("start_seconds"), py::arg("tenant"), py::arg("gpu_type"),
         py::arg("gpu_nanos"), py::arg("cost_pico"), py::arg("granularity") = "hour", py::arg("threads") = 0u, "Sums costs by day and tenant over columnar arrays (numpy), without Python loops.");
   m.def(
       "cost_forecast",
-      [](const py::object& usage, const py::object& now, const cost::PriceBook* book) {
+      [](const UsageArg& usage, const TimeArg& now, const OptionalPrices& prices) {
+        const cost::PriceBook* book = book_of(prices);
         std::vector<cost::Usage> records = usage_of(usage, book);
         const core::Timestamp at = time_of(now, "now");
-        return to_python(nogil([&]() -> Result<Value> {
+        return hinted<JsonDict>(to_python(nogil([&]() -> Result<Value> {
           const core::Timestamp month = cost::bucket_start(cost::Granularity::Month, at);
           const core::Timestamp since = core::Timestamp::from_unix_nanos(month.unix_nanos() - 30LL * 86'400 * 1'000'000'000);
           const core::Timestamp until = cost::bucket_end(cost::Granularity::Day, cost::bucket_start(cost::Granularity::Day, at));
@@ -270,28 +289,28 @@ void bind_cost(py::module_& m) {
           out.set("daily", Value(std::move(daily)));
           out.set("anomalies", Value(std::move(anomalies)));
           return Value(std::move(out));
-        }));
+        })));
       },
-      py::arg("usage"), py::arg("now") = py::none(), py::arg("prices") = nullptr, "Projects month-end spend from usage so far.");
+      py::arg("usage"), py::arg("now") = py::none(), py::arg("prices") = py::none(), "Projects month-end spend from usage so far.");
   m.def(
       "cost_budget_status",
-      [](const py::object& budgets, const py::object& usage, const cost::PriceBook& b, const py::object& now) {
+      [](const JsonDocArg& budgets, const UsageArg& usage, const cost::PriceBook& b, const TimeArg& now) {
         cost::BudgetSet set = unwrap(cost::BudgetSet::from_value(doc_of(budgets, "budgets"), b.currency));
         std::vector<cost::Usage> records = usage_of(usage, &b);
         const core::Timestamp at = time_of(now, "now");
-        return to_python(nogil([&]() -> Result<Value> {
+        return hinted<JsonDictList>(to_python(nogil([&]() -> Result<Value> {
           auto spend = cost::usage_spend(records, b);
           BUDCORE_TRY_ASSIGN(auto statuses, cost::budget_status(set, *spend, at));
           core::List out;
           for (const auto& s : statuses) out.push_back(cost::to_value(s));
           return Value(std::move(out));
-        }));
+        })));
       },
       py::arg("budgets"), py::arg("usage"), py::arg("prices"), py::arg("now") = py::none(), "Each budget's spend, remaining amount and alert levels reached.");
   m.def(
       "cost_check_admission",
-      [](const py::object& budgets, const py::object& usage, const cost::PriceBook& b, const py::object& tenant,
-         const py::object& project, const std::string& estimate, const std::string& job, const py::object& now) {
+      [](const JsonDocArg& budgets, const UsageArg& usage, const cost::PriceBook& b, const IdArg& tenant,
+         const OptionalIdArg& project, const std::string& estimate, const std::string& job, const TimeArg& now) {
         cost::BudgetSet set = unwrap(cost::BudgetSet::from_value(doc_of(budgets, "budgets"), b.currency));
         std::vector<cost::Usage> records = usage_of(usage, &b);
         cost::AdmissionRequest req{id_of(tenant, "tenant"), std::nullopt, {}, job};
@@ -299,10 +318,10 @@ void bind_cost(py::module_& m) {
         req.estimate = estimate.find(' ') == std::string::npos ? unwrap(core::Money::parse(estimate, b.currency))
                                                                 : unwrap(core::Money::parse(estimate));
         const core::Timestamp at = time_of(now, "now");
-        return to_python(cost::to_value(nogil([&] {
+        return hinted<JsonDict>(to_python(cost::to_value(nogil([&] {
           auto spend = cost::usage_spend(records, b);
           return cost::check_admission(set, *spend, req, at, b);
-        })));
+        }))));
       },
       py::arg("budgets"), py::arg("usage"), py::arg("prices"), py::arg("tenant"), py::arg("project"),
       py::arg("estimate"), py::arg("job") = "", py::arg("now") = py::none(), "Whether a job's estimate fits its tenant's and project's budgets (BudgetExceededError if not).");
@@ -310,39 +329,39 @@ void bind_cost(py::module_& m) {
   // ---- with a store ----
   m.def(
       "cost_record_usage",
-      [](PyStore& s, const cost::PriceBook& b, const py::object& interval) {
+      [](PyStore& s, const cost::PriceBook& b, const JsonDocArg& interval) {
         cost::UsageInterval i = unwrap(cost::read_interval(doc_of(interval, "interval")));
         auto st = s.store();
-        return to_python(nogil([&] { return cost::record_usage(*st, b, i); }).to_value());
+        return hinted<JsonDict>(to_python(nogil([&] { return cost::record_usage(*st, b, i); }).to_value()));
       },
       py::arg("store"), py::arg("prices"), py::arg("interval"), "Meters a usage interval and stores it.");
   m.def(
       "cost_load_usage",
-      [](PyStore& s, const py::object& tenant, const py::object& from, const py::object& to) {
+      [](PyStore& s, const IdArg& tenant, const TimeArg& from, const TimeArg& to) {
         backend::UsageQuery q;
         if (!from.is_none()) q.from = time_of(from, "from");
         if (!to.is_none()) q.to = time_of(to, "to");
         const core::Id t = id_of(tenant, "tenant");
         auto st = s.store();
-        return to_python(usage_list(nogil([&] { return cost::load_usage(*st, t, q); })));
+        return hinted<JsonDictList>(to_python(usage_list(nogil([&] { return cost::load_usage(*st, t, q); }))));
       },
       py::arg("store"), py::arg("tenant"), py::arg("from_") = py::none(), py::arg("to") = py::none(), "A tenant's stored usage records between `from_` and `to`.");
   m.def(
       "cost_job_cost",
-      [](PyStore& s, const py::object& tenant, const py::object& job_id) {
+      [](PyStore& s, const IdArg& tenant, const IdArg& job_id) {
         const core::Id t = id_of(tenant, "tenant");
         const core::Id j = id_of(job_id, "job_id");
         auto st = s.store();
-        return to_python(cost::to_value(nogil([&] { return cost::job_actual_cost(*st, t, j); })));
+        return hinted<JsonDict>(to_python(cost::to_value(nogil([&] { return cost::job_actual_cost(*st, t, j); }))));
       },
       py::arg("store"), py::arg("tenant"), py::arg("job_id"), "A job's metered cost from the store.");
   m.def(
       "cost_admit_job",
-      [](PyStore& s, const py::object& budgets, const cost::PriceBook& b, const job::Job& j, const py::object& now) {
+      [](PyStore& s, const JsonDocArg& budgets, const cost::PriceBook& b, const job::Job& j, const TimeArg& now) {
         cost::BudgetSet set = unwrap(cost::BudgetSet::from_value(doc_of(budgets, "budgets"), b.currency));
         const core::Timestamp at = time_of(now, "now");
         auto st = s.store();
-        return to_python(cost::to_value(nogil([&] { return cost::admit_job(set, *st, b, j, at); })));
+        return hinted<JsonDict>(to_python(cost::to_value(nogil([&] { return cost::admit_job(set, *st, b, j, at); }))));
       },
       py::arg("store"), py::arg("budgets"), py::arg("prices"), py::arg("job"), py::arg("now") = py::none(), "Checks a job against the stored budgets and usage, as the platform's cost gate does.");
 }

@@ -12,11 +12,12 @@
 #include "budcore/gpu/trace.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 
 namespace budcore::bindings {
 namespace {
 
-py::object replay(const std::string& nodes_csv, const std::string& pods_csv, const std::string& policies,
+JsonDict replay(const std::string& nodes_csv, const std::string& pods_csv, const std::string& policies,
                   std::int64_t seed, double max_load, double step, const std::string& nodes_source,
                   const std::string& pods_source) {
   if (seed < 0) throw PyError(core::Error::invalid("seed", std::to_string(seed), "must be 0 or more"));
@@ -40,27 +41,27 @@ py::object replay(const std::string& nodes_csv, const std::string& pods_csv, con
     }
     return gpu::replay_document(*pool, tasks->size(), options.seed, results);
   }();
-  return to_python(unwrap(std::move(out)));
+  return hinted<JsonDict>(to_python(unwrap(std::move(out))));
 }
 
-py::object defrag(const std::string& problem_json) {
+JsonDict defrag(const std::string& problem_json) {
   core::Result<core::Value> out = [&]() -> core::Result<core::Value> {
     py::gil_scoped_release release;
     auto problem = gpu::parse_defrag_problem(problem_json);
     if (!problem) return std::move(problem).error();
     return gpu::defrag_document(*problem);
   }();
-  return to_python(unwrap(std::move(out)));
+  return hinted<JsonDict>(to_python(unwrap(std::move(out))));
 }
 
-py::object place_mig(const std::string& problem_json) {
+JsonDict place_mig(const std::string& problem_json) {
   core::Result<core::Value> out = [&]() -> core::Result<core::Value> {
     py::gil_scoped_release release;
     auto problem = gpu::parse_defrag_problem(problem_json);
     if (!problem) return std::move(problem).error();
     return gpu::place_mig_document(*problem);
   }();
-  return to_python(unwrap(std::move(out)));
+  return hinted<JsonDict>(to_python(unwrap(std::move(out))));
 }
 
 }  // namespace

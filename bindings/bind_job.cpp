@@ -13,6 +13,7 @@
 #include "budcore/job/job.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 
 namespace budcore::bindings {
 namespace {
@@ -20,13 +21,10 @@ namespace {
 using job::Job;
 using job::JobCheck;
 
-py::object id_or_none(const core::Id& id) {
-  return id.is_nil() ? py::object(py::none()) : py::object(py::str(id.to_string()));
-}
-
-template <class T>
-py::object opt(const std::optional<T>& v) {
-  return v ? py::cast(*v) : py::object(py::none());
+// A nil id is one not assigned yet.
+std::optional<std::string> id_or_none(const core::Id& id) {
+  if (id.is_nil()) return std::nullopt;
+  return id.to_string();
 }
 
 // The job, or ValidationError (or the class of its code) for the first problem, with .errors:
@@ -85,7 +83,7 @@ void bind_job(py::module_& m) {
                   "raises ValidationError whose .field names the offending key.")
       .def(py::init([](const py::kwargs& fields) { return from_python(fields); }),
            "Job(name=..., job_type=..., ...): the same keys as from_dict.")
-      .def_static("from_dict", &from_python, py::arg("data"), "A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).")
+      .def_static("from_dict", [](const JsonDictArg& data) { return from_python(data); }, py::arg("data"), "A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).")
       .def_static("from_json", &from_json, py::arg("text"), "A job from JSON text of the Job schema. ValidationError names the first problem; its .errors lists every one.")
       .def_static(
           "check", [](const py::dict& data) { return error_dicts(check_dict(data, "Job.check()").errors); },
@@ -96,7 +94,7 @@ void bind_job(py::module_& m) {
       .def_static(
           "check", [](const std::string& text) { return error_dicts(check_text(text).errors); },
           py::arg("document"), "The same for JSON text (what Job.from_json reads).")
-      .def("to_dict", [](const Job& j) { return to_python(j.to_value()); },
+      .def("to_dict", [](const Job& j) { return hinted<JsonDict>(to_python(j.to_value())); },
            "Every wire field, absent optionals as None, in schema order.")
       .def("to_json", &to_json, py::arg("indent") = py::none(), "The job as JSON text (compact, or indented by `indent` spaces).")
       .def(
@@ -112,7 +110,7 @@ void bind_job(py::module_& m) {
       .def(
           "validate_all",
           [](const Job& j) {
-            py::list out;
+            py::typing::List<ErrorObject> out;
             for (const auto& e : j.validate_all()) out.append(make_exception(e));
             return out;
           },
@@ -127,27 +125,27 @@ void bind_job(py::module_& m) {
       .def_property_readonly("deployment_type",
                              [](const Job& j) { return std::string(job::to_string(j.deployment_type)); }, "'helm', 'docker' or 'model' (the DeploymentType).")
       .def_property_readonly("source", [](const Job& j) { return std::string(job::to_string(j.source)); }, "What created the job: 'direct', 'pipeline' or 'usecase'.")
-      .def_property_readonly("spec", [](const Job& j) { return to_python(j.spec); }, "The job's free-form spec (image, args, env, ...), as plain Python values.")
-      .def_property_readonly("gpu_type", [](const Job& j) { return opt(j.gpu_type); }, "The GPU type asked for ('nvidia-a100-80gb'), or None.")
+      .def_property_readonly("spec", [](const Job& j) { return hinted<JsonDict>(to_python(j.spec)); }, "The job's free-form spec (image, args, env, ...), as plain Python values.")
+      .def_property_readonly("gpu_type", [](const Job& j) { return j.gpu_type; }, "The GPU type asked for ('nvidia-a100-80gb'), or None.")
       .def_readonly("gpu_count", &Job::gpu_count, "GPUs per job.")
       .def_readonly("cpu_cores", &Job::cpu_cores, "CPU cores asked for, as a Quantity.")
       .def_readonly("memory_gb", &Job::memory_gb, "Memory asked for in GiB, as a Quantity.")
-      .def_property_readonly("storage_gb", [](const Job& j) { return opt(j.storage_gb); }, "Storage asked for in GiB, or None.")
+      .def_property_readonly("storage_gb", [](const Job& j) { return j.storage_gb; }, "Storage asked for in GiB, or None.")
       .def_property_readonly("estimated_duration_seconds",
-                             [](const Job& j) { return opt(j.estimated_duration_seconds); }, "The submitter's estimate of the run time, or None.")
-      .def_property_readonly("max_duration_seconds", [](const Job& j) { return opt(j.max_duration_seconds); }, "The run time after which the job is stopped, or None.")
+                             [](const Job& j) { return j.estimated_duration_seconds; }, "The submitter's estimate of the run time, or None.")
+      .def_property_readonly("max_duration_seconds", [](const Job& j) { return j.max_duration_seconds; }, "The run time after which the job is stopped, or None.")
       .def_property_readonly("priority", [](const Job& j) { return std::string(job::to_string(j.priority)); }, "'critical', 'high', 'normal', 'low' or 'spot'.")
       .def_readonly("preemptible", &Job::preemptible, "Whether the job may be preempted (see effectively_preemptible for its priority's default).")
       .def_readonly("preempts_others", &Job::preempts_others, "Whether the job may preempt lower-priority jobs.")
       .def_property_readonly("status", [](const Job& j) { return std::string(job::to_string(j.status)); }, "The job's status ('pending', 'queued', 'scheduled', 'running', 'completed', 'failed', 'cancelled', ...).")
-      .def_property_readonly("status_message", [](const Job& j) { return opt(j.status_message); }, "Why the job is in its status, or None.")
+      .def_property_readonly("status_message", [](const Job& j) { return j.status_message; }, "Why the job is in its status, or None.")
       .def_readonly("retry_count", &Job::retry_count, "Runs started again after a failure.")
       .def_readonly("max_retries", &Job::max_retries, "How many times a failed run is started again.")
       .def_readonly("currency", &Job::currency, "The currency of the cost fields.")
-      .def_property_readonly("estimated_cost", [](const Job& j) { return opt(j.estimated_cost); }, "The estimated cost as a Money, or None.")
-      .def_property_readonly("actual_cost", [](const Job& j) { return opt(j.actual_cost); }, "The metered cost so far as a Money, or None.")
-      .def_property_readonly("budget_limit", [](const Job& j) { return opt(j.budget_limit); }, "The most this job may cost, as a Money, or None.")
-      .def_property_readonly("outputs", [](const Job& j) { return to_python(j.outputs); }, "What the job produced (plain Python values).")
+      .def_property_readonly("estimated_cost", [](const Job& j) { return j.estimated_cost; }, "The estimated cost as a Money, or None.")
+      .def_property_readonly("actual_cost", [](const Job& j) { return j.actual_cost; }, "The metered cost so far as a Money, or None.")
+      .def_property_readonly("budget_limit", [](const Job& j) { return j.budget_limit; }, "The most this job may cost, as a Money, or None.")
+      .def_property_readonly("outputs", [](const Job& j) { return hinted<JsonDict>(to_python(j.outputs)); }, "What the job produced (plain Python values).")
       .def_property_readonly("effectively_preemptible", &Job::effectively_preemptible, "Whether the job can be preempted once its priority's default applies.")
       .def_property_readonly("gpu_resource_name", &Job::gpu_resource_name, "The Kubernetes resource its GPUs are asked as ('nvidia.com/gpu').")
       // Python calls __getattr__ only when normal lookup fails: the remaining wire fields.

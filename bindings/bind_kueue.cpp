@@ -16,13 +16,14 @@
 #include "budcore/core/yaml.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 
 namespace budcore::bindings {
 namespace {
 
 // A configuration given as text (YAML or JSON) or as a dict; file names in it are relative to
 // base_dir.
-companion::CompanionConfig config_of(const py::object& config, const std::string& base_dir) {
+companion::CompanionConfig config_of(const JsonDocArg& config, const std::string& base_dir) {
   core::Value doc = py::isinstance<py::str>(config) ? unwrap(core::parse_document(config.cast<std::string>()))
                                                     : to_value(config, "config");
   return unwrap(companion::CompanionConfig::from_value(doc, base_dir));
@@ -40,17 +41,20 @@ class PyCompanion {
     return *runner_;
   }
 
-  py::object sync_once() {
+  JsonDict sync_once() {
     companion::Runner& r = runner();
     core::Result<companion::Pass> pass = core::Error::make(core::ErrorCode::Internal, "not run");
     {
       py::gil_scoped_release release;
       pass = r.sync_once();
     }
-    return to_python(companion::to_value(unwrap(std::move(pass))));
+    return hinted<JsonDict>(to_python(companion::to_value(unwrap(std::move(pass)))));
   }
 
-  void run(const py::object& on_event) {
+  // Called with each event dict; returning False stops run().
+  using OnEvent = Hinted<"collections.abc.Callable[[dict[str, typing.Any]], bool] | None">;
+
+  void run(const OnEvent& on_event) {
     companion::Runner& r = runner();
     Events events;
     std::thread controller([&] {
@@ -142,7 +146,7 @@ void bind_kueue(py::module_& m) {
       .def_property_readonly("closed", &PyCompanion::closed, "True after close().");
   m.def(
       "kueue_companion_open",
-      [](const py::object& config, const std::string& kubeconfig, const std::string& store, const std::string& base_dir) {
+      [](const JsonDocArg& config, const std::string& kubeconfig, const std::string& store, const std::string& base_dir) {
         auto cfg = config_of(config, base_dir);
         companion::RunnerOptions o;
         o.kubeconfig = kubeconfig;
@@ -159,19 +163,19 @@ void bind_kueue(py::module_& m) {
       "('' for the configuration's or the defaults). ValidationError names a bad input.");
   m.def(
       "kueue_companion_summary",
-      [](const py::object& config, const std::string& base_dir) {
-        return to_python(companion::config_summary(config_of(config, base_dir)));
+      [](const JsonDocArg& config, const std::string& base_dir) {
+        return hinted<JsonDict>(to_python(companion::config_summary(config_of(config, base_dir))));
       },
       py::arg("config"), py::arg("base_dir") = ".",
       "Validates a companion configuration (text or dict) and returns its summary: controllers, "
       "cluster_queues, tenants, budgets, currency. ValidationError names the field.");
   m.def(
       "kueue_companion_decide",
-      [](const py::object& config, const py::object& request, const std::string& base_dir) {
+      [](const JsonDocArg& config, const JsonDictArg& request, const std::string& base_dir) {
         auto cfg = config_of(config, base_dir);
         auto doc = companion::decide_request(cfg, to_value(request, "request"));
         if (!doc) throw PyError(std::move(doc).error().at("request"));
-        return to_python(*doc);
+        return hinted<JsonDict>(to_python(*doc));
       },
       py::arg("config"), py::arg("request"), py::arg("base_dir") = ".",
       "The budget and window checks for one Workload: request {'workload', 'owner_annotations'?, "

@@ -19,6 +19,7 @@
 #include "budcore/pipeline/validation.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 
 namespace budcore::bindings {
 namespace {
@@ -81,7 +82,7 @@ std::string issue_repr(const Issue& i) {
 }
 
 // str or os.PathLike.
-std::string path_of(const py::object& obj) { return py::module_::import("os").attr("fspath")(obj).cast<std::string>(); }
+std::string path_of(const PathArg& obj) { return py::module_::import("os").attr("fspath")(obj).cast<std::string>(); }
 
 // ---- Pipeline.run ----------------------------------------------------------------------
 
@@ -185,8 +186,16 @@ Value run_options(const py::object& params, const py::object& fail, const py::ob
   return Value(std::move(m));
 }
 
-py::object run(const PyPipeline& p, const py::object& params, const py::object& functions, const py::object& fail,
-               const py::object& slow, const py::object& timeout, const py::object& reject, const std::string& run_id) {
+// run()'s arguments: fail maps step ids to failing attempts (True: every one) or lists them; slow
+// maps them to slow-down factors; timeout and reject list them.
+using StepFunctions = Hinted<"dict[str, collections.abc.Callable[..., typing.Any]] | None">;
+using StepIds = Hinted<"list[str] | tuple[str, ...] | set[str] | frozenset[str] | None">;
+using StepFailures = Hinted<"list[str] | tuple[str, ...] | set[str] | frozenset[str] | dict[str, int | bool] | None">;
+using StepFactors = Hinted<"dict[str, float] | None">;
+
+RunResult run(const PyPipeline& p, const OptionalJsonDictArg& params, const StepFunctions& functions,
+              const StepFailures& fail, const StepFactors& slow, const StepIds& timeout, const StepIds& reject,
+              const std::string& run_id) {
   auto options = unwrap(pipeline::rehearsal_options_from_value(run_options(params, fail, slow, timeout, reject, run_id), ""));
   auto interrupt = std::make_shared<RunInterrupt>();
   pipeline::FunctionRegistry registry;
@@ -207,7 +216,7 @@ py::object run(const PyPipeline& p, const py::object& params, const py::object& 
     return pipeline::rehearse(p.document, options, &registry);
   }();
   if (interrupt->error) throw std::move(*interrupt->error);
-  return typed_result("RunResult", unwrap(std::move(result)).to_value());
+  return hinted<RunResult>(typed_result("RunResult", unwrap(std::move(result)).to_value()));
 }
 
 }  // namespace
@@ -215,7 +224,7 @@ py::object run(const PyPipeline& p, const py::object& params, const py::object& 
 void bind_pipeline(py::module_& m) {
   m.def(
       "load_document",
-      [](const py::object& path_obj) {
+      [](const PathArg& path_obj) {
             std::string path = path_of(path_obj);
         core::Result<Value> v = [&] {
           py::gil_scoped_release release;
@@ -233,7 +242,7 @@ void bind_pipeline(py::module_& m) {
       .def_readonly("code", &Issue::code, "What kind of problem ('cycle', 'unknown_dependency', 'duplicate_id', ...).")
       .def_readonly("message", &Issue::message, "The problem in words.")
       .def_readonly("path", &Issue::path, "Where in the document ('steps[2].depends_on[0]').")
-      .def("to_dict", [](const Issue& i) { return to_python(issue_value(i)); }, "{'code', 'message', 'path'}.")
+      .def("to_dict", [](const Issue& i) { return hinted<py::typing::Dict<py::str, py::str>>(to_python(issue_value(i))); }, "{'code', 'message', 'path'}.")
       .def("__eq__", [](const Issue& a, const Issue& b) { return a == b; }, py::is_operator())
       .def("__hash__", [](const Issue& i) { return py::hash(py::make_tuple(i.code, i.message, i.path)); })
       .def("__repr__", &issue_repr);
@@ -241,7 +250,7 @@ void bind_pipeline(py::module_& m) {
   py::class_<PyPipeline>(m, "Pipeline",
                          "A pipeline document ({'pipeline': {...}, 'steps': [...]}). validate() lists every "
                          "problem; plan() gives the contract-3 plan. Immutable.")
-      .def(py::init([](const py::object& document, const py::kwargs& fields) {
+      .def(py::init([](const OptionalJsonDocArg& document, const py::kwargs& fields) {
              if (!document.is_none()) {
                if (!fields.empty()) throw py::type_error("Pipeline() takes a document or keyword fields, not both");
                if (py::isinstance<py::dict>(document)) return PyPipeline{to_value(document)};
@@ -265,7 +274,7 @@ void bind_pipeline(py::module_& m) {
            "from fields; like from_dict, it is checked by validate(), not here.")
       .def_static(
           "load",
-          [](const py::object& path_obj) {
+          [](const PathArg& path_obj) {
             std::string path = path_of(path_obj);
             core::Result<Value> v = [&] {
               py::gil_scoped_release release;
@@ -276,7 +285,7 @@ void bind_pipeline(py::module_& m) {
           py::arg("path"), "A JSON or YAML file.")
       .def_static(
           "from_dict",
-          [](const py::object& d) {
+          [](const JsonDictArg& d) {
             if (!py::isinstance<py::dict>(d))
               throw py::type_error("Pipeline.from_dict() takes a dict, not " +
                                    py::type::handle_of(d).attr("__name__").cast<std::string>());
@@ -288,7 +297,7 @@ void bind_pipeline(py::module_& m) {
       .def_property_readonly("name", [](const PyPipeline& p) { return field(p.document, "pipeline", "name"); }, "The pipeline's name.")
       .def_property_readonly("step_ids", [](const PyPipeline& p) { return step_ids(p.document); }, "The step ids, in document order.")
       .def("__len__", [](const PyPipeline& p) { return step_ids(p.document).size(); })
-      .def("to_dict", [](const PyPipeline& p) { return to_python(p.document); }, "The pipeline as a dict (the document from_dict reads).")
+      .def("to_dict", [](const PyPipeline& p) { return hinted<JsonDict>(to_python(p.document)); }, "The pipeline as a dict (the document from_dict reads).")
       .def("validate", [](const PyPipeline& p) { return validate(p).errors; },
            "Every problem (empty when valid), ordered by step then field; cycles last.")
       .def("warnings", [](const PyPipeline& p) { return validate(p).warnings; },
@@ -301,7 +310,7 @@ void bind_pipeline(py::module_& m) {
               py::gil_scoped_release release;
               return plan_value(pipeline::plan_document(p.document));
             }();
-            return typed_result("Plan", unwrap(std::move(out)));
+            return hinted<PlanResult>(typed_result("Plan", unwrap(std::move(out))));
           },
           "The contract-3 plan as a budcore.results.Plan (a dict): {'valid': True, 'order', 'levels', "
           "'critical_path', 'critical_path_seconds', 'job_steps'} or {'valid': False, 'errors': [...]}; "

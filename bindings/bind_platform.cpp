@@ -21,10 +21,15 @@
 #include "budcore/usecase/usecase_template.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 #include "stored_job.hpp"
 
 namespace budcore::bindings {
 namespace {
+
+// A job of a batch, with or without its idempotency key.
+using BatchJobs = py::typing::List<Hinted<"Job | dict[str, typing.Any] | tuple[Job | dict[str, typing.Any], str | None]">>;
+using TemplateRef = Hinted<"str | dict[str, typing.Any]">;  // an id, id@version or a template dict
 
 class PyPlatform {
  public:
@@ -40,7 +45,7 @@ class PyPlatform {
   std::shared_ptr<platform::Platform> p_;
 };
 
-platform::CallContext caller(const py::object& tenant, const std::string& principal, const std::string& request_id) {
+platform::CallContext caller(const IdArg& tenant, const std::string& principal, const std::string& request_id) {
   return platform::CallContext::for_tenant(id_of(tenant, "tenant"), principal, request_id);
 }
 
@@ -63,7 +68,7 @@ job::Job job_of(const py::handle& obj, const std::string& path = {}) {
   return unwrap(std::move(j));
 }
 
-PyPlatform open(const py::object& config) {
+PyPlatform open(const JsonDocArg& config) {
   core::Result<platform::PlatformConfig> c = core::Error{};
   if (py::isinstance<py::dict>(config)) {
     c = platform::PlatformConfig::from_value(to_value(config, "config"));
@@ -119,7 +124,7 @@ core::Value assignments_value(const std::vector<serverless::Assignment>& as) {
   return core::Value(std::move(list));
 }
 
-PyEndpoint open_endpoint(PyPlatform& h, platform::CallContext ctx, const py::object& endpoint_doc,
+PyEndpoint open_endpoint(PyPlatform& h, platform::CallContext ctx, const JsonDocArg& endpoint_doc,
                          const std::string& worker_priority, const std::string& image) {
   core::Value doc = py::isinstance<py::str>(endpoint_doc) ? unwrap(core::parse_document(endpoint_doc.cast<std::string>()))
                                                           : to_value(endpoint_doc, "endpoint");
@@ -138,45 +143,45 @@ void bind_endpoint(py::module_& m) {
       .def(
           "scale",
           [](PyEndpoint& e, std::optional<int> desired) {
-            return to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
+            return hinted<JsonDict>(to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
               BUDCORE_TRY(ep.sync());
               if (desired) BUDCORE_TRY(ep.scale_to(*desired));
               return ep.status().to_value();
-            }));
+            })));
           },
           py::arg("desired"), "Reads the workers' jobs, then scales to `desired` (None: only reads); returns the status.")
       .def(
           "enqueue",
-          [](PyEndpoint& e, const py::object& submissions) {
+          [](PyEndpoint& e, const JsonDictListArg& submissions) {
             core::Value doc = to_value(submissions, "submissions");
-            return to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
+            return hinted<JsonDict>(to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
               BUDCORE_TRY_ASSIGN(auto subs, serverless::submissions_from_value(doc, "submissions"));
               core::List results;
               for (const auto& s : subs) results.push_back(serverless::to_value(ep.enqueue(s)));
               BUDCORE_TRY_ASSIGN(auto placed, ep.dispatch());
               return core::Value::map({{"results", core::Value(std::move(results))}, {"assignments", assignments_value(placed)}});
-            }));
+            })));
           },
           py::arg("submissions"), "Admits submissions and places what can run now: {'results', 'assignments'}.")
       .def(
           "finish",
           [](PyEndpoint& e, std::uint64_t request, const std::string& reason) {
-            return to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
+            return hinted<JsonDict>(to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
               BUDCORE_TRY(reason.empty() ? ep.complete(request) : ep.fail(request, reason));
               BUDCORE_TRY_ASSIGN(auto placed, ep.dispatch());
               return core::Value::map({{"assignments", assignments_value(placed)}});
-            }));
+            })));
           },
           py::arg("request"), py::arg("reason") = "", "Ends a request (a failed attempt with a reason); places what can run now.")
       .def(
           "meter",
           [](PyEndpoint& e) {
-            return to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
+            return hinted<JsonDictList>(to_python(e.with([&](platform::ServerlessEndpoint& ep) -> core::Result<core::Value> {
               BUDCORE_TRY_ASSIGN(auto rows, ep.meter());
               core::List list;
               for (const auto& u : rows) list.push_back(u.to_value());
               return core::Value(std::move(list));
-            }));
+            })));
           },
           "Writes the workers' GPU time since their last rows as usage rows; returns them.");
 }
@@ -192,7 +197,7 @@ void bind_platform(py::module_& m) {
       .def("now", [](PyPlatform& h) { return h.get()->now().to_string(); }, "The platform clock's time, RFC 3339.")
       .def(
           "submit",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& job,
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const JobArg& job,
              const std::optional<std::string>& key) {
             auto ctx = caller(tenant, principal, request);
             const std::string k = idempotency_key_of(key);
@@ -209,7 +214,7 @@ void bind_platform(py::module_& m) {
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("job"), py::arg("idempotency_key"), "Submits a job for the caller (tenant, principal, request id); returns the StoredJob.")
       .def(
           "submit_batch",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::list& jobs) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const BatchJobs& jobs) {
             auto ctx = caller(tenant, principal, request);
             // Documents, decoded by the platform (a malformed one takes its submit tokens too).
             std::vector<std::pair<core::Value, std::string>> docs;
@@ -245,7 +250,7 @@ void bind_platform(py::module_& m) {
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("jobs"), "Submits jobs as one batch, all or none; returns their StoredJobs.")
       .def(
           "get",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const IdArg& id) {
             auto ctx = caller(tenant, principal, request);
             core::Id i = id_of(id, "id");
             return StoredJob{call(h, [&](platform::Platform& p) { return p.get_job(ctx, i); }), false};
@@ -253,25 +258,25 @@ void bind_platform(py::module_& m) {
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), "The caller's job by id; NotFoundError for another tenant's.")
       .def(
           "list",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::dict& query) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const py::dict& query) {
             auto ctx = caller(tenant, principal, request);
             auto q = unwrap(backend::parse_job_query(to_value(query, "query")));
             auto page = call(h, [&](platform::Platform& p) { return p.list_jobs(ctx, q.filter, q.page); });
-            return to_python(backend::to_value(page));
+            return hinted<JsonDict>(to_python(backend::to_value(page)));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("query"), "A page of the caller's jobs: {'items', 'next_cursor'}.")
       .def(
           "schedule",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request) {
             auto ctx = caller(tenant, principal, request);
-            return schedule_snapshot(call(h, [&](platform::Platform& p) { return p.schedule(ctx); }));
+            return hinted<ScheduleSnapshotResult>(schedule_snapshot(call(h, [&](platform::Platform& p) { return p.schedule(ctx); })));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"),
           "The timeline of the caller's waiting and running jobs (a ScheduleSnapshot; job names are job ids).")
       .def(
           "act",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const std::string& verb,
-             const py::object& id, const std::string& arg) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const std::string& verb,
+             const IdArg& id, const std::string& arg) {
             auto ctx = caller(tenant, principal, request);
             core::Id i = id_of(id, "id");
             auto rec = call(h, [&](platform::Platform& p) -> core::Result<backend::JobRecord> {
@@ -290,57 +295,57 @@ void bind_platform(py::module_& m) {
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("verb"), py::arg("id"), py::arg("arg"), "Applies `verb` ('cancel', 'retry', 'priority', 'preempt') to a job with `arg` (reason or priority).")
       .def(
           "events",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, std::int64_t since, std::size_t limit) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, std::int64_t since, std::size_t limit) {
             auto ctx = caller(tenant, principal, request);
             auto page = call(h, [&](platform::Platform& p) { return p.watch(ctx, since, limit); });
-            return to_python(platform::to_value(page));
+            return hinted<JsonDict>(to_python(platform::to_value(page)));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("since"), py::arg("limit"), "The caller's events after `since`, at most `limit`: {'events', 'last_seq'}.")
       .def(
           "run_pipeline",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& doc,
-             const py::object& params) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const JsonDictArg& doc,
+             const OptionalJsonDictArg& params) {
             auto ctx = caller(tenant, principal, request);
             core::Value d = to_value(doc, "document");
             core::Value pa = params.is_none() ? core::Value() : to_value(params, "params");
             auto run = call(h, [&](platform::Platform& p) { return p.run_pipeline(ctx, d, pa); });
-            return to_python(run.to_value());
+            return hinted<JsonDict>(to_python(run.to_value()));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("document"), py::arg("params"), "Starts a pipeline run for the caller; returns the run record.")
       .def(
           "pipeline_run",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id, bool cancel,
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const IdArg& id, bool cancel,
              const std::string& reason) {
             auto ctx = caller(tenant, principal, request);
             core::Id i = id_of(id, "id");
             auto run = call(h, [&](platform::Platform& p) {
               return cancel ? p.cancel_pipeline_run(ctx, i, reason.empty() ? "cancelled" : reason) : p.get_pipeline_run(ctx, i);
             });
-            return to_python(run.to_value());
+            return hinted<JsonDict>(to_python(run.to_value()));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("cancel"), py::arg("reason"), "A pipeline run of the caller's (cancelled first when `cancel`).")
       .def(
           "gpu_defrag",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const IdArg& id) {
             auto ctx = caller(tenant, principal, request);
             core::Id i = id_of(id, "id");
             auto doc = call(h, [&](platform::Platform& p) { return p.gpu_defrag(ctx, i); });
-            return to_python(doc);
+            return hinted<JsonDict>(to_python(doc));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), "The cheapest defragmentation plan for a job of the caller's that waits for placement (advice): {'plan', 'applied'}.")
       .def(
           "gpu_defrag_apply",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id, const py::object& plan) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const IdArg& id, const OptionalJsonDictArg& plan) {
             auto ctx = caller(tenant, principal, request);
             core::Id i = id_of(id, "id");
             core::Value given = plan.is_none() ? core::Value() : to_value(plan, "plan");
             auto doc = call(h, [&](platform::Platform& p) { return p.gpu_defrag_apply(ctx, i, given); });
-            return to_python(doc);
+            return hinted<JsonDict>(to_python(doc));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("plan"), "Applies the defragmentation plan for a job of the caller's that waits for placement (the plan given, refused when stale, or None: the plan made now): {'plan', 'applied': True}.")
       .def(
           "serverless_endpoint",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& endpoint,
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const JsonDocArg& endpoint,
              Ctx worker_priority, Ctx image) {
             return open_endpoint(h, caller(tenant, principal, request), endpoint, worker_priority, image);
           },
@@ -371,7 +376,7 @@ void bind_platform(py::module_& m) {
           return p->ha_status();
         }();
         if (!s) throw PyError(s.error());
-        return to_python(platform::to_value(*s));
+        return hinted<JsonDict>(to_python(platform::to_value(*s)));
       }, "This replica's view of the election: {'role', 'replica', 'epoch', 'lease', 'replicas'}.")
       .def("metrics", [](PyPlatform& h) {
         auto p = h.get();
@@ -387,11 +392,11 @@ void bind_platform(py::module_& m) {
           s = p->cluster();
           gpu = p->gpu_report();
         }
-        return to_python(platform::to_value(s, gpu));
+        return hinted<JsonDict>(to_python(platform::to_value(s, gpu)));
       }, "What the cluster holds and the quota it uses (an operator call).")
       .def(
           "cluster_view",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request) {
             auto ctx = caller(tenant, principal, request);
             std::vector<platform::GpuFlavorReport> gpu;
             auto view = call(h, [&](platform::Platform& p) -> core::Result<platform::ClusterSnapshot> {
@@ -399,7 +404,7 @@ void bind_platform(py::module_& m) {
               if (v) gpu = p.gpu_report();
               return v;
             });
-            return to_python(platform::to_value(view, gpu));
+            return hinted<JsonDict>(to_python(platform::to_value(view, gpu)));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"),
           "The cluster as the caller sees it: its tenant's runs by id, other tenants' runs hidden.")
@@ -407,88 +412,89 @@ void bind_platform(py::module_& m) {
       // ---- security (budcore.Platform.bind_role / unbind_role / role_bindings / audit / verify_audit)
       .def(
           "bind_role",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& binding, bool grant) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const JsonDictArg& binding,
+             bool grant) -> std::optional<JsonDict> {
             auto ctx = caller(tenant, principal, request);
             auto b = unwrap(platform::parse_role_binding(to_value(binding, "binding")));
             if (!grant) {
               call(h, [&](platform::Platform& p) { return p.unbind_role(ctx, b); });
-              return py::object(py::none());
+              return std::nullopt;
             }
             auto rec = call(h, [&](platform::Platform& p) { return p.bind_role(ctx, b); });
-            return to_python(backend::to_value(rec));
+            return hinted<JsonDict>(to_python(backend::to_value(rec)));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("binding"), py::arg("grant"), "Grants (or with grant=False revokes) a role binding; returns the binding.")
       .def(
           "role_bindings",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, std::optional<std::string> of) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, std::optional<std::string> of) {
             auto ctx = caller(tenant, principal, request);
             auto list = call(h, [&](platform::Platform& p) { return p.list_role_bindings(ctx, of); });
-            return to_python(platform::to_value(list));
+            return hinted<JsonDict>(to_python(platform::to_value(list)));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("of"), "The tenant's role bindings (of one principal when `of`).")
       .def(
           "audit",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& query) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const OptionalJsonDictArg& query) {
             auto ctx = caller(tenant, principal, request);
             auto q = unwrap(platform::parse_audit_query(query.is_none() ? core::Value() : to_value(query, "query")));
             auto page = call(h, [&](platform::Platform& p) { return p.list_audit(ctx, q.query, q.page); });
-            return to_python(backend::to_value(page));
+            return hinted<JsonDict>(to_python(backend::to_value(page)));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("query"), "A page of the tenant's audit log: {'items', 'next_cursor'}.")
       .def(
           "verify_audit",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const std::vector<std::string>& anchors) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const std::vector<std::string>& anchors) {
             auto ctx = caller(tenant, principal, request);
             auto report = call(h, [&](platform::Platform& p) { return p.verify_audit(ctx, anchors); });
-            return to_python(backend::to_value(report));
+            return hinted<JsonDict>(to_python(backend::to_value(report)));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("anchors") = std::vector<std::string>{},
           "Checks every tenant's audit chain, and that each anchor (an entry hash kept outside the store) is still chained: {'ok', 'entries', 'head_hash', 'heads', 'problems', ...}.")
       .def(
           "compact",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request) {
             auto ctx = caller(tenant, principal, request);
             auto report = call(h, [&](platform::Platform& p) { return p.compact(ctx); });
-            return to_python(backend::to_value(report));
+            return hinted<JsonDict>(to_python(backend::to_value(report)));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"),
           "Compacts the store now by the config's retention: {'events_removed', 'audit_removed', 'usage_removed', 'checkpoints'}.")
       // ---- use-case deployments (budcore.usecases.deploy / deployment / deployments / teardown)
       .def(
           "deploy_usecase",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& tmpl,
-             const py::object& params) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const TemplateRef& tmpl,
+             const OptionalJsonDictArg& params) {
             auto ctx = caller(tenant, principal, request);
             core::Value pa = params.is_none() ? core::Value(core::Map{}) : to_value(params, "parameters");
             if (py::isinstance<py::str>(tmpl)) {
               std::string ref = tmpl.cast<std::string>();
               auto d = call(h, [&](platform::Platform& p) { return p.deploy_usecase(ctx, ref, pa); });
-              return to_python(d.to_value());
+              return hinted<JsonDict>(to_python(d.to_value()));
             }
             auto t = unwrap(usecase::UseCaseTemplate::from_value(to_value(tmpl, "template")));
             auto d = call(h, [&](platform::Platform& p) { return p.deploy_usecase(ctx, t, pa); });
-            return to_python(d.to_value());
+            return hinted<JsonDict>(to_python(d.to_value()));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("template"), py::arg("params"), "Deploys a use-case template (id, id@version or a template dict) with parameters.")
       .def(
           "usecase_deployment",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request, const py::object& id, bool teardown) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const IdArg& id, bool teardown) {
             auto ctx = caller(tenant, principal, request);
             core::Id i = id_of(id, "id");
             auto d = call(h, [&](platform::Platform& p) {
               return teardown ? p.teardown_deployment(ctx, i) : p.get_deployment(ctx, i);
             });
-            return to_python(d.to_value());
+            return hinted<JsonDict>(to_python(d.to_value()));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), py::arg("teardown"), "A deployment record of the caller's (torn down first when `teardown`).")
       .def(
           "usecase_deployments",
-          [](PyPlatform& h, const py::object& tenant, Ctx principal, Ctx request) {
+          [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request) {
             auto ctx = caller(tenant, principal, request);
             auto list = call(h, [&](platform::Platform& p) { return p.list_deployments(ctx); });
             core::List items;
             for (const auto& d : list) items.push_back(d.to_value());
-            return to_python(core::Value(std::move(items)));
+            return hinted<JsonDictList>(to_python(core::Value(std::move(items))));
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), "The caller tenant's deployment records, oldest first.");
 
@@ -496,7 +502,7 @@ void bind_platform(py::module_& m) {
   m.def("platform_open_embedded", &open_embedded, py::arg("dir"), "Open the embedded platform in a directory.");
   m.def(
       "platform_simulate",
-      [](const py::object& scenario, const std::string& base_dir) {
+      [](const JsonDocArg& scenario, const std::string& base_dir) {
         core::Result<platform::Scenario> s = core::Error{};
         if (py::isinstance<py::dict>(scenario)) {
           s = platform::Scenario::from_value(to_value(scenario, "scenario"), base_dir);
@@ -510,7 +516,7 @@ void bind_platform(py::module_& m) {
           return platform::simulate(sc);
         }();
         platform::ScenarioOutcome o = unwrap(std::move(out));
-        py::dict d = to_python(o.to_value());
+        JsonDict d = hinted<JsonDict>(to_python(o.to_value()));
         d["table"] = o.table();
         d["metrics"] = o.metrics;
         return d;

@@ -21,6 +21,7 @@
 #include "budcore/quota/scenario.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 
 namespace budcore::bindings {
 namespace {
@@ -86,7 +87,7 @@ std::vector<std::string> names_of(const auto& items) {
 
 // ---- simulation output as Python objects (the contract-2 output) ----------------------------
 
-py::object simulate(const py::object& scenario) {
+JsonDict simulate(const JsonDocArg& scenario) {
   std::string text = json_text_of(scenario, "scenario");
   core::Result<Value> out = [&]() -> core::Result<Value> {
     py::gil_scoped_release release;
@@ -96,7 +97,7 @@ py::object simulate(const py::object& scenario) {
     if (!r) return std::move(r).error();
     return quota::to_value(*r);
   }();
-  return to_python(unwrap(std::move(out)));
+  return hinted<JsonDict>(to_python(unwrap(std::move(out))));
 }
 
 // ---- the engine ----------------------------------------------------------------------------
@@ -106,7 +107,7 @@ class PyEngine {
   PyEngine(const PyQuotaConfig& cfg, bool fair_sharing, const std::vector<std::string>& strategies)
       : config_(cfg.config), engine_(create(cfg.config, fair_sharing, strategies)) {}
 
-  void add_workload(const py::object& w) {
+  void add_workload(const JsonDictArg& w) {
     quota::Workload wl = workload(w);
     core::Status st = [&] {
       py::gil_scoped_release release;
@@ -115,13 +116,13 @@ class PyEngine {
     unwrap(std::move(st));
   }
 
-  py::object try_reserve(const py::object& w) {
+  JsonDict try_reserve(const JsonDictArg& w) {
     quota::Workload wl = workload(w);
     core::Result<quota::Admission> a = [&] {
       py::gil_scoped_release release;
       return engine_.try_reserve(wl);
     }();
-    return to_python(quota::to_value(unwrap(std::move(a))));
+    return hinted<JsonDict>(to_python(quota::to_value(unwrap(std::move(a)))));
   }
 
   void finish(const std::string& key) {
@@ -132,13 +133,13 @@ class PyEngine {
     unwrap(std::move(st));
   }
 
-  py::object run_cycle() {
+  JsonDict run_cycle() {
     quota::CycleReport rep;
     {
       py::gil_scoped_release release;
       rep = engine_.run_cycle();
     }
-    return to_python(quota::to_value(rep));
+    return hinted<JsonDict>(to_python(quota::to_value(rep)));
   }
 
   int run_until_quiescent(int max_cycles) {
@@ -147,20 +148,24 @@ class PyEngine {
     return engine_.run_until_quiescent(max_cycles);
   }
 
-  py::object status(const std::string& key) const {
+  std::optional<JsonDict> status(const std::string& key) const {
     auto s = engine_.status(key);
-    return s ? to_python(quota::to_value(*s)) : py::object(py::none());
+    if (!s) return std::nullopt;
+    return hinted<JsonDict>(to_python(quota::to_value(*s)));
   }
 
-  py::list statuses() const {
-    py::list out;
-    for (const auto& s : engine_.statuses()) out.append(to_python(quota::to_value(s)));
+  JsonDictList statuses() const {
+    JsonDictList out;
+    for (const auto& s : engine_.statuses()) out.append(hinted<JsonDict>(to_python(quota::to_value(s))));
     return out;
   }
 
   // view -> flavor -> resource -> {nominal, used, borrowed, lent, available} as Quantity.
-  py::dict usage(const std::string& view) const {
-    py::dict out;
+  using Cells = py::typing::Dict<py::str, core::Quantity>;
+  using UsageTree = py::typing::Dict<py::str, py::typing::Dict<py::str, py::typing::Dict<py::str, Cells>>>;
+
+  UsageTree usage(const std::string& view) const {
+    UsageTree out;
     for (const auto& [node, flavors] : usage_view(view)) {
       py::dict fd;
       for (const auto& [flavor, resources] : flavors) {
@@ -220,7 +225,7 @@ class PyEngine {
 
   // A contract-2 workload dict through the scenario parser (quota/engine_json.hpp):
   // priority_class resolves against this engine's configuration; errors read "workload.pod_sets[0].count".
-  quota::Workload workload(const py::object& w) const {
+  quota::Workload workload(const JsonDictArg& w) const {
     if (!py::isinstance<py::dict>(w))
       throw py::type_error("a workload must be a dict, not " + py::type::handle_of(w).attr("__name__").cast<std::string>());
     std::string text = core::to_json(to_value(w, "workload"));
@@ -247,7 +252,7 @@ class PyEngine {
 };
 
 // str or os.PathLike.
-std::string path_of(const py::object& obj) { return py::module_::import("os").attr("fspath")(obj).cast<std::string>(); }
+std::string path_of(const PathArg& obj) { return py::module_::import("os").attr("fspath")(obj).cast<std::string>(); }
 
 }  // namespace
 
@@ -255,24 +260,24 @@ void bind_quota(py::module_& m) {
   py::class_<PyQuotaConfig>(m, "QuotaConfig",
                             "A validated Kueue configuration: resource flavors, cohorts, cluster queues, "
                             "local queues and priority classes (the keys of docs/cli.md contract 2).")
-      .def(py::init([](const py::object& document, const py::kwargs& sections) {
+      .def(py::init([](const OptionalJsonDocArg& document, const py::kwargs& sections) {
              if (!document.is_none() && !sections.empty())
                throw py::type_error("QuotaConfig() takes a document or keyword sections, not both");
              // Keyword form: the sections are the document (resource_flavors=[...], cluster_queues=[...], ...).
-             return config_from_text(json_text_of(document.is_none() ? sections : document, "config"));
+             return config_from_text(json_text_of(document.is_none() ? py::object(sections) : py::object(document), "config"));
            }),
            py::arg("document") = py::none(), py::pos_only(),
            "QuotaConfig(document) from a dict or JSON text in the `quota simulate` shape, or "
            "QuotaConfig(resource_flavors=[...], cohorts=[...], cluster_queues=[...], local_queues=[...], "
            "priority_classes=[...]); ValidationError names the bad field. QuotaConfig() is empty.")
       .def_static(
-          "from_dict", [](const py::object& d) { return config_from_text(json_text_of(d, "config")); },
+          "from_dict", [](const JsonDictArg& d) { return config_from_text(json_text_of(d, "config")); },
           py::arg("data"), "From a dict in the `quota simulate` shape (workloads, if any, are ignored).")
       .def_static(
           "from_json", [](const std::string& text) { return config_from_text(text); }, py::arg("text"), "A quota configuration from JSON text; ValidationError names the bad field.")
       .def_static(
           "load",
-          [](const py::object& path_obj) {
+          [](const PathArg& path_obj) {
             std::string path = path_of(path_obj);
             core::Result<Value> v = [&] {
               py::gil_scoped_release release;
@@ -293,7 +298,7 @@ void bind_quota(py::module_& m) {
           py::arg("text"), "Kueue objects (multi-document YAML or JSON), v1beta1 or v1beta2.")
       .def_static(
           "from_kueue",
-          [](const py::list& docs) {
+          [](const py::typing::List<JsonDict>& docs) {
             std::vector<Value> values;
             for (std::size_t i = 0; i < docs.size(); ++i)
               values.push_back(to_value(docs[i], "documents[" + std::to_string(i) + "]"));
@@ -302,7 +307,7 @@ void bind_quota(py::module_& m) {
           py::arg("documents"), "Kueue objects as dicts.")
       .def_static(
           "load_kueue",
-          [](const py::object& path_obj) {
+          [](const PathArg& path_obj) {
             std::string path = path_of(path_obj);
             core::Result<quota::KueueImport> r = [&] {
               py::gil_scoped_release release;
@@ -311,14 +316,14 @@ void bind_quota(py::module_& m) {
             return config_from_kueue(std::move(r));
           },
           py::arg("path"), "A Kueue YAML file or a directory of them.")
-      .def("to_dict", [](const PyQuotaConfig& c) { return to_python(parse_json_or_throw(quota::config_to_json(c.config, -1))); }, "The configuration as a dict (the document from_dict reads).")
+      .def("to_dict", [](const PyQuotaConfig& c) { return hinted<JsonDict>(to_python(parse_json_or_throw(quota::config_to_json(c.config, -1)))); }, "The configuration as a dict (the document from_dict reads).")
       .def("to_json", [](const PyQuotaConfig& c, int indent) { return quota::config_to_json(c.config, indent); },
            py::arg("indent") = 2, "The configuration as JSON text, indented by `indent` spaces.")
       .def(
           "to_kueue",
           [](const PyQuotaConfig& c, const std::string& version) {
-            py::list out;
-            for (const auto& d : quota::export_kueue(c.config, api_version(version))) out.append(to_python(d));
+            JsonDictList out;
+            for (const auto& d : quota::export_kueue(c.config, api_version(version))) out.append(hinted<JsonDict>(to_python(d)));
             return out;
           },
           py::arg("version") = "v1beta2", "The configuration as Kueue objects (ResourceFlavor, Cohort, ClusterQueue, LocalQueue dicts) of API `version`.")

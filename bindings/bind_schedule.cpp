@@ -13,6 +13,7 @@
 #include "budcore/schedule/view.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 
 namespace budcore::bindings {
 namespace {
@@ -29,8 +30,8 @@ Value document_of(const py::handle& obj, const char* what) {
 }
 
 // Device lanes (docs/schedule.md "Pictures") as [{name, flavor, resource, blocks}].
-py::list lanes_of(const schedule::TimelineResult& result) {
-  py::list out;
+JsonDictList lanes_of(const schedule::TimelineResult& result) {
+  JsonDictList out;
   for (const auto& lane : schedule::assign_lanes(result)) {
     py::list blocks;
     for (const auto& b : lane.blocks)
@@ -38,7 +39,7 @@ py::list lanes_of(const schedule::TimelineResult& result) {
                                               {"start", schedule::seconds_value(b.start)},
                                               {"end", schedule::seconds_value(b.end)},
                                               {"estimated", Value(b.estimated)}})));
-    py::dict d;
+    JsonDict d;
     d["name"] = lane.name;
     d["flavor"] = lane.flavor;
     d["resource"] = lane.resource;
@@ -52,14 +53,14 @@ py::list lanes_of(const schedule::TimelineResult& result) {
 class PySnapshot {
  public:
   explicit PySnapshot(schedule::TimelineResult r) : result_(std::move(r)) {}
-  py::object result(bool details) const { return to_python(schedule::to_value(result_, {-1, details})); }
-  void apply(const py::object&) {
+  JsonDict result(bool details) const { return hinted<JsonDict>(to_python(schedule::to_value(result_, {-1, details}))); }
+  void apply(const JsonDocArg&) {
     throw PyError(core::Error::make(core::ErrorCode::Unsupported,
                                     "a platform's timeline is read-only: the platform revises it as its jobs change "
                                     "(call Platform.schedule() again)",
                                     "event"));
   }
-  py::list lanes() const { return lanes_of(result_); }
+  JsonDictList lanes() const { return lanes_of(result_); }
   std::string html(const std::string& title) const { return schedule::render_html(result_, {title}); }
   int trees_simulated() const { return 0; }
 
@@ -69,11 +70,11 @@ class PySnapshot {
 
 class PyTimeline {
  public:
-  explicit PyTimeline(const py::object& scenario) : timeline_(create(document_of(scenario, "scenario"))) {}
+  explicit PyTimeline(const JsonDocArg& scenario) : timeline_(create(document_of(scenario, "scenario"))) {}
 
-  py::object result(bool details) const { return to_python(schedule::to_value(timeline_.result(), {-1, details})); }
+  JsonDict result(bool details) const { return hinted<JsonDict>(to_python(schedule::to_value(timeline_.result(), {-1, details}))); }
 
-  void apply(const py::object& event) {
+  void apply(const JsonDocArg& event) {
     Value ev = document_of(event, "event");
     core::Status st = [&] {
       py::gil_scoped_release release;
@@ -82,7 +83,7 @@ class PyTimeline {
     unwrap(std::move(st));
   }
 
-  py::list lanes() const { return lanes_of(timeline_.result()); }
+  JsonDictList lanes() const { return lanes_of(timeline_.result()); }
 
   std::string html(const std::string& title) const { return schedule::render_html(timeline_.result(), {title}); }
   int trees_simulated() const { return timeline_.trees_simulated(); }
@@ -101,7 +102,7 @@ class PyTimeline {
   schedule::Timeline timeline_;
 };
 
-py::object replay(const py::object& config) {
+JsonDict replay(const JsonDocArg& config) {
   schedule::ReplayConfig cfg;
   if (py::isinstance<py::str>(config) && config.cast<std::string>() == "baseline") {
     cfg = schedule::kueue_baseline();
@@ -114,7 +115,7 @@ py::object replay(const py::object& config) {
     if (!r) return std::move(r).error();
     return schedule::to_value(*r);
   }();
-  return to_python(unwrap(std::move(out)));
+  return hinted<JsonDict>(to_python(unwrap(std::move(out))));
 }
 
 }  // namespace
@@ -125,7 +126,7 @@ void bind_schedule(py::module_& m) {
   py::class_<PyTimeline>(m, "ScheduleTimeline",
                          "Estimated start and end of every job under the quota rules (docs/cli.md contract 6). "
                          "Built from a scenario dict or JSON; events revise it. Not thread-safe.")
-      .def(py::init<const py::object&>(), py::arg("scenario"), "A live schedule timeline from a scenario dict (quota config, jobs, now, horizon).")
+      .def(py::init<const JsonDocArg&>(), py::arg("scenario"), "A live schedule timeline from a scenario dict (quota config, jobs, now, horizon).")
       .def("result", &PyTimeline::result, py::arg("details") = true,
            "{jobs, never, makespan} (with details: wait reasons, warnings, utilization).")
       .def("apply", &PyTimeline::apply, py::arg("event"),

@@ -19,6 +19,7 @@
 #include "budcore/serverless/trace.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 #include "store_handle.hpp"
 
 namespace budcore::bindings {
@@ -35,7 +36,7 @@ Value endpoint_of(const py::handle& obj) {
   return to_value(obj, "endpoint");
 }
 
-py::object simulate(const py::object& endpoint_doc, const std::string& trace_csv, const std::string& policies,
+JsonDict simulate(const JsonDocArg& endpoint_doc, const std::string& trace_csv, const std::string& policies,
                     const std::string& trace_source, bool until_scaled_down) {
   Value doc = endpoint_of(endpoint_doc);
   core::Result<Value> out = [&]() -> core::Result<Value> {
@@ -52,7 +53,7 @@ py::object simulate(const py::object& endpoint_doc, const std::string& trace_csv
     if (!reports) return std::move(reports).error();
     return serverless::reports_document(*reports);
   }();
-  return to_python(unwrap(std::move(out)));
+  return hinted<JsonDict>(to_python(unwrap(std::move(out))));
 }
 
 // ---- the durable queue: each call opens a DurableQueue over the store for its tenant ----
@@ -66,8 +67,8 @@ auto without_gil(F&& f) {
   return unwrap(std::move(r));
 }
 
-py::object queue_enqueue(PyStore& s, const py::object& tenant, const py::object& endpoint_doc,
-                         const py::object& submissions) {
+JsonDictList queue_enqueue(PyStore& s, const IdArg& tenant, const JsonDocArg& endpoint_doc,
+                           const JsonDictListArg& submissions) {
   core::Id t = id_of(tenant, "tenant");
   Value doc = endpoint_of(endpoint_doc);
   Value subs_doc = to_value(submissions, "submissions");
@@ -82,7 +83,7 @@ py::object queue_enqueue(PyStore& s, const py::object& tenant, const py::object&
     for (const auto& r : results) list.push_back(serverless::to_value(r));
     return Value(std::move(list));
   });
-  return to_python(out);
+  return hinted<JsonDictList>(to_python(out));
 }
 
 Value requests_value(const std::vector<serverless::DurableRequest>& rows) {
@@ -91,7 +92,7 @@ Value requests_value(const std::vector<serverless::DurableRequest>& rows) {
   return Value(std::move(list));
 }
 
-py::object queue_claim(PyStore& s, const py::object& tenant, const std::string& endpoint, const std::string& worker,
+JsonDictList queue_claim(PyStore& s, const IdArg& tenant, const std::string& endpoint, const std::string& worker,
                        std::int64_t max, double lease_seconds) {
   core::Id t = id_of(tenant, "tenant");
   auto lease = core::Duration::from_seconds(lease_seconds);
@@ -99,10 +100,10 @@ py::object queue_claim(PyStore& s, const py::object& tenant, const std::string& 
     throw PyError(core::Error::invalid("lease_seconds", core::format_json_float(lease_seconds), "must be a positive number of seconds"));
   std::shared_ptr<backend::Store> st = s.store();
   auto rows = without_gil([&] { return st->claim_serverless_requests(t, endpoint, worker, max, *lease); });
-  return to_python(requests_value(rows));
+  return hinted<JsonDictList>(to_python(requests_value(rows)));
 }
 
-py::object queue_finish(PyStore& s, const py::object& tenant, const py::object& reports) {
+JsonDictList queue_finish(PyStore& s, const IdArg& tenant, const JsonDictListArg& reports) {
   core::Id t = id_of(tenant, "tenant");
   Value doc = to_value(reports, "reports");
   std::shared_ptr<backend::Store> st = s.store();
@@ -114,17 +115,17 @@ py::object queue_finish(PyStore& s, const py::object& tenant, const py::object& 
       list.push_back(Value::map({{"id", f.id}, {"ok", f.ok}, {"status", std::string(serverless::to_string(f.status))}}));
     return Value(std::move(list));
   });
-  return to_python(out);
+  return hinted<JsonDictList>(to_python(out));
 }
 
-py::object queue_status(PyStore& s, const py::object& tenant, const std::string& endpoint) {
+JsonDict queue_status(PyStore& s, const IdArg& tenant, const std::string& endpoint) {
   core::Id t = id_of(tenant, "tenant");
   std::shared_ptr<backend::Store> st = s.store();
   auto c = without_gil([&] { return st->count_serverless_requests(t, endpoint); });
-  return to_python(serverless::to_value(c));
+  return hinted<JsonDict>(to_python(serverless::to_value(c)));
 }
 
-py::object queue_list(PyStore& s, const py::object& tenant, const std::string& endpoint,
+JsonDictList queue_list(PyStore& s, const IdArg& tenant, const std::string& endpoint,
                       const std::vector<std::string>& statuses, std::int64_t after, std::int64_t limit) {
   core::Id t = id_of(tenant, "tenant");
   std::vector<serverless::QueueStatus> sts;
@@ -140,7 +141,7 @@ py::object queue_list(PyStore& s, const py::object& tenant, const std::string& e
   if (limit < 1 || limit > 10'000) throw PyError(core::Error::invalid("limit", std::to_string(limit), "must be in [1, 10000]"));
   std::shared_ptr<backend::Store> st = s.store();
   auto rows = without_gil([&] { return st->list_serverless_requests(t, endpoint, sts, after, limit); });
-  return to_python(requests_value(rows));
+  return hinted<JsonDictList>(to_python(requests_value(rows)));
 }
 
 }  // namespace
@@ -148,7 +149,7 @@ py::object queue_list(PyStore& s, const py::object& tenant, const std::string& e
 void bind_serverless(py::module_& m) {
   m.def(
       "serverless_endpoint_name",
-      [](const py::object& endpoint_doc) {
+      [](const JsonDocArg& endpoint_doc) {
         Value doc = endpoint_of(endpoint_doc);
         return unwrap(serverless::EndpointConfig::from_value(doc)).name;
       },

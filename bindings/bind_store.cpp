@@ -16,6 +16,7 @@
 #include "budcore/job/job_status.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 #include "store_handle.hpp"
 #include "stored_job.hpp"
 
@@ -49,7 +50,7 @@ auto call(PyStore& s, F&& f) {
   return unwrap(std::move(r));
 }
 
-StoredJob submit(PyStore& s, const py::object& tenant, const py::object& job, const std::optional<std::string>& key) {
+StoredJob submit(PyStore& s, const IdArg& tenant, const JobArg& job, const std::optional<std::string>& key) {
   Id t = id_of(tenant, "tenant");
   job::Job j = job_of(job);
   std::string k = idempotency_key_of(key);
@@ -58,7 +59,7 @@ StoredJob submit(PyStore& s, const py::object& tenant, const py::object& job, co
   return StoredJob{std::move(r.record), r.created};
 }
 
-StoredJob get(PyStore& s, const py::object& tenant, const py::object& id) {
+StoredJob get(PyStore& s, const IdArg& tenant, const IdArg& id) {
   Id t = id_of(tenant, "tenant");
   Id i = id_of(id, "id");
   return StoredJob{call(s, [&](backend::Store& st) { return st.get_job(t, i); }), false};
@@ -66,7 +67,7 @@ StoredJob get(PyStore& s, const py::object& tenant, const py::object& id) {
 
 // kwargs in the store's query document (store_json.hpp): status, project_id, cluster_id,
 // pipeline_id, job_type, source, created_from, created_to, limit, after, view.
-py::object list(PyStore& s, const py::object& tenant, const py::kwargs& query) {
+JobPageResult list(PyStore& s, const IdArg& tenant, const py::kwargs& query) {
   Id t = id_of(tenant, "tenant");
   core::Map q;
   for (auto item : query) {
@@ -76,10 +77,10 @@ py::object list(PyStore& s, const py::object& tenant, const py::kwargs& query) {
   }
   backend::JobQuery jq = unwrap(backend::parse_job_query(core::Value(std::move(q))));
   core::Value page = call(s, [&](backend::Store& st) { return backend::run_job_query(st, t, jq); });
-  return typed_result("JobPage", page);
+  return hinted<JobPageResult>(typed_result("JobPage", page));
 }
 
-StoredJob transition(PyStore& s, const py::object& tenant, const py::object& id, std::int64_t expected_version,
+StoredJob transition(PyStore& s, const IdArg& tenant, const IdArg& id, std::int64_t expected_version,
                      const std::string& to, const std::string& message) {
   Id t = id_of(tenant, "tenant");
   Id i = id_of(id, "id");
@@ -90,14 +91,14 @@ StoredJob transition(PyStore& s, const py::object& tenant, const py::object& id,
 }
 
 // ":memory:" and plain paths (str or os.PathLike) mean SQLite.
-std::string uri_of(const py::object& obj) {
+std::string uri_of(const PathArg& obj) {
   std::string uri = py::module_::import("os").attr("fspath")(obj).cast<std::string>();
   if (uri == ":memory:") return "sqlite::memory:";
   if (uri.rfind("sqlite:", 0) == 0 || uri.rfind("postgres", 0) == 0 || uri.find("://") != std::string::npos) return uri;
   return "sqlite:" + uri;
 }
 
-PyStore open(const py::object& uri_obj, bool migrate, bool durable) {
+PyStore open(const PathArg& uri_obj, bool migrate, bool durable) {
   std::string uri = uri_of(uri_obj);
   backend::StoreOptions opts;
   opts.migrate = migrate;
@@ -109,14 +110,15 @@ PyStore open(const py::object& uri_obj, bool migrate, bool durable) {
   return PyStore(unwrap(std::move(s)), uri);
 }
 
-py::object check(const py::object& uri_obj) {
+// {'ok', 'schema_version', 'library_schema_version', 'rows_checked', 'problems'}: values of several types.
+JsonDict check(const PathArg& uri_obj) {
   std::string uri = uri_of(uri_obj);
   core::Result<backend::StoreCheckReport> r = [&] {
     py::gil_scoped_release release;
     return backend::check_store(uri);
   }();
   backend::StoreCheckReport rep = unwrap(std::move(r));
-  py::dict out;
+  JsonDict out;
   out["ok"] = rep.ok;
   out["schema_version"] = rep.schema_version;
   out["library_schema_version"] = rep.library_schema_version;
@@ -138,7 +140,7 @@ void bind_store(py::module_& m) {
                                return s.record.idempotency_key;
                              }, "The key the job was submitted with, or None.")
       .def_readonly("created", &StoredJob::created, "True when submit_job created it (False: the idempotency key named an existing job).")
-      .def("to_dict", [](const StoredJob& s) { return to_python(backend::to_value(s.record)); }, "{'version', 'idempotency_key', 'job'}.")
+      .def("to_dict", [](const StoredJob& s) { return hinted<JsonDict>(to_python(backend::to_value(s.record))); }, "{'version', 'idempotency_key', 'job'}.")
       .def("__repr__", [](const StoredJob& s) {
         return "StoredJob(id='" + s.record.job.id.to_string() + "', name=" +
                py::repr(py::str(s.record.job.name)).cast<std::string>() +

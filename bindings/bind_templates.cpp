@@ -22,6 +22,7 @@
 #include "budcore/templates/template.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 
 namespace budcore::bindings {
 namespace {
@@ -149,7 +150,7 @@ py::object render(const Template& t, const py::object& context, bool native, con
   return to_python(out);
 }
 
-py::list render_many(const Template& t, const py::iterable& contexts, bool native) {
+py::list render_many(const Template& t, const py::typing::Iterable<JsonDict>& contexts, bool native) {
   std::vector<core::Value> ctxs;
   for (auto c : contexts) {
     std::string path = "contexts[" + std::to_string(ctxs.size()) + "]";
@@ -200,7 +201,7 @@ void bind_templates(py::module_& m) {
       .def(
           "render",
           [](const Template& t, const py::args& args, const py::kwargs& kwargs) {
-            return render(t, context_arg(args, 0, "Template.render"), false, kwargs);
+            return hinted<py::str>(render(t, context_arg(args, 0, "Template.render"), false, kwargs));
           },
           "render(context=None, /, **kwargs) -> str\n\nRender to text exactly as Jinja2 would. Context "
           "variables come as a dict, as keyword arguments, or both (keywords win); `context` is "
@@ -223,7 +224,7 @@ void bind_templates(py::module_& m) {
   m.def(
       "render",
       [](const py::args& args, const py::kwargs& kwargs) {
-        return render(compile(text_arg(args, "render")), context_arg(args, 1, "render"), false, kwargs);
+        return hinted<py::str>(render(compile(text_arg(args, "render")), context_arg(args, 1, "render"), false, kwargs));
       },
       "render(text, context=None, /, **kwargs) -> str\n\nCompile and render a template to text in one "
       "call (see Template.render).");

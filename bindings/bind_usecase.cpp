@@ -16,6 +16,7 @@
 #include "budcore/usecase/resolver.hpp"
 #include "casters.hpp"
 #include "errors.hpp"
+#include "pytypes.hpp"
 
 namespace budcore::bindings {
 namespace {
@@ -29,7 +30,10 @@ Value document_of(const py::handle& obj, const char* what) {
   return to_value(obj, what);
 }
 
-std::string path_of(const py::object& obj) { return py::module_::import("os").attr("fspath")(obj).cast<std::string>(); }
+// One component or a list of them, or their YAML/JSON text.
+using ComponentsArg = Hinted<"dict[str, typing.Any] | list[dict[str, typing.Any]] | str">;
+
+std::string path_of(const OptionalPathArg& obj) { return py::module_::import("os").attr("fspath")(obj).cast<std::string>(); }
 
 // Raises ValidationError for the first problem, with .errors = every problem as dicts.
 [[noreturn]] void raise_issues(const std::vector<usecase::Issue>& issues) {
@@ -53,8 +57,8 @@ const usecase::UseCaseTemplate& template_of(const UsecaseRegistry& r, const std:
   return *t;
 }
 
-usecase::ResolvedStack resolve_or_raise(const UsecaseRegistry& r, const std::string& id, const py::object& parameters,
-                                        const py::object& overrides, const std::optional<std::string>& name) {
+usecase::ResolvedStack resolve_or_raise(const UsecaseRegistry& r, const std::string& id,
+                                        const OptionalJsonDictArg& parameters, const OptionalJsonDictArg& overrides, const std::optional<std::string>& name) {
   const auto& t = template_of(r, id);
   Value params = parameters.is_none() ? Value() : to_value(parameters, "parameters");
   usecase::ResolveOptions options;
@@ -69,7 +73,7 @@ usecase::ResolvedStack resolve_or_raise(const UsecaseRegistry& r, const std::str
   return std::move(*result.stack);
 }
 
-core::Id id_arg(const py::object& obj, const char* what) {
+core::Id id_arg(const OptionalIdArg& obj, const char* what) {
   if (obj.is_none()) return core::Id();
   return id_of(obj, what);
 }
@@ -100,13 +104,13 @@ void bind_usecase(py::module_& m) {
            py::arg("builtin") = true, "A registry of use-case templates and components (the shipped ones when `builtin`).")
       .def(
           "add_components",
-          [](UsecaseRegistry& r, const py::object& doc) {
+          [](UsecaseRegistry& r, const ComponentsArg& doc) {
             unwrap(r.components.add_document(document_of(doc, "components")));
           },
           py::arg("components"), "One component or a list (dicts, or YAML/JSON text); all or nothing.")
       .def(
           "add_template",
-          [](UsecaseRegistry& r, const py::object& doc) {
+          [](UsecaseRegistry& r, const JsonDocArg& doc) {
             auto t = unwrap(usecase::UseCaseTemplate::from_value(document_of(doc, "template")));
             std::string id = t.id;
             r.put_template(usecase::TemplateFile{std::move(t), {}});
@@ -115,7 +119,7 @@ void bind_usecase(py::module_& m) {
           py::arg("template"), "A template (dict, or YAML/JSON text); replaces one of the same id. Returns its id.")
       .def(
           "load",
-          [](UsecaseRegistry& r, const py::object& components, const py::object& templates) {
+          [](UsecaseRegistry& r, const OptionalPathArg& components, const OptionalPathArg& templates) {
             std::string c = components.is_none() ? std::string() : path_of(components);
             std::string t = templates.is_none() ? std::string() : path_of(templates);
             core::Status st = [&] {
@@ -134,25 +138,25 @@ void bind_usecase(py::module_& m) {
            }, "The ids of the templates.")
       .def("list",
            [](const UsecaseRegistry& r) {
-             py::list out;
-             for (const auto& f : r.templates) out.append(to_python(usecase::template_summary(f)));
+             JsonDictList out;
+             for (const auto& f : r.templates) out.append(hinted<JsonDict>(to_python(usecase::template_summary(f))));
              return out;
            }, "A summary of every template (id, name, version, category, complexity, description, tags, parameters).")
       .def(
           "show",
-          [](const UsecaseRegistry& r, const std::string& id) { return to_python(template_of(r, id).to_value()); },
+          [](const UsecaseRegistry& r, const std::string& id) { return hinted<JsonDict>(to_python(template_of(r, id).to_value())); },
           py::arg("template_id"), "One template as a dict.")
       .def("components",
            [](const UsecaseRegistry& r) {
-             py::list out;
-             for (const auto* c : r.components.all()) out.append(to_python(c->to_value()));
+             JsonDictList out;
+             for (const auto* c : r.components.all()) out.append(hinted<JsonDict>(to_python(c->to_value())));
              return out;
            }, "Every component as a dict (the component schema: id, name, category, version, deployment_type, ...).")
       .def(
           "render",
-          [](const UsecaseRegistry& r, const std::string& id, const py::object& parameters, const py::object& overrides,
-             const std::optional<std::string>& name) {
-            return to_python(resolve_or_raise(r, id, parameters, overrides, name).to_value());
+          [](const UsecaseRegistry& r, const std::string& id, const OptionalJsonDictArg& parameters,
+             const OptionalJsonDictArg& overrides, const std::optional<std::string>& name) {
+            return hinted<JsonDict>(to_python(resolve_or_raise(r, id, parameters, overrides, name).to_value()));
           },
           py::arg("template_id"), py::arg("parameters") = py::none(), py::arg("overrides") = py::none(),
           py::arg("name") = py::none(),
@@ -160,14 +164,14 @@ void bind_usecase(py::module_& m) {
           "problem.")
       .def(
           "plan_deployment",
-          [](const UsecaseRegistry& r, const std::string& id, const py::object& parameters, const py::object& overrides,
-             const std::optional<std::string>& name, const py::object& tenant_id, const py::object& project_id,
-             const py::object& cluster_id, const py::object& deployment_id) {
+          [](const UsecaseRegistry& r, const std::string& id, const OptionalJsonDictArg& parameters,
+             const OptionalJsonDictArg& overrides, const std::optional<std::string>& name, const OptionalIdArg& tenant_id,
+             const OptionalIdArg& project_id, const OptionalIdArg& cluster_id, const OptionalIdArg& deployment_id) {
             auto stack = resolve_or_raise(r, id, parameters, overrides, name);
             usecase::DeploymentRequest req{id_arg(deployment_id, "deployment_id"), id_arg(tenant_id, "tenant_id"),
                                            id_arg(project_id, "project_id"), id_arg(cluster_id, "cluster_id")};
             auto plan = unwrap(usecase::plan_deployment(stack, req));
-            return to_python(plan_value(plan, usecase::DeploymentRecord::from_plan(plan, stack, req)));
+            return hinted<JsonDict>(to_python(plan_value(plan, usecase::DeploymentRecord::from_plan(plan, stack, req))));
           },
           py::arg("template_id"), py::arg("parameters") = py::none(), py::arg("overrides") = py::none(),
           py::arg("name") = py::none(), py::arg("tenant_id") = py::none(), py::arg("project_id") = py::none(),

@@ -26,10 +26,15 @@ from budcore import TemplateZeroDivisionError
 from budcore import UndefinedError
 from budcore import UnsupportedError
 from budcore import ValidationError
+import budcore.results
 import collections.abc
+import datetime
+import decimal
 import numpy
 import numpy.typing
+import os
 import typing
+import uuid
 __all__: list[str] = ['AdmissionEngine', 'AlreadyExistsError', 'ArithmeticOverflowError', 'BudgetExceededError', 'ConflictError', 'Error', 'GoneError', 'InternalError', 'IoError', 'Job', 'KueueCompanionHandle', 'Money', 'NotFoundError', 'NotLeaderError', 'Pipeline', 'PipelineIssue', 'PlatformHandle', 'PriceBook', 'Quantity', 'QuotaConfig', 'QuotaExceededError', 'RateLimitedError', 'SERVERLESS_POLICY_NAMES', 'ScheduleSnapshot', 'ScheduleTimeline', 'SecurityError', 'ServerlessEndpointHandle', 'Store', 'StoredJob', 'Template', 'TemplateAssertionError', 'TemplateError', 'TemplateRuntimeError', 'TemplateSecurityError', 'TemplateSyntaxError', 'TemplateTypeError', 'TemplateValueError', 'TemplateZeroDivisionError', 'UndefinedError', 'UnsupportedError', 'UsecaseRegistry', 'ValidationError', 'check_store', 'cost_admit_job', 'cost_budget_status', 'cost_cheapest_gpu', 'cost_check_admission', 'cost_compare_tiers', 'cost_estimate', 'cost_forecast', 'cost_job_cost', 'cost_load_usage', 'cost_meter', 'cost_record_usage', 'cost_report', 'cost_rollup_arrays', 'cost_serverless_report', 'cost_usage', 'gpu_defrag', 'gpu_place_mig', 'gpu_policy_names', 'gpu_replay', 'kueue_companion_decide', 'kueue_companion_open', 'kueue_companion_summary', 'latest_schema_version', 'load_document', 'open_store', 'parse_json', 'platform_open', 'platform_open_embedded', 'platform_simulate', 'quota_simulate', 'render', 'render_native', 'schedule_replay', 'serverless_endpoint_name', 'serverless_queue_claim', 'serverless_queue_enqueue', 'serverless_queue_finish', 'serverless_queue_list', 'serverless_queue_status', 'serverless_simulate', 'to_json', 'version_info']
 class Quantity:
     """
@@ -64,7 +69,7 @@ class Quantity:
         ...
     def __hash__(self) -> int:
         ...
-    def __init__(self, value: typing.Any = '0') -> None:
+    def __init__(self, value: str | int | Quantity = '0') -> None:
         """
         A quantity from text ('500m', '2Gi'), an int (units) or another Quantity.
         """
@@ -146,7 +151,7 @@ class Money:
         ...
     def __hash__(self) -> int:
         ...
-    def __init__(self, amount: typing.Any, currency: str | None = None) -> None:
+    def __init__(self, amount: str | int | decimal.Decimal, currency: str | None = None) -> None:
         """
         Money from an amount (str, int or Decimal) and an ISO 4217 currency ('USD' when omitted).
         """
@@ -186,7 +191,7 @@ class Money:
         """
         Rounds half-to-even to `decimals` places (0..12).
         """
-    def to_decimal(self) -> typing.Any:
+    def to_decimal(self) -> decimal.Decimal:
         """
         The amount as a decimal.Decimal, exactly.
         """
@@ -228,7 +233,7 @@ class Job:
         The same for JSON text (what Job.from_json reads).
         """
     @staticmethod
-    def from_dict(data: typing.Any) -> Job:
+    def from_dict(data: dict[str, typing.Any]) -> Job:
         """
         A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).
         """
@@ -255,7 +260,7 @@ class Job:
         ...
     def _repr_html_(self) -> str:
         ...
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, typing.Any]:
         """
         Every wire field, absent optionals as None, in schema order.
         """
@@ -267,22 +272,22 @@ class Job:
         """
         Raises ValidationError for the first rule the job breaks.
         """
-    def validate_all(self) -> list:
+    def validate_all(self) -> list[Error]:
         """
         Every rule violation, as ValidationError instances (not raised).
         """
     @property
-    def actual_cost(self) -> typing.Any:
+    def actual_cost(self) -> Money | None:
         """
         The metered cost so far as a Money, or None.
         """
     @property
-    def budget_limit(self) -> typing.Any:
+    def budget_limit(self) -> Money | None:
         """
         The most this job may cost, as a Money, or None.
         """
     @property
-    def cluster_id(self) -> typing.Any:
+    def cluster_id(self) -> str | None:
         """
         The cluster's UUID, as a string, or None.
         """
@@ -307,12 +312,12 @@ class Job:
         Whether the job can be preempted once its priority's default applies.
         """
     @property
-    def estimated_cost(self) -> typing.Any:
+    def estimated_cost(self) -> Money | None:
         """
         The estimated cost as a Money, or None.
         """
     @property
-    def estimated_duration_seconds(self) -> typing.Any:
+    def estimated_duration_seconds(self) -> int | None:
         """
         The submitter's estimate of the run time, or None.
         """
@@ -327,12 +332,12 @@ class Job:
         The Kubernetes resource its GPUs are asked as ('nvidia.com/gpu').
         """
     @property
-    def gpu_type(self) -> typing.Any:
+    def gpu_type(self) -> str | None:
         """
         The GPU type asked for ('nvidia-a100-80gb'), or None.
         """
     @property
-    def id(self) -> typing.Any:
+    def id(self) -> str | None:
         """
         The job's UUID, as a string.
         """
@@ -342,7 +347,7 @@ class Job:
         'service', 'batch' or 'training' (the JobType).
         """
     @property
-    def max_duration_seconds(self) -> typing.Any:
+    def max_duration_seconds(self) -> int | None:
         """
         The run time after which the job is stopped, or None.
         """
@@ -362,7 +367,7 @@ class Job:
         The job's name.
         """
     @property
-    def outputs(self) -> typing.Any:
+    def outputs(self) -> dict[str, typing.Any]:
         """
         What the job produced (plain Python values).
         """
@@ -382,7 +387,7 @@ class Job:
         'critical', 'high', 'normal', 'low' or 'spot'.
         """
     @property
-    def project_id(self) -> typing.Any:
+    def project_id(self) -> str | None:
         """
         The project's UUID, as a string, or None.
         """
@@ -397,7 +402,7 @@ class Job:
         What created the job: 'direct', 'pipeline' or 'usecase'.
         """
     @property
-    def spec(self) -> typing.Any:
+    def spec(self) -> dict[str, typing.Any]:
         """
         The job's free-form spec (image, args, env, ...), as plain Python values.
         """
@@ -407,17 +412,17 @@ class Job:
         The job's status ('pending', 'queued', 'scheduled', 'running', 'completed', 'failed', 'cancelled', ...).
         """
     @property
-    def status_message(self) -> typing.Any:
+    def status_message(self) -> str | None:
         """
         Why the job is in its status, or None.
         """
     @property
-    def storage_gb(self) -> typing.Any:
+    def storage_gb(self) -> int | None:
         """
         Storage asked for in GiB, or None.
         """
     @property
-    def tenant_id(self) -> typing.Any:
+    def tenant_id(self) -> str | None:
         """
         The owning tenant's UUID, as a string.
         """
@@ -433,13 +438,13 @@ class Template:
         """
         Context paths the template reads, e.g. ['steps.step-1.outputs.config'].
         """
-    def render(self, *args, **kwargs) -> typing.Any:
+    def render(self, *args, **kwargs) -> str:
         """
         render(context=None, /, **kwargs) -> str
         
         Render to text exactly as Jinja2 would. Context variables come as a dict, as keyword arguments, or both (keywords win); `context` is positional-only, so any name can be a variable.
         """
-    def render_many(self, contexts: collections.abc.Iterable, native: bool = False) -> list:
+    def render_many(self, contexts: collections.abc.Iterable[dict[str, typing.Any]], native: bool = False) -> list:
         """
         Render once per context (a batch, without the GIL); raises on the first failure.
         """
@@ -459,7 +464,7 @@ class QuotaConfig:
     A validated Kueue configuration: resource flavors, cohorts, cluster queues, local queues and priority classes (the keys of docs/cli.md contract 2).
     """
     @staticmethod
-    def from_dict(data: typing.Any) -> QuotaConfig:
+    def from_dict(data: dict[str, typing.Any]) -> QuotaConfig:
         """
         From a dict in the `quota simulate` shape (workloads, if any, are ignored).
         """
@@ -469,7 +474,7 @@ class QuotaConfig:
         A quota configuration from JSON text; ValidationError names the bad field.
         """
     @staticmethod
-    def from_kueue(documents: list) -> QuotaConfig:
+    def from_kueue(documents: list[dict[str, typing.Any]]) -> QuotaConfig:
         """
         Kueue objects as dicts.
         """
@@ -479,22 +484,22 @@ class QuotaConfig:
         Kueue objects (multi-document YAML or JSON), v1beta1 or v1beta2.
         """
     @staticmethod
-    def load(path: typing.Any) -> QuotaConfig:
+    def load(path: str | os.PathLike[str]) -> QuotaConfig:
         """
         A budcore quota configuration (or scenario) file, JSON or YAML.
         """
     @staticmethod
-    def load_kueue(path: typing.Any) -> QuotaConfig:
+    def load_kueue(path: str | os.PathLike[str]) -> QuotaConfig:
         """
         A Kueue YAML file or a directory of them.
         """
-    def __init__(self, document: typing.Any = None, /, **kwargs) -> None:
+    def __init__(self, document: dict[str, typing.Any] | str | None = None, /, **kwargs) -> None:
         """
         QuotaConfig(document) from a dict or JSON text in the `quota simulate` shape, or QuotaConfig(resource_flavors=[...], cohorts=[...], cluster_queues=[...], local_queues=[...], priority_classes=[...]); ValidationError names the bad field. QuotaConfig() is empty.
         """
     def __repr__(self) -> str:
         ...
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, typing.Any]:
         """
         The configuration as a dict (the document from_dict reads).
         """
@@ -502,7 +507,7 @@ class QuotaConfig:
         """
         The configuration as JSON text, indented by `indent` spaces.
         """
-    def to_kueue(self, version: str = 'v1beta2') -> list:
+    def to_kueue(self, version: str = 'v1beta2') -> list[dict[str, typing.Any]]:
         """
         The configuration as Kueue objects (ResourceFlavor, Cohort, ClusterQueue, LocalQueue dicts) of API `version`.
         """
@@ -543,7 +548,7 @@ class AdmissionEngine:
         """
         An admission engine over `config` with Kueue's semantics (fair sharing when asked).
         """
-    def add_workload(self, workload: typing.Any) -> None:
+    def add_workload(self, workload: dict[str, typing.Any]) -> None:
         """
         Adds a workload (a dict: name, namespace, queue, priority, pod_sets, ...) to its queue.
         """
@@ -551,7 +556,7 @@ class AdmissionEngine:
         """
         A workload ends: its quota is released and its cohort tree's waiting workloads are requeued.
         """
-    def run_cycle(self) -> typing.Any:
+    def run_cycle(self) -> dict[str, typing.Any]:
         """
         Runs one scheduling cycle; returns {'admitted', 'preempted', 'released', 'changed'}.
         """
@@ -559,19 +564,19 @@ class AdmissionEngine:
         """
         Runs cycles until one changes nothing (at most `max_cycles`); returns the number run.
         """
-    def status(self, key: str) -> typing.Any:
+    def status(self, key: str) -> dict[str, typing.Any] | None:
         """
         A workload's status: state, cluster queue, flavors, pending reason.
         """
-    def statuses(self) -> list:
+    def statuses(self) -> list[dict[str, typing.Any]]:
         """
         Every workload's status, in key order.
         """
-    def try_reserve(self, workload: typing.Any) -> typing.Any:
+    def try_reserve(self, workload: dict[str, typing.Any]) -> dict[str, typing.Any]:
         """
         Admit now if it fits without preemption; else QuotaExceededError with the reason.
         """
-    def usage(self, view: str = 'cluster_queue') -> dict:
+    def usage(self, view: str = 'cluster_queue') -> dict[str, dict[str, dict[str, dict[str, Quantity]]]]:
         """
         view -> flavor -> resource -> {nominal, used, borrowed, lent, available} (Quantity).
         """
@@ -593,7 +598,7 @@ class PipelineIssue:
         """
     def __repr__(self) -> str:
         ...
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, str]:
         """
         {'code', 'message', 'path'}.
         """
@@ -617,7 +622,7 @@ class Pipeline:
     A pipeline document ({'pipeline': {...}, 'steps': [...]}). validate() lists every problem; plan() gives the contract-3 plan. Immutable.
     """
     @staticmethod
-    def from_dict(data: typing.Any) -> Pipeline:
+    def from_dict(data: dict[str, typing.Any]) -> Pipeline:
         """
         A pipeline from a dict of the Pipeline/Step schema (docs/pipelines.md); ValidationError names the bad field.
         """
@@ -627,11 +632,11 @@ class Pipeline:
         JSON or YAML text.
         """
     @staticmethod
-    def load(path: typing.Any) -> Pipeline:
+    def load(path: str | os.PathLike[str]) -> Pipeline:
         """
         A JSON or YAML file.
         """
-    def __init__(self, document: typing.Any = None, /, **kwargs) -> None:
+    def __init__(self, document: dict[str, typing.Any] | str | None = None, /, **kwargs) -> None:
         """
         Pipeline(document) from a dict or JSON/YAML text, or Pipeline(id=..., name=..., steps=[...]) from fields; like from_dict, it is checked by validate(), not here.
         """
@@ -639,15 +644,15 @@ class Pipeline:
         ...
     def __repr__(self) -> str:
         ...
-    def plan(self) -> typing.Any:
+    def plan(self) -> budcore.results.Plan:
         """
         The contract-3 plan as a budcore.results.Plan (a dict): {'valid': True, 'order', 'levels', 'critical_path', 'critical_path_seconds', 'job_steps'} or {'valid': False, 'errors': [...]}; .to_pandas() gives a row per step.
         """
-    def run(self, params: typing.Any = None, functions: typing.Any = None, fail: typing.Any = None, slow: typing.Any = None, timeout: typing.Any = None, reject: typing.Any = None, run_id: str = 'run') -> typing.Any:
+    def run(self, params: dict[str, typing.Any] | None = None, functions: dict[str, collections.abc.Callable[..., typing.Any]] | None = None, fail: list[str] | tuple[str, ...] | set[str] | frozenset[str] | dict[str, int | bool] | None = None, slow: dict[str, float] | None = None, timeout: list[str] | tuple[str, ...] | set[str] | frozenset[str] | None = None, reject: list[str] | tuple[str, ...] | set[str] | frozenset[str] | None = None, run_id: str = 'run') -> budcore.results.RunResult:
         """
         Rehearses a run on a virtual clock (as `budcore pipeline run`): JOB, API_CALL and NOTIFICATION steps are simulated, FUNCTION steps call functions[name](args) (with step_id= and attempt= when the callable accepts them). Returns {'status', 'done', 'elapsed_seconds', 'failure_reason', 'steps', 'outputs', 'messages', 'transitions'}.
         """
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, typing.Any]:
         """
         The pipeline as a dict (the document from_dict reads).
         """
@@ -687,7 +692,7 @@ class StoredJob:
         ...
     def _repr_html_(self) -> str:
         ...
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, typing.Any]:
         """
         {'version', 'idempotency_key', 'job'}.
         """
@@ -730,11 +735,11 @@ class Store:
         """
         Closes the store; later calls raise.
         """
-    def get_job(self, tenant: typing.Any, id: typing.Any) -> StoredJob:
+    def get_job(self, tenant: str | uuid.UUID, id: str | uuid.UUID) -> StoredJob:
         """
         A tenant's job by id; NotFoundError for another tenant's or an unknown id.
         """
-    def list_jobs(self, tenant: typing.Any, **kwargs) -> typing.Any:
+    def list_jobs(self, tenant: str | uuid.UUID, **kwargs) -> budcore.results.JobPage:
         """
         Newest first, as a budcore.results.JobPage (a dict {'items': [...], 'next_cursor': str}; .to_pandas() gives a row per job). Keyword filters: status (str or list), project_id, cluster_id, pipeline_id, job_type, source, created_from, created_to, limit, after (a next_cursor), view ('summary' or 'full').
         """
@@ -742,11 +747,11 @@ class Store:
         """
         The schema version of the open database.
         """
-    def submit_job(self, tenant: typing.Any, job: typing.Any, idempotency_key: str | None = None) -> StoredJob:
+    def submit_job(self, tenant: str | uuid.UUID, job: Job | dict[str, typing.Any], idempotency_key: str | None = None) -> StoredJob:
         """
         Validate and store a job (budcore.Job or dict) for the tenant; a repeated idempotency key returns the first job with created=False.
         """
-    def transition_job(self, tenant: typing.Any, id: typing.Any, expected_version: typing.SupportsInt | typing.SupportsIndex, to: str, message: str = '') -> StoredJob:
+    def transition_job(self, tenant: str | uuid.UUID, id: str | uuid.UUID, expected_version: typing.SupportsInt | typing.SupportsIndex, to: str, message: str = '') -> StoredJob:
         """
         Compare-and-set status change along the job state machine (ConflictError otherwise).
         """
@@ -769,11 +774,11 @@ class ScheduleTimeline:
     """
     Estimated start and end of every job under the quota rules (docs/cli.md contract 6). Built from a scenario dict or JSON; events revise it. Not thread-safe.
     """
-    def __init__(self, scenario: typing.Any) -> None:
+    def __init__(self, scenario: dict[str, typing.Any] | str) -> None:
         """
         A live schedule timeline from a scenario dict (quota config, jobs, now, horizon).
         """
-    def apply(self, event: typing.Any) -> None:
+    def apply(self, event: dict[str, typing.Any] | str) -> None:
         """
         Apply a live event: {type: started|finished|failed|preempted|cancelled|submitted|advance, name, at, ...}.
         """
@@ -781,11 +786,11 @@ class ScheduleTimeline:
         """
         One self-contained HTML page.
         """
-    def lanes(self) -> list:
+    def lanes(self) -> list[dict[str, typing.Any]]:
         """
         Device lanes (one per GPU, MIG slice or CPU pool): [{name, flavor, resource, blocks}].
         """
-    def result(self, details: bool = True) -> typing.Any:
+    def result(self, details: bool = True) -> dict[str, typing.Any]:
         """
         {jobs, never, makespan} (with details: wait reasons, warnings, utilization).
         """
@@ -798,7 +803,7 @@ class ScheduleSnapshot:
     """
     A timeline's result as the platform computed it (Platform.schedule): the same reads and pictures as ScheduleTimeline; events are refused.
     """
-    def apply(self, event: typing.Any) -> None:
+    def apply(self, event: dict[str, typing.Any] | str) -> None:
         """
         Refused (UnsupportedError): the platform revises its timeline.
         """
@@ -806,11 +811,11 @@ class ScheduleSnapshot:
         """
         One self-contained HTML page.
         """
-    def lanes(self) -> list:
+    def lanes(self) -> list[dict[str, typing.Any]]:
         """
         Device lanes (one per GPU, MIG slice or CPU pool): [{name, flavor, resource, blocks}].
         """
-    def result(self, details: bool = True) -> typing.Any:
+    def result(self, details: bool = True) -> dict[str, typing.Any]:
         """
         {jobs, never, makespan} (with details: wait reasons, warnings, utilization).
         """
@@ -823,19 +828,19 @@ class ServerlessEndpointHandle:
     """
     The C++ ServerlessEndpoint; use budcore.serverless.PlatformEndpoint.
     """
-    def enqueue(self, submissions: typing.Any) -> typing.Any:
+    def enqueue(self, submissions: list[dict[str, typing.Any]]) -> dict[str, typing.Any]:
         """
         Admits submissions and places what can run now: {'results', 'assignments'}.
         """
-    def finish(self, request: typing.SupportsInt | typing.SupportsIndex, reason: str = '') -> typing.Any:
+    def finish(self, request: typing.SupportsInt | typing.SupportsIndex, reason: str = '') -> dict[str, typing.Any]:
         """
         Ends a request (a failed attempt with a reason); places what can run now.
         """
-    def meter(self) -> typing.Any:
+    def meter(self) -> list[dict[str, typing.Any]]:
         """
         Writes the workers' GPU time since their last rows as usage rows; returns them.
         """
-    def scale(self, desired: typing.SupportsInt | typing.SupportsIndex | None) -> typing.Any:
+    def scale(self, desired: typing.SupportsInt | typing.SupportsIndex | None) -> dict[str, typing.Any]:
         """
         Reads the workers' jobs, then scales to `desired` (None: only reads); returns the status.
         """
@@ -843,15 +848,15 @@ class PlatformHandle:
     """
     The C++ Platform; use budcore.Platform.
     """
-    def act(self, tenant: typing.Any, principal: str, request_id: str, verb: str, id: typing.Any, arg: str) -> StoredJob:
+    def act(self, tenant: str | uuid.UUID, principal: str, request_id: str, verb: str, id: str | uuid.UUID, arg: str) -> StoredJob:
         """
         Applies `verb` ('cancel', 'retry', 'priority', 'preempt') to a job with `arg` (reason or priority).
         """
-    def audit(self, tenant: typing.Any, principal: str, request_id: str, query: typing.Any) -> typing.Any:
+    def audit(self, tenant: str | uuid.UUID, principal: str, request_id: str, query: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
         """
         A page of the tenant's audit log: {'items', 'next_cursor'}.
         """
-    def bind_role(self, tenant: typing.Any, principal: str, request_id: str, binding: typing.Any, grant: bool) -> typing.Any:
+    def bind_role(self, tenant: str | uuid.UUID, principal: str, request_id: str, binding: dict[str, typing.Any], grant: bool) -> dict[str, typing.Any] | None:
         """
         Grants (or with grant=False revokes) a role binding; returns the binding.
         """
@@ -863,43 +868,43 @@ class PlatformHandle:
         """
         Closes the platform and its store; later calls raise.
         """
-    def cluster(self) -> typing.Any:
+    def cluster(self) -> dict[str, typing.Any]:
         """
         What the cluster holds and the quota it uses (an operator call).
         """
-    def cluster_view(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+    def cluster_view(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> dict[str, typing.Any]:
         """
         The cluster as the caller sees it: its tenant's runs by id, other tenants' runs hidden.
         """
-    def compact(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+    def compact(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> dict[str, typing.Any]:
         """
         Compacts the store now by the config's retention: {'events_removed', 'audit_removed', 'usage_removed', 'checkpoints'}.
         """
-    def deploy_usecase(self, tenant: typing.Any, principal: str, request_id: str, template: typing.Any, params: typing.Any) -> typing.Any:
+    def deploy_usecase(self, tenant: str | uuid.UUID, principal: str, request_id: str, template: str | dict[str, typing.Any], params: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
         """
         Deploys a use-case template (id, id@version or a template dict) with parameters.
         """
-    def events(self, tenant: typing.Any, principal: str, request_id: str, since: typing.SupportsInt | typing.SupportsIndex, limit: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
+    def events(self, tenant: str | uuid.UUID, principal: str, request_id: str, since: typing.SupportsInt | typing.SupportsIndex, limit: typing.SupportsInt | typing.SupportsIndex) -> dict[str, typing.Any]:
         """
         The caller's events after `since`, at most `limit`: {'events', 'last_seq'}.
         """
-    def get(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any) -> StoredJob:
+    def get(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID) -> StoredJob:
         """
         The caller's job by id; NotFoundError for another tenant's.
         """
-    def gpu_defrag(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any) -> typing.Any:
+    def gpu_defrag(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID) -> dict[str, typing.Any]:
         """
         The cheapest defragmentation plan for a job of the caller's that waits for placement (advice): {'plan', 'applied'}.
         """
-    def gpu_defrag_apply(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any, plan: typing.Any) -> typing.Any:
+    def gpu_defrag_apply(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, plan: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
         """
         Applies the defragmentation plan for a job of the caller's that waits for placement (the plan given, refused when stale, or None: the plan made now): {'plan', 'applied': True}.
         """
-    def ha_status(self) -> typing.Any:
+    def ha_status(self) -> dict[str, typing.Any]:
         """
         This replica's view of the election: {'role', 'replica', 'epoch', 'lease', 'replicas'}.
         """
-    def list(self, tenant: typing.Any, principal: str, request_id: str, query: dict) -> typing.Any:
+    def list(self, tenant: str | uuid.UUID, principal: str, request_id: str, query: dict) -> dict[str, typing.Any]:
         """
         A page of the caller's jobs: {'items', 'next_cursor'}.
         """
@@ -911,7 +916,7 @@ class PlatformHandle:
         """
         The platform clock's time, RFC 3339.
         """
-    def pipeline_run(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any, cancel: bool, reason: str) -> typing.Any:
+    def pipeline_run(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, cancel: bool, reason: str) -> dict[str, typing.Any]:
         """
         A pipeline run of the caller's (cancelled first when `cancel`).
         """
@@ -919,7 +924,7 @@ class PlatformHandle:
         """
         Acts on everything due now (cluster events, retries, pipeline steps).
         """
-    def role_bindings(self, tenant: typing.Any, principal: str, request_id: str, of: str | None) -> typing.Any:
+    def role_bindings(self, tenant: str | uuid.UUID, principal: str, request_id: str, of: str | None) -> dict[str, typing.Any]:
         """
         The tenant's role bindings (of one principal when `of`).
         """
@@ -927,35 +932,35 @@ class PlatformHandle:
         """
         Moves a virtual clock `seconds` forward (None: until idle); returns the new time.
         """
-    def run_pipeline(self, tenant: typing.Any, principal: str, request_id: str, document: typing.Any, params: typing.Any) -> typing.Any:
+    def run_pipeline(self, tenant: str | uuid.UUID, principal: str, request_id: str, document: dict[str, typing.Any], params: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
         """
         Starts a pipeline run for the caller; returns the run record.
         """
-    def schedule(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+    def schedule(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> ScheduleSnapshot:
         """
         The timeline of the caller's waiting and running jobs (a ScheduleSnapshot; job names are job ids).
         """
-    def serverless_endpoint(self, tenant: typing.Any, principal: str, request_id: str, endpoint: typing.Any, worker_priority: str = 'high', image: str = '') -> ServerlessEndpointHandle:
+    def serverless_endpoint(self, tenant: str | uuid.UUID, principal: str, request_id: str, endpoint: dict[str, typing.Any] | str, worker_priority: str = 'high', image: str = '') -> ServerlessEndpointHandle:
         """
         Opens a serverless endpoint whose warm workers are the tenant's SERVICE jobs.
         """
-    def submit(self, tenant: typing.Any, principal: str, request_id: str, job: typing.Any, idempotency_key: str | None) -> StoredJob:
+    def submit(self, tenant: str | uuid.UUID, principal: str, request_id: str, job: Job | dict[str, typing.Any], idempotency_key: str | None) -> StoredJob:
         """
         Submits a job for the caller (tenant, principal, request id); returns the StoredJob.
         """
-    def submit_batch(self, tenant: typing.Any, principal: str, request_id: str, jobs: list) -> list[StoredJob]:
+    def submit_batch(self, tenant: str | uuid.UUID, principal: str, request_id: str, jobs: list[Job | dict[str, typing.Any] | tuple[Job | dict[str, typing.Any], str | None]]) -> list[StoredJob]:
         """
         Submits jobs as one batch, all or none; returns their StoredJobs.
         """
-    def usecase_deployment(self, tenant: typing.Any, principal: str, request_id: str, id: typing.Any, teardown: bool) -> typing.Any:
+    def usecase_deployment(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, teardown: bool) -> dict[str, typing.Any]:
         """
         A deployment record of the caller's (torn down first when `teardown`).
         """
-    def usecase_deployments(self, tenant: typing.Any, principal: str, request_id: str) -> typing.Any:
+    def usecase_deployments(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> list[dict[str, typing.Any]]:
         """
         The caller tenant's deployment records, oldest first.
         """
-    def verify_audit(self, tenant: typing.Any, principal: str, request_id: str, anchors: collections.abc.Sequence[str] = []) -> typing.Any:
+    def verify_audit(self, tenant: str | uuid.UUID, principal: str, request_id: str, anchors: collections.abc.Sequence[str] = []) -> dict[str, typing.Any]:
         """
         Checks every tenant's audit chain, and that each anchor (an entry hash kept outside the store) is still chained: {'ok', 'entries', 'head_hash', 'heads', 'problems', ...}.
         """
@@ -980,7 +985,7 @@ class PriceBook:
         A price book from YAML or JSON text.
         """
     @staticmethod
-    def load(path: typing.Any) -> PriceBook:
+    def load(path: str | os.PathLike[str]) -> PriceBook:
         """
         A price book file (YAML or JSON).
         """
@@ -988,7 +993,7 @@ class PriceBook:
         ...
     def __repr__(self) -> str:
         ...
-    def to_dict(self) -> typing.Any:
+    def to_dict(self) -> dict[str, typing.Any]:
         """
         The price book as a dict (the document from_dict reads).
         """
@@ -1015,35 +1020,35 @@ class UsecaseRegistry:
         """
         A registry of use-case templates and components (the shipped ones when `builtin`).
         """
-    def add_components(self, components: typing.Any) -> None:
+    def add_components(self, components: dict[str, typing.Any] | list[dict[str, typing.Any]] | str) -> None:
         """
         One component or a list (dicts, or YAML/JSON text); all or nothing.
         """
-    def add_template(self, template: typing.Any) -> str:
+    def add_template(self, template: dict[str, typing.Any] | str) -> str:
         """
         A template (dict, or YAML/JSON text); replaces one of the same id. Returns its id.
         """
-    def components(self) -> list:
+    def components(self) -> list[dict[str, typing.Any]]:
         """
         Every component as a dict (the component schema: id, name, category, version, deployment_type, ...).
         """
-    def list(self) -> list:
+    def list(self) -> list[dict[str, typing.Any]]:
         """
         A summary of every template (id, name, version, category, complexity, description, tags, parameters).
         """
-    def load(self, components: typing.Any = None, templates: typing.Any = None) -> None:
+    def load(self, components: str | os.PathLike[str] | None = None, templates: str | os.PathLike[str] | None = None) -> None:
         """
         Component and template files (a file or a directory each); all or nothing.
         """
-    def plan_deployment(self, template_id: str, parameters: typing.Any = None, overrides: typing.Any = None, name: str | None = None, tenant_id: typing.Any = None, project_id: typing.Any = None, cluster_id: typing.Any = None, deployment_id: typing.Any = None) -> typing.Any:
+    def plan_deployment(self, template_id: str, parameters: dict[str, typing.Any] | None = None, overrides: dict[str, typing.Any] | None = None, name: str | None = None, tenant_id: str | uuid.UUID | None = None, project_id: str | uuid.UUID | None = None, cluster_id: str | uuid.UUID | None = None, deployment_id: str | uuid.UUID | None = None) -> dict[str, typing.Any]:
         """
         The jobs that deploy the resolved stack, in dependency order, with the teardown order and the deployment record: {'deployment_id', 'jobs', 'levels', 'teardown_order', 'pipeline', 'record'}.
         """
-    def render(self, template_id: str, parameters: typing.Any = None, overrides: typing.Any = None, name: str | None = None) -> typing.Any:
+    def render(self, template_id: str, parameters: dict[str, typing.Any] | None = None, overrides: dict[str, typing.Any] | None = None, name: str | None = None) -> dict[str, typing.Any]:
         """
         Resolves a template (docs/cli.md contract 4): the contract-4 dict. ValidationError.errors lists every problem.
         """
-    def show(self, template_id: str) -> typing.Any:
+    def show(self, template_id: str) -> dict[str, typing.Any]:
         """
         One template as a dict.
         """
@@ -1059,7 +1064,7 @@ class KueueCompanionHandle:
         """
         Closes the controller's client and store; later calls raise.
         """
-    def run(self, on_event: typing.Any = None) -> None:
+    def run(self, on_event: collections.abc.Callable[[dict[str, typing.Any]], bool] | None = None) -> None:
         """
         Runs until stop() (another thread), on_event returning False, or a signal (Ctrl-C raises).
         """
@@ -1067,7 +1072,7 @@ class KueueCompanionHandle:
         """
         Asks a running run() to return; safe from any thread.
         """
-    def sync_once(self) -> typing.Any:
+    def sync_once(self) -> dict[str, typing.Any]:
         """
         One pass: returns {leader, identity?, admission_checks, written, retrying}.
         """
@@ -1076,75 +1081,75 @@ class KueueCompanionHandle:
         """
         True after close().
         """
-def check_store(uri: typing.Any) -> typing.Any:
+def check_store(uri: str | os.PathLike[str]) -> dict[str, typing.Any]:
     """
     Integrity check: {'ok', 'schema_version', ..., 'problems'}.
     """
-def cost_admit_job(store: Store, budgets: typing.Any, prices: PriceBook, job: Job, now: typing.Any = None) -> typing.Any:
+def cost_admit_job(store: Store, budgets: dict[str, typing.Any] | str, prices: PriceBook, job: Job, now: datetime.datetime | str | None = None) -> dict[str, typing.Any]:
     """
     Checks a job against the stored budgets and usage, as the platform's cost gate does.
     """
-def cost_budget_status(budgets: typing.Any, usage: typing.Any, prices: PriceBook, now: typing.Any = None) -> typing.Any:
+def cost_budget_status(budgets: dict[str, typing.Any] | str, usage: list[dict[str, typing.Any]] | str, prices: PriceBook, now: datetime.datetime | str | None = None) -> list[dict[str, typing.Any]]:
     """
     Each budget's spend, remaining amount and alert levels reached.
     """
-def cost_cheapest_gpu(prices: PriceBook, requirement: dict) -> typing.Any:
+def cost_cheapest_gpu(prices: PriceBook, requirement: dict) -> dict[str, typing.Any]:
     """
     The cheapest GPU type meeting a requirement (memory, count, tier).
     """
-def cost_check_admission(budgets: typing.Any, usage: typing.Any, prices: PriceBook, tenant: typing.Any, project: typing.Any, estimate: str, job: str = '', now: typing.Any = None) -> typing.Any:
+def cost_check_admission(budgets: dict[str, typing.Any] | str, usage: list[dict[str, typing.Any]] | str, prices: PriceBook, tenant: str | uuid.UUID, project: str | uuid.UUID | None, estimate: str, job: str = '', now: datetime.datetime | str | None = None) -> dict[str, typing.Any]:
     """
     Whether a job's estimate fits its tenant's and project's budgets (BudgetExceededError if not).
     """
-def cost_compare_tiers(prices: PriceBook, spec: typing.Any) -> typing.Any:
+def cost_compare_tiers(prices: PriceBook, spec: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
     """
     A job spec's cost at every tier, cheapest first.
     """
-def cost_estimate(prices: PriceBook, spec: typing.Any, tier: str | None = None) -> typing.Any:
+def cost_estimate(prices: PriceBook, spec: dict[str, typing.Any] | str, tier: str | None = None) -> dict[str, typing.Any]:
     """
     The estimated cost of a job spec at a tier (on_demand, spot, reserved).
     """
-def cost_forecast(usage: typing.Any, now: typing.Any = None, prices: PriceBook = None) -> typing.Any:
+def cost_forecast(usage: list[dict[str, typing.Any]] | str, now: datetime.datetime | str | None = None, prices: PriceBook | None = None) -> dict[str, typing.Any]:
     """
     Projects month-end spend from usage so far.
     """
-def cost_job_cost(store: Store, tenant: typing.Any, job_id: typing.Any) -> typing.Any:
+def cost_job_cost(store: Store, tenant: str | uuid.UUID, job_id: str | uuid.UUID) -> dict[str, typing.Any]:
     """
     A job's metered cost from the store.
     """
-def cost_load_usage(store: Store, tenant: typing.Any, from_: typing.Any = None, to: typing.Any = None) -> typing.Any:
+def cost_load_usage(store: Store, tenant: str | uuid.UUID, from_: datetime.datetime | str | None = None, to: datetime.datetime | str | None = None) -> list[dict[str, typing.Any]]:
     """
     A tenant's stored usage records between `from_` and `to`.
     """
-def cost_meter(prices: PriceBook, interval: typing.Any) -> typing.Any:
+def cost_meter(prices: PriceBook, interval: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
     """
     The cost of one usage interval, with its line items.
     """
-def cost_record_usage(store: Store, prices: PriceBook, interval: typing.Any) -> typing.Any:
+def cost_record_usage(store: Store, prices: PriceBook, interval: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
     """
     Meters a usage interval and stores it.
     """
-def cost_report(usage: typing.Any, query: typing.Any = None, prices: PriceBook = None) -> typing.Any:
+def cost_report(usage: list[dict[str, typing.Any]] | str, query: dict[str, typing.Any] | str | None = None, prices: PriceBook | None = None) -> dict[str, typing.Any]:
     """
     A cost report over usage records, grouped and filtered by `query`.
     """
-def cost_rollup_arrays(start_seconds: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], tenant: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], gpu_type: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], gpu_nanos: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], cost_pico: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], granularity: str = 'hour', threads: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
+def cost_rollup_arrays(start_seconds: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], tenant: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], gpu_type: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], gpu_nanos: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], cost_pico: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], granularity: str = 'hour', threads: typing.SupportsInt | typing.SupportsIndex = 0) -> dict[str, numpy.ndarray]:
     """
     Sums costs by day and tenant over columnar arrays (numpy), without Python loops.
     """
-def cost_serverless_report(usage: typing.Any, query: typing.Any = None, prices: PriceBook = None) -> typing.Any:
+def cost_serverless_report(usage: list[dict[str, typing.Any]] | str, query: dict[str, typing.Any] | str | None = None, prices: PriceBook | None = None) -> dict[str, typing.Any]:
     """
     Serverless spend per endpoint and time bucket (hour by default) over the usage records labelled serverless_endpoint.
     """
-def cost_usage(usage: typing.Any, prices: PriceBook = None) -> typing.Any:
+def cost_usage(usage: list[dict[str, typing.Any]] | str, prices: PriceBook | None = None) -> list[dict[str, typing.Any]]:
     """
     Usage records as dicts (intervals priced with prices).
     """
-def gpu_defrag(problem_json: str) -> typing.Any:
+def gpu_defrag(problem_json: str) -> dict[str, typing.Any]:
     """
     The cheapest defragmentation plan for a pending request (the problem document of docs/gpu.md, JSON): {plan, applied[, workloads]}, as `budcore gpu defrag`.
     """
-def gpu_place_mig(problem_json: str) -> typing.Any:
+def gpu_place_mig(problem_json: str) -> dict[str, typing.Any]:
     """
     MIG-aware placement of the problem's request.mig_profile (a free instance, else a new one a GPU's layout admits, re-partitioning it): {placement, applied[, workloads]}, as `budcore gpu place-mig`.
     """
@@ -1152,19 +1157,19 @@ def gpu_policy_names() -> list[str]:
     """
     The placement policies gpu_replay knows, in the order 'all' runs them.
     """
-def gpu_replay(nodes_csv: str, pods_csv: str, policies: str = 'all', seed: typing.SupportsInt | typing.SupportsIndex = 1, max_load: typing.SupportsFloat | typing.SupportsIndex = 1.3, step: typing.SupportsFloat | typing.SupportsIndex = 0.05, nodes_source: str = 'nodes', pods_source: str = 'pods') -> typing.Any:
+def gpu_replay(nodes_csv: str, pods_csv: str, policies: str = 'all', seed: typing.SupportsInt | typing.SupportsIndex = 1, max_load: typing.SupportsFloat | typing.SupportsIndex = 1.3, step: typing.SupportsFloat | typing.SupportsIndex = 0.05, nodes_source: str = 'nodes', pods_source: str = 'pods') -> dict[str, typing.Any]:
     """
     Replay the Alibaba GPU trace (openb node and pod CSV text) with placement policies ('all', a name, or names separated by commas): {nodes, gpus, tasks, seed, results}, as `budcore gpu replay --format json`.
     """
-def kueue_companion_decide(config: typing.Any, request: typing.Any, base_dir: str = '.') -> typing.Any:
+def kueue_companion_decide(config: dict[str, typing.Any] | str, request: dict[str, typing.Any], base_dir: str = '.') -> dict[str, typing.Any]:
     """
     The budget and window checks for one Workload: request {'workload', 'owner_annotations'?, 'spent'?, 'now'}; returns {'tenant_id'?, 'price' | 'price_error', 'budget', 'window'}.
     """
-def kueue_companion_open(config: typing.Any, kubeconfig: str = '', store: str = '', base_dir: str = '.') -> KueueCompanionHandle:
+def kueue_companion_open(config: dict[str, typing.Any] | str, kubeconfig: str = '', store: str = '', base_dir: str = '.') -> KueueCompanionHandle:
     """
     Opens the companion controller: configuration (text or dict), kubeconfig file and store URI ('' for the configuration's or the defaults). ValidationError names a bad input.
     """
-def kueue_companion_summary(config: typing.Any, base_dir: str = '.') -> typing.Any:
+def kueue_companion_summary(config: dict[str, typing.Any] | str, base_dir: str = '.') -> dict[str, typing.Any]:
     """
     Validates a companion configuration (text or dict) and returns its summary: controllers, cluster_queues, tenants, budgets, currency. ValidationError names the field.
     """
@@ -1172,11 +1177,11 @@ def latest_schema_version() -> int:
     """
     The schema version this library writes and migrates to.
     """
-def load_document(path: typing.Any) -> typing.Any:
+def load_document(path: str | os.PathLike[str]) -> typing.Any:
     """
     A JSON or YAML file (JSON when it starts with '{' or '[') as Python objects.
     """
-def open_store(uri: typing.Any, *, migrate: bool = True, durable: bool = True) -> Store:
+def open_store(uri: str | os.PathLike[str], *, migrate: bool = True, durable: bool = True) -> Store:
     """
     Open (and migrate) a store: 'sqlite:///abs/path.db', 'sqlite:path.db', 'sqlite::memory:', 'postgresql://...'. A bare ':memory:' or file path means SQLite.
     """
@@ -1184,7 +1189,7 @@ def parse_json(text: str) -> typing.Any:
     """
     Parses JSON; integers stay int, key order is kept.
     """
-def platform_open(config: typing.Any) -> PlatformHandle:
+def platform_open(config: dict[str, typing.Any] | str) -> PlatformHandle:
     """
     Open a platform from a config (dict, YAML or JSON text).
     """
@@ -1192,15 +1197,15 @@ def platform_open_embedded(dir: str) -> PlatformHandle:
     """
     Open the embedded platform in a directory.
     """
-def platform_simulate(scenario: typing.Any, base_dir: str = '') -> dict:
+def platform_simulate(scenario: dict[str, typing.Any] | str, base_dir: str = '') -> dict[str, typing.Any]:
     """
     Run a what-if scenario (dict or YAML/JSON text); returns the outcome as a dict.
     """
-def quota_simulate(scenario: typing.Any) -> typing.Any:
+def quota_simulate(scenario: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
     """
     Run a contract-2 scenario (dict or JSON text); returns the contract-2 output dict.
     """
-def render(*args, **kwargs) -> typing.Any:
+def render(*args, **kwargs) -> str:
     """
     render(text, context=None, /, **kwargs) -> str
     
@@ -1212,35 +1217,35 @@ def render_native(*args, **kwargs) -> typing.Any:
     
     Compile and evaluate a template like NativeEnvironment in one call (see Template.render_native).
     """
-def schedule_replay(config: typing.Any = 'baseline') -> typing.Any:
+def schedule_replay(config: dict[str, typing.Any] | str = 'baseline') -> dict[str, typing.Any]:
     """
     Replay Kueue's scheduler-performance configuration ('baseline' or a generator dict) and score it.
     """
-def serverless_endpoint_name(endpoint: typing.Any) -> str:
+def serverless_endpoint_name(endpoint: dict[str, typing.Any] | str) -> str:
     """
     The name of an endpoint (dict or JSON/YAML text), after checking the whole document.
     """
-def serverless_queue_claim(store: Store, tenant: typing.Any, endpoint: str, worker: str, max: typing.SupportsInt | typing.SupportsIndex, lease_seconds: typing.SupportsFloat | typing.SupportsIndex) -> typing.Any:
+def serverless_queue_claim(store: Store, tenant: str | uuid.UUID, endpoint: str, worker: str, max: typing.SupportsInt | typing.SupportsIndex, lease_seconds: typing.SupportsFloat | typing.SupportsIndex) -> list[dict[str, typing.Any]]:
     """
     Claim up to max pending requests of the endpoint (by name) for worker, by score, each leased: a list of requests.
     """
-def serverless_queue_enqueue(store: Store, tenant: typing.Any, endpoint: typing.Any, submissions: typing.Any) -> typing.Any:
+def serverless_queue_enqueue(store: Store, tenant: str | uuid.UUID, endpoint: dict[str, typing.Any] | str, submissions: list[dict[str, typing.Any]]) -> list[dict[str, typing.Any]]:
     """
     Admit, score and store a list of submissions ({tenant, payload_hash, payload_size_bytes, estimated_compute_seconds, priority}) for an endpoint (dict or JSON/YAML text) in one transaction: a list of {id, deduplicated} or {id: 0, refusal, error}.
     """
-def serverless_queue_finish(store: Store, tenant: typing.Any, reports: typing.Any) -> typing.Any:
+def serverless_queue_finish(store: Store, tenant: str | uuid.UUID, reports: list[dict[str, typing.Any]]) -> list[dict[str, typing.Any]]:
     """
     Apply reports ({id, claim, outcome: start|renew|complete|fail, reason, lease_seconds}) in one transaction: a list of {id, ok, status}.
     """
-def serverless_queue_list(store: Store, tenant: typing.Any, endpoint: str, statuses: collections.abc.Sequence[str] = [], after: typing.SupportsInt | typing.SupportsIndex = 0, limit: typing.SupportsInt | typing.SupportsIndex = 1000) -> typing.Any:
+def serverless_queue_list(store: Store, tenant: str | uuid.UUID, endpoint: str, statuses: collections.abc.Sequence[str] = [], after: typing.SupportsInt | typing.SupportsIndex = 0, limit: typing.SupportsInt | typing.SupportsIndex = 1000) -> list[dict[str, typing.Any]]:
     """
     The endpoint's requests by id (of the given statuses; any when empty).
     """
-def serverless_queue_status(store: Store, tenant: typing.Any, endpoint: str) -> typing.Any:
+def serverless_queue_status(store: Store, tenant: str | uuid.UUID, endpoint: str) -> dict[str, typing.Any]:
     """
     The endpoint's counts: {pending, in_flight, completed, failed, timeout, tenant_active}.
     """
-def serverless_simulate(endpoint: typing.Any, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace', until_scaled_down: bool = False) -> typing.Any:
+def serverless_simulate(endpoint: dict[str, typing.Any] | str, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace', until_scaled_down: bool = False) -> dict[str, typing.Any]:
     """
     Replay a request trace (Azure LLM inference CSV text) through an endpoint (dict or JSON/YAML text) under autoscaling policies ('all', a name, or names separated by commas): {reports}, as `budcore serverless simulate --format json`; until_scaled_down runs on after the last request until the pool is down to its minimum.
     """

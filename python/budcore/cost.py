@@ -18,10 +18,16 @@ import io
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
 
 from ._core import Error, Job, NotFoundError, PriceBook, Store
 from . import _core
+
+if TYPE_CHECKING:  # names the annotations use
+    import datetime
+    import uuid
+
+    from ._core import Money
 
 __all__ = [
     "Budgets",
@@ -54,6 +60,8 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 Prices = Union[PriceBook, Mapping[str, Any], PathLike]
 UsageInput = Union[str, Sequence[Mapping[str, Any]]]
+IdLike = Union[str, "uuid.UUID"]  # a tenant, project or job id
+TimeLike = Union["datetime.datetime", str]  # a datetime (naive: UTC) or RFC 3339 text
 
 
 def load_prices(source: Prices) -> PriceBook:
@@ -177,12 +185,12 @@ def record_usage(store: Store, prices: Prices, interval: Mapping[str, Any]) -> d
     return _core.cost_record_usage(store, load_prices(prices), dict(interval))
 
 
-def load_usage(store: Store, tenant: Any, *, start: Any = None, end: Any = None) -> list[dict[str, Any]]:
+def load_usage(store: Store, tenant: IdLike, *, start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> list[dict[str, Any]]:
     """A tenant's usage records from a store, oldest first (start/end bound the records' starts)."""
     return _core.cost_load_usage(store, tenant, start, end)
 
 
-def job_cost(store: Store, tenant: Any, job_id: Any) -> dict[str, Any]:
+def job_cost(store: Store, tenant: IdLike, job_id: IdLike) -> dict[str, Any]:
     """The actual cost of a job from its usage records (amounts as Decimal)."""
     s = _core.cost_job_cost(store, tenant, job_id)
     for k in ("gpu_cost", "idle_cost", "cpu_cost", "memory_cost", "storage_cost", "total"):
@@ -345,7 +353,7 @@ def _query(by, granularity, start, end, shared) -> dict[str, Any]:
 
 def report(records: UsageInput, *, by: Union[str, Sequence[str]] = ("tenant",),
            shared: Optional[Mapping[str, Union[str, Decimal]]] = None, prices: Optional[Prices] = None,
-           start: Any = None, end: Any = None) -> Report:
+           start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> Report:
     """Chargeback by any dimensions (tenant, project, job, pipeline, cluster, node, gpu_type,
     sharing_mode, tier, job_type, "label:<key>"); `shared` {name: amount} is allocated by usage
     share. Records may be usage records or intervals (priced with `prices`)."""
@@ -354,7 +362,7 @@ def report(records: UsageInput, *, by: Union[str, Sequence[str]] = ("tenant",),
 
 
 def rollup(records: UsageInput, *, granularity: str = "hour", by: Union[str, Sequence[str]] = (),
-           prices: Optional[Prices] = None, start: Any = None, end: Any = None) -> Rollup:
+           prices: Optional[Prices] = None, start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> Rollup:
     """Usage per minute/hour/day/month (UTC) and group; records crossing a bucket are split exactly."""
     book = load_prices(prices) if prices is not None else None
     return Rollup(_core.cost_report(records, _query(by, granularity, start, end, None), book))
@@ -374,7 +382,7 @@ class ServerlessRollup(Rollup):
 
 
 def serverless_rollup(records: UsageInput, *, endpoint: Optional[str] = None, granularity: str = "hour",
-                      prices: Optional[Prices] = None, start: Any = None, end: Any = None) -> ServerlessRollup:
+                      prices: Optional[Prices] = None, start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> ServerlessRollup:
     """Serverless spend per endpoint per hour (or minute/day/month, UTC): the usage records
     labelled ``serverless_endpoint`` (the rows a platform endpoint's ``meter()`` writes), summed
     per bucket and endpoint; records crossing a bucket are split exactly. Bad input raises
@@ -452,7 +460,7 @@ class Forecast:
         return ax
 
 
-def forecast(records: UsageInput, *, now: Any = None, prices: Optional[Prices] = None) -> Forecast:
+def forecast(records: UsageInput, *, now: Optional[TimeLike] = None, prices: Optional[Prices] = None) -> Forecast:
     """Month-end spend forecast as of `now` (default: the system clock) and daily anomalies."""
     book = load_prices(prices) if prices is not None else None
     return Forecast(_core.cost_forecast(records, now, book))
@@ -461,19 +469,19 @@ def forecast(records: UsageInput, *, now: Any = None, prices: Optional[Prices] =
 Budgets = Union[str, Mapping[str, Any]]
 
 
-def budget_status(budgets: Budgets, records: UsageInput, prices: Prices, *, now: Any = None) -> list[dict[str, Any]]:
+def budget_status(budgets: Budgets, records: UsageInput, prices: Prices, *, now: Optional[TimeLike] = None) -> list[dict[str, Any]]:
     """Spend, thresholds crossed and remaining per budget in the period of `now`."""
     return _core.cost_budget_status(_doc(budgets), records, load_prices(prices), now)
 
 
-def check_budget(budgets: Budgets, records: UsageInput, prices: Prices, *, tenant: Any, estimate: Any,
-                 project: Any = None, job: str = "", now: Any = None) -> dict[str, Any]:
+def check_budget(budgets: Budgets, records: UsageInput, prices: Prices, *, tenant: IdLike, estimate: Union[str, Decimal, Money],
+                 project: Optional[IdLike] = None, job: str = "", now: Optional[TimeLike] = None) -> dict[str, Any]:
     """May a job of this tenant/project with this estimated cost be admitted? {"allowed", "reason", ...}."""
     return _core.cost_check_admission(_doc(budgets), records, load_prices(prices), tenant, project, str(estimate), job, now)
 
 
 def admit_job(store: Store, budgets: Budgets, prices: Prices, job: Union[Job, Mapping[str, Any]], *,
-              now: Any = None) -> dict[str, Any]:
+              now: Optional[TimeLike] = None) -> dict[str, Any]:
     """The admission gate: estimates `job` and checks it against the budgets with spend from `store`."""
     if not isinstance(job, Job):
         job = Job.from_dict(dict(job))
@@ -487,7 +495,7 @@ def _doc(value: Union[str, Mapping[str, Any]]) -> Any:
     return value if isinstance(value, str) else dict(value)
 
 
-def _time(value: Any) -> str:
+def _time(value: TimeLike) -> str:
     if hasattr(value, "isoformat"):
         if getattr(value, "tzinfo", None) is None:
             import datetime

@@ -20,10 +20,15 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from ._core import StoredJob, platform_open, platform_open_embedded, platform_simulate
 from .results import html_table
+
+if TYPE_CHECKING:  # names the annotations use
+    import uuid
+
+    from ._core import Job
 
 __all__ = [
     "Event",
@@ -36,6 +41,8 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+IdLike = Union[str, "uuid.UUID"]  # a tenant, job, run or project id
+JobLike = Union["Job", Mapping[str, Any]]
 
 JOB_COLUMNS = (
     "id", "name", "status", "job_type", "source", "priority", "project_id", "cluster_id",
@@ -155,7 +162,7 @@ class Platform:
     with :meth:`embedded`; every call acts for ``tenant`` (a UUID) unless one is passed. A context
     manager: ``with Platform.embedded(dir, tenant=t) as p: ...``. Thread-safe."""
 
-    def __init__(self, handle, *, tenant: Any = None, principal: str = "", request_id: str = ""):
+    def __init__(self, handle, *, tenant: Optional[IdLike] = None, principal: str = "", request_id: str = ""):
         self._h = handle
         self.tenant = None if tenant is None else str(tenant)
         self.principal = principal
@@ -195,7 +202,7 @@ class Platform:
         """True after :meth:`close`."""
         return self._h.closed
 
-    def _who(self, tenant: Any) -> tuple:
+    def _who(self, tenant: Optional[IdLike]) -> tuple[str, str, str]:
         t = tenant if tenant is not None else self.tenant
         if t is None:
             raise ValueError("no tenant: pass tenant=... to the call or to the Platform")
@@ -207,43 +214,43 @@ class Platform:
         return self._h.now()
 
     # -- jobs ----------------------------------------------------------------------------------
-    def submit(self, job: Any, *, idempotency_key: Optional[str] = None, tenant: Any = None) -> StoredJob:
+    def submit(self, job: JobLike, *, idempotency_key: Optional[str] = None, tenant: Optional[IdLike] = None) -> StoredJob:
         """Validate, store (QUEUED) and hand a job (budcore.Job or dict) to the cluster."""
         return self._h.submit(*self._who(tenant), job, idempotency_key)
 
-    def submit_batch(self, jobs: Sequence[Any], *, tenant: Any = None) -> StoredJobs:
+    def submit_batch(self, jobs: Sequence[Union[JobLike, tuple[JobLike, Optional[str]]]], *, tenant: Optional[IdLike] = None) -> StoredJobs:
         """Many jobs in one transaction: each a job or a (job, idempotency_key) tuple. Returns
         the stored jobs in order, as a list a notebook shows as a table."""
         return StoredJobs(self._h.submit_batch(*self._who(tenant), list(jobs)))
 
-    def get(self, id: Any, *, tenant: Any = None) -> StoredJob:
+    def get(self, id: IdLike, *, tenant: Optional[IdLike] = None) -> StoredJob:
         """The caller's job by id (NotFoundError for another tenant's)."""
         return self._h.get(*self._who(tenant), id)
 
-    def cancel(self, id: Any, reason: str = "", *, tenant: Any = None) -> StoredJob:
+    def cancel(self, id: IdLike, reason: str = "", *, tenant: Optional[IdLike] = None) -> StoredJob:
         """Cancels a job that has not ended (ConflictError for an ended one)."""
         return self._h.act(*self._who(tenant), "cancel", id, reason)
 
-    def retry(self, id: Any, *, tenant: Any = None) -> StoredJob:
+    def retry(self, id: IdLike, *, tenant: Optional[IdLike] = None) -> StoredJob:
         """Starts another run of a FAILED job now (ConflictError when its retries are spent)."""
         return self._h.act(*self._who(tenant), "retry", id, "")
 
-    def set_priority(self, id: Any, priority: str, *, tenant: Any = None) -> StoredJob:
+    def set_priority(self, id: IdLike, priority: str, *, tenant: Optional[IdLike] = None) -> StoredJob:
         """Changes a job's priority (``critical``, ``high``, ``normal``, ``low``, ``spot``) within policy."""
         return self._h.act(*self._who(tenant), "priority", id, priority)
 
-    def preempt(self, id: Any, reason: str = "", *, tenant: Any = None) -> StoredJob:
+    def preempt(self, id: IdLike, reason: str = "", *, tenant: Optional[IdLike] = None) -> StoredJob:
         """Preempts a running job: it goes back to the queue with its full duration."""
         return self._h.act(*self._who(tenant), "preempt", id, reason)
 
-    def jobs(self, *, tenant: Any = None, limit: Optional[int] = None, **filters: Any) -> JobTable:
+    def jobs(self, *, tenant: Optional[IdLike] = None, limit: Optional[int] = None, **filters: Any) -> JobTable:
         """Every job matching the filters (status, project_id, pipeline_id, job_type, source,
         created_from, created_to), newest first, as a :class:`JobTable`."""
         who = self._who(tenant)
         return JobTable(_every_page(lambda q: self._h.list(*who, q), filters, limit))
 
     def watch(self, since: int = 0, *, follow: bool = False, poll_seconds: float = 0.5,
-              tenant: Any = None) -> Iterator[Event]:
+              tenant: Optional[IdLike] = None) -> Iterator[Event]:
         """The tenant's events after ``since``, in order. With ``follow`` the iterator waits for
         new events (a system-clock platform); otherwise it ends at the last one."""
         who = self._who(tenant)
@@ -258,7 +265,7 @@ class Platform:
                 return
             time.sleep(poll_seconds)
 
-    def schedule(self, *, tenant: Any = None) -> "Timeline":
+    def schedule(self, *, tenant: Optional[IdLike] = None) -> "Timeline":
         """When each of the tenant's waiting and running jobs is expected to start and end, as a
         read-only :class:`budcore.schedule.Timeline` (``jobs``, ``to_pandas()``, ``plot()``,
         ``to_html()``). Every tenant's jobs are simulated under the platform's quota; a job's
@@ -269,16 +276,16 @@ class Platform:
 
     # -- pipelines -----------------------------------------------------------------------------
     def run_pipeline(self, document: Mapping[str, Any], params: Optional[Mapping[str, Any]] = None, *,
-                     tenant: Any = None) -> PipelineRun:
+                     tenant: Optional[IdLike] = None) -> PipelineRun:
         """Starts a run of a pipeline document with ``params``; its JOB steps become platform jobs."""
         return PipelineRun.from_dict(self._h.run_pipeline(*self._who(tenant), dict(document),
                                                           None if params is None else dict(params)))
 
-    def pipeline_run(self, id: Any, *, tenant: Any = None) -> PipelineRun:
+    def pipeline_run(self, id: IdLike, *, tenant: Optional[IdLike] = None) -> PipelineRun:
         """A pipeline run by id, with every step's state."""
         return PipelineRun.from_dict(self._h.pipeline_run(*self._who(tenant), id, False, ""))
 
-    def cancel_pipeline_run(self, id: Any, reason: str = "", *, tenant: Any = None) -> PipelineRun:
+    def cancel_pipeline_run(self, id: IdLike, reason: str = "", *, tenant: Optional[IdLike] = None) -> PipelineRun:
         """Cancels a pipeline run and its running jobs."""
         return PipelineRun.from_dict(self._h.pipeline_run(*self._who(tenant), id, True, reason))
 
@@ -301,7 +308,7 @@ class Platform:
         'follower', 'replica', 'epoch', 'lease', 'replicas'}."""
         return self._h.ha_status()
 
-    def cluster(self, *, tenant: Any = None) -> dict:
+    def cluster(self, *, tenant: Optional[IdLike] = None) -> dict:
         """What the cluster holds ({'workloads', 'usage'}), and with a placement policy its GPU
         pools' fragmentation ('gpu': per flavor, see docs/gpu.md), as the caller sees it: the
         tenant's runs by job id, other tenants' runs named ``[hidden <token>]`` with no tenant
@@ -313,7 +320,7 @@ class Platform:
         checked. For tools that hold the platform's configuration, not for tenants' code."""
         return self._h.cluster()
 
-    def gpu_defrag(self, id: Any, *, tenant: Any = None) -> "DefragPlan":
+    def gpu_defrag(self, id: IdLike, *, tenant: Optional[IdLike] = None) -> "DefragPlan":
         """The cheapest defragmentation plan for one of the tenant's jobs that the quota admitted
         and no node of its flavor takes yet (``cluster.placement_policy``; docs/gpu.md "In the
         platform"), over the runs on its flavor with the timeline's estimated ends; other
@@ -322,7 +329,7 @@ class Platform:
         from .gpu import DefragPlan
         return DefragPlan(self._h.gpu_defrag(*self._who(tenant), id))
 
-    def gpu_defrag_apply(self, id: Any, plan: Any = None, *, tenant: Any = None) -> "DefragPlan":
+    def gpu_defrag_apply(self, id: IdLike, plan: Optional[Mapping[str, Any]] = None, *, tenant: Optional[IdLike] = None) -> "DefragPlan":
         """Applies the defragmentation plan for one of the tenant's jobs that waits for
         placement: the runs it moves are evicted and placed where it names (keeping their
         quota), a MIG GPU it names is re-partitioned, and the job starts. ``plan`` is what
@@ -339,36 +346,36 @@ class Platform:
         self._h.check()
 
     # -- security (docs/security.md) -----------------------------------------------------------
-    def bind_role(self, principal: str, role: str, *, project: Any = None, tenant: Any = None) -> dict:
+    def bind_role(self, principal: str, role: str, *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> dict:
         """Grants ``role`` (viewer, editor, admin, tenant-admin, platform-admin) to ``principal``
         ("user:NAME" or "sa:NAME") on ``project`` (a UUID) or the whole tenant. Needs
         tenant-admin (platform-admin for platform-admin). Returns the binding record."""
         binding = {"principal": principal, "role": role, "project_id": None if project is None else str(project)}
         return self._h.bind_role(*self._who(tenant), binding, True)
 
-    def unbind_role(self, principal: str, role: str, *, project: Any = None, tenant: Any = None) -> None:
+    def unbind_role(self, principal: str, role: str, *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> None:
         """Revokes a binding (budcore.NotFoundError when there is none)."""
         binding = {"principal": principal, "role": role, "project_id": None if project is None else str(project)}
         self._h.bind_role(*self._who(tenant), binding, False)
 
-    def role_bindings(self, principal: Optional[str] = None, *, tenant: Any = None) -> list[dict]:
+    def role_bindings(self, principal: Optional[str] = None, *, tenant: Optional[IdLike] = None) -> list[dict]:
         """The tenant's role bindings (of one principal when given); tenant admins."""
         return self._h.role_bindings(*self._who(tenant), principal)["items"]
 
-    def audit(self, *, tenant: Any = None, limit: Optional[int] = None, **query: Any) -> list[dict]:
+    def audit(self, *, tenant: Optional[IdLike] = None, limit: Optional[int] = None, **query: Any) -> list[dict]:
         """The tenant's audit log, oldest first (tenant admins): every entry matching ``actor``,
         ``object_type``, ``object_id``, ``from``/``to`` (RFC 3339), each with its ``hash``."""
         who = self._who(tenant)
         return _every_page(lambda q: self._h.audit(*who, q), query, limit)
 
-    def verify_audit(self, *, tenant: Any = None, anchors: Optional[list[str]] = None) -> dict:
+    def verify_audit(self, *, tenant: Optional[IdLike] = None, anchors: Optional[list[str]] = None) -> dict:
         """Checks every tenant's audit chain and head (platform admins): {'ok', 'entries',
         'head_hash', 'heads', 'problems', ...}; a broken chain is ok False, not an exception.
         ``anchors``: entry hashes kept outside the store (heads published earlier, as
         ``security.audit_anchor`` does); each must still be chained, else it is a problem."""
         return self._h.verify_audit(*self._who(tenant), list(anchors or []))
 
-    def compact(self, *, tenant: Any = None) -> dict:
+    def compact(self, *, tenant: Optional[IdLike] = None) -> dict:
         """Compacts the store now by the config's ``retention`` (platform admins; the leader also
         does it every ``retention.interval_seconds``): {'events_removed', 'audit_removed',
         'usage_removed', 'checkpoints': [{'tenant', 'log', 'seq', 'hash', 'at'}]}. A watch from

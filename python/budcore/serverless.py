@@ -24,7 +24,7 @@ from __future__ import annotations
 import builtins
 import os
 from decimal import Decimal
-from typing import Any, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
 from ._core import SERVERLESS_POLICY_NAMES, serverless_simulate as _simulate
 from ._core import serverless_endpoint_name as _endpoint_name
@@ -32,6 +32,12 @@ from ._core import (serverless_queue_claim as _q_claim, serverless_queue_enqueue
                     serverless_queue_finish as _q_finish, serverless_queue_list as _q_list,
                     serverless_queue_status as _q_status)
 from .results import Result
+
+if TYPE_CHECKING:  # names the annotations use
+    import uuid
+
+    from ._core import Store
+    from .platform import Platform
 
 __all__ = ["DEFAULT_OWNER", "DurableQueue", "PlatformEndpoint", "REPORT_COLUMNS", "ServerlessSimulation", "policy_names", "simulate"]
 
@@ -134,7 +140,7 @@ class DurableQueue:
     bad input raises :class:`budcore.ValidationError` naming the field
     (``"submissions[1].priority"``) and stores nothing."""
 
-    def __init__(self, store: Any, endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+    def __init__(self, store: Store, endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"],
                  owner: str = DEFAULT_OWNER) -> None:
         self.store = store
         self.owner = owner
@@ -189,8 +195,8 @@ class PlatformEndpoint:
     (``platform.run(seconds)``) and call :meth:`scale` (``None``: only read) to see the workers
     move. One thread drives an endpoint at a time."""
 
-    def __init__(self, platform: Any, endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"],
-                 tenant: Any = None, worker_priority: str = "high", image: str = "") -> None:
+    def __init__(self, platform: Platform, endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+                 tenant: Optional[Union[str, uuid.UUID]] = None, worker_priority: str = "high", image: str = "") -> None:
         self.platform = platform
         who = platform._who(tenant)
         self._h = platform._h.serverless_endpoint(*who, _endpoint_doc(endpoint), worker_priority, image)

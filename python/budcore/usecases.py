@@ -25,9 +25,14 @@ from __future__ import annotations
 import builtins
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
 from ._core import UsecaseRegistry
+
+if TYPE_CHECKING:  # names the annotations use
+    import uuid
+
+    from .platform import Platform
 
 __all__ = [
     "DeploymentPlan",
@@ -55,6 +60,7 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 TemplateArg = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 ComponentsArg = Union[None, PathLike, Mapping[str, Any], Sequence[Mapping[str, Any]]]
+IdLike = Union[str, "uuid.UUID"]  # a tenant, project, cluster or deployment id
 
 
 def _frame(rows: builtins.list[dict[str, Any]], columns: Sequence[str]):
@@ -350,8 +356,8 @@ def render(template: TemplateArg, parameters: Optional[Mapping[str, Any]] = None
 
 def plan_deployment(template: TemplateArg, parameters: Optional[Mapping[str, Any]] = None, *,
                     components: ComponentsArg = None, overrides: Optional[Mapping[str, Any]] = None,
-                    name: Optional[str] = None, tenant_id: Any = None, project_id: Any = None,
-                    cluster_id: Any = None, deployment_id: Any = None,
+                    name: Optional[str] = None, tenant_id: Optional[IdLike] = None, project_id: Optional[IdLike] = None,
+                    cluster_id: Optional[IdLike] = None, deployment_id: Optional[IdLike] = None,
                     registry: Optional[UsecaseRegistry] = None, **params: Any) -> DeploymentPlan:
     """Renders the template and plans its deployment: validated jobs (source usecase, with the
     deployment id) in dependency order, the teardown order (dependents first) and the record."""
@@ -431,8 +437,8 @@ def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union
         return reg.show(reg.add_template(f.read()))
 
 
-def deploy(platform: Any, template: Union[TemplateArg, UsecaseTemplate], parameters: Optional[Mapping[str, Any]] = None, *,
-           tenant: Any = None, **params: Any) -> Deployment:
+def deploy(platform: Platform, template: Union[TemplateArg, UsecaseTemplate], parameters: Optional[Mapping[str, Any]] = None, *,
+           tenant: Optional[IdLike] = None, **params: Any) -> Deployment:
     """Deploys a template on a budcore.Platform: resolves it with the parameters (a mapping
     and/or keywords, keywords winning), stores the deployment record and runs the stack's
     pipeline. `template` is an id ("simple-rag-v1", "<id>@<version>": the tenant's catalog in
@@ -446,17 +452,17 @@ def deploy(platform: Any, template: Union[TemplateArg, UsecaseTemplate], paramet
     return Deployment._from(d)
 
 
-def deployment(platform: Any, id: Any, *, tenant: Any = None) -> Deployment:
+def deployment(platform: Platform, id: IdLike, *, tenant: Optional[IdLike] = None) -> Deployment:
     """A deployment with its jobs' statuses now (NotFoundError for another tenant's)."""
     return Deployment._from(platform._h.usecase_deployment(*platform._who(tenant), id, False))
 
 
-def deployments(platform: Any, *, tenant: Any = None) -> DeploymentList:
+def deployments(platform: Platform, *, tenant: Optional[IdLike] = None) -> DeploymentList:
     """The tenant's deployments, oldest first."""
     return DeploymentList(Deployment._from(d) for d in platform._h.usecase_deployments(*platform._who(tenant)))
 
 
-def teardown(platform: Any, id: Any, *, tenant: Any = None) -> Deployment:
+def teardown(platform: Platform, id: IdLike, *, tenant: Optional[IdLike] = None) -> Deployment:
     """Cancels the deployment's jobs, dependents first, then its pipeline run; the record ends
     "deleted". Tearing down a torn-down deployment returns it unchanged (not an error)."""
     return Deployment._from(platform._h.usecase_deployment(*platform._who(tenant), id, True))
