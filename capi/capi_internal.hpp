@@ -21,6 +21,12 @@ void clear_error() noexcept;
 int set_template_error(int status, std::string_view message, std::string_view field, std::string_view kind, int line,
                        int column) noexcept;
 
+// The version rule of caller-filled structs (budcore_caller): 0 (never initialised) and a
+// version newer than `newest` (a program built against a later header) are refused, so the
+// library never reads fields the caller did not fill. Sets the error (field `field`) and
+// returns false for either.
+bool known_version(unsigned int version, unsigned int newest, std::string_view field) noexcept;
+
 // The one buffer rule: every output is an empty buf (BUDCORE_BUF_INIT or disposed) and a failed
 // call leaves it untouched. Sets the error (field `field`) and returns false for a NULL buf or
 // one that still holds text (filling it would leak that text). Checked before any work, so a

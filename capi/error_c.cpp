@@ -111,6 +111,19 @@ int set_template_error(int status, std::string_view message, std::string_view fi
   return code;
 }
 
+bool known_version(unsigned int version, unsigned int newest, std::string_view field) noexcept {
+  if (version != 0 && version <= newest) return true;
+  try {
+    std::string why = version == 0 ? "is 0: the struct was not initialised (start from its _INIT macro)"
+                                    : "is newer than this library knows (at most " + std::to_string(newest) +
+                                          "): the program was built against a later header";
+    set_error(core::Error::invalid(std::string(field), std::to_string(version), std::string(field) + " " + why));
+  } catch (...) {
+    set_error(BUDCORE_ENOMEM, "out of memory");
+  }
+  return false;
+}
+
 bool empty_out(const budcore_buf* out, std::string_view field) noexcept {
   if (out == nullptr) {
     set_error(BUDCORE_EINVALID, "output buffer is NULL", field);

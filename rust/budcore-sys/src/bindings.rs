@@ -7,6 +7,7 @@ pub const BUDCORE_VERSION_STRING: &[u8; 6] = b"0.1.0\0";
 pub const BUDCORE_SOVERSION: &[u8; 4] = b"0.1\0";
 pub const BUDCORE_VERSION_NUMBER: u32 = 1000;
 pub const BUDCORE_SCHEDULE_DETAILS: u32 = 1;
+pub const BUDCORE_CALLER_VERSION: u32 = 1;
 pub const BUDCORE_OK: budcore_status = 0;
 #[doc = " generic / internal failure"]
 pub const BUDCORE_ERROR: budcore_status = -1;
@@ -443,10 +444,11 @@ extern "C" {
 pub struct budcore_platform {
     _unused: [u8; 0],
 }
-#[doc = " Who calls: the tenant (a UUID, required), the principal and the request id (optional; empty\n when the pointer is NULL and the length 0)."]
+#[doc = " Who calls: the tenant (a UUID, required), the principal and the request id (optional; empty\n when the pointer is NULL and the length 0). `version` comes first so later releases can add\n fields at the end: set it to BUDCORE_CALLER_VERSION, or start from BUDCORE_CALLER_INIT.\n A version of 0 or one newer than the library knows is BUDCORE_EINVALID (field\n \"caller.version\")."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct budcore_caller {
+    pub version: ::std::os::raw::c_uint,
     pub tenant: *const ::std::os::raw::c_char,
     pub tenant_len: usize,
     pub principal: *const ::std::os::raw::c_char,
