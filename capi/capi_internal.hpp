@@ -17,7 +17,7 @@ int set_error(const core::Error& e) noexcept;
 int set_error(int status, std::string_view message, std::string_view field = {}) noexcept;
 void clear_error() noexcept;
 // Records a template failure: the error as set_error(e.to_error()) plus its kind, line and
-// column for budcore_template_error_last().
+// column (budcore_error's, and the deprecated budcore_template_error_last()'s).
 int set_template_error(int status, std::string_view message, std::string_view field, std::string_view kind, int line,
                        int column) noexcept;
 

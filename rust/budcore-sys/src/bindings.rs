@@ -76,6 +76,12 @@ pub struct budcore_error {
     pub value: *const ::std::os::raw::c_char,
     #[doc = " BUDCORE_ERATELIMITED: retry after this many ms; 0 otherwise"]
     pub retry_after_ms: ::std::os::raw::c_longlong,
+    #[doc = " what failed, within its input: for a template failure Jinja2's exception\n name (\"UndefinedError\", \"TemplateSyntaxError\", \"SecurityError\", ...);\n \"\" otherwise"]
+    pub kind: *const ::std::os::raw::c_char,
+    #[doc = " 1-based position in the input `field` names (the template text); 0 when"]
+    pub line: ::std::os::raw::c_int,
+    #[doc = " unknown or not a text position"]
+    pub column: ::std::os::raw::c_int,
 }
 extern "C" {
     #[doc = " The last error raised on this thread. Never NULL: with no error, code is BUDCORE_OK and the\n strings are \"\". The pointer and its strings stay valid until the next budcore call on this\n thread. Thread-safety: thread-local."]
@@ -258,7 +264,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Renders template `tmpl` (UTF-8, tmpl_len bytes) against the JSON object `context_json`\n (context_json_len bytes; NULL with length 0 means an empty context) and writes the result to `out`,\n which the caller releases with budcore_buf_dispose().\n native == 0: the text Jinja2's Environment(undefined=StrictUndefined) would render.\n native != 0: the JSON of the value Jinja2's NativeEnvironment would return\n              (\"{{ flag }}\" gives `true`, \"{{ cfg }}\" an object, other text a JSON string).\n Errors: BUDCORE_EINVALID for a bad context or a template error, BUDCORE_ESECURITY for a\n sandbox limit. budcore_error_last()->message starts with the Jinja2 exception name\n (\"UndefinedError: 'x' is undefined (line 1, column 4)\"); ->field is \"template\" or \"context\";\n budcore_template_error_last() gives the kind, line and column as fields.\n Thread-safety: safe from any thread."]
+    #[doc = " Renders template `tmpl` (UTF-8, tmpl_len bytes) against the JSON object `context_json`\n (context_json_len bytes; NULL with length 0 means an empty context) and writes the result to `out`,\n which the caller releases with budcore_buf_dispose().\n native == 0: the text Jinja2's Environment(undefined=StrictUndefined) would render.\n native != 0: the JSON of the value Jinja2's NativeEnvironment would return\n              (\"{{ flag }}\" gives `true`, \"{{ cfg }}\" an object, other text a JSON string).\n Errors: BUDCORE_EINVALID for a bad context or a template error, BUDCORE_ESECURITY for a\n sandbox limit. budcore_error_last()->message starts with the Jinja2 exception name\n (\"UndefinedError: 'x' is undefined (line 1, column 4)\"); ->field is \"template\" or \"context\";\n ->kind is the exception name and ->line, ->column its position in the template.\n Thread-safety: safe from any thread."]
     pub fn budcore_template_render(
         out: *mut budcore_buf,
         tmpl: *const ::std::os::raw::c_char,
@@ -275,7 +281,7 @@ pub struct budcore_template {
     _unused: [u8; 0],
 }
 extern "C" {
-    #[doc = " Compiles `text` into *out (NULL on failure). Errors as for budcore_template_render\n (TemplateSyntaxError, TemplateAssertionError, SecurityError for oversized text), with\n budcore_template_error_last() set. Thread-safety: safe from any thread."]
+    #[doc = " Compiles `text` into *out (NULL on failure). Errors as for budcore_template_render\n (TemplateSyntaxError, TemplateAssertionError, SecurityError for oversized text), with\n budcore_error_last()->kind, ->line and ->column set. Thread-safety: safe from any thread."]
     pub fn budcore_template_compile(
         out: *mut *mut budcore_template,
         text: *const ::std::os::raw::c_char,
@@ -296,7 +302,7 @@ extern "C" {
     #[doc = " Frees a compiled template. NULL is a no-op. Thread-safety: not while another call uses it."]
     pub fn budcore_template_free(tmpl: *mut budcore_template);
 }
-#[doc = " The template details of this thread's last error."]
+#[doc = " The template details of this thread's last error. Deprecated with\n budcore_template_error_last(): budcore_error carries the same kind, line and column."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct budcore_template_error {
@@ -307,7 +313,7 @@ pub struct budcore_template_error {
     pub column: ::std::os::raw::c_int,
 }
 extern "C" {
-    #[doc = " Never NULL; kind is \"\" unless this thread's last call failed in a template. Valid until the\n next budcore call on this thread, like budcore_error_last(). Thread-safety: thread-local."]
+    #[doc = " Deprecated: read budcore_error_last()->kind, ->line and ->column, the same values on the one\n error channel. Kept for programs built against earlier headers.\n Never NULL; kind is \"\" unless this thread's last call failed in a template. Valid until the\n next budcore call on this thread, like budcore_error_last(). Thread-safety: thread-local."]
     pub fn budcore_template_error_last() -> *const budcore_template_error;
 }
 #[doc = " An open store. Opaque; release with budcore_store_free()."]
