@@ -10,8 +10,8 @@ static int step_trampoline(const char *args_json, size_t args_json_len, int atte
   return budcoreGoStep((uintptr_t)user_data, (char *)args_json, args_json_len, attempt, (char *)step_id, out);
 }
 
-int budcore_go_registry_add(budcore_function_registry *registry, const char *name, size_t name_len,
+int budcore_go_registry_add(budcore_pipeline_function_registry *registry, const char *name, size_t name_len,
                             uintptr_t handle) {
   /* The Go side deletes the handles itself (Functions.Close), so no free_payload here. */
-  return budcore_function_registry_add(registry, name, name_len, step_trampoline, (void *)handle, NULL);
+  return budcore_pipeline_function_registry_add(registry, name, name_len, step_trampoline, (void *)handle, NULL);
 }

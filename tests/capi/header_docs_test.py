@@ -15,6 +15,8 @@ def problems(path):
     name = path.split("/")[-1]
     for m in DECL.finditer(text):
         comment, decl = m.group(1), " ".join(m.group(2).split())
+        # A deprecation attribute follows the parameter list; its message is not a parameter.
+        decl = re.sub(r'\s*BUDCORE_DEPRECATED\("[^"]*"\)', "", decl)
         fn = re.search(r"(budcore_\w+)\s*\(", decl)
         fn = fn.group(1) if fn else decl[:40]
         if "Thread-safety:" not in comment:

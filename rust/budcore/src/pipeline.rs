@@ -67,7 +67,7 @@ type Callable = dyn Fn(&str, i32, &str) -> FunctionResult + Send + Sync;
 /// concurrent [`run_pipeline`] calls. The registry owns each closure and drops it when the
 /// registry is freed (the library's `free_user_data`).
 pub struct Functions {
-    raw: *mut sys::budcore_function_registry,
+    raw: *mut sys::budcore_pipeline_function_registry,
 }
 
 // SAFETY: the registry is only modified through &mut self; the library allows concurrent runs
@@ -79,7 +79,7 @@ impl Functions {
     pub fn new() -> Result<Self, Error> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: raw is a valid out-pointer.
-        check(unsafe { sys::budcore_function_registry_new(&mut raw) })?;
+        check(unsafe { sys::budcore_pipeline_function_registry_new(&mut raw) })?;
         Ok(Functions { raw })
     }
 
@@ -95,7 +95,7 @@ impl Functions {
         // SAFETY: on success the registry owns `boxed` and drops it through drop_closure when
         // it is freed; on failure it keeps nothing, so the box is taken back here.
         let rc = unsafe {
-            sys::budcore_function_registry_add(
+            sys::budcore_pipeline_function_registry_add(
                 self.raw,
                 name.as_ptr().cast(),
                 name.len(),
@@ -114,7 +114,7 @@ impl Functions {
 
     pub fn len(&self) -> usize {
         // SAFETY: raw is a live registry.
-        unsafe { sys::budcore_function_registry_size(self.raw) }
+        unsafe { sys::budcore_pipeline_function_registry_size(self.raw) }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -124,8 +124,8 @@ impl Functions {
 
 impl Drop for Functions {
     fn drop(&mut self) {
-        // SAFETY: raw came from budcore_function_registry_new; freeing it drops the closures.
-        unsafe { sys::budcore_function_registry_free(self.raw) }
+        // SAFETY: raw came from budcore_pipeline_function_registry_new; freeing it drops the closures.
+        unsafe { sys::budcore_pipeline_function_registry_free(self.raw) }
     }
 }
 
