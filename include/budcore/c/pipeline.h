@@ -29,7 +29,7 @@ BUDCORE_API int budcore_pipeline_plan(budcore_buf *out, budcore_buf *errors_out,
  *              the call;
  *   out        an empty buf the callback fills with budcore_buf_set() (which copies), never
  *              with memory of its own;
- *   user_data  the payload given to budcore_pipeline_function_registry_add(), passed through
+ *   payload    the payload given to budcore_pipeline_function_registry_add(), passed through
  *              untouched.
  * Return 0 on success with the step's outputs in `out` as JSON: an object becomes the step's
  * outputs, any other value is wrapped as {"result": value}, and an empty `out` means {}.
@@ -43,7 +43,7 @@ BUDCORE_API int budcore_pipeline_plan(budcore_buf *out, budcore_buf *errors_out,
  * run returns). It must not unwind (C++ exception, longjmp) through the library.
  * Thread-safety: see budcore_pipeline_function_registry_add(). */
 typedef int (*budcore_step_function)(const char *args_json, size_t args_json_len, int attempt, const char *step_id,
-                                     budcore_buf *out, void *user_data);
+                                     budcore_buf *out, void *payload);
 
 
 /* Named FUNCTION callables for budcore_pipeline_run(). Opaque. */
@@ -53,20 +53,20 @@ typedef struct budcore_pipeline_function_registry budcore_pipeline_function_regi
  * budcore_pipeline_function_registry_free(). Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_pipeline_function_registry_new(budcore_pipeline_function_registry **out);
 
-/* Frees the registry. NULL is a no-op. Each function's free_user_data (if not NULL) is called
- * once with its user_data. Thread-safety: not while any other call uses the registry. */
+/* Frees the registry. NULL is a no-op. Each function's free_payload (if not NULL) is called
+ * once with its payload. Thread-safety: not while any other call uses the registry. */
 BUDCORE_API void budcore_pipeline_function_registry_free(budcore_pipeline_function_registry *registry);
 
 /* Registers `callback` as the function named (name, name_len), the `function` a FUNCTION
- * step's config names, with `user_data` passed to every call. On success the registry owns
- * user_data: free_user_data (may be NULL) is called with it once, when the registry is freed.
+ * step's config names, with `payload` passed to every call. On success the registry owns
+ * payload: free_payload (may be NULL) is called with it once, when the registry is freed.
  * On failure nothing is kept or freed. Errors: BUDCORE_EINVALID (NULL registry or callback,
  * empty name; field names the argument), BUDCORE_EEXISTS when the name is taken.
  * Thread-safety: adding is not thread-safe; a registry nobody modifies any more may be used by
  * concurrent budcore_pipeline_run() calls, whose callbacks then run concurrently. */
 BUDCORE_API int budcore_pipeline_function_registry_add(budcore_pipeline_function_registry *registry, const char *name,
-                                                       size_t name_len, budcore_step_function callback, void *user_data,
-                                                       budcore_free_payload free_user_data);
+                                                       size_t name_len, budcore_step_function callback, void *payload,
+                                                       budcore_free_payload free_payload);
 
 /* Returns the number of registered functions (0 for NULL). Thread-safety: safe on a registry
  * nobody modifies. */
@@ -90,8 +90,8 @@ BUDCORE_API void budcore_function_registry_free(budcore_function_registry *regis
 /* Deprecated: budcore_pipeline_function_registry_add.
  * Thread-safety: as budcore_pipeline_function_registry_add. */
 BUDCORE_API int budcore_function_registry_add(budcore_function_registry *registry, const char *name, size_t name_len,
-                                              budcore_step_function callback, void *user_data,
-                                              budcore_free_payload free_user_data)
+                                              budcore_step_function callback, void *payload,
+                                              budcore_free_payload free_payload)
     BUDCORE_DEPRECATED("use budcore_pipeline_function_registry_add");
 
 /* Deprecated: budcore_pipeline_function_registry_size.

@@ -52,7 +52,7 @@ extern "C" {
         text_len: usize,
     ) -> ::std::os::raw::c_int;
 }
-#[doc = " Releases a payload (user_data) the library kept on the caller's behalf, once, when the\n library no longer needs it (for example when a function registry is freed)."]
+#[doc = " Releases a payload the library kept on the caller's behalf, once, when the library no longer\n needs it (for example when a function registry is freed). Every callback's context pointer\n is named `payload`: given with the callback, passed back to each call untouched."]
 pub type budcore_free_payload =
     ::std::option::Option<unsafe extern "C" fn(payload: *mut ::std::os::raw::c_void)>;
 extern "C" {
@@ -137,7 +137,7 @@ extern "C" {
         document_len: usize,
     ) -> ::std::os::raw::c_int;
 }
-#[doc = " A FUNCTION step's callable. The library calls it synchronously, on the thread that called\n budcore_pipeline_run(), once per attempt:\n   args_json  the step's resolved `config.args` as a JSON object (args_json_len bytes, also\n              NUL-terminated); valid only during the call;\n   attempt    1 for the first attempt, 2 for the first retry, ...;\n   step_id    the step's id, NUL-terminated (\"loop-1[2]\" inside a LOOP); valid only during\n              the call;\n   out        an empty buf the callback fills with budcore_buf_set() (which copies), never\n              with memory of its own;\n   user_data  the payload given to budcore_pipeline_function_registry_add(), passed through\n              untouched.\n Return 0 on success with the step's outputs in `out` as JSON: an object becomes the step's\n outputs, any other value is wrapped as {\"result\": value}, and an empty `out` means {}.\n Invalid JSON fails the attempt. Return BUDCORE_EUSER to abort the whole run at once: no\n retry, no further step; budcore_pipeline_run() then returns BUDCORE_EUSER with `out`'s text\n (or \"function 'NAME' aborted the run at step ID\") as the message and the step id as field.\n Return any other non-zero value to fail the attempt; `out` then holds the failure message\n (UTF-8; empty gives \"function 'NAME' failed with code N\"). A failed attempt is retried as\n the step's retry policy says; the last one leaves the step \"failed\" with the message.\n The callback may call other budcore functions (the thread's last error is reset when the\n run returns). It must not unwind (C++ exception, longjmp) through the library.\n Thread-safety: see budcore_pipeline_function_registry_add()."]
+#[doc = " A FUNCTION step's callable. The library calls it synchronously, on the thread that called\n budcore_pipeline_run(), once per attempt:\n   args_json  the step's resolved `config.args` as a JSON object (args_json_len bytes, also\n              NUL-terminated); valid only during the call;\n   attempt    1 for the first attempt, 2 for the first retry, ...;\n   step_id    the step's id, NUL-terminated (\"loop-1[2]\" inside a LOOP); valid only during\n              the call;\n   out        an empty buf the callback fills with budcore_buf_set() (which copies), never\n              with memory of its own;\n   payload    the payload given to budcore_pipeline_function_registry_add(), passed through\n              untouched.\n Return 0 on success with the step's outputs in `out` as JSON: an object becomes the step's\n outputs, any other value is wrapped as {\"result\": value}, and an empty `out` means {}.\n Invalid JSON fails the attempt. Return BUDCORE_EUSER to abort the whole run at once: no\n retry, no further step; budcore_pipeline_run() then returns BUDCORE_EUSER with `out`'s text\n (or \"function 'NAME' aborted the run at step ID\") as the message and the step id as field.\n Return any other non-zero value to fail the attempt; `out` then holds the failure message\n (UTF-8; empty gives \"function 'NAME' failed with code N\"). A failed attempt is retried as\n the step's retry policy says; the last one leaves the step \"failed\" with the message.\n The callback may call other budcore functions (the thread's last error is reset when the\n run returns). It must not unwind (C++ exception, longjmp) through the library.\n Thread-safety: see budcore_pipeline_function_registry_add()."]
 pub type budcore_step_function = ::std::option::Option<
     unsafe extern "C" fn(
         args_json: *const ::std::os::raw::c_char,
@@ -145,7 +145,7 @@ pub type budcore_step_function = ::std::option::Option<
         attempt: ::std::os::raw::c_int,
         step_id: *const ::std::os::raw::c_char,
         out: *mut budcore_buf,
-        user_data: *mut ::std::os::raw::c_void,
+        payload: *mut ::std::os::raw::c_void,
     ) -> ::std::os::raw::c_int,
 >;
 #[doc = " Named FUNCTION callables for budcore_pipeline_run(). Opaque."]
@@ -161,20 +161,20 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Frees the registry. NULL is a no-op. Each function's free_user_data (if not NULL) is called\n once with its user_data. Thread-safety: not while any other call uses the registry."]
+    #[doc = " Frees the registry. NULL is a no-op. Each function's free_payload (if not NULL) is called\n once with its payload. Thread-safety: not while any other call uses the registry."]
     pub fn budcore_pipeline_function_registry_free(
         registry: *mut budcore_pipeline_function_registry,
     );
 }
 extern "C" {
-    #[doc = " Registers `callback` as the function named (name, name_len), the `function` a FUNCTION\n step's config names, with `user_data` passed to every call. On success the registry owns\n user_data: free_user_data (may be NULL) is called with it once, when the registry is freed.\n On failure nothing is kept or freed. Errors: BUDCORE_EINVALID (NULL registry or callback,\n empty name; field names the argument), BUDCORE_EEXISTS when the name is taken.\n Thread-safety: adding is not thread-safe; a registry nobody modifies any more may be used by\n concurrent budcore_pipeline_run() calls, whose callbacks then run concurrently."]
+    #[doc = " Registers `callback` as the function named (name, name_len), the `function` a FUNCTION\n step's config names, with `payload` passed to every call. On success the registry owns\n payload: free_payload (may be NULL) is called with it once, when the registry is freed.\n On failure nothing is kept or freed. Errors: BUDCORE_EINVALID (NULL registry or callback,\n empty name; field names the argument), BUDCORE_EEXISTS when the name is taken.\n Thread-safety: adding is not thread-safe; a registry nobody modifies any more may be used by\n concurrent budcore_pipeline_run() calls, whose callbacks then run concurrently."]
     pub fn budcore_pipeline_function_registry_add(
         registry: *mut budcore_pipeline_function_registry,
         name: *const ::std::os::raw::c_char,
         name_len: usize,
         callback: budcore_step_function,
-        user_data: *mut ::std::os::raw::c_void,
-        free_user_data: budcore_free_payload,
+        payload: *mut ::std::os::raw::c_void,
+        free_payload: budcore_free_payload,
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
@@ -202,8 +202,8 @@ extern "C" {
         name: *const ::std::os::raw::c_char,
         name_len: usize,
         callback: budcore_step_function,
-        user_data: *mut ::std::os::raw::c_void,
-        free_user_data: budcore_free_payload,
+        payload: *mut ::std::os::raw::c_void,
+        free_payload: budcore_free_payload,
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {

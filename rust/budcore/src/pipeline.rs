@@ -65,7 +65,7 @@ type Callable = dyn Fn(&str, i32, &str) -> FunctionResult + Send + Sync;
 
 /// Named closures for FUNCTION steps. Add them, then lend the registry to any number of
 /// concurrent [`run_pipeline`] calls. The registry owns each closure and drops it when the
-/// registry is freed (the library's `free_user_data`).
+/// registry is freed (the library's `free_payload`).
 pub struct Functions {
     raw: *mut sys::budcore_pipeline_function_registry,
 }
@@ -89,7 +89,7 @@ impl Functions {
     where
         F: Fn(&str, i32, &str) -> FunctionResult + Send + Sync + 'static,
     {
-        // Boxed twice so the closure has a thin address to hand the library as user_data (a fat
+        // Boxed twice so the closure has a thin address to hand the library as payload (a fat
         // dyn pointer cannot be void*).
         let boxed: *mut Box<Callable> = Box::into_raw(Box::new(Box::new(f)));
         // SAFETY: on success the registry owns `boxed` and drops it through drop_closure when
@@ -129,7 +129,7 @@ impl Drop for Functions {
     }
 }
 
-/// The registry's free_user_data: drops a closure [`Functions::add`] boxed.
+/// The registry's free_payload: drops a closure [`Functions::add`] boxed.
 unsafe extern "C" fn drop_closure(payload: *mut c_void) {
     if !payload.is_null() {
         drop(Box::from_raw(payload as *mut Box<Callable>));
@@ -147,9 +147,9 @@ unsafe extern "C" fn trampoline(
     attempt: c_int,
     step_id: *const c_char,
     out: *mut sys::budcore_buf,
-    user_data: *mut c_void,
+    payload: *mut c_void,
 ) -> c_int {
-    let f = &*(user_data as *const Box<Callable>);
+    let f = &*(payload as *const Box<Callable>);
     let args =
         String::from_utf8_lossy(std::slice::from_raw_parts(args_json.cast::<u8>(), args_len));
     let step = std::ffi::CStr::from_ptr(step_id).to_string_lossy();
