@@ -17,9 +17,15 @@ int set_error(const core::Error& e) noexcept;
 int set_error(int status, std::string_view message, std::string_view field = {}) noexcept;
 void clear_error() noexcept;
 // Records a template failure: the error as set_error(e.to_error()) plus its kind, line and
-// column for budcore_template_error_last().
+// column (budcore_error's, and the deprecated budcore_template_error_last()'s).
 int set_template_error(int status, std::string_view message, std::string_view field, std::string_view kind, int line,
                        int column) noexcept;
+
+// The version rule of caller-filled structs (budcore_caller): 0 (never initialised) and a
+// version newer than `newest` (a program built against a later header) are refused, so the
+// library never reads fields the caller did not fill. Sets the error (field `field`) and
+// returns false for either.
+bool known_version(unsigned int version, unsigned int newest, std::string_view field) noexcept;
 
 // The one buffer rule: every output is an empty buf (BUDCORE_BUF_INIT or disposed) and a failed
 // call leaves it untouched. Sets the error (field `field`) and returns false for a NULL buf or

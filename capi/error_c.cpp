@@ -10,19 +10,28 @@ namespace budcore::capi {
 namespace {
 
 struct ThreadError {
-  std::string message, field, value, template_kind;
-  budcore_error view{BUDCORE_OK, "", "", "", 0};
+  std::string message, field, value, kind;
+  budcore_error view{BUDCORE_OK, "", "", "", 0, "", 0, 0};
   long long retry_after_ms = 0;
+  int line = 0, column = 0;
+  // The same kind, line and column for the deprecated budcore_template_error_last().
   budcore_template_error template_view{"", 0, 0};
   // The error's other problems (problems 1..n) and their views; set_error fills both.
   std::vector<core::Error> others;
   std::vector<budcore_error> other_views;
   void publish(int code) {
-    view = budcore_error{code, message.c_str(), field.c_str(), value.c_str(), retry_after_ms};
+    view = budcore_error{code, message.c_str(), field.c_str(), value.c_str(), retry_after_ms, kind.c_str(), line, column};
+    template_view = budcore_template_error{kind.c_str(), line, column};
     other_views.clear();
     for (const auto& o : others) {
-      other_views.push_back(budcore_error{status_of(o.code), o.message.c_str(), o.field.c_str(), o.value.c_str(), 0});
+      other_views.push_back(
+          budcore_error{status_of(o.code), o.message.c_str(), o.field.c_str(), o.value.c_str(), 0, "", 0, 0});
     }
+  }
+  // An error that is not about a position in a text input.
+  void clear_position() {
+    kind.clear();
+    line = column = 0;
   }
 };
 
@@ -65,6 +74,7 @@ int set_error(const core::Error& full) noexcept {
     t.value = e.value;
     t.retry_after_ms = e.retry_after_ms;
     t.others = e.others;
+    t.clear_position();
     int code = status_of(e.code);
     t.publish(code);
     return code;
@@ -81,6 +91,7 @@ int set_error(int status, std::string_view message, std::string_view field) noex
     t.value.clear();
     t.retry_after_ms = 0;
     t.others.clear();
+    t.clear_position();
     t.publish(status);
   } catch (...) {
   }
@@ -94,8 +105,7 @@ void clear_error() noexcept {
   t.value.clear();
   t.retry_after_ms = 0;
   t.others.clear();
-  t.template_kind.clear();
-  t.template_view = budcore_template_error{"", 0, 0};
+  t.clear_position();
   t.publish(BUDCORE_OK);
 }
 
@@ -104,11 +114,26 @@ int set_template_error(int status, std::string_view message, std::string_view fi
   int code = set_error(status, message, field);
   try {
     auto& t = tls();
-    t.template_kind.assign(kind);
-    t.template_view = budcore_template_error{t.template_kind.c_str(), line, column};
+    t.kind.assign(kind);
+    t.line = line;
+    t.column = column;
+    t.publish(code);
   } catch (...) {
   }
   return code;
+}
+
+bool known_version(unsigned int version, unsigned int newest, std::string_view field) noexcept {
+  if (version != 0 && version <= newest) return true;
+  try {
+    std::string why = version == 0 ? "is 0: the struct was not initialised (start from its _INIT macro)"
+                                    : "is newer than this library knows (at most " + std::to_string(newest) +
+                                          "): the program was built against a later header";
+    set_error(core::Error::invalid(std::string(field), std::to_string(version), std::string(field) + " " + why));
+  } catch (...) {
+    set_error(BUDCORE_ENOMEM, "out of memory");
+  }
+  return false;
 }
 
 bool empty_out(const budcore_buf* out, std::string_view field) noexcept {

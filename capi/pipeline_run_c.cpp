@@ -11,7 +11,7 @@
 #include "budcore/pipeline/rehearsal.hpp"
 #include "capi_internal.hpp"
 
-struct budcore_function_registry {
+struct budcore_pipeline_function_registry {
   budcore::pipeline::FunctionRegistry registry;
 };
 
@@ -97,20 +97,20 @@ extern "C" int budcore_buf_set(budcore_buf* buf, const char* text, size_t len) {
   });
 }
 
-extern "C" int budcore_function_registry_new(budcore_function_registry** out) {
+extern "C" int budcore_pipeline_function_registry_new(budcore_pipeline_function_registry** out) {
   return capi::guard([&]() -> int {
     if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "output handle pointer is NULL", "out");
     *out = nullptr;
-    *out = new budcore_function_registry{};
+    *out = new budcore_pipeline_function_registry{};
     return BUDCORE_OK;
   });
 }
 
-extern "C" void budcore_function_registry_free(budcore_function_registry* registry) { delete registry; }
+extern "C" void budcore_pipeline_function_registry_free(budcore_pipeline_function_registry* registry) { delete registry; }
 
-extern "C" int budcore_function_registry_add(budcore_function_registry* registry, const char* name, size_t name_len,
-                                             budcore_step_function callback, void* user_data,
-                                             budcore_free_payload free_user_data) {
+extern "C" int budcore_pipeline_function_registry_add(budcore_pipeline_function_registry* registry, const char* name,
+                                                      size_t name_len, budcore_step_function callback, void* user_data,
+                                                      budcore_free_payload free_user_data) {
   return capi::guard([&]() -> int {
     if (registry == nullptr) return capi::set_error(BUDCORE_EINVALID, "registry handle is NULL", "registry");
     std::string_view text;
@@ -130,13 +130,13 @@ extern "C" int budcore_function_registry_add(budcore_function_registry* registry
   });
 }
 
-extern "C" size_t budcore_function_registry_size(const budcore_function_registry* registry) {
+extern "C" size_t budcore_pipeline_function_registry_size(const budcore_pipeline_function_registry* registry) {
   return registry == nullptr ? 0 : registry->registry.size();
 }
 
 extern "C" int budcore_pipeline_run(budcore_buf* out, const char* document, size_t document_len,
                                     const char* options_json, size_t options_len,
-                                    const budcore_function_registry* functions) {
+                                    const budcore_pipeline_function_registry* functions) {
   return capi::guard([&]() -> int {
     if (!capi::empty_out(out)) return budcore_error_last()->code;
     std::string_view doc_text, options_text;
@@ -165,4 +165,23 @@ extern "C" int budcore_pipeline_run(budcore_buf* out, const char* document, size
     if (!result) return capi::set_error(result.error());
     return capi::fill_buf(out, core::to_json(result->to_value()));
   });
+}
+
+// The names before the layer prefix: released symbols, kept as aliases.
+extern "C" int budcore_function_registry_new(budcore_function_registry** out) {
+  return budcore_pipeline_function_registry_new(out);
+}
+
+extern "C" void budcore_function_registry_free(budcore_function_registry* registry) {
+  budcore_pipeline_function_registry_free(registry);
+}
+
+extern "C" int budcore_function_registry_add(budcore_function_registry* registry, const char* name, size_t name_len,
+                                             budcore_step_function callback, void* user_data,
+                                             budcore_free_payload free_user_data) {
+  return budcore_pipeline_function_registry_add(registry, name, name_len, callback, user_data, free_user_data);
+}
+
+extern "C" size_t budcore_function_registry_size(const budcore_function_registry* registry) {
+  return budcore_pipeline_function_registry_size(registry);
 }

@@ -117,6 +117,7 @@ bool caller_of(const budcore_caller* c, platform::CallContext& ctx) {
     set_error(BUDCORE_EINVALID, "caller is NULL", "caller");
     return false;
   }
+  if (!known_version(c->version, BUDCORE_CALLER_VERSION, "caller.version")) return false;
   std::string_view tenant, principal, request;
   if (!input_text(c->tenant, c->tenant_len, "caller.tenant", tenant) ||
       !input_text(c->principal, c->principal_len, "caller.principal", principal) ||

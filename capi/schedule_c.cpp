@@ -5,7 +5,7 @@
 #include "budcore/schedule/view.hpp"
 #include "capi_internal.hpp"
 
-struct budcore_timeline {
+struct budcore_schedule_timeline {
   budcore::schedule::Timeline timeline;
 };
 
@@ -67,7 +67,7 @@ extern "C" int budcore_schedule_render_html(budcore_buf* out, const char* scenar
   });
 }
 
-extern "C" int budcore_timeline_new(budcore_timeline** out, const char* scenario_json, size_t len) {
+extern "C" int budcore_schedule_timeline_new(budcore_schedule_timeline** out, const char* scenario_json, size_t len) {
   return capi::guard([&]() -> int {
     if (out == nullptr) return capi::set_error(BUDCORE_EINVALID, "output handle pointer is NULL", "out");
     *out = nullptr;
@@ -75,14 +75,15 @@ extern "C" int budcore_timeline_new(budcore_timeline** out, const char* scenario
     if (!capi::input_text(scenario_json, len, "scenario_json", text)) return budcore_error_last()->code;
     auto tl = timeline_of(text);
     if (!tl) return capi::set_error(tl.error());
-    *out = new budcore_timeline{std::move(*tl)};
+    *out = new budcore_schedule_timeline{std::move(*tl)};
     return BUDCORE_OK;
   });
 }
 
-extern "C" void budcore_timeline_free(budcore_timeline* timeline) { delete timeline; }
+extern "C" void budcore_schedule_timeline_free(budcore_schedule_timeline* timeline) { delete timeline; }
 
-extern "C" int budcore_timeline_result(budcore_buf* out, const budcore_timeline* timeline, unsigned flags) {
+extern "C" int budcore_schedule_timeline_result(budcore_buf* out, const budcore_schedule_timeline* timeline,
+                                                unsigned flags) {
   return capi::guard([&]() -> int {
     std::string_view unused;
     if (!prepare(out, nullptr, 0, "out", unused)) return budcore_error_last()->code;
@@ -91,7 +92,8 @@ extern "C" int budcore_timeline_result(budcore_buf* out, const budcore_timeline*
   });
 }
 
-extern "C" int budcore_timeline_apply(budcore_timeline* timeline, const char* event_json, size_t len) {
+extern "C" int budcore_schedule_timeline_apply(budcore_schedule_timeline* timeline, const char* event_json,
+                                               size_t len) {
   return capi::guard([&]() -> int {
     if (timeline == nullptr) return capi::set_error(BUDCORE_EINVALID, "timeline handle is NULL", "timeline");
     std::string_view text;
@@ -101,4 +103,19 @@ extern "C" int budcore_timeline_apply(budcore_timeline* timeline, const char* ev
     if (auto st = schedule::apply_event(timeline->timeline, *event); !st) return capi::set_error(st.error());
     return BUDCORE_OK;
   });
+}
+
+// The names before the layer prefix: released symbols, kept as aliases.
+extern "C" int budcore_timeline_new(budcore_timeline** out, const char* scenario_json, size_t len) {
+  return budcore_schedule_timeline_new(out, scenario_json, len);
+}
+
+extern "C" void budcore_timeline_free(budcore_timeline* timeline) { budcore_schedule_timeline_free(timeline); }
+
+extern "C" int budcore_timeline_result(budcore_buf* out, const budcore_timeline* timeline, unsigned flags) {
+  return budcore_schedule_timeline_result(out, timeline, flags);
+}
+
+extern "C" int budcore_timeline_apply(budcore_timeline* timeline, const char* event_json, size_t len) {
+  return budcore_schedule_timeline_apply(timeline, event_json, len);
 }

@@ -1,5 +1,5 @@
 // C ABI over budcore::templates: one-shot renders and compiled templates, with each failure's
-// Jinja2 kind, line and column kept as fields (budcore_template_error_last).
+// Jinja2 kind, line and column on the error (budcore_error_last).
 #include "budcore/c/template.h"
 
 #include "budcore/core/json.hpp"

@@ -14,7 +14,7 @@
 int main(void) {
   const char *job = "{\"name\": \"quickstart\", \"job_type\": \"batch\", \"deployment_type\": \"docker\","
                     " \"gpu_type\": \"nvidia-a100-80gb\", \"gpu_count\": 1, \"estimated_duration_seconds\": 600}";
-  budcore_caller me = {S("3f6b2a1e-8c4d-4e5f-9a0b-1c2d3e4f5a6b"), NULL, 0, NULL, 0};
+  budcore_caller me = {BUDCORE_CALLER_VERSION, S("3f6b2a1e-8c4d-4e5f-9a0b-1c2d3e4f5a6b"), NULL, 0, NULL, 0};
   char dir[] = "/tmp/budcore-quickstart-XXXXXX", id[37] = "";
   const char *status;
   budcore_platform *p = NULL;

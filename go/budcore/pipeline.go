@@ -5,7 +5,7 @@ package budcore
 #include <stdlib.h>
 #include <budcore/budcore.h>
 
-int budcore_go_registry_add(budcore_function_registry *registry, const char *name, size_t name_len,
+int budcore_go_registry_add(budcore_pipeline_function_registry *registry, const char *name, size_t name_len,
                             uintptr_t handle);
 */
 import "C"
@@ -51,7 +51,7 @@ var ErrAbortRun = errors.New("run aborted by a function")
 // Functions holds named Functions for RunPipeline. Add them first; a Functions nobody adds to
 // any more may serve concurrent runs. Close releases it.
 type Functions struct {
-	registry *C.budcore_function_registry
+	registry *C.budcore_pipeline_function_registry
 	handles  []cgo.Handle
 }
 
@@ -61,7 +61,7 @@ func NewFunctions() (*Functions, error) {
 	defer runtime.UnlockOSThread()
 
 	f := &Functions{}
-	if rc := C.budcore_function_registry_new(&f.registry); rc != C.BUDCORE_OK {
+	if rc := C.budcore_pipeline_function_registry_new(&f.registry); rc != C.BUDCORE_OK {
 		return nil, lastError(rc)
 	}
 	runtime.SetFinalizer(f, (*Functions).Close)
@@ -89,7 +89,7 @@ func (f *Functions) Add(name string, fn Function) error {
 
 // Len is the number of registered functions.
 func (f *Functions) Len() int {
-	return int(C.budcore_function_registry_size(f.registry))
+	return int(C.budcore_pipeline_function_registry_size(f.registry))
 }
 
 // Close frees the registry. It must not run while a RunPipeline uses it; calling it twice is
@@ -98,7 +98,7 @@ func (f *Functions) Close() {
 	if f.registry == nil {
 		return
 	}
-	C.budcore_function_registry_free(f.registry)
+	C.budcore_pipeline_function_registry_free(f.registry)
 	f.registry = nil
 	for _, h := range f.handles {
 		h.Delete()
@@ -142,7 +142,7 @@ func RunPipeline(document, optionsJSON string, functions *Functions) (string, er
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	var registry *C.budcore_function_registry
+	var registry *C.budcore_pipeline_function_registry
 	if functions != nil {
 		if functions.registry == nil {
 			return "", &Error{Code: Invalid, Field: "functions", Message: "functions are closed"}

@@ -78,6 +78,7 @@ func newCaller(c Caller) cCaller {
 		cc.texts = append(cc.texts, t)
 		return t, C.size_t(len(s))
 	}
+	cc.c.version = C.BUDCORE_CALLER_VERSION
 	cc.c.tenant, cc.c.tenant_len = put(c.Tenant)
 	cc.c.principal, cc.c.principal_len = put(c.Principal)
 	cc.c.request_id, cc.c.request_id_len = put(c.RequestID)

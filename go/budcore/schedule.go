@@ -42,18 +42,18 @@ func ScheduleHTML(scenario string) (string, error) {
 	return takeBuf(&out, rc)
 }
 
-// Timeline is a live schedule timeline (budcore_timeline). Use it from one goroutine at a
+// Timeline is a live schedule timeline (budcore_schedule_timeline). Use it from one goroutine at a
 // time; Close releases it (a finalizer does too, as a safety net).
 type Timeline struct {
-	raw *C.budcore_timeline
+	raw *C.budcore_schedule_timeline
 }
 
 // NewTimeline builds the timeline of a scenario (as for ScheduleEstimate).
 func NewTimeline(scenario string) (*Timeline, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var raw *C.budcore_timeline
-	if rc := C.budcore_timeline_new(&raw, cText(scenario), C.size_t(len(scenario))); rc != C.BUDCORE_OK {
+	var raw *C.budcore_schedule_timeline
+	if rc := C.budcore_schedule_timeline_new(&raw, cText(scenario), C.size_t(len(scenario))); rc != C.BUDCORE_OK {
 		return nil, lastError(rc)
 	}
 	t := &Timeline{raw: raw}
@@ -64,7 +64,7 @@ func NewTimeline(scenario string) (*Timeline, error) {
 // Close releases the timeline; further calls fail.
 func (t *Timeline) Close() {
 	if t.raw != nil {
-		C.budcore_timeline_free(t.raw)
+		C.budcore_schedule_timeline_free(t.raw)
 		t.raw = nil
 	}
 	runtime.SetFinalizer(t, nil)
@@ -80,7 +80,7 @@ func (t *Timeline) Result(details bool) (string, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var out C.budcore_buf
-	rc := C.budcore_timeline_result(&out, t.raw, scheduleFlags(details))
+	rc := C.budcore_schedule_timeline_result(&out, t.raw, scheduleFlags(details))
 	runtime.KeepAlive(t)
 	return takeBuf(&out, rc)
 }
@@ -92,7 +92,7 @@ func (t *Timeline) Apply(event string) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	rc := C.budcore_timeline_apply(t.raw, cText(event), C.size_t(len(event)))
+	rc := C.budcore_schedule_timeline_apply(t.raw, cText(event), C.size_t(len(event)))
 	runtime.KeepAlive(t)
 	if rc != C.BUDCORE_OK {
 		return lastError(rc)

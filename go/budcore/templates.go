@@ -23,11 +23,11 @@ type TemplateError struct {
 func (e *TemplateError) Error() string { return e.Err.Error() }
 func (e *TemplateError) Unwrap() error { return e.Err }
 
-// templateError reads the template details, then the error (which clears both). The caller
-// holds the OS thread.
+// templateError reads the template details of the error, then the error (which clears it).
+// The caller holds the OS thread.
 func templateError(rc C.int) error {
-	t := C.budcore_template_error_last()
-	kind, line, column := C.GoString(t.kind), int(t.line), int(t.column)
+	e := C.budcore_error_last()
+	kind, line, column := C.GoString(e.kind), int(e.line), int(e.column)
 	return &TemplateError{Err: lastError(rc).(*Error), Kind: kind, Line: line, Column: column}
 }
 

@@ -285,8 +285,8 @@ static void boundary(const char *kind, const char *dir) {
   char *before, *after;
   budcore_platform *p = NULL;
   budcore_buf out = BUDCORE_BUF_INIT;
-  budcore_caller a = {S(TENANT_A), S("user:alice"), S("req-a")};
-  budcore_caller b = {S(TENANT_B), S("user:bob"), S("req-b")};
+  budcore_caller a = {BUDCORE_CALLER_VERSION, S(TENANT_A), S("user:alice"), S("req-a")};
+  budcore_caller b = {BUDCORE_CALLER_VERSION, S(TENANT_B), S("user:bob"), S("req-b")};
   long b_writes = 0;
   size_t i, j, k, n;
   int rc;
@@ -501,9 +501,9 @@ static void audit_anchors(const char *kind, const char *dir) {
   const char *at;
   budcore_platform *p = NULL;
   budcore_buf out = BUDCORE_BUF_INIT;
-  budcore_caller root = {S(TENANT_A), S("user:root"), S("req-root")};
-  budcore_caller root_b = {S(TENANT_B), S("user:root"), S("req-root")};
-  budcore_caller erin = {S(TENANT_A), S("user:erin"), S("req-erin")};
+  budcore_caller root = {BUDCORE_CALLER_VERSION, S(TENANT_A), S("user:root"), S("req-root")};
+  budcore_caller root_b = {BUDCORE_CALLER_VERSION, S(TENANT_B), S("user:root"), S("req-root")};
+  budcore_caller erin = {BUDCORE_CALLER_VERSION, S(TENANT_A), S("user:erin"), S("req-erin")};
 
   if (store_uri(uri, sizeof uri, kind, dir, "anchors") != 0) {
     CHECK(!"a store for the anchors");
@@ -551,8 +551,8 @@ int main(int argc, char **argv) {
   char uri[1024], config[1200], job_id[37], run_id[37], dep_id[37], before[8192], on_a[2200], on_none[2200];
   budcore_platform *p = NULL;
   budcore_buf out = BUDCORE_BUF_INIT, seen = BUDCORE_BUF_INIT;
-  budcore_caller a = {S(TENANT_A), S("user:alice"), S("req x'); DROP TABLE audit_log; --")};
-  budcore_caller b = {S(TENANT_B), S("user:bob"), S("req-b")};
+  budcore_caller a = {BUDCORE_CALLER_VERSION, S(TENANT_A), S("user:alice"), S("req x'); DROP TABLE audit_log; --")};
+  budcore_caller b = {BUDCORE_CALLER_VERSION, S(TENANT_B), S("user:bob"), S("req-b")};
   const char *ids[PROBES];
   int i, rc;
 

@@ -56,7 +56,7 @@ int main(void) {
   char first[37], second[37];
   budcore_platform *p = NULL;
   budcore_buf out = BUDCORE_BUF_INIT;
-  budcore_caller caller = {S("00000000-0000-4000-8000-0000000000c8"), S("user:c"), S("req-k8s")};
+  budcore_caller caller = {BUDCORE_CALLER_VERSION, S("00000000-0000-4000-8000-0000000000c8"), S("user:c"), S("req-k8s")};
 
   if (state == NULL) {
     printf("no Kubernetes test bed (BUDCORE_K8S_STATE_DIR unset): skipped\n");

@@ -66,15 +66,15 @@ static int score(const char *args_json, size_t args_len, int attempt, const char
   return budcore_buf_set(out, text, strlen(text)) == BUDCORE_OK ? 0 : 1;
 }
 
-static budcore_function_registry *make_registry(struct scorer *s) {
-  budcore_function_registry *reg = NULL;
-  CHECK(budcore_function_registry_new(&reg) == BUDCORE_OK);
+static budcore_pipeline_function_registry *make_registry(struct scorer *s) {
+  budcore_pipeline_function_registry *reg = NULL;
+  CHECK(budcore_pipeline_function_registry_new(&reg) == BUDCORE_OK);
   CHECK(reg != NULL);
-  CHECK(budcore_function_registry_add(reg, "score", 5, score, s, NULL) == BUDCORE_OK);
+  CHECK(budcore_pipeline_function_registry_add(reg, "score", 5, score, s, NULL) == BUDCORE_OK);
   return reg;
 }
 
-static int run(budcore_buf *out, const char *options, const budcore_function_registry *reg) {
+static int run(budcore_buf *out, const char *options, const budcore_pipeline_function_registry *reg) {
   return budcore_pipeline_run(out, kScored, strlen(kScored), options, options ? strlen(options) : 0, reg);
 }
 
@@ -102,32 +102,48 @@ static void test_buf_set(void) {
 
 static void test_registry(void) {
   struct scorer s;
-  budcore_function_registry *reg;
+  budcore_pipeline_function_registry *reg;
   memset(&s, 0, sizeof s);
   reg = make_registry(&s);
-  CHECK(budcore_function_registry_size(reg) == 1);
-  CHECK(budcore_function_registry_add(reg, "score", 5, score, &s, NULL) == BUDCORE_EEXISTS);
-  CHECK(budcore_function_registry_add(reg, "", 0, score, &s, NULL) == BUDCORE_EINVALID);
+  CHECK(budcore_pipeline_function_registry_size(reg) == 1);
+  CHECK(budcore_pipeline_function_registry_add(reg, "score", 5, score, &s, NULL) == BUDCORE_EEXISTS);
+  CHECK(budcore_pipeline_function_registry_add(reg, "", 0, score, &s, NULL) == BUDCORE_EINVALID);
   CHECK(strcmp(budcore_error_last()->field, "name") == 0);
-  CHECK(budcore_function_registry_add(reg, "other", 5, NULL, &s, NULL) == BUDCORE_EINVALID);
+  CHECK(budcore_pipeline_function_registry_add(reg, "other", 5, NULL, &s, NULL) == BUDCORE_EINVALID);
   CHECK(strcmp(budcore_error_last()->field, "callback") == 0);
-  CHECK(budcore_function_registry_add(NULL, "other", 5, score, &s, NULL) == BUDCORE_EINVALID);
+  CHECK(budcore_pipeline_function_registry_add(NULL, "other", 5, score, &s, NULL) == BUDCORE_EINVALID);
   CHECK(strcmp(budcore_error_last()->field, "registry") == 0);
-  CHECK(budcore_function_registry_add(reg, "\xC0\xAF", 2, score, &s, NULL) == BUDCORE_EINVALID);
+  CHECK(budcore_pipeline_function_registry_add(reg, "\xC0\xAF", 2, score, &s, NULL) == BUDCORE_EINVALID);
   CHECK(strcmp(budcore_error_last()->field, "name") == 0);
-  CHECK(budcore_function_registry_add(reg, "scoreXYZ", 5, score, &s, NULL) == BUDCORE_EEXISTS); /* length honoured */
-  CHECK(budcore_function_registry_add(reg, "other", 5, score, NULL, NULL) == BUDCORE_OK);
-  CHECK(budcore_function_registry_size(reg) == 2);
-  CHECK(budcore_function_registry_size(NULL) == 0);
-  CHECK(budcore_function_registry_new(NULL) == BUDCORE_EINVALID);
-  budcore_function_registry_free(reg);
-  budcore_function_registry_free(NULL);
+  CHECK(budcore_pipeline_function_registry_add(reg, "scoreXYZ", 5, score, &s, NULL) == BUDCORE_EEXISTS); /* length honoured */
+  CHECK(budcore_pipeline_function_registry_add(reg, "other", 5, score, NULL, NULL) == BUDCORE_OK);
+  CHECK(budcore_pipeline_function_registry_size(reg) == 2);
+  CHECK(budcore_pipeline_function_registry_size(NULL) == 0);
+  CHECK(budcore_pipeline_function_registry_new(NULL) == BUDCORE_EINVALID);
+  budcore_pipeline_function_registry_free(reg);
+  budcore_pipeline_function_registry_free(NULL);
   CHECK(s.calls == 0);
 }
 
+/* The names before the layer prefix stay exported (deprecated) and are the same functions. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static void test_deprecated_registry_names(void) {
+  struct scorer s;
+  budcore_function_registry *reg = NULL;
+  memset(&s, 0, sizeof s);
+  CHECK(budcore_function_registry_new(&reg) == BUDCORE_OK);
+  CHECK(budcore_function_registry_add(reg, "score", 5, score, &s, NULL) == BUDCORE_OK);
+  CHECK(budcore_function_registry_size(reg) == 1);
+  CHECK(budcore_pipeline_function_registry_size(reg) == 1);
+  CHECK(budcore_function_registry_add(reg, "score", 5, score, &s, NULL) == BUDCORE_EEXISTS);
+  budcore_function_registry_free(reg);
+}
+#pragma GCC diagnostic pop
+
 static void test_function_output_feeds_transform(void) {
   struct scorer s;
-  budcore_function_registry *reg;
+  budcore_pipeline_function_registry *reg;
   budcore_buf out = BUDCORE_BUF_INIT;
   int rc;
   memset(&s, 0, sizeof s);
@@ -157,12 +173,12 @@ static void test_function_output_feeds_transform(void) {
   CHECK(run(&out, NULL, reg) == BUDCORE_OK);
   CHECK(out.ptr != NULL && strstr(out.ptr, "\"score\":{\"result\":42}") != NULL);
   budcore_buf_dispose(&out);
-  budcore_function_registry_free(reg);
+  budcore_pipeline_function_registry_free(reg);
 }
 
 static void test_callback_errors(void) {
   struct scorer s;
-  budcore_function_registry *reg;
+  budcore_pipeline_function_registry *reg;
   budcore_buf out = BUDCORE_BUF_INIT;
   memset(&s, 0, sizeof s);
   reg = make_registry(&s);
@@ -207,7 +223,7 @@ static void test_callback_errors(void) {
   CHECK(budcore_error_last()->code == BUDCORE_OK);
   CHECK(budcore_error_last()->field[0] == '\0');
   budcore_buf_dispose(&out);
-  budcore_function_registry_free(reg);
+  budcore_pipeline_function_registry_free(reg);
 
   /* No registry: the FUNCTION step cannot run. */
   CHECK(run(&out, NULL, NULL) == BUDCORE_OK);
@@ -231,7 +247,7 @@ static int pure_score(const char *args_json, size_t args_len, int attempt, const
  * later step; the run returns BUDCORE_EUSER with the callback's message, `out` untouched. */
 static void test_callback_aborts_the_run(void) {
   struct scorer s;
-  budcore_function_registry *reg;
+  budcore_pipeline_function_registry *reg;
   budcore_buf out = BUDCORE_BUF_INIT;
   memset(&s, 0, sizeof s);
   reg = make_registry(&s);
@@ -252,7 +268,7 @@ static void test_callback_aborts_the_run(void) {
   CHECK(run(&out, NULL, reg) == BUDCORE_OK);
   CHECK(out.ptr != NULL && strstr(out.ptr, "\"status\":\"completed\"") != NULL);
   budcore_buf_dispose(&out);
-  budcore_function_registry_free(reg);
+  budcore_pipeline_function_registry_free(reg);
 }
 
 /* The registry owns a payload once added: free_user_data runs once, when the registry is freed;
@@ -264,22 +280,22 @@ static void free_counter(void *payload) {
 }
 
 static void test_registry_frees_payloads(void) {
-  budcore_function_registry *reg = NULL;
+  budcore_pipeline_function_registry *reg = NULL;
   int *a = (int *)malloc(sizeof *a), *b = (int *)malloc(sizeof *b);
   freed_count = 0;
-  CHECK(budcore_function_registry_new(&reg) == BUDCORE_OK);
-  CHECK(budcore_function_registry_add(reg, "score", 5, pure_score, a, free_counter) == BUDCORE_OK);
-  CHECK(budcore_function_registry_add(reg, "score", 5, pure_score, b, free_counter) == BUDCORE_EEXISTS);
+  CHECK(budcore_pipeline_function_registry_new(&reg) == BUDCORE_OK);
+  CHECK(budcore_pipeline_function_registry_add(reg, "score", 5, pure_score, a, free_counter) == BUDCORE_OK);
+  CHECK(budcore_pipeline_function_registry_add(reg, "score", 5, pure_score, b, free_counter) == BUDCORE_EEXISTS);
   CHECK(freed_count == 0); /* b is still ours */
   free(b);
-  CHECK(budcore_function_registry_add(reg, "other", 5, pure_score, NULL, NULL) == BUDCORE_OK);
-  budcore_function_registry_free(reg);
+  CHECK(budcore_pipeline_function_registry_add(reg, "other", 5, pure_score, NULL, NULL) == BUDCORE_OK);
+  budcore_pipeline_function_registry_free(reg);
   CHECK(freed_count == 1);
 }
 
 static void test_fault_options(void) {
   struct scorer s;
-  budcore_function_registry *reg;
+  budcore_pipeline_function_registry *reg;
   budcore_buf out = BUDCORE_BUF_INIT;
   memset(&s, 0, sizeof s);
   reg = make_registry(&s);
@@ -293,7 +309,7 @@ static void test_fault_options(void) {
   CHECK(run(&out, "{\"timeout\": [\"score\"]}", reg) == BUDCORE_OK);
   CHECK(out.ptr != NULL && starts_with(out.ptr, "{\"status\":\"running\",\"done\":false,"));
   budcore_buf_dispose(&out);
-  budcore_function_registry_free(reg);
+  budcore_pipeline_function_registry_free(reg);
 }
 
 static void test_invalid_input(void) {
@@ -324,7 +340,7 @@ static void test_invalid_input(void) {
 /* One registry, several threads running at once; each sees its own complete result. */
 #define RUN_THREADS 4
 struct thread_run {
-  const budcore_function_registry *reg;
+  const budcore_pipeline_function_registry *reg;
   int base;
   int ok;
 };
@@ -342,12 +358,12 @@ static void *run_thread(void *arg) {
 }
 
 static void test_concurrent_runs(void) {
-  budcore_function_registry *reg = NULL;
+  budcore_pipeline_function_registry *reg = NULL;
   pthread_t ts[RUN_THREADS];
   struct thread_run runs[RUN_THREADS];
   int i;
-  CHECK(budcore_function_registry_new(&reg) == BUDCORE_OK);
-  CHECK(budcore_function_registry_add(reg, "score", 5, pure_score, NULL, NULL) == BUDCORE_OK);
+  CHECK(budcore_pipeline_function_registry_new(&reg) == BUDCORE_OK);
+  CHECK(budcore_pipeline_function_registry_add(reg, "score", 5, pure_score, NULL, NULL) == BUDCORE_OK);
   for (i = 0; i < RUN_THREADS; ++i) {
     runs[i].reg = reg;
     runs[i].base = i + 1;
@@ -358,26 +374,27 @@ static void test_concurrent_runs(void) {
     CHECK(pthread_join(ts[i], NULL) == 0);
     CHECK(runs[i].ok);
   }
-  budcore_function_registry_free(reg);
+  budcore_pipeline_function_registry_free(reg);
 }
 
 static void test_deterministic(void) {
   budcore_buf a = BUDCORE_BUF_INIT, b = BUDCORE_BUF_INIT;
-  budcore_function_registry *reg = NULL;
-  CHECK(budcore_function_registry_new(&reg) == BUDCORE_OK);
-  CHECK(budcore_function_registry_add(reg, "score", 5, pure_score, NULL, NULL) == BUDCORE_OK);
+  budcore_pipeline_function_registry *reg = NULL;
+  CHECK(budcore_pipeline_function_registry_new(&reg) == BUDCORE_OK);
+  CHECK(budcore_pipeline_function_registry_add(reg, "score", 5, pure_score, NULL, NULL) == BUDCORE_OK);
   CHECK(run(&a, "{\"fail\": [\"prep\"]}", reg) == BUDCORE_OK);
   CHECK(run(&b, "{\"fail\": [\"prep\"]}", reg) == BUDCORE_OK);
   CHECK(a.ptr != NULL && b.ptr != NULL && a.size == b.size && memcmp(a.ptr, b.ptr, a.size) == 0);
   CHECK(a.ptr != NULL && strstr(a.ptr, "\"prep\":\"failed\"") != NULL);
   budcore_buf_dispose(&a);
   budcore_buf_dispose(&b);
-  budcore_function_registry_free(reg);
+  budcore_pipeline_function_registry_free(reg);
 }
 
 int main(void) {
   test_buf_set();
   test_registry();
+  test_deprecated_registry_names();
   test_function_output_feeds_transform();
   test_callback_errors();
   test_callback_aborts_the_run();

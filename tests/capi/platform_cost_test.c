@@ -36,7 +36,7 @@ int main(void) {
   char capped[37], half[37];
   budcore_platform *p = NULL;
   budcore_buf out = BUDCORE_BUF_INIT;
-  budcore_caller caller = {S("00000000-0000-4000-8000-0000000000c1"), S("user:c"), S("req-c")};
+  budcore_caller caller = {BUDCORE_CALLER_VERSION, S("00000000-0000-4000-8000-0000000000c1"), S("user:c"), S("req-c")};
 
   CHECK(mkdtemp(dir) != NULL);
   /* A bad section: the error names its path. */

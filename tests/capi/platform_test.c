@@ -37,8 +37,8 @@ int main(void) {
   char dir[] = "/tmp/budcore-capi-platform-XXXXXX";
   budcore_platform *p = NULL;
   budcore_buf out = BUDCORE_BUF_INIT;
-  budcore_caller caller = {S("00000000-0000-4000-8000-0000000000c1"), S("user:c"), S("req-c")};
-  budcore_caller other = {S("00000000-0000-4000-8000-0000000000c2"), NULL, 0, NULL, 0};
+  budcore_caller caller = {BUDCORE_CALLER_VERSION, S("00000000-0000-4000-8000-0000000000c1"), S("user:c"), S("req-c")};
+  budcore_caller other = {BUDCORE_CALLER_VERSION, S("00000000-0000-4000-8000-0000000000c2"), NULL, 0, NULL, 0};
   char id[37];
   int64_t last = -1;
   struct seen seen = {0, 0};
@@ -132,6 +132,19 @@ int main(void) {
   CHECK(strcmp(budcore_error_last()->field, "id") == 0);
   CHECK(budcore_platform_submit(&out, p, &caller, "{\"name\": \"\xff\"}", 12, NULL, 0) == BUDCORE_EINVALID);
   CHECK(budcore_platform_pump(p) == BUDCORE_OK);
+  {
+    /* A caller struct never initialised (version 0) or from a later header is refused by name. */
+    budcore_caller unset = BUDCORE_CALLER_INIT;
+    budcore_caller later = caller;
+    unset.version = 0;
+    CHECK(budcore_platform_get(&out, p, &unset, S(id)) == BUDCORE_EINVALID);
+    CHECK(strcmp(budcore_error_last()->field, "caller.version") == 0);
+    CHECK(strcmp(budcore_error_last()->value, "0") == 0);
+    later.version = BUDCORE_CALLER_VERSION + 1;
+    CHECK(budcore_platform_get(&out, p, &later, S(id)) == BUDCORE_EINVALID);
+    CHECK(strcmp(budcore_error_last()->field, "caller.version") == 0);
+    CHECK(strstr(budcore_error_last()->message, "newer than this library knows") != NULL);
+  }
   CHECK(out.ptr == NULL);
 
   /* Retention: the embedded platform keeps everything; one with a retention section compacts on

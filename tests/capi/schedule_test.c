@@ -17,9 +17,24 @@ static const char kScenario[] =
     "  {\"name\": \"w2\", \"namespace\": \"ns\", \"queue\": \"lq\", \"creation_seq\": 2, \"duration_seconds\": 300,"
     "   \"pod_sets\": [{\"count\": 1, \"requests\": {\"cpu\": \"6\"}}]}]}";
 
-int main(void) {
+/* The names before the layer prefix stay exported (deprecated) and are the same functions. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static void deprecated_timeline_names(const char *started) {
   budcore_buf out = BUDCORE_BUF_INIT;
   budcore_timeline *tl = NULL;
+  CHECK(budcore_timeline_new(&tl, kScenario, strlen(kScenario)) == BUDCORE_OK);
+  CHECK(budcore_timeline_apply(tl, started, strlen(started)) == BUDCORE_OK);
+  CHECK(budcore_timeline_result(&out, tl, 0) == BUDCORE_OK);
+  CHECK(out.ptr != NULL && strstr(out.ptr, "\"name\":\"w2\"") != NULL);
+  budcore_buf_dispose(&out);
+  budcore_timeline_free(tl);
+}
+#pragma GCC diagnostic pop
+
+int main(void) {
+  budcore_buf out = BUDCORE_BUF_INIT;
+  budcore_schedule_timeline *tl = NULL;
   const char *started =
       "{\"type\": \"started\", \"name\": \"w1\", \"at\": 0,"
       " \"admission\": {\"cluster_queue\": \"cq-a\", \"flavors\": {\"main\": {\"cpu\": \"on-demand\"}}}}";
@@ -40,22 +55,23 @@ int main(void) {
     CHECK(out.ptr == NULL);
   }
 
-  CHECK(budcore_timeline_new(&tl, kScenario, strlen(kScenario)) == BUDCORE_OK);
-  CHECK(budcore_timeline_apply(tl, started, strlen(started)) == BUDCORE_OK);
-  CHECK(budcore_timeline_apply(tl, finished, strlen(finished)) == BUDCORE_OK);
-  CHECK(budcore_timeline_apply(tl, finished, strlen(finished)) == BUDCORE_ECONFLICT);
-  CHECK(budcore_timeline_result(&out, tl, BUDCORE_SCHEDULE_DETAILS) == BUDCORE_OK);
+  CHECK(budcore_schedule_timeline_new(&tl, kScenario, strlen(kScenario)) == BUDCORE_OK);
+  CHECK(budcore_schedule_timeline_apply(tl, started, strlen(started)) == BUDCORE_OK);
+  CHECK(budcore_schedule_timeline_apply(tl, finished, strlen(finished)) == BUDCORE_OK);
+  CHECK(budcore_schedule_timeline_apply(tl, finished, strlen(finished)) == BUDCORE_ECONFLICT);
+  CHECK(budcore_schedule_timeline_result(&out, tl, BUDCORE_SCHEDULE_DETAILS) == BUDCORE_OK);
   /* w1 finished early at 100, so w2 starts then. */
   CHECK(out.ptr != NULL && strstr(out.ptr, "\"name\":\"w2\",\"cluster_queue\":\"cq-a\",\"flavors\":{\"main\":{\"cpu\":\"on-demand\"}},\"estimated_start\":100") != NULL);
   budcore_buf_dispose(&out);
   {
     const char *typo = "{\"type\": \"finished\", \"nmae\": \"w2\", \"at\": 100}";
-    CHECK(budcore_timeline_apply(tl, typo, strlen(typo)) == BUDCORE_EINVALID);
+    CHECK(budcore_schedule_timeline_apply(tl, typo, strlen(typo)) == BUDCORE_EINVALID);
     CHECK(strcmp(budcore_error_last()->field, "event.nmae") == 0);
     CHECK(strstr(budcore_error_last()->message, "did you mean 'name'") != NULL);
   }
-  budcore_timeline_free(tl);
-  budcore_timeline_free(NULL);
+  budcore_schedule_timeline_free(tl);
+  budcore_schedule_timeline_free(NULL);
+  deprecated_timeline_names(started);
 
   CHECK(budcore_schedule_render_html(&out, kScenario, strlen(kScenario)) == BUDCORE_OK);
   CHECK(out.ptr != NULL && strstr(out.ptr, "<svg") != NULL && strstr(out.ptr, "cpu-pool-1") != NULL);

@@ -21,9 +21,9 @@ int main(void) {
   char config[1024];
   budcore_platform *p = NULL;
   budcore_buf out = BUDCORE_BUF_INIT;
-  budcore_caller root = {S(TENANT), S("user:root"), S("req-root")};
-  budcore_caller erin = {S(TENANT), S("user:erin"), S("req-erin")};
-  budcore_caller nobody = {S(TENANT), NULL, 0, NULL, 0};
+  budcore_caller root = {BUDCORE_CALLER_VERSION, S(TENANT), S("user:root"), S("req-root")};
+  budcore_caller erin = {BUDCORE_CALLER_VERSION, S(TENANT), S("user:erin"), S("req-erin")};
+  budcore_caller nobody = {BUDCORE_CALLER_VERSION, S(TENANT), NULL, 0, NULL, 0};
 
   CHECK(mkdtemp(dir) != NULL);
   snprintf(config, sizeof config,

@@ -38,7 +38,7 @@ int main(void) {
   budcore_platform *p = NULL;
   budcore_serverless_endpoint *ep = NULL;
   budcore_buf out = BUDCORE_BUF_INIT;
-  budcore_caller caller = {S("00000000-0000-4000-8000-0000000000c1"), S("user:c"), S("req-c")};
+  budcore_caller caller = {BUDCORE_CALLER_VERSION, S("00000000-0000-4000-8000-0000000000c1"), S("user:c"), S("req-c")};
   const char *subs = "[{\"tenant\": \"acme\", \"payload_hash\": \"h1\", \"estimated_compute_seconds\": 10, "
                      "\"priority\": \"premium\"}]";
 

@@ -19,8 +19,8 @@ int main(void) {
   char dir[] = "/tmp/budcore-capi-usecase-deploy-XXXXXX";
   budcore_platform *p = NULL;
   budcore_buf out = BUDCORE_BUF_INIT;
-  budcore_caller caller = {S("00000000-0000-4000-8000-0000000000d1"), S("user:c"), S("req-d")};
-  budcore_caller other = {S("00000000-0000-4000-8000-0000000000d2"), NULL, 0, NULL, 0};
+  budcore_caller caller = {BUDCORE_CALLER_VERSION, S("00000000-0000-4000-8000-0000000000d1"), S("user:c"), S("req-d")};
+  budcore_caller other = {BUDCORE_CALLER_VERSION, S("00000000-0000-4000-8000-0000000000d2"), NULL, 0, NULL, 0};
   char id[37];
 
   CHECK(mkdtemp(dir) != NULL);

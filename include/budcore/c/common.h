@@ -53,8 +53,9 @@ BUDCORE_API void budcore_buf_dispose(budcore_buf *buf);
  * (NULL, len > 0); BUDCORE_ENOMEM. Thread-safety: safe on distinct bufs. */
 BUDCORE_API int budcore_buf_set(budcore_buf *buf, const char *text, size_t text_len);
 
-/* Releases a payload (user_data) the library kept on the caller's behalf, once, when the
- * library no longer needs it (for example when a function registry is freed). */
+/* Releases a payload the library kept on the caller's behalf, once, when the library no longer
+ * needs it (for example when a function registry is freed). Every callback's context pointer
+ * is named `payload`: given with the callback, passed back to each call untouched. */
 typedef void (*budcore_free_payload)(void *payload);
 
 /* Frees any other memory the library documents as caller-owned. NULL is a no-op.

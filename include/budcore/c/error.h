@@ -12,6 +12,15 @@ typedef struct budcore_error {
   const char *field;   /* path of the offending input ("resources.gpu_count"); "" if none */
   const char *value;   /* the offending value as given; "" if none */
   long long retry_after_ms; /* BUDCORE_ERATELIMITED: retry after this many ms; 0 otherwise */
+  /* Members are only ever added here, at the end: the library allocates every budcore_error
+   * and hands out pointers, so a program built against an older header reads the prefix it
+   * knows. A program reading the members below needs a library at least as new as its header
+   * (compare budcore_version() with BUDCORE_VERSION_*). */
+  const char *kind; /* what failed, within its input: for a template failure Jinja2's exception
+                     * name ("UndefinedError", "TemplateSyntaxError", "SecurityError", ...);
+                     * "" otherwise */
+  int line;         /* 1-based position in the input `field` names (the template text); 0 when */
+  int column;       /* unknown or not a text position */
 } budcore_error;
 
 /* The last error raised on this thread. Never NULL: with no error, code is BUDCORE_OK and the

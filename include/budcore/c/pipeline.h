@@ -29,7 +29,8 @@ BUDCORE_API int budcore_pipeline_plan(budcore_buf *out, budcore_buf *errors_out,
  *              the call;
  *   out        an empty buf the callback fills with budcore_buf_set() (which copies), never
  *              with memory of its own;
- *   user_data  the payload given to budcore_function_registry_add(), passed through untouched.
+ *   payload    the payload given to budcore_pipeline_function_registry_add(), passed through
+ *              untouched.
  * Return 0 on success with the step's outputs in `out` as JSON: an object becomes the step's
  * outputs, any other value is wrapped as {"result": value}, and an empty `out` means {}.
  * Invalid JSON fails the attempt. Return BUDCORE_EUSER to abort the whole run at once: no
@@ -40,36 +41,63 @@ BUDCORE_API int budcore_pipeline_plan(budcore_buf *out, budcore_buf *errors_out,
  * the step's retry policy says; the last one leaves the step "failed" with the message.
  * The callback may call other budcore functions (the thread's last error is reset when the
  * run returns). It must not unwind (C++ exception, longjmp) through the library.
- * Thread-safety: see budcore_function_registry_add(). */
+ * Thread-safety: see budcore_pipeline_function_registry_add(). */
 typedef int (*budcore_step_function)(const char *args_json, size_t args_json_len, int attempt, const char *step_id,
-                                     budcore_buf *out, void *user_data);
+                                     budcore_buf *out, void *payload);
 
 
 /* Named FUNCTION callables for budcore_pipeline_run(). Opaque. */
-typedef struct budcore_function_registry budcore_function_registry;
+typedef struct budcore_pipeline_function_registry budcore_pipeline_function_registry;
 
 /* Creates an empty registry in *out (NULL on failure). Release it with
- * budcore_function_registry_free(). Thread-safety: safe from any thread. */
-BUDCORE_API int budcore_function_registry_new(budcore_function_registry **out);
+ * budcore_pipeline_function_registry_free(). Thread-safety: safe from any thread. */
+BUDCORE_API int budcore_pipeline_function_registry_new(budcore_pipeline_function_registry **out);
 
-/* Frees the registry. NULL is a no-op. Each function's free_user_data (if not NULL) is called
- * once with its user_data. Thread-safety: not while any other call uses the registry. */
-BUDCORE_API void budcore_function_registry_free(budcore_function_registry *registry);
+/* Frees the registry. NULL is a no-op. Each function's free_payload (if not NULL) is called
+ * once with its payload. Thread-safety: not while any other call uses the registry. */
+BUDCORE_API void budcore_pipeline_function_registry_free(budcore_pipeline_function_registry *registry);
 
 /* Registers `callback` as the function named (name, name_len), the `function` a FUNCTION
- * step's config names, with `user_data` passed to every call. On success the registry owns
- * user_data: free_user_data (may be NULL) is called with it once, when the registry is freed.
+ * step's config names, with `payload` passed to every call. On success the registry owns
+ * payload: free_payload (may be NULL) is called with it once, when the registry is freed.
  * On failure nothing is kept or freed. Errors: BUDCORE_EINVALID (NULL registry or callback,
  * empty name; field names the argument), BUDCORE_EEXISTS when the name is taken.
  * Thread-safety: adding is not thread-safe; a registry nobody modifies any more may be used by
  * concurrent budcore_pipeline_run() calls, whose callbacks then run concurrently. */
-BUDCORE_API int budcore_function_registry_add(budcore_function_registry *registry, const char *name,
-                                              size_t name_len, budcore_step_function callback, void *user_data,
-                                              budcore_free_payload free_user_data);
+BUDCORE_API int budcore_pipeline_function_registry_add(budcore_pipeline_function_registry *registry, const char *name,
+                                                       size_t name_len, budcore_step_function callback, void *payload,
+                                                       budcore_free_payload free_payload);
 
 /* Returns the number of registered functions (0 for NULL). Thread-safety: safe on a registry
  * nobody modifies. */
-BUDCORE_API size_t budcore_function_registry_size(const budcore_function_registry *registry);
+BUDCORE_API size_t budcore_pipeline_function_registry_size(const budcore_pipeline_function_registry *registry);
+
+/* ---- deprecated names (before the layer prefix), kept for programs built against them ---- */
+
+/* The same type as budcore_pipeline_function_registry. */
+typedef budcore_pipeline_function_registry budcore_function_registry;
+
+/* Deprecated: budcore_pipeline_function_registry_new.
+ * Thread-safety: as budcore_pipeline_function_registry_new. */
+BUDCORE_API int budcore_function_registry_new(budcore_function_registry **out)
+    BUDCORE_DEPRECATED("use budcore_pipeline_function_registry_new");
+
+/* Deprecated: budcore_pipeline_function_registry_free.
+ * Thread-safety: as budcore_pipeline_function_registry_free. */
+BUDCORE_API void budcore_function_registry_free(budcore_function_registry *registry)
+    BUDCORE_DEPRECATED("use budcore_pipeline_function_registry_free");
+
+/* Deprecated: budcore_pipeline_function_registry_add.
+ * Thread-safety: as budcore_pipeline_function_registry_add. */
+BUDCORE_API int budcore_function_registry_add(budcore_function_registry *registry, const char *name, size_t name_len,
+                                              budcore_step_function callback, void *payload,
+                                              budcore_free_payload free_payload)
+    BUDCORE_DEPRECATED("use budcore_pipeline_function_registry_add");
+
+/* Deprecated: budcore_pipeline_function_registry_size.
+ * Thread-safety: as budcore_pipeline_function_registry_size. */
+BUDCORE_API size_t budcore_function_registry_size(const budcore_function_registry *registry)
+    BUDCORE_DEPRECATED("use budcore_pipeline_function_registry_size");
 
 /* ---- rehearsed runs ------------------------------------------------------------------------ */
 
@@ -94,10 +122,10 @@ BUDCORE_API size_t budcore_function_registry_size(const budcore_function_registr
  * Errors: BUDCORE_EINVALID for a document that does not parse or validate (field = the
  * path in the document) or for bad options (field = "options.<key>...", e.g. an unknown key
  * "options.bogus" or "options.fail.step-3"); `out` is then untouched.
- * Thread-safety: safe from any thread (see budcore_function_registry_add). */
+ * Thread-safety: safe from any thread (see budcore_pipeline_function_registry_add). */
 BUDCORE_API int budcore_pipeline_run(budcore_buf *out, const char *document, size_t document_len,
                                      const char *options_json, size_t options_json_len,
-                                     const budcore_function_registry *functions);
+                                     const budcore_pipeline_function_registry *functions);
 
 BUDCORE_END_DECL
 

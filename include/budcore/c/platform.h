@@ -17,8 +17,12 @@ BUDCORE_BEGIN_DECL
 typedef struct budcore_platform budcore_platform;
 
 /* Who calls: the tenant (a UUID, required), the principal and the request id (optional; empty
- * when the pointer is NULL and the length 0). */
+ * when the pointer is NULL and the length 0). `version` comes first so later releases can add
+ * fields at the end: set it to BUDCORE_CALLER_VERSION, or start from BUDCORE_CALLER_INIT.
+ * A version of 0 or one newer than the library knows is BUDCORE_EINVALID (field
+ * "caller.version"). */
 typedef struct budcore_caller {
+  unsigned int version;
   const char *tenant;
   size_t tenant_len;
   const char *principal;
@@ -26,6 +30,9 @@ typedef struct budcore_caller {
   const char *request_id;
   size_t request_id_len;
 } budcore_caller;
+
+#define BUDCORE_CALLER_VERSION 1
+#define BUDCORE_CALLER_INIT {BUDCORE_CALLER_VERSION, NULL, 0, NULL, 0, NULL, 0}
 
 /* Called once per event with its JSON ({"seq", "at", "type", "object_id", "data"}); a non-zero
  * return stops the watch, which then returns BUDCORE_EUSER. */

@@ -15,7 +15,7 @@ BUDCORE_BEGIN_DECL
  * Errors: BUDCORE_EINVALID for a bad context or a template error, BUDCORE_ESECURITY for a
  * sandbox limit. budcore_error_last()->message starts with the Jinja2 exception name
  * ("UndefinedError: 'x' is undefined (line 1, column 4)"); ->field is "template" or "context";
- * budcore_template_error_last() gives the kind, line and column as fields.
+ * ->kind is the exception name and ->line, ->column its position in the template.
  * Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_template_render(budcore_buf *out, const char *tmpl, size_t tmpl_len,
                                         const char *context_json, size_t context_json_len, int native);
@@ -26,7 +26,7 @@ typedef struct budcore_template budcore_template;
 
 /* Compiles `text` into *out (NULL on failure). Errors as for budcore_template_render
  * (TemplateSyntaxError, TemplateAssertionError, SecurityError for oversized text), with
- * budcore_template_error_last() set. Thread-safety: safe from any thread. */
+ * budcore_error_last()->kind, ->line and ->column set. Thread-safety: safe from any thread. */
 BUDCORE_API int budcore_template_compile(budcore_template **out, const char *text, size_t text_len);
 
 /* Renders a compiled template against `context_json` as budcore_template_render does.
@@ -37,7 +37,8 @@ BUDCORE_API int budcore_template_render_compiled(budcore_buf *out, const budcore
 /* Frees a compiled template. NULL is a no-op. Thread-safety: not while another call uses it. */
 BUDCORE_API void budcore_template_free(budcore_template *tmpl);
 
-/* The template details of this thread's last error. */
+/* The template details of this thread's last error. Deprecated with
+ * budcore_template_error_last(): budcore_error carries the same kind, line and column. */
 typedef struct budcore_template_error {
   const char *kind; /* Jinja2's exception name: "TemplateSyntaxError", "TemplateAssertionError",
                      * "UndefinedError", "TypeError", "ZeroDivisionError", "ValueError",
@@ -47,9 +48,12 @@ typedef struct budcore_template_error {
   int column;
 } budcore_template_error;
 
-/* Never NULL; kind is "" unless this thread's last call failed in a template. Valid until the
+/* Deprecated: read budcore_error_last()->kind, ->line and ->column, the same values on the one
+ * error channel. Kept for programs built against earlier headers.
+ * Never NULL; kind is "" unless this thread's last call failed in a template. Valid until the
  * next budcore call on this thread, like budcore_error_last(). Thread-safety: thread-local. */
-BUDCORE_API const budcore_template_error *budcore_template_error_last(void);
+BUDCORE_API const budcore_template_error *budcore_template_error_last(void)
+    BUDCORE_DEPRECATED("use budcore_error_last()->kind / line / column");
 
 BUDCORE_END_DECL
 

@@ -7,6 +7,7 @@ pub const BUDCORE_VERSION_STRING: &[u8; 6] = b"0.1.0\0";
 pub const BUDCORE_SOVERSION: &[u8; 4] = b"0.1\0";
 pub const BUDCORE_VERSION_NUMBER: u32 = 1000;
 pub const BUDCORE_SCHEDULE_DETAILS: u32 = 1;
+pub const BUDCORE_CALLER_VERSION: u32 = 1;
 pub const BUDCORE_OK: budcore_status = 0;
 #[doc = " generic / internal failure"]
 pub const BUDCORE_ERROR: budcore_status = -1;
@@ -51,7 +52,7 @@ extern "C" {
         text_len: usize,
     ) -> ::std::os::raw::c_int;
 }
-#[doc = " Releases a payload (user_data) the library kept on the caller's behalf, once, when the\n library no longer needs it (for example when a function registry is freed)."]
+#[doc = " Releases a payload the library kept on the caller's behalf, once, when the library no longer\n needs it (for example when a function registry is freed). Every callback's context pointer\n is named `payload`: given with the callback, passed back to each call untouched."]
 pub type budcore_free_payload =
     ::std::option::Option<unsafe extern "C" fn(payload: *mut ::std::os::raw::c_void)>;
 extern "C" {
@@ -75,6 +76,12 @@ pub struct budcore_error {
     pub value: *const ::std::os::raw::c_char,
     #[doc = " BUDCORE_ERATELIMITED: retry after this many ms; 0 otherwise"]
     pub retry_after_ms: ::std::os::raw::c_longlong,
+    #[doc = " what failed, within its input: for a template failure Jinja2's exception\n name (\"UndefinedError\", \"TemplateSyntaxError\", \"SecurityError\", ...);\n \"\" otherwise"]
+    pub kind: *const ::std::os::raw::c_char,
+    #[doc = " 1-based position in the input `field` names (the template text); 0 when"]
+    pub line: ::std::os::raw::c_int,
+    #[doc = " unknown or not a text position"]
+    pub column: ::std::os::raw::c_int,
 }
 extern "C" {
     #[doc = " The last error raised on this thread. Never NULL: with no error, code is BUDCORE_OK and the\n strings are \"\". The pointer and its strings stay valid until the next budcore call on this\n thread. Thread-safety: thread-local."]
@@ -130,7 +137,7 @@ extern "C" {
         document_len: usize,
     ) -> ::std::os::raw::c_int;
 }
-#[doc = " A FUNCTION step's callable. The library calls it synchronously, on the thread that called\n budcore_pipeline_run(), once per attempt:\n   args_json  the step's resolved `config.args` as a JSON object (args_json_len bytes, also\n              NUL-terminated); valid only during the call;\n   attempt    1 for the first attempt, 2 for the first retry, ...;\n   step_id    the step's id, NUL-terminated (\"loop-1[2]\" inside a LOOP); valid only during\n              the call;\n   out        an empty buf the callback fills with budcore_buf_set() (which copies), never\n              with memory of its own;\n   user_data  the payload given to budcore_function_registry_add(), passed through untouched.\n Return 0 on success with the step's outputs in `out` as JSON: an object becomes the step's\n outputs, any other value is wrapped as {\"result\": value}, and an empty `out` means {}.\n Invalid JSON fails the attempt. Return BUDCORE_EUSER to abort the whole run at once: no\n retry, no further step; budcore_pipeline_run() then returns BUDCORE_EUSER with `out`'s text\n (or \"function 'NAME' aborted the run at step ID\") as the message and the step id as field.\n Return any other non-zero value to fail the attempt; `out` then holds the failure message\n (UTF-8; empty gives \"function 'NAME' failed with code N\"). A failed attempt is retried as\n the step's retry policy says; the last one leaves the step \"failed\" with the message.\n The callback may call other budcore functions (the thread's last error is reset when the\n run returns). It must not unwind (C++ exception, longjmp) through the library.\n Thread-safety: see budcore_function_registry_add()."]
+#[doc = " A FUNCTION step's callable. The library calls it synchronously, on the thread that called\n budcore_pipeline_run(), once per attempt:\n   args_json  the step's resolved `config.args` as a JSON object (args_json_len bytes, also\n              NUL-terminated); valid only during the call;\n   attempt    1 for the first attempt, 2 for the first retry, ...;\n   step_id    the step's id, NUL-terminated (\"loop-1[2]\" inside a LOOP); valid only during\n              the call;\n   out        an empty buf the callback fills with budcore_buf_set() (which copies), never\n              with memory of its own;\n   payload    the payload given to budcore_pipeline_function_registry_add(), passed through\n              untouched.\n Return 0 on success with the step's outputs in `out` as JSON: an object becomes the step's\n outputs, any other value is wrapped as {\"result\": value}, and an empty `out` means {}.\n Invalid JSON fails the attempt. Return BUDCORE_EUSER to abort the whole run at once: no\n retry, no further step; budcore_pipeline_run() then returns BUDCORE_EUSER with `out`'s text\n (or \"function 'NAME' aborted the run at step ID\") as the message and the step id as field.\n Return any other non-zero value to fail the attempt; `out` then holds the failure message\n (UTF-8; empty gives \"function 'NAME' failed with code N\"). A failed attempt is retried as\n the step's retry policy says; the last one leaves the step \"failed\" with the message.\n The callback may call other budcore functions (the thread's last error is reset when the\n run returns). It must not unwind (C++ exception, longjmp) through the library.\n Thread-safety: see budcore_pipeline_function_registry_add()."]
 pub type budcore_step_function = ::std::option::Option<
     unsafe extern "C" fn(
         args_json: *const ::std::os::raw::c_char,
@@ -138,49 +145,80 @@ pub type budcore_step_function = ::std::option::Option<
         attempt: ::std::os::raw::c_int,
         step_id: *const ::std::os::raw::c_char,
         out: *mut budcore_buf,
-        user_data: *mut ::std::os::raw::c_void,
+        payload: *mut ::std::os::raw::c_void,
     ) -> ::std::os::raw::c_int,
 >;
 #[doc = " Named FUNCTION callables for budcore_pipeline_run(). Opaque."]
 #[repr(C)]
 #[derive(Debug)]
-pub struct budcore_function_registry {
+pub struct budcore_pipeline_function_registry {
     _unused: [u8; 0],
 }
 extern "C" {
-    #[doc = " Creates an empty registry in *out (NULL on failure). Release it with\n budcore_function_registry_free(). Thread-safety: safe from any thread."]
+    #[doc = " Creates an empty registry in *out (NULL on failure). Release it with\n budcore_pipeline_function_registry_free(). Thread-safety: safe from any thread."]
+    pub fn budcore_pipeline_function_registry_new(
+        out: *mut *mut budcore_pipeline_function_registry,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Frees the registry. NULL is a no-op. Each function's free_payload (if not NULL) is called\n once with its payload. Thread-safety: not while any other call uses the registry."]
+    pub fn budcore_pipeline_function_registry_free(
+        registry: *mut budcore_pipeline_function_registry,
+    );
+}
+extern "C" {
+    #[doc = " Registers `callback` as the function named (name, name_len), the `function` a FUNCTION\n step's config names, with `payload` passed to every call. On success the registry owns\n payload: free_payload (may be NULL) is called with it once, when the registry is freed.\n On failure nothing is kept or freed. Errors: BUDCORE_EINVALID (NULL registry or callback,\n empty name; field names the argument), BUDCORE_EEXISTS when the name is taken.\n Thread-safety: adding is not thread-safe; a registry nobody modifies any more may be used by\n concurrent budcore_pipeline_run() calls, whose callbacks then run concurrently."]
+    pub fn budcore_pipeline_function_registry_add(
+        registry: *mut budcore_pipeline_function_registry,
+        name: *const ::std::os::raw::c_char,
+        name_len: usize,
+        callback: budcore_step_function,
+        payload: *mut ::std::os::raw::c_void,
+        free_payload: budcore_free_payload,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Returns the number of registered functions (0 for NULL). Thread-safety: safe on a registry\n nobody modifies."]
+    pub fn budcore_pipeline_function_registry_size(
+        registry: *const budcore_pipeline_function_registry,
+    ) -> usize;
+}
+#[doc = " The same type as budcore_pipeline_function_registry."]
+pub type budcore_function_registry = budcore_pipeline_function_registry;
+extern "C" {
+    #[doc = " Deprecated: budcore_pipeline_function_registry_new.\n Thread-safety: as budcore_pipeline_function_registry_new."]
     pub fn budcore_function_registry_new(
         out: *mut *mut budcore_function_registry,
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Frees the registry. NULL is a no-op. Each function's free_user_data (if not NULL) is called\n once with its user_data. Thread-safety: not while any other call uses the registry."]
+    #[doc = " Deprecated: budcore_pipeline_function_registry_free.\n Thread-safety: as budcore_pipeline_function_registry_free."]
     pub fn budcore_function_registry_free(registry: *mut budcore_function_registry);
 }
 extern "C" {
-    #[doc = " Registers `callback` as the function named (name, name_len), the `function` a FUNCTION\n step's config names, with `user_data` passed to every call. On success the registry owns\n user_data: free_user_data (may be NULL) is called with it once, when the registry is freed.\n On failure nothing is kept or freed. Errors: BUDCORE_EINVALID (NULL registry or callback,\n empty name; field names the argument), BUDCORE_EEXISTS when the name is taken.\n Thread-safety: adding is not thread-safe; a registry nobody modifies any more may be used by\n concurrent budcore_pipeline_run() calls, whose callbacks then run concurrently."]
+    #[doc = " Deprecated: budcore_pipeline_function_registry_add.\n Thread-safety: as budcore_pipeline_function_registry_add."]
     pub fn budcore_function_registry_add(
         registry: *mut budcore_function_registry,
         name: *const ::std::os::raw::c_char,
         name_len: usize,
         callback: budcore_step_function,
-        user_data: *mut ::std::os::raw::c_void,
-        free_user_data: budcore_free_payload,
+        payload: *mut ::std::os::raw::c_void,
+        free_payload: budcore_free_payload,
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Returns the number of registered functions (0 for NULL). Thread-safety: safe on a registry\n nobody modifies."]
+    #[doc = " Deprecated: budcore_pipeline_function_registry_size.\n Thread-safety: as budcore_pipeline_function_registry_size."]
     pub fn budcore_function_registry_size(registry: *const budcore_function_registry) -> usize;
 }
 extern "C" {
-    #[doc = " Rehearses a run of a pipeline document (JSON or YAML) on a virtual clock, as\n `budcore pipeline run` does: JOB steps, API calls and notifications are simulated, FUNCTION\n steps call `functions` (NULL: none registered, so FUNCTION steps end \"errored\"), approval\n gates are approved unless rejected, and the run goes on until it is done or can only wait\n for outside input. Nothing leaves the process; the same inputs give the same result.\n options_json (NULL with length 0: defaults) is an object with any of\n   \"params\":  {...}                      merged over pipeline.parameters\n   \"fail\":    {\"step-3\": 1} | [\"step-3\"] the first N attempts fail (a list or true: all)\n   \"slow\":    {\"step-4\": 2.0}            JOB duration multiplier (> 0)\n   \"timeout\": [\"step-5\"]                 the step hangs until a timeout ends it\n   \"reject\":  [\"gate\"]                   approval gates to reject\n   \"run_id\":  \"run\"\n On success (also when the pipeline itself failed) writes to `out`:\n   {\"status\": \"completed\" | \"failed\" | \"running\" | ..., \"done\": bool, \"elapsed_seconds\": N,\n    \"failure_reason\": \"...\", \"steps\": {id: state}, \"outputs\": {id: {...}},\n    \"messages\": {id: \"why it failed/was skipped\"},\n    \"transitions\": [{\"seq\", \"time\", \"step\", \"from\", \"to\", \"attempt\", \"message\",\n                     \"elapsed_seconds\"}, ...]}\n Errors: BUDCORE_EINVALID for a document that does not parse or validate (field = the\n path in the document) or for bad options (field = \"options.<key>...\", e.g. an unknown key\n \"options.bogus\" or \"options.fail.step-3\"); `out` is then untouched.\n Thread-safety: safe from any thread (see budcore_function_registry_add)."]
+    #[doc = " Rehearses a run of a pipeline document (JSON or YAML) on a virtual clock, as\n `budcore pipeline run` does: JOB steps, API calls and notifications are simulated, FUNCTION\n steps call `functions` (NULL: none registered, so FUNCTION steps end \"errored\"), approval\n gates are approved unless rejected, and the run goes on until it is done or can only wait\n for outside input. Nothing leaves the process; the same inputs give the same result.\n options_json (NULL with length 0: defaults) is an object with any of\n   \"params\":  {...}                      merged over pipeline.parameters\n   \"fail\":    {\"step-3\": 1} | [\"step-3\"] the first N attempts fail (a list or true: all)\n   \"slow\":    {\"step-4\": 2.0}            JOB duration multiplier (> 0)\n   \"timeout\": [\"step-5\"]                 the step hangs until a timeout ends it\n   \"reject\":  [\"gate\"]                   approval gates to reject\n   \"run_id\":  \"run\"\n On success (also when the pipeline itself failed) writes to `out`:\n   {\"status\": \"completed\" | \"failed\" | \"running\" | ..., \"done\": bool, \"elapsed_seconds\": N,\n    \"failure_reason\": \"...\", \"steps\": {id: state}, \"outputs\": {id: {...}},\n    \"messages\": {id: \"why it failed/was skipped\"},\n    \"transitions\": [{\"seq\", \"time\", \"step\", \"from\", \"to\", \"attempt\", \"message\",\n                     \"elapsed_seconds\"}, ...]}\n Errors: BUDCORE_EINVALID for a document that does not parse or validate (field = the\n path in the document) or for bad options (field = \"options.<key>...\", e.g. an unknown key\n \"options.bogus\" or \"options.fail.step-3\"); `out` is then untouched.\n Thread-safety: safe from any thread (see budcore_pipeline_function_registry_add)."]
     pub fn budcore_pipeline_run(
         out: *mut budcore_buf,
         document: *const ::std::os::raw::c_char,
         document_len: usize,
         options_json: *const ::std::os::raw::c_char,
         options_json_len: usize,
-        functions: *const budcore_function_registry,
+        functions: *const budcore_pipeline_function_registry,
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
@@ -257,7 +295,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Renders template `tmpl` (UTF-8, tmpl_len bytes) against the JSON object `context_json`\n (context_json_len bytes; NULL with length 0 means an empty context) and writes the result to `out`,\n which the caller releases with budcore_buf_dispose().\n native == 0: the text Jinja2's Environment(undefined=StrictUndefined) would render.\n native != 0: the JSON of the value Jinja2's NativeEnvironment would return\n              (\"{{ flag }}\" gives `true`, \"{{ cfg }}\" an object, other text a JSON string).\n Errors: BUDCORE_EINVALID for a bad context or a template error, BUDCORE_ESECURITY for a\n sandbox limit. budcore_error_last()->message starts with the Jinja2 exception name\n (\"UndefinedError: 'x' is undefined (line 1, column 4)\"); ->field is \"template\" or \"context\";\n budcore_template_error_last() gives the kind, line and column as fields.\n Thread-safety: safe from any thread."]
+    #[doc = " Renders template `tmpl` (UTF-8, tmpl_len bytes) against the JSON object `context_json`\n (context_json_len bytes; NULL with length 0 means an empty context) and writes the result to `out`,\n which the caller releases with budcore_buf_dispose().\n native == 0: the text Jinja2's Environment(undefined=StrictUndefined) would render.\n native != 0: the JSON of the value Jinja2's NativeEnvironment would return\n              (\"{{ flag }}\" gives `true`, \"{{ cfg }}\" an object, other text a JSON string).\n Errors: BUDCORE_EINVALID for a bad context or a template error, BUDCORE_ESECURITY for a\n sandbox limit. budcore_error_last()->message starts with the Jinja2 exception name\n (\"UndefinedError: 'x' is undefined (line 1, column 4)\"); ->field is \"template\" or \"context\";\n ->kind is the exception name and ->line, ->column its position in the template.\n Thread-safety: safe from any thread."]
     pub fn budcore_template_render(
         out: *mut budcore_buf,
         tmpl: *const ::std::os::raw::c_char,
@@ -274,7 +312,7 @@ pub struct budcore_template {
     _unused: [u8; 0],
 }
 extern "C" {
-    #[doc = " Compiles `text` into *out (NULL on failure). Errors as for budcore_template_render\n (TemplateSyntaxError, TemplateAssertionError, SecurityError for oversized text), with\n budcore_template_error_last() set. Thread-safety: safe from any thread."]
+    #[doc = " Compiles `text` into *out (NULL on failure). Errors as for budcore_template_render\n (TemplateSyntaxError, TemplateAssertionError, SecurityError for oversized text), with\n budcore_error_last()->kind, ->line and ->column set. Thread-safety: safe from any thread."]
     pub fn budcore_template_compile(
         out: *mut *mut budcore_template,
         text: *const ::std::os::raw::c_char,
@@ -295,7 +333,7 @@ extern "C" {
     #[doc = " Frees a compiled template. NULL is a no-op. Thread-safety: not while another call uses it."]
     pub fn budcore_template_free(tmpl: *mut budcore_template);
 }
-#[doc = " The template details of this thread's last error."]
+#[doc = " The template details of this thread's last error. Deprecated with\n budcore_template_error_last(): budcore_error carries the same kind, line and column."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct budcore_template_error {
@@ -306,7 +344,7 @@ pub struct budcore_template_error {
     pub column: ::std::os::raw::c_int,
 }
 extern "C" {
-    #[doc = " Never NULL; kind is \"\" unless this thread's last call failed in a template. Valid until the\n next budcore call on this thread, like budcore_error_last(). Thread-safety: thread-local."]
+    #[doc = " Deprecated: read budcore_error_last()->kind, ->line and ->column, the same values on the one\n error channel. Kept for programs built against earlier headers.\n Never NULL; kind is \"\" unless this thread's last call failed in a template. Valid until the\n next budcore call on this thread, like budcore_error_last(). Thread-safety: thread-local."]
     pub fn budcore_template_error_last() -> *const budcore_template_error;
 }
 #[doc = " An open store. Opaque; release with budcore_store_free()."]
@@ -403,14 +441,44 @@ extern "C" {
         scenario_json_len: usize,
     ) -> ::std::os::raw::c_int;
 }
-#[doc = " A live timeline. Opaque; release with budcore_timeline_free()."]
+#[doc = " A live timeline. Opaque; release with budcore_schedule_timeline_free()."]
 #[repr(C)]
 #[derive(Debug)]
-pub struct budcore_timeline {
+pub struct budcore_schedule_timeline {
     _unused: [u8; 0],
 }
 extern "C" {
     #[doc = " Builds a timeline from a scenario (as for budcore_schedule_estimate). On failure *out is\n NULL and the status says why.\n Thread-safety: the handle is single-threaded; calls on different handles may run at once."]
+    pub fn budcore_schedule_timeline_new(
+        out: *mut *mut budcore_schedule_timeline,
+        scenario_json: *const ::std::os::raw::c_char,
+        scenario_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Releases the timeline. NULL is a no-op.\n Thread-safety: not with other calls on the same handle."]
+    pub fn budcore_schedule_timeline_free(timeline: *mut budcore_schedule_timeline);
+}
+extern "C" {
+    #[doc = " Writes the current estimates ({\"jobs\", \"never\", \"makespan\"}, more with\n BUDCORE_SCHEDULE_DETAILS) to `out`.\n Thread-safety: read-only; concurrent reads of one handle are safe while nothing applies\n events to it."]
+    pub fn budcore_schedule_timeline_result(
+        out: *mut budcore_buf,
+        timeline: *const budcore_schedule_timeline,
+        flags: ::std::os::raw::c_uint,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    #[doc = " Applies what really happened and re-estimates the cohort trees it can affect:\n {\"type\": \"started\" | \"finished\" | \"failed\" | \"preempted\" | \"cancelled\" | \"submitted\" |\n  \"advance\", \"name\": \"w1\", \"at\": seconds, \"admission\": {...} (started), \"job\": {...}\n (submitted, a contract-6 workload)}. An event before the timeline's now or for an unknown\n job, or a contradiction (finishing a job that is not running), changes nothing and returns\n BUDCORE_EINVALID, BUDCORE_ENOTFOUND or BUDCORE_ECONFLICT.\n Thread-safety: not with other calls on the same handle."]
+    pub fn budcore_schedule_timeline_apply(
+        timeline: *mut budcore_schedule_timeline,
+        event_json: *const ::std::os::raw::c_char,
+        event_json_len: usize,
+    ) -> ::std::os::raw::c_int;
+}
+#[doc = " The same type as budcore_schedule_timeline."]
+pub type budcore_timeline = budcore_schedule_timeline;
+extern "C" {
+    #[doc = " Deprecated: budcore_schedule_timeline_new. Thread-safety: as budcore_schedule_timeline_new."]
     pub fn budcore_timeline_new(
         out: *mut *mut budcore_timeline,
         scenario_json: *const ::std::os::raw::c_char,
@@ -418,11 +486,11 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Releases the timeline. NULL is a no-op.\n Thread-safety: not with other calls on the same handle."]
+    #[doc = " Deprecated: budcore_schedule_timeline_free. Thread-safety: as budcore_schedule_timeline_free."]
     pub fn budcore_timeline_free(timeline: *mut budcore_timeline);
 }
 extern "C" {
-    #[doc = " Writes the current estimates ({\"jobs\", \"never\", \"makespan\"}, more with\n BUDCORE_SCHEDULE_DETAILS) to `out`.\n Thread-safety: read-only; concurrent reads of one handle are safe while nothing applies\n events to it."]
+    #[doc = " Deprecated: budcore_schedule_timeline_result. Thread-safety: as budcore_schedule_timeline_result."]
     pub fn budcore_timeline_result(
         out: *mut budcore_buf,
         timeline: *const budcore_timeline,
@@ -430,7 +498,7 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    #[doc = " Applies what really happened and re-estimates the cohort trees it can affect:\n {\"type\": \"started\" | \"finished\" | \"failed\" | \"preempted\" | \"cancelled\" | \"submitted\" |\n  \"advance\", \"name\": \"w1\", \"at\": seconds, \"admission\": {...} (started), \"job\": {...}\n (submitted, a contract-6 workload)}. An event before the timeline's now or for an unknown\n job, or a contradiction (finishing a job that is not running), changes nothing and returns\n BUDCORE_EINVALID, BUDCORE_ENOTFOUND or BUDCORE_ECONFLICT.\n Thread-safety: not with other calls on the same handle."]
+    #[doc = " Deprecated: budcore_schedule_timeline_apply. Thread-safety: as budcore_schedule_timeline_apply."]
     pub fn budcore_timeline_apply(
         timeline: *mut budcore_timeline,
         event_json: *const ::std::os::raw::c_char,
@@ -443,10 +511,11 @@ extern "C" {
 pub struct budcore_platform {
     _unused: [u8; 0],
 }
-#[doc = " Who calls: the tenant (a UUID, required), the principal and the request id (optional; empty\n when the pointer is NULL and the length 0)."]
+#[doc = " Who calls: the tenant (a UUID, required), the principal and the request id (optional; empty\n when the pointer is NULL and the length 0). `version` comes first so later releases can add\n fields at the end: set it to BUDCORE_CALLER_VERSION, or start from BUDCORE_CALLER_INIT.\n A version of 0 or one newer than the library knows is BUDCORE_EINVALID (field\n \"caller.version\")."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct budcore_caller {
+    pub version: ::std::os::raw::c_uint,
     pub tenant: *const ::std::os::raw::c_char,
     pub tenant_len: usize,
     pub principal: *const ::std::os::raw::c_char,

@@ -22,7 +22,14 @@ mod tests {
         assert_eq!(align_of::<budcore_error>(), align_of::<*const u8>());
         assert_eq!(offset_of!(budcore_error, message), size_of::<*const u8>());
         assert_eq!(offset_of!(budcore_error, retry_after_ms), 4 * size_of::<*const u8>());
-        assert_eq!(size_of::<budcore_error>(), 5 * size_of::<*const u8>());
+        // kind, line and column were added at the end: the older members keep their offsets.
+        assert_eq!(offset_of!(budcore_error, kind), 5 * size_of::<*const u8>());
+        assert_eq!(offset_of!(budcore_error, line), 6 * size_of::<*const u8>());
+        assert_eq!(offset_of!(budcore_error, column), offset_of!(budcore_error, line) + 4);
+        assert_eq!(size_of::<budcore_error>(), 7 * size_of::<*const u8>());
+        // budcore_caller starts with its version.
+        assert_eq!(offset_of!(budcore_caller, version), 0);
+        assert_eq!(offset_of!(budcore_caller, tenant), size_of::<*const u8>());
     }
 
     #[test]

@@ -65,9 +65,9 @@ type Callable = dyn Fn(&str, i32, &str) -> FunctionResult + Send + Sync;
 
 /// Named closures for FUNCTION steps. Add them, then lend the registry to any number of
 /// concurrent [`run_pipeline`] calls. The registry owns each closure and drops it when the
-/// registry is freed (the library's `free_user_data`).
+/// registry is freed (the library's `free_payload`).
 pub struct Functions {
-    raw: *mut sys::budcore_function_registry,
+    raw: *mut sys::budcore_pipeline_function_registry,
 }
 
 // SAFETY: the registry is only modified through &mut self; the library allows concurrent runs
@@ -79,7 +79,7 @@ impl Functions {
     pub fn new() -> Result<Self, Error> {
         let mut raw = std::ptr::null_mut();
         // SAFETY: raw is a valid out-pointer.
-        check(unsafe { sys::budcore_function_registry_new(&mut raw) })?;
+        check(unsafe { sys::budcore_pipeline_function_registry_new(&mut raw) })?;
         Ok(Functions { raw })
     }
 
@@ -89,13 +89,13 @@ impl Functions {
     where
         F: Fn(&str, i32, &str) -> FunctionResult + Send + Sync + 'static,
     {
-        // Boxed twice so the closure has a thin address to hand the library as user_data (a fat
+        // Boxed twice so the closure has a thin address to hand the library as payload (a fat
         // dyn pointer cannot be void*).
         let boxed: *mut Box<Callable> = Box::into_raw(Box::new(Box::new(f)));
         // SAFETY: on success the registry owns `boxed` and drops it through drop_closure when
         // it is freed; on failure it keeps nothing, so the box is taken back here.
         let rc = unsafe {
-            sys::budcore_function_registry_add(
+            sys::budcore_pipeline_function_registry_add(
                 self.raw,
                 name.as_ptr().cast(),
                 name.len(),
@@ -114,7 +114,7 @@ impl Functions {
 
     pub fn len(&self) -> usize {
         // SAFETY: raw is a live registry.
-        unsafe { sys::budcore_function_registry_size(self.raw) }
+        unsafe { sys::budcore_pipeline_function_registry_size(self.raw) }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -124,12 +124,12 @@ impl Functions {
 
 impl Drop for Functions {
     fn drop(&mut self) {
-        // SAFETY: raw came from budcore_function_registry_new; freeing it drops the closures.
-        unsafe { sys::budcore_function_registry_free(self.raw) }
+        // SAFETY: raw came from budcore_pipeline_function_registry_new; freeing it drops the closures.
+        unsafe { sys::budcore_pipeline_function_registry_free(self.raw) }
     }
 }
 
-/// The registry's free_user_data: drops a closure [`Functions::add`] boxed.
+/// The registry's free_payload: drops a closure [`Functions::add`] boxed.
 unsafe extern "C" fn drop_closure(payload: *mut c_void) {
     if !payload.is_null() {
         drop(Box::from_raw(payload as *mut Box<Callable>));
@@ -147,9 +147,9 @@ unsafe extern "C" fn trampoline(
     attempt: c_int,
     step_id: *const c_char,
     out: *mut sys::budcore_buf,
-    user_data: *mut c_void,
+    payload: *mut c_void,
 ) -> c_int {
-    let f = &*(user_data as *const Box<Callable>);
+    let f = &*(payload as *const Box<Callable>);
     let args =
         String::from_utf8_lossy(std::slice::from_raw_parts(args_json.cast::<u8>(), args_len));
     let step = std::ffi::CStr::from_ptr(step_id).to_string_lossy();

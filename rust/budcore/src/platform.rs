@@ -22,6 +22,7 @@ impl<'a> Caller<'a> {
     }
     fn raw(&self) -> sys::budcore_caller {
         sys::budcore_caller {
+            version: sys::BUDCORE_CALLER_VERSION,
             tenant: self.tenant.as_ptr().cast(),
             tenant_len: self.tenant.len(),
             principal: self.principal.as_ptr().cast(),

@@ -39,9 +39,9 @@ pub fn schedule_html(scenario_json: &str) -> Result<String, Error> {
     Ok(out.to_string_lossy())
 }
 
-/// A live timeline (`budcore_timeline`). Not `Sync`: one thread at a time (the header's rule).
+/// A live timeline (`budcore_schedule_timeline`). Not `Sync`: one thread at a time (the header's rule).
 pub struct Timeline {
-    raw: NonNull<sys::budcore_timeline>,
+    raw: NonNull<sys::budcore_schedule_timeline>,
 }
 
 // SAFETY: the handle may move between threads; it is only ever used by one at a time (&mut).
@@ -50,11 +50,11 @@ unsafe impl Send for Timeline {}
 impl Timeline {
     /// Builds the timeline of a scenario (as for [`schedule_estimate`]).
     pub fn new(scenario_json: &str) -> Result<Timeline, Error> {
-        let mut raw: *mut sys::budcore_timeline = std::ptr::null_mut();
+        let mut raw: *mut sys::budcore_schedule_timeline = std::ptr::null_mut();
         // SAFETY: raw is a valid out pointer; (ptr, len) a live slice.
-        let rc = unsafe { sys::budcore_timeline_new(&mut raw, scenario_json.as_ptr().cast(), scenario_json.len()) };
+        let rc = unsafe { sys::budcore_schedule_timeline_new(&mut raw, scenario_json.as_ptr().cast(), scenario_json.len()) };
         check(rc)?;
-        Ok(Timeline { raw: NonNull::new(raw).expect("budcore_timeline_new returned OK with NULL") })
+        Ok(Timeline { raw: NonNull::new(raw).expect("budcore_schedule_timeline_new returned OK with NULL") })
     }
 
     /// The current estimates as JSON.
@@ -62,7 +62,7 @@ impl Timeline {
         let mut out = Buf::new();
         let flags = if details { sys::BUDCORE_SCHEDULE_DETAILS } else { 0 };
         // SAFETY: raw is live; out is an empty buf.
-        let rc = unsafe { sys::budcore_timeline_result(out.as_mut_ptr(), self.raw.as_ptr(), flags) };
+        let rc = unsafe { sys::budcore_schedule_timeline_result(out.as_mut_ptr(), self.raw.as_ptr(), flags) };
         check(rc)?;
         Ok(out.to_string_lossy())
     }
@@ -70,7 +70,7 @@ impl Timeline {
     /// Applies an event: `{"type": "finished", "name": "w1", "at": 60}` (see schedule.h).
     pub fn apply(&mut self, event_json: &str) -> Result<(), Error> {
         // SAFETY: raw is live and used by this thread only (&mut self).
-        let rc = unsafe { sys::budcore_timeline_apply(self.raw.as_ptr(), event_json.as_ptr().cast(), event_json.len()) };
+        let rc = unsafe { sys::budcore_schedule_timeline_apply(self.raw.as_ptr(), event_json.as_ptr().cast(), event_json.len()) };
         check(rc)
     }
 
@@ -92,8 +92,8 @@ impl Timeline {
 
 impl Drop for Timeline {
     fn drop(&mut self) {
-        // SAFETY: raw came from budcore_timeline_new and is freed once.
-        unsafe { sys::budcore_timeline_free(self.raw.as_ptr()) }
+        // SAFETY: raw came from budcore_schedule_timeline_new and is freed once.
+        unsafe { sys::budcore_schedule_timeline_free(self.raw.as_ptr()) }
     }
 }
 

@@ -24,13 +24,13 @@ impl std::fmt::Display for TemplateError {
 
 impl std::error::Error for TemplateError {}
 
-/// Reads the template details, then the error (which clears both).
+/// Reads the template details of the error, then the error (which clears it).
 fn template_error(rc: i32) -> TemplateError {
     // SAFETY: never NULL; its string is valid until the next budcore call on this thread and
     // is copied before Error::last makes one.
     let (kind, line, column) = unsafe {
-        let t = &*sys::budcore_template_error_last();
-        (owned(t.kind), t.line, t.column)
+        let e = &*sys::budcore_error_last();
+        (owned(e.kind), e.line, e.column)
     };
     TemplateError {
         error: Error::last(rc),
