@@ -378,6 +378,10 @@ class SqlStore final : public backend::Store {
   // transact(): each tenant's audit chain head and event counter after this transaction's
   // appends, read (and locked) at a tenant's first append, written once before commit.
   std::map<core::Id, ChainHead> chain_heads_;
+  // Tenants whose usage lock this transaction holds (lock_usage_of).
+  std::set<core::Id> usage_locked_;
+  static constexpr std::int32_t kUsageLockClass = 0x75736167;  // "usag"
+  Status lock_usage_of(const core::Id& tenant);
   std::map<core::Id, std::int64_t> event_counters_;
   // transact() on PostgreSQL: each tenant's events, numbered at commit (write_tenant_events).
   struct PendingEvent {

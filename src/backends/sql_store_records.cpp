@@ -11,6 +11,7 @@ Result<UsageRecord> SqlStore::append_usage(const core::Id& tenant, UsageRecord r
   if (r.job_id.is_nil()) return Error::invalid("job_id", "", "a usage record names its job");
   if (r.end < r.start) return Error::invalid("end", r.end.to_string(), "is before start " + r.start.to_string());
   return write([&]() -> Result<UsageRecord> {
+    BUDCORE_TRY(lock_usage_of(tenant));
     std::string tid = tenant.to_string(), jid = r.job_id.to_string(), doc = core::to_json(r.data);
     SqlParam p[] = {tid, jid, r.start.unix_nanos(), r.end.unix_nanos(), doc};
     BUDCORE_TRY(db().query("INSERT INTO usage_records (tenant_id, job_id, start_ns, end_ns, doc) "
@@ -23,19 +24,39 @@ Result<UsageRecord> SqlStore::append_usage(const core::Id& tenant, UsageRecord r
   });
 }
 
+// On PostgreSQL concurrent transactions take seqs in one order and may commit in another; a
+// reader reading past the last seq it saw (UsageQuery::after_seq) would then miss a record
+// committed late under a lower seq. A transaction-scoped advisory lock per tenant, taken before
+// the insert and held to the commit, makes a tenant's records visible in seq order. SQLite has
+// one writer at a time already. Only the platform's commit batch appends usage of several
+// tenants in one transaction; every other writer appends one tenant's, so the locks form no cycle.
+Status SqlStore::lock_usage_of(const core::Id& tenant) {
+  if (db().dialect() != Dialect::Postgres) return {};
+  if (in_tx_ && !usage_locked_.insert(tenant).second) return {};  // held until this transaction ends
+  std::uint32_t key = 0;
+  for (std::uint8_t byte : tenant.bytes()) key = key * 31 + byte;  // any spread will do: a clash only waits
+  SqlParam p[] = {static_cast<std::int64_t>(kUsageLockClass), static_cast<std::int64_t>(static_cast<std::int32_t>(key))};
+  return db().query("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), CAST(? AS INTEGER))", p,
+                    [](const SqlRow&) -> Status { return {}; });
+}
+
 Result<Page<UsageRecord>> SqlStore::list_usage(const core::Id& tenant, const UsageQuery& uq, const PageRequest& page) {
   Query q;
+  // Reading past a seq, the few new records are found by (tenant_id, seq) and sorted; written
+  // as an expression, start_ns keeps SQLite from walking the whole time range in order instead.
+  const std::string start = uq.after_seq ? "+start_ns" : "start_ns";
   q.sql("SELECT seq, job_id, start_ns, end_ns, doc FROM usage_records").where("tenant_id = ?").bind(tenant.to_string());
   if (uq.job_id) q.where("job_id = ?").bind(uq.job_id->to_string());
-  if (uq.from) q.where("start_ns >= ?").bind(uq.from->unix_nanos());
-  if (uq.to) q.where("start_ns < ?").bind(uq.to->unix_nanos());
+  if (uq.from) q.where(start + " >= ?").bind(uq.from->unix_nanos());
+  if (uq.to) q.where(start + " < ?").bind(uq.to->unix_nanos());
+  if (uq.after_seq) q.where("seq > ?").bind(*uq.after_seq);
   if (!page.after.empty()) {
     BUDCORE_TRY_ASSIGN(auto cur, parse_pair_cursor(page, CursorKey::Seq));
     BUDCORE_TRY_ASSIGN(std::int64_t seq, parse_int(cur.second, page));
-    q.where("(start_ns, seq) > (?, ?)").bind(cur.first).bind(seq);
+    q.where("(" + start + ", seq) > (?, ?)").bind(cur.first).bind(seq);
   }
   const std::size_t limit = page_limit(page);
-  q.sql(" ORDER BY start_ns, seq LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
+  q.sql(" ORDER BY " + start + ", seq LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
   return read([&]() -> Result<Page<UsageRecord>> {
     Page<UsageRecord> out;
     BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {

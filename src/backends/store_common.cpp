@@ -564,6 +564,11 @@ DROP TABLE usecase_templates;
 DROP TABLE components;
 )sql";
 
+// Version 13: budgets read the usage appended since they last looked (UsageQuery::after_seq).
+constexpr std::string_view kSchemaV13 = R"sql(
+CREATE INDEX usage_tenant_seq ON usage_records (tenant_id, seq);
+)sql";
+
 std::string migration_sql(Dialect dialect, int version) {
   switch (version) {
     case 1: return apply_dialect(dialect, kSchemaV1);
@@ -582,6 +587,7 @@ std::string migration_sql(Dialect dialect, int version) {
     case 10: return apply_dialect(dialect, kSchemaV10);
     case 11: return std::string(kSchemaV11);
     case 12: return apply_dialect(dialect, kSchemaV12);
+    case 13: return std::string(kSchemaV13);
     default: return {};
   }
 }

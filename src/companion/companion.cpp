@@ -129,6 +129,8 @@ struct Companion::Impl {
   // The owning Job's annotations per Workload uid (a GET each, once: they carry the expected
   // duration and rarely change).
   OwnerAnnotations owners;
+  // The budgets' metered spend, read incrementally (each decision reads the rows written since).
+  std::unique_ptr<cost::SpendSource> metered_spend;
   // The estimate annotations each pending Workload shows, as this leader last wrote them or
   // first read them (uid -> {"metadata": {"annotations": ...}}): the informer's copy lags behind
   // our own patches while their watch events are on the way, and compared with it they would
@@ -475,7 +477,7 @@ struct Companion::Impl {
   // through (Ready) in the period the part of its estimate it has not yet used.
   core::Result<SpendByBudget> spend(core::Timestamp now) {
     SpendByBudget out;
-    auto metered_spend = cost::store_spend(store, config.price_book);
+    if (!metered_spend) metered_spend = cost::incremental_store_spend(store, config.price_book);
     std::vector<cost::Usage> running = accrued(now);
     auto running_spend = cost::usage_spend(running, config.price_book);
     for (const auto& b : config.budgets.budgets) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <set>
 #include <tuple>
 
@@ -164,6 +166,76 @@ class StoreSpend final : public SpendSource {
   const PriceBook& book_;
 };
 
+// Spend from a ledger, kept per budget scope and period and brought up to date by reading only
+// the records appended since (UsageQuery::after_seq). A record's share of a period never
+// changes once it is stored, so the sums per currency only grow; they are converted to the
+// budget's currency when asked, as the full read converts its totals.
+class IncrementalSpend final : public SpendSource {
+ public:
+  IncrementalSpend(UsageLedger& store, const PriceBook& book) : store_(store), book_(book) {}
+
+  Result<Money> spent(const Budget& b, Timestamp from, Timestamp to) override {
+    std::lock_guard lock(mu_);
+    Sums& s = sums_[scope_key(b)];
+    if (s.from != from) s = Sums{from, 0, Timestamp{}, {}};  // a new period starts from nothing
+    BUDCORE_TRY(catch_up(b, s));
+    // A record ending at or after `to` (a period already over) is cut at `to`: read it all.
+    if (!(s.max_end < to)) return StoreSpend(store_, book_).spent(b, from, to);
+    Money total = Money::from_units(0, b.amount.currency());
+    for (const auto& [currency, sum] : s.by_currency) {
+      BUDCORE_TRY_ASSIGN(Money converted, book_.convert(sum, b.amount.currency()));
+      BUDCORE_TRY_ASSIGN(total, total.checked_add(converted));
+    }
+    return total;
+  }
+
+ private:
+  struct Sums {
+    Timestamp from;
+    std::int64_t last_seq = 0;
+    Timestamp max_end;
+    std::map<std::string, Money> by_currency;
+  };
+
+  static std::string scope_key(const Budget& b) {
+    return b.tenant_id.to_string() + "/" + (b.project_id ? b.project_id->to_string() : std::string());
+  }
+
+  // Adds the budget's share of the records appended since s.last_seq; s is unchanged on error.
+  Status catch_up(const Budget& b, Sums& s) {
+    UsageQuery q;
+    q.from = Timestamp::from_unix_nanos(s.from.unix_nanos() - kLookBehindNanos);
+    q.after_seq = s.last_seq;
+    BUDCORE_TRY_ASSIGN(auto usage, load_usage(store_, b.tenant_id, q));
+    if (usage.empty()) return {};
+    Sums next = s;
+    std::vector<Usage> mine;
+    for (Usage& u : usage) {
+      next.last_seq = std::max(next.last_seq, u.seq);
+      if (next.max_end < u.interval.end) next.max_end = u.interval.end;
+      if (b.covers(u.interval.tenant_id, project_of(u))) mine.push_back(std::move(u));
+    }
+    RollupQuery rq;
+    rq.granularity = Granularity::Total;
+    rq.from = s.from;
+    rq.to = Timestamp::from_unix_nanos(next.max_end.unix_nanos() + 1);  // every record whole past `from`
+    BUDCORE_TRY_ASSIGN(Rollup r, rollup(mine, rq));
+    for (const auto& row : r.rows) {
+      auto [it, fresh] = next.by_currency.try_emplace(row.cost.currency(), row.cost);
+      if (!fresh) {
+        BUDCORE_TRY_ASSIGN(it->second, it->second.checked_add(row.cost));
+      }
+    }
+    s = std::move(next);
+    return {};
+  }
+
+  UsageLedger& store_;
+  const PriceBook& book_;
+  std::mutex mu_;
+  std::map<std::string, Sums> sums_;  // per budget scope (tenant/project)
+};
+
 bool crossed(const Money& spent, const Money& amount, std::int64_t percent) {
   // spent x 100 >= amount x percent, in 128-bit pico-units (amounts are bounded on input).
   core::int128 lhs = 0, rhs = 0;
@@ -266,6 +338,10 @@ std::unique_ptr<SpendSource> store_spend(UsageLedger& store, const PriceBook& bo
   return std::make_unique<StoreSpend>(store, book);
 }
 
+std::unique_ptr<SpendSource> incremental_store_spend(UsageLedger& store, const PriceBook& book) {
+  return std::make_unique<IncrementalSpend>(store, book);
+}
+
 std::unique_ptr<SpendSource> usage_spend(std::span<const Usage> usage, const PriceBook& book) {
   return std::make_unique<MemorySpend>(usage, book);
 }
@@ -355,12 +431,17 @@ Result<BudgetDecision> check_admission(const BudgetSet& set, SpendSource& spend,
 
 Result<BudgetDecision> admit_job(const BudgetSet& set, UsageLedger& store, const PriceBook& book,
                                  const job::Job& job, Timestamp now) {
+  StoreSpend spend(store, book);
+  return admit_job(set, spend, book, job, now);
+}
+
+Result<BudgetDecision> admit_job(const BudgetSet& set, SpendSource& spend, const PriceBook& book,
+                                 const job::Job& job, Timestamp now) {
   ResourceRequest request = request_of(job);
   if (!request.estimated_duration_seconds && request.job_type != job::JobType::Service) {
     request.estimated_duration_seconds = job.max_duration_seconds.value_or(0);
   }
   BUDCORE_TRY_ASSIGN(JobEstimate e, estimate(book, request));
-  StoreSpend spend(store, book);
   const std::optional<core::Id> project = job.project_id.is_nil() ? std::nullopt : std::optional(job.project_id);
   return check_admission(set, spend, AdmissionRequest{job.tenant_id, project, e.total, job.name}, now, book);
 }

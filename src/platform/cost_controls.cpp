@@ -55,7 +55,11 @@ class JobCost : public JobCostMeter {
 
 CostControls::CostControls(backend::Store& store, cost::PriceBook prices, cost::BudgetSet budgets,
                            std::shared_ptr<backend::Notifier> alerts)
-    : store_(store), prices_(std::move(prices)), budgets_(std::move(budgets)), alerts_(std::move(alerts)) {}
+    : store_(store),
+      prices_(std::move(prices)),
+      budgets_(std::move(budgets)),
+      spend_(cost::incremental_store_spend(store_, prices_)),
+      alerts_(std::move(alerts)) {}
 
 std::shared_ptr<CostControls> CostControls::attach(Platform& platform, cost::PriceBook prices, cost::BudgetSet budgets,
                                                    std::shared_ptr<backend::Notifier> alerts) {
@@ -69,7 +73,7 @@ core::Status CostControls::admit(const job::Job& job) {
   // The gate runs under the platform's lock and may not ask it the time: a submitted job's
   // created_at (a retried one's updated_at) is the platform's now.
   core::Timestamp now = job.updated_at.value_or(job.created_at.value_or(core::Timestamp{}));
-  BUDCORE_TRY_ASSIGN(cost::BudgetDecision d, cost::admit_job(budgets_, store_, prices_, job, now));
+  BUDCORE_TRY_ASSIGN(cost::BudgetDecision d, cost::admit_job(budgets_, *spend_, prices_, job, now));
   if (!d.allowed) return d.error();
   return {};
 }
@@ -259,8 +263,7 @@ bool CostControls::refresh_stops(core::Timestamp now) {
     }
   }
   passed_stops_.clear();
-  auto spend = cost::store_spend(store_, prices_);
-  auto passed = cost::passed_stop_running(budgets_, *spend, now);
+  auto passed = cost::passed_stop_running(budgets_, *spend_, now);
   if (!passed) {
     note_error(passed.error());
     return false;

@@ -326,5 +326,50 @@ TEST_P(BudgetStoreTest, AdmitJobEstimatesAndChecksInOneCall) {
   EXPECT_NE(d->reason.find("job finetune"), std::string::npos);
 }
 
+// The incremental spend answers what a full read of the ledger answers, after every append:
+// project and tenant budgets, a record crossing the period's start (counted in part), another
+// tenant's records, amounts converted to a budget's currency, and a past period whose records
+// end after it (answered by a full read).
+TEST_P(BudgetStoreTest, IncrementalSpendAnswersAsAFullReadAfterEveryAppend) {
+  const PriceBook b = book();
+  const BudgetSet set = budgets();
+  auto incremental = incremental_store_spend(*store_, b);
+  auto full = store_spend(*store_, b);
+  const Timestamp now = at("2026-05-20T00:00:00Z");
+  auto expect_same = [&](const std::string& after) {
+    for (const Budget& bud : set.budgets) {
+      auto [from, to] = period_bounds(bud.period, now);
+      for (auto [f, t] : {std::pair{from, to}, std::pair{from, now}, std::pair{at("2026-05-01T00:00:00Z"), at("2026-05-10T00:00:00Z")}}) {
+        auto got = incremental->spent(bud, f, t);
+        auto want = full->spent(bud, f, t);
+        ASSERT_TRUE(got && want) << after;
+        EXPECT_EQ(*got, *want) << bud.name << " [" << f.to_string() << ", " << t.to_string() << ") after " << after;
+      }
+    }
+  };
+  expect_same("nothing");
+  struct Row {
+    const Id& project;
+    const char* start;
+    const char* end;
+  };
+  const Row rows[] = {{kProjectA, "2026-05-02T00:00:00Z", "2026-05-02T03:00:00Z"},
+                      {kProjectB, "2026-04-30T22:00:00Z", "2026-05-01T02:00:00Z"},  // crosses the month's start
+                      {kProjectA, "2026-03-31T23:00:00Z", "2026-04-01T01:00:00Z"},  // crosses the quarter's start
+                      {kProjectA, "2026-05-09T23:00:00Z", "2026-05-10T01:00:00Z"},  // crosses the past window's end
+                      {kProjectB, "2026-05-19T00:00:00Z", "2026-05-19T10:00:00Z"}};
+  for (const Row& r : rows) {
+    ASSERT_TRUE(record_usage(*store_, b, a100(r.project, r.start, r.end)));
+    UsageInterval stranger = a100(kProjectA, r.start, r.end);
+    stranger.tenant_id = *Id::parse("0190e6f4-5c3a-7abc-8def-00000000000b");
+    ASSERT_TRUE(record_usage(*store_, b, stranger));
+    expect_same(std::string(r.start));
+  }
+  // A second source opened on the same ledger later reads the whole history once.
+  auto late = incremental_store_spend(*store_, b);
+  auto [from, to] = period_bounds(set.budgets[1].period, now);
+  EXPECT_EQ(*late->spent(set.budgets[1], from, to), *full->spent(set.budgets[1], from, to));
+}
+
 }  // namespace
 }  // namespace budcore::cost

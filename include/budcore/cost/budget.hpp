@@ -89,6 +89,12 @@ class BUDCORE_API SpendSource {
 // record crossing the period's start counts in part). `book` converts currencies; both must
 // outlive the source.
 BUDCORE_API std::unique_ptr<SpendSource> store_spend(UsageLedger& store, const PriceBook& book);
+// The same, kept up to date: the first question about a budget's period reads its records,
+// later ones only the records appended since (UsageQuery::after_seq), so asking at every
+// admission costs what was metered meanwhile, not the period's whole history. A question
+// about a period some record ends after (one already over) is answered by a full read.
+// Thread-safe.
+BUDCORE_API std::unique_ptr<SpendSource> incremental_store_spend(UsageLedger& store, const PriceBook& book);
 // Spend from records in memory (they must outlive the source).
 BUDCORE_API std::unique_ptr<SpendSource> usage_spend(std::span<const Usage> usage, const PriceBook& book);
 
@@ -151,6 +157,9 @@ BUDCORE_API core::Value to_value(const BudgetDecision& d);
 // cover its tenant and project, with spend read from `store`. The decision's estimate is the
 // job's; deny with decision.error() (ErrorCode::BudgetExceeded).
 BUDCORE_API core::Result<BudgetDecision> admit_job(const BudgetSet& set, UsageLedger& store, const PriceBook& book,
+                                                   const job::Job& job, core::Timestamp now);
+// The same with spend from `spend` (an incremental_store_spend kept across admissions).
+BUDCORE_API core::Result<BudgetDecision> admit_job(const BudgetSet& set, SpendSource& spend, const PriceBook& book,
                                                    const job::Job& job, core::Timestamp now);
 
 // ---- alerts ------------------------------------------------------------------------------

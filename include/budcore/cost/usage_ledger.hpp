@@ -26,11 +26,15 @@ struct UsageRecord {
   core::Value data = core::Value(core::Map{});
 };
 
-// Usage whose start lies in [from, to), oldest first.
+// Usage whose start lies in [from, to), oldest first; with after_seq, only the records appended
+// after that one. A tenant's records become visible in the order of their seq (a Store
+// serializes a tenant's appends), so a reader that remembers the last seq it saw and reads only
+// what follows misses none.
 struct UsageQuery {
   std::optional<core::Id> job_id;
   std::optional<core::Timestamp> from;
   std::optional<core::Timestamp> to;
+  std::optional<std::int64_t> after_seq;
 };
 
 class BUDCORE_API UsageLedger {

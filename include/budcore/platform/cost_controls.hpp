@@ -87,6 +87,8 @@ class BUDCORE_API CostControls {
   backend::Store& store_;
   cost::PriceBook prices_;
   cost::BudgetSet budgets_;
+  // The budgets' spend, read incrementally: each admission reads what was metered since the last.
+  std::unique_ptr<cost::SpendSource> spend_;
   // Of budgets_, those with stop_running passed at the last refresh_stops, with their reasons
   // (platform lock held).
   std::vector<std::pair<const cost::Budget*, std::string>> passed_stops_;
