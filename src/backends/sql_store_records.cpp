@@ -42,9 +42,10 @@ Status SqlStore::lock_usage_of(const core::Id& tenant) {
 
 Result<Page<UsageRecord>> SqlStore::list_usage(const core::Id& tenant, const UsageQuery& uq, const PageRequest& page) {
   Query q;
-  // Reading past a seq, the few new records are found by (tenant_id, seq) and sorted; written
-  // as an expression, start_ns keeps SQLite from walking the whole time range in order instead.
-  const std::string start = uq.after_seq ? "+start_ns" : "start_ns";
+  // Reading past a seq, records come in seq order, found by (tenant_id, seq): only the new ones
+  // are read. Written as an expression, start_ns keeps SQLite from walking the time range instead.
+  const bool by_seq = uq.after_seq.has_value();
+  const std::string start = by_seq ? "+start_ns" : "start_ns";
   q.sql("SELECT seq, job_id, start_ns, end_ns, doc FROM usage_records").where("tenant_id = ?").bind(tenant.to_string());
   if (uq.job_id) q.where("job_id = ?").bind(uq.job_id->to_string());
   if (uq.from) q.where(start + " >= ?").bind(uq.from->unix_nanos());
@@ -53,10 +54,11 @@ Result<Page<UsageRecord>> SqlStore::list_usage(const core::Id& tenant, const Usa
   if (!page.after.empty()) {
     BUDCORE_TRY_ASSIGN(auto cur, parse_pair_cursor(page, CursorKey::Seq));
     BUDCORE_TRY_ASSIGN(std::int64_t seq, parse_int(cur.second, page));
-    q.where("(" + start + ", seq) > (?, ?)").bind(cur.first).bind(seq);
+    if (by_seq) q.where("seq > ?").bind(seq);
+    else q.where("(start_ns, seq) > (?, ?)").bind(cur.first).bind(seq);
   }
   const std::size_t limit = page_limit(page);
-  q.sql(" ORDER BY " + start + ", seq LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
+  q.sql(by_seq ? " ORDER BY seq LIMIT ?" : " ORDER BY start_ns, seq LIMIT ?").bind(static_cast<std::int64_t>(limit + 1));
   return read([&]() -> Result<Page<UsageRecord>> {
     Page<UsageRecord> out;
     BUDCORE_TRY(db().query(q.text(), q.params(), [&](const SqlRow& row) -> Status {

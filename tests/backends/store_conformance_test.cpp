@@ -880,12 +880,24 @@ TEST_P(StoreConformance, UsageAfterSeqReadsOnlyWhatWasAppendedSince) {
   ASSERT_TRUE(r) << r.error().describe();
   std::vector<std::int64_t> got;
   for (const auto& u : r->items) got.push_back(u.seq);
-  EXPECT_EQ(got, (std::vector<std::int64_t>{seqs[4], seqs[3], seqs[2]}));  // oldest start first, as ever
+  EXPECT_EQ(got, (std::vector<std::int64_t>{seqs[2], seqs[3], seqs[4]}));  // in the order appended
   since.from = t0 + Duration::minutes(1);
   r = store().list_usage(tenant_a_, since);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->items.size(), 2u);
-  EXPECT_EQ(r->items[0].seq, seqs[3]);
+  EXPECT_EQ(r->items[0].seq, seqs[2]);
+  // Paged, the cursor goes on from the last seq.
+  since.from.reset();
+  PageRequest one{1, ""};
+  got.clear();
+  for (int guard = 0; guard < 10; ++guard) {
+    auto p = store().list_usage(tenant_a_, since, one);
+    ASSERT_TRUE(p) << p.error().describe();
+    for (const auto& u : p->items) got.push_back(u.seq);
+    if (p->next_cursor.empty()) break;
+    one.after = p->next_cursor;
+  }
+  EXPECT_EQ(got, (std::vector<std::int64_t>{seqs[2], seqs[3], seqs[4]}));
   since.after_seq = seqs[4];
   r = store().list_usage(tenant_a_, since);
   ASSERT_TRUE(r);

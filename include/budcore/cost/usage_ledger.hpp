@@ -27,7 +27,7 @@ struct UsageRecord {
 };
 
 // Usage whose start lies in [from, to), oldest first; with after_seq, only the records appended
-// after that one. A tenant's records become visible in the order of their seq (a Store
+// after that one, in the order they were appended (seq). A tenant's records become visible in the order of their seq (a Store
 // serializes a tenant's appends), so a reader that remembers the last seq it saw and reads only
 // what follows misses none.
 struct UsageQuery {
