@@ -25,7 +25,9 @@
 #include <unistd.h>
 
 #include "budcore/core/json.hpp"
+#include "budcore/backend/store.hpp"
 #include "budcore/cost/budget.hpp"
+#include "budcore/cost/metering.hpp"
 #include "budcore/cost/price_book.hpp"
 #include "budcore/platform/platform.hpp"
 
@@ -155,6 +157,58 @@ void end_to_end_with_costs(benchmark::State& state) {
   run_end_to_end(state, env_int("BUDCORE_BENCH_COST_JOBS", 10'000), static_cast<int>(state.range(0)));
 }
 BENCHMARK(end_to_end_with_costs)->Arg(1)->Arg(2)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+
+// Admissions against a budget when the period already has `history` usage rows: each of 1,000
+// submitted jobs asks the budget gate, which needs the tenant's spend in the period. The first
+// admission of the period (timed apart) reads the history.
+void budget_with_history(benchmark::State& state) {
+  const std::int64_t history = state.range(0), n = 1000;
+  for (auto _ : state) {
+    std::string db = fresh_db("platform-history");
+    platform::PlatformConfig config = bench_config(db, 0);
+    config.prices = cost::PriceBook::from_text(R"(currency: USD
+cpu_core_hour: {on_demand: "0.04"}
+memory_gib_hour: {on_demand: "0.005"}
+)").value();
+    config.budgets = cost::BudgetSet::from_text(R"(budgets:
+  - {name: bench, tenant_id: 00000000-0000-4000-8000-0000000000be, amount: "1000000000.00", hard_limit: true}
+)").value();
+    config.virtual_start = core::Timestamp::parse("2026-06-15T00:00:00Z").value();  // a day's rows fit its month
+    auto p = must_open(config);
+    const core::Timestamp now = p->now();
+    auto filled = p->store().transact([&](backend::Store& tx) -> core::Status {
+      for (std::int64_t i = 0; i < history; ++i) {
+        cost::UsageInterval u;
+        u.tenant_id = kTenant;
+        u.job_id = core::Id::generate();
+        u.cpu_cores = core::Quantity::from_int(1);
+        u.end = core::Timestamp::from_unix_nanos(now.unix_nanos() - (i % 86'400) * 1'000'000'000LL);
+        u.start = core::Timestamp::from_unix_nanos(u.end.unix_nanos() - 60'000'000'000LL);
+        BUDCORE_TRY(cost::record_usage(tx, *config.prices, u));
+      }
+      return {};
+    });
+    if (!filled) std::abort();
+    auto ctx = platform::CallContext::for_tenant(kTenant, "bench");
+    // The period's first admission reads its history once; the rate is of those after it.
+    auto first_at = std::chrono::steady_clock::now();
+    if (!p->submit(ctx, bench_job(n))) std::abort();
+    state.counters["first_admission_ms"] =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_at).count();
+    auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_seconds();
+    std::vector<platform::SubmitRequest> jobs;
+    for (std::int64_t i = 0; i < n; ++i) jobs.push_back({bench_job(i), ""});
+    if (!p->submit_batch(ctx, std::move(jobs))) std::abort();
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.counters["cpu_jobs_per_s"] = static_cast<double>(n) / (cpu_seconds() - c0);
+    state.SetIterationTime(secs);
+    state.counters["jobs_per_s"] = static_cast<double>(n) / secs;
+    p.reset();
+    drop_db(db);
+  }
+}
+BENCHMARK(budget_with_history)->ArgName("rows")->Arg(1000)->Arg(10000)->Arg(100000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void batch_submit(benchmark::State& state) {
   const std::int64_t n = 10'000;
