@@ -486,24 +486,17 @@ struct Companion::Impl {
       BUDCORE_TRY_ASSIGN(total, metered_spend->spent(b, from, now));
       BUDCORE_TRY_ASSIGN(accrual, running_spend->spent(b, from, now));
       BUDCORE_TRY_ASSIGN(total, total.checked_add(accrual));
-      std::map<std::string, core::Money> used;  // Workload uid -> its usage so far in the period
-      bool loaded = false;
       for (const auto& [key, s] : decided) {
         const Decision& d = s.decision;
         if (d.state != CheckState::Ready || !d.estimate || !d.tenant) continue;
         if (!b.covers(*d.tenant, std::nullopt) || s.decided_at < from || s.decided_at >= to) continue;
         if (done_or_gone(s)) continue;  // its usage rows are all it spent
-        if (!loaded) {
-          BUDCORE_TRY_ASSIGN(used, usage_by_workload(b, from, now, running));
-          loaded = true;
-        }
-        core::Money est;
+        core::Money est, used;
         BUDCORE_TRY_ASSIGN(est, config.price_book.convert(*d.estimate, b.amount.currency()));
+        BUDCORE_TRY_ASSIGN(used, usage_of_workload(b, s.uid, from, now, running));
         // The estimate is committed until the Workload's usage passes it; usage already counts.
-        if (auto u = used.find(s.uid); u != used.end()) {
-          if (u->second >= est) continue;
-          BUDCORE_TRY_ASSIGN(est, est.checked_sub(u->second));
-        }
+        if (used >= est) continue;
+        BUDCORE_TRY_ASSIGN(est, est.checked_sub(used));
         BUDCORE_TRY_ASSIGN(total, total.checked_add(est));
       }
       out[b.name] = total;
@@ -523,29 +516,29 @@ struct Companion::Impl {
     return finished && finished->status == "True";
   }
 
-  // Usage in [from, to) of the budget's tenant, per Workload uid (the rows' job_id), in the
-  // budget's currency: the Store's rows and the running Workloads' accrual.
-  core::Result<std::map<std::string, core::Money>> usage_by_workload(const cost::Budget& b, core::Timestamp from,
-                                                                      core::Timestamp to,
-                                                                      const std::vector<cost::Usage>& running) {
-    backend::UsageQuery q;
-    q.from = from;
-    q.to = to;
+  // One Workload's usage in [from, to), in the budget's currency: the Store's rows of it (their
+  // job_id is its uid; read through the job index, not the period's whole usage) and its
+  // running accrual.
+  core::Result<core::Money> usage_of_workload(const cost::Budget& b, const std::string& uid, core::Timestamp from,
+                                              core::Timestamp to, const std::vector<cost::Usage>& running) {
     std::vector<cost::Usage> rows;
-    BUDCORE_TRY_ASSIGN(rows, cost::load_usage(store, b.tenant_id, q));
-    rows.insert(rows.end(), running.begin(), running.end());
-    std::map<std::string, core::Money> out;
+    if (auto id = core::Id::parse(uid)) {
+      backend::UsageQuery q;
+      q.job_id = *id;
+      q.from = from;
+      q.to = to;
+      BUDCORE_TRY_ASSIGN(rows, cost::load_usage(store, b.tenant_id, q));
+    }
+    for (const auto& u : running)
+      if (u.interval.job_id.to_string() == uid) rows.push_back(u);
+    core::Money total = core::Money::from_units(0, b.amount.currency());
     for (const auto& u : rows) {
       if (u.interval.tenant_id != b.tenant_id) continue;
       core::Money c;
       BUDCORE_TRY_ASSIGN(c, config.price_book.convert(u.computed_cost, b.amount.currency()));
-      std::string uid = u.interval.job_id.to_string();
-      auto [it, fresh] = out.try_emplace(uid, c);
-      if (!fresh) {
-        BUDCORE_TRY_ASSIGN(it->second, it->second.checked_add(c));
-      }
+      BUDCORE_TRY_ASSIGN(total, total.checked_add(c));
     }
-    return out;
+    return total;
   }
 
   std::map<std::string, std::string> owner_annotations(const Value& wl) {
