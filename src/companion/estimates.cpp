@@ -113,12 +113,22 @@ std::string cluster_queue_of(const quota::QuotaConfig& quota, const std::string&
   return "";
 }
 
-// Workload indices in Kueue's FIFO order: creation time, then namespace/name for equal times.
+// The time Kueue orders a pending Workload by (its GetQueueOrderTimestamp): the last eviction
+// for one evicted by an admission check or by the PodsReady timeout (the default requeuing
+// timestamp, Eviction), else its creation. Evicted by preemption it keeps its place.
+core::Timestamp queue_order_time(const Value& wl) {
+  auto evicted = kubernetes::find_condition(wl, "Evicted");
+  if (evicted && evicted->status == "True" && (evicted->reason == "AdmissionCheck" || evicted->reason == "PodsReadyTimeout"))
+    if (auto t = core::Timestamp::parse(evicted->last_transition_time)) return *t;
+  auto created = core::Timestamp::parse(str(wl.find_path("metadata.creationTimestamp")));
+  return created ? *created : core::Timestamp{};
+}
+
+// Workload indices in Kueue's FIFO order: queue_order_time, then namespace/name for equal times.
 std::vector<std::size_t> queue_order(const std::vector<Value>& workloads) {
   std::vector<std::pair<core::Timestamp, std::string>> keys;
   for (const auto& wl : workloads) {
-    auto t = core::Timestamp::parse(str(wl.find_path("metadata.creationTimestamp")));
-    keys.emplace_back(t ? *t : core::Timestamp{},
+    keys.emplace_back(queue_order_time(wl),
                       str(wl.find_path("metadata.namespace")) + "/" + str(wl.find_path("metadata.name")));
   }
   std::vector<std::size_t> order(workloads.size());

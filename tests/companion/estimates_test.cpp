@@ -136,6 +136,31 @@ TEST(CompanionEstimatesTest, FifoQueueWaitsForTheRunningWorkloadThenInCreationOr
   EXPECT_EQ(r.valid_until, at(240));
 }
 
+// Kueue orders a Workload evicted by an admission check (or the PodsReady timeout) by its
+// eviction; one evicted by preemption keeps its creation time.
+TEST(CompanionEstimatesTest, AWorkloadEvictedByACheckQueuesFromItsEviction) {
+  auto evicted = [](const char* name, std::int64_t created, const char* reason, std::int64_t at_s) {
+    Value wl = est_workload({name, "lq-fifo", created, "1", "1m"});
+    wl.mutable_map().set("status", Map{{"conditions", core::List{Map{{"type", "Evicted"},
+                                                                     {"status", "True"},
+                                                                     {"reason", reason},
+                                                                     {"lastTransitionTime", at(at_s).to_string()}}}}});
+    return wl;
+  };
+  std::vector<Value> wls{est_workload({"running", "lq-fifo", -900, "1", "5m", "fifo", -60}),
+                         evicted("by-check", -500, "AdmissionCheck", -50),
+                         evicted("by-timeout", -400, "PodsReadyTimeout", -40),
+                         evicted("preempted", -300, "Preempted", -30),
+                         est_workload({"later", "lq-fifo", -100, "1", "1m"})};
+  auto r = estimate_workloads(est_config(), est_quota(), wls, kNow);
+  ASSERT_TRUE(r) << r.error().describe();
+  // Created -300 and not moved by its preemption; then -100; then the evictions at -50 and -40.
+  EXPECT_EQ(named(*r, "preempted").start, at(240));
+  EXPECT_EQ(named(*r, "later").start, at(300));
+  EXPECT_EQ(named(*r, "by-check").start, at(360));
+  EXPECT_EQ(named(*r, "by-timeout").start, at(420));
+}
+
 TEST(CompanionEstimatesTest, CohortLendsIdleQuotaAndWaitsForTheLendersWorkload) {
   // cq-b's Workload uses its 2 cpu for 100 s more; 3 cpu in cq-a need 1 of them.
   auto r = run_estimates({{"b-running", "lq-b", -500, "2", "200s", "cq-b", -100},
