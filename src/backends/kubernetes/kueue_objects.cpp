@@ -219,7 +219,7 @@ core::Result<std::vector<Value>> multikueue_objects(const MultiKueueSetup& setup
       {"apiVersion", resources::admission_checks().api_version()},
       {"kind", "AdmissionCheck"},
       {"metadata", core::Map{{"name", setup.name}, {"labels", labels}}},
-      {"spec", core::Map{{"controllerName", "kueue.x-k8s.io/multikueue"},
+      {"spec", core::Map{{"controllerName", kMultiKueueController},
                          {"parameters", core::Map{{"apiGroup", "kueue.x-k8s.io"}, {"kind", "MultiKueueConfig"}, {"name", setup.name}}}}}});
   return out;
 }
