@@ -6,6 +6,8 @@
 #   k8s-testbed.sh start STATE_DIR    build if needed, start all three, write STATE_DIR/kubeconfig
 #   k8s-testbed.sh start-multi STATE_DIR N
 #                                     start as above plus N MultiKueue worker control planes
+#   k8s-testbed.sh worker-kueue STATE_DIR I kill|start
+#                                     kill (SIGKILL) or restart the Kueue of worker I
 #   k8s-testbed.sh stop STATE_DIR     stop what start started and delete its data
 #   k8s-testbed.sh status STATE_DIR   exit 0 when the test bed of STATE_DIR answers
 #   k8s-testbed.sh kubectl            build kubectl of the same release (for benchmarks); prints its path
@@ -360,11 +362,16 @@ featureGates:
   VisibilityOnDemand: false
 KQ
   [[ -n $extra ]] && printf '%s\n' "$extra" >>"$pd/kueue.yaml"
-  "$cp_dir/kueue" --config "$pd/kueue.yaml" --kubeconfig "$pd/kubeconfig" >"$pd/kueue.log" 2>&1 &
-  echo $! >"$pd/kueue.pid"
-  wait_for 60 "$(cat "$pd/kueue.pid")" kueue "http://127.0.0.1:$p_health/readyz" ||
-    { tail -n 30 "$pd/kueue.log" >&2; stop_all "$state"; exit 1; }
+  start_kueue "$pd" || { stop_all "$state"; exit 1; }
+}
 
+# Kueue of the control plane in $1 (its kueue.yaml and kubeconfig there), until it is ready.
+start_kueue() {
+  local pd=$1 health
+  health=$(sed -n 's/^  healthProbeBindAddress: //p' "$pd/kueue.yaml")
+  "$cp_dir/kueue" --config "$pd/kueue.yaml" --kubeconfig "$pd/kubeconfig" >>"$pd/kueue.log" 2>&1 &
+  echo $! >"$pd/kueue.pid"
+  wait_for 60 "$(cat "$pd/kueue.pid")" kueue "http://$health/readyz" || { tail -n 30 "$pd/kueue.log" >&2; return 1; }
 }
 
 api() {  # METHOD PATH [curl args...]: a call to the test bed's apiserver as admin
@@ -389,15 +396,15 @@ MK
 }
 
 # Worker I: a control plane of its own in $dir/worker-I; its kubeconfig and env go to
-# STATE_DIR/worker-I (env: BUDCORE_K8S_SERVER, _ETCD_URL, _DIR, _KUEUE_PID).
+# STATE_DIR/worker-I (env: BUDCORE_K8S_SERVER, _ETCD_URL, _DIR).
 start_worker() {
   local state=$1 i=$2
   local m_server=$server m_etcd=$p_etcd pd=$dir/worker-$i out=$state/worker-$i
   start_plane "$state" "$pd" ""
   mkdir -p "$out" || die "cannot create $out"
   cp "$pd/kubeconfig" "$out/kubeconfig"
-  printf 'BUDCORE_K8S_SERVER=%s\nBUDCORE_K8S_ETCD_URL=http://127.0.0.1:%s\nBUDCORE_K8S_DIR=%s\nBUDCORE_K8S_KUEUE_PID=%s\n' \
-    "$server" "$p_etcd" "$pd" "$(cat "$pd/kueue.pid")" >"$out/env"
+  printf 'BUDCORE_K8S_SERVER=%s\nBUDCORE_K8S_ETCD_URL=http://127.0.0.1:%s\nBUDCORE_K8S_DIR=%s\n' \
+    "$server" "$p_etcd" "$pd" >"$out/env"
   log "worker-$i ready: $server (kubeconfig $out/kubeconfig)"
   server=$m_server
   p_etcd=$m_etcd
@@ -430,6 +437,24 @@ register_workers() {
       sleep 0.5
     done
   done
+}
+
+# Kills (SIGKILL, as a crash) or starts again the Kueue of worker I: what a manager reports
+# when a worker's Kueue dies mid-run. The worker's apiserver and etcd keep running.
+worker_kueue() {
+  local state=$1 i=$2 what=$3 pd pid
+  [[ -f $state/dir ]] || die "no test bed in $state"
+  pd=$(cat "$state/dir")/worker-$i
+  [[ -f $pd/kueue.yaml ]] || die "no worker-$i in $state"
+  case $what in
+    kill)
+      pid=$(cat "$pd/kueue.pid")
+      kill -9 "$pid" 2>/dev/null
+      while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+      ;;
+    start) start_kueue "$pd" || die "Kueue of worker-$i did not start (see $pd/kueue.log)" ;;
+    *) die "worker-kueue: kill or start, not '$what'" ;;
+  esac
 }
 
 start() {
@@ -504,6 +529,10 @@ case "${1:-}" in
     [[ -n ${2:-} && ${3:-} =~ ^[0-9]+$ ]] || { echo "usage: $0 start-multi STATE_DIR N" >&2; exit 2; }
     start "$2" "$3"
     ;;
+  worker-kueue)
+    [[ -n ${2:-} && ${3:-} =~ ^[0-9]+$ && -n ${4:-} ]] || { echo "usage: $0 worker-kueue STATE_DIR I kill|start" >&2; exit 2; }
+    worker_kueue "$2" "$3" "$4"
+    ;;
   stop)
     state_arg "$@"
     stop_all "$2"
@@ -516,7 +545,7 @@ case "${1:-}" in
     build_kubectl
     ;;
   *)
-    echo "usage: $0 build | start STATE_DIR | start-multi STATE_DIR N | stop STATE_DIR | status STATE_DIR | kubectl" >&2
+    echo "usage: $0 build | start STATE_DIR | start-multi STATE_DIR N | worker-kueue STATE_DIR I kill|start | stop STATE_DIR | status STATE_DIR | kubectl" >&2
     exit 2
     ;;
 esac
