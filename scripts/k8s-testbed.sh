@@ -452,7 +452,10 @@ worker_kueue() {
       kill -9 "$pid" 2>/dev/null
       while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
       ;;
-    start) start_kueue "$pd" || die "Kueue of worker-$i did not start (see $pd/kueue.log)" ;;
+    start)
+      kill -0 "$(cat "$pd/kueue.pid")" 2>/dev/null && return 0
+      start_kueue "$pd" || die "Kueue of worker-$i did not start (see $pd/kueue.log)"
+      ;;
     *) die "worker-kueue: kill or start, not '$what'" ;;
   esac
 }
