@@ -198,7 +198,13 @@ TEST_F(MultiKueueTestbedTest, ADispatchedJobRunsOnTheWorkerAndFinishesOnTheManag
   ASSERT_TRUE(mwl);
   EXPECT_EQ(mwl->find_path("status.clusterName")->as_string(), "w-" + sfx);
 
-  // The worker's job controller finishes it; MultiKueue copies the status back.
+  // The worker's job controller starts its pod, then finishes it; MultiKueue copies each
+  // status back to the manager's Job.
+  Value started = Map{{"status", Map{{"startTime", "2026-01-01T00:00:00Z"}, {"active", 1}, {"ready", 1}}}};
+  ASSERT_TRUE(worker->patch(resources::jobs(), rj.namespace_, rj.name, started, PatchType::Merge, "status"));
+  o = wait_status(rj, JobStatus::Running);
+  EXPECT_EQ(o.status, JobStatus::Running) << o.message;
+  EXPECT_EQ(o.message, "running; admitted by ClusterQueue batch-" + sfx + " on worker cluster w-" + sfx);
   auto st = testing::mark_job_complete(*worker, rj.namespace_, rj.name);
   ASSERT_TRUE(st) << st.error().describe();
   o = wait_status(rj, JobStatus::Completed);
