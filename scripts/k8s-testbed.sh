@@ -6,8 +6,8 @@
 #   k8s-testbed.sh start STATE_DIR    build if needed, start all three, write STATE_DIR/kubeconfig
 #   k8s-testbed.sh start-multi STATE_DIR N
 #                                     start as above plus N MultiKueue worker control planes
-#   k8s-testbed.sh worker-kueue STATE_DIR I kill|start
-#                                     kill (SIGKILL) or restart the Kueue of worker I
+#   k8s-testbed.sh worker-kueue|worker-apiserver STATE_DIR I kill|start
+#                                     kill (SIGKILL) or restart worker I's Kueue or apiserver
 #   k8s-testbed.sh stop STATE_DIR     stop what start started and delete its data
 #   k8s-testbed.sh status STATE_DIR   exit 0 when the test bed of STATE_DIR answers
 #   k8s-testbed.sh kubectl            build kubectl of the same release (for benchmarks); prints its path
@@ -19,7 +19,8 @@
 # Environment: BUDCORE_K8S_CACHE (cache root), BUDCORE_K8S_SKIP_BUILD=1 (start fails instead of
 # building when the binaries are missing), BUDCORE_K8S_METRICS_CERT_DIR (see kueue_metrics_certs),
 # BUDCORE_K8S_WORKERS=N (start also starts N worker control planes, as start-multi does),
-# BUDCORE_K8S_WORKER_LOST_TIMEOUT (the manager's MultiKueue workerLostTimeout, default 15m).
+# BUDCORE_K8S_WORKER_LOST_TIMEOUT (the manager's MultiKueue workerLostTimeout; 30 s, not Kueue's
+# 15 min, so that a test sees a lost worker's jobs requeued).
 set -u
 set -o pipefail
 
@@ -294,22 +295,7 @@ start_plane() {
   wait_for 30 "$(cat "$pd/etcd.pid")" etcd "http://127.0.0.1:$p_etcd/health" ||
     { tail -n 20 "$pd/etcd.log" >&2; stop_all "$state"; exit 1; }
 
-  # configmaps bypass the watch cache, so a compacted etcd answers an old watch with 410 Gone
-  # (the watch-resume tests); everything else is served as usual.
-  "$cp_dir/kube-apiserver" --etcd-servers "http://127.0.0.1:$p_etcd" \
-    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$p_api" \
-    --tls-cert-file "$dir/apiserver.crt" --tls-private-key-file "$dir/apiserver.key" \
-    --client-ca-file "$dir/ca.crt" --token-auth-file "$dir/tokens.csv" --authorization-mode RBAC \
-    --service-cluster-ip-range 10.0.0.0/24 --allow-privileged=true \
-    --disable-admission-plugins ServiceAccount \
-    --service-account-issuer "$server/" --service-account-key-file "$dir/sa.pub" \
-    --service-account-signing-key-file "$dir/sa.key" --cert-dir "$pd/apiserver-certs" \
-    --enable-priority-and-fairness=false --profiling=false --endpoint-reconciler-type none \
-    --watch-cache-sizes configmaps#0 >"$pd/kube-apiserver.log" 2>&1 &
-  echo $! >"$pd/kube-apiserver.pid"
-  wait_for 60 "$(cat "$pd/kube-apiserver.pid")" kube-apiserver --cacert "$dir/ca.crt" \
-    -H "Authorization: Bearer $token" "$server/readyz" ||
-    { tail -n 30 "$pd/kube-apiserver.log" >&2; stop_all "$state"; exit 1; }
+  start_apiserver "$pd" "$p_etcd" "$p_api" || { stop_all "$state"; exit 1; }
 
   # Kueue's CRDs, by server-side apply (the Workload CRD is too large for client-side apply).
   local crds=() name
@@ -365,6 +351,30 @@ KQ
   start_kueue "$pd" || { stop_all "$state"; exit 1; }
 }
 
+# kube-apiserver of the control plane in $1 on the etcd of port $2, serving on port $3 with the
+# certificates and tokens of $dir, until it is ready.
+start_apiserver() {
+  local pd=$1 p_etcd=$2 p_api=$3 server token
+  server=https://127.0.0.1:$p_api
+  token=$(head -n 1 "$dir/tokens.csv" | cut -d, -f1)
+  # configmaps bypass the watch cache, so a compacted etcd answers an old watch with 410 Gone
+  # (the watch-resume tests); everything else is served as usual.
+  "$cp_dir/kube-apiserver" --etcd-servers "http://127.0.0.1:$p_etcd" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$p_api" \
+    --tls-cert-file "$dir/apiserver.crt" --tls-private-key-file "$dir/apiserver.key" \
+    --client-ca-file "$dir/ca.crt" --token-auth-file "$dir/tokens.csv" --authorization-mode RBAC \
+    --service-cluster-ip-range 10.0.0.0/24 --allow-privileged=true \
+    --disable-admission-plugins ServiceAccount \
+    --service-account-issuer "$server/" --service-account-key-file "$dir/sa.pub" \
+    --service-account-signing-key-file "$dir/sa.key" --cert-dir "$pd/apiserver-certs" \
+    --enable-priority-and-fairness=false --profiling=false --endpoint-reconciler-type none \
+    --watch-cache-sizes configmaps#0 >>"$pd/kube-apiserver.log" 2>&1 &
+  echo $! >"$pd/kube-apiserver.pid"
+  wait_for 60 "$(cat "$pd/kube-apiserver.pid")" kube-apiserver --cacert "$dir/ca.crt" \
+    -H "Authorization: Bearer $token" "$server/readyz" ||
+    { tail -n 30 "$pd/kube-apiserver.log" >&2; return 1; }
+}
+
 # Kueue of the control plane in $1 (its kueue.yaml and kubeconfig there), until it is ready.
 start_kueue() {
   local pd=$1 health
@@ -391,7 +401,7 @@ manager_config() {
 multiKueue:
   gcInterval: 30s
   origin: budcore-testbed
-  workerLostTimeout: ${BUDCORE_K8S_WORKER_LOST_TIMEOUT:-15m}
+  workerLostTimeout: ${BUDCORE_K8S_WORKER_LOST_TIMEOUT:-30s}
 MK
 }
 
@@ -439,24 +449,30 @@ register_workers() {
   done
 }
 
-# Kills (SIGKILL, as a crash) or starts again the Kueue of worker I: what a manager reports
-# when a worker's Kueue dies mid-run. The worker's apiserver and etcd keep running.
-worker_kueue() {
-  local state=$1 i=$2 what=$3 pd pid
+# Kills (SIGKILL, as a crash) or starts again the Kueue or the kube-apiserver of worker I: what
+# a manager reports when a worker's Kueue dies mid-run, or the worker is lost.
+worker_process() {
+  local state=$1 i=$2 name=$3 what=$4 pd pid
   [[ -f $state/dir ]] || die "no test bed in $state"
-  pd=$(cat "$state/dir")/worker-$i
+  dir=$(cat "$state/dir")
+  pd=$dir/worker-$i
   [[ -f $pd/kueue.yaml ]] || die "no worker-$i in $state"
   case $what in
     kill)
-      pid=$(cat "$pd/kueue.pid")
+      pid=$(cat "$pd/$name.pid")
       kill -9 "$pid" 2>/dev/null
       while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
       ;;
     start)
-      kill -0 "$(cat "$pd/kueue.pid")" 2>/dev/null && return 0
-      start_kueue "$pd" || die "Kueue of worker-$i did not start (see $pd/kueue.log)"
+      kill -0 "$(cat "$pd/$name.pid")" 2>/dev/null && return 0
+      if [[ $name == kueue ]]; then
+        start_kueue "$pd"
+      else
+        local env=$state/worker-$i/env
+        start_apiserver "$pd" "$(sed -n 's/^BUDCORE_K8S_ETCD_URL=.*://p' "$env")" "$(sed -n 's/^BUDCORE_K8S_SERVER=.*://p' "$env")"
+      fi || die "$name of worker-$i did not start (see $pd/$name.log)"
       ;;
-    *) die "worker-kueue: kill or start, not '$what'" ;;
+    *) die "kill or start, not '$what'" ;;
   esac
 }
 
@@ -532,9 +548,11 @@ case "${1:-}" in
     [[ -n ${2:-} && ${3:-} =~ ^[0-9]+$ ]] || { echo "usage: $0 start-multi STATE_DIR N" >&2; exit 2; }
     start "$2" "$3"
     ;;
-  worker-kueue)
-    [[ -n ${2:-} && ${3:-} =~ ^[0-9]+$ && -n ${4:-} ]] || { echo "usage: $0 worker-kueue STATE_DIR I kill|start" >&2; exit 2; }
-    worker_kueue "$2" "$3" "$4"
+  worker-kueue | worker-apiserver)
+    [[ -n ${2:-} && ${3:-} =~ ^[0-9]+$ && -n ${4:-} ]] || { echo "usage: $0 $1 STATE_DIR I kill|start" >&2; exit 2; }
+    name=kueue
+    [[ $1 == worker-apiserver ]] && name=kube-apiserver
+    worker_process "$2" "$3" "$name" "$4"
     ;;
   stop)
     state_arg "$@"
@@ -548,7 +566,7 @@ case "${1:-}" in
     build_kubectl
     ;;
   *)
-    echo "usage: $0 build | start STATE_DIR | start-multi STATE_DIR N | worker-kueue STATE_DIR I kill|start | stop STATE_DIR | status STATE_DIR | kubectl" >&2
+    echo "usage: $0 build | start STATE_DIR | start-multi STATE_DIR N | worker-kueue|worker-apiserver STATE_DIR I kill|start | stop STATE_DIR | status STATE_DIR | kubectl" >&2
     exit 2
     ;;
 esac

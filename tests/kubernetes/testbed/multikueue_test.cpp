@@ -38,11 +38,25 @@ std::string read_text(const std::string& path) {
 // The test bed's directory (its kubeconfig's).
 std::string state_dir(const Testbed& tb) { return tb.kubeconfig().substr(0, tb.kubeconfig().rfind('/')); }
 
-// k8s-testbed.sh worker-kueue STATE_DIR 1 kill|start.
-bool worker_kueue(const Testbed& tb, const std::string& what) {
-  std::string cmd = "bash " BUDCORE_SOURCE_DIR "/scripts/k8s-testbed.sh worker-kueue '" + state_dir(tb) + "' 1 " + what;
+// k8s-testbed.sh worker-kueue|worker-apiserver STATE_DIR 1 kill|start.
+bool worker_process(const Testbed& tb, const std::string& process, const std::string& what) {
+  std::string cmd = "bash " BUDCORE_SOURCE_DIR "/scripts/k8s-testbed.sh worker-" + process + " '" + state_dir(tb) + "' 1 " + what;
   return std::system(cmd.c_str()) == 0;
 }
+bool worker_kueue(const Testbed& tb, const std::string& what) { return worker_process(tb, "kueue", what); }
+
+// Starts what a test stopped of the worker when it ends, whatever failed: the other tests need it.
+struct WorkerRestart {
+  const Testbed& tb;
+  bool done = false;
+  void operator()() {
+    if (done) return;
+    done = true;
+    EXPECT_TRUE(worker_process(tb, "apiserver", "start"));
+    EXPECT_TRUE(worker_kueue(tb, "start"));
+  }
+  ~WorkerRestart() { (*this)(); }
+};
 
 class MultiKueueTestbedTest : public ::testing::Test {
  protected:
@@ -292,22 +306,14 @@ TEST_F(MultiKueueTestbedTest, APlatformOnTheManagerFindsItsMultiKueueQueuesAndRu
   std::filesystem::remove_all(dir);
 }
 
-// Runs alone (tests/CMakeLists.txt: *WorkerKueue*): it stops the worker's Kueue that every
-// MultiKueue test relies on.
+// Runs alone (tests/CMakeLists.txt: *WorkerKueue*, *WorkerApiserver*): it stops the worker's
+// Kueue that every MultiKueue test relies on.
 TEST_F(MultiKueueTestbedTest, AWorkerKueueKilledMidRunIsNotNoticedByTheManager) {
   auto running = submit(gpu_job("running"));
   auto o = wait_status(running, JobStatus::Scheduled);
   ASSERT_EQ(o.status, JobStatus::Scheduled) << o.message;
   ASSERT_TRUE(worker_kueue(*tb, "kill"));
-  struct Restart {  // whatever fails below, the next test finds the worker's Kueue running
-    const Testbed& tb;
-    bool done = false;
-    void operator()() {
-      if (!done) EXPECT_TRUE(worker_kueue(tb, "start"));
-      done = true;
-    }
-    ~Restart() { (*this)(); }
-  } restart{*tb};
+  WorkerRestart restart{*tb};
 
   // The manager talks to the worker's apiserver, which still answers: the worker stays Active.
   auto mkc = manager->get(resources::multikueue_clusters(), {}, "w-" + sfx);
@@ -346,6 +352,36 @@ TEST_F(MultiKueueTestbedTest, AWorkerKueueKilledMidRunIsNotNoticedByTheManager) 
   o = wait_status(waiting, JobStatus::Scheduled);
   EXPECT_EQ(o.status, JobStatus::Scheduled) << o.message;
   EXPECT_TRUE(worker_admitted(waiting));
+}
+
+// Runs alone too. The worker's apiserver goes away mid-run: the manager notices when its
+// connection fails, keeps the job admitted for the test bed's workerLostTimeout (30 s), then
+// evicts and requeues it; once the worker is back the job is dispatched again.
+TEST_F(MultiKueueTestbedTest, AWorkerApiserverLostMidRunRequeuesTheJob) {
+  auto rj = submit(gpu_job("lost"));
+  auto o = wait_status(rj, JobStatus::Scheduled);
+  ASSERT_EQ(o.status, JobStatus::Scheduled) << o.message;
+  ASSERT_TRUE(worker_process(*tb, "apiserver", "kill"));
+  WorkerRestart restart{*tb};
+  const auto t0 = std::chrono::steady_clock::now();
+  o = wait_observed(rj, [](const ObservedJob& x) { return x.status != JobStatus::Scheduled; }, std::chrono::seconds(240));
+  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t0).count();
+  std::cerr << "after " << secs << " s: " << o.reason << ": " << o.message << "\n";
+  EXPECT_EQ(o.status, JobStatus::Queued);
+  EXPECT_EQ(o.reason, "AdmissionCheck");
+  EXPECT_NE(o.message.find("Admitting remote lost"), std::string::npos) << o.message;
+  auto mkc = manager->get(resources::multikueue_clusters(), {}, "w-" + sfx);
+  ASSERT_TRUE(mkc) << mkc.error().describe();
+  EXPECT_EQ(find_condition(*mkc, "Active")->status, "False");
+
+  // The worker comes back: Kueue reconnects and the job runs there again.
+  restart();
+  o = wait_observed(
+      rj, [](const ObservedJob& x) { return x.status == JobStatus::Scheduled || x.status == JobStatus::Running; },
+      std::chrono::seconds(180));
+  std::cerr << "worker back: " << o.message << "\n";
+  EXPECT_TRUE(o.status == JobStatus::Scheduled || o.status == JobStatus::Running) << o.message;
+  EXPECT_TRUE(worker_admitted(rj));
 }
 
 }  // namespace
