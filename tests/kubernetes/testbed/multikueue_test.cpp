@@ -336,6 +336,7 @@ TEST_F(MultiKueueTestbedTest, AWorkerKueueKilledMidRunIsNotNoticedByTheManager) 
   ASSERT_TRUE(st) << st.error().describe();
   o = wait_status(running, JobStatus::Completed);
   EXPECT_EQ(o.status, JobStatus::Completed) << o.message;
+  EXPECT_TRUE(o.started_at && o.finished_at);
   auto mwl = workload_of(*manager, running);
   ASSERT_TRUE(mwl);
   EXPECT_TRUE(Testbed::wait_until([&] {
