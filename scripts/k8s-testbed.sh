@@ -4,6 +4,10 @@
 #
 #   k8s-testbed.sh build              build (or find cached) binaries; prints their directory
 #   k8s-testbed.sh start STATE_DIR    build if needed, start all three, write STATE_DIR/kubeconfig
+#   k8s-testbed.sh start-multi STATE_DIR N
+#                                     start as above plus N MultiKueue worker control planes
+#   k8s-testbed.sh worker-kueue|worker-apiserver STATE_DIR I kill|start
+#                                     kill (SIGKILL) or restart worker I's Kueue or apiserver
 #   k8s-testbed.sh stop STATE_DIR     stop what start started and delete its data
 #   k8s-testbed.sh status STATE_DIR   exit 0 when the test bed of STATE_DIR answers
 #   k8s-testbed.sh kubectl            build kubectl of the same release (for benchmarks); prints its path
@@ -13,7 +17,10 @@
 # run on a machine compiles (~15-25 min on 2 cores); later runs start in ~7 s.
 #
 # Environment: BUDCORE_K8S_CACHE (cache root), BUDCORE_K8S_SKIP_BUILD=1 (start fails instead of
-# building when the binaries are missing), BUDCORE_K8S_METRICS_CERT_DIR (see kueue_metrics_certs).
+# building when the binaries are missing), BUDCORE_K8S_METRICS_CERT_DIR (see kueue_metrics_certs),
+# BUDCORE_K8S_WORKERS=N (start also starts N worker control planes, as start-multi does),
+# BUDCORE_K8S_WORKER_LOST_TIMEOUT (the manager's MultiKueue workerLostTimeout; 30 s, not Kueue's
+# 15 min, so that a test sees a lost worker's jobs requeued).
 set -u
 set -o pipefail
 
@@ -239,16 +246,12 @@ current-context: testbed
 KC
 }
 
-stop_all() {
-  local state=$1
-  [[ -f $state/dir ]] || return 0
-  local dir
-  dir=$(cat "$state/dir")
-  # Kueue first (it writes through the apiserver), etcd last.
+# Kueue first (it writes through the apiserver), etcd last.
+stop_plane() {
+  local pd=$1 name pid
   for name in kueue kube-apiserver etcd; do
-    [[ -f $dir/$name.pid ]] || continue
-    local pid
-    pid=$(cat "$dir/$name.pid")
+    [[ -f $pd/$name.pid ]] || continue
+    pid=$(cat "$pd/$name.pid")
     kill "$pid" 2>/dev/null || continue
     for _ in $(seq 1 50); do
       kill -0 "$pid" 2>/dev/null || break
@@ -256,72 +259,48 @@ stop_all() {
     done
     kill -9 "$pid" 2>/dev/null
   done
+}
+
+stop_all() {
+  local state=$1
+  [[ -f $state/dir ]] || return 0
+  local dir
+  dir=$(cat "$state/dir")
+  local pd
+  for pd in "$dir"/worker-* "$dir"; do
+    [[ -d $pd ]] && stop_plane "$pd"
+  done
   rm -f "$state/dir" "$state/kubeconfig" "$state/env"
+  rm -rf "$state"/worker-*
   [[ $dir == /tmp/budcore-k8s-* ]] && rm -rf "$dir"
   return 0
 }
 
-api() {  # METHOD PATH [curl args...]: a call to the test bed's apiserver as admin
-  local m=$1 p=$2
-  shift 2
-  curl -fsS --max-time 30 --cacert "$dir/ca.crt" -H "Authorization: Bearer $token" -X "$m" "$server$p" "$@"
-}
-
-start() {
-  local state=$1
-  mkdir -p "$state" || die "cannot create $state"
-  stop_all "$state"
-  if ! have_binaries; then
-    [[ ${BUDCORE_K8S_SKIP_BUILD:-} == 1 ]] && die "binaries missing under $cache/bin and BUDCORE_K8S_SKIP_BUILD=1"
-    build
-  fi
-  for tool in openssl curl python3 base64; do
-    command -v "$tool" >/dev/null || die "$tool is needed (scripts/install-deps.sh installs it)"
-  done
-  kueue_metrics_certs || exit 1
-  local t0=$SECONDS
-  dir=$(mktemp -d /tmp/budcore-k8s-XXXXXX) || die "mktemp failed"
-  echo "$dir" >"$state/dir"
-  certs "$dir" || { stop_all "$state"; die "openssl failed"; }
-  local p_etcd p_peer p_etcd_metrics p_api p_webhook p_health
+# etcd, kube-apiserver and Kueue on free ports, with their data, logs and pids in $2 and the
+# certificates and tokens of $dir; $3: lines added to Kueue's configuration. Sets server and
+# p_etcd; on failure stops everything of state $1 and exits.
+start_plane() {
+  local state=$1 pd=$2 extra=$3
+  mkdir -p "$pd" || die "cannot create $pd"
+  local p_peer p_etcd_metrics p_api p_webhook p_health
   read -r p_etcd p_peer p_etcd_metrics p_api p_webhook p_health <<<"$(free_ports 6)"
-  token=$(openssl rand -hex 24)
-  local noperm_token
-  noperm_token=$(openssl rand -hex 24)
-  # admin bypasses RBAC (system:masters); "budcore-noperm" has no role at all (403 tests).
-  printf '%s,admin,admin-uid,system:masters\n%s,budcore-noperm,noperm-uid\n' "$token" "$noperm_token" >"$dir/tokens.csv"
   server=https://127.0.0.1:$p_api
 
-  "$etcd_dir/etcd" --name testbed --data-dir "$dir/etcd" \
+  "$etcd_dir/etcd" --name testbed --data-dir "$pd/etcd" \
     --listen-client-urls "http://127.0.0.1:$p_etcd" --advertise-client-urls "http://127.0.0.1:$p_etcd" \
     --listen-peer-urls "http://127.0.0.1:$p_peer" --initial-advertise-peer-urls "http://127.0.0.1:$p_peer" \
     --initial-cluster "testbed=http://127.0.0.1:$p_peer" --listen-metrics-urls "http://127.0.0.1:$p_etcd_metrics" \
-    --unsafe-no-fsync --log-level warn >"$dir/etcd.log" 2>&1 &
-  echo $! >"$dir/etcd.pid"
-  wait_for 30 "$(cat "$dir/etcd.pid")" etcd "http://127.0.0.1:$p_etcd/health" ||
-    { tail -n 20 "$dir/etcd.log" >&2; stop_all "$state"; exit 1; }
+    --unsafe-no-fsync --log-level warn >"$pd/etcd.log" 2>&1 &
+  echo $! >"$pd/etcd.pid"
+  wait_for 30 "$(cat "$pd/etcd.pid")" etcd "http://127.0.0.1:$p_etcd/health" ||
+    { tail -n 20 "$pd/etcd.log" >&2; stop_all "$state"; exit 1; }
 
-  # configmaps bypass the watch cache, so a compacted etcd answers an old watch with 410 Gone
-  # (the watch-resume tests); everything else is served as usual.
-  "$cp_dir/kube-apiserver" --etcd-servers "http://127.0.0.1:$p_etcd" \
-    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$p_api" \
-    --tls-cert-file "$dir/apiserver.crt" --tls-private-key-file "$dir/apiserver.key" \
-    --client-ca-file "$dir/ca.crt" --token-auth-file "$dir/tokens.csv" --authorization-mode RBAC \
-    --service-cluster-ip-range 10.0.0.0/24 --allow-privileged=true \
-    --disable-admission-plugins ServiceAccount \
-    --service-account-issuer "$server/" --service-account-key-file "$dir/sa.pub" \
-    --service-account-signing-key-file "$dir/sa.key" --cert-dir "$dir/apiserver-certs" \
-    --enable-priority-and-fairness=false --profiling=false --endpoint-reconciler-type none \
-    --watch-cache-sizes configmaps#0 >"$dir/kube-apiserver.log" 2>&1 &
-  echo $! >"$dir/kube-apiserver.pid"
-  wait_for 60 "$(cat "$dir/kube-apiserver.pid")" kube-apiserver --cacert "$dir/ca.crt" \
-    -H "Authorization: Bearer $token" "$server/readyz" ||
-    { tail -n 30 "$dir/kube-apiserver.log" >&2; stop_all "$state"; exit 1; }
+  start_apiserver "$pd" "$p_etcd" "$p_api" || { stop_all "$state"; exit 1; }
 
   # Kueue's CRDs, by server-side apply (the Workload CRD is too large for client-side apply).
   local crds=() name
-  csplit -s -z -f "$dir/crd-" -b "%02d.yaml" "$cp_dir/crds.yaml" '/^---$/' '{*}' || { stop_all "$state"; die "csplit failed"; }
-  for f in "$dir"/crd-*.yaml; do
+  csplit -s -z -f "$pd/crd-" -b "%02d.yaml" "$cp_dir/crds.yaml" '/^---$/' '{*}' || { stop_all "$state"; die "csplit failed"; }
+  for f in "$pd"/crd-*.yaml; do
     sed -i '/^---$/d' "$f"
     name=$(sed -n '/^metadata:/,/^[a-z]/s/^  name: \(.*\)$/\1/p' "$f" | head -n 1)
     [[ -n $name ]] || continue
@@ -346,8 +325,8 @@ start() {
     --data '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kueue-system"}}' -o /dev/null ||
     { stop_all "$state"; die "creating namespace kueue-system failed"; }
 
-  kubeconfig "$server" "$dir/ca.crt" "$token" >"$dir/kubeconfig"
-  cat >"$dir/kueue.yaml" <<KQ
+  kubeconfig "$server" "$dir/ca.crt" "$token" >"$pd/kubeconfig"
+  cat >"$pd/kueue.yaml" <<KQ
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 namespace: kueue-system
@@ -368,10 +347,163 @@ integrations:
 featureGates:
   VisibilityOnDemand: false
 KQ
-  "$cp_dir/kueue" --config "$dir/kueue.yaml" --kubeconfig "$dir/kubeconfig" >"$dir/kueue.log" 2>&1 &
-  echo $! >"$dir/kueue.pid"
-  wait_for 60 "$(cat "$dir/kueue.pid")" kueue "http://127.0.0.1:$p_health/readyz" ||
-    { tail -n 30 "$dir/kueue.log" >&2; stop_all "$state"; exit 1; }
+  [[ -n $extra ]] && printf '%s\n' "$extra" >>"$pd/kueue.yaml"
+  start_kueue "$pd" || { stop_all "$state"; exit 1; }
+}
+
+# kube-apiserver of the control plane in $1 on the etcd of port $2, serving on port $3 with the
+# certificates and tokens of $dir, until it is ready.
+start_apiserver() {
+  local pd=$1 p_etcd=$2 p_api=$3 server token
+  server=https://127.0.0.1:$p_api
+  token=$(head -n 1 "$dir/tokens.csv" | cut -d, -f1)
+  # configmaps bypass the watch cache, so a compacted etcd answers an old watch with 410 Gone
+  # (the watch-resume tests); everything else is served as usual.
+  "$cp_dir/kube-apiserver" --etcd-servers "http://127.0.0.1:$p_etcd" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$p_api" \
+    --tls-cert-file "$dir/apiserver.crt" --tls-private-key-file "$dir/apiserver.key" \
+    --client-ca-file "$dir/ca.crt" --token-auth-file "$dir/tokens.csv" --authorization-mode RBAC \
+    --service-cluster-ip-range 10.0.0.0/24 --allow-privileged=true \
+    --disable-admission-plugins ServiceAccount \
+    --service-account-issuer "$server/" --service-account-key-file "$dir/sa.pub" \
+    --service-account-signing-key-file "$dir/sa.key" --cert-dir "$pd/apiserver-certs" \
+    --enable-priority-and-fairness=false --profiling=false --endpoint-reconciler-type none \
+    --watch-cache-sizes configmaps#0 >>"$pd/kube-apiserver.log" 2>&1 &
+  echo $! >"$pd/kube-apiserver.pid"
+  wait_for 60 "$(cat "$pd/kube-apiserver.pid")" kube-apiserver --cacert "$dir/ca.crt" \
+    -H "Authorization: Bearer $token" "$server/readyz" ||
+    { tail -n 30 "$pd/kube-apiserver.log" >&2; return 1; }
+}
+
+# Kueue of the control plane in $1 (its kueue.yaml and kubeconfig there), until it is ready.
+start_kueue() {
+  local pd=$1 health
+  health=$(sed -n 's/^  healthProbeBindAddress: //p' "$pd/kueue.yaml")
+  "$cp_dir/kueue" --config "$pd/kueue.yaml" --kubeconfig "$pd/kubeconfig" >>"$pd/kueue.log" 2>&1 &
+  echo $! >"$pd/kueue.pid"
+  wait_for 60 "$(cat "$pd/kueue.pid")" kueue "http://$health/readyz" || { tail -n 30 "$pd/kueue.log" >&2; return 1; }
+}
+
+api() {  # METHOD PATH [curl args...]: a call to the test bed's apiserver as admin
+  local m=$1 p=$2
+  shift 2
+  curl -fsS --max-time 30 --cacert "$dir/ca.crt" -H "Authorization: Bearer $token" -X "$m" "$server$p" "$@"
+}
+
+# ---------------------------------------------------------------------------------------------
+# MultiKueue workers: more control planes on the same machine, registered with the manager's
+# Kueue (the control plane of STATE_DIR/kubeconfig) as MultiKueueClusters.
+
+# The manager's Kueue configuration for N workers (nothing without workers).
+manager_config() {
+  (($1 > 0)) || return 0
+  cat <<MK
+multiKueue:
+  gcInterval: 30s
+  origin: budcore-testbed
+  workerLostTimeout: ${BUDCORE_K8S_WORKER_LOST_TIMEOUT:-30s}
+MK
+}
+
+# Worker I: a control plane of its own in $dir/worker-I; its kubeconfig and env go to
+# STATE_DIR/worker-I (env: BUDCORE_K8S_SERVER, _ETCD_URL, _DIR).
+start_worker() {
+  local state=$1 i=$2
+  local m_server=$server m_etcd=$p_etcd pd=$dir/worker-$i out=$state/worker-$i
+  start_plane "$state" "$pd" ""
+  mkdir -p "$out" || die "cannot create $out"
+  cp "$pd/kubeconfig" "$out/kubeconfig"
+  printf 'BUDCORE_K8S_SERVER=%s\nBUDCORE_K8S_ETCD_URL=http://127.0.0.1:%s\nBUDCORE_K8S_DIR=%s\n' \
+    "$server" "$p_etcd" "$pd" >"$out/env"
+  log "worker-$i ready: $server (kubeconfig $out/kubeconfig)"
+  server=$m_server
+  p_etcd=$m_etcd
+}
+
+# On the manager: per worker a Secret with its kubeconfig (inline CA and token, as Kueue
+# requires) and a MultiKueueCluster; one MultiKueueConfig "testbed-workers" listing them all.
+# Waits until Kueue reports every worker Active.
+register_workers() {
+  local state=$1 n=$2 i names=()
+  for ((i = 1; i <= n; i++)); do
+    names+=("\"worker-$i\"")
+    api POST /api/v1/namespaces/kueue-system/secrets -H "Content-Type: application/json" -o /dev/null --data \
+      "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"testbed-worker-$i\"},\"data\":{\"kubeconfig\":\"$(base64 -w0 <"$dir/worker-$i/kubeconfig")\"}}" ||
+      { stop_all "$state"; die "creating the Secret of worker-$i failed"; }
+    api POST /apis/kueue.x-k8s.io/v1beta2/multikueueclusters -H "Content-Type: application/json" -o /dev/null --data \
+      "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"MultiKueueCluster\",\"metadata\":{\"name\":\"worker-$i\"},\"spec\":{\"clusterSource\":{\"kubeConfig\":{\"locationType\":\"Secret\",\"location\":\"testbed-worker-$i\"}}}}" ||
+      { stop_all "$state"; die "creating MultiKueueCluster worker-$i failed"; }
+  done
+  local list
+  list=$(IFS=,; echo "${names[*]}")
+  api POST /apis/kueue.x-k8s.io/v1beta2/multikueueconfigs -H "Content-Type: application/json" -o /dev/null --data \
+    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"MultiKueueConfig\",\"metadata\":{\"name\":\"testbed-workers\"},\"spec\":{\"clusters\":[$list]}}" ||
+    { stop_all "$state"; die "creating MultiKueueConfig testbed-workers failed"; }
+  local deadline=$((SECONDS + 60))
+  for ((i = 1; i <= n; i++)); do
+    until api GET "/apis/kueue.x-k8s.io/v1beta2/multikueueclusters/worker-$i" 2>/dev/null |
+      python3 -c 'import json,sys; c=json.load(sys.stdin); sys.exit(0 if any(x["type"]=="Active" and x["status"]=="True" for x in c.get("status",{}).get("conditions",[])) else 1)'; do
+      ((SECONDS < deadline)) || { stop_all "$state"; die "MultiKueueCluster worker-$i not Active after 60 s (see $dir/kueue.log)"; }
+      sleep 0.5
+    done
+  done
+}
+
+# Kills (SIGKILL, as a crash) or starts again the Kueue or the kube-apiserver of worker I: what
+# a manager reports when a worker's Kueue dies mid-run, or the worker is lost.
+worker_process() {
+  local state=$1 i=$2 name=$3 what=$4 pd pid
+  [[ -f $state/dir ]] || die "no test bed in $state"
+  dir=$(cat "$state/dir")
+  pd=$dir/worker-$i
+  [[ -f $pd/kueue.yaml ]] || die "no worker-$i in $state"
+  case $what in
+    kill)
+      pid=$(cat "$pd/$name.pid")
+      kill -9 "$pid" 2>/dev/null
+      while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+      ;;
+    start)
+      kill -0 "$(cat "$pd/$name.pid")" 2>/dev/null && return 0
+      if [[ $name == kueue ]]; then
+        start_kueue "$pd"
+      else
+        local env=$state/worker-$i/env
+        start_apiserver "$pd" "$(sed -n 's/^BUDCORE_K8S_ETCD_URL=.*://p' "$env")" "$(sed -n 's/^BUDCORE_K8S_SERVER=.*://p' "$env")"
+      fi || die "$name of worker-$i did not start (see $pd/$name.log)"
+      ;;
+    *) die "kill or start, not '$what'" ;;
+  esac
+}
+
+start() {
+  local state=$1 workers=${2:-${BUDCORE_K8S_WORKERS:-0}}
+  [[ $workers =~ ^[0-9]+$ ]] || die "the number of workers must be a number, not '$workers'"
+  mkdir -p "$state" || die "cannot create $state"
+  stop_all "$state"
+  if ! have_binaries; then
+    [[ ${BUDCORE_K8S_SKIP_BUILD:-} == 1 ]] && die "binaries missing under $cache/bin and BUDCORE_K8S_SKIP_BUILD=1"
+    build
+  fi
+  for tool in openssl curl python3 base64; do
+    command -v "$tool" >/dev/null || die "$tool is needed (scripts/install-deps.sh installs it)"
+  done
+  kueue_metrics_certs || exit 1
+  local t0=$SECONDS
+  dir=$(mktemp -d /tmp/budcore-k8s-XXXXXX) || die "mktemp failed"
+  echo "$dir" >"$state/dir"
+  certs "$dir" || { stop_all "$state"; die "openssl failed"; }
+  token=$(openssl rand -hex 24)
+  local noperm_token
+  noperm_token=$(openssl rand -hex 24)
+  # admin bypasses RBAC (system:masters); "budcore-noperm" has no role at all (403 tests).
+  printf '%s,admin,admin-uid,system:masters\n%s,budcore-noperm,noperm-uid\n' "$token" "$noperm_token" >"$dir/tokens.csv"
+  start_plane "$state" "$dir" "$(manager_config "$workers")"
+  local i
+  for ((i = 1; i <= workers; i++)); do
+    start_worker "$state" "$i"
+  done
+  ((workers > 0)) && register_workers "$state" "$workers"
 
   cp "$dir/kubeconfig" "$state/kubeconfig.tmp" && mv "$state/kubeconfig.tmp" "$state/kubeconfig"
   cat >"$state/env.tmp" <<ENV
@@ -385,6 +517,7 @@ BUDCORE_K8S_CLIENT_KEY=$dir/client.key
 BUDCORE_K8S_ETCD_URL=http://127.0.0.1:$p_etcd
 BUDCORE_K8S_DIR=$dir
 ENV
+  ((workers > 0)) && echo "BUDCORE_K8S_WORKERS=$workers" >>"$state/env.tmp"
   mv "$state/env.tmp" "$state/env"
   log "ready in $((SECONDS - t0)) s: $server (kubeconfig $state/kubeconfig, logs in $dir)"
 }
@@ -411,6 +544,16 @@ case "${1:-}" in
     state_arg "$@"
     start "$2"
     ;;
+  start-multi)
+    [[ -n ${2:-} && ${3:-} =~ ^[0-9]+$ ]] || { echo "usage: $0 start-multi STATE_DIR N" >&2; exit 2; }
+    start "$2" "$3"
+    ;;
+  worker-kueue | worker-apiserver)
+    [[ -n ${2:-} && ${3:-} =~ ^[0-9]+$ && -n ${4:-} ]] || { echo "usage: $0 $1 STATE_DIR I kill|start" >&2; exit 2; }
+    name=kueue
+    [[ $1 == worker-apiserver ]] && name=kube-apiserver
+    worker_process "$2" "$3" "$name" "$4"
+    ;;
   stop)
     state_arg "$@"
     stop_all "$2"
@@ -423,7 +566,7 @@ case "${1:-}" in
     build_kubectl
     ;;
   *)
-    echo "usage: $0 build | start STATE_DIR | stop STATE_DIR | status STATE_DIR | kubectl" >&2
+    echo "usage: $0 build | start STATE_DIR | start-multi STATE_DIR N | worker-kueue|worker-apiserver STATE_DIR I kill|start | stop STATE_DIR | status STATE_DIR | kubectl" >&2
     exit 2
     ;;
 esac

@@ -144,6 +144,26 @@ TEST(RenderTest, ServiceJobIsAWorkloadADeploymentAndAService) {
             R"([{"name":"port-8000","port":8000,"targetPort":8000,"protocol":"TCP"},{"name":"metrics","port":9090,"targetPort":9090,"protocol":"TCP"}])");
 }
 
+// A manager cluster's MultiKueue queues: Kueue dispatches a Job only when it is managed by
+// MultiKueue, and a service's own Workload has no Job to dispatch.
+TEST(RenderTest, JobsOfAMultiKueueQueueAreManagedByMultiKueue) {
+  auto o = options();
+  EXPECT_EQ(render_job(base_job(), o)->objects[0].find_path("spec.managedBy"), nullptr);
+  o.multikueue_cluster_queues = {"batch-jobs"};
+  auto r = render_job(base_job(), o);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(r->objects[0].find_path("spec.managedBy")->as_string(), "kueue.x-k8s.io/multikueue");
+  auto svc = base_job();
+  svc.job_type = job::JobType::Service;
+  svc.max_duration_seconds.reset();
+  EXPECT_TRUE(render_job(svc, o));  // model-endpoints is not a MultiKueue queue
+  o.multikueue_cluster_queues.insert("model-endpoints");
+  auto refused = render_job(svc, o);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::Unsupported);
+  EXPECT_EQ(refused.error().field, "job_type");
+}
+
 TEST(RenderTest, BadSpecsNameTheField) {
   struct Case {
     const char* key;
@@ -329,6 +349,24 @@ TEST(StatusMapTest, KueueAndJobConditionsBecomeBudcoreStatuses) {
   o = observe_job(&j, &reserved);
   EXPECT_EQ(o.status, JobStatus::Queued);
   EXPECT_NE(o.message.find("admission checks"), std::string::npos);
+}
+
+// A MultiKueue manager's Workload: waiting on the check names it and the nominated worker;
+// admitted names the worker cluster that runs it.
+TEST(StatusMapTest, MultiKueueDispatchIsNamed) {
+  Value j = batch(true);
+  Value dispatched = workload({{"QuotaReserved", "True", "QuotaReserved", ""}}, true);
+  auto& st = dispatched.mutable_map()["status"].mutable_map();
+  st.set("admissionChecks", core::List{core::Map{{"name", "mk"}, {"state", "Pending"}, {"message", ""}}});
+  st.set("nominatedClusterNames", core::List{"worker-1"});
+  auto o = observe_job(&j, &dispatched);
+  EXPECT_EQ(o.status, JobStatus::Queued);
+  EXPECT_EQ(o.message, "quota reserved in ClusterQueue cq; waiting for admission checks: mk (Pending: dispatched to worker-1)");
+  Value admitted = workload({{"QuotaReserved", "True", "QuotaReserved", ""}, {"Admitted", "True", "Admitted", ""}}, true);
+  admitted.mutable_map()["status"].mutable_map().set("clusterName", "worker-1");
+  o = observe_job(&j, &admitted);
+  EXPECT_EQ(o.status, JobStatus::Scheduled);
+  EXPECT_EQ(o.message, "admitted by ClusterQueue cq on worker cluster worker-1; waiting for the Job to be unsuspended");
 }
 
 // The metered interval: the Job's startTime to its completionTime (or its Failed condition's

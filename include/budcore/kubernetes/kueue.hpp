@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,11 @@ BUDCORE_API core::Result<std::vector<core::Value>> multikueue_objects(const Mult
 // Server-side applies multikueue_objects(); returns the AdmissionCheck's name for
 // ApplyOptions::admission_checks.
 BUDCORE_API core::Result<std::string> apply_multikueue(Client& client, const MultiKueueSetup& setup);
+
+// The ClusterQueues whose admission checks include one of MultiKueue's (controller
+// kueue.x-k8s.io/multikueue): on a manager, where RenderOptions::multikueue_cluster_queues
+// must name them.
+BUDCORE_API core::Result<std::set<std::string, std::less<>>> multikueue_cluster_queues(Client& client);
 
 // The cluster's Kueue configuration (every Kueue quota object, not only budcore's).
 BUDCORE_API core::Result<quota::KueueImport> read_quota(Client& client);

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,8 @@ inline constexpr const char* kLabelRun = "budcore.io/run";
 inline constexpr const char* kLabelManagedBy = "app.kubernetes.io/managed-by";
 inline constexpr const char* kManagedByValue = "budcore";
 inline constexpr const char* kLabelQueueName = "kueue.x-k8s.io/queue-name";
+// The AdmissionCheck controller of MultiKueue, and the spec.managedBy of the Jobs it dispatches.
+inline constexpr const char* kMultiKueueController = "kueue.x-k8s.io/multikueue";
 inline constexpr const char* kLabelPriorityClass = "kueue.x-k8s.io/priority-class";
 inline constexpr const char* kAnnotationJobName = "budcore.io/job-name";
 inline constexpr const char* kAnnotationReplicas = "budcore.io/replicas";
@@ -67,6 +70,11 @@ struct RenderOptions {
   std::vector<quota::ResourceFlavor> flavors;
   std::string model_image;  // image of MODEL jobs that name none
   std::string container_name = "main";
+  // ClusterQueues whose AdmissionCheck is MultiKueue's (a manager cluster): their batch Jobs
+  // get spec.managedBy kueue.x-k8s.io/multikueue, without which Kueue rejects the dispatch and
+  // which only Kueue's Job webhook would set. Service jobs cannot go there (Unsupported):
+  // MultiKueue dispatches a Workload only through the Job that owns it.
+  std::set<std::string, std::less<>> multikueue_cluster_queues;
 };
 
 struct RenderedJob {

@@ -1,5 +1,7 @@
 // KueueCluster: the ClusterBackend over Kubernetes + Kueue (see cluster.hpp for the contract).
 #include "budcore/kubernetes/cluster.hpp"
+// Before util.hpp, which redeclares ensure_namespace as private.
+#include "budcore/kubernetes/kueue.hpp"
 
 #include <deque>
 #include <map>
@@ -241,6 +243,10 @@ core::Result<std::unique_ptr<KueueCluster>> KueueCluster::create(std::unique_ptr
                                                                   KueueClusterOptions options,
                                                                   const core::Clock& clock) {
   if (client == nullptr) return Error::invalid("client", "", "a Kubernetes client is required");
+  // On a MultiKueue manager, Jobs of the dispatching ClusterQueues need spec.managedBy. A
+  // client that may not list Kueue's objects keeps the configured queues: such a Job is then
+  // refused by Kueue with a message budcore reports.
+  if (auto mk = multikueue_cluster_queues(*client); mk) options.render.multikueue_cluster_queues.merge(*mk);
   auto impl = std::make_unique<Impl>();
   impl->client = std::move(client);
   impl->options = std::move(options);

@@ -47,6 +47,11 @@ bool parse_count(const std::string& text, std::int64_t max, std::int64_t& out) {
   return true;
 }
 
+bool is_true(const Value& object, std::string_view condition) {
+  auto c = find_condition(object, condition);
+  return c && c->status == "True";
+}
+
 }  // namespace
 
 core::Result<SubmitResult> submit_job(Client& client, const job::Job& job, const RenderOptions& options, std::int64_t run) {
@@ -110,6 +115,14 @@ core::Result<JobObjects> fetch_job_objects(Client& client, const RenderedJob& re
     for (auto& w : l.items)
       if (!out.workload || meta_str(w, "creationTimestamp") >= meta_str(*out.workload, "creationTimestamp"))
         out.workload = std::move(w);
+  }
+  // Kueue finishes a Workload after its Job ends (on a MultiKueue manager, after copying the
+  // worker Job's status): a Job read before the Workload may not show that end yet, and its
+  // times are the metered interval, so read it again.
+  if (out.job_object && out.workload && is_true(*out.workload, "Finished") && kind_of(*out.job_object) == "Job" &&
+      !is_true(*out.job_object, "Complete") && !is_true(*out.job_object, "Failed")) {
+    auto again = client.get(resources::jobs(), ns, rendered.name);
+    if (again) out.job_object = std::move(*again);
   }
   return out;
 }

@@ -219,7 +219,7 @@ core::Result<std::vector<Value>> multikueue_objects(const MultiKueueSetup& setup
       {"apiVersion", resources::admission_checks().api_version()},
       {"kind", "AdmissionCheck"},
       {"metadata", core::Map{{"name", setup.name}, {"labels", labels}}},
-      {"spec", core::Map{{"controllerName", "kueue.x-k8s.io/multikueue"},
+      {"spec", core::Map{{"controllerName", kMultiKueueController},
                          {"parameters", core::Map{{"apiGroup", "kueue.x-k8s.io"}, {"kind", "MultiKueueConfig"}, {"name", setup.name}}}}}});
   return out;
 }
@@ -241,6 +241,25 @@ core::Result<std::string> apply_multikueue(Client& client, const MultiKueueSetup
     }
   }
   return setup.name;
+}
+
+core::Result<std::set<std::string, std::less<>>> multikueue_cluster_queues(Client& client) {
+  ObjectList checks, queues;
+  BUDCORE_TRY_ASSIGN(checks, client.list(resources::admission_checks(), {}));
+  std::set<std::string, std::less<>> mk_checks, out;
+  for (const Value& c : checks.items)
+    if (const Value* ctl = c.find_path("spec.controllerName"); ctl != nullptr && ctl->is_string() && ctl->as_string() == kMultiKueueController)
+      mk_checks.insert(meta_str(c, "name"));
+  if (mk_checks.empty()) return out;
+  BUDCORE_TRY_ASSIGN(queues, client.list(resources::cluster_queues(), {}));
+  for (const Value& q : queues.items) {
+    const Value* list = q.find_path("spec.admissionChecksStrategy.admissionChecks");
+    if (list == nullptr || !list->is_list()) continue;
+    for (const Value& ac : list->as_list())
+      if (const Value* n = ac.find("name"); n != nullptr && n->is_string() && mk_checks.contains(n->as_string()))
+        out.insert(meta_str(q, "name"));
+  }
+  return out;
 }
 
 core::Result<quota::KueueImport> read_quota(Client& client) {

@@ -412,6 +412,11 @@ core::Result<RenderedJob> render_job(const job::Job& job, const RenderOptions& o
   Map pod_labels = labels;
   Map annotations{{kAnnotationJobName, job.name}};
 
+  const bool multikueue = o.multikueue_cluster_queues.contains(lq.cluster_queue);
+  if (multikueue && job.job_type == job::JobType::Service)
+    return Error::make(core::ErrorCode::Unsupported,
+                       "ClusterQueue " + lq.cluster_queue + " dispatches through MultiKueue, which needs a batch Job; service jobs cannot go there",
+                       "job_type");
   if (job.job_type != job::JobType::Service) {
     Map jl = labels;
     jl.set(kLabelQueueName, out.local_queue);
@@ -419,6 +424,7 @@ core::Result<RenderedJob> render_job(const job::Job& job, const RenderOptions& o
     Map spec{{"suspend", true}, {"parallelism", 1}, {"completions", 1}, {"backoffLimit", 0},
              {"template", pod_template(job, c, pod_labels, true)}};
     if (job.max_duration_seconds) spec.set("activeDeadlineSeconds", *job.max_duration_seconds);
+    if (multikueue) spec.set("managedBy", kMultiKueueController);
     Map obj{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", meta(out.name, out.namespace_, std::move(jl), annotations)},
             {"spec", std::move(spec)}};
     std::string hash = fnv1a_hex(core::to_json(Value(obj)));

@@ -26,6 +26,33 @@ std::string reason_message(const Condition& c) {
   return c.reason + ": " + c.message;
 }
 
+// " on worker cluster X" when MultiKueue dispatched the workload (status.clusterName).
+std::string worker_suffix(const Value& workload) {
+  std::string cluster = str(workload.find("status"), "clusterName");
+  return cluster.empty() ? std::string() : " on worker cluster " + cluster;
+}
+
+// The admission checks not yet Ready, as "name (State: message)"; MultiKueue's also names the
+// worker clusters it nominated.
+std::string pending_checks(const Value& workload) {
+  const Value* checks = workload.find_path("status.admissionChecks");
+  if (checks == nullptr || !checks->is_list()) return {};
+  std::string nominated;
+  if (const Value* n = workload.find_path("status.nominatedClusterNames"); n != nullptr && n->is_list())
+    for (const Value& c : n->as_list())
+      if (c.is_string()) nominated += (nominated.empty() ? "" : ", ") + c.as_string();
+  std::string out;
+  for (const Value& c : checks->as_list()) {
+    std::string state = str(&c, "state");
+    if (state == "Ready") continue;
+    std::string detail = state;
+    if (!str(&c, "message").empty()) detail += ": " + str(&c, "message");
+    else if (!nominated.empty()) detail += ": dispatched to " + nominated;
+    out += (out.empty() ? "" : "; ") + str(&c, "name") + " (" + detail + ")";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<Condition> find_condition(const Value& object, std::string_view type) {
@@ -118,7 +145,7 @@ ObservedJob observe_job(const Value* job_object, const Value* workload) {
   }
   if (is_true(reserved) && is_true(admitted)) {
     out.reason = "Admitted";
-    std::string by = out.cluster_queue.empty() ? std::string() : " by ClusterQueue " + out.cluster_queue;
+    std::string by = (out.cluster_queue.empty() ? std::string() : " by ClusterQueue " + out.cluster_queue) + worker_suffix(*workload);
     bool running = false;
     bool suspended = false;
     if (job_object != nullptr) {
@@ -141,6 +168,7 @@ ObservedJob observe_job(const Value* job_object, const Value* workload) {
     out.reason = "QuotaReserved";
     out.message = "quota reserved" + (out.cluster_queue.empty() ? std::string() : " in ClusterQueue " + out.cluster_queue) +
                   "; waiting for admission checks";
+    if (std::string checks = pending_checks(*workload); !checks.empty()) out.message += ": " + checks;
   } else if (reserved) {
     out.reason = reserved->reason;
     out.message = reserved->message.empty() ? "waiting for quota" : reserved->message;

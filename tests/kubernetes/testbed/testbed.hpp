@@ -91,8 +91,9 @@ inline core::Status mark_job_complete(kubernetes::Client& c, const std::string& 
   auto cond = [&](const char* type) {
     return core::Map{{"type", type}, {"status", "True"}, {"lastProbeTime", now}, {"lastTransitionTime", now}};
   };
+  // active and ready back to 0: a finished Job may not count running pods.
   core::Value patch =
-      core::Map{{"status", core::Map{{"startTime", now}, {"completionTime", now}, {"succeeded", 1},
+      core::Map{{"status", core::Map{{"startTime", now}, {"completionTime", now}, {"succeeded", 1}, {"active", 0}, {"ready", 0},
                                      {"conditions", core::List{cond("SuccessCriteriaMet"), cond("Complete")}}}}};
   auto r = c.patch(kubernetes::resources::jobs(), ns, name, patch, kubernetes::PatchType::Merge, "status");
   if (!r) return std::move(r).error();
