@@ -40,13 +40,20 @@ SqlConnection& SqlStore::db() {
   return *s_->conn;
 }
 
-void SqlStore::flush_deferred() {
+SqlConnection& SqlStore::db_keeping_records() {
+  if (!flushing_ && !deferred_.jobs.empty()) flush_deferred(/*records=*/false);
+  return *s_->conn;
+}
+
+void SqlStore::flush_deferred(bool records) {
   if (deferred_.empty()) return;
   flushing_ = true;
   Status st = send_deferred_jobs();
-  if (st) st = send_deferred_records();
+  if (st && records) st = send_deferred_records();
   flushing_ = false;
-  deferred_ = DeferredWrites{};
+  deferred_.jobs.clear();
+  deferred_.job_rows.clear();
+  if (records) deferred_.records.clear();
   if (!st && !deferred_error_) deferred_error_ = st.error();
 }
 

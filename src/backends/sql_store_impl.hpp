@@ -375,6 +375,11 @@ class SqlStore final : public backend::Store {
       std::int64_t after_id, std::int64_t limit) override;
  private:
   SqlConnection& db();
+  // The connection's dialect, without sending the deferred writes as db() would.
+  Dialect dialect() const { return s_->conn->dialect(); }
+  // The same for a statement that reads no platform record (a job's insert, a request's): the
+  // deferred platform records stay deferred, so a batch of jobs sends them in one statement.
+  SqlConnection& db_keeping_records();
   // transact(): each tenant's audit chain head and event counter after this transaction's
   // appends, read (and locked) at a tenant's first append, written once before commit.
   std::map<core::Id, ChainHead> chain_heads_;
@@ -404,7 +409,7 @@ class SqlStore final : public backend::Store {
   SeqPool event_seqs_{"platform_events"};
   SeqPool request_seqs_{"platform_requests"};
   bool defers() const { return in_tx_ && s_->conn->dialect() == Dialect::Postgres; }
-  void flush_deferred();
+  void flush_deferred(bool records = true);
   Status send_deferred_jobs();
   Status send_deferred_records();
   Status write_tenant_heads();

@@ -58,7 +58,7 @@ Result<CreateJobResult> SqlStore::insert_job(const core::Id& tenant, job::Job jo
     if (key.empty()) {
       // Nothing to find on a clash: the answer can wait (an existing id fails the transaction;
       // with no key, ON CONFLICT never skips the row, so there is no count to check).
-      BUDCORE_TRY(db().execute_later(insert, p, LaterCheck{-1, "job " + id}));
+      BUDCORE_TRY(db_keeping_records().execute_later(insert, p, LaterCheck{-1, "job " + id}));
       return CreateJobResult{JobRecord{std::move(job), 1, std::string()}, true};
     }
     // A key the caller has just read as absent that another writer committed first: a Conflict
@@ -66,7 +66,7 @@ Result<CreateJobResult> SqlStore::insert_job(const core::Id& tenant, job::Job jo
     // caller may see that job) before anything of the job is told.
     if (key_seen_absent && defers()) {
       // The answer can wait too: a skipped row fails the count, and the transaction.
-      BUDCORE_TRY(db().execute_later(insert, p, LaterCheck{1, "job " + id, idempotency_key_taken(key)}));
+      BUDCORE_TRY(db_keeping_records().execute_later(insert, p, LaterCheck{1, "job " + id, idempotency_key_taken(key)}));
       return CreateJobResult{JobRecord{std::move(job), 1, std::string(key)}, true};
     }
     auto rows = db().execute(insert, p);
@@ -98,7 +98,7 @@ Result<JobRecord> SqlStore::get_job(const core::Id& tenant, const core::Id& id) 
 }
 
 Result<std::vector<std::optional<JobRecord>>> SqlStore::get_jobs(std::span<const backend::JobKey> keys) {
-  if (db().dialect() != Dialect::Postgres) return Store::get_jobs(keys);  // in-process: nothing to save
+  if (dialect() != Dialect::Postgres) return Store::get_jobs(keys);  // in-process: nothing to save
   std::vector<std::optional<JobRecord>> out(keys.size());
   std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> at;
   for (std::size_t i = 0; i < keys.size(); ++i) at[{keys[i].tenant.to_string(), keys[i].id.to_string()}].push_back(i);
@@ -134,7 +134,7 @@ Result<std::optional<JobRecord>> SqlStore::get_job_by_key(const core::Id& tenant
 
 Result<std::vector<std::optional<JobRecord>>> SqlStore::get_jobs_by_keys(const core::Id& tenant,
                                                                         std::span<const std::string> keys) {
-  if (db().dialect() != Dialect::Postgres) return Store::get_jobs_by_keys(tenant, keys);  // in-process
+  if (dialect() != Dialect::Postgres) return Store::get_jobs_by_keys(tenant, keys);  // in-process
   for (const std::string& k : keys) BUDCORE_TRY(check_key("idempotency_key", k));
   std::vector<std::optional<JobRecord>> out(keys.size());
   std::map<std::string_view, std::vector<std::size_t>> at;

@@ -31,7 +31,7 @@ Result<UsageRecord> SqlStore::append_usage(const core::Id& tenant, UsageRecord r
 // one writer at a time already. Only the platform's commit batch appends usage of several
 // tenants in one transaction; every other writer appends one tenant's, so the locks form no cycle.
 Status SqlStore::lock_usage_of(const core::Id& tenant) {
-  if (db().dialect() != Dialect::Postgres) return {};
+  if (dialect() != Dialect::Postgres) return {};
   if (in_tx_ && !usage_locked_.insert(tenant).second) return {};  // held until this transaction ends
   std::uint32_t key = 0;
   for (std::uint8_t byte : tenant.bytes()) key = key * 31 + byte;  // any spread will do: a clash only waits
@@ -181,7 +181,7 @@ Result<std::int64_t> SqlStore::append_event(const core::Id& tenant, const backen
                            }));
     return seq;
   };
-  if (in_tx_ && db().dialect() == Dialect::Postgres) {
+  if (in_tx_ && dialect() == Dialect::Postgres) {
     // The seq is taken ahead; the tenant's number at commit, with every event of the transaction
     // (write_tenant_events): the tenant's counter row is locked for the commit only, not from
     // the first event on, so one tenant's writers on several replicas do not queue behind it.
@@ -313,7 +313,7 @@ Result<std::int64_t> SqlStore::append_request(const backend::PlatformRequest& r)
   BUDCORE_TRY(check_key("kind", r.kind));
   BUDCORE_TRY(check_key("replica", r.replica));
   return write([&]() -> Result<std::int64_t> {
-    auto seq = backends::append_request(db(), r, !requests_notified_, in_tx_ ? &request_seqs_ : nullptr);
+    auto seq = backends::append_request(db_keeping_records(), r, !requests_notified_, in_tx_ ? &request_seqs_ : nullptr);
     if (seq && in_tx_) requests_notified_ = true;
     return seq;
   });
@@ -325,7 +325,7 @@ Result<std::vector<backend::PlatformRequest>> SqlStore::list_requests(std::int64
 }
 
 Status SqlStore::delete_request(std::int64_t seq) {
-  return write([&] { return backends::delete_request(db(), seq); });
+  return write([&] { return backends::delete_request(db_keeping_records(), seq); });
 }
 
 void SqlStore::set_fence(std::optional<Fence> fence) {
@@ -351,7 +351,7 @@ Result<std::int64_t> SqlStore::count_open_jobs(const core::Id& tenant) {
 Result<std::int64_t> SqlStore::change_marker() {
   return read([&]() -> Result<std::int64_t> {
     std::int64_t v = 0;
-    const std::string_view sql = db().dialect() == Dialect::Sqlite
+    const std::string_view sql = dialect() == Dialect::Sqlite
                                      ? "PRAGMA data_version"
                                      // The whole snapshot, not only its horizon: a transaction that
                                      // commits after a later one (a follower's long batch) leaves the
@@ -435,7 +435,7 @@ Result<std::optional<backend::PlatformRecord>> SqlStore::get_platform_record(std
 
 Result<std::vector<std::optional<backend::PlatformRecord>>> SqlStore::get_platform_records(
     std::string_view kind, std::span<const std::string> keys) {
-  if (db().dialect() != Dialect::Postgres) return Store::get_platform_records(kind, keys);
+  if (dialect() != Dialect::Postgres) return Store::get_platform_records(kind, keys);
   std::vector<std::optional<backend::PlatformRecord>> out(keys.size());
   std::map<std::string, std::vector<std::size_t>, std::less<>> at;
   for (std::size_t i = 0; i < keys.size(); ++i) at[keys[i]].push_back(i);

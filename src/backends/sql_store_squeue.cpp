@@ -181,7 +181,7 @@ Result<std::vector<DurableRequest>> SqlStore::claim_serverless_requests(const co
     std::vector<DurableRequest> out;
     if (max == 0) return out;
     const std::int64_t until = now + std::min(lease.count_ns(), kNever - now);
-    const bool pg = db().dialect() == Dialect::Postgres;
+    const bool pg = dialect() == Dialect::Postgres;
     const std::string sql =
         "UPDATE serverless_requests SET status = 'assigned', claim = claim + 1, worker = ?, claimed_ns = ?, "
         "lease_ns = CASE WHEN max_process_ns > 0 AND max_process_ns < ? THEN ? + max_process_ns ELSE ? END "
