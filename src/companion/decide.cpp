@@ -336,12 +336,49 @@ Decision decide_budget(const CompanionConfig& config, const WorkloadFacts& w, co
   return d;
 }
 
+namespace {
+
+// A window that applies to a Workload and where it comes from.
+struct AppliedWindow {
+  schedule::Window window;
+  std::string source;
+};
+
+std::string windows_text(const std::vector<AppliedWindow>& windows) {
+  std::string out;
+  for (const auto& w : windows) out += (out.empty() ? "" : " and ") + window_text(w.window) + " (" + w.source + ")";
+  return out;
+}
+
+// The first instant from `now` at which every window is open: each window's next opening in
+// turn until they agree. Windows that never overlap are an error naming them.
+core::Result<core::Timestamp> next_open_in_all(const std::vector<AppliedWindow>& windows, core::Timestamp now) {
+  core::Timestamp t = now;
+  for (int round = 0; round < 1000; ++round) {
+    bool all_open = true;
+    for (const auto& w : windows) {
+      BUDCORE_TRY_ASSIGN(core::Timestamp next, schedule::next_window_open(w.window, t));
+      if (next != t) {
+        t = next;
+        all_open = false;
+      }
+    }
+    if (all_open) return t;
+  }
+  return Error::invalid("window", windows_text(windows), "the windows are never open at the same time");
+}
+
+}  // namespace
+
+// The ClusterQueue's window is the platform team's and holds for every Workload on it; a
+// Workload's own window annotation can narrow it, never widen it: both must be open.
 Decision decide_window(const CompanionConfig& config, const WorkloadFacts& w, core::Timestamp now) {
   Decision d;
   d.check = CheckKind::Window;
   d.tenant = tenant_of(config, w);
-  std::optional<schedule::Window> window;
-  std::string source;
+  std::vector<AppliedWindow> windows;
+  if (auto q = config.queues.find(w.cluster_queue); q != config.queues.end() && q->second.window)
+    windows.push_back({*q->second.window, "ClusterQueue " + w.cluster_queue});
   if (auto it = w.annotations.find(std::string(kWindowAnnotation)); it != w.annotations.end()) {
     auto parsed = parse_window_text(it->second);
     if (!parsed) {
@@ -350,33 +387,29 @@ Decision decide_window(const CompanionConfig& config, const WorkloadFacts& w, co
       r.tenant = d.tenant;
       return r;
     }
-    window = *parsed;
-    source = "annotation " + std::string(kWindowAnnotation);
-  } else if (auto q = config.queues.find(w.cluster_queue); q != config.queues.end() && q->second.window) {
-    window = q->second.window;
-    source = "ClusterQueue " + w.cluster_queue;
+    windows.push_back({*parsed, "annotation " + std::string(kWindowAnnotation)});
   }
-  if (!window) {
+  if (windows.empty()) {
     d.state = CheckState::Ready;
     d.message = "no window applies";
     return d;
   }
-  auto next = schedule::next_window_open(*window, now);
+  auto next = next_open_in_all(windows, now);
   if (!next) {
     d.state = CheckState::Rejected;
-    d.message = "window " + window_text(*window) + " (" + source + "): " + next.error().describe();
+    d.message = "window " + windows_text(windows) + ": " + next.error().message;
     return d;
   }
   if (*next <= now) {
     d.state = CheckState::Ready;
-    d.message = "inside the window " + window_text(*window) + " (" + source + ")";
+    d.message = "inside the window " + windows_text(windows);
     return d;
   }
   std::int64_t wait_ns = (*next - now).count_ns();
   std::int64_t wait = (wait_ns + 999'999'999) / 1'000'000'000;
   d.state = CheckState::Retry;
   d.requeue_after_seconds = static_cast<std::int32_t>(std::min<std::int64_t>(wait, 0x7fffffff));
-  d.message = "outside the window " + window_text(*window) + " (" + source + "); next opening " + next->to_string();
+  d.message = "outside the window " + windows_text(windows) + "; next opening " + next->to_string();
   return d;
 }
 

@@ -295,8 +295,10 @@ TEST(CompanionWindowTest, OutsideTheWindowRetriesUntilTheNextOpening) {
   EXPECT_EQ(d.requeue_after_seconds, 10 * 3600);
   EXPECT_NE(d.message.find("next opening 2026-11-28T22:00:00Z"), std::string::npos) << d.message;
   EXPECT_NE(d.message.find("ClusterQueue cq-a"), std::string::npos) << d.message;
-  // The annotation wins over the queue, in its zone (Berlin is UTC+1 in November).
+  // On a queue without a window the annotation applies alone, in its zone (Berlin is UTC+1 in
+  // November).
   auto g = facts(workload("team-a", 1, 1, "a100", Map{{"budcore.io/window", "14:00-15:00 Europe/Berlin"}}));
+  g.cluster_queue = "other";
   d = decide_window(c, g, at("2026-11-28T12:00:00Z"));
   EXPECT_EQ(d.state, CheckState::Retry);
   EXPECT_EQ(d.requeue_after_seconds, 3600);
@@ -304,6 +306,21 @@ TEST(CompanionWindowTest, OutsideTheWindowRetriesUntilTheNextOpening) {
   EXPECT_EQ(decide_window(c, g, at("2026-11-28T13:30:00Z")).state, CheckState::Ready);
   // Sub-second waits round up, so Kueue never requeues before the opening.
   EXPECT_EQ(decide_window(c, g, at("2026-11-28T12:59:59.5Z")).requeue_after_seconds, 1);
+  // On the queue's window the annotation narrows it and never widens it: both must be open.
+  g.cluster_queue = f.cluster_queue;
+  d = decide_window(c, g, at("2026-11-28T13:30:00Z"));
+  EXPECT_EQ(d.state, CheckState::Rejected) << d.message;
+  EXPECT_NE(d.message.find("never open at the same time"), std::string::npos) << d.message;
+  auto everything = facts(workload("team-a", 1, 1, "a100", Map{{"budcore.io/window", "00:00-00:00"}}));
+  d = decide_window(c, everything, at("2026-11-28T12:00:00Z"));
+  EXPECT_EQ(d.state, CheckState::Retry) << d.message;  // not let through outside the queue's window
+  EXPECT_NE(d.message.find("next opening 2026-11-28T22:00:00Z"), std::string::npos) << d.message;
+  auto narrow = facts(workload("team-a", 1, 1, "a100", Map{{"budcore.io/window", "02:00-03:00 UTC"}}));
+  d = decide_window(c, narrow, at("2026-11-28T23:00:00Z"));
+  EXPECT_EQ(d.state, CheckState::Retry) << d.message;
+  EXPECT_NE(d.message.find("next opening 2026-11-29T02:00:00Z"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("ClusterQueue cq-a"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("annotation budcore.io/window"), std::string::npos) << d.message;
   // A Workload in a queue without a window and without the annotation is never held.
   f.cluster_queue = "other";
   EXPECT_EQ(decide_window(c, f, at("2026-11-28T12:00:00Z")).state, CheckState::Ready);
