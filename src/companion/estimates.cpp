@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <map>
 #include <set>
 
 #include "budcore/kubernetes/status.hpp"
@@ -159,6 +160,36 @@ std::string never_reason(const schedule::TimelineResult& r, const Pending& p) {
 
 core::Timestamp whole_seconds(core::Timestamp t) { return core::Timestamp::from_unix_seconds(t.unix_seconds()); }
 
+// A Workload that cannot be read (a quantity out of range, no pod set) is not estimated and
+// says why, if it is pending in a queue; the others are estimated without it.
+void left_out(EstimatesResult& out, const Value& wl, const core::Error& why) {
+  const std::string ns = str(wl.find_path("metadata.namespace")), name = str(wl.find_path("metadata.name"));
+  out.warnings.push_back(ns + "/" + name + ": " + why.describe() + "; left out");
+  auto reserved = kubernetes::find_condition(wl, "QuotaReserved");
+  if ((reserved && reserved->status == "True") || str(wl.find_path("spec.queueName")).empty()) return;
+  if (name.empty() || str(wl.find_path("metadata.uid")).empty()) return;  // nothing to patch
+  out.estimates.push_back(WorkloadEstimate{ns, name, str(wl.find_path("metadata.uid")), std::nullopt, std::nullopt,
+                                           clipped("cannot be estimated: " + why.describe())});
+}
+
+// A reason may name the Workload another waits behind; one of another namespace is not named
+// to the reader (who may not see that namespace), only said to be there.
+std::string unnamed_elsewhere(const std::string& reason, const std::string& ns,
+                              const std::map<std::string, std::set<std::string>>& namespaces) {
+  static constexpr std::string_view kBehind = "blocked behind ";
+  static constexpr std::string_view kIn = " in StrictFIFO ClusterQueue ";
+  if (reason.rfind(kBehind, 0) != 0) return reason;
+  const auto in = reason.find(kIn, kBehind.size());
+  if (in == std::string::npos) return reason;
+  const std::string head = reason.substr(kBehind.size(), in - kBehind.size());
+  auto it = namespaces.find(head);
+  if (it != namespaces.end() && it->second == std::set<std::string>{ns}) return reason;
+  std::string rest = reason.substr(in);
+  const std::string named = "(" + head + " can never be admitted)";
+  if (auto at = rest.rfind(named); at != std::string::npos) rest.replace(at, named.size(), "(it can never be admitted)");
+  return "blocked behind a Workload of another namespace" + rest;
+}
+
 }  // namespace
 
 core::Result<EstimatesResult> estimate_workloads(const CompanionConfig& config, const quota::QuotaConfig& quota,
@@ -169,18 +200,27 @@ core::Result<EstimatesResult> estimate_workloads(const CompanionConfig& config, 
   in.config = quota;
   in.now = now;
   std::vector<Pending> pending;
+  std::map<std::string, std::set<std::string>> namespaces;  // a pending Workload's timeline name -> its namespaces
   std::int64_t seq = 0;
   for (std::size_t i : queue_order(workloads)) {
     const Value& wl = workloads[i];
-    const std::string path = "workloads[" + std::to_string(i) + "]";
     auto owner = owner_annotations.find(str(wl.find_path("metadata.uid")));
     auto facts = owner != owner_annotations.end() ? read_workload(wl, owner->second) : read_workload(wl);
-    if (!facts) return std::move(std::move(facts).error().at(path));
+    if (!facts) {
+      left_out(out, wl, facts.error());
+      continue;
+    }
     WorkloadFacts f = std::move(*facts);
     if (f.finished) continue;
     const std::string key = f.namespace_ + "/" + f.name;
     auto qw = quota_workload(wl, f, seq++);
-    if (!qw) return std::move(std::move(qw).error().at(path));
+    if (qw) {
+      if (auto st = quota::check_pod_sets(*qw); !st) qw = std::move(st).error();
+    }
+    if (!qw) {
+      left_out(out, wl, qw.error());
+      continue;
+    }
     schedule::JobInput j;
     j.workload = std::move(*qw);
     if (!f.quota_reserved) f.cluster_queue = cluster_queue_of(quota, j.workload.namespace_, j.workload.queue);
@@ -216,6 +256,8 @@ core::Result<EstimatesResult> estimate_workloads(const CompanionConfig& config, 
       j.submit_at = std::max(*until, now);
     }
     pending.push_back(Pending{out.estimates.size(), key, f.name, unknown});
+    namespaces[f.name].insert(f.namespace_);
+    namespaces[key].insert(f.namespace_);
     out.estimates.push_back(std::move(e));
     in.jobs.push_back(std::move(j));
   }
@@ -226,7 +268,7 @@ core::Result<EstimatesResult> estimate_workloads(const CompanionConfig& config, 
     WorkloadEstimate& e = out.estimates[p.index];
     const schedule::JobEstimate* j = timeline->find(p.key);
     if (j == nullptr) {
-      e.reason = clipped(never_reason(r, p));
+      e.reason = clipped(unnamed_elsewhere(never_reason(r, p), e.namespace_, namespaces));
       continue;
     }
     e.start = whole_seconds(j->start);

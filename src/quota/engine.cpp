@@ -203,23 +203,13 @@ core::Status Impl::add_workload(const Workload& w, bool enqueue, int* index) {
   wl.key = w.key();
   if (w.name.empty()) return Error::invalid("name", "", "workload name must not be empty");
   if (m.wl_id.count(wl.key)) return Error::invalid("name", wl.key, "duplicate workload");
-  if (w.pod_sets.empty()) return Error::invalid("pod_sets", "", "a workload needs at least one pod set");
-  for (std::size_t p = 0; p < w.pod_sets.size(); ++p) {
-    const auto& ps = w.pod_sets[p];
-    auto path = [p] { return "pod_sets[" + std::to_string(p) + "]"; };  // built only for an error
-    for (std::size_t earlier = 0; earlier < p; ++earlier)  // a few pod sets: no set needed
-      if (w.pod_sets[earlier].name == ps.name) return Error::invalid(path() + ".name", ps.name, "duplicate pod set name");
-    if (ps.count < 0) return Error::invalid(path() + ".count", std::to_string(ps.count), "count must not be negative");
-    if (ps.min_count && (*ps.min_count < 1 || *ps.min_count > ps.count))
-      return Error::invalid(path() + ".min_count", std::to_string(*ps.min_count), "min_count must be between 1 and count");
+  BUDCORE_TRY(check_pod_sets(w));
+  for (const auto& ps : w.pod_sets) {
     Wl::PerPod& per_pod = wl.per_pod.emplace_back();
     for (const auto& [name, q] : ps.requests.items()) {
-      if (q.sign() < 0) return Error::invalid(path() + ".requests." + name, q.to_string(), "request must not be negative");
       auto it = m.resource_id.find(name);
       int r = it != m.resource_id.end() ? it->second : -1;
-      auto milli_value = q.milli_value();
-      if (!milli_value) return Error::invalid(path() + ".requests." + name, q.to_string(), "quantity out of range");
-      const Amount milli = *milli_value;
+      const Amount milli = *q.milli_value();  // in range: check_pod_sets
       if (r < 0) {
         // A resource no queue covers: only a zero request may pass (checked at nomination).
         if (milli == 0) continue;

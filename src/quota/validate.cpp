@@ -7,6 +7,7 @@
 
 #include "budcore/core/resource_list.hpp"
 #include "budcore/quota/config.hpp"
+#include "budcore/quota/workload.hpp"
 
 namespace budcore::quota {
 namespace {
@@ -171,6 +172,24 @@ core::Status validate(const QuotaConfig& config) {
     const auto& pc = config.priority_classes[i];
     if (!pcs.insert(pc.name).second)
       return Error::invalid(idx("priority_classes", i) + ".name", pc.name, "duplicate workload priority class");
+  }
+  return {};
+}
+
+Status check_pod_sets(const Workload& w) {
+  if (w.pod_sets.empty()) return Error::invalid("pod_sets", "", "a workload needs at least one pod set");
+  for (std::size_t p = 0; p < w.pod_sets.size(); ++p) {
+    const auto& ps = w.pod_sets[p];
+    auto path = [p] { return idx("pod_sets", p); };  // built only for an error
+    for (std::size_t earlier = 0; earlier < p; ++earlier)  // a few pod sets: no set needed
+      if (w.pod_sets[earlier].name == ps.name) return Error::invalid(path() + ".name", ps.name, "duplicate pod set name");
+    if (ps.count < 0) return Error::invalid(path() + ".count", std::to_string(ps.count), "count must not be negative");
+    if (ps.min_count && (*ps.min_count < 1 || *ps.min_count > ps.count))
+      return Error::invalid(path() + ".min_count", std::to_string(*ps.min_count), "min_count must be between 1 and count");
+    for (const auto& [name, q] : ps.requests.items()) {
+      if (q.sign() < 0) return Error::invalid(path() + ".requests." + name, q.to_string(), "request must not be negative");
+      if (!q.milli_value()) return Error::invalid(path() + ".requests." + name, q.to_string(), "quantity out of range");
+    }
   }
   return {};
 }

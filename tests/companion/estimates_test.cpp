@@ -184,6 +184,40 @@ TEST(CompanionEstimatesTest, NeverAdmittedGetsTheReasonAndNoTimes) {
   EXPECT_NE(lost.reason.find("LocalQueue team/missing-lq"), std::string::npos) << lost.reason;
 }
 
+// A StrictFIFO queue shared by two namespaces: a Workload waiting behind another namespace's
+// head that can never be admitted is told so without that Workload's name; behind its own
+// namespace's, with it.
+TEST(CompanionEstimatesTest, AReasonNamesNoWorkloadOfAnotherNamespace) {
+  quota::QuotaConfig q = est_quota();
+  q.local_queues.push_back({"rival", "lq-fifo", "fifo"});
+  Value secret = est_workload({"project-nightingale", "lq-fifo", -300, "2", "1m"});  // 2 cpu of 1: never
+  secret.mutable_map().find("metadata")->mutable_map().set("namespace", "rival");
+  std::vector<Value> wls{secret, est_workload({"mine", "lq-fifo", -100, "1", "1m"})};
+  auto r = estimate_workloads(est_config(), q, wls, kNow);
+  ASSERT_TRUE(r) << r.error().describe();
+  const auto& mine = named(*r, "mine");
+  EXPECT_EQ(mine.reason.find("nightingale"), std::string::npos) << mine.reason;
+  EXPECT_NE(mine.reason.find("blocked behind a Workload of another namespace in StrictFIFO ClusterQueue fifo"),
+            std::string::npos)
+      << mine.reason;
+  secret.mutable_map().find("metadata")->mutable_map().set("namespace", "team");
+  r = estimate_workloads(est_config(), q, {secret, wls[1]}, kNow);
+  ASSERT_TRUE(r);
+  EXPECT_NE(named(*r, "mine").reason.find("blocked behind project-nightingale"), std::string::npos)
+      << named(*r, "mine").reason;
+}
+
+// A Workload that cannot be read (a quantity out of range) says so; the others are estimated.
+TEST(CompanionEstimatesTest, AnUnreadableWorkloadIsLeftOutAndTheOthersEstimated) {
+  auto r = run_estimates({{"broken", "lq-a", -50, "9999999999999999999999999", "1m"}, {"fine", "lq-a", -40, "1", "1m"}});
+  EXPECT_EQ(named(r, "fine").start, kNow);
+  const auto& broken = named(r, "broken");
+  EXPECT_FALSE(broken.start);
+  EXPECT_NE(broken.reason.find("cannot be estimated"), std::string::npos) << broken.reason;
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings[0].find("team/broken"), std::string::npos) << r.warnings[0];
+}
+
 TEST(CompanionEstimatesTest, DurationFromTheQueueDefaultThroughTheLocalQueue) {
   auto r = run_estimates({{"w", "lq-a", -50, "1", ""}}, "queues: {cq-a: {default_duration: 10m}}\n");
   EXPECT_EQ(named(r, "w").start, kNow);
@@ -220,12 +254,17 @@ TEST(CompanionEstimatesTest, DeactivatedWorkloadsAreNotQueuedUnlessHeldUntilAnIn
   EXPECT_EQ(named(*r, "held").end, at(360));
 }
 
-TEST(CompanionEstimatesTest, AWorkloadThatCannotBeReadIsNamed) {
+// One Workload that cannot be read does not stop the others' estimates: it is named in the
+// warnings, and gets no estimate when it has not even a name to patch.
+TEST(CompanionEstimatesTest, AWorkloadThatCannotBeReadIsNamedInTheWarnings) {
   Value bad = est_workload({"bad", "lq-a", -50, "1", "1m"});
   bad.mutable_map().find("metadata")->mutable_map().set("name", "");
   auto r = estimate_workloads(est_config(), est_quota(), {est_workload({"ok", "lq-a"}), bad}, kNow);
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().field, "workloads[1].metadata.name");
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(named(*r, "ok").start, kNow);
+  EXPECT_EQ(r->estimates.size(), 1u);
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_NE(r->warnings[0].find("metadata.name"), std::string::npos) << r->warnings[0];
 }
 
 TEST(CompanionEstimatesTest, PatchOnlyWhatChanged) {

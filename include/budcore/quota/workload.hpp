@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "budcore/core/resource_list.hpp"
+#include "budcore/core/result.hpp"
+#include "budcore/export.h"
 #include "budcore/quota/resource_flavor.hpp"
 
 namespace budcore::quota {
@@ -45,5 +47,10 @@ struct Workload {
 
   std::string key() const { return namespace_ + "/" + name; }
 };
+
+// What the admission engine refuses in a workload's own pod sets, checked before it is added:
+// none at all, a repeated name, a negative count, a min_count outside 1..count, a negative or
+// out-of-range request. Invalid naming the field ("pod_sets[1].requests.cpu").
+BUDCORE_API core::Status check_pod_sets(const Workload& w);
 
 }  // namespace budcore::quota
