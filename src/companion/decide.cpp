@@ -201,6 +201,12 @@ core::Result<ExpectedDuration> expected_duration(const CompanionConfig& config, 
 core::Result<WorkloadPrice> price_workload(const CompanionConfig& config, const WorkloadFacts& w) {
   WorkloadPrice out;
   BUDCORE_TRY_ASSIGN(out.duration, expected_duration(config, w));
+  // The annotation is the submitter's word; spec.maximumExecutionTimeSeconds is Kueue's limit,
+  // which it enforces. A budget pays for the longer, so a short annotation cannot hide a long run.
+  if (w.maximum_execution_time_seconds && *w.maximum_execution_time_seconds > 0) {
+    const auto limit = core::Duration::seconds(*w.maximum_execution_time_seconds);
+    if (out.duration.duration < limit) out.duration = ExpectedDuration{limit, "maximumExecutionTimeSeconds"};
+  }
   const auto& book = config.price_book;
   std::int64_t seconds = (out.duration.duration.count_ns() + 999'999'999) / 1'000'000'000;
   out.total = core::Money::from_units(0, book.currency);

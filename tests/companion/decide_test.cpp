@@ -232,6 +232,24 @@ TEST(CompanionPriceTest, DurationComesFromAnnotationThenMaxExecutionTimeThenQueu
   EXPECT_EQ(bad.error().value, "two hours");
 }
 
+// The submitter's annotation cannot make a budget pay for less than the run Kueue lets go on.
+TEST(CompanionPriceTest, ABudgetPaysForKueuesLimitWhenTheAnnotationIsShorter) {
+  auto c = config();
+  Value wl = workload("team-a", 1, 1, "h100", Map{{"budcore.io/expected-duration", "1s"}});
+  wl.mutable_map()["spec"].mutable_map().set("maximumExecutionTimeSeconds", 1800);
+  auto p = price_workload(c, facts(wl));
+  ASSERT_TRUE(p) << p.error().describe();
+  EXPECT_EQ(p->duration.duration, core::Duration::seconds(1800));
+  EXPECT_EQ(p->duration.source, "maximumExecutionTimeSeconds");
+  EXPECT_EQ(p->total, usd("2.005"));  // as the 30 minutes annotated above
+  // A longer annotation is kept: it is the better guess, and within Kueue's limit.
+  Value longer = workload("team-a", 1, 1, "h100", Map{{"budcore.io/expected-duration", "45m"}});
+  longer.mutable_map()["spec"].mutable_map().set("maximumExecutionTimeSeconds", 1800);
+  p = price_workload(c, facts(longer));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->duration.source, "annotation budcore.io/expected-duration");
+}
+
 TEST(CompanionBudgetTest, ReadyWithinRetryAtSoftLimitRejectedPastHardLimit) {
   auto c = config();
   auto f = facts(workload("team-a", 2, 2));  // 16.04 USD
