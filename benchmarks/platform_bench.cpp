@@ -48,6 +48,14 @@ double cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
+// The iteration's wall time and both rates of `n` jobs since t0 (wall) and c0 (CPU seconds).
+void report_rates(benchmark::State& state, std::int64_t n, std::chrono::steady_clock::time_point t0, double c0) {
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  state.counters["cpu_jobs_per_s"] = static_cast<double>(n) / (cpu_seconds() - c0);
+  state.SetIterationTime(secs);
+  state.counters["jobs_per_s"] = static_cast<double>(n) / secs;
+}
+
 std::int64_t env_int(const char* name, std::int64_t fallback) {
   const char* v = std::getenv(name);
   return v != nullptr ? std::atoll(v) : fallback;
@@ -136,10 +144,7 @@ memory_gib_hour: {on_demand: "0.005"}
     submit_all(*p, n, 1000);
     auto end = p->run_until_idle();
     if (!end) std::abort();
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    state.counters["cpu_jobs_per_s"] = static_cast<double>(n) / (cpu_seconds() - c0);
-    state.SetIterationTime(secs);
-    state.counters["jobs_per_s"] = static_cast<double>(n) / secs;
+    report_rates(state, n, t0, c0);
     state.counters["virtual_hours"] = static_cast<double>((*end - p->config().virtual_start).whole_seconds()) / 3600.0;
     auto list = p->list_jobs(platform::CallContext::for_tenant(kTenant), {.statuses = {job::JobStatus::Completed}}, {.limit = 1});
     if (!list || list->items.empty()) std::abort();
@@ -200,10 +205,7 @@ memory_gib_hour: {on_demand: "0.005"}
     std::vector<platform::SubmitRequest> jobs;
     for (std::int64_t i = 0; i < n; ++i) jobs.push_back({bench_job(i), ""});
     if (!p->submit_batch(ctx, std::move(jobs))) std::abort();
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    state.counters["cpu_jobs_per_s"] = static_cast<double>(n) / (cpu_seconds() - c0);
-    state.SetIterationTime(secs);
-    state.counters["jobs_per_s"] = static_cast<double>(n) / secs;
+    report_rates(state, n, t0, c0);
     p.reset();
     drop_db(db);
   }
@@ -218,10 +220,7 @@ void batch_submit(benchmark::State& state) {
     auto t0 = std::chrono::steady_clock::now();
     const double c0 = cpu_seconds();
     submit_all(*p, n, n);
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    state.counters["cpu_jobs_per_s"] = static_cast<double>(n) / (cpu_seconds() - c0);
-    state.SetIterationTime(secs);
-    state.counters["jobs_per_s"] = static_cast<double>(n) / secs;
+    report_rates(state, n, t0, c0);
     p.reset();
     drop_db(db);
   }
@@ -247,10 +246,7 @@ void store_batch_create(benchmark::State& state) {
       });
       if (!st) std::abort();
     }
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    state.counters["cpu_jobs_per_s"] = static_cast<double>(n) / (cpu_seconds() - c0);
-    state.SetIterationTime(secs);
-    state.counters["jobs_per_s"] = static_cast<double>(n) / secs;
+    report_rates(state, n, t0, c0);
     store.reset();
     drop_db(db);
   }
