@@ -42,7 +42,7 @@ int main(void) {
   CHECK(contains(&out, "\"controllers\":[{\"name\":\"budcore.io/budget\",\"checks\":[\"budget\",\"window\"]}]"));
   CHECK(contains(&out, "\"budgets\":[\"team-a\"]"));
   CHECK(!contains(&out, "leader_election"));
-  CHECK(contains(&out, "\"estimates\":{\"enabled\":false,\"refresh_seconds\":5}"));
+  CHECK(contains(&out, "\"estimates\":{\"enabled\":false,\"refresh_seconds\":5,\"writers\":8}"));
   budcore_buf_dispose(&out);
   {
     char elected[2048];
