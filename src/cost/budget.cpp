@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -176,8 +177,7 @@ class IncrementalSpend final : public SpendSource {
 
   Result<Money> spent(const Budget& b, Timestamp from, Timestamp to) override {
     std::lock_guard lock(mu_);
-    Sums& s = sums_[scope_key(b)];
-    if (s.from != from) s = Sums{from, 0, Timestamp{}, {}};  // a new period starts from nothing
+    Sums& s = sums_for(scope_key(b), from);
     BUDCORE_TRY(catch_up(b, s));
     // A record ending at or after `to` (a period already over) is cut at `to`: read it all.
     if (!(s.max_end < to)) return StoreSpend(store_, book_).spent(b, from, to);
@@ -195,7 +195,26 @@ class IncrementalSpend final : public SpendSource {
     std::int64_t last_seq = 0;
     Timestamp max_end;
     std::map<std::string, Money> by_currency;
+    std::uint64_t used = 0;  // when it was last asked for, to drop the periods no longer asked
   };
+  // One scope may have a budget of each period (BudgetPeriod: monthly, quarterly) asked in turn.
+  static constexpr std::size_t kPeriodsPerScope = 2;
+
+  // The sums of a scope's period starting at `from`; a new period starts from nothing and pushes
+  // out the scope's period asked for longest ago.
+  Sums& sums_for(const std::string& scope, Timestamp from) {
+    auto& periods = sums_[scope];
+    auto it = std::find_if(periods.begin(), periods.end(), [&](const Sums& p) { return p.from == from; });
+    if (it == periods.end()) {
+      if (periods.size() == kPeriodsPerScope)
+        periods.erase(std::min_element(periods.begin(), periods.end(),
+                                       [](const Sums& a, const Sums& b) { return a.used < b.used; }));
+      periods.push_back(Sums{from, 0, Timestamp{}, {}, 0});
+      it = std::prev(periods.end());
+    }
+    it->used = ++asked_;
+    return *it;
+  }
 
   static std::string scope_key(const Budget& b) {
     return b.tenant_id.to_string() + "/" + (b.project_id ? b.project_id->to_string() : std::string());
@@ -233,7 +252,8 @@ class IncrementalSpend final : public SpendSource {
   UsageLedger& store_;
   const PriceBook& book_;
   std::mutex mu_;
-  std::map<std::string, Sums> sums_;  // per budget scope (tenant/project)
+  std::map<std::string, std::vector<Sums>> sums_;  // per budget scope (tenant/project)
+  std::uint64_t asked_ = 0;
 };
 
 bool crossed(const Money& spent, const Money& amount, std::int64_t percent) {

@@ -326,6 +326,62 @@ TEST_P(BudgetStoreTest, AdmitJobEstimatesAndChecksInOneCall) {
   EXPECT_NE(d->reason.find("job finetune"), std::string::npos);
 }
 
+// A ledger that counts the usage rows read through it.
+class CountingLedger final : public UsageLedger {
+ public:
+  explicit CountingLedger(UsageLedger& inner) : inner_(inner) {}
+  core::Result<UsageRecord> append_usage(const Id& tenant, UsageRecord r) override {
+    return inner_.append_usage(tenant, std::move(r));
+  }
+  core::Result<core::Page<UsageRecord>> list_usage(const Id& tenant, const UsageQuery& q,
+                                                   const core::PageRequest& page) override {
+    auto p = inner_.list_usage(tenant, q, page);
+    if (p) rows_read += p->items.size();
+    return p;
+  }
+  core::Result<core::AuditEntry> append_audit(const Id& tenant, core::AuditEntry e) override {
+    return inner_.append_audit(tenant, std::move(e));
+  }
+  core::Result<core::Page<core::AuditEntry>> list_audit(const Id& tenant, const core::AuditQuery& q,
+                                                        const core::PageRequest& page) override {
+    return inner_.list_audit(tenant, q, page);
+  }
+  std::size_t rows_read = 0;
+
+ private:
+  UsageLedger& inner_;
+};
+
+// A monthly and a quarterly budget of one tenant asked in turn keep their sums apart: once both
+// have read the history, asking again reads no row.
+TEST_P(BudgetStoreTest, IncrementalSpendKeepsEachPeriodOfAScope) {
+  const PriceBook b = book();
+  ASSERT_TRUE(record_usage(*store_, b, a100(kProjectA, "2026-05-02T00:00:00Z", "2026-05-02T03:00:00Z")));
+  ASSERT_TRUE(record_usage(*store_, b, a100(kProjectA, "2026-04-02T00:00:00Z", "2026-04-02T01:00:00Z")));
+  auto set = BudgetSet::from_text(R"(budgets:
+  - {name: month, tenant_id: 0190e6f4-5c3a-7abc-8def-00000000000a, amount: "100"}
+  - {name: quarter, tenant_id: 0190e6f4-5c3a-7abc-8def-00000000000a, period: quarterly, amount: "300"}
+)");
+  ASSERT_TRUE(set) << set.error().describe();
+  CountingLedger counting(*store_);
+  auto incremental = incremental_store_spend(counting, b);
+  const Timestamp now = at("2026-05-20T00:00:00Z");
+  auto ask_both = [&] {
+    for (const Budget& bud : set->budgets) {
+      auto [from, to] = period_bounds(bud.period, now);
+      ASSERT_TRUE(incremental->spent(bud, from, to));
+    }
+  };
+  ask_both();
+  ASSERT_GT(counting.rows_read, 0u);
+  counting.rows_read = 0;
+  ask_both();
+  ask_both();
+  EXPECT_EQ(counting.rows_read, 0u);
+  auto [qfrom, qto] = period_bounds(BudgetPeriod::Quarterly, now);
+  EXPECT_EQ(*incremental->spent(set->budgets[1], qfrom, qto), *Money::parse("16.00 USD"));  // 12 + 4
+}
+
 // The incremental spend answers what a full read of the ledger answers, after every append:
 // project and tenant budgets, a record crossing the period's start (counted in part), another
 // tenant's records, amounts converted to a budget's currency, and a past period whose records
