@@ -81,18 +81,12 @@ class KueueTestbedTest : public ::testing::Test {
 
   job::Job gpu_job(const std::string& name, int gpus, job::JobPriority prio = job::JobPriority::Normal,
                    job::JobType type = job::JobType::Batch) {
-    job::Job j;
+    job::Job j = testing::busybox_job(name, gpus);
     j.id = core::Id::generate();
-    j.name = name;
     j.tenant_id = tenant;
     j.job_type = type;
-    j.deployment_type = job::DeploymentType::Docker;
     j.priority = prio;
     j.preemptible = true;
-    j.gpu_count = gpus;
-    j.cpu_cores = core::Quantity::from_int(1);
-    j.memory_gb = core::Quantity::from_int(1);
-    j.spec = Value(Map{{"image", "busybox:1.36"}});
     return j;
   }
 

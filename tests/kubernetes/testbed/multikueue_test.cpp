@@ -115,16 +115,9 @@ class MultiKueueTestbedTest : public ::testing::Test {
   }
 
   job::Job gpu_job(const std::string& name) {
-    job::Job j;
+    job::Job j = testing::busybox_job(name, 1);
     j.id = core::Id::generate();
-    j.name = name;
     j.tenant_id = tenant;
-    j.job_type = job::JobType::Batch;
-    j.deployment_type = job::DeploymentType::Docker;
-    j.gpu_count = 1;
-    j.cpu_cores = core::Quantity::from_int(1);
-    j.memory_gb = core::Quantity::from_int(1);
-    j.spec = Value(Map{{"image", "busybox:1.36"}});
     return j;
   }
 

@@ -80,17 +80,7 @@ class KueuePlatformTest : public ::testing::Test {
     platform = std::move(*p);
   }
 
-  job::Job gpu_job(const std::string& name, int gpus) {
-    job::Job j;
-    j.name = name;
-    j.job_type = job::JobType::Batch;
-    j.deployment_type = job::DeploymentType::Docker;
-    j.gpu_count = gpus;
-    j.cpu_cores = core::Quantity::from_int(1);
-    j.memory_gb = core::Quantity::from_int(1);
-    j.spec = core::Value(core::Map{{"image", "busybox:1.36"}});
-    return j;
-  }
+  job::Job gpu_job(const std::string& name, int gpus) { return testing::busybox_job(name, gpus); }
 
   // Waits until the platform reports `want` for the job; returns the last record.
   backend::JobRecord wait_for(const core::Id& id, JobStatus want, std::chrono::seconds timeout = std::chrono::seconds(60)) {

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "budcore/core/json.hpp"
+#include "budcore/job/job.hpp"
 #include "budcore/kubernetes/client.hpp"
 #include "budcore/kubernetes/config.hpp"
 
@@ -86,6 +87,20 @@ class Testbed {
 
 // Marks a batch/v1 Job finished the way the job controller would (the test bed runs no
 // kube-controller-manager or kubelet), as Kueue's own integration tests do.
+// The job the test-bed tests submit: a batch job of `gpus` GPUs, 1 core and 1 GiB running
+// busybox (no kubelet runs it; the tests complete it).
+inline job::Job busybox_job(const std::string& name, std::int64_t gpus) {
+  job::Job j;
+  j.name = name;
+  j.job_type = job::JobType::Batch;
+  j.deployment_type = job::DeploymentType::Docker;
+  j.gpu_count = gpus;
+  j.cpu_cores = core::Quantity::from_int(1);
+  j.memory_gb = core::Quantity::from_int(1);
+  j.spec = core::Value(core::Map{{"image", "busybox:1.36"}});
+  return j;
+}
+
 inline core::Status mark_job_complete(kubernetes::Client& c, const std::string& ns, const std::string& name) {
   std::string now = "2026-01-01T00:00:00Z";
   auto cond = [&](const char* type) {
