@@ -245,7 +245,11 @@ TEST_F(MultiKueueTestbedTest, AJobWithoutMultiKueuesManagedByIsRejected) {
   // webhook (which would default spec.managedBy): Kueue rejects the dispatch.
   opts.multikueue_cluster_queues.clear();
   auto rj = submit(gpu_job("unmanaged"));
-  auto o = wait_status(rj, JobStatus::Failed);
+  // Kueue deactivates the Workload first ("Kueue deactivated the workload") and writes the
+  // check's reason with its next update: wait for that one.
+  auto o = wait_observed(rj, [](const ObservedJob& x) {
+    return x.status == JobStatus::Failed && x.message.find("managedBy") != std::string::npos;
+  });
   ASSERT_EQ(o.status, JobStatus::Failed) << o.message;
   std::cerr << "unmanaged Job: " << o.reason << ": " << o.message << "\n";
   EXPECT_NE(o.message.find("managedBy"), std::string::npos) << o.message;
