@@ -344,7 +344,8 @@ struct Companion::Impl {
     auto facts = read_workload(wl);
     std::optional<core::Id> tenant = facts ? tenant_of(config, *facts) : std::nullopt;
     if (!tenant || metered.contains(key) || end <= start) {
-      metered.insert(key);
+      // Nothing to write claims no key: a run shorter than the timestamps' second leaves its key
+      // to the next run of a Workload evicted and admitted again within that second.
       return drop_segment(uid, key);
     }
     auto intervals = segment_intervals(config, *facts, *tenant, key, start, end);

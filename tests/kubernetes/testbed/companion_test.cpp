@@ -1123,6 +1123,65 @@ TEST_F(CompanionMeteringTest, AnEvictedWorkloadIsMeteredOncePerAdmission) {
   EXPECT_TRUE(companion->take_retrying().empty());
 }
 
+// Kueue's timestamps have whole seconds: a Workload admitted, evicted and admitted again
+// within one second shows both admissions at the same instant. The first run (shorter than
+// a second) writes nothing and must leave the key to the second, which is metered when it ends.
+TEST_F(CompanionMeteringTest, ARunAdmittedAgainWithinItsFirstSecondIsMetered) {
+  start(metering_config());
+  // Polls one Workload every 10 ms, so that the eviction and the new admission follow the
+  // first admission closely enough to share its second.
+  auto poll = [&](const std::string& name, const std::function<bool(const Value&)>& pred) {
+    Value last;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (auto w = client->get(res::workloads(), ns_b, name)) {
+        last = *w;
+        if (pred(last)) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return last;
+  };
+  auto evicted_true = [](const Value& w) {
+    auto c = kubernetes::find_condition(w, "Evicted");
+    return c && c->status == "True";
+  };
+  std::string job_name, name;
+  Value again;
+  for (int attempt = 0; attempt < 8 && name.empty(); ++attempt) {
+    std::string j = "quick-" + std::to_string(attempt);
+    job_in(ns_b, "plq", j, 1, Map{});
+    Value first = wait_in(ns_b, j, [&](const Value& w) { return admitted(w); });
+    ASSERT_TRUE(admitted(first)) << core::to_json(first);
+    std::string wl = first.find_path("metadata.name")->as_string();
+    ASSERT_TRUE(client->patch(res::workloads(), ns_b, wl, Map{{"spec", Map{{"active", false}}}}));
+    ASSERT_FALSE(admitted(poll(wl, [&](const Value& w) { return !admitted(w); })));
+    ASSERT_TRUE(client->patch(res::workloads(), ns_b, wl, Map{{"spec", Map{{"active", true}}}}));
+    Value next = poll(wl, [&](const Value& w) { return admitted(w) && !evicted_true(w); });
+    ASSERT_TRUE(admitted(next)) << core::to_json(next);
+    if (since(next, "Admitted") == since(first, "Admitted")) {
+      job_name = j;
+      name = wl;
+      again = next;
+    }
+  }
+  if (name.empty()) GTEST_SKIP() << "no re-admission within the first admission's second in 8 attempts";
+  std::string uid = again.find_path("metadata.uid")->as_string();
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  ASSERT_TRUE(testing::mark_job_complete(*client, ns_b, job_name));
+  Value done = wait_in(ns_b, job_name, finished);
+  ASSERT_TRUE(finished(done));
+  auto of_uid = [&] {
+    std::vector<cost::Usage> out;
+    for (auto& u : rows(kTenantB))
+      if (u.interval.job_id.to_string() == uid) out.push_back(u);
+    return out;
+  };
+  ASSERT_TRUE(Testbed::wait_until([&] { return of_uid().size() == 1; })) << of_uid().size();
+  expect_row(of_uid().at(0), done, 1);
+  EXPECT_TRUE(companion->take_retrying().empty());
+}
+
 // A companion that ends mid-run (each `--once` process exits with the run still going) meters
 // the run once it has ended, exactly once however often it starts again; a leader that wrote
 // the rows but died before closing the run (its open record still in the Store) adds none.
