@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Lower layers never include higher ones (docs/architecture.md "Dependencies"): every
+"""Lower layers never include higher ones (docs/architecture.md "Dependencies"). The build
+enforces it for the library (each layer compiles against an include tree holding only its
+layer and those below: src/CMakeLists.txt); this test names the offending line and checks
+the clients too. Every
 #include "budcore/<x>/" in include/budcore/<layer>/ and src/<layer>/, and every private
 #include "<layer>/..." of src/, must name a layer at or below its own. Any exception is
 listed below, with its reason. The CLI (src/cli) and the Python bindings (bindings/) are
