@@ -9,7 +9,7 @@
 #include "budcore/usecase/registry.hpp"
 #include "budcore/usecase/resolver.hpp"
 #include "capi_internal.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 struct budcore_usecase_registry {
   budcore::usecase::UsecaseRegistry registry;
@@ -150,7 +150,7 @@ extern "C" int budcore_usecase_render(budcore_buf* out, budcore_buf* errors_out,
       auto req = core::parse_json(req_text);
       if (!req) return capi::set_error(std::move(req.error().at("request_json")));
       if (!req->is_map()) return capi::set_error(core::Error::invalid("request_json", {}, "must be a JSON object"));
-      budcore::job::detail::Reader r(req->as_map());
+      budcore::core::detail::Reader r(req->as_map());
       if (auto st = r.reject_unknown(kRequestKeys); !st) {
         core::Error e = st.error();
         return capi::set_error(e.at("request_json"));

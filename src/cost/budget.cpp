@@ -16,7 +16,7 @@
 #include "core/enum_lookup.hpp"
 #include "cost/document.hpp"
 #include "cost/exact.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost {
 namespace {
@@ -28,7 +28,7 @@ using core::Result;
 using core::Status;
 using core::Timestamp;
 using core::Value;
-using job::detail::Reader;
+using core::detail::Reader;
 
 constexpr core::detail::EnumNames<BudgetPeriod, 2> kPeriodNames{{{BudgetPeriod::Monthly, "monthly"},
                                                                  {BudgetPeriod::Quarterly, "quarterly"}}};
@@ -52,10 +52,10 @@ Result<std::vector<std::int64_t>> read_thresholds(const Reader& r) {
     const Value& v = (*list)[i];
     const std::string path = "thresholds[" + std::to_string(i) + "]";
     if (!v.is_int() || v.as_int() < 1 || v.as_int() > 1000) {
-      return Error::invalid(path, job::detail::value_text(v), "a threshold is a whole percent between 1 and 1000");
+      return Error::invalid(path, core::detail::value_text(v), "a threshold is a whole percent between 1 and 1000");
     }
     if (!out.empty() && v.as_int() <= out.back()) {
-      return Error::invalid(path, job::detail::value_text(v), "thresholds must be in ascending order");
+      return Error::invalid(path, core::detail::value_text(v), "thresholds must be in ascending order");
     }
     out.push_back(v.as_int());
   }
@@ -76,7 +76,7 @@ Result<std::optional<NotifyTarget>> read_notify(const Reader& r) {
   if (*recipients) {
     for (const auto& item : **recipients) {
       if (!item.is_string()) {
-        return Error::invalid("notify.recipients", job::detail::value_text(item), "recipients are strings");
+        return Error::invalid("notify.recipients", core::detail::value_text(item), "recipients are strings");
       }
       t.recipients.push_back(item.as_string());
     }
@@ -85,7 +85,7 @@ Result<std::optional<NotifyTarget>> read_notify(const Reader& r) {
 }
 
 Result<Budget> read_budget(const Value& v, std::string_view default_currency) {
-  if (!v.is_map()) return Error::invalid({}, job::detail::value_text(v), "a budget must be a map");
+  if (!v.is_map()) return Error::invalid({}, core::detail::value_text(v), "a budget must be a map");
   Reader r(v.as_map());
   BUDCORE_TRY(r.reject_unknown(kBudgetKeys));
   Budget b;
@@ -295,7 +295,7 @@ bool Budget::covers(const core::Id& tenant, const std::optional<core::Id>& proje
 }
 
 Result<BudgetSet> BudgetSet::from_value(const Value& document, std::string_view default_currency) {
-  if (!document.is_map()) return Error::invalid({}, job::detail::value_text(document), "a budget document is a map with budgets");
+  if (!document.is_map()) return Error::invalid({}, core::detail::value_text(document), "a budget document is a map with budgets");
   Reader r(document.as_map());
   BUDCORE_TRY(r.reject_unknown(kSetKeys));
   BUDCORE_TRY_ASSIGN(auto list, r.list("budgets"));

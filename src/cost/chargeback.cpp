@@ -7,7 +7,7 @@
 #include "cost/csv.hpp"
 #include "cost/document.hpp"
 #include "cost/exact.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost {
 namespace {
@@ -18,14 +18,14 @@ using core::Map;
 using core::Money;
 using core::Result;
 using core::Value;
-using job::detail::Reader;
+using core::detail::Reader;
 
 constexpr std::array<std::string_view, 5> kQueryKeys{"by", "granularity", "from", "to", "shared"};
 constexpr std::array<std::string_view, 3> kSharedKeys{"name", "amount", "currency"};
 constexpr std::size_t kMaxShared = 1'000;
 
 Result<SharedCost> read_shared(const Value& v, std::string_view default_currency) {
-  if (!v.is_map()) return Error::invalid({}, job::detail::value_text(v), "a shared cost is a map {name, amount, currency}");
+  if (!v.is_map()) return Error::invalid({}, core::detail::value_text(v), "a shared cost is a map {name, amount, currency}");
   Reader r(v.as_map());
   BUDCORE_TRY(r.reject_unknown(kSharedKeys));
   BUDCORE_TRY_ASSIGN(auto name, r.string("name"));
@@ -45,7 +45,7 @@ Result<SharedCost> read_shared(const Value& v, std::string_view default_currency
 Result<ReportQuery> read_report_query(const Value& document, std::string_view default_currency) {
   ReportQuery q;
   if (document.is_null()) return q;
-  if (!document.is_map()) return Error::invalid({}, job::detail::value_text(document), "a report query is a map");
+  if (!document.is_map()) return Error::invalid({}, core::detail::value_text(document), "a report query is a map");
   Reader r(document.as_map());
   BUDCORE_TRY(r.reject_unknown(kQueryKeys));
   if (const Value* by = document.find("by"); by != nullptr && !by->is_null()) {
@@ -56,7 +56,7 @@ Result<ReportQuery> read_report_query(const Value& document, std::string_view de
       for (std::size_t i = 0; i < by->as_list().size(); ++i) {
         const Value& item = by->as_list()[i];
         const std::string path = "by[" + std::to_string(i) + "]";
-        if (!item.is_string()) return Error::invalid(path, job::detail::value_text(item), "must be a dimension name");
+        if (!item.is_string()) return Error::invalid(path, core::detail::value_text(item), "must be a dimension name");
         auto g = parse_group_by(item.as_string());
         if (!g) {
           Error e = std::move(g).error();
@@ -67,7 +67,7 @@ Result<ReportQuery> read_report_query(const Value& document, std::string_view de
       }
       if (q.by.size() > 16) return Error::invalid("by", std::to_string(q.by.size()), "at most 16 dimensions");
     } else {
-      return Error::invalid("by", job::detail::value_text(*by), "must be a list of dimensions or \"a,b\"");
+      return Error::invalid("by", core::detail::value_text(*by), "must be a list of dimensions or \"a,b\"");
     }
   }
   BUDCORE_TRY_ASSIGN(auto g, r.enumeration<Granularity>("granularity", parse_granularity));
@@ -198,8 +198,8 @@ std::string to_csv(const ChargebackReport& r) {
   for (const auto& row : r.rows) {
     std::vector<std::string> f = row.keys;
     f.push_back(std::to_string(row.records));
-    f.push_back(job::detail::decimal_string(row.gpu_seconds));
-    f.push_back(job::detail::decimal_string(row.idle_gpu_seconds));
+    f.push_back(core::detail::decimal_string(row.gpu_seconds));
+    f.push_back(core::detail::decimal_string(row.idle_gpu_seconds));
     for (const Money* m : {&row.direct, &row.idle, &row.shared, &row.total}) f.push_back(m->amount_string(2));
     f.push_back(row.share_percent);
     f.push_back(r.currency);

@@ -5,7 +5,7 @@
 
 #include "budcore/cost/estimator.hpp"
 #include "cost/exact.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost {
 namespace {
@@ -39,7 +39,7 @@ std::optional<std::int64_t> memory_in_name(std::string_view name) {
   return found;
 }
 
-Result<std::int64_t> bounded(const job::detail::Reader& r, std::string_view key, std::int64_t fallback, std::int64_t min,
+Result<std::int64_t> bounded(const core::detail::Reader& r, std::string_view key, std::int64_t fallback, std::int64_t min,
                              std::int64_t max) {
   BUDCORE_TRY_ASSIGN(auto v, r.integer(key));
   if (!v) return fallback;
@@ -78,8 +78,8 @@ Value to_value(const TierComparison& c) {
 }
 
 Result<GpuRequirement> read_gpu_requirement(const Value& document) {
-  if (!document.is_map()) return Error::invalid({}, job::detail::value_text(document), "a GPU requirement must be a map");
-  job::detail::Reader r(document.as_map());
+  if (!document.is_map()) return Error::invalid({}, core::detail::value_text(document), "a GPU requirement must be a map");
+  core::detail::Reader r(document.as_map());
   BUDCORE_TRY(r.reject_unknown(kRequirementKeys));
   GpuRequirement g;
   BUDCORE_TRY_ASSIGN(auto mem, r.integer("memory_gib"));

@@ -4,7 +4,7 @@
 
 #include "budcore/core/json.hpp"
 #include "budcore/core/yaml.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost::detail {
 
@@ -17,7 +17,7 @@ Error too_large(std::string_view field, std::size_t max_bytes) {
 }  // namespace
 
 core::Value amount_value(const core::Money& m) { return core::Value(m.amount_string(2)); }
-core::Value quantity_value(const core::Quantity& q) { return core::Value(job::detail::decimal_string(q)); }
+core::Value quantity_value(const core::Quantity& q) { return core::Value(core::detail::decimal_string(q)); }
 
 core::Result<core::Value> parse_bounded_document(std::string_view text, std::string_view field, std::size_t max_bytes) {
   if (text.size() > max_bytes) return too_large(field, max_bytes);
@@ -32,7 +32,7 @@ core::Result<std::string> decimal_text_of(const core::Value& v, const std::strin
     if (s.find_first_of("eEn") == std::string::npos) return s;
     return Error::invalid(path, s, "has no exact short decimal form; write it as a decimal string such as \"2.49\"");
   }
-  return Error::invalid(path, job::detail::value_text(v),
+  return Error::invalid(path, core::detail::value_text(v),
                         "must be a decimal number or string, not " + std::string(core::to_string(v.kind())));
 }
 

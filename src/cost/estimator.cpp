@@ -11,7 +11,7 @@
 #include "cost/document.hpp"
 #include "cost/exact.hpp"
 #include "cost/request.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost {
 namespace {
@@ -52,7 +52,7 @@ Value line_value(const EstimateLine& l) {
   Map m;
   m.set("item", Value(l.item));
   m.set("resource", Value(l.resource));
-  m.set("quantity", Value(job::detail::decimal_string(l.quantity)));
+  m.set("quantity", Value(core::detail::decimal_string(l.quantity)));
   m.set("unit", Value(l.unit));
   m.set("unit_price", Value(l.unit_price.text));
   m.set("amount", Value(l.amount.amount_string(kEstimateDecimals)));
@@ -83,7 +83,7 @@ std::string step_path(std::size_t i) { return "steps[" + std::to_string(i) + "]"
 Result<const core::List*> steps_of(const Map& pipeline) {
   const Value* steps = pipeline.find("steps");
   if (steps == nullptr || steps->is_null()) return Error::invalid("steps", {}, std::string(detail::kMissingField));
-  if (!steps->is_list()) return Error::invalid("steps", job::detail::value_text(*steps), "must be a list of steps");
+  if (!steps->is_list()) return Error::invalid("steps", core::detail::value_text(*steps), "must be a list of steps");
   if (steps->as_list().size() > kMaxPipelineSteps) {
     return Error::invalid("steps", std::to_string(steps->as_list().size()) + " steps",
                           "has more than " + std::to_string(kMaxPipelineSteps) + " steps");
@@ -107,9 +107,9 @@ Result<std::set<std::string, std::less<>>> optional_steps(const core::List& step
       const Value* branch = config->find(key);
       if (branch == nullptr || branch->is_null()) continue;
       const std::string path = step_path(i) + ".config." + std::string(key);
-      if (!branch->is_list()) return Error::invalid(path, job::detail::value_text(*branch), "must be a list of step ids");
+      if (!branch->is_list()) return Error::invalid(path, core::detail::value_text(*branch), "must be a list of step ids");
       for (const auto& target : branch->as_list()) {
-        if (!target.is_string()) return Error::invalid(path, job::detail::value_text(target), "must be a list of step ids");
+        if (!target.is_string()) return Error::invalid(path, core::detail::value_text(target), "must be a list of step ids");
         out.insert(target.as_string());
       }
     }
@@ -124,10 +124,10 @@ bool is_usecase_render(const Map& m) { return m.contains("components") && m.cont
 
 Result<ResourceRequest> read_job_request(const Value& document) {
   if (!document.is_map()) {
-    return Error::invalid({}, job::detail::value_text(document),
+    return Error::invalid({}, core::detail::value_text(document),
                           "a job document must be a map, not " + std::string(core::to_string(document.kind())));
   }
-  BUDCORE_TRY(job::detail::Reader(document.as_map()).reject_unknown(job::job_document_keys()));
+  BUDCORE_TRY(core::detail::Reader(document.as_map()).reject_unknown(job::job_document_keys()));
   return detail::read_request(document.as_map(), "", nullptr, ResourceRequest{});
 }
 
@@ -177,13 +177,13 @@ Result<JobEstimate> estimate(const PriceBook& book, const ResourceRequest& q, co
   }
   if (!q.cpu_cores.is_zero()) {
     BUDCORE_TRY_ASSIGN(Price p, section_price(book.cpu_core_hour, "cpu_core_hour", e.tier, field("cpu_cores"),
-                                              job::detail::decimal_string(q.cpu_cores)));
+                                              core::detail::decimal_string(q.cpu_cores)));
     BUDCORE_TRY_ASSIGN(auto l, line("cpu", "cpu", "core-second", q.cpu_cores, e.seconds, p, kSecondsPerHour));
     e.lines.push_back(std::move(l));
   }
   if (!q.memory_gb.is_zero()) {
     BUDCORE_TRY_ASSIGN(Price p, section_price(book.memory_gib_hour, "memory_gib_hour", e.tier, field("memory_gb"),
-                                              job::detail::decimal_string(q.memory_gb)));
+                                              core::detail::decimal_string(q.memory_gb)));
     BUDCORE_TRY_ASSIGN(auto l, line("memory", "memory", "GiB-second", q.memory_gb, e.seconds, p, kSecondsPerHour));
     e.lines.push_back(std::move(l));
   }
@@ -208,7 +208,7 @@ Result<JobEstimate> estimate_job(const PriceBook& book, const job::Job& job, con
 
 Result<PipelineEstimate> estimate_pipeline(const PriceBook& book, const Value& document, const EstimateOptions& options) {
   if (!document.is_map()) {
-    return Error::invalid({}, job::detail::value_text(document), "a pipeline document must be a map with steps");
+    return Error::invalid({}, core::detail::value_text(document), "a pipeline document must be a map with steps");
   }
   const Map* pipeline = &document.as_map();
   std::string prefix;  // error paths inside a use-case render start with "pipeline."
@@ -219,14 +219,14 @@ Result<PipelineEstimate> estimate_pipeline(const PriceBook& book, const Value& d
       return Error::invalid("valid", "false", "the use-case render failed; fix its errors before estimating");
     }
     const Value* comps = pipeline->find("components");
-    if (!comps->is_list()) return Error::invalid("components", job::detail::value_text(*comps), "must be a list");
+    if (!comps->is_list()) return Error::invalid("components", core::detail::value_text(*comps), "must be a list");
     const core::List& list = comps->as_list();
     for (std::size_t i = 0; i < list.size(); ++i) {
       const Value* id = list[i].is_map() ? list[i].find("id") : nullptr;
       if (id != nullptr && id->is_string()) components.emplace(id->as_string(), std::pair{i, &list[i]});
     }
     const Value* inner = pipeline->find("pipeline");
-    if (!inner->is_map()) return Error::invalid("pipeline", job::detail::value_text(*inner), "must be a pipeline document");
+    if (!inner->is_map()) return Error::invalid("pipeline", core::detail::value_text(*inner), "must be a pipeline document");
     pipeline = &inner->as_map();
     prefix = "pipeline";
   }
@@ -248,18 +248,18 @@ Result<PipelineEstimate> estimate_pipeline(const PriceBook& book, const Value& d
   out.total_min = out.total;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const std::string path = step_path(i);
-    if (!steps[i].is_map()) return prefixed(Error::invalid(path, job::detail::value_text(steps[i]), "a step must be a map"));
+    if (!steps[i].is_map()) return prefixed(Error::invalid(path, core::detail::value_text(steps[i]), "a step must be a map"));
     const Map& s = steps[i].as_map();
     const Value* type = s.find("step_type");
     if (type == nullptr || type->is_null()) return prefixed(Error::invalid(path + ".step_type", {}, std::string(detail::kMissingField)));
-    if (!type->is_string()) return prefixed(Error::invalid(path + ".step_type", job::detail::value_text(*type), "must be a string"));
+    if (!type->is_string()) return prefixed(Error::invalid(path + ".step_type", core::detail::value_text(*type), "must be a string"));
     if (!type_is(type, "job")) continue;
     const Value* id = s.find("id");
     if (id == nullptr || id->is_null()) return prefixed(Error::invalid(path + ".id", {}, std::string(detail::kMissingField)));
-    if (!id->is_string()) return prefixed(Error::invalid(path + ".id", job::detail::value_text(*id), "must be a string"));
+    if (!id->is_string()) return prefixed(Error::invalid(path + ".id", core::detail::value_text(*id), "must be a string"));
     const Value* config = s.find("config");
     if (config == nullptr || config->is_null()) return prefixed(Error::invalid(path + ".config", {}, std::string(detail::kMissingField)));
-    if (!config->is_map()) return prefixed(Error::invalid(path + ".config", job::detail::value_text(*config), "must be a map"));
+    if (!config->is_map()) return prefixed(Error::invalid(path + ".config", core::detail::value_text(*config), "must be a map"));
 
     ResourceRequest base;
     if (usecase) {

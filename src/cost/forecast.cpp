@@ -8,7 +8,7 @@
 
 #include "budcore/cost/rollup.hpp"
 #include "cost/document.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost {
 namespace {
@@ -188,7 +188,7 @@ Result<std::vector<RunawayAlert>> detect_runaway(std::span<const RunawayCheck> j
       if (limit.units() < j.actual_cost.units()) {
         out.push_back(RunawayAlert{j.job_id, j.name,
                                    "job " + who + " has cost " + j.actual_cost.to_string() + ", more than " +
-                                       job::detail::decimal_string(o.cost_factor) + " x its estimate of " +
+                                       core::detail::decimal_string(o.cost_factor) + " x its estimate of " +
                                        j.estimated_cost->to_string()});
         continue;
       }
@@ -198,7 +198,7 @@ Result<std::vector<RunawayAlert>> detect_runaway(std::span<const RunawayCheck> j
       if (limit < static_cast<core::int128>(j.elapsed_seconds) * core::Quantity::kNanoPerUnit) {
         out.push_back(RunawayAlert{j.job_id, j.name,
                                    "job " + who + " has run " + std::to_string(j.elapsed_seconds) + " s, more than " +
-                                       job::detail::decimal_string(o.duration_factor) + " x its estimated " +
+                                       core::detail::decimal_string(o.duration_factor) + " x its estimated " +
                                        std::to_string(*j.estimated_duration_seconds) + " s"});
       }
     }

@@ -6,7 +6,7 @@
 #include "budcore/cost/estimator.hpp"
 #include "cost/document.hpp"
 #include "cost/exact.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost {
 namespace {

@@ -9,7 +9,7 @@
 #include "core/enum_lookup.hpp"
 #include "cost/document.hpp"
 #include "cost/exact.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost {
 namespace {
@@ -59,7 +59,7 @@ Result<TierPrices> read_tiers(const Map& m, const std::string& path, const std::
 
 Result<const Map*> map_at(const Value& v, const std::string& path) {
   if (!v.is_map()) {
-    return Error::invalid(path, job::detail::value_text(v),
+    return Error::invalid(path, core::detail::value_text(v),
                           "must be a map, not " + std::string(core::to_string(v.kind())));
   }
   return &v.as_map();
@@ -67,13 +67,13 @@ Result<const Map*> map_at(const Value& v, const std::string& path) {
 
 Result<TierPrices> read_tier_section(const Value& v, const std::string& path, const std::string& currency) {
   BUDCORE_TRY_ASSIGN(const Map* m, map_at(v, path));
-  if (auto st = job::detail::Reader(*m).reject_unknown(kTierKeys); !st) return detail::under(path, std::move(st).error());
+  if (auto st = core::detail::Reader(*m).reject_unknown(kTierKeys); !st) return detail::under(path, std::move(st).error());
   return read_tiers(*m, path, currency);
 }
 
 Result<GpuPrice> read_gpu(const Value& v, const std::string& path, const std::string& currency) {
   BUDCORE_TRY_ASSIGN(const Map* m, map_at(v, path));
-  job::detail::Reader r(*m);
+  core::detail::Reader r(*m);
   if (auto st = r.reject_unknown(kGpuKeys); !st) return detail::under(path, std::move(st).error());
   GpuPrice g;
   BUDCORE_TRY_ASSIGN(g.hour, read_tiers(*m, path, currency));
@@ -107,7 +107,7 @@ Value tiers_value(const TierPrices& t) {
 }
 
 Result<PriceBook> read_book(const Map& m) {
-  job::detail::Reader r(m);
+  core::detail::Reader r(m);
   BUDCORE_TRY(r.reject_unknown(kBookKeys));
   PriceBook b;
   BUDCORE_TRY_ASSIGN(auto version, r.integer("schema_version"));
@@ -201,7 +201,7 @@ const std::optional<Price>& TierPrices::at(Tier t) const noexcept {
 
 Result<PriceBook> PriceBook::from_value(const Value& document) {
   if (!document.is_map()) {
-    return Error::invalid({}, job::detail::value_text(document),
+    return Error::invalid({}, core::detail::value_text(document),
                           "a price book must be a map with currency and gpu_hour, not " +
                               std::string(core::to_string(document.kind())));
   }
@@ -237,12 +237,12 @@ Value PriceBook::to_value() const {
   m.set("minimum_billable_seconds", Value(static_cast<long long>(minimum_billable_seconds)));
   if (!sharing_multipliers.empty()) {
     Map s;
-    for (const auto& [mode, q] : sharing_multipliers) s.set(std::string(to_string(mode)), Value(job::detail::decimal_string(q)));
+    for (const auto& [mode, q] : sharing_multipliers) s.set(std::string(to_string(mode)), Value(core::detail::decimal_string(q)));
     m.set("sharing_multipliers", Value(std::move(s)));
   }
   if (!conversions.empty()) {
     Map c;
-    for (const auto& [code, q] : conversions) c.set(code, Value(job::detail::decimal_string(q)));
+    for (const auto& [code, q] : conversions) c.set(code, Value(core::detail::decimal_string(q)));
     m.set("conversions", Value(std::move(c)));
   }
   return Value(std::move(m));

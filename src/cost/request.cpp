@@ -9,7 +9,7 @@
 #include "core/enum_lookup.hpp"
 #include "cost/document.hpp"
 #include "cost/exact.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost::detail {
 namespace {
@@ -56,7 +56,7 @@ Status check_range(std::int64_t v, std::int64_t max, const std::string& path) {
 }
 
 Status check_quantity(const Quantity& q, std::int64_t max, const std::string& path) {
-  const std::string text = job::detail::decimal_string(q);
+  const std::string text = core::detail::decimal_string(q);
   if (q.sign() < 0) return Error::invalid(path, text, "must not be negative");
   if (q.nano() > static_cast<core::int128>(max) * Quantity::kNanoPerUnit) {
     return Error::invalid(path, text, "must be at most " + std::to_string(max));
@@ -80,7 +80,7 @@ Result<ResourceRequest> read_request(const Map& fields, const std::string& path,
       resolved.set(std::string(key), *v);
     }
   }
-  job::detail::Reader r(resolved);
+  core::detail::Reader r(resolved);
   ResourceRequest q = std::move(defaults);
   q.path = path;
   const auto at = [&](Error e) { return under(path, std::move(e)); };
@@ -93,7 +93,7 @@ Result<ResourceRequest> read_request(const Map& fields, const std::string& path,
   if (const Value* spec = fields.find("spec"); spec != nullptr && spec->is_map()) {
     if (const Value* ep = spec->as_map().find("serverless_endpoint"); ep != nullptr && !ep->is_null()) {
       if (!ep->is_string() || ep->as_string().empty())
-        return Error::invalid(sub("spec.serverless_endpoint"), job::detail::value_text(*ep),
+        return Error::invalid(sub("spec.serverless_endpoint"), core::detail::value_text(*ep),
                               "must be the name of the serverless endpoint the worker serves");
       q.open_ended = q.job_type == job::JobType::Service;
     }

@@ -11,7 +11,7 @@
 #include "cost/csv.hpp"
 #include "cost/document.hpp"
 #include "cost/exact.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost {
 namespace {
@@ -286,7 +286,7 @@ std::string to_csv(const Rollup& r) {
     f.push_back(std::to_string(row.records));
     for (const Quantity* q : {&row.seconds, &row.gpu_seconds, &row.idle_gpu_seconds, &row.cpu_core_seconds,
                               &row.memory_gib_seconds}) {
-      f.push_back(job::detail::decimal_string(*q));
+      f.push_back(core::detail::decimal_string(*q));
     }
     f.push_back(row.cost.amount_string(2));
     f.push_back(row.idle_cost.amount_string(2));
@@ -302,8 +302,8 @@ Result<ServerlessRollupQuery> read_serverless_rollup_query(const Value& document
   static constexpr std::array<std::string_view, 4> kKeys{"endpoint", "granularity", "from", "to"};
   ServerlessRollupQuery q;
   if (document.is_null()) return q;
-  if (!document.is_map()) return Error::invalid({}, job::detail::value_text(document), "a serverless report query is a map");
-  job::detail::Reader r(document.as_map());
+  if (!document.is_map()) return Error::invalid({}, core::detail::value_text(document), "a serverless report query is a map");
+  core::detail::Reader r(document.as_map());
   BUDCORE_TRY(r.reject_unknown(kKeys));
   BUDCORE_TRY_ASSIGN(auto endpoint, r.string("endpoint"));
   if (endpoint) {
@@ -390,9 +390,9 @@ std::string to_csv(const ServerlessRollup& r) {
   for (const auto& row : r.rows) {
     detail::append_csv_row(out, {r.granularity == Granularity::Total ? std::string() : row.bucket.to_string(),
                                  row.endpoint, std::to_string(row.workers), std::to_string(row.records),
-                                 job::detail::decimal_string(row.gpu_seconds),
-                                 job::detail::decimal_string(row.busy_gpu_seconds),
-                                 job::detail::decimal_string(row.idle_gpu_seconds), row.cost.amount_string(2),
+                                 core::detail::decimal_string(row.gpu_seconds),
+                                 core::detail::decimal_string(row.busy_gpu_seconds),
+                                 core::detail::decimal_string(row.idle_gpu_seconds), row.cost.amount_string(2),
                                  row.busy_cost.amount_string(2), row.idle_cost.amount_string(2)});
   }
   return out;

@@ -7,7 +7,7 @@
 #include "budcore/core/yaml.hpp"
 #include "budcore/cost/metering.hpp"
 #include "cost/document.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::cost {
 namespace {
@@ -19,7 +19,7 @@ using core::Quantity;
 using core::Result;
 using core::Status;
 using core::Value;
-using job::detail::Reader;
+using core::detail::Reader;
 
 constexpr std::size_t kMaxLabels = 64;
 
@@ -46,7 +46,7 @@ Result<Quantity> bounded_quantity(const Reader& r, std::string_view key, bool pl
   BUDCORE_TRY_ASSIGN(auto q, r.quantity(key, plain));
   if (!q) return Quantity();
   if (q->sign() < 0 || q->nano() > static_cast<core::int128>(max) * Quantity::kNanoPerUnit) {
-    return Error::invalid(std::string(key), job::detail::decimal_string(*q),
+    return Error::invalid(std::string(key), core::detail::decimal_string(*q),
                           "must be between 0 and " + std::to_string(max));
   }
   return *q;
@@ -69,7 +69,7 @@ Result<std::map<std::string, std::string>> read_labels(const Reader& r) {
   for (const auto& [k, v] : labels->as_map()) {
     const std::string path = "labels." + k;
     if (k.empty() || k.size() > 63) return Error::invalid(path, k, "a label key has 1 to 63 characters");
-    if (!v.is_string()) return Error::invalid(path, job::detail::value_text(v), "a label value must be a string");
+    if (!v.is_string()) return Error::invalid(path, core::detail::value_text(v), "a label value must be a string");
     if (v.as_string().size() > 256) return Error::invalid(path, v.as_string(), "a label value has at most 256 characters");
     out.emplace(k, v.as_string());
   }
@@ -174,7 +174,7 @@ Result<Money> required_money(const Reader& r, std::string_view key, const std::s
 }  // namespace
 
 Result<UsageInterval> read_interval(const Value& document) {
-  if (!document.is_map()) return Error::invalid({}, job::detail::value_text(document), "a usage interval must be a map");
+  if (!document.is_map()) return Error::invalid({}, core::detail::value_text(document), "a usage interval must be a map");
   Reader r(document.as_map());
   BUDCORE_TRY(r.reject_unknown(kIntervalKeys));
   return read_interval_fields(r);
@@ -209,7 +209,7 @@ Value Usage::to_value() const {
 }
 
 Result<Usage> Usage::from_value(const Value& document) {
-  if (!document.is_map()) return Error::invalid({}, job::detail::value_text(document), "a usage record must be a map");
+  if (!document.is_map()) return Error::invalid({}, core::detail::value_text(document), "a usage record must be a map");
   static const std::vector<std::string_view> kKeys = [] {
     std::vector<std::string_view> k(kIntervalKeys.begin(), kIntervalKeys.end());
     k.insert(k.end(), kUsageExtraKeys.begin(), kUsageExtraKeys.end());
@@ -262,7 +262,7 @@ Result<std::vector<Usage>> read_usage_list(const Value& document, const PriceBoo
   const Value* list = &document;
   if (document.is_map() && document.as_map().contains("usage")) list = document.find("usage");
   if (!list->is_list()) {
-    return Error::invalid("usage", job::detail::value_text(*list).substr(0, 80),
+    return Error::invalid("usage", core::detail::value_text(*list).substr(0, 80),
                           "must be a list of usage records or intervals");
   }
   if (list->as_list().size() > kMaxUsageItems) {

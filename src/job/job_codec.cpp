@@ -14,7 +14,7 @@
 #include "budcore/core/limits.hpp"
 #include "budcore/core/problems.hpp"
 #include "budcore/job/job.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 #include "job/job_json.hpp"
 #include "job/job_rules.hpp"
 
@@ -25,7 +25,7 @@ using core::Error;
 using core::Map;
 using core::Result;
 using core::Value;
-using detail::Reader;
+using core::detail::Reader;
 
 constexpr std::array<std::string_view, 43> kJobKeys{
     "schema_version", "id", "name", "tenant_id", "project_id", "cluster_id", "pipeline_id",
@@ -73,7 +73,7 @@ class Decoder {
   }
   // A field that did not decode: no rule may read it.
   void fail(Error e) {
-    distrust(detail::top_level_key(e.field));
+    distrust(core::detail::top_level_key(e.field));
     note(std::move(e));
   }
   // A problem that leaves every field readable (an unknown key).
@@ -120,7 +120,7 @@ void reject_unknown(const Reader& r, std::span<const std::string_view> known, De
 // One status_history entry; nullopt when any of its fields did not decode (each recorded).
 std::optional<StatusTransition> read_transition(const Value& v, Decoder& d) {
   if (!v.is_map()) {
-    d.fail(Error::invalid({}, detail::value_text(v), "must be an object {from, to, at, message}"));
+    d.fail(Error::invalid({}, core::detail::value_text(v), "must be an object {from, to, at, message}"));
     return std::nullopt;
   }
   Reader r(v.as_map());
@@ -262,7 +262,7 @@ Error more_problems(std::size_t unlisted) {
 }
 
 Error not_an_object(const Value& value) {
-  return Error::invalid({}, detail::value_text(value),
+  return Error::invalid({}, core::detail::value_text(value),
                         std::string("a job document must be a JSON object, not ") +
                             std::string(core::to_string(value.kind())));
 }
@@ -342,8 +342,8 @@ Value Job::to_value() const {
   m.set("spec", spec);
   m.set("gpu_type", gpu_type ? Value(*gpu_type) : Value());
   m.set("gpu_count", Value(static_cast<long long>(gpu_count)));
-  m.set("cpu_cores", detail::quantity_value(cpu_cores));
-  m.set("memory_gb", detail::quantity_value(memory_gb));
+  m.set("cpu_cores", core::detail::quantity_value(cpu_cores));
+  m.set("memory_gb", core::detail::quantity_value(memory_gb));
   m.set("storage_gb", opt_int_value(storage_gb));
   m.set("estimated_duration_seconds", opt_int_value(estimated_duration_seconds));
   m.set("max_duration_seconds", opt_int_value(max_duration_seconds));
@@ -493,8 +493,8 @@ std::string compact_json(const Job& j) {
   w.value("spec", j.spec);
   if (j.gpu_type) w.str("gpu_type", *j.gpu_type);
   w.num("gpu_count", j.gpu_count);
-  w.value("cpu_cores", quantity_value(j.cpu_cores));
-  w.value("memory_gb", quantity_value(j.memory_gb));
+  w.value("cpu_cores", core::detail::quantity_value(j.cpu_cores));
+  w.value("memory_gb", core::detail::quantity_value(j.memory_gb));
   w.num("storage_gb", j.storage_gb);
   w.num("estimated_duration_seconds", j.estimated_duration_seconds);
   w.num("max_duration_seconds", j.max_duration_seconds);

@@ -13,7 +13,7 @@
 
 #include "budcore/core/problems.hpp"
 #include "budcore/job/job.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 #include "job/job_rules.hpp"
 
 namespace budcore::job {
@@ -35,7 +35,7 @@ class Collector {
   bool done() const { return errors_.size() >= limit_; }
   // False for a field whose value in the document did not decode: it holds its default.
   bool decoded(std::string_view field) const {
-    return undecoded_ == nullptr || !undecoded_->contains(detail::top_level_key(field));
+    return undecoded_ == nullptr || !undecoded_->contains(core::detail::top_level_key(field));
   }
   // A problem about a field that did not decode was reported already, by the decoder.
   void add(std::string field, std::string value, std::string why) {
@@ -66,9 +66,9 @@ void ordered(Collector& c, const char* earlier_name, const std::optional<core::T
 
 void check_gigabytes(Collector& c, const char* field, const core::Quantity& q) {
   if (q.sign() < 0) {
-    c.add(field, detail::decimal_string(q), "must not be negative");
+    c.add(field, core::detail::decimal_string(q), "must not be negative");
   } else if (q.nano() > core::int128{Job::kMaxGigabytes} * kNano) {
-    c.add(field, detail::decimal_string(q),
+    c.add(field, core::detail::decimal_string(q),
           "is too large: at most " + std::to_string(Job::kMaxGigabytes) + " GiB (the byte count must fit 64 bits)");
   }
 }
@@ -116,7 +116,7 @@ void check_identity(const Job& j, Collector& c) {
     c.add("schema_version", std::to_string(j.schema_version),
           "unsupported schema version; this library writes version " + std::to_string(Job::kSchemaVersion));
   }
-  if (!detail::is_dns1123_label(j.name)) {
+  if (!core::detail::is_dns1123_label(j.name)) {
     c.add("name", j.name,
           "must be a DNS-1123 label: 1-63 characters of a-z, 0-9 and '-', starting and ending with a letter or "
           "digit (it names Kubernetes objects)");
@@ -126,8 +126,8 @@ void check_identity(const Job& j, Collector& c) {
   if (j.pipeline_step_id && !j.pipeline_id) {
     c.add("pipeline_id", {}, "required when pipeline_step_id is set (the step belongs to a pipeline)");
   }
-  if (!j.spec.is_map()) c.add("spec", detail::value_text(j.spec), "must be an object");
-  if (!j.outputs.is_map()) c.add("outputs", detail::value_text(j.outputs), "must be an object");
+  if (!j.spec.is_map()) c.add("spec", core::detail::value_text(j.spec), "must be an object");
+  if (!j.outputs.is_map()) c.add("outputs", core::detail::value_text(j.outputs), "must be an object");
   for (const auto& [name, doc] : {std::pair<const char*, const core::Value*>{"spec", &j.spec}, {"outputs", &j.outputs}})
     if (auto at = non_finite_at(*doc)) c.add(name + *at, "", "is not a finite number (JSON has no NaN or infinity)");
 }
@@ -144,9 +144,9 @@ void check_resources(const Job& j, Collector& c) {
     }
   }
   if (j.cpu_cores.sign() < 0) {
-    c.add("cpu_cores", detail::decimal_string(j.cpu_cores), "must not be negative");
+    c.add("cpu_cores", core::detail::decimal_string(j.cpu_cores), "must not be negative");
   } else if (j.cpu_cores.nano() % kMilliInNano != 0) {
-    c.add("cpu_cores", detail::decimal_string(j.cpu_cores),
+    c.add("cpu_cores", core::detail::decimal_string(j.cpu_cores),
           "is finer than Kubernetes allows: CPU is counted in whole milli-cores (0.001)");
   }
   check_gigabytes(c, "memory_gb", j.memory_gb);
@@ -235,15 +235,6 @@ std::vector<Error> run_checks(const Job& j, std::size_t limit, const Undecoded* 
 }
 
 }  // namespace
-
-bool detail::is_dns1123_label(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  for (char c : s) {
-    if (!alnum(c) && c != '-') return false;
-  }
-  return alnum(s.front()) && alnum(s.back());
-}
 
 core::Status Job::validate() const {
   // One pass: the first violation and up to kMaxListed others after it.

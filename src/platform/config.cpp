@@ -9,7 +9,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/quota/scenario.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 #include "platform/config_section.hpp"
 
 namespace budcore::platform {
@@ -247,7 +247,7 @@ core::Result<quota::QuotaConfig> quota_config_from_value(const Value& doc, std::
   if (!doc.is_map()) return Error::invalid(std::string(path), core::to_json(doc), "must be a map");
   static constexpr std::string_view kKeys[] = {"resource_flavors", "cohorts", "cluster_queues", "local_queues",
                                                "fair_sharing", "priority_classes"};
-  if (auto st = job::detail::Reader(doc.as_map()).reject_unknown(kKeys); !st) return Error(st.error()).at(path);
+  if (auto st = core::detail::Reader(doc.as_map()).reject_unknown(kKeys); !st) return Error(st.error()).at(path);
   core::Map scenario = doc.as_map();
   scenario.set("workloads", Value(core::List{}));
   auto parsed = quota::parse_scenario(core::to_json(Value(std::move(scenario))));

@@ -17,7 +17,7 @@
 #include "budcore/core/time.hpp"
 #include "budcore/core/value.hpp"
 #include "budcore/platform/config.hpp"  // not forward-declared: a public class must not be seen hidden first
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 #pragma GCC visibility push(hidden)
 
@@ -42,7 +42,7 @@ class Section {
   }
   core::Status known(std::initializer_list<std::string_view> keys) const {
     std::vector<std::string_view> k(keys);
-    return at(job::detail::Reader(*map_).reject_unknown(k));
+    return at(core::detail::Reader(*map_).reject_unknown(k));
   }
   const Value* get(std::string_view key) const {
     const Value* v = map_->find(key);
@@ -75,17 +75,17 @@ class Section {
     return r;
   }
   core::Status string(std::string_view key, std::string& out) const {
-    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).string(key)));
+    BUDCORE_TRY_ASSIGN(auto v, at(core::detail::Reader(*map_).string(key)));
     if (v) out = *v;
     return {};
   }
   core::Status boolean(std::string_view key, bool& out) const {
-    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).boolean(key)));
+    BUDCORE_TRY_ASSIGN(auto v, at(core::detail::Reader(*map_).boolean(key)));
     if (v) out = *v;
     return {};
   }
   core::Status integer(std::string_view key, std::int64_t& out, std::int64_t lo, std::int64_t hi) const {
-    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).integer(key)));
+    BUDCORE_TRY_ASSIGN(auto v, at(core::detail::Reader(*map_).integer(key)));
     if (!v) return {};
     if (*v < lo || *v > hi)
       return Error::invalid(path(key), std::to_string(*v),
@@ -124,7 +124,7 @@ class Section {
     return {};
   }
   core::Status quantity(std::string_view key, std::optional<core::Quantity>& out) const {
-    BUDCORE_TRY_ASSIGN(auto v, at(job::detail::Reader(*map_).quantity(key, false)));
+    BUDCORE_TRY_ASSIGN(auto v, at(core::detail::Reader(*map_).quantity(key, false)));
     if (v) out = *v;
     return {};
   }

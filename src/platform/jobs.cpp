@@ -8,7 +8,7 @@
 #include "budcore/job/state_machine.hpp"
 #include "budcore/quota/job_workload.hpp"
 #include "core/digest.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 #include "job/job_json.hpp"
 #include "platform/platform_impl.hpp"
 
@@ -90,7 +90,7 @@ static core::Status check_device_env(const core::Value& spec) {
         return Error{ErrorCode::Security,
                      "the NVIDIA_* and AMD_VISIBLE_DEVICES variables choose which GPUs a container sees: the device plugin sets them from the "
                      "GPUs the job requests (gpu_count)",
-                     "spec." + std::string(key) + "." + name, job::detail::value_text(v)};
+                     "spec." + std::string(key) + "." + name, core::detail::value_text(v)};
     }
   }
   return {};

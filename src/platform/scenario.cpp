@@ -13,7 +13,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/platform/platform.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 #include "platform/platform_impl.hpp"
 
 namespace budcore::platform {
@@ -27,7 +27,7 @@ constexpr double kMaxOffset = 366.0 * 86'400;  // a year of virtual time
 
 core::Status known(const Value& v, std::string_view path, std::initializer_list<std::string_view> keys) {
   std::vector<std::string_view> k(keys);
-  auto st = job::detail::Reader(v.as_map()).reject_unknown(k);
+  auto st = core::detail::Reader(v.as_map()).reject_unknown(k);
   if (!st) return Error(st.error()).at(path);
   return {};
 }

@@ -9,7 +9,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/core/quantity.hpp"
 #include "budcore/quota/scenario.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::schedule {
 
@@ -29,19 +29,19 @@ core::Result<std::optional<core::Duration>> seconds(const core::Map& m, std::str
   const Value* v = m.find(key);
   if (v == nullptr || v->is_null()) return std::optional<core::Duration>();
   std::string field = path.empty() ? std::string(key) : path + "." + std::string(key);
-  if (!v->is_number()) return Error::invalid(field, job::detail::value_text(*v), "expected a number of seconds");
+  if (!v->is_number()) return Error::invalid(field, core::detail::value_text(*v), "expected a number of seconds");
   double s = v->as_float();
-  if (!std::isfinite(s)) return Error::invalid(field, job::detail::value_text(*v), "expected a finite number of seconds");
-  if (s < 0) return Error::invalid(field, job::detail::value_text(*v), "must not be negative");
-  if (s > kMaxSeconds) return Error::invalid(field, job::detail::value_text(*v), "must be at most 4e9 seconds");
+  if (!std::isfinite(s)) return Error::invalid(field, core::detail::value_text(*v), "expected a finite number of seconds");
+  if (s < 0) return Error::invalid(field, core::detail::value_text(*v), "must not be negative");
+  if (s > kMaxSeconds) return Error::invalid(field, core::detail::value_text(*v), "must be at most 4e9 seconds");
   return std::optional<core::Duration>(core::Duration::microseconds(std::llround(s * 1e6)));
 }
 
 core::Timestamp at_epoch(core::Duration d) { return core::Timestamp::from_unix_nanos(d.count_ns()); }
 
 core::Result<Window> parse_window(const Value& v, const std::string& path) {
-  if (!v.is_map()) return Error::invalid(path, job::detail::value_text(v), "expected {\"start\": \"22:00\", \"end\": \"06:00\", \"zone\": \"UTC\"}");
-  job::detail::Reader r(v.as_map());
+  if (!v.is_map()) return Error::invalid(path, core::detail::value_text(v), "expected {\"start\": \"22:00\", \"end\": \"06:00\", \"zone\": \"UTC\"}");
+  core::detail::Reader r(v.as_map());
   if (auto st = r.reject_unknown(kWindowKeys); !st) return std::move(st).error().at(path);
   Window w;
   for (const char* key : {"start", "end"}) {
@@ -70,10 +70,10 @@ core::Status take_job_fields(core::Map& m, const std::string& path, JobInput& jo
   if (d) job.deadline = at_epoch(*d);
   if (const Value* deps = m.find("depends_on"); deps && !deps->is_null()) {
     std::string field = path + ".depends_on";
-    if (!deps->is_list()) return Error::invalid(field, job::detail::value_text(*deps), "expected a list of workload names");
+    if (!deps->is_list()) return Error::invalid(field, core::detail::value_text(*deps), "expected a list of workload names");
     for (std::size_t i = 0; i < deps->as_list().size(); ++i) {
       const Value& name = deps->as_list()[i];
-      if (!name.is_string()) return Error::invalid(field + "[" + std::to_string(i) + "]", job::detail::value_text(name), "expected a workload name");
+      if (!name.is_string()) return Error::invalid(field + "[" + std::to_string(i) + "]", core::detail::value_text(name), "expected a workload name");
       job.depends_on.push_back(name.as_string());
     }
   }
@@ -81,7 +81,7 @@ core::Status take_job_fields(core::Map& m, const std::string& path, JobInput& jo
     BUDCORE_TRY_ASSIGN(job.window, parse_window(*w, path + ".window"));
   }
   if (const Value* p = m.find("pipeline"); p && !p->is_null()) {
-    if (!p->is_string()) return Error::invalid(path + ".pipeline", job::detail::value_text(*p), "expected a string");
+    if (!p->is_string()) return Error::invalid(path + ".pipeline", core::detail::value_text(*p), "expected a string");
     job.pipeline = p->as_string();
   }
   for (auto key : kJobKeys) m.erase(key);

@@ -6,7 +6,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/quota/scenario.hpp"
 #include "budcore/schedule/estimate.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::schedule {
 
@@ -19,8 +19,8 @@ constexpr std::array<std::string_view, 5> kEventKeys{"type", "name", "at", "admi
 constexpr std::array<std::string_view, 3> kAdmissionKeys{"cluster_queue", "flavors", "count"};
 
 core::Result<quota::Admission> admission_of(const Value& v) {
-  if (!v.is_map()) return Error::invalid("event.admission", job::detail::value_text(v), "expected {\"cluster_queue\", \"flavors\"}");
-  job::detail::Reader r(v.as_map());
+  if (!v.is_map()) return Error::invalid("event.admission", core::detail::value_text(v), "expected {\"cluster_queue\", \"flavors\"}");
+  core::detail::Reader r(v.as_map());
   if (auto st = r.reject_unknown(kAdmissionKeys); !st) return std::move(st).error().at("event.admission");
   // The contract-2 reader knows this shape: borrow it through a one-workload scenario.
   Value w(core::Map{{"name", Value("x")}, {"pod_sets", Value(core::List{})}, {"admitted", v}});
@@ -36,15 +36,15 @@ core::Result<quota::Admission> admission_of(const Value& v) {
 }  // namespace
 
 core::Status apply_event(Timeline& tl, const Value& event) {
-  if (!event.is_map()) return Error::invalid("event", job::detail::value_text(event), "expected an object");
-  job::detail::Reader r(event.as_map());
+  if (!event.is_map()) return Error::invalid("event", core::detail::value_text(event), "expected an object");
+  core::detail::Reader r(event.as_map());
   if (auto st = r.reject_unknown(kEventKeys); !st) return std::move(st).error().at("event");
   auto type = r.string("type");
   if (!type) return std::move(type).error().at("event");
   if (!*type) return Error::invalid("event.type", "", "required field is missing");
   const Value* at_v = event.as_map().find("at");
   if (at_v == nullptr || !at_v->is_number() || !(at_v->as_float() >= 0) || at_v->as_float() > 4e9)
-    return Error::invalid("event.at", at_v ? job::detail::value_text(*at_v) : "", "expected seconds since the epoch (0 to 4e9)");
+    return Error::invalid("event.at", at_v ? core::detail::value_text(*at_v) : "", "expected seconds since the epoch (0 to 4e9)");
   core::Timestamp at = core::Timestamp::from_unix_nanos(std::llround(at_v->as_float() * 1e6) * 1000);
   const std::string& t = **type;
   if (t == "advance") return tl.advance(at);

@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "budcore/schedule/timeline.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::schedule {
 
@@ -44,7 +44,7 @@ namespace {
 constexpr std::int64_t kMaxWorkloads = 1'000'000;
 constexpr std::int64_t kMaxCount = 100'000;
 
-using Reader = job::detail::Reader;
+using Reader = core::detail::Reader;
 
 core::Result<std::int64_t> count_of(const Reader& r, std::string_view key, const std::string& path, std::int64_t max) {
   auto v = r.integer(key);
@@ -58,7 +58,7 @@ core::Result<std::int64_t> count_of(const Reader& r, std::string_view key, const
 core::Result<const core::List*> list_of(const Value& m, std::string_view key, const std::string& path) {
   const Value* v = m.as_map().find(key);
   if (v == nullptr || v->is_null()) return Error::invalid(path + "." + std::string(key), "", "required field is missing");
-  if (!v->is_list()) return Error::invalid(path + "." + std::string(key), job::detail::value_text(*v), "expected a list");
+  if (!v->is_list()) return Error::invalid(path + "." + std::string(key), core::detail::value_text(*v), "expected a list");
   return &v->as_list();
 }
 
@@ -81,7 +81,7 @@ core::Result<core::Quantity> quantity_of(const Reader& r, std::string_view key, 
 }
 
 core::Result<ReplayWorkloadSet> parse_set(const Value& v, const std::string& path, std::int64_t& total) {
-  if (!v.is_map()) return Error::invalid(path, job::detail::value_text(v), "expected an object");
+  if (!v.is_map()) return Error::invalid(path, core::detail::value_text(v), "expected an object");
   Reader r(v.as_map());
   constexpr std::array<std::string_view, 3> keys{"count", "creationIntervalMs", "workloads"};
   if (auto st = r.reject_unknown(keys); !st) return std::move(st).error().at(path);
@@ -93,7 +93,7 @@ core::Result<ReplayWorkloadSet> parse_set(const Value& v, const std::string& pat
   for (std::size_t i = 0; i < wls->size(); ++i) {
     std::string p = path + ".workloads[" + std::to_string(i) + "]";
     const Value& w = (*wls)[i];
-    if (!w.is_map()) return Error::invalid(p, job::detail::value_text(w), "expected an object");
+    if (!w.is_map()) return Error::invalid(p, core::detail::value_text(w), "expected an object");
     Reader wr(w.as_map());
     constexpr std::array<std::string_view, 4> wkeys{"className", "runtimeMs", "priority", "request"};
     if (auto st = wr.reject_unknown(wkeys); !st) return std::move(st).error().at(p);
@@ -127,7 +127,7 @@ core::Result<ReplayConfig> parse_replay_config(const Value& doc) {
   for (std::size_t i = 0; i < cohorts->size(); ++i) {
     std::string p = "cohorts[" + std::to_string(i) + "]";
     const Value& cv = (*cohorts)[i];
-    if (!cv.is_map()) return Error::invalid(p, job::detail::value_text(cv), "expected an object");
+    if (!cv.is_map()) return Error::invalid(p, core::detail::value_text(cv), "expected an object");
     Reader r(cv.as_map());
     constexpr std::array<std::string_view, 3> ckeys{"className", "count", "queuesSets"};
     if (auto st = r.reject_unknown(ckeys); !st) return std::move(st).error().at(p);
@@ -141,7 +141,7 @@ core::Result<ReplayConfig> parse_replay_config(const Value& doc) {
     for (std::size_t k = 0; k < qsets->size(); ++k) {
       std::string qp = p + ".queuesSets[" + std::to_string(k) + "]";
       const Value& qv = (*qsets)[k];
-      if (!qv.is_map()) return Error::invalid(qp, job::detail::value_text(qv), "expected an object");
+      if (!qv.is_map()) return Error::invalid(qp, core::detail::value_text(qv), "expected an object");
       Reader qr(qv.as_map());
       constexpr std::array<std::string_view, 7> qkeys{"className", "count", "nominalQuota", "borrowingLimit",
                                                       "reclaimWithinCohort", "withinClusterQueue", "workloadsSets"};

@@ -7,7 +7,7 @@
 #include "budcore/core/keys.hpp"
 #include "budcore/core/yaml.hpp"
 #include "core/enum_lookup.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::serverless {
 
@@ -21,7 +21,7 @@ namespace {
 constexpr core::detail::EnumNames<Priority, 4> kPriorityNames{{
     {Priority::Premium, "premium"}, {Priority::Standard, "standard"}, {Priority::Spot, "spot"}, {Priority::Batch, "batch"}}};
 
-std::string text_of(const Value& v) { return job::detail::value_text(v); }
+std::string text_of(const Value& v) { return core::detail::value_text(v); }
 
 // Typed readers over one mapping; each error names `parent.key`.
 class Section {
@@ -201,7 +201,7 @@ Status read_top(const Section& top, EndpointConfig& c) {
   BUDCORE_TRY(top.integer("schema_version", version, 1, EndpointConfig::kSchemaVersion));
   BUDCORE_TRY(top.string("name", c.name));
   if (c.name.empty()) return Error::invalid("name", {}, "required field is missing");
-  if (!job::detail::is_dns1123_label(c.name)) {
+  if (!core::detail::is_dns1123_label(c.name)) {
     return Error::invalid("name", c.name, "must be a DNS-1123 label: 1-63 of a-z, 0-9 and '-', starting and ending alphanumeric");
   }
   BUDCORE_TRY(top.string("model", c.model));

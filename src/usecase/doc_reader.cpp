@@ -51,7 +51,7 @@ core::Result<std::string> required_string(const Reader& r, std::string_view key)
 
 core::Result<std::string> required_label(const Reader& r, std::string_view key) {
   BUDCORE_TRY_ASSIGN(auto s, required_string(r, key));
-  if (!job::detail::is_dns1123_label(s)) {
+  if (!core::detail::is_dns1123_label(s)) {
     return Error::invalid(std::string(key), s,
                           "must be a DNS-1123 label: 1-63 characters of a-z, 0-9 and '-', starting and ending with a "
                           "letter or digit");

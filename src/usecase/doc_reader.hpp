@@ -11,14 +11,14 @@
 
 #include "budcore/core/result.hpp"
 #include "budcore/core/value.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 #pragma GCC visibility push(hidden)  // private to the library: not exported
 
 namespace budcore::usecase::detail {
 
-using job::detail::Reader;
-using job::detail::value_text;
+using core::detail::Reader;
+using core::detail::value_text;
 
 // [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes.
 bool is_identifier(std::string_view s) noexcept;

@@ -276,7 +276,7 @@ std::vector<const core::Map*> read_overrides(const Resolver::Impl& impl, const V
                         "must be a map with config, env, resources, model_id, gpu_type, gpu_count", path);
       continue;
     }
-    job::detail::Reader r(v.as_map());
+    core::detail::Reader r(v.as_map());
     if (auto st = r.reject_unknown(kOverrideKeys); !st) {
       detail::add_issue(issues, code::kInvalidValue, st.error().message, core::join_path(path, st.error().field));
       continue;

@@ -7,7 +7,7 @@
 #include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "budcore/kubernetes/config.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::kubernetes {
 namespace {
@@ -51,7 +51,7 @@ core::Result<std::pair<const core::Map*, std::string>> named(const core::Map& to
       const Value& e = l->as_list()[i];
       std::string p = idx(list, i);
       if (!e.is_map()) return Error::invalid(p, {}, "expected a map with name and " + std::string(inner));
-      job::detail::Reader r(e.as_map());
+      core::detail::Reader r(e.as_map());
       BUDCORE_TRY(under(r.reject_unknown(kNamedKeys), p));
       const Value* n = e.find("name");
       if (n == nullptr || !n->is_string()) return Error::invalid(p + ".name", {}, "required field is missing");
@@ -79,7 +79,7 @@ std::string resolve(const std::string& base_dir, const std::string& p) {
 }
 
 core::Result<std::optional<std::string>> opt_string(const core::Map& m, std::string_view key, const std::string& path) {
-  job::detail::Reader r(m);
+  core::detail::Reader r(m);
   auto v = r.string(key);
   if (!v) return std::move(v.error().at(path));
   return *v;
@@ -114,7 +114,7 @@ core::Status unsupported(const std::string& field, std::string_view what) {
 }
 
 core::Status read_cluster(const core::Map& c, const std::string& path, const std::string& base_dir, ClusterConfig& out) {
-  job::detail::Reader r(c);
+  core::detail::Reader r(c);
   BUDCORE_TRY(under(r.reject_unknown(kClusterKeys), path));
   std::optional<std::string> server;
   BUDCORE_TRY_ASSIGN(server, opt_string(c, "server", path));
@@ -135,7 +135,7 @@ core::Status read_cluster(const core::Map& c, const std::string& path, const std
 }
 
 core::Status read_user(const core::Map& u, const std::string& path, const std::string& base_dir, ClusterConfig& out) {
-  job::detail::Reader r(u);
+  core::detail::Reader r(u);
   BUDCORE_TRY(under(r.reject_unknown(kUserKeys), path));
   for (auto [key, what] : {std::pair<std::string_view, std::string_view>{"exec", "an exec credential plugin"},
                            {"auth-provider", "an auth-provider"},
@@ -165,7 +165,7 @@ core::Result<ClusterConfig> parse_kubeconfig(std::string_view yaml, const std::s
   BUDCORE_TRY_ASSIGN(doc, core::parse_yaml(yaml));
   if (!doc.is_map()) return Error::invalid("kubeconfig", {}, "expected a kubeconfig document (a map with clusters, users, contexts)");
   const core::Map& top = doc.as_map();
-  job::detail::Reader r(top);
+  core::detail::Reader r(top);
   BUDCORE_TRY(r.reject_unknown(kTopKeys));
   if (const Value* kind = top.find("kind"); kind != nullptr && !kind->is_null() &&
                                             (!kind->is_string() || kind->as_string() != "Config"))
@@ -180,7 +180,7 @@ core::Result<ClusterConfig> parse_kubeconfig(std::string_view yaml, const std::s
   }
   std::pair<const core::Map*, std::string> ctx, cluster, user;
   BUDCORE_TRY_ASSIGN(ctx, named(top, "contexts", "context", ctx_name));
-  job::detail::Reader cr(*ctx.first);
+  core::detail::Reader cr(*ctx.first);
   BUDCORE_TRY(under(cr.reject_unknown(kContextKeys), ctx.second));
   std::optional<std::string> cluster_name, user_name, ns;
   BUDCORE_TRY_ASSIGN(cluster_name, opt_string(*ctx.first, "cluster", ctx.second));

@@ -9,7 +9,7 @@
 #include "budcore/backend/secret_provider.hpp"
 #include "budcore/core/json.hpp"
 #include "budcore/kubernetes/client.hpp"
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 namespace budcore::kubernetes {
 namespace {
@@ -61,7 +61,7 @@ core::Result<Map> string_map(const Value& v, const std::string& path, bool label
   if (!v.is_map()) return Error::invalid(path, {}, "expected a map of strings");
   Map out;
   for (const auto& [k, val] : v.as_map()) {
-    if (!val.is_string()) return Error::invalid(path + "." + k, job::detail::value_text(val), "expected a string");
+    if (!val.is_string()) return Error::invalid(path + "." + k, core::detail::value_text(val), "expected a string");
     if (label_keys && (k.empty() || k.size() > 316)) return Error::invalid(path, k, "not a valid label key");
     out.set(k, val);
   }
@@ -121,7 +121,7 @@ core::Result<List> read_env(const job::Job& job, const Map& spec) {
     for (const auto& [k, val] : v->as_map()) {
       if (!env_name(k)) return Error::invalid("spec.env", k, "not a valid environment variable name");
       if (!val.is_string() && !val.is_number() && !val.is_bool())
-        return Error::invalid("spec.env." + k, job::detail::value_text(val), "expected a string, number or boolean");
+        return Error::invalid("spec.env." + k, core::detail::value_text(val), "expected a string, number or boolean");
       // "secret://name" is the cluster's Secret `name` (key "value"): the value never passes
       // through budcore (docs/security.md "Secrets").
       if (val.is_string() && val.as_string().starts_with(backend::kSecretScheme)) {
@@ -134,7 +134,7 @@ core::Result<List> read_env(const job::Job& job, const Map& spec) {
         env.emplace_back(Map{{"name", k}, {"valueFrom", Map{{"secretKeyRef", Map{{"name", ref_name}, {"key", "value"}}}}}});
         continue;
       }
-      env.emplace_back(Map{{"name", k}, {"value", val.is_string() ? val.as_string() : job::detail::value_text(val)}});
+      env.emplace_back(Map{{"name", k}, {"value", val.is_string() ? val.as_string() : core::detail::value_text(val)}});
     }
   }
   if (const Value* v = spec.find("secret_env"); v && !v->is_null()) {
@@ -143,7 +143,7 @@ core::Result<List> read_env(const job::Job& job, const Map& spec) {
       std::string p = "spec.secret_env." + k;
       if (!env_name(k)) return Error::invalid("spec.secret_env", k, "not a valid environment variable name");
       if (!ref.is_map()) return Error::invalid(p, {}, "expected {secret: <name>, key: <key>}");
-      job::detail::Reader rr(ref.as_map());
+      core::detail::Reader rr(ref.as_map());
       BUDCORE_TRY(under(rr.reject_unknown(kSecretRefKeys), p));
       auto secret = rr.string("secret");
       auto key = rr.string("key");
@@ -174,7 +174,7 @@ core::Status read_ports(const Map& spec, Map& c, Container& out) {
       if (pv.is_int()) {
         number = pv.as_int();
       } else if (pv.is_map()) {
-        job::detail::Reader pr(pv.as_map());
+        core::detail::Reader pr(pv.as_map());
         BUDCORE_TRY(under(pr.reject_unknown(kPortKeys), p));
         auto n = pr.integer("port");
         if (!n) return std::move(under(core::Status(n.error()), p).error());
@@ -183,7 +183,7 @@ core::Status read_ports(const Map& spec, Map& c, Container& out) {
         if (auto nm = pr.string("name"); nm && *nm) name = **nm;
         if (auto pt = pr.string("protocol"); pt && *pt) protocol = **pt;
       } else {
-        return Error::invalid(p, job::detail::value_text(pv), "expected a port number or {name, port, protocol}");
+        return Error::invalid(p, core::detail::value_text(pv), "expected a port number or {name, port, protocol}");
       }
       if (number < 1 || number > 65535) return Error::invalid(p + ".port", std::to_string(number), "must be 1-65535");
       if (protocol != "TCP" && protocol != "UDP" && protocol != "SCTP")
@@ -204,7 +204,7 @@ core::Status read_placement(const job::Job& job, const Map& spec, const RenderOp
     BUDCORE_TRY_ASSIGN(out.node_selector, string_map(*v, "spec.node_selector", true));
     for (const auto& [k, val] : out.node_selector)
       if (gpu_node_key(k))
-        return Error::invalid("spec.node_selector." + k, job::detail::value_text(val),
+        return Error::invalid("spec.node_selector." + k, core::detail::value_text(val),
                               "is a GPU node label: jobs reach GPU nodes by gpu_count and gpu_type");
   }
   if (const Value* v = spec.find("tolerations"); v && !v->is_null()) {
@@ -213,7 +213,7 @@ core::Status read_placement(const job::Job& job, const Map& spec, const RenderOp
       const Value& t = v->as_list()[i];
       std::string p = "spec.tolerations[" + std::to_string(i) + "]";
       if (!t.is_map()) return Error::invalid(p, {}, "expected a toleration {key, operator, value, effect}");
-      job::detail::Reader tr(t.as_map());
+      core::detail::Reader tr(t.as_map());
       BUDCORE_TRY(under(tr.reject_unknown(kTolerationKeys), p));
       auto op = tr.string("operator");
       if (!op) return std::move(under(core::Status(op.error()), p).error());
@@ -247,7 +247,7 @@ core::Result<Map> container_resources(const job::Job& job, const RenderOptions& 
 }
 
 // spec.image, spec.command, spec.args (a MODEL job defaults to the model image serving model_id).
-core::Status read_program(const job::Job& job, job::detail::Reader& r, const Map& spec, const RenderOptions& o, Map& c) {
+core::Status read_program(const job::Job& job, core::detail::Reader& r, const Map& spec, const RenderOptions& o, Map& c) {
   auto image = r.string("image");
   if (!image) return std::move(under(core::Status(image.error()), "spec").error());
   std::optional<std::string> model_id;
@@ -276,7 +276,7 @@ core::Status read_program(const job::Job& job, job::detail::Reader& r, const Map
 }
 
 // spec.replicas, spec.service_account, spec.image_pull_secrets: the pods' identity and count.
-core::Status read_pod_identity(const job::Job& job, job::detail::Reader& r, const Map& spec, Container& out) {
+core::Status read_pod_identity(const job::Job& job, core::detail::Reader& r, const Map& spec, Container& out) {
   if (auto rep = r.integer("replicas"); !rep) {
     return std::move(under(core::Status(rep.error()), "spec").error());
   } else if (*rep) {
@@ -304,7 +304,7 @@ core::Result<Container> read_spec(const job::Job& job, const RenderOptions& o) {
                        "deployment_type");
   if (!job.spec.is_map()) return Error::invalid("spec", {}, "expected a map");
   const Map& spec = job.spec.as_map();
-  job::detail::Reader r(spec);
+  core::detail::Reader r(spec);
   BUDCORE_TRY(under(r.reject_unknown(kSpecKeys), "spec"));
   Container out;
   Map c{{"name", o.container_name}};
@@ -394,7 +394,7 @@ core::Result<RenderedJob> render_job(const job::Job& job, const RenderOptions& o
   for (const auto& f : o.flavors)
     for (const auto& [k, v] : f.node_labels)
       if (c.node_selector.contains(k))
-        return Error::invalid("spec.node_selector." + k, job::detail::value_text(*c.node_selector.find(k)),
+        return Error::invalid("spec.node_selector." + k, core::detail::value_text(*c.node_selector.find(k)),
                               "is a flavor's node label: the platform sets it from gpu_type");
   if (job.gpu_type)
     for (const auto& f : o.flavors)

@@ -1,4 +1,5 @@
-// Private helpers for reading job documents: typed, path-naming field readers over a Map.
+// Private helpers for reading documents (jobs, configs, price books, templates): typed field
+// readers over a Map that name the path of a bad field.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +18,7 @@
 
 #pragma GCC visibility push(hidden)  // private to the library: not exported
 
-namespace budcore::job::detail {
+namespace budcore::core::detail {
 
 // The value as a person wrote it: a string as is, anything else as compact JSON.
 std::string value_text(const core::Value& v);
@@ -80,6 +81,6 @@ class Reader {
   const core::Map& m_;
 };
 
-}  // namespace budcore::job::detail
+}  // namespace budcore::core::detail
 
 #pragma GCC visibility pop

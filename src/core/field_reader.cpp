@@ -1,4 +1,4 @@
-#include "job/codec_util.hpp"
+#include "core/field_reader.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/core/keys.hpp"
 
-namespace budcore::job::detail {
+namespace budcore::core::detail {
 namespace {
 
 using core::Error;
@@ -232,4 +232,13 @@ core::Result<std::optional<core::List>> Reader::list(std::string_view key) const
   return std::optional<core::List>(v->as_list());
 }
 
-}  // namespace budcore::job::detail
+bool is_dns1123_label(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (char c : s) {
+    if (!alnum(c) && c != '-') return false;
+  }
+  return alnum(s.front()) && alnum(s.back());
+}
+
+}  // namespace budcore::core::detail
