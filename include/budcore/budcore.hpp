@@ -26,6 +26,7 @@
 #include "budcore/core/id.hpp"
 #include "budcore/core/int128.hpp"
 #include "budcore/core/json.hpp"
+#include "budcore/core/json_string.hpp"
 #include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/core/money.hpp"

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/json_string.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/templates/template.hpp"
 #include "cli/command.hpp"
@@ -21,31 +22,6 @@ struct Compiled {
   templates::TemplateError error;
   bool ok = false;
 };
-
-void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-    }
-  }
-  out.append(s.data() + run, s.size() - run);
-  out += '"';
-}
 
 // A case line is a flat object of strings, booleans, numbers and null; this reads it without
 // building a document. Anything else (nesting, odd escapes) returns false and the caller falls
@@ -157,9 +133,9 @@ void append_failure(std::string& out, std::string_view id_json, const templates:
   out += "{\"id\": ";
   out += id_json;
   out += ", \"ok\": false, \"error\": ";
-  append_json_string(out, templates::to_string(e.kind));
+  core::append_json_string(out, templates::to_string(e.kind));
   out += ", \"message\": ";
-  append_json_string(out, e.message);
+  core::append_json_string(out, e.message);
   if (e.line > 0) {
     out += ", \"line\": " + std::to_string(e.line) + ", \"column\": " + std::to_string(e.column);
   }
@@ -238,7 +214,7 @@ int eval_batch(const std::string& file) {
         if (ok) value_json = core::to_json(v);
       } else {
         ok = slot->tmpl.render(*context, rendered, err);
-        if (ok) append_json_string(value_json, rendered);
+        if (ok) core::append_json_string(value_json, rendered);
       }
       if (!ok) {
         append_failure(out, id_json, err);

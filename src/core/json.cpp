@@ -4,6 +4,7 @@
 // Duplicate object keys: the last value wins and keeps the position of the first occurrence
 // (as Python's json module does), unless ParseOptions::unique_keys refuses them.
 #include "budcore/core/json.hpp"
+#include "budcore/core/json_string.hpp"
 
 #include <algorithm>
 #include <array>
@@ -455,6 +456,10 @@ Value to_value(const Error& e) {
   if (!e.value.empty()) m.set("value", e.value);
   if (e.retry_after_ms > 0) m.set("retry_after_ms", e.retry_after_ms);
   return Value(std::move(m));
+}
+
+void append_json_string(std::string& out, std::string_view text, bool ensure_ascii) {
+  append_string(out, text, ensure_ascii);
 }
 
 }  // namespace budcore::core

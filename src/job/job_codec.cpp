@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/json_string.hpp"
 #include "budcore/core/keys.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/core/problems.hpp"
@@ -415,22 +416,6 @@ bool operator==(const Job& a, const Job& b) {
 namespace budcore::job::detail {
 namespace {
 
-// Appends a JSON string; text that needs no escaping (printable ASCII without quotes or
-// backslashes) is copied, anything else goes through the JSON writer (escapes, U+FFFD).
-void put_string(std::string& out, std::string_view s) {
-  bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-    auto u = static_cast<unsigned char>(c);
-    return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
-  });
-  if (plain) {
-    out += '"';
-    out += s;
-    out += '"';
-  } else {
-    out += core::to_json(Value(std::string(s)));
-  }
-}
-
 class CompactWriter {
  public:
   void key(std::string_view k) {
@@ -439,7 +424,7 @@ class CompactWriter {
     out_ += k;
     out_ += "\":";
   }
-  void str(std::string_view k, std::string_view v) { key(k), put_string(out_, v); }
+  void str(std::string_view k, std::string_view v) { key(k), core::append_json_string(out_, v); }
   void raw(std::string_view k, std::string_view v) { key(k), out_ += v; }
   void num(std::string_view k, std::int64_t v) { key(k), out_ += std::to_string(v); }
   void boolean(std::string_view k, bool v) { key(k), out_ += v ? "true" : "false"; }
@@ -527,7 +512,7 @@ std::string compact_json(const Job& j) {
     out += "\",\"at\":\"";
     out += t.at.to_string();
     out += "\",\"message\":";
-    put_string(out, t.message);
+    core::append_json_string(out, t.message);
     out += '}';
   }
   out += ']';

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "budcore/core/json.hpp"
+#include "budcore/core/json_string.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/core/yaml.hpp"
 #include "pipeline/analyze.hpp"
@@ -20,44 +21,12 @@ bool starts_like_json(std::string_view text) {
   return false;
 }
 
-// JSON string escaping. Ids are almost always plain: those are appended whole (a 100k-step
-// plan writes 300k of them).
-void put_string(std::string& out, std::string_view s) {
-  out += '"';
-  bool plain = true;
-  for (unsigned char c : s) plain &= c >= 0x20 && c != '"' && c != '\\';
-  if (plain) {
-    out += s;
-    out += '"';
-    return;
-  }
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-}
 
 void put_list(std::string& out, const std::vector<std::string>& items) {
   out += '[';
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i) out += ',';
-    put_string(out, items[i]);
+    core::append_json_string(out, items[i]);
   }
   out += ']';
 }
@@ -75,11 +44,11 @@ void put_issues(std::string& out, const std::vector<Issue>& issues) {
   for (std::size_t i = 0; i < issues.size(); ++i) {
     if (i) out += ',';
     out += "{\"code\":";
-    put_string(out, issues[i].code);
+    core::append_json_string(out, issues[i].code);
     out += ",\"message\":";
-    put_string(out, issues[i].message);
+    core::append_json_string(out, issues[i].message);
     out += ",\"path\":";
-    put_string(out, issues[i].path);
+    core::append_json_string(out, issues[i].path);
     out += '}';
   }
   out += ']';
