@@ -38,6 +38,7 @@
 #include "budcore/core/result.hpp"
 #include "budcore/core/tenant.hpp"
 #include "budcore/core/time.hpp"
+#include "budcore/core/time_zone.hpp"
 #include "budcore/core/utf8.hpp"
 #include "budcore/core/value.hpp"
 #include "budcore/core/yaml.hpp"

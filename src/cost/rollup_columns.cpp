@@ -14,9 +14,12 @@
 #include <unordered_map>
 
 #include "budcore/cost/rollup.hpp"
+#include "core/civil.hpp"
 
 namespace budcore::cost {
 namespace {
+
+using core::detail::floor_div;
 
 using core::Error;
 using core::int128;
@@ -30,19 +33,11 @@ struct Cell {
   std::int64_t records = 0;
 };
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-// Months since 1970-01 of a Unix time (Howard Hinnant's civil_from_days).
+// Months since 1970-01 of a Unix time.
 std::int64_t month_index(std::int64_t unix_seconds) {
-  const std::int64_t z = floor_div(unix_seconds, 86'400) + 719'468;
-  const std::int64_t era = floor_div(z, 146'097);
-  const std::int64_t doe = z - era * 146'097;
-  const std::int64_t yoe = (doe - doe / 1'460 + doe / 36'524 - doe / 146'096) / 365;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
-  const std::int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-  return (y - 1970) * 12 + (m - 1);
+  int y = 0, m = 0, d = 0;
+  core::detail::civil_from_days(core::detail::floor_div(unix_seconds, 86'400), y, m, d);
+  return (static_cast<std::int64_t>(y) - 1970) * 12 + (m - 1);
 }
 
 std::int64_t month_start_seconds(std::int64_t index) {

@@ -30,6 +30,8 @@ enum class QuantityFormat : std::uint8_t;
 class Quantity;
 class ResourceList;
 class BadResultAccess;
+struct CivilTime;
+class TimeZone;
 class Map;
 class Value;
 

@@ -7,8 +7,6 @@
 
 namespace budcore::pipeline {
 
-struct CivilTime;
-class TimeZone;
 class CronSchedule;
 class Dag;
 struct EngineDeps;
