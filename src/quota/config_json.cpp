@@ -1,6 +1,7 @@
 // QuotaConfig -> the configuration keys of the `quota simulate` contract (docs/cli.md contract 2).
 #include "budcore/core/json.hpp"
 #include "budcore/quota/kueue_yaml.hpp"
+#include "quota/kueue_names.hpp"
 
 namespace budcore::quota {
 namespace {
@@ -33,17 +34,7 @@ Value groups_value(const std::vector<ResourceGroup>& groups) {
   return Value(std::move(out));
 }
 
-const char* name_of(PreemptionPolicy p) {
-  switch (p) {
-    case PreemptionPolicy::Never: return "Never";
-    case PreemptionPolicy::LowerPriority: return "LowerPriority";
-    case PreemptionPolicy::LowerOrNewerEqualPriority: return "LowerOrNewerEqualPriority";
-    case PreemptionPolicy::Any: return "Any";
-  }
-  return "Never";
-}
-
-const char* name_of(FungibilityPolicy p) { return p == FungibilityPolicy::MayStopSearch ? "MayStopSearch" : "TryNextFlavor"; }
+using detail::name_of;
 
 }  // namespace
 
@@ -70,23 +61,21 @@ std::string config_to_json(const QuotaConfig& config, int indent) {
   for (const auto& q : config.cluster_queues) {
     const auto& p = q.preemption;
     const auto& threshold = p.borrow_within_cohort.max_priority_threshold;
-    Value bwc = Value::map({{"policy", p.borrow_within_cohort.policy == BorrowWithinCohortPolicy::Never ? "Never" : "LowerPriority"},
+    Value bwc = Value::map({{"policy", name_of(p.borrow_within_cohort.policy)},
                             {"max_priority_threshold", threshold ? Value(static_cast<std::int64_t>(*threshold)) : Value()}});
     core::Map ff{{"when_can_borrow", name_of(q.flavor_fungibility.when_can_borrow)},
                  {"when_can_preempt", name_of(q.flavor_fungibility.when_can_preempt)}};
     if (q.flavor_fungibility.preference)
-      ff.set("preference", *q.flavor_fungibility.preference == FungibilityPreference::BorrowingOverPreemption ? "BorrowingOverPreemption"
-                                                                                                            : "PreemptionOverBorrowing");
-    const char* stop = q.stop_policy == StopPolicy::None ? "None" : (q.stop_policy == StopPolicy::Hold ? "Hold" : "HoldAndDrain");
+      ff.set("preference", name_of(*q.flavor_fungibility.preference));
     cqs.push_back(Value::map({{"name", q.name},
                               {"cohort", text_or_null(q.cohort)},
-                              {"queueing_strategy", q.queueing_strategy == QueueingStrategy::StrictFIFO ? "StrictFIFO" : "BestEffortFIFO"},
+                              {"queueing_strategy", name_of(q.queueing_strategy)},
                               {"preemption", Value::map({{"within_cluster_queue", name_of(p.within_cluster_queue)},
                                                          {"reclaim_within_cohort", name_of(p.reclaim_within_cohort)},
                                                          {"borrow_within_cohort", std::move(bwc)}})},
                               {"flavor_fungibility", Value(std::move(ff))},
                               {"fair_weight", weight_text(q.fair_weight)},
-                              {"stop_policy", stop},
+                              {"stop_policy", name_of(q.stop_policy)},
                               {"resource_groups", groups_value(q.resource_groups)}}));
   }
   core::List lqs;

@@ -1,6 +1,7 @@
 // Kueue objects (kueue.x-k8s.io v1beta1/v1beta2) <-> QuotaConfig. Field names and defaults
 // follow apis/kueue/v1beta{1,2}/*_types.go of kubernetes-sigs/kueue.
 #include "budcore/quota/kueue_yaml.hpp"
+#include "quota/kueue_names.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -57,7 +58,7 @@ R<core::Quantity> quantity(const Value& v, const std::string& path) {
 
 template <class E>
 R<E> enumeration(const Value& obj, std::string_view key, const std::string& path, E fallback,
-                 std::initializer_list<std::pair<std::string_view, E>> names) {
+                 std::type_identity_t<detail::Names<E>> names) {
   const Value* v = obj.find(key);
   if (!v || v->is_null()) return fallback;
   if (v->is_string())
@@ -170,23 +171,20 @@ R<ClusterQueue> cluster_queue(const Value& doc, const std::string& name, const s
     if (!c.empty()) cq.cohort = c;
   }
   BUDCORE_TRY_ASSIGN(cq.queueing_strategy, enumeration(spec, "queueingStrategy", sp, QueueingStrategy::BestEffortFIFO,
-                                                       {{"BestEffortFIFO", QueueingStrategy::BestEffortFIFO},
-                                                        {"StrictFIFO", QueueingStrategy::StrictFIFO}}));
+                                                       detail::kQueueingStrategies));
   if (const Value* pre = spec.find("preemption"); pre && pre->is_map()) {
     std::string pp = at(sp, "preemption");
     BUDCORE_TRY_ASSIGN(cq.preemption.within_cluster_queue,
                        enumeration(*pre, "withinClusterQueue", pp, PreemptionPolicy::Never,
-                                   {{"Never", PreemptionPolicy::Never}, {"LowerPriority", PreemptionPolicy::LowerPriority},
-                                    {"LowerOrNewerEqualPriority", PreemptionPolicy::LowerOrNewerEqualPriority}}));
+                                   detail::kWithinClusterQueue));
     BUDCORE_TRY_ASSIGN(cq.preemption.reclaim_within_cohort,
                        enumeration(*pre, "reclaimWithinCohort", pp, PreemptionPolicy::Never,
-                                   {{"Never", PreemptionPolicy::Never}, {"LowerPriority", PreemptionPolicy::LowerPriority},
-                                    {"Any", PreemptionPolicy::Any}}));
+                                   detail::kReclaimWithinCohort));
     if (const Value* bwc = pre->find("borrowWithinCohort"); bwc && bwc->is_map()) {
       std::string bp = at(pp, "borrowWithinCohort");
       BUDCORE_TRY_ASSIGN(cq.preemption.borrow_within_cohort.policy,
                          enumeration(*bwc, "policy", bp, BorrowWithinCohortPolicy::Never,
-                                     {{"Never", BorrowWithinCohortPolicy::Never}, {"LowerPriority", BorrowWithinCohortPolicy::LowerPriority}}));
+                                     detail::kBorrowWithinCohort));
       if (const Value* t = bwc->find("maxPriorityThreshold"); t && !t->is_null()) {
         if (!t->is_int()) return Error::invalid(at(bp, "maxPriorityThreshold"), "", "expected an integer");
         auto v = core::checked_cast<std::int32_t>(t->as_int());
@@ -199,24 +197,20 @@ R<ClusterQueue> cluster_queue(const Value& doc, const std::string& name, const s
     std::string fp = at(sp, "flavorFungibility");
     BUDCORE_TRY_ASSIGN(cq.flavor_fungibility.when_can_borrow,
                        enumeration(*ff, "whenCanBorrow", fp, FungibilityPolicy::MayStopSearch,
-                                   {{"MayStopSearch", FungibilityPolicy::MayStopSearch}, {"Borrow", FungibilityPolicy::MayStopSearch},
-                                    {"TryNextFlavor", FungibilityPolicy::TryNextFlavor}}));
+                                   detail::kWhenCanBorrow));
     BUDCORE_TRY_ASSIGN(cq.flavor_fungibility.when_can_preempt,
                        enumeration(*ff, "whenCanPreempt", fp, FungibilityPolicy::TryNextFlavor,
-                                   {{"MayStopSearch", FungibilityPolicy::MayStopSearch}, {"Preempt", FungibilityPolicy::MayStopSearch},
-                                    {"TryNextFlavor", FungibilityPolicy::TryNextFlavor}}));
+                                   detail::kWhenCanPreempt));
     if (const Value* p = ff->find("preference"); p && !p->is_null()) {
       FungibilityPreference pref;
       BUDCORE_TRY_ASSIGN(pref, enumeration(*ff, "preference", fp, FungibilityPreference::BorrowingOverPreemption,
-                                           {{"BorrowingOverPreemption", FungibilityPreference::BorrowingOverPreemption},
-                                            {"PreemptionOverBorrowing", FungibilityPreference::PreemptionOverBorrowing}}));
+                                           detail::kFungibilityPreferences));
       cq.flavor_fungibility.preference = pref;
     }
   }
   BUDCORE_TRY_ASSIGN(cq.fair_weight, weight(spec, sp));
   BUDCORE_TRY_ASSIGN(cq.stop_policy, enumeration(spec, "stopPolicy", sp, StopPolicy::None,
-                                                 {{"None", StopPolicy::None}, {"Hold", StopPolicy::Hold},
-                                                  {"HoldAndDrain", StopPolicy::HoldAndDrain}}));
+                                                 detail::kStopPolicies));
   BUDCORE_TRY_ASSIGN(cq.resource_groups, groups(spec, sp));
   return cq;
 }
@@ -334,19 +328,7 @@ Value groups_value(const std::vector<ResourceGroup>& groups) {
   return out;
 }
 
-const char* name_of(PreemptionPolicy p) {
-  switch (p) {
-    case PreemptionPolicy::Never: return "Never";
-    case PreemptionPolicy::LowerPriority: return "LowerPriority";
-    case PreemptionPolicy::LowerOrNewerEqualPriority: return "LowerOrNewerEqualPriority";
-    case PreemptionPolicy::Any: return "Any";
-  }
-  return "Never";
-}
-const char* name_of(FungibilityPolicy p) { return p == FungibilityPolicy::MayStopSearch ? "MayStopSearch" : "TryNextFlavor"; }
-const char* name_of(StopPolicy p) {
-  return p == StopPolicy::None ? "None" : (p == StopPolicy::Hold ? "Hold" : "HoldAndDrain");
-}
+using detail::name_of;
 
 Value object(std::string_view api, const char* kind, core::Map meta, core::Map spec) {
   core::Map m;
@@ -449,7 +431,7 @@ std::vector<Value> export_kueue(const QuotaConfig& config, KueueApiVersion versi
   for (const auto& q : config.cluster_queues) {
     core::Map spec;
     if (q.cohort) spec.set(version == KueueApiVersion::V1beta1 ? "cohort" : "cohortName", *q.cohort);
-    spec.set("queueingStrategy", q.queueing_strategy == QueueingStrategy::StrictFIFO ? "StrictFIFO" : "BestEffortFIFO");
+    spec.set("queueingStrategy", name_of(q.queueing_strategy));
     // Kueue reads a missing selector as "no namespace may submit"; budcore admits from every
     // namespace, so say so.
     spec.set("namespaceSelector", core::Map{});
@@ -465,8 +447,7 @@ std::vector<Value> export_kueue(const QuotaConfig& config, KueueApiVersion versi
     const auto& ff = q.flavor_fungibility;
     core::Map fung{{"whenCanBorrow", name_of(ff.when_can_borrow)}, {"whenCanPreempt", name_of(ff.when_can_preempt)}};
     if (ff.preference)
-      fung.set("preference", *ff.preference == FungibilityPreference::BorrowingOverPreemption ? "BorrowingOverPreemption"
-                                                                                               : "PreemptionOverBorrowing");
+      fung.set("preference", name_of(*ff.preference));
     spec.set("flavorFungibility", std::move(fung));
     if (q.fair_weight != 1.0) spec.set("fairSharing", core::Map{{"weight", weight_text(q.fair_weight)}});
     if (q.stop_policy != StopPolicy::None) spec.set("stopPolicy", name_of(q.stop_policy));

@@ -10,6 +10,7 @@
 #include "budcore/core/limits.hpp"
 #include "budcore/quota/engine_json.hpp"
 #include "core/json_pointer.hpp"
+#include "quota/kueue_names.hpp"
 
 namespace budcore::quota {
 namespace {
@@ -133,7 +134,7 @@ R<double> get_weight(const Json& obj, const std::string& path) {
 
 template <class E>
 R<E> get_enum(const Json& obj, const char* key, const std::string& path, E fallback,
-              std::initializer_list<std::pair<const char*, E>> names) {
+              std::type_identity_t<detail::Names<E>> names) {
   const Json* v = member(obj, key);
   if (!v) return fallback;
   if (v->is_string())
@@ -231,25 +232,22 @@ R<ClusterQueue> parse_cq(const Json& j, const std::string& p) {
     cq.cohort = c->as_string();
   }
   BUDCORE_TRY_ASSIGN(cq.queueing_strategy, get_enum(j, "queueing_strategy", p, QueueingStrategy::BestEffortFIFO,
-                                                    {{"BestEffortFIFO", QueueingStrategy::BestEffortFIFO},
-                                                     {"StrictFIFO", QueueingStrategy::StrictFIFO}}));
+                                                    detail::kQueueingStrategies));
   if (const Json* pr = member(j, "preemption")) {
     std::string pp = at(p, "preemption");
     BUDCORE_TRY(known_keys(*pr, pp, kPreemptionKeys));
     BUDCORE_TRY_ASSIGN(cq.preemption.within_cluster_queue,
                        get_enum(*pr, "within_cluster_queue", pp, PreemptionPolicy::Never,
-                                {{"Never", PreemptionPolicy::Never}, {"LowerPriority", PreemptionPolicy::LowerPriority},
-                                 {"LowerOrNewerEqualPriority", PreemptionPolicy::LowerOrNewerEqualPriority}}));
+                                detail::kWithinClusterQueue));
     BUDCORE_TRY_ASSIGN(cq.preemption.reclaim_within_cohort,
                        get_enum(*pr, "reclaim_within_cohort", pp, PreemptionPolicy::Never,
-                                {{"Never", PreemptionPolicy::Never}, {"LowerPriority", PreemptionPolicy::LowerPriority},
-                                 {"Any", PreemptionPolicy::Any}}));
+                                detail::kReclaimWithinCohort));
     if (const Json* b = member(*pr, "borrow_within_cohort")) {
       std::string bp = at(pp, "borrow_within_cohort");
       BUDCORE_TRY(known_keys(*b, bp, kBorrowKeys));
       BUDCORE_TRY_ASSIGN(cq.preemption.borrow_within_cohort.policy,
                          get_enum(*b, "policy", bp, BorrowWithinCohortPolicy::Never,
-                                  {{"Never", BorrowWithinCohortPolicy::Never}, {"LowerPriority", BorrowWithinCohortPolicy::LowerPriority}}));
+                                  detail::kBorrowWithinCohort));
       if (member(*b, "max_priority_threshold")) {
         std::int64_t t;
         BUDCORE_TRY_ASSIGN(t, get_int_in(*b, "max_priority_threshold", bp, 0, kInt32Min, kInt32Max));
@@ -262,23 +260,20 @@ R<ClusterQueue> parse_cq(const Json& j, const std::string& p) {
     BUDCORE_TRY(known_keys(*ff, fp, kFungibilityKeys));
     BUDCORE_TRY_ASSIGN(cq.flavor_fungibility.when_can_borrow,
                        get_enum(*ff, "when_can_borrow", fp, FungibilityPolicy::MayStopSearch,
-                                {{"MayStopSearch", FungibilityPolicy::MayStopSearch}, {"Borrow", FungibilityPolicy::MayStopSearch},
-                                 {"TryNextFlavor", FungibilityPolicy::TryNextFlavor}}));
+                                detail::kWhenCanBorrow));
     BUDCORE_TRY_ASSIGN(cq.flavor_fungibility.when_can_preempt,
                        get_enum(*ff, "when_can_preempt", fp, FungibilityPolicy::TryNextFlavor,
-                                {{"MayStopSearch", FungibilityPolicy::MayStopSearch}, {"Preempt", FungibilityPolicy::MayStopSearch},
-                                 {"TryNextFlavor", FungibilityPolicy::TryNextFlavor}}));
+                                detail::kWhenCanPreempt));
     if (member(*ff, "preference")) {
       FungibilityPreference pref;
       BUDCORE_TRY_ASSIGN(pref, get_enum(*ff, "preference", fp, FungibilityPreference::BorrowingOverPreemption,
-                                        {{"BorrowingOverPreemption", FungibilityPreference::BorrowingOverPreemption},
-                                         {"PreemptionOverBorrowing", FungibilityPreference::PreemptionOverBorrowing}}));
+                                        detail::kFungibilityPreferences));
       cq.flavor_fungibility.preference = pref;
     }
   }
   BUDCORE_TRY_ASSIGN(cq.fair_weight, get_weight(j, p));
   BUDCORE_TRY_ASSIGN(cq.stop_policy, get_enum(j, "stop_policy", p, StopPolicy::None,
-                                              {{"None", StopPolicy::None}, {"Hold", StopPolicy::Hold}, {"HoldAndDrain", StopPolicy::HoldAndDrain}}));
+                                              detail::kStopPolicies));
   BUDCORE_TRY_ASSIGN(cq.resource_groups, parse_groups(j, p));
   return cq;
 }

@@ -11,6 +11,7 @@
 
 #include "budcore/schedule/timeline.hpp"
 #include "core/field_reader.hpp"
+#include "quota/kueue_names.hpp"
 
 namespace budcore::schedule {
 
@@ -65,10 +66,12 @@ core::Result<const core::List*> list_of(const Value& m, std::string_view key, co
 core::Result<quota::PreemptionPolicy> policy_of(const Reader& r, std::string_view key, const std::string& path) {
   auto s = r.string(key);
   if (!s) return std::move(s).error().at(path);
-  if (!*s || **s == "Never") return quota::PreemptionPolicy::Never;
-  if (**s == "LowerPriority") return quota::PreemptionPolicy::LowerPriority;
-  if (**s == "LowerOrNewerEqualPriority" && key == "withinClusterQueue") return quota::PreemptionPolicy::LowerOrNewerEqualPriority;
-  if (**s == "Any" && key == "reclaimWithinCohort") return quota::PreemptionPolicy::Any;
+  if (!*s) return quota::PreemptionPolicy::Never;
+  quota::detail::Names<quota::PreemptionPolicy> allowed =
+      key == "withinClusterQueue" ? quota::detail::Names<quota::PreemptionPolicy>(quota::detail::kWithinClusterQueue)
+                                  : quota::detail::Names<quota::PreemptionPolicy>(quota::detail::kReclaimWithinCohort);
+  for (const auto& [name, policy] : allowed)
+    if (**s == name) return policy;
   return Error::invalid(path + "." + std::string(key), **s, "not a preemption policy Kueue allows here");
 }
 
