@@ -14,12 +14,15 @@ notebook displays it. pandas is imported only by ``to_pandas()``.
 from __future__ import annotations
 
 import html
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
 
 __all__ = ["JobPage", "Plan", "QuotaSimulation", "Result", "RunResult", "html_table", "html_record"]
 
 
-def html_table(rows: list[dict], columns: tuple[str, ...], caption: str = "", limit: int = 50) -> str:
+def html_table(rows: Sequence[Mapping[str, object]], columns: tuple[str, ...], caption: str = "", limit: int = 50) -> str:
     """An HTML table of ``rows`` (the first ``limit``), every cell escaped."""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join(
@@ -30,7 +33,7 @@ def html_table(rows: list[dict], columns: tuple[str, ...], caption: str = "", li
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
 
 
-def html_record(fields: list[tuple[str, Any]], caption: str = "") -> str:
+def html_record(fields: list[tuple[str, object]], caption: str = "") -> str:
     """A two-column HTML table of (field, value) pairs, every cell escaped; empty values left out."""
     body = "".join(f"<tr><th style=\"text-align:left\">{html.escape(k)}</th><td>{html.escape(_cell(v))}</td></tr>"
                    for k, v in fields if v not in (None, "", [], {}))
@@ -38,7 +41,7 @@ def html_record(fields: list[tuple[str, Any]], caption: str = "") -> str:
     return f"<table>{cap}<tbody>{body}</tbody></table>"
 
 
-def _cell(v: Any) -> str:
+def _cell(v: object) -> str:
     if v is None:
         return ""
     if isinstance(v, dict):
@@ -48,7 +51,9 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-class Result(dict):
+# The values' types depend on the result and its key (each subclass documents its keys), and
+# attribute access is dynamic: the mapping's values are typed Any.
+class Result(Dict[str, Any]):
     """A library result: the dict, plus attribute access, rows(), to_pandas() and an HTML view."""
 
     COLUMNS: ClassVar[tuple[str, ...]] = ()
@@ -59,11 +64,11 @@ class Result(dict):
         except KeyError:
             raise AttributeError(f"{type(self).__name__} has no {name!r}") from None
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per row of the result (see COLUMNS)."""
         raise NotImplementedError
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """The rows as a pandas DataFrame with COLUMNS."""
         import pandas as pd
 
@@ -85,7 +90,7 @@ class Plan(Result):
 
     COLUMNS = ("step", "level", "on_critical_path", "job_step")
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per step: level, on_critical_path, job_step."""
         level = {s: i for i, steps in enumerate(self.get("levels", [])) for s in steps}
         critical, jobs = set(self.get("critical_path", [])), set(self.get("job_steps", []))
@@ -102,7 +107,7 @@ class RunResult(Result):
 
     COLUMNS = ("step", "status", "outputs")
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per step: its status and outputs."""
         outputs = self.get("outputs", {})
         return [{"step": s, "status": st, "outputs": outputs.get(s)} for s, st in self.get("steps", {}).items()]
@@ -117,7 +122,7 @@ class QuotaSimulation(Result):
 
     COLUMNS = ("workload", "state", "cluster_queue", "flavors", "borrowing", "reason")
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per workload: admitted, preempted or pending, with its queue, flavors and reason."""
         out = [
             {"workload": name, "state": "admitted", "cluster_queue": a.get("cluster_queue"),
@@ -142,11 +147,12 @@ class JobPage(Result):
     COLUMNS = ("id", "name", "status", "job_type", "priority", "gpu_type", "gpu_count", "created_at", "version")
 
     @property
-    def jobs(self) -> list[dict]:
+    def jobs(self) -> list[dict[str, Any]]:
         """The page's job records (the document's ``items``)."""
-        return self.get("items", [])
+        items: list[dict[str, Any]] = self.get("items", [])
+        return items
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One flat dict per job (its fields and the record's version)."""
         return [dict(item.get("job", item), version=item.get("version")) if "job" in item else item
                 for item in self.jobs]
