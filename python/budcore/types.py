@@ -12,15 +12,18 @@ whose shape is the user's (a template's parameters, a job's ``spec``) or varies 
 * :data:`Document`: what a function reads as a document: any mapping with str keys (the library
   validates the values and names the offending path).
 
+:class:`ErrorDocument` is an error written into a result (a refusal, a retried failure) rather
+than raised.
+
 They are aliases, not classes: ``isinstance`` does not apply, and nothing here changes what a
 function returns at run time.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Union
+from typing import Dict, List, Mapping, TypedDict, Union
 
-__all__ = ["Document", "JsonObject", "JsonValue"]
+__all__ = ["Document", "ErrorDocument", "JsonObject", "JsonValue"]
 
 #: A JSON value as budcore returns it.
 JsonValue = Union[None, bool, int, float, str, List["JsonValue"], Dict[str, "JsonValue"]]
@@ -30,3 +33,18 @@ JsonObject = Dict[str, JsonValue]
 
 #: A document budcore reads (a job, a configuration, a scenario): any mapping with str keys.
 Document = Mapping[str, object]
+
+
+class _ErrorDocumentBase(TypedDict):
+    code: str
+    message: str
+    path: str
+
+
+class ErrorDocument(_ErrorDocumentBase, total=False):
+    """An error as a document: ``code`` (``invalid``, ``not_found``, ...), ``message``, ``path``
+    (the offending input's, or empty), the offending ``value`` and, when a retry may succeed
+    later, ``retry_after_ms``."""
+
+    value: str
+    retry_after_ms: int
