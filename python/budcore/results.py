@@ -14,7 +14,7 @@ notebook displays it. pandas is imported only by ``to_pandas()``.
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 
 if TYPE_CHECKING:
     from pandas import DataFrame
@@ -53,7 +53,7 @@ def _cell(v: object) -> str:
 
 # The values' types depend on the result and its key (each subclass documents its keys), and
 # attribute access is dynamic: the mapping's values are typed Any.
-class Result(Dict[str, Any]):
+class Result(dict[str, Any]):
     """A library result: the dict, plus attribute access, rows(), to_pandas() and an HTML view."""
 
     COLUMNS: ClassVar[tuple[str, ...]] = ()
