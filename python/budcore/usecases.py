@@ -568,20 +568,21 @@ def deploy(platform: Platform, template: Union[TemplateArg, UsecaseTemplate], pa
     merged = dict(parameters or {})
     merged.update(params)
     d = platform._h.deploy_usecase(*platform._who(tenant), _template_for_deploy(template), merged)
-    return Deployment._from(d)
+    return Deployment._from(cast(DeploymentRecord, d))
 
 
 def deployment(platform: Platform, id: IdLike, *, tenant: Optional[IdLike] = None) -> Deployment:
     """A deployment with its jobs' statuses now (NotFoundError for another tenant's)."""
-    return Deployment._from(platform._h.usecase_deployment(*platform._who(tenant), id, False))
+    return Deployment._from(cast(DeploymentRecord, platform._h.usecase_deployment(*platform._who(tenant), id, False)))
 
 
 def deployments(platform: Platform, *, tenant: Optional[IdLike] = None) -> DeploymentList:
     """The tenant's deployments, oldest first."""
-    return DeploymentList(Deployment._from(d) for d in platform._h.usecase_deployments(*platform._who(tenant)))
+    records = cast("builtins.list[DeploymentRecord]", platform._h.usecase_deployments(*platform._who(tenant)))
+    return DeploymentList(Deployment._from(d) for d in records)
 
 
 def teardown(platform: Platform, id: IdLike, *, tenant: Optional[IdLike] = None) -> Deployment:
     """Cancels the deployment's jobs, dependents first, then its pipeline run; the record ends
     "deleted". Tearing down a torn-down deployment returns it unchanged (not an error)."""
-    return Deployment._from(platform._h.usecase_deployment(*platform._who(tenant), id, True))
+    return Deployment._from(cast(DeploymentRecord, platform._h.usecase_deployment(*platform._who(tenant), id, True)))
