@@ -21,7 +21,6 @@ them; a claim is leased, and a completion counts only for the claim the request 
 
 from __future__ import annotations
 
-import builtins
 import os
 from decimal import Decimal
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, TypedDict, Union, cast
@@ -348,13 +347,19 @@ class DurableQueue:
         "tenant_active"}``."""
         return cast(QueueStatus, _q_status(self.store, self.owner, self.endpoint))
 
-    def list(self, statuses: Sequence[str] = (), after: int = 0, limit: int = 1000) -> List[QueuedRequest]:
+    def requests(self, statuses: Sequence[str] = (), after: int = 0, limit: int = 1000) -> list[QueuedRequest]:
         """The requests with an id above ``after``, by id (of ``statuses``; any when empty)."""
-        return cast(List[QueuedRequest], _q_list(self.store, self.owner, self.endpoint, builtins.list(statuses), after, limit))
+        return cast(List[QueuedRequest], _q_list(self.store, self.owner, self.endpoint, list(statuses), after, limit))
 
-    def dead_letters(self, after: int = 0, limit: int = 1000) -> List[QueuedRequest]:
+    def dead_letters(self, after: int = 0, limit: int = 1000) -> list[QueuedRequest]:
         """FAILED and TIMEOUT requests, with the reason in ``last_error``."""
-        return self.list(["failed", "timeout"], after, limit)
+        return self.requests(["failed", "timeout"], after, limit)
+
+    # Last in the class body: below it, `list` would name this method rather than the builtin.
+    def list(self, statuses: Sequence[str] = (), after: int = 0, limit: int = 1000) -> List[QueuedRequest]:
+        """Alias of :meth:`requests` under its former name (which shadows the builtin in the
+        class), kept so that existing code runs: the requests with an id above ``after``."""
+        return self.requests(statuses, after, limit)
 
 
 class PlatformEndpoint:
