@@ -18,7 +18,7 @@ import io
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, TypedDict, Union, cast
+from typing import TYPE_CHECKING, List, Mapping, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import Error, Job, NotFoundError, PriceBook, Store
 from . import _core

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["DefragPlan", "GpuReplay", "MigPlacement", "MigPlacementResult", "PLAN_COLUMNS", "POINT_COLUMNS",
-           "ReplayPoint", "defrag", "place_mig", "policy_names", "replay"]
+           "PolicyReplay", "ReplayPoint", "defrag", "place_mig", "policy_names", "replay"]
 
 #: Columns of :meth:`DefragPlan.to_pandas`, in order.
 PLAN_COLUMNS = ("action", "workload", "from_node", "to_node", "cost_gpu_seconds")
@@ -51,6 +51,15 @@ class ReplayPoint(TypedDict):
     fragmentation_share: float
     arrived: int
     failed: int
+
+
+class PolicyReplay(TypedDict):
+    """One policy's replay: its recorded points and the first point at which a task failed to
+    place (None: none failed)."""
+
+    policy: str
+    points: List[ReplayPoint]
+    first_failure: Optional[ReplayPoint]
 
 
 class MigPlacement(TypedDict):
@@ -86,6 +95,11 @@ class GpuReplay(Result):
     first_failure)."""
 
     COLUMNS = POINT_COLUMNS
+    nodes: int
+    gpus: int
+    tasks: int
+    seed: int
+    results: List[PolicyReplay]
 
     @property
     def policies(self) -> list[str]:
@@ -157,6 +171,9 @@ class DefragPlan(Result):
     when applied, ``workloads`` after the plan."""
 
     COLUMNS = PLAN_COLUMNS
+    plan: Optional[JsonObject]
+    applied: bool
+    workloads: List[JsonObject]
 
     @property
     def kind(self) -> Optional[str]:

@@ -231,6 +231,7 @@ class ServerlessSimulation(Result):
     completed, timeouts, wait_seconds, end_to_end_seconds, cold_starts, cost, ...)."""
 
     COLUMNS = REPORT_COLUMNS
+    reports: List[PolicyReport]
 
     @property
     def policies(self) -> list[str]:
