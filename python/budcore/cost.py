@@ -538,7 +538,7 @@ class Report(_Table):
     @property
     def total(self) -> Decimal:
         """Direct plus shared cost of every row."""
-        return Decimal(self.data.get("total", "0"))
+        return Decimal(self.data["total"])
 
     @property
     def total_direct(self) -> Decimal:
