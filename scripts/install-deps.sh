@@ -22,6 +22,8 @@ PIP_PACKAGES=(
   "matplotlib>=3.6"
   # the cost rollup benchmark's peer (benchmarks/peers/cost_rollup.py)
   "duckdb>=0.9"
+  # the Python package's type check (tests/python/test_types.py), pinned: its findings change by version
+  "mypy==2.4.1"
 )
 
 missing=()
@@ -41,6 +43,7 @@ import importlib.metadata as m
 for n in ("scikit-build-core", "pytest", "jinja2", "networkx", "numpy", "pandas", "matplotlib", "duckdb"):
     m.version(n)
 assert m.version("pybind11") == "3.1.0" and m.version("pybind11-stubgen") == "3.0.0"
+assert m.version("mypy") == "2.4.1"
 PY
 then
   "$py" -m pip install -q "${PIP_PACKAGES[@]}"

@@ -18,25 +18,45 @@ import io
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, List, Mapping, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import Error, Job, NotFoundError, PriceBook, Store
 from . import _core
+from .types import Document, JsonObject
 
 if TYPE_CHECKING:  # names the annotations use
     import datetime
     import uuid
 
+    import numpy
+    import numpy.typing
+    from matplotlib.axes import Axes
+    from pandas import DataFrame
+
     from ._core import Money
 
 __all__ = [
+    "AdmissionDecision",
+    "Anomaly",
+    "BudgetStatus",
     "Budgets",
+    "DailyCost",
     "Estimate",
+    "EstimateDocument",
+    "EstimateLine",
     "Forecast",
+    "ForecastDocument",
+    "GpuOption",
+    "JobCost",
+    "MonthEndForecast",
     "PriceBook",
     "Report",
+    "ReportDocument",
     "Rollup",
     "ServerlessRollup",
+    "StepEstimate",
+    "TierComparison",
+    "UsageRecord",
     "admit_job",
     "budget_status",
     "check_budget",
@@ -58,10 +78,259 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
-Prices = Union[PriceBook, Mapping[str, Any], PathLike]
-UsageInput = Union[str, Sequence[Mapping[str, Any]]]
+Prices = Union[PriceBook, Document, PathLike]
+UsageInput = Union[str, Sequence[Document]]  # JSON Lines text, or usage records / intervals
 IdLike = Union[str, "uuid.UUID"]  # a tenant, project or job id
 TimeLike = Union["datetime.datetime", str]  # a datetime (naive: UTC) or RFC 3339 text
+
+
+# ---- the documents (amounts and quantities are exact decimal strings) -------------------------
+
+
+class EstimateLine(TypedDict):
+    """One priced line of an estimate: ``quantity`` x ``unit_price`` = ``amount``."""
+
+    item: str
+    resource: str
+    quantity: str
+    unit: str
+    unit_price: str
+    amount: str
+
+
+class _StepEstimateBase(TypedDict):
+    currency: str
+    seconds: int
+    tier: str
+    total: str
+    lines: List[EstimateLine]
+
+
+class StepEstimate(_StepEstimateBase, total=False):
+    """The estimate of one job (of a pipeline step, with its ``step``); ``period`` (``month``,
+    ``hour``) only for a job priced per period."""
+
+    step: str
+    period: str
+
+
+class _EstimateDocumentBase(TypedDict):
+    currency: str
+    total: str
+
+
+class EstimateDocument(_EstimateDocumentBase, total=False):
+    """An estimate as the library writes it: a job's (``seconds``, ``tier``, ``lines``,
+    ``period``) or a pipeline's (``steps``, ``total_min``)."""
+
+    seconds: int
+    tier: str
+    period: str
+    lines: List[EstimateLine]
+    steps: List[StepEstimate]
+    total_min: str
+
+
+class TierComparison(TypedDict):
+    """:func:`compare_tiers`: on-demand and spot estimates and what spot saves."""
+
+    currency: str
+    on_demand: "Estimate"
+    spot: "Estimate"
+    savings: Decimal
+    savings_percent: Decimal
+
+
+class GpuOption(TypedDict):
+    """One GPU type of :func:`cheapest_gpu`: its device memory, hourly price and the cost."""
+
+    gpu_type: str
+    memory_gib: int
+    unit_price: Decimal
+    cost: Decimal
+
+
+class _UsageRecordBase(TypedDict):
+    schema_version: int
+    tenant_id: Optional[str]
+    project_id: Optional[str]
+    job_id: Optional[str]
+    pipeline_id: Optional[str]
+    cluster_id: Optional[str]
+    node_name: str
+    job_type: str
+    labels: dict[str, str]
+    gpu_type: Optional[str]
+    gpu_count: int
+    gpu_index: Optional[int]
+    sharing_mode: str
+    mig_profile: Optional[str]
+    tier: str
+    cpu_cores: str
+    memory_gib: str
+    storage_gib: int
+    start: str
+    end: str
+    gpu_utilization: Optional[str]
+    gpu_memory_gib: Optional[str]
+    tokens_in: int
+    tokens_out: int
+    requests: int
+    currency: str
+    seconds: str
+    gpu_seconds: str
+    idle_gpu_seconds: str
+    gpu_memory_gb_seconds: str
+    cpu_core_seconds: str
+    memory_gib_seconds: str
+    storage_gib_seconds: str
+    gpu_cost: str
+    idle_cost: str
+    cpu_cost: str
+    memory_cost: str
+    storage_cost: str
+    computed_cost: str
+
+
+class UsageRecord(_UsageRecordBase, total=False):
+    """A priced usage record (docs/cost.md): the interval, what it used and what that cost
+    (``computed_cost`` and its parts); ``seq`` once a store holds it."""
+
+    seq: int
+
+
+class JobCost(TypedDict):
+    """:func:`job_cost`: a job's usage summed from its records, amounts as Decimal."""
+
+    currency: str
+    records: int
+    seconds: str
+    gpu_seconds: str
+    idle_gpu_seconds: str
+    gpu_cost: Decimal
+    idle_cost: Decimal
+    cpu_cost: Decimal
+    memory_cost: Decimal
+    storage_cost: Decimal
+    total: Decimal
+    first_start: Optional[str]
+    last_end: Optional[str]
+
+
+class SharedCost(TypedDict):
+    """A shared cost a report allocates by usage share."""
+
+    name: str
+    amount: str
+
+
+# "from" and "to" are keywords: these keys are declared the functional way.
+_ReportRange = TypedDict("_ReportRange", {"from": Optional[str], "to": Optional[str]}, total=False)
+
+
+class _ReportDocumentBase(TypedDict):
+    by: List[str]
+    currency: str
+    rows: List[JsonObject]
+
+
+class ReportDocument(_ReportDocumentBase, _ReportRange, total=False):
+    """A report or rollup as the library writes it. Its rows are keyed by the ``by`` dimensions
+    (whose names are the query's, hence :data:`budcore.types.JsonObject`) plus the amounts. A
+    chargeback report has ``from``, ``to``, ``shared`` and the totals; a rollup ``granularity``;
+    a serverless rollup also ``endpoint``."""
+
+    granularity: str
+    endpoint: Optional[str]
+    shared: List[SharedCost]
+    total_direct: str
+    total_shared: str
+    total: str
+
+
+class MonthEndForecast(TypedDict):
+    """The ``forecast`` part of :class:`Forecast`: the month so far and its expected end."""
+
+    currency: str
+    period_start: str
+    period_end: str
+    days_observed: int
+    month_to_date: str
+    forecast_total: str
+    slope_per_day: str
+    intercept: str
+    method: str
+
+
+class DailyCost(TypedDict):
+    """One day's spend (``day`` RFC 3339, ``cost`` a decimal string)."""
+
+    day: str
+    cost: str
+
+
+class Anomaly(TypedDict):
+    """A day whose spend is far from the days before it (``z_score`` is ``"inf"`` when they did
+    not vary)."""
+
+    day: str
+    cost: str
+    baseline_mean: float
+    baseline_stddev: float
+    z_score: Union[float, str]
+
+
+class ForecastDocument(TypedDict):
+    """The forecast document: ``forecast``, ``daily`` totals and ``anomalies``."""
+
+    forecast: MonthEndForecast
+    daily: List[DailyCost]
+    anomalies: List[Anomaly]
+
+
+class BudgetStatus(TypedDict):
+    """One budget in its current period: spend, what remains and the thresholds crossed."""
+
+    budget: str
+    period_start: str
+    period_end: str
+    currency: str
+    amount: str
+    spent: str
+    remaining: str
+    percent_used: str
+    thresholds_crossed: List[int]
+    exceeded: bool
+
+
+class _AdmissionDecisionBase(TypedDict):
+    allowed: bool
+    reason: str
+    budget: Optional[str]
+    checked: List[str]
+
+
+class AdmissionDecision(_AdmissionDecisionBase, total=False):
+    """May the job be admitted? ``budget`` names the one that decided; with a budget, its
+    ``amount``, ``spent`` and the job's ``estimate`` (decimal strings in ``currency``)."""
+
+    currency: str
+    amount: str
+    spent: str
+    estimate: str
+
+
+class _RollupQuery(_ReportRange, total=False):
+    granularity: str
+    by: List[str]
+    endpoint: str
+    shared: List[SharedCost]
+
+
+# The extension converts lists and tuples of dicts (and JSON Lines text); its stub names them
+# list[dict[str, Any]].
+def _records(records: UsageInput) -> Union[str, List[dict[str, object]]]:
+    return cast("Union[str, List[dict[str, object]]]", records)
 
 
 def load_prices(source: Prices) -> PriceBook:
@@ -95,7 +364,7 @@ def _dec(value: Optional[str]) -> Optional[Decimal]:
 class Estimate:
     """A contract-5 estimate of a job, a pipeline or a use-case render."""
 
-    data: dict[str, Any]
+    data: EstimateDocument
 
     @property
     def currency(self) -> str:
@@ -118,84 +387,85 @@ class Estimate:
         return "steps" in self.data
 
     @property
-    def lines(self) -> list[dict[str, Any]]:
+    def lines(self) -> list[EstimateLine]:
         """Every priced line (with its "step" for a pipeline)."""
         if not self.is_pipeline:
             return list(self.data["lines"])
-        return [dict(line, step=s["step"]) for s in self.data["steps"] for line in s["lines"]]
+        return [cast(EstimateLine, dict(line, step=s["step"])) for s in self.data["steps"] for line in s["lines"]]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> EstimateDocument:
         """The estimate document as the library wrote it."""
         return self.data
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """The lines as a DataFrame; quantity, unit_price and amount as Decimal."""
         import pandas as pd
 
-        rows = []
+        rows: list[dict[str, object]] = []
         for line in self.lines:
-            row = dict(line)
+            row: dict[str, object] = dict(line)
             for k in ("quantity", "unit_price", "amount"):
-                row[k] = Decimal(row[k])
+                row[k] = Decimal(line[k])
             rows.append(row)
         return pd.DataFrame(rows)
 
 
-def estimate(prices: Prices, spec: Union[str, Mapping[str, Any]], *, tier: Optional[str] = None) -> Estimate:
+def estimate(prices: Prices, spec: Union[str, Document], *, tier: Optional[str] = None) -> Estimate:
     """What SPEC (a job, a pipeline or a use-case render; dict or JSON/YAML text) will cost."""
-    return Estimate(_core.cost_estimate(load_prices(prices), _doc(spec), tier))
+    return Estimate(cast(EstimateDocument, _core.cost_estimate(load_prices(prices), _doc(spec), tier)))
 
 
-def compare_tiers(prices: Prices, spec: Union[str, Mapping[str, Any]]) -> dict[str, Any]:
+def compare_tiers(prices: Prices, spec: Union[str, Document]) -> TierComparison:
     """On-demand and spot side by side: {"on_demand": Estimate, "spot": Estimate, "savings": Decimal,
     "savings_percent": Decimal}."""
     c = _core.cost_compare_tiers(load_prices(prices), _doc(spec))
     return {
         "currency": c["currency"],
-        "on_demand": Estimate(c["on_demand"]),
-        "spot": Estimate(c["spot"]),
+        "on_demand": Estimate(cast(EstimateDocument, c["on_demand"])),
+        "spot": Estimate(cast(EstimateDocument, c["spot"])),
         "savings": Decimal(c["savings"]),
         "savings_percent": Decimal(c["savings_percent"]),
     }
 
 
 def cheapest_gpu(prices: Prices, memory_gib: int, *, gpu_count: int = 1, seconds: int = 3600,
-                 tier: str = "on_demand") -> list[dict[str, Any]]:
+                 tier: str = "on_demand") -> list[GpuOption]:
     """GPU types with at least memory_gib of device memory, cheapest first (cost as Decimal)."""
     r = _core.cost_cheapest_gpu(load_prices(prices), {"memory_gib": memory_gib, "gpu_count": gpu_count,
                                                       "seconds": seconds, "tier": tier})
-    return [dict(o, cost=Decimal(o["cost"]), unit_price=Decimal(o["unit_price"])) for o in r["options"]]
+    return [cast(GpuOption, dict(o, cost=Decimal(o["cost"]), unit_price=Decimal(o["unit_price"]))) for o in r["options"]]
 
 
 # ---- metering -------------------------------------------------------------------------------
 
 
-def meter(prices: Prices, interval: Mapping[str, Any]) -> dict[str, Any]:
+def meter(prices: Prices, interval: Document) -> UsageRecord:
     """A priced usage record of one interval (computed_cost and its parts as decimal strings)."""
-    return _core.cost_meter(load_prices(prices), dict(interval))
+    return cast(UsageRecord, _core.cost_meter(load_prices(prices), dict(interval)))
 
 
-def usage(records: UsageInput, prices: Optional[Prices] = None) -> list[dict[str, Any]]:
+def usage(records: UsageInput, prices: Optional[Prices] = None) -> list[UsageRecord]:
     """Usage records as dicts; intervals among them are priced with `prices`."""
-    return _core.cost_usage(records, load_prices(prices) if prices is not None else None)
+    return cast(List[UsageRecord], _core.cost_usage(_records(records), load_prices(prices) if prices is not None else None))
 
 
-def record_usage(store: Store, prices: Prices, interval: Mapping[str, Any]) -> dict[str, Any]:
-    """Meters `interval` and appends it to `store` (tenant = interval["tenant_id"])."""
-    return _core.cost_record_usage(store, load_prices(prices), dict(interval))
+def record_usage(store: Store, prices: Prices, interval: Document) -> UsageRecord:
+    """Meters `interval` and appends it to `store` (tenant = interval["tenant_id"]); returns the
+    stored record (with its ``seq``)."""
+    return cast(UsageRecord, _core.cost_record_usage(store, load_prices(prices), dict(interval)))
 
 
-def load_usage(store: Store, tenant: IdLike, *, start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> list[dict[str, Any]]:
+def load_usage(store: Store, tenant: IdLike, *, start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> list[UsageRecord]:
     """A tenant's usage records from a store, oldest first (start/end bound the records' starts)."""
-    return _core.cost_load_usage(store, tenant, start, end)
+    return cast(List[UsageRecord], _core.cost_load_usage(store, tenant, start, end))
 
 
-def job_cost(store: Store, tenant: IdLike, job_id: IdLike) -> dict[str, Any]:
+def job_cost(store: Store, tenant: IdLike, job_id: IdLike) -> JobCost:
     """The actual cost of a job from its usage records (amounts as Decimal)."""
     s = _core.cost_job_cost(store, tenant, job_id)
     for k in ("gpu_cost", "idle_cost", "cpu_cost", "memory_cost", "storage_cost", "total"):
         s[k] = Decimal(s[k])
-    return s
+    return cast(JobCost, s)
 
 
 # ---- reports --------------------------------------------------------------------------------
@@ -204,10 +474,10 @@ def job_cost(store: Store, tenant: IdLike, job_id: IdLike) -> dict[str, Any]:
 class _Table:
     """Rows of dicts with decimal-string amounts; shared by Report and Rollup."""
 
-    _money = ()
-    _quantities = ()
+    _money: tuple[str, ...] = ()
+    _quantities: tuple[str, ...] = ()
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: ReportDocument) -> None:
         self.data = data
 
     @property
@@ -221,24 +491,24 @@ class _Table:
         return list(self.data["by"])
 
     @property
-    def rows(self) -> list[dict[str, Any]]:
-        """One dict per group, amounts as Decimal."""
+    def rows(self) -> list[JsonObject]:
+        """One dict per group: the group's keys, then its amounts and quantities (decimal strings)."""
         return list(self.data["rows"])
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ReportDocument:
         """The document as the library wrote it."""
         return self.data
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """The rows as a DataFrame; amounts and quantities as Decimal."""
         import pandas as pd
 
-        rows = []
+        rows: list[dict[str, object]] = []
         for r in self.rows:
-            row = dict(r)
+            row: dict[str, object] = dict(r)
             for k in self._money + self._quantities:
                 if k in row:
-                    row[k] = Decimal(row[k])
+                    row[k] = Decimal(cast(str, row[k]))
             rows.append(row)
         return pd.DataFrame(rows, columns=self._columns())
 
@@ -280,15 +550,15 @@ class Report(_Table):
         """The shared costs (``--shared NAME=AMOUNT``) allocated to the rows."""
         return Decimal(self.data["total_shared"])
 
-    def plot(self, ax=None, *, title: Optional[str] = None):
-        """A stacked bar chart of direct and shared cost per group (matplotlib Axes)."""
+    def plot(self, ax: Optional[Axes] = None, *, title: Optional[str] = None) -> Axes:
+        """A stacked bar chart of direct and shared cost per group; returns the matplotlib Axes."""
         import matplotlib.pyplot as plt
 
         if ax is None:
             _, ax = plt.subplots(figsize=(8, 4))
         labels = [" / ".join(str(r[b]) or "(none)" for b in self.by) for r in self.rows]
-        direct = [float(Decimal(r["direct"])) for r in self.rows]  # plotting only
-        shared = [float(Decimal(r["shared"])) for r in self.rows]
+        direct = [float(Decimal(cast(str, r["direct"]))) for r in self.rows]  # plotting only
+        shared = [float(Decimal(cast(str, r["shared"]))) for r in self.rows]
         ax.bar(labels, direct, label="direct")
         ax.bar(labels, shared, bottom=direct, label="shared")
         ax.set_ylabel(f"cost ({self.currency})")
@@ -301,16 +571,16 @@ class Report(_Table):
 class Rollup(_Table):
     """Usage per time bucket and group."""
 
-    _money = ("cost", "idle_cost")
-    _quantities = ("seconds", "gpu_seconds", "idle_gpu_seconds", "cpu_core_seconds", "memory_gib_seconds")
+    _money: tuple[str, ...] = ("cost", "idle_cost")
+    _quantities: tuple[str, ...] = ("seconds", "gpu_seconds", "idle_gpu_seconds", "cpu_core_seconds", "memory_gib_seconds")
 
     @property
     def granularity(self) -> str:
         """The width of each period: ``total``, ``minute``, ``hour``, ``day`` or ``month``."""
         return self.data["granularity"]
 
-    def to_pandas(self):
-        """The rows as a DataFrame, ``period`` as UTC timestamps. Requires pandas."""
+    def to_pandas(self) -> DataFrame:
+        """The rows as a DataFrame, ``bucket`` as UTC timestamps. Requires pandas."""
         frame = super().to_pandas()
         if "bucket" in frame and self.granularity != "total":
             import pandas as pd
@@ -318,8 +588,8 @@ class Rollup(_Table):
             frame["bucket"] = pd.to_datetime(frame["bucket"], utc=True)
         return frame
 
-    def plot(self, ax=None, *, value: str = "cost", title: Optional[str] = None):
-        """Cost (or another column) over time, one line per group (matplotlib Axes)."""
+    def plot(self, ax: Optional[Axes] = None, *, value: str = "cost", title: Optional[str] = None) -> Axes:
+        """Cost (or another column) over time, one line per group; returns the matplotlib Axes."""
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -338,8 +608,9 @@ class Rollup(_Table):
         return ax
 
 
-def _query(by, granularity, start, end, shared) -> dict[str, Any]:
-    q: dict[str, Any] = {"granularity": granularity}
+def _query(by: Union[str, Sequence[str], None], granularity: str, start: Optional[TimeLike], end: Optional[TimeLike],
+           shared: Optional[Mapping[str, Union[str, Decimal]]]) -> _RollupQuery:
+    q: _RollupQuery = {"granularity": granularity}
     if by is not None:
         q["by"] = [by] if isinstance(by, str) else list(by)
     if start is not None:
@@ -358,14 +629,14 @@ def report(records: UsageInput, *, by: Union[str, Sequence[str]] = ("tenant",),
     sharing_mode, tier, job_type, "label:<key>"); `shared` {name: amount} is allocated by usage
     share. Records may be usage records or intervals (priced with `prices`)."""
     book = load_prices(prices) if prices is not None else None
-    return Report(_core.cost_report(records, _query(by, "total", start, end, shared), book))
+    return Report(cast(ReportDocument, _core.cost_report(_records(records), _json(_query(by, "total", start, end, shared)), book)))
 
 
 def rollup(records: UsageInput, *, granularity: str = "hour", by: Union[str, Sequence[str]] = (),
            prices: Optional[Prices] = None, start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> Rollup:
     """Usage per minute/hour/day/month (UTC) and group; records crossing a bucket are split exactly."""
     book = load_prices(prices) if prices is not None else None
-    return Rollup(_core.cost_report(records, _query(by, granularity, start, end, None), book))
+    return Rollup(cast(ReportDocument, _core.cost_report(_records(records), _json(_query(by, granularity, start, end, None)), book)))
 
 
 class ServerlessRollup(Rollup):
@@ -388,18 +659,19 @@ def serverless_rollup(records: UsageInput, *, endpoint: Optional[str] = None, gr
     per bucket and endpoint; records crossing a bucket are split exactly. Bad input raises
     :class:`budcore.ValidationError` naming the field (``"endpoint"``, ``"granularity"``)."""
     book = load_prices(prices) if prices is not None else None
-    q: dict[str, Any] = {"granularity": granularity}
+    q: _RollupQuery = {"granularity": granularity}
     if endpoint is not None:
         q["endpoint"] = endpoint
     if start is not None:
         q["from"] = _time(start)
     if end is not None:
         q["to"] = _time(end)
-    return ServerlessRollup(_core.cost_serverless_report(records, q, book))
+    return ServerlessRollup(cast(ReportDocument, _core.cost_serverless_report(_records(records), _json(q), book)))
 
 
-def rollup_arrays(start_seconds, tenant, gpu_type, gpu_nanos, cost_pico, *, granularity: str = "hour",
-                  threads: int = 0) -> dict[str, Any]:
+def rollup_arrays(start_seconds: numpy.typing.ArrayLike, tenant: numpy.typing.ArrayLike, gpu_type: numpy.typing.ArrayLike,
+                  gpu_nanos: numpy.typing.ArrayLike, cost_pico: numpy.typing.ArrayLike, *, granularity: str = "hour",
+                  threads: int = 0) -> dict[str, numpy.typing.NDArray[numpy.generic]]:
     """The columnar fast path over numpy arrays (int64 start seconds, int32 dictionary codes,
     int64 GPU nano-seconds and pico-unit costs): bucket x tenant x gpu_type sums as numpy
     arrays. Sums that do not fit int64 come back as exact Python ints (object arrays)."""
@@ -419,7 +691,7 @@ def rollup_arrays(start_seconds, tenant, gpu_type, gpu_nanos, cost_pico, *, gran
 class Forecast:
     """The month-end forecast (least squares over the month's days) and recent anomalies."""
 
-    data: dict[str, Any]
+    data: ForecastDocument
 
     @property
     def month_to_date(self) -> Decimal:
@@ -432,15 +704,15 @@ class Forecast:
         return Decimal(self.data["forecast"]["forecast_total"])
 
     @property
-    def anomalies(self) -> list[dict[str, Any]]:
+    def anomalies(self) -> list[Anomaly]:
         """Days whose spend is 3 or more standard deviations from the 14 days before them."""
         return list(self.data["anomalies"])
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ForecastDocument:
         """The forecast document as the library wrote it."""
         return self.data
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """Daily totals (day, cost as Decimal, anomaly flag)."""
         import pandas as pd
 
@@ -448,7 +720,7 @@ class Forecast:
         return pd.DataFrame([{"day": pd.Timestamp(d["day"]), "cost": Decimal(d["cost"]), "anomaly": d["day"] in spikes}
                              for d in self.data["daily"]])
 
-    def plot(self, ax=None):
+    def plot(self, ax: Optional[Axes] = None) -> Axes:
         """The daily spend and the forecast month end as a matplotlib chart; returns the Axes."""
         import matplotlib.pyplot as plt
 
@@ -463,43 +735,49 @@ class Forecast:
 def forecast(records: UsageInput, *, now: Optional[TimeLike] = None, prices: Optional[Prices] = None) -> Forecast:
     """Month-end spend forecast as of `now` (default: the system clock) and daily anomalies."""
     book = load_prices(prices) if prices is not None else None
-    return Forecast(_core.cost_forecast(records, now, book))
+    return Forecast(cast(ForecastDocument, _core.cost_forecast(_records(records), now, book)))
 
 
-Budgets = Union[str, Mapping[str, Any]]
+Budgets = Union[str, Document]
 
 
-def budget_status(budgets: Budgets, records: UsageInput, prices: Prices, *, now: Optional[TimeLike] = None) -> list[dict[str, Any]]:
+def budget_status(budgets: Budgets, records: UsageInput, prices: Prices, *, now: Optional[TimeLike] = None) -> list[BudgetStatus]:
     """Spend, thresholds crossed and remaining per budget in the period of `now`."""
-    return _core.cost_budget_status(_doc(budgets), records, load_prices(prices), now)
+    return cast(List[BudgetStatus], _core.cost_budget_status(_doc(budgets), _records(records), load_prices(prices), now))
 
 
 def check_budget(budgets: Budgets, records: UsageInput, prices: Prices, *, tenant: IdLike, estimate: Union[str, Decimal, Money],
-                 project: Optional[IdLike] = None, job: str = "", now: Optional[TimeLike] = None) -> dict[str, Any]:
+                 project: Optional[IdLike] = None, job: str = "", now: Optional[TimeLike] = None) -> AdmissionDecision:
     """May a job of this tenant/project with this estimated cost be admitted? {"allowed", "reason", ...}."""
-    return _core.cost_check_admission(_doc(budgets), records, load_prices(prices), tenant, project, str(estimate), job, now)
+    return cast(AdmissionDecision, _core.cost_check_admission(_doc(budgets), _records(records), load_prices(prices), tenant,
+                                                              project, str(estimate), job, now))
 
 
-def admit_job(store: Store, budgets: Budgets, prices: Prices, job: Union[Job, Mapping[str, Any]], *,
-              now: Optional[TimeLike] = None) -> dict[str, Any]:
+def admit_job(store: Store, budgets: Budgets, prices: Prices, job: Union[Job, Document], *,
+              now: Optional[TimeLike] = None) -> AdmissionDecision:
     """The admission gate: estimates `job` and checks it against the budgets with spend from `store`."""
     if not isinstance(job, Job):
         job = Job.from_dict(dict(job))
-    return _core.cost_admit_job(store, _doc(budgets), load_prices(prices), job, now)
+    return cast(AdmissionDecision, _core.cost_admit_job(store, _doc(budgets), load_prices(prices), job, now))
 
 
 # ---- helpers --------------------------------------------------------------------------------
 
 
-def _doc(value: Union[str, Mapping[str, Any]]) -> Any:
+def _doc(value: Union[str, Document]) -> Union[str, dict[str, object]]:
     return value if isinstance(value, str) else dict(value)
+
+
+def _json(query: _RollupQuery) -> dict[str, object]:
+    return cast("dict[str, object]", query)  # a TypedDict is the dict itself
 
 
 def _time(value: TimeLike) -> str:
     if hasattr(value, "isoformat"):
-        if getattr(value, "tzinfo", None) is None:
+        when = cast("datetime.datetime", value)
+        if getattr(when, "tzinfo", None) is None:
             import datetime
 
-            value = value.replace(tzinfo=datetime.timezone.utc)
-        return value.isoformat()
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        return when.isoformat()
     return str(value)

@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, List, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import gpu_defrag as _defrag, gpu_place_mig as _place_mig, gpu_policy_names, gpu_replay as _replay
 from .results import Result
+from .types import Document, JsonObject
 
-__all__ = ["DefragPlan", "GpuReplay", "PLAN_COLUMNS", "POINT_COLUMNS", "defrag", "place_mig", "policy_names", "replay"]
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["DefragPlan", "GpuReplay", "MigPlacement", "MigPlacementResult", "PLAN_COLUMNS", "POINT_COLUMNS",
+           "PolicyReplay", "ReplayPoint", "defrag", "place_mig", "policy_names", "replay"]
 
 #: Columns of :meth:`DefragPlan.to_pandas`, in order.
 PLAN_COLUMNS = ("action", "workload", "from_node", "to_node", "cost_gpu_seconds")
@@ -34,6 +39,50 @@ PLAN_COLUMNS = ("action", "workload", "from_node", "to_node", "cost_gpu_seconds"
 POINT_COLUMNS = ("policy", "arrived_load", "unallocated_share", "fragmentation_share", "arrived", "failed")
 
 Csv = Union[str, "os.PathLike[str]"]
+Problem = Union[Document, str, "os.PathLike[str]"]  # a dict, JSON text or a path
+
+
+class ReplayPoint(TypedDict):
+    """One recorded point of a policy's replay: the arrived GPU load (a share of capacity), the
+    share of GPU capacity left unallocated and fragmented, tasks arrived and failed so far."""
+
+    arrived_load: float
+    unallocated_share: float
+    fragmentation_share: float
+    arrived: int
+    failed: int
+
+
+class PolicyReplay(TypedDict):
+    """One policy's replay: its recorded points and the first point at which a task failed to
+    place (None: none failed)."""
+
+    policy: str
+    points: List[ReplayPoint]
+    first_failure: Optional[ReplayPoint]
+
+
+class MigPlacement(TypedDict):
+    """Where :func:`place_mig` puts the instance: node, GPU index and instance index, the GPU's
+    new layout when it is re-partitioned (else None) and how many idle instances that drops."""
+
+    node: str
+    gpu: int
+    instance: int
+    repartition: Optional[List[str]]
+    dropped: int
+
+
+class _MigPlacementResultBase(TypedDict):
+    placement: Optional[MigPlacement]
+    applied: bool
+
+
+class MigPlacementResult(_MigPlacementResultBase, total=False):
+    """:func:`place_mig`'s answer: the placement (None: no GPU admits the profile), whether it
+    was applied and, when it was, the ``workloads`` after it."""
+
+    workloads: List[JsonObject]
 
 
 def policy_names() -> list[str]:
@@ -46,20 +95,25 @@ class GpuReplay(Result):
     first_failure)."""
 
     COLUMNS = POINT_COLUMNS
+    nodes: int
+    gpus: int
+    tasks: int
+    seed: int
+    results: List[PolicyReplay]
 
     @property
     def policies(self) -> list[str]:
         """The policies replayed, in order."""
         return [r["policy"] for r in self.get("results", [])]
 
-    def curve(self, policy: str) -> list[dict[str, Any]]:
+    def curve(self, policy: str) -> list[ReplayPoint]:
         """The recorded points of one policy."""
         for r in self.get("results", []):
             if r["policy"] == policy:
                 return list(r["points"])
         raise KeyError(policy)
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per (policy, arrived load) point of the replay."""
         return [dict(point, policy=r["policy"]) for r in self.get("results", []) for point in r["points"]]
 
@@ -68,9 +122,9 @@ class GpuReplay(Result):
         return (f"{self.get('tasks', 0)} tasks on {self.get('nodes', 0)} nodes ({self.get('gpus', 0)} GPUs), "
                 f"seed {self.get('seed', 0)}")
 
-    def plot(self, ax=None, *, title: Optional[str] = None):
+    def plot(self, ax: Optional[Axes] = None, *, title: Optional[str] = None) -> Axes:
         """Unallocated GPU share (percent) against arrived GPU load (percent of capacity), one
-        line per policy (matplotlib Axes)."""
+        line per policy; returns the matplotlib Axes."""
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -117,6 +171,9 @@ class DefragPlan(Result):
     when applied, ``workloads`` after the plan."""
 
     COLUMNS = PLAN_COLUMNS
+    plan: Optional[JsonObject]
+    applied: bool
+    workloads: List[JsonObject]
 
     @property
     def kind(self) -> Optional[str]:
@@ -128,13 +185,13 @@ class DefragPlan(Result):
         """The plan's cost in GPU-seconds of disruption (0 without a plan)."""
         return float(self["plan"]["cost_gpu_seconds"]) if self.get("plan") else 0.0
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per action of the plan (:data:`PLAN_COLUMNS`): each move, then each run to
         wait for; empty without a plan."""
         plan = self.get("plan")
         if not plan:
             return []
-        rows = [{"action": "move", "workload": m["workload"], "from_node": m["from"], "to_node": m["to"],
+        rows: list[dict[str, object]] = [{"action": "move", "workload": m["workload"], "from_node": m["from"], "to_node": m["to"],
                  "cost_gpu_seconds": m["cost_gpu_seconds"]} for m in plan["moves"]]
         rows += [{"action": "wait", "workload": w, "from_node": plan["node"], "to_node": None,
                   "cost_gpu_seconds": None} for w in plan["wait_for"]]
@@ -144,9 +201,9 @@ class DefragPlan(Result):
         """The plan's one-line summary (``"no plan"`` without one)."""
         return self["plan"]["summary"] if self.get("plan") else "no plan"
 
-    def plot(self, ax=None, *, title: Optional[str] = None):
+    def plot(self, ax: Optional[Axes] = None, *, title: Optional[str] = None) -> Axes:
         """The plan's disruption in GPU-seconds, one bar per workload it moves (a wait: one bar,
-        the request's GPUs x the wait, for the workloads waited for); matplotlib Axes."""
+        the request's GPUs x the wait, for the workloads waited for); returns the matplotlib Axes."""
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -168,30 +225,31 @@ class DefragPlan(Result):
         return ax
 
 
-def _problem(problem: Union[dict, str, "os.PathLike[str]"], apply: Optional[bool]) -> dict:
+def _problem(problem: Problem, apply: Optional[bool]) -> dict[str, object]:
+    doc: dict[str, object]
     if isinstance(problem, dict):
         doc = dict(problem)
     elif isinstance(problem, str) and problem.lstrip().startswith("{"):
         doc = json.loads(problem)
     else:
-        with open(os.fspath(problem), encoding="utf-8") as f:
+        with open(os.fspath(cast("Union[str, os.PathLike[str]]", problem)), encoding="utf-8") as f:
             doc = json.load(f)
     if apply is not None:
         doc["apply"] = bool(apply)
     return doc
 
 
-def place_mig(problem: Union[dict, str, "os.PathLike[str]"], *, apply: Optional[bool] = None) -> dict:
+def place_mig(problem: Problem, *, apply: Optional[bool] = None) -> MigPlacementResult:
     """MIG-aware placement (docs/gpu.md "MIG-aware placement") of one instance of the problem's
     ``request.mig_profile``: a free instance of the profile, else a new one where a MIG GPU's
     layout admits it under NVIDIA's rules, re-partitioning that GPU. ``problem`` is a problem
     document as :func:`defrag` reads it. Returns ``{"placement": {"node", "gpu", "instance",
     "repartition", "dropped"} | None, "applied"}`` (and ``workloads`` with ``apply=True``).
     Bad input raises :class:`budcore.ValidationError` naming the field."""
-    return _place_mig(json.dumps(_problem(problem, apply)))
+    return cast(MigPlacementResult, _place_mig(json.dumps(_problem(problem, apply))))
 
 
-def defrag(problem: Union[dict, str, "os.PathLike[str]"], *, apply: Optional[bool] = None) -> DefragPlan:
+def defrag(problem: Problem, *, apply: Optional[bool] = None) -> DefragPlan:
     """The cheapest plan that makes a pending request fit (docs/gpu.md "Defragmentation plans").
 
     ``problem`` is the problem document as a dict, its JSON text, or a path to it: ``nodes``,

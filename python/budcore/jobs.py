@@ -6,7 +6,7 @@
 The same objects are also at the top level (``budcore.Job``, ``budcore.Quantity``, ``budcore.Money``).
 """
 
-from typing import Any
+from typing import Mapping
 
 from ._core import Job, Money, Quantity, StoredJob
 from .results import html_record
@@ -19,16 +19,16 @@ _JOB_FIELDS = ("name", "status", "job_type", "priority", "gpu_count", "gpu_type"
                "project_id", "pipeline_id", "created_at", "id")
 
 
-def _job_html(doc: dict, caption: str) -> str:
+def _job_html(doc: Mapping[str, object], caption: str) -> str:
     return html_record([(k, doc.get(k)) for k in _JOB_FIELDS], caption)
 
 
-def _job_repr_html(self: Any) -> str:
+def _job_repr_html(self: Job) -> str:
     doc = self.to_dict()
     return _job_html(doc, f"job {doc.get('name', '')}")
 
 
-def _stored_job_repr_html(self: Any) -> str:
+def _stored_job_repr_html(self: StoredJob) -> str:
     rec = self.to_dict()
     doc = rec.get("job", {})
     key = rec.get("idempotency_key")
@@ -38,5 +38,6 @@ def _stored_job_repr_html(self: Any) -> str:
 
 # The classes come from the extension module; their rich display is written here, beside the
 # other HTML views, rather than as HTML strings in C++.
-Job._repr_html_ = _job_repr_html  # type: ignore[attr-defined]
-StoredJob._repr_html_ = _stored_job_repr_html  # type: ignore[attr-defined]
+# (setattr: type checkers see the classes' methods as read-only.)
+setattr(Job, "_repr_html_", _job_repr_html)
+setattr(StoredJob, "_repr_html_", _stored_job_repr_html)

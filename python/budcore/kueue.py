@@ -20,26 +20,150 @@ The controller itself runs as ``budcore kueue companion --config FILE``, or from
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Callable, Mapping, Optional, Union
+from typing import Callable, List, Mapping, Optional, TypedDict, Union, cast
 
 from ._core import kueue_companion_decide, kueue_companion_open, kueue_companion_summary
+from .types import Document, ErrorDocument
 
-__all__ = ["Companion", "check_config", "decide"]
+__all__ = ["CheckDecision", "Companion", "CompanionEvent", "ConfigSummary", "ControllerSummary", "Decision",
+           "EstimatesSummary", "LeaderElectionSummary", "Pass", "WorkloadPrice", "WrittenDecision", "check_config",
+           "decide"]
 
-Config = Union[str, Mapping[str, Any]]
+Config = Union[str, Document]
 
 
-def check_config(config: Config, *, base_dir: str = ".") -> dict[str, Any]:
+class ControllerSummary(TypedDict):
+    """A controller of the configuration: its name and the checks it answers."""
+
+    name: str
+    checks: List[str]
+
+
+class EstimatesSummary(TypedDict):
+    """Whether the companion writes start estimates, how often and with how many writers."""
+
+    enabled: bool
+    refresh_seconds: int
+    writers: int
+
+
+class LeaderElectionSummary(TypedDict):
+    """The Lease the replicas elect a leader with, and its timings."""
+
+    lease_name: str
+    namespace: str
+    identity: str
+    lease_duration_seconds: int
+    renew_deadline_seconds: int
+    retry_period_seconds: int
+
+
+class _ConfigSummaryBase(TypedDict):
+    controllers: List[ControllerSummary]
+    cluster_queues: List[str]
+    tenants: int
+    budgets: List[str]
+    currency: str
+    estimates: EstimatesSummary
+
+
+class ConfigSummary(_ConfigSummaryBase, total=False):
+    """:func:`check_config`: what a valid configuration holds (``tenants`` counts its rules);
+    ``leader_election`` when it has one."""
+
+    leader_election: LeaderElectionSummary
+
+
+class _CheckDecisionBase(TypedDict):
+    check: str
+    state: str
+    message: str
+
+
+class CheckDecision(_CheckDecisionBase, total=False):
+    """One check's answer: ``state`` is ``Ready``, ``Retry`` or ``Rejected``; a Retry has
+    ``requeue_after_seconds``; ``estimate``, ``tenant_id`` and ``budget`` when known."""
+
+    requeue_after_seconds: int
+    estimate: str
+    tenant_id: str
+    budget: str
+
+
+class WorkloadPrice(TypedDict):
+    """What a Workload costs: ``total`` (an amount with its currency), the duration priced and
+    where it came from, and the priced lines as text."""
+
+    total: str
+    duration_seconds: int
+    duration_source: str
+    lines: List[str]
+
+
+class _DecisionBase(TypedDict):
+    budget: CheckDecision
+    window: CheckDecision
+
+
+class Decision(_DecisionBase, total=False):
+    """:func:`decide`: the budget and window checks of one Workload, its ``tenant_id`` when a rule
+    names it, and its ``price`` (or ``price_error`` when it cannot be priced)."""
+
+    tenant_id: str
+    price: WorkloadPrice
+    price_error: ErrorDocument
+
+
+class WrittenDecision(CheckDecision):
+    """A decision the controller wrote: the Workload (``namespace/name``) and its AdmissionCheck."""
+
+    workload: str
+    admission_check: str
+
+
+class _PassBase(TypedDict):
+    leader: bool
+    admission_checks: List[str]
+    written: List[WrittenDecision]
+    retrying: List[ErrorDocument]
+
+
+class Pass(_PassBase, total=False):
+    """:meth:`Companion.sync_once`: whether this replica led, the AdmissionChecks it marked
+    Active, the decisions it wrote and the errors it will retry; ``identity`` with leader
+    election."""
+
+    identity: str
+
+
+class CompanionEvent(TypedDict, total=False):
+    """What :meth:`Companion.run` passes ``on_event``: ``event`` is ``"decision"`` (with a
+    :class:`WrittenDecision`'s keys) or ``"retrying"`` (with the ``error``)."""
+
+    event: str
+    check: str
+    state: str
+    message: str
+    requeue_after_seconds: int
+    estimate: str
+    tenant_id: str
+    budget: str
+    workload: str
+    admission_check: str
+    error: ErrorDocument
+
+
+def check_config(config: Config, *, base_dir: str = ".") -> ConfigSummary:
     """Validates a companion configuration (YAML/JSON text or a dict; file names in it are
     relative to ``base_dir``) and returns its summary: ``controllers`` (name and checks),
     ``cluster_queues``, ``tenants`` (how many rules), ``budgets`` (names) and ``currency``.
     An invalid one raises ValidationError naming the field."""
-    return kueue_companion_summary(config if isinstance(config, str) else dict(config), base_dir)
+    return cast(ConfigSummary, kueue_companion_summary(config if isinstance(config, str) else dict(config), base_dir))
 
 
-def decide(config: Config, workload: Mapping[str, Any], *, spent: Optional[Mapping[str, str]] = None,
+def decide(config: Config, workload: Document, *, spent: Optional[Mapping[str, str]] = None,
            now: Union[str, _dt.datetime, None] = None, owner_annotations: Optional[Mapping[str, str]] = None,
-           base_dir: str = ".") -> dict[str, Any]:
+           base_dir: str = ".") -> Decision:
     """The budget and window checks for one Workload (a ``kueue.x-k8s.io`` Workload object as a
     dict). ``spent`` is each budget's spend so far in its period (``{"team-a": "12.00 USD"}``),
     ``now`` the time of the decision (RFC 3339 text or an aware datetime; default: now, UTC).
@@ -52,12 +176,12 @@ def decide(config: Config, workload: Mapping[str, Any], *, spent: Optional[Mappi
         if now.tzinfo is None:
             raise ValueError("now: a datetime with a time zone (naive times are ambiguous)")
         now = now.astimezone(_dt.timezone.utc).isoformat().replace("+00:00", "Z")
-    request: dict[str, Any] = {"workload": dict(workload), "now": now}
+    request: dict[str, object] = {"workload": dict(workload), "now": now}
     if spent is not None:
         request["spent"] = dict(spent)
     if owner_annotations is not None:
         request["owner_annotations"] = dict(owner_annotations)
-    return kueue_companion_decide(config if isinstance(config, str) else dict(config), request, base_dir)
+    return cast(Decision, kueue_companion_decide(config if isinstance(config, str) else dict(config), request, base_dir))
 
 
 class Companion:
@@ -74,21 +198,21 @@ class Companion:
         self._handle = kueue_companion_open(config if isinstance(config, str) else dict(config),
                                             kubeconfig or "", store or "", base_dir)
 
-    def sync_once(self) -> dict[str, Any]:
+    def sync_once(self) -> Pass:
         """One pass (``--once``): with leader election one attempt at the Lease, then the
         AdmissionChecks marked Active, every Workload listed, its runs metered and its pending
         checks answered, and the Lease released. Returns ``{"leader", "identity"?,
         "admission_checks", "written", "retrying"}``; ``leader`` is False (and nothing
         written) when another replica holds the Lease."""
-        return self._handle.sync_once()
+        return cast(Pass, self._handle.sync_once())
 
-    def run(self, on_event: Optional[Callable[[dict[str, Any]], Any]] = None) -> None:
+    def run(self, on_event: Optional[Callable[[CompanionEvent], object]] = None) -> None:
         """Runs until ``stop()`` (from another thread), ``on_event`` returning False, or a signal
         (Ctrl-C raises KeyboardInterrupt after the controller has stopped and released its
         Lease; an exception in ``on_event`` stops it the same way). ``on_event`` gets each event:
         ``{"event": "decision", "workload", "admission_check", "state", "message", ...}`` or
         ``{"event": "retrying", "error": {...}}``; a return of None counts as True."""
-        callback = None if on_event is None else (lambda e: on_event(e) is not False)
+        callback = None if on_event is None else (lambda e: on_event(cast(CompanionEvent, e)) is not False)
         self._handle.run(callback)
 
     def stop(self) -> None:

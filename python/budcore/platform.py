@@ -20,21 +20,34 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypedDict, Union, cast, overload
 
-from ._core import StoredJob, platform_open, platform_open_embedded, platform_simulate
+from ._core import PlatformHandle, StoredJob, platform_open, platform_open_embedded, platform_simulate
 from .results import html_table
+from .types import Document, JsonObject, JsonValue
 
 if TYPE_CHECKING:  # names the annotations use
     import uuid
 
+    from pandas import DataFrame
+    from typing_extensions import Unpack
+
     from ._core import Job
+    from .gpu import DefragPlan
+    from .schedule import Timeline
 
 __all__ = [
+    "AuditEntry",
+    "AuditReport",
+    "Caller",
+    "ClusterView",
+    "CompactionReport",
     "Event",
+    "HaStatus",
     "JobTable",
     "PipelineRun",
     "Platform",
+    "RoleBinding",
     "SimulationResult",
     "StoredJobs",
     "simulate",
@@ -42,7 +55,135 @@ __all__ = [
 
 PathLike = Union[str, "os.PathLike[str]"]
 IdLike = Union[str, "uuid.UUID"]  # a tenant, job, run or project id
-JobLike = Union["Job", Mapping[str, Any]]
+JobLike = Union["Job", Document]
+
+
+class Caller(TypedDict, total=False):
+    """Who a :class:`Platform`'s calls act for by default: the tenant, the principal and the
+    request id."""
+
+    tenant: Optional[IdLike]
+    principal: str
+    request_id: str
+
+
+class Lease(TypedDict):
+    """The leader's Lease: holder, epoch, when it expires and the store's clock."""
+
+    holder: str
+    epoch: int
+    expires: str
+    now: str
+
+
+class Replica(TypedDict):
+    """A replica as the election sees it (``renew_us``: its last renewal's round trip)."""
+
+    replica: str
+    role: str
+    epoch: int
+    started: str
+    seen: str
+    renew_us: int
+
+
+class HaStatus(TypedDict):
+    """:meth:`Platform.ha_status`: this replica's role (``single``, ``leader``, ``follower``),
+    the Lease (None without a holder) and the replicas."""
+
+    role: str
+    replica: str
+    epoch: int
+    lease: Optional[Lease]
+    replicas: List[Replica]
+
+
+class QuotaCell(TypedDict):
+    """A resource's use and nominal quota (quantities)."""
+
+    used: str
+    nominal: str
+
+
+class _ClusterViewBase(TypedDict):
+    workloads: List[JsonObject]
+    usage: Dict[str, Dict[str, Dict[str, QuotaCell]]]
+
+
+class ClusterView(_ClusterViewBase, total=False):
+    """What the cluster holds: its ``workloads`` and ``usage`` (cluster queue -> flavor ->
+    resource); with a placement policy ``gpu``, the GPU pools' fragmentation per flavor."""
+
+    gpu: JsonObject
+
+
+class RoleBinding(TypedDict):
+    """A role binding: who, which role, on which project (None: the whole tenant), since when
+    and by whom."""
+
+    principal: str
+    role: str
+    project_id: Optional[str]
+    created_at: str
+    created_by: str
+
+
+class AuditEntry(TypedDict):
+    """An entry of a tenant's audit log, chained by hash to the one before it."""
+
+    seq: int
+    at: str
+    actor: str
+    action: str
+    object_type: str
+    object_id: str
+    request_id: str
+    detail: JsonValue
+    prev_hash: Optional[str]
+    hash: Optional[str]
+
+
+class AuditHead(TypedDict):
+    """A tenant's audit chain head."""
+
+    tenant: str
+    seq: int
+    hash: str
+
+
+class AuditReport(TypedDict):
+    """:meth:`Platform.verify_audit`: ``ok`` with the entries checked, the heads, and what is
+    wrong (``problems``)."""
+
+    ok: bool
+    entries: int
+    unchained: int
+    head_seq: int
+    compacted: int
+    head_hash: str
+    heads: List[AuditHead]
+    problems: List[str]
+
+
+class Checkpoint(TypedDict):
+    """Where compaction cut a tenant's log (``log``: events or audit): the last seq removed and
+    its hash."""
+
+    tenant: str
+    log: str
+    seq: int
+    hash: Optional[str]
+    at: str
+
+
+class CompactionReport(TypedDict):
+    """:meth:`Platform.compact`: how many events, audit entries and usage rows were removed, and
+    the checkpoints written."""
+
+    events_removed: int
+    audit_removed: int
+    usage_removed: int
+    checkpoints: List[Checkpoint]
 
 JOB_COLUMNS = (
     "id", "name", "status", "job_type", "source", "priority", "project_id", "cluster_id",
@@ -50,19 +191,25 @@ JOB_COLUMNS = (
 )
 
 
-class JobTable(Sequence[dict]):
+class JobTable(Sequence[JsonObject]):
     """Job summaries (newest first), as rows; ``to_pandas()`` gives a DataFrame."""
 
-    def __init__(self, rows: list[dict]):
+    def __init__(self, rows: list[JsonObject]) -> None:
         self._rows = rows
 
     def __len__(self) -> int:
         return len(self._rows)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> JsonObject: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[JsonObject]: ...
+
+    def __getitem__(self, i: Union[int, slice]) -> Union[JsonObject, list[JsonObject]]:
         return self._rows[i]
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """The rows as a DataFrame (``created_at``/``updated_at`` as UTC timestamps). Requires pandas."""
         import pandas as pd
 
@@ -81,7 +228,7 @@ class JobTable(Sequence[dict]):
         return f"JobTable({len(self._rows)} jobs)"
 
 
-class StoredJobs(list):
+class StoredJobs(list[StoredJob]):
     """Stored jobs (a list of :class:`budcore.StoredJob`, as :meth:`Platform.submit_batch`
     returns them) that a notebook shows as one table, names first."""
 
@@ -99,12 +246,14 @@ class Event:
     at: str
     type: str
     object_id: str
-    data: dict = field(default_factory=dict)
+    data: JsonObject = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Event":
+    def from_dict(cls, d: Mapping[str, object]) -> "Event":
         """An event from the library's document."""
-        return cls(d["seq"], d["at"], d["type"], d["object_id"], dict(d.get("data") or {}))
+        e = cast(Mapping[str, str], d)
+        return cls(cast(int, d["seq"]), e["at"], e["type"], e["object_id"],
+                   dict(cast(Optional[JsonObject], d.get("data")) or {}))
 
 
 @dataclass(frozen=True)
@@ -117,32 +266,38 @@ class PipelineRun:
     created_at: str
     updated_at: str
     version: int
-    state: dict
+    state: JsonObject
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "PipelineRun":
+    def from_dict(cls, d: Mapping[str, object]) -> "PipelineRun":
         """A run from the library's document."""
-        return cls(d["id"], d["pipeline"], d["status"], d["created_at"], d["updated_at"], d["version"], d["state"])
+        f = cast(Mapping[str, str], d)
+        return cls(f["id"], f["pipeline"], f["status"], f["created_at"], f["updated_at"], cast(int, d["version"]),
+                   cast(JsonObject, d["state"]))
+
+    def _steps(self) -> list[JsonObject]:
+        return cast(List[JsonObject], self.state.get("steps", []))
 
     @property
     def steps(self) -> dict[str, str]:
         """Each step's id and its state (``pending``, ``running``, ``succeeded``, ...)."""
-        return {s["id"]: s["state"] for s in self.state.get("steps", [])}
+        return {cast(str, s["id"]): cast(str, s["state"]) for s in self._steps()}
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """One row per step (id, state, message, outputs). Requires pandas."""
         import pandas as pd
 
-        return pd.DataFrame(self.state.get("steps", []))
+        return pd.DataFrame(self._steps())
 
     def _repr_html_(self) -> str:
-        return html_table(self.state.get("steps", []), ("id", "state", "message", "outputs"),
+        return html_table(self._steps(), ("id", "state", "message", "outputs"),
                           f"pipeline {self.pipeline}: {self.status} (run {self.id})")
 
 
-def _every_page(fetch: Callable[[dict], dict], filters: Mapping[str, Any], limit: Optional[int]) -> list[dict]:
+def _every_page(fetch: Callable[[dict[str, object]], Mapping[str, object]], filters: Mapping[str, object],
+                limit: Optional[int]) -> list[JsonObject]:
     """Every item of a keyset-paged list (pages of 1000 following next_cursor), at most ``limit``."""
-    items: list[dict] = []
+    items: list[JsonObject] = []
     after = ""
     while True:
         query = {k: v for k, v in filters.items() if v is not None}
@@ -150,8 +305,8 @@ def _every_page(fetch: Callable[[dict], dict], filters: Mapping[str, Any], limit
         if after:
             query["after"] = after
         page = fetch(query)
-        items.extend(page["items"])
-        after = page["next_cursor"]
+        items.extend(cast(List[JsonObject], page["items"]))
+        after = cast(str, page["next_cursor"])
         if not after or (limit is not None and len(items) >= limit):
             break
     return items if limit is None else items[:limit]
@@ -162,14 +317,15 @@ class Platform:
     with :meth:`embedded`; every call acts for ``tenant`` (a UUID) unless one is passed. A context
     manager: ``with Platform.embedded(dir, tenant=t) as p: ...``. Thread-safe."""
 
-    def __init__(self, handle, *, tenant: Optional[IdLike] = None, principal: str = "", request_id: str = ""):
+    def __init__(self, handle: PlatformHandle, *, tenant: Optional[IdLike] = None, principal: str = "",
+                 request_id: str = "") -> None:
         self._h = handle
         self.tenant = None if tenant is None else str(tenant)
         self.principal = principal
         self.request_id = request_id
 
     @classmethod
-    def open(cls, config: Union[Mapping[str, Any], str, PathLike], **caller: Any) -> "Platform":
+    def open(cls, config: Union[Document, str, PathLike], **caller: Unpack[Caller]) -> "Platform":
         """Opens a platform from a config (a dict, YAML/JSON text or a file path); ``caller`` sets
         the default tenant, principal and request id of every call."""
         if isinstance(config, Mapping):
@@ -181,7 +337,7 @@ class Platform:
         return cls(platform_open(text), **caller)
 
     @classmethod
-    def embedded(cls, directory: PathLike, **caller: Any) -> "Platform":
+    def embedded(cls, directory: PathLike, **caller: Unpack[Caller]) -> "Platform":
         """The embedded default in ``directory``: SQLite, the simulated cluster, a virtual clock."""
         os.makedirs(directory, exist_ok=True)
         return cls(platform_open_embedded(os.fspath(directory)), **caller)
@@ -190,7 +346,7 @@ class Platform:
     def __enter__(self) -> "Platform":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -216,7 +372,8 @@ class Platform:
     # -- jobs ----------------------------------------------------------------------------------
     def submit(self, job: JobLike, *, idempotency_key: Optional[str] = None, tenant: Optional[IdLike] = None) -> StoredJob:
         """Validate, store (QUEUED) and hand a job (budcore.Job or dict) to the cluster."""
-        return self._h.submit(*self._who(tenant), job, idempotency_key)
+        # The extension converts a dict; its stub names it dict[str, Any].
+        return self._h.submit(*self._who(tenant), cast("Union[Job, dict[str, object]]", job), idempotency_key)
 
     def submit_batch(self, jobs: Sequence[Union[JobLike, tuple[JobLike, Optional[str]]]], *, tenant: Optional[IdLike] = None) -> StoredJobs:
         """Many jobs in one transaction: each a job or a (job, idempotency_key) tuple. Returns
@@ -243,7 +400,7 @@ class Platform:
         """Preempts a running job: it goes back to the queue with its full duration."""
         return self._h.act(*self._who(tenant), "preempt", id, reason)
 
-    def jobs(self, *, tenant: Optional[IdLike] = None, limit: Optional[int] = None, **filters: Any) -> JobTable:
+    def jobs(self, *, tenant: Optional[IdLike] = None, limit: Optional[int] = None, **filters: object) -> JobTable:
         """Every job matching the filters (status, project_id, pipeline_id, job_type, source,
         created_from, created_to), newest first, as a :class:`JobTable`."""
         who = self._who(tenant)
@@ -275,7 +432,7 @@ class Platform:
         return Timeline._of(self._h.schedule(*self._who(tenant)))
 
     # -- pipelines -----------------------------------------------------------------------------
-    def run_pipeline(self, document: Mapping[str, Any], params: Optional[Mapping[str, Any]] = None, *,
+    def run_pipeline(self, document: Document, params: Optional[Document] = None, *,
                      tenant: Optional[IdLike] = None) -> PipelineRun:
         """Starts a run of a pipeline document with ``params``; its JOB steps become platform jobs."""
         return PipelineRun.from_dict(self._h.run_pipeline(*self._who(tenant), dict(document),
@@ -303,22 +460,22 @@ class Platform:
         """Prometheus text exposition of the platform's metrics."""
         return self._h.metrics()
 
-    def ha_status(self) -> dict:
+    def ha_status(self) -> HaStatus:
         """This replica's view of the election (docs/ha.md): {'role': 'single' | 'leader' |
         'follower', 'replica', 'epoch', 'lease', 'replicas'}."""
-        return self._h.ha_status()
+        return cast(HaStatus, self._h.ha_status())
 
-    def cluster(self, *, tenant: Optional[IdLike] = None) -> dict:
+    def cluster(self, *, tenant: Optional[IdLike] = None) -> ClusterView:
         """What the cluster holds ({'workloads', 'usage'}), and with a placement policy its GPU
         pools' fragmentation ('gpu': per flavor, see docs/gpu.md), as the caller sees it: the
         tenant's runs by job id, other tenants' runs named ``[hidden <token>]`` with no tenant
         and no message (a platform admin sees every run). Needs the ``list`` right on jobs."""
-        return self._h.cluster_view(*self._who(tenant))
+        return cast(ClusterView, self._h.cluster_view(*self._who(tenant)))
 
-    def cluster_all(self) -> dict:
+    def cluster_all(self) -> ClusterView:
         """The operator's view of :meth:`cluster`: every tenant's runs by job id, no caller
         checked. For tools that hold the platform's configuration, not for tenants' code."""
-        return self._h.cluster()
+        return cast(ClusterView, self._h.cluster())
 
     def gpu_defrag(self, id: IdLike, *, tenant: Optional[IdLike] = None) -> "DefragPlan":
         """The cheapest defragmentation plan for one of the tenant's jobs that the quota admitted
@@ -329,7 +486,7 @@ class Platform:
         from .gpu import DefragPlan
         return DefragPlan(self._h.gpu_defrag(*self._who(tenant), id))
 
-    def gpu_defrag_apply(self, id: IdLike, plan: Optional[Mapping[str, Any]] = None, *, tenant: Optional[IdLike] = None) -> "DefragPlan":
+    def gpu_defrag_apply(self, id: IdLike, plan: Optional[Document] = None, *, tenant: Optional[IdLike] = None) -> DefragPlan:
         """Applies the defragmentation plan for one of the tenant's jobs that waits for
         placement: the runs it moves are evicted and placed where it names (keeping their
         quota), a MIG GPU it names is re-partitioned, and the job starts. ``plan`` is what
@@ -339,48 +496,49 @@ class Platform:
         from .gpu import DefragPlan
         if isinstance(plan, DefragPlan):
             plan = dict(plan)
-        return DefragPlan(self._h.gpu_defrag_apply(*self._who(tenant), id, plan))
+        # The extension converts a dict (a DefragPlan is one); its stub names it dict[str, Any].
+        return DefragPlan(self._h.gpu_defrag_apply(*self._who(tenant), id, cast("Optional[dict[str, object]]", plan)))
 
     def check(self) -> None:
         """Raises budcore.InternalError naming what differs when a crash-safety invariant fails."""
         self._h.check()
 
     # -- security (docs/security.md) -----------------------------------------------------------
-    def bind_role(self, principal: str, role: str, *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> dict:
+    def bind_role(self, principal: str, role: str, *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> RoleBinding:
         """Grants ``role`` (viewer, editor, admin, tenant-admin, platform-admin) to ``principal``
         ("user:NAME" or "sa:NAME") on ``project`` (a UUID) or the whole tenant. Needs
         tenant-admin (platform-admin for platform-admin). Returns the binding record."""
         binding = {"principal": principal, "role": role, "project_id": None if project is None else str(project)}
-        return self._h.bind_role(*self._who(tenant), binding, True)
+        return cast(RoleBinding, self._h.bind_role(*self._who(tenant), binding, True))
 
     def unbind_role(self, principal: str, role: str, *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> None:
         """Revokes a binding (budcore.NotFoundError when there is none)."""
         binding = {"principal": principal, "role": role, "project_id": None if project is None else str(project)}
         self._h.bind_role(*self._who(tenant), binding, False)
 
-    def role_bindings(self, principal: Optional[str] = None, *, tenant: Optional[IdLike] = None) -> list[dict]:
+    def role_bindings(self, principal: Optional[str] = None, *, tenant: Optional[IdLike] = None) -> list[RoleBinding]:
         """The tenant's role bindings (of one principal when given); tenant admins."""
-        return self._h.role_bindings(*self._who(tenant), principal)["items"]
+        return cast(List[RoleBinding], self._h.role_bindings(*self._who(tenant), principal)["items"])
 
-    def audit(self, *, tenant: Optional[IdLike] = None, limit: Optional[int] = None, **query: Any) -> list[dict]:
+    def audit(self, *, tenant: Optional[IdLike] = None, limit: Optional[int] = None, **query: object) -> list[AuditEntry]:
         """The tenant's audit log, oldest first (tenant admins): every entry matching ``actor``,
         ``object_type``, ``object_id``, ``from``/``to`` (RFC 3339), each with its ``hash``."""
         who = self._who(tenant)
-        return _every_page(lambda q: self._h.audit(*who, q), query, limit)
+        return cast(List[AuditEntry], _every_page(lambda q: self._h.audit(*who, q), query, limit))
 
-    def verify_audit(self, *, tenant: Optional[IdLike] = None, anchors: Optional[list[str]] = None) -> dict:
+    def verify_audit(self, *, tenant: Optional[IdLike] = None, anchors: Optional[list[str]] = None) -> AuditReport:
         """Checks every tenant's audit chain and head (platform admins): {'ok', 'entries',
         'head_hash', 'heads', 'problems', ...}; a broken chain is ok False, not an exception.
         ``anchors``: entry hashes kept outside the store (heads published earlier, as
         ``security.audit_anchor`` does); each must still be chained, else it is a problem."""
-        return self._h.verify_audit(*self._who(tenant), list(anchors or []))
+        return cast(AuditReport, self._h.verify_audit(*self._who(tenant), list(anchors or [])))
 
-    def compact(self, *, tenant: Optional[IdLike] = None) -> dict:
+    def compact(self, *, tenant: Optional[IdLike] = None) -> CompactionReport:
         """Compacts the store now by the config's ``retention`` (platform admins; the leader also
         does it every ``retention.interval_seconds``): {'events_removed', 'audit_removed',
         'usage_removed', 'checkpoints': [{'tenant', 'log', 'seq', 'hash', 'at'}]}. A watch from
         before a tenant's event checkpoint then raises :class:`budcore.GoneError`."""
-        return self._h.compact(*self._who(tenant))
+        return cast(CompactionReport, self._h.compact(*self._who(tenant)))
 
     def __repr__(self) -> str:
         return f"Platform(tenant={self.tenant!r}, closed={self.closed})"
@@ -390,21 +548,21 @@ class SimulationResult:
     """A what-if scenario's outcome: ``jobs`` (rows), ``log`` (what happened), ``table`` (the
     text table), ``pipelines``, ``metrics``; ``to_pandas()`` gives the jobs as a DataFrame."""
 
-    def __init__(self, d: Mapping[str, Any]):
+    def __init__(self, d: Mapping[str, object]) -> None:
         self._d = dict(d)
-        self.jobs: list[dict] = self._d["jobs"]
-        self.log: list[str] = self._d["log"]
-        self.table: str = self._d["table"]
-        self.pipelines: list[dict] = self._d["pipelines"]
-        self.metrics: str = self._d["metrics"]
-        self.start: str = self._d["start"]
-        self.end: str = self._d["end"]
+        self.jobs: list[JsonObject] = cast(List[JsonObject], self._d["jobs"])
+        self.log: list[str] = cast(List[str], self._d["log"])
+        self.table: str = cast(str, self._d["table"])
+        self.pipelines: list[JsonObject] = cast(List[JsonObject], self._d["pipelines"])
+        self.metrics: str = cast(str, self._d["metrics"])
+        self.start: str = cast(str, self._d["start"])
+        self.end: str = cast(str, self._d["end"])
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """The simulation's document as the library wrote it."""
         return dict(self._d)
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """One row per job of the scenario. Requires pandas."""
         import pandas as pd
 
@@ -421,7 +579,7 @@ class SimulationResult:
         return f"SimulationResult({len(self.jobs)} jobs, {self.start} .. {self.end})"
 
 
-def simulate(scenario: Union[Mapping[str, Any], str, PathLike]) -> SimulationResult:
+def simulate(scenario: Union[Document, str, PathLike]) -> SimulationResult:
     """Runs a scenario (a dict, YAML/JSON text or a file; docs/platform.md "Scenarios") to
     completion on a virtual clock."""
     base = ""

@@ -10,16 +10,23 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import AdmissionEngine, Quantity, QuotaConfig, ValidationError, load_document
 from ._core import quota_simulate as _quota_simulate
 from .results import QuotaSimulation
+from .types import Document
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
 
 __all__ = [
     "AdmissionEngine",
+    "PodSet",
     "QuotaConfig",
     "USAGE_COLUMNS",
+    "UsageRow",
+    "Workload",
     "config",
     "load",
     "load_kueue",
@@ -35,8 +42,37 @@ _VIEWS = ("cluster_queue", "cohort", "local_queue")
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+#: A row of :func:`usage_table`: the view's node (``cluster_queue``, ``cohort`` or
+#: ``local_queue``), ``flavor`` and ``resource`` names, then the amounts (float units or int
+#: milli-units).
+UsageRow = Dict[str, Union[str, float, int]]
 
-def config(data: Optional[Mapping[str, Any]] = None, **sections: Any) -> QuotaConfig:
+
+class _PodSetBase(TypedDict):
+    name: str
+    count: int
+    requests: Dict[str, Union[str, int]]
+
+
+class PodSet(_PodSetBase, total=False):
+    """A pod set of a workload: ``count`` pods, each requesting ``requests`` (quantities);
+    ``min_count`` for partial admission."""
+
+    min_count: int
+
+
+class Workload(TypedDict):
+    """A workload in the contract-2 shape, as :func:`workload` builds it."""
+
+    name: str
+    namespace: str
+    queue: str
+    priority: int
+    creation_seq: int
+    pod_sets: List[PodSet]
+
+
+def config(data: Optional[Document] = None, **sections: object) -> QuotaConfig:
     """A validated QuotaConfig from a dict and/or keyword sections.
 
     ``config(cluster_queues=[...], resource_flavors=[...])`` is the same as
@@ -71,9 +107,9 @@ def workload(
     priority: int = 0,
     creation_seq: int = 0,
     pod_set: str = "main",
-) -> dict[str, Any]:
+) -> Workload:
     """A one-pod-set workload dict in the contract-2 shape (requests are per pod)."""
-    ps: dict[str, Any] = {
+    ps: PodSet = {
         "name": pod_set,
         "count": count,
         "requests": {k: v.format if isinstance(v, Quantity) else v for k, v in requests.items()},
@@ -91,10 +127,10 @@ def workload(
 
 
 def simulate(
-    scenario: Union[Mapping[str, Any], str, "os.PathLike[str]", None] = None,
+    scenario: Union[Document, str, "os.PathLike[str]", None] = None,
     *,
     config: Optional[QuotaConfig] = None,
-    workloads: Optional[Sequence[Mapping[str, Any]]] = None,
+    workloads: Optional[Sequence[Document]] = None,
     cycles: Union[int, str, None] = None,
     fair_sharing: Optional[bool] = None,
 ) -> QuotaSimulation:
@@ -106,7 +142,7 @@ def simulate(
     scenario's. Returns ``{"admitted", "preempted", "pending", "usage", "cycles_run"}``. The
     simulation runs without the GIL.
     """
-    doc: dict[str, Any]
+    doc: dict[str, object]
     if scenario is None:
         doc = {}
     elif isinstance(scenario, Mapping):
@@ -136,11 +172,11 @@ def _units(milli: int) -> float:
 
 
 def usage_table(
-    source: Union[AdmissionEngine, Mapping[str, Any]],
+    source: Union[AdmissionEngine, Document],
     view: str = "cluster_queue",
     *,
     unit: str = "units",
-) -> list[dict[str, Any]]:
+) -> list[UsageRow]:
     """Usage as a list of flat rows (dicts), one per (node, flavor, resource).
 
     ``source`` is an AdmissionEngine (rows carry nominal, used, borrowed, lent and available
@@ -150,7 +186,7 @@ def usage_table(
     """
     if unit not in ("units", "milli"):
         raise ValueError(f"unit must be 'units' or 'milli', not {unit!r}")
-    conv = _units if unit == "units" else int
+    conv: Callable[[int], Union[float, int]] = _units if unit == "units" else int
     if isinstance(source, AdmissionEngine):
         if view not in _VIEWS:
             raise ValueError(f"view must be one of {_VIEWS}, not {view!r}")
@@ -161,8 +197,9 @@ def usage_table(
     if isinstance(source, Mapping) and "usage" in source:
         if view != "cluster_queue":
             raise ValueError("a simulate() result only has the cluster_queue view")
-        rows = []
-        for cq, flavors in source["usage"].items():
+        rows: list[UsageRow] = []
+        usage = cast(Mapping[str, Mapping[str, Mapping[str, str]]], source["usage"])  # queue -> flavor -> resource
+        for cq, flavors in usage.items():
             for flavor, resources in flavors.items():
                 for resource, used in resources.items():
                     nano = Quantity(used).nano
@@ -173,11 +210,11 @@ def usage_table(
 
 
 def usage_frame(
-    source: Union[AdmissionEngine, Mapping[str, Any]],
+    source: Union[AdmissionEngine, Document],
     view: str = "cluster_queue",
     *,
     unit: str = "units",
-) -> Any:
+) -> DataFrame:
     """:func:`usage_table` as a pandas DataFrame (columns: the view's node, flavor, resource,
     then the amounts). Requires pandas (``pip install budcore[pandas]``)."""
     try:

@@ -14,12 +14,17 @@ notebook displays it. pandas is imported only by ``to_pandas()``.
 from __future__ import annotations
 
 import html
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Mapping, Sequence, TypedDict, cast
 
-__all__ = ["JobPage", "Plan", "QuotaSimulation", "Result", "RunResult", "html_table", "html_record"]
+from .types import JsonObject
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
+
+__all__ = ["Admission", "JobPage", "Plan", "QuotaSimulation", "Result", "RunResult", "html_table", "html_record"]
 
 
-def html_table(rows: list[dict], columns: tuple[str, ...], caption: str = "", limit: int = 50) -> str:
+def html_table(rows: Sequence[Mapping[str, object]], columns: tuple[str, ...], caption: str = "", limit: int = 50) -> str:
     """An HTML table of ``rows`` (the first ``limit``), every cell escaped."""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join(
@@ -30,7 +35,7 @@ def html_table(rows: list[dict], columns: tuple[str, ...], caption: str = "", li
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
 
 
-def html_record(fields: list[tuple[str, Any]], caption: str = "") -> str:
+def html_record(fields: list[tuple[str, object]], caption: str = "") -> str:
     """A two-column HTML table of (field, value) pairs, every cell escaped; empty values left out."""
     body = "".join(f"<tr><th style=\"text-align:left\">{html.escape(k)}</th><td>{html.escape(_cell(v))}</td></tr>"
                    for k, v in fields if v not in (None, "", [], {}))
@@ -38,7 +43,7 @@ def html_record(fields: list[tuple[str, Any]], caption: str = "") -> str:
     return f"<table>{cap}<tbody>{body}</tbody></table>"
 
 
-def _cell(v: Any) -> str:
+def _cell(v: object) -> str:
     if v is None:
         return ""
     if isinstance(v, dict):
@@ -48,7 +53,10 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-class Result(dict):
+# The values' types depend on the result and its key, and attribute access is dynamic: the
+# mapping's values are typed Any. Each subclass declares its keys' types as attributes, which
+# is what attribute access (plan.order) reads.
+class Result(dict[str, Any]):
     """A library result: the dict, plus attribute access, rows(), to_pandas() and an HTML view."""
 
     COLUMNS: ClassVar[tuple[str, ...]] = ()
@@ -59,11 +67,11 @@ class Result(dict):
         except KeyError:
             raise AttributeError(f"{type(self).__name__} has no {name!r}") from None
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per row of the result (see COLUMNS)."""
         raise NotImplementedError
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """The rows as a pandas DataFrame with COLUMNS."""
         import pandas as pd
 
@@ -84,8 +92,13 @@ class Plan(Result):
     """A pipeline plan (contract 3): order, levels, critical_path, critical_path_seconds, job_steps."""
 
     COLUMNS = ("step", "level", "on_critical_path", "job_step")
+    order: List[str]
+    levels: List[List[str]]
+    critical_path: List[str]
+    critical_path_seconds: float
+    job_steps: List[str]
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per step: level, on_critical_path, job_step."""
         level = {s: i for i, steps in enumerate(self.get("levels", [])) for s in steps}
         critical, jobs = set(self.get("critical_path", [])), set(self.get("job_steps", []))
@@ -101,8 +114,16 @@ class RunResult(Result):
     """A rehearsed pipeline run: status, done, elapsed_seconds, failure_reason, steps, outputs, ..."""
 
     COLUMNS = ("step", "status", "outputs")
+    status: str
+    done: bool
+    elapsed_seconds: float
+    failure_reason: str
+    steps: Dict[str, str]
+    outputs: JsonObject
+    messages: Dict[str, str]
+    transitions: List[JsonObject]
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per step: its status and outputs."""
         outputs = self.get("outputs", {})
         return [{"step": s, "status": st, "outputs": outputs.get(s)} for s, st in self.get("steps", {}).items()]
@@ -112,12 +133,30 @@ class RunResult(Result):
         return f"run {self.get('status', '')} after {self.get('elapsed_seconds', 0)} s"
 
 
+class _AdmissionBase(TypedDict):
+    cluster_queue: str
+    flavors: Dict[str, Dict[str, str]]
+    borrowing: bool
+
+
+class Admission(_AdmissionBase, total=False):
+    """An admitted workload of a :class:`QuotaSimulation`: its cluster queue, the flavor of each
+    pod set's resources, whether it borrows, and (partial admission) each pod set's count."""
+
+    count: Dict[str, int]
+
+
 class QuotaSimulation(Result):
     """A `quota simulate` outcome (contract 2): admitted, preempted, pending, usage, cycles_run."""
 
     COLUMNS = ("workload", "state", "cluster_queue", "flavors", "borrowing", "reason")
+    admitted: Dict[str, Admission]
+    preempted: List[str]
+    pending: Dict[str, str]
+    usage: Dict[str, Dict[str, Dict[str, str]]]
+    cycles_run: int
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per workload: admitted, preempted or pending, with its queue, flavors and reason."""
         out = [
             {"workload": name, "state": "admitted", "cluster_queue": a.get("cluster_queue"),
@@ -140,16 +179,18 @@ class JobPage(Result):
     """One page of a store's jobs: ``jobs`` (the "items"), ``next_cursor`` ("" on the last page)."""
 
     COLUMNS = ("id", "name", "status", "job_type", "priority", "gpu_type", "gpu_count", "created_at", "version")
+    next_cursor: str  # (``items`` is the dict method: the page's jobs are ``jobs``)
 
     @property
-    def jobs(self) -> list[dict]:
+    def jobs(self) -> list[JsonObject]:
         """The page's job records (the document's ``items``)."""
-        return self.get("items", [])
+        items: list[JsonObject] = self.get("items", [])
+        return items
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One flat dict per job (its fields and the record's version)."""
-        return [dict(item.get("job", item), version=item.get("version")) if "job" in item else item
-                for item in self.jobs]
+        return [dict(cast(JsonObject, item["job"]), version=item.get("version")) if "job" in item
+                else cast(Dict[str, object], item) for item in self.jobs]
 
     def caption(self) -> str:
         """The job count, and whether a next page follows."""

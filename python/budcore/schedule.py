@@ -20,14 +20,145 @@ import datetime as _dt
 import html as _html
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import ScheduleSnapshot, ScheduleTimeline, ValidationError, load_document
 from ._core import schedule_replay as _replay
 from .results import html_record
+from .types import Document
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from pandas import DataFrame
 
 __all__ = ["ScheduleSnapshot", "ScheduleTimeline", "ScheduledJob", "ScheduledJobs", "Timeline", "estimate", "replay",
-           "format_clock", "format_offset", "has_clock", "JOB_COLUMNS"]
+           "format_clock", "format_offset", "has_clock", "JOB_COLUMNS", "Lane", "LaneBlock", "ReplayReport",
+           "ScheduleResult", "TimelineJob", "UtilizationStep", "WaitReason"]
+
+#: A job's flavors: pod set -> resource -> flavor name.
+Flavors = Dict[str, Dict[str, str]]
+
+
+class WaitReason(TypedDict):
+    """Why a queued job waits: ``reason`` (``quota``, ``dependency``, ``window``, ``placement``)
+    and the ``detail`` people read."""
+
+    reason: str
+    detail: str
+
+
+class _TimelineJobBase(TypedDict):
+    name: str
+    cluster_queue: str
+    flavors: Flavors
+    estimated_start: float
+    estimated_end: float
+    deadline_met: Optional[bool]
+    preempted_at: List[float]
+
+
+class TimelineJob(_TimelineJobBase, total=False):
+    """A job of a :class:`ScheduleResult` (times in seconds since the epoch); the result with
+    details also has ``wait``, ``running``, ``finished``, ``pipeline``, ``label`` and ``gpus``
+    (GPU resource -> count)."""
+
+    wait: Optional[WaitReason]
+    running: bool
+    finished: bool
+    pipeline: Optional[str]
+    label: str
+    gpus: Dict[str, int]
+
+
+class UtilizationStep(TypedDict):
+    """A queue's usage of one flavor's resource from ``at`` on (``used`` a quantity)."""
+
+    at: float
+    cluster_queue: str
+    flavor: str
+    resource: str
+    used: str
+
+
+class _ScheduleResultBase(TypedDict):
+    jobs: List[TimelineJob]
+    never: Dict[str, str]
+    makespan: float
+
+
+class ScheduleResult(_ScheduleResultBase, total=False):
+    """The contract-6 output: ``jobs``, ``never`` (job -> why) and ``makespan`` (seconds); with
+    details also ``now``, ``warnings`` and ``utilization``."""
+
+    now: float
+    warnings: List[str]
+    utilization: List[UtilizationStep]
+
+
+class LaneBlock(TypedDict):
+    """A job's block on a device lane (seconds since the epoch; ``estimated`` until it starts)."""
+
+    job: str
+    start: float
+    end: float
+    estimated: bool
+
+
+class Lane(TypedDict):
+    """A device lane (a GPU, a MIG slice, a CPU pool) and the job blocks on it."""
+
+    name: str
+    flavor: str
+    resource: str
+    blocks: List[LaneBlock]
+
+
+class _QueueClass(TypedDict):
+    usage_percent: float
+    cpu_used_milli_ms: int
+    nominal_milli: int
+
+
+class QueueClassReport(_QueueClass, total=False):
+    """A cluster-queue class of the replay: its usage and, when the config has them, the
+    threshold (``min_expected``) and Kueue's own mean (``kueue_mean``)."""
+
+    min_expected: float
+    kueue_mean: float
+
+
+class _WorkloadClass(TypedDict):
+    count: int
+    avg_time_to_admission_ms: int
+    avg_time_to_finish_ms: int
+    evictions: int
+
+
+class WorkloadClassReport(_WorkloadClass, total=False):
+    """A workload class of the replay: how many, their mean times and evictions, and when the
+    config has them the threshold (``max_expected``) and Kueue's own mean (``kueue_mean``)."""
+
+    max_expected: float
+    kueue_mean: float
+
+
+class _ReplayReportBase(TypedDict):
+    name: str
+    workloads: int
+    cluster_queues: int
+    virtual_elapsed_ms: int
+    wall_ms: float
+    cluster_queue_classes: Dict[str, QueueClassReport]
+    workload_classes: Dict[str, WorkloadClassReport]
+    passed: bool
+    failures: List[str]
+
+
+class ReplayReport(_ReplayReportBase, total=False):
+    """:func:`replay`: the run's metrics per class against the checker's thresholds, ``passed``
+    and the ``failures``; ``kueue_wall_ms_mean`` when the config has it."""
+
+    kueue_wall_ms_mean: float
 
 #: The earliest ``now`` read as a clock time (2000-01-01 UTC): a scenario without ``now`` starts
 #: at the epoch, and its times are offsets, not dates.
@@ -111,17 +242,17 @@ class ScheduledJob:
 
     name: str
     cluster_queue: str
-    flavors: dict
+    flavors: Flavors
     start: float
     end: float
     deadline_met: Optional[bool]
-    preempted_at: list
+    preempted_at: List[float]
     wait: Optional[str] = None          # "quota", "dependency", "window", "placement" or None
     wait_detail: str = ""
     running: bool = False               # already running at `now` (actual start)
     finished: bool = False              # ended before `now` (actual start and end)
     pipeline: Optional[str] = None
-    gpus: dict = field(default_factory=dict)
+    gpus: Dict[str, int] = field(default_factory=dict)
     label: str = ""                     # what people call it (a platform job's name; else `name`)
 
     @property
@@ -182,11 +313,11 @@ def _jobs_table(jobs: "list[ScheduledJob]", now: float, caption: str, limit: int
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
 
 
-class ScheduledJobs(list):
+class ScheduledJobs(list[ScheduledJob]):
     """The jobs of a timeline (a list of :class:`ScheduledJob`) that a notebook shows as a table,
     labels first."""
 
-    def __init__(self, jobs: Any = (), now: float = 0.0):
+    def __init__(self, jobs: Iterable[ScheduledJob] = (), now: float = 0.0) -> None:
         super().__init__(jobs)
         self.now = now
 
@@ -199,12 +330,12 @@ class ScheduledJobs(list):
         return _jobs_table(list(self), self.now, f"{len(self)} job" + ("" if len(self) == 1 else "s"))
 
 
-def _job(d: Mapping[str, Any]) -> ScheduledJob:
-    wait = d.get("wait") or {}
+def _job(d: TimelineJob) -> ScheduledJob:
+    wait = d.get("wait")
     return ScheduledJob(
         name=d["name"], cluster_queue=d["cluster_queue"], flavors=d["flavors"],
         start=d["estimated_start"], end=d["estimated_end"], deadline_met=d["deadline_met"],
-        preempted_at=list(d["preempted_at"]), wait=wait.get("reason"), wait_detail=wait.get("detail", ""),
+        preempted_at=list(d["preempted_at"]), wait=wait["reason"] if wait else None, wait_detail=wait["detail"] if wait else "",
         running=d.get("running", False), finished=d.get("finished", False), pipeline=d.get("pipeline"),
         gpus=dict(d.get("gpus") or {}), label=d.get("label") or d["name"])
 
@@ -212,11 +343,11 @@ def _job(d: Mapping[str, Any]) -> ScheduledJob:
 class Timeline:
     """Estimated start and end of every job (see the module doc). Not thread-safe."""
 
-    def __init__(self, scenario: Union[Mapping[str, Any], str]):
-        self._tl = ScheduleTimeline(scenario if isinstance(scenario, str) else dict(scenario))
+    def __init__(self, scenario: Union[Document, str]) -> None:
+        self._tl: Union[ScheduleTimeline, ScheduleSnapshot] = ScheduleTimeline(scenario if isinstance(scenario, str) else dict(scenario))
 
     @classmethod
-    def _of(cls, handle: Any) -> "Timeline":
+    def _of(cls, handle: ScheduleSnapshot) -> "Timeline":
         """A timeline over a handle the library made (Platform.schedule's ScheduleSnapshot:
         events on it raise UnsupportedError)."""
         tl = cls.__new__(cls)
@@ -224,14 +355,17 @@ class Timeline:
         return tl
 
     # ---- results
-    def result(self, details: bool = False) -> dict[str, Any]:
+    def result(self, details: bool = False) -> ScheduleResult:
         """The contract-6 output ``{"jobs", "never", "makespan"}`` (``details``: more fields)."""
-        return self._tl.result(details)
+        return cast(ScheduleResult, self._tl.result(details))
+
+    def _result(self, details: bool) -> ScheduleResult:
+        return cast(ScheduleResult, self._tl.result(details))
 
     @property
     def jobs(self) -> ScheduledJobs:
         """Jobs that run, by estimated start then name (a list a notebook shows as a table)."""
-        r = self._tl.result(True)
+        r = self._result(True)
         return ScheduledJobs((_job(j) for j in r["jobs"]), r["now"])
 
     def labels(self) -> dict[str, str]:
@@ -243,27 +377,27 @@ class Timeline:
     @property
     def never(self) -> dict[str, str]:
         """Jobs that can never run (within the horizon), with the reason."""
-        return dict(self._tl.result(False)["never"])
+        return dict(self._result(False)["never"])
 
     @property
     def makespan(self) -> float:
         """Seconds from ``now`` to the last estimated end."""
-        return self._tl.result(False)["makespan"]
+        return self._result(False)["makespan"]
 
     @property
     def now(self) -> float:
         """The timeline's present, seconds since the epoch."""
-        return self._tl.result(True)["now"]
+        return self._result(True)["now"]
 
     @property
     def warnings(self) -> list[str]:
         """What the estimate assumed (a past deadline, a duration it had to guess)."""
-        return list(self._tl.result(True)["warnings"])
+        return list(self._result(True)["warnings"])
 
     @property
-    def utilization(self) -> list[dict[str, Any]]:
+    def utilization(self) -> list[UtilizationStep]:
         """Per-queue usage steps: ``{"at", "cluster_queue", "flavor", "resource", "used"}``."""
-        return list(self._tl.result(True)["utilization"])
+        return list(self._result(True)["utilization"])
 
     def job(self, name: str) -> Optional[ScheduledJob]:
         """The job named ``name`` (a platform job's id), else the only job labelled ``name``, or None."""
@@ -274,9 +408,9 @@ class Timeline:
             found = labelled[0] if len(labelled) == 1 else None
         return found
 
-    def lanes(self) -> list[dict[str, Any]]:
+    def lanes(self) -> list[Lane]:
         """Device lanes (A100-1, T4-1, MIG slices, CPU pool) with their job blocks."""
-        return self._tl.lanes()
+        return cast(List[Lane], self._tl.lanes())
 
     @property
     def trees_simulated(self) -> int:
@@ -284,15 +418,15 @@ class Timeline:
         return self._tl.trees_simulated
 
     # ---- live events (docs/schedule.md "Live updates"); `at` is seconds since the epoch
-    def apply(self, event: Mapping[str, Any]) -> "Timeline":
+    def apply(self, event: Document) -> "Timeline":
         """Applies one live event document (``{"type": "finished", "name", "at"}``, ...) and re-estimates."""
-        self._tl.apply(dict(event))
+        self._tl.apply(dict(event))  # ScheduleSnapshot.apply raises UnsupportedError
         return self
 
     def started(self, name: str, at: float, cluster_queue: str, flavors: Mapping[str, Mapping[str, str]],
                 count: Optional[Mapping[str, int]] = None) -> "Timeline":
         """Reports that ``name`` started at ``at`` on ``cluster_queue`` with ``flavors``; re-estimates."""
-        admission: dict[str, Any] = {"cluster_queue": cluster_queue, "flavors": {k: dict(v) for k, v in flavors.items()}}
+        admission: dict[str, object] = {"cluster_queue": cluster_queue, "flavors": {k: dict(v) for k, v in flavors.items()}}
         if count:
             admission["count"] = dict(count)
         return self.apply({"type": "started", "name": name, "at": at, "admission": admission})
@@ -313,7 +447,7 @@ class Timeline:
         """Reports that ``name`` was cancelled at ``at``: it leaves the timeline."""
         return self.apply({"type": "cancelled", "name": name, "at": at})
 
-    def submitted(self, job: Mapping[str, Any], at: float) -> "Timeline":
+    def submitted(self, job: Document, at: float) -> "Timeline":
         """Adds a workload document submitted at ``at``; re-estimates."""
         return self.apply({"type": "submitted", "job": dict(job), "at": at})
 
@@ -328,7 +462,7 @@ class Timeline:
 
     def _repr_html_(self) -> str:
         # A small table, labels first; the lanes are in plot() and to_html().
-        r = self._tl.result(True)
+        r = self._result(True)
         jobs = ScheduledJobs((_job(j) for j in r["jobs"]), r["now"])
         now = r["now"]
         when = (_dt.datetime.fromtimestamp(round(now), tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -348,7 +482,7 @@ class Timeline:
         with open(os.fspath(path), "w", encoding="utf-8") as f:
             f.write(self.to_html(title))
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self) -> DataFrame:
         """One row per job (:data:`JOB_COLUMNS`); ``start``/``end`` as UTC timestamps.
         Requires pandas (``pip install budcore[pandas]``)."""
         try:
@@ -365,7 +499,7 @@ class Timeline:
             df[c] = pd.to_datetime(df[c], unit="s", utc=True)
         return df
 
-    def plot(self, ax: Any = None, *, relative: Optional[bool] = None) -> Any:
+    def plot(self, ax: Optional[Axes] = None, *, relative: Optional[bool] = None) -> Axes:
         """A Gantt chart of the device lanes: one row per lane, each block labelled by the job's
         label (:meth:`labels`; its name is the bar's ``gid``, which SVG output keeps), one colour
         per pipeline (standalone jobs grey), estimated blocks hatched and lighter, actual ones
@@ -401,8 +535,8 @@ class Timeline:
         span = max(ends) - min(starts)
         if ax is None:
             _, ax = plt.subplots(figsize=(10, max(2.0, 0.45 * len(lanes) + 1.2)))
-        palette = plt.get_cmap("tab10").colors
-        colours: dict[Optional[str], Any] = {None: (0.5, 0.5, 0.5)}
+        palette: Sequence[tuple[float, float, float]] = getattr(plt.get_cmap("tab10"), "colors")  # a ListedColormap
+        colours: dict[Optional[str], tuple[float, float, float]] = {None: (0.5, 0.5, 0.5)}
         for j in all_jobs:
             if j.pipeline is not None and j.pipeline not in colours:
                 colours[j.pipeline] = palette[(len(colours) - 1) % len(palette)]
@@ -438,12 +572,12 @@ class Timeline:
         return ax
 
     def __repr__(self) -> str:
-        r = self._tl.result(False)
+        r = self._result(False)
         return "Timeline(%d jobs, %d never, makespan %s)" % (len(r["jobs"]), len(r["never"]),
                                                              _span(r["makespan"]))
 
 
-def estimate(scenario: Union[Mapping[str, Any], str, "os.PathLike[str]"]) -> Timeline:
+def estimate(scenario: Union[Document, str, "os.PathLike[str]"]) -> Timeline:
     """A :class:`Timeline` from a dict, JSON text, or a JSON/YAML file path."""
     if isinstance(scenario, Mapping):
         return Timeline(scenario)
@@ -455,9 +589,9 @@ def estimate(scenario: Union[Mapping[str, Any], str, "os.PathLike[str]"]) -> Tim
     return Timeline(doc)
 
 
-def replay(config: Union[str, Mapping[str, Any]] = "baseline") -> dict[str, Any]:
+def replay(config: Union[str, Document] = "baseline") -> ReplayReport:
     """Replay Kueue's scheduler-performance ``"baseline"`` (or a generator config dict, Kueue's
     generator.yaml keys) in virtual time; returns the checker's metrics and thresholds."""
     if isinstance(config, Mapping):
-        return _replay(dict(config))
-    return _replay(config)
+        return cast(ReplayReport, _replay(dict(config)))
+    return cast(ReplayReport, _replay(config))

@@ -21,10 +21,9 @@ them; a claim is leased, and a completion counts only for the claim the request 
 
 from __future__ import annotations
 
-import builtins
 import os
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import SERVERLESS_POLICY_NAMES, serverless_simulate as _simulate
 from ._core import serverless_endpoint_name as _endpoint_name
@@ -32,14 +31,185 @@ from ._core import (serverless_queue_claim as _q_claim, serverless_queue_enqueue
                     serverless_queue_finish as _q_finish, serverless_queue_list as _q_list,
                     serverless_queue_status as _q_status)
 from .results import Result
+from .types import Document, ErrorDocument
 
 if TYPE_CHECKING:  # names the annotations use
     import uuid
 
     from ._core import Store
+    from .cost import UsageRecord
     from .platform import Platform
 
-__all__ = ["DEFAULT_OWNER", "DurableQueue", "PlatformEndpoint", "REPORT_COLUMNS", "ServerlessSimulation", "policy_names", "simulate"]
+__all__ = ["Assignment", "DEFAULT_OWNER", "DurableQueue", "EndpointStatus", "EnqueueResult", "FinishResult",
+           "Latency", "PlacementResult", "PlatformEndpoint", "PolicyReport", "QueueStatus", "QueuedRequest",
+           "REPORT_COLUMNS", "ScalingStep", "ServerlessSimulation", "Worker", "policy_names", "simulate"]
+
+EndpointArg = Union[Document, str, "os.PathLike[str]"]  # a dict, JSON/YAML text or a file path
+
+
+class Latency(TypedDict):
+    """A latency distribution in seconds."""
+
+    p50: float
+    p95: float
+    p99: float
+    max: float
+    mean: float
+
+
+class ScalingStep(TypedDict, total=False):
+    """The pool after a change of its size (``at_seconds`` on the virtual clock, then the
+    workers by state)."""
+
+    at_seconds: float
+    workers: int
+    ready: int
+    busy: int
+    pending: int
+
+
+class PolicyReport(TypedDict):
+    """One policy's replay: requests and their outcomes, latencies, cold starts, workers,
+    GPU-seconds and ``cost`` (a decimal string in ``currency``); ``refusals`` counts each kind;
+    ``scaling`` lists the pool after every change of its size."""
+
+    endpoint: str
+    policy: str
+    requests: int
+    admitted: int
+    completed: int
+    timeouts: int
+    failed: int
+    dead_letters: int
+    sla_misses: int
+    refusals: Dict[str, int]
+    preemptions: int
+    wait_seconds: Latency
+    end_to_end_seconds: Latency
+    cold_starts: int
+    failed_starts: int
+    peak_workers: int
+    max_idle_workers: int
+    busy_gpu_seconds: float
+    idle_gpu_seconds: float
+    starting_gpu_seconds: float
+    billed_gpu_seconds: float
+    cost: str
+    currency: str
+    virtual_seconds: float
+    scaling: List[ScalingStep]
+
+
+class _EnqueueResultBase(TypedDict):
+    id: int
+
+
+class EnqueueResult(_EnqueueResultBase, total=False):
+    """A submission's outcome: its request ``id`` and whether it ``deduplicated`` an earlier one,
+    or ``id`` 0 with the ``refusal`` (``queue_full``, ``payload_too_large``,
+    ``tenant_concurrency``) and the ``error``."""
+
+    deduplicated: bool
+    refusal: str
+    error: ErrorDocument
+
+
+class QueuedRequest(TypedDict):
+    """A request of a durable queue: what was submitted, its score, limits and status, and the
+    claim (token, worker, lease) it is under."""
+
+    id: int
+    endpoint: str
+    tenant: str
+    payload_hash: str
+    payload_size_bytes: int
+    priority: str
+    score: float
+    estimated_compute_seconds: float
+    max_wait_seconds: float
+    max_process_seconds: float
+    max_retries: int
+    status: str
+    attempts: int
+    claim: int
+    worker: str
+    enqueued_at: Optional[str]
+    claimed_at: Optional[str]
+    lease_until: Optional[str]
+    completed_at: Optional[str]
+    timeout_at: Optional[str]
+    last_error: str
+
+
+class FinishResult(TypedDict):
+    """A report's outcome: ``ok`` is False when the request is no longer under that claim."""
+
+    id: int
+    ok: bool
+    status: str
+
+
+class QueueStatus(TypedDict):
+    """A durable queue's requests by status, and each tenant's requests in flight."""
+
+    pending: int
+    in_flight: int
+    completed: int
+    failed: int
+    timeout: int
+    tenant_active: Dict[str, int]
+
+
+class Worker(TypedDict):
+    """A warm worker of a platform endpoint: its SERVICE job, state and requests in flight."""
+
+    id: int
+    job: str
+    name: str
+    state: str
+    status: str
+    in_flight: int
+
+
+class EndpointStatus(TypedDict):
+    """A platform endpoint's workers by state, its requests, counters and the workers."""
+
+    endpoint: str
+    queued: int
+    starting: int
+    ready: int
+    busy: int
+    pending: int
+    in_flight: int
+    cold_starts: int
+    stopped: int
+    lost: int
+    failed_starts: int
+    preemptions: int
+    metered_rows: int
+    last_refusal: str
+    workers: List[Worker]
+
+
+class Assignment(TypedDict):
+    """A request placed on a worker: ``placement`` is ``warm`` or ``preempted`` (``preempted``
+    names the request it displaced)."""
+
+    request: int
+    worker: int
+    placement: str
+    preempted: int
+
+
+class _PlacementResultBase(TypedDict):
+    assignments: List[Assignment]
+
+
+class PlacementResult(_PlacementResultBase, total=False):
+    """What a platform endpoint placed now (``assignments``); after an enqueue also each
+    submission's ``results``."""
+
+    results: List[EnqueueResult]
 
 #: The tenant owning the endpoints when none is given (as ``budcore serverless queue``).
 DEFAULT_OWNER = "00000000-0000-0000-0000-000000000001"
@@ -61,22 +231,23 @@ class ServerlessSimulation(Result):
     completed, timeouts, wait_seconds, end_to_end_seconds, cold_starts, cost, ...)."""
 
     COLUMNS = REPORT_COLUMNS
+    reports: List[PolicyReport]
 
     @property
     def policies(self) -> list[str]:
         """The policies compared, in the order of the table."""
         return [r["policy"] for r in self.get("reports", [])]
 
-    def report(self, policy: str) -> dict[str, Any]:
+    def report(self, policy: str) -> PolicyReport:
         """The report of one policy."""
         for r in self.get("reports", []):
             if r["policy"] == policy:
-                return r
+                return cast(PolicyReport, r)
         raise KeyError(policy)
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per policy: waits, latencies, cold starts, SLA misses, GPU-seconds and cost."""
-        out = []
+        out: list[dict[str, object]] = []
         for r in self.get("reports", []):
             row = {c: r.get(c) for c in REPORT_COLUMNS}
             for name, key in (("wait", "wait_seconds"), ("end_to_end", "end_to_end_seconds")):
@@ -101,7 +272,7 @@ def _text(source: Union[str, "os.PathLike[str]"]) -> tuple[str, str]:
         return f.read(), path
 
 
-def simulate(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"], trace: Union[str, "os.PathLike[str]"],
+def simulate(endpoint: EndpointArg, trace: Union[str, "os.PathLike[str]"],
              policy: Union[str, Sequence[str]] = "queue_depth", *,
              until_scaled_down: bool = False) -> ServerlessSimulation:
     """Replay ``trace`` (a path or the CSV text) through ``endpoint`` (a dict, JSON/YAML text,
@@ -113,7 +284,7 @@ def simulate(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"], trace:
     :class:`budcore.ValidationError` naming the field (``"concurrency_per_worker"``,
     ``"trace.csv:3.ContextTokens"``, ``"policy"``)."""
     if isinstance(endpoint, Mapping):
-        doc: Any = dict(endpoint)
+        doc: Union[str, dict[str, object]] = dict(endpoint)
     elif isinstance(endpoint, str) and ("\n" in endpoint or endpoint.lstrip().startswith("{")):
         doc = endpoint
     else:
@@ -124,7 +295,7 @@ def simulate(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"], trace:
     return ServerlessSimulation(_simulate(doc, trace_text, policies, trace_name, until_scaled_down))
 
 
-def _endpoint_doc(endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"]) -> Any:
+def _endpoint_doc(endpoint: EndpointArg) -> Union[str, dict[str, object]]:
     if isinstance(endpoint, Mapping):
         return dict(endpoint)
     if isinstance(endpoint, str) and ("\n" in endpoint or endpoint.lstrip().startswith("{")):
@@ -140,50 +311,56 @@ class DurableQueue:
     bad input raises :class:`budcore.ValidationError` naming the field
     (``"submissions[1].priority"``) and stores nothing."""
 
-    def __init__(self, store: Store, endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"],
-                 owner: str = DEFAULT_OWNER) -> None:
+    def __init__(self, store: Store, endpoint: EndpointArg, owner: str = DEFAULT_OWNER) -> None:
         self.store = store
         self.owner = owner
         self._doc = _endpoint_doc(endpoint)
         self.endpoint: str = _endpoint_name(self._doc)
 
-    def enqueue(self, submissions: Sequence[Mapping[str, Any]]) -> list[dict]:
+    def enqueue(self, submissions: Sequence[Document]) -> list[EnqueueResult]:
         """Admit, score and store ``submissions`` ({tenant, payload_hash, payload_size_bytes,
         estimated_compute_seconds, priority}): one ``{"id", "deduplicated"}`` per accepted
         request, or ``{"id": 0, "refusal", "error"}`` (``queue_full``, ``payload_too_large``,
         ``tenant_concurrency``)."""
-        return _q_enqueue(self.store, self.owner, self._doc, [dict(s) for s in submissions])
+        return cast(List[EnqueueResult], _q_enqueue(self.store, self.owner, self._doc, [dict(s) for s in submissions]))
 
-    def claim(self, worker: str, max: int = 1, lease_seconds: float = 30.0) -> list[dict]:
+    def claim(self, worker: str, max: int = 1, lease_seconds: float = 30.0) -> list[QueuedRequest]:
         """Claim up to ``max`` pending requests, highest score first, each leased for
         ``lease_seconds``; report on each with its ``"claim"`` token."""
-        return _q_claim(self.store, self.owner, self.endpoint, worker, max, lease_seconds)
+        return cast(List[QueuedRequest], _q_claim(self.store, self.owner, self.endpoint, worker, max, lease_seconds))
 
-    def finish(self, reports: Sequence[Mapping[str, Any]]) -> list[dict]:
+    def finish(self, reports: Sequence[Document]) -> list[FinishResult]:
         """Apply ``{"id", "claim", "outcome": "start" | "renew" | "complete" | "fail", "reason",
         "lease_seconds"}`` reports in one transaction: ``{"id", "ok", "status"}`` each (``ok`` is
         False when the request is no longer under that claim)."""
-        return _q_finish(self.store, self.owner, [dict(r) for r in reports])
+        return cast(List[FinishResult], _q_finish(self.store, self.owner, [dict(r) for r in reports]))
 
-    def complete(self, id: int, claim: int) -> dict:
+    def complete(self, id: int, claim: int) -> FinishResult:
         """Marks claimed request ``id`` COMPLETED (ConflictError when ``claim`` is no longer the worker's)."""
         return self.finish([{"id": id, "claim": claim, "outcome": "complete"}])[0]
 
-    def fail(self, id: int, claim: int, reason: str = "") -> dict:
+    def fail(self, id: int, claim: int, reason: str = "") -> FinishResult:
         """Marks claimed request ``id`` failed: retried while attempts remain, else dead-lettered."""
         return self.finish([{"id": id, "claim": claim, "outcome": "fail", "reason": reason}])[0]
 
-    def status(self) -> dict:
-        """``{"pending", "in_flight", "completed", "failed", "timeout", "tenant_active"}``."""
-        return _q_status(self.store, self.owner, self.endpoint)
+    def status(self) -> QueueStatus:
+        """The queue's counts: ``{"pending", "in_flight", "completed", "failed", "timeout",
+        "tenant_active"}``."""
+        return cast(QueueStatus, _q_status(self.store, self.owner, self.endpoint))
 
-    def list(self, statuses: Sequence[str] = (), after: int = 0, limit: int = 1000) -> list[dict]:
+    def requests(self, statuses: Sequence[str] = (), after: int = 0, limit: int = 1000) -> list[QueuedRequest]:
         """The requests with an id above ``after``, by id (of ``statuses``; any when empty)."""
-        return _q_list(self.store, self.owner, self.endpoint, list(statuses), after, limit)
+        return cast(List[QueuedRequest], _q_list(self.store, self.owner, self.endpoint, list(statuses), after, limit))
 
-    def dead_letters(self, after: int = 0, limit: int = 1000) -> builtins.list[dict]:
+    def dead_letters(self, after: int = 0, limit: int = 1000) -> list[QueuedRequest]:
         """FAILED and TIMEOUT requests, with the reason in ``last_error``."""
-        return self.list(["failed", "timeout"], after, limit)
+        return self.requests(["failed", "timeout"], after, limit)
+
+    # Last in the class body: below it, `list` would name this method rather than the builtin.
+    def list(self, statuses: Sequence[str] = (), after: int = 0, limit: int = 1000) -> List[QueuedRequest]:
+        """Alias of :meth:`requests` under its former name (which shadows the builtin in the
+        class), kept so that existing code runs: the requests with an id above ``after``."""
+        return self.requests(statuses, after, limit)
 
 
 class PlatformEndpoint:
@@ -195,41 +372,42 @@ class PlatformEndpoint:
     (``platform.run(seconds)``) and call :meth:`scale` (``None``: only read) to see the workers
     move. One thread drives an endpoint at a time."""
 
-    def __init__(self, platform: Platform, endpoint: Union[Mapping[str, Any], str, "os.PathLike[str]"],
+    def __init__(self, platform: Platform, endpoint: EndpointArg,
                  tenant: Optional[Union[str, uuid.UUID]] = None, worker_priority: str = "high", image: str = "") -> None:
         self.platform = platform
         who = platform._who(tenant)
         self._h = platform._h.serverless_endpoint(*who, _endpoint_doc(endpoint), worker_priority, image)
 
-    def scale(self, desired: Union[int, None] = None) -> dict:
+    def scale(self, desired: Union[int, None] = None) -> EndpointStatus:
         """Reads the workers' jobs, then grows or shrinks the pool to ``desired`` (clamped to the
         warm pool's bounds). Returns the status: ``queued``, ``starting``, ``ready``, ``busy``,
         ``pending``, ``in_flight``, ``cold_starts``, ``stopped``, ``failed_starts`` (workers
         cancelled when their warm-up passed ``warmup_timeout_seconds``), ``workers``, ...
         :class:`budcore.BudgetExceededError` when a hard budget refuses a worker."""
-        return self._h.scale(desired)
+        return cast(EndpointStatus, self._h.scale(desired))
 
-    def status(self) -> dict:
+    def status(self) -> EndpointStatus:
         """The workers as the platform has them now (``scale(None)``)."""
-        return self._h.scale(None)
+        return cast(EndpointStatus, self._h.scale(None))
 
-    def enqueue(self, submissions: Sequence[Mapping[str, Any]]) -> dict:
+    def enqueue(self, submissions: Sequence[Document]) -> PlacementResult:
         """Admits ``submissions`` ({tenant, payload_hash, payload_size_bytes,
         estimated_compute_seconds, priority}) and places what can run now (warm worker, else a
         cold start, else preempt a lower class, else wait): ``{"results", "assignments"}``."""
-        return self._h.enqueue([dict(s) for s in submissions])
+        return cast(PlacementResult, self._h.enqueue([dict(s) for s in submissions]))
 
-    def complete(self, request: int) -> dict:
+    def complete(self, request: int) -> PlacementResult:
         """Request ``request`` completed; places what can run now: ``{"assignments"}``."""
-        return self._h.finish(request, "")
+        return cast(PlacementResult, self._h.finish(request, ""))
 
-    def fail(self, request: int, reason: str) -> dict:
-        """A failed attempt of ``request`` (retried while attempts remain)."""
-        return self._h.finish(request, reason)
+    def fail(self, request: int, reason: str) -> PlacementResult:
+        """A failed attempt of ``request`` (retried while attempts remain); places what can run
+        now: ``{"assignments"}``."""
+        return cast(PlacementResult, self._h.finish(request, reason))
 
-    def meter(self) -> list[dict]:
+    def meter(self) -> List[UsageRecord]:
         """Writes the workers' GPU time since their last rows as usage rows of the owner tenant
         (labels ``serverless_endpoint``; ``idle_gpu_seconds`` the time without a request), which
         cost reports, budgets and chargeback read; returns them. The budgets are checked at
         once: threshold alerts, and ``stop_running`` budgets stop the workers they cover."""
-        return self._h.meter()
+        return cast("List[UsageRecord]", self._h.meter())

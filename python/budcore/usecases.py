@@ -25,17 +25,27 @@ from __future__ import annotations
 import builtins
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import UsecaseRegistry
+from .types import Document, JsonObject, JsonValue
 
 if TYPE_CHECKING:  # names the annotations use
     import uuid
 
+    from pandas import DataFrame
+
     from .platform import Platform
 
 __all__ = [
+    "ComponentDocument",
+    "DeploymentComponent",
     "DeploymentPlan",
+    "DeploymentRecord",
+    "PlanDocument",
+    "PlannedJobDocument",
+    "StackDocument",
+    "TemplateRef",
     "PlannedJob",
     "RenderedStack",
     "StackComponent",
@@ -58,12 +68,114 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
-TemplateArg = Union[str, "os.PathLike[str]", Mapping[str, Any]]
-ComponentsArg = Union[None, PathLike, Mapping[str, Any], Sequence[Mapping[str, Any]]]
+TemplateArg = Union[str, "os.PathLike[str]", Document]
+ComponentsArg = Union[None, PathLike, Document, Sequence[Document]]
 IdLike = Union[str, "uuid.UUID"]  # a tenant, project, cluster or deployment id
 
+# Templates, components, parameters, values and pipelines are documents whose keys are the
+# template's or the user's: they are typed as JSON (budcore.types).
 
-def _frame(rows: builtins.list[dict[str, Any]], columns: Sequence[str]):
+
+class DeploymentComponent(TypedDict):
+    """A component of a deployment record: the stack instance, the job that deploys it (None
+    until the run submits it) and that job's status, and the outputs it published."""
+
+    instance_id: str
+    component_ref: str
+    depends_on: List[str]
+    job_id: Optional[str]
+    job_status: str
+    outputs: JsonValue
+
+
+class ComponentDocument(TypedDict):
+    """A resolved component as the library writes it (contract 4's "components" entry)."""
+
+    id: str
+    component_ref: str
+    deployment_type: str
+    depends_on: List[str]
+    values: JsonObject
+    env: Dict[str, str]
+    resources: JsonObject
+    model_id: Optional[str]
+    gpu_type: Optional[str]
+    gpu_count: int
+    component_version: str
+    optimize_with_budsim: bool
+    cpu_cores: Union[int, float]
+    memory_gb: Union[int, float]
+    outputs: List[str]
+    deployment: JsonObject
+
+
+class TemplateRef(TypedDict):
+    """The template a stack was rendered from."""
+
+    id: str
+    version: str
+
+
+class _StackDocumentBase(TypedDict):
+    valid: bool
+    template: TemplateRef
+    parameters: JsonObject
+    components: List[ComponentDocument]
+    disabled: List[str]
+    pipeline: JsonObject
+
+
+class StackDocument(_StackDocumentBase, total=False):
+    """Contract 4's output: the template, the parameters resolved, the enabled components,
+    those disabled by their condition and the pipeline; ``routing`` and ``observability`` when
+    the template has them."""
+
+    routing: JsonObject
+    observability: JsonObject
+
+
+class PlannedJobDocument(TypedDict):
+    """A job of a deployment plan document."""
+
+    instance_id: str
+    depends_on: List[str]
+    job: JsonObject
+
+
+class PlanDocument(TypedDict):
+    """A deployment plan as the library writes it."""
+
+    deployment_id: str
+    jobs: List[PlannedJobDocument]
+    levels: List[List[str]]
+    teardown_order: List[str]
+    pipeline: JsonObject
+    record: JsonObject
+
+
+class DeploymentRecord(TypedDict, total=False):
+    """A use-case deployment record as the library writes it (what :class:`Deployment` reads)."""
+
+    schema_version: int
+    id: str
+    tenant_id: Optional[str]
+    project_id: Optional[str]
+    cluster_id: Optional[str]
+    name: str
+    template_id: str
+    template_version: str
+    parameters: JsonObject
+    status: str
+    status_message: str
+    teardown_requested: bool
+    pipeline_run_id: Optional[str]
+    components: List[DeploymentComponent]
+    routing: JsonValue
+    created_at: Optional[str]
+    updated_at: Optional[str]
+
+
+def _frame(rows: Sequence[Mapping[str, object]], columns: Sequence[str]) -> DataFrame:
     import pandas as pd  # imported here: pandas is optional
 
     return pd.DataFrame(rows, columns=builtins.list(columns))
@@ -88,21 +200,24 @@ class TemplateSummary:
     source_file: str
 
     @classmethod
-    def _from(cls, d: Mapping[str, Any]) -> "TemplateSummary":
-        return cls(d["id"], d["name"], d["version"], d["category"], d["complexity"], d["description"],
-                   tuple(d["tags"]), tuple(d["parameters"]), tuple(d["components"]), d["source_file"])
+    def _from(cls, d: JsonObject) -> "TemplateSummary":
+        # The registry's summaries: str fields and lists of str (bindings/bind_usecase.cpp).
+        f = cast(Dict[str, str], d)
+        lists = cast(Dict[str, List[str]], d)
+        return cls(f["id"], f["name"], f["version"], f["category"], f["complexity"], f["description"],
+                   tuple(lists["tags"]), tuple(lists["parameters"]), tuple(lists["components"]), f["source_file"])
 
-    def to_dict(self) -> dict[str, Any]:
-        """The summary as a plain dict."""
+    def to_dict(self) -> dict[str, Union[str, builtins.list[str]]]:
+        """The summary as a plain dict (the tuples as lists)."""
         return {k: builtins.list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
 
 
-class TemplateList(builtins.list):
+class TemplateList(builtins.list[TemplateSummary]):
     """A list of TemplateSummary with ``to_pandas()``."""
 
     COLUMNS = ("id", "name", "version", "category", "complexity", "parameters", "components", "tags")
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """One row per template. Requires pandas."""
         return _frame([s.to_dict() for s in self], self.COLUMNS)
 
@@ -117,20 +232,22 @@ class UsecaseTemplate:
     category: str
     complexity: str
     description: str
-    parameters: tuple[dict[str, Any], ...]
-    components: tuple[dict[str, Any], ...]
-    document: dict[str, Any] = field(repr=False)
+    parameters: tuple[JsonObject, ...]
+    components: tuple[JsonObject, ...]
+    document: JsonObject = field(repr=False)
 
     @classmethod
-    def _from(cls, d: dict[str, Any]) -> "UsecaseTemplate":
-        return cls(d["id"], d["name"], d["version"], d["category"], d["complexity"], d["description"],
-                   tuple(d["parameters"]), tuple(d["components"]), d)
+    def _from(cls, d: JsonObject) -> "UsecaseTemplate":
+        f = cast(Dict[str, str], d)
+        parts = cast(Dict[str, List[JsonObject]], d)
+        return cls(f["id"], f["name"], f["version"], f["category"], f["complexity"], f["description"],
+                   tuple(parts["parameters"]), tuple(parts["components"]), d)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The template document as the library holds it."""
         return self.document
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """The parameters: name, type, label, required, default, options, min, max."""
         cols = ("name", "type", "label", "required", "default", "options", "min", "max")
         return _frame([{c: p.get(c) for c in cols} for p in self.parameters], cols)
@@ -147,9 +264,9 @@ class StackComponent:
     component_ref: str
     deployment_type: str
     depends_on: tuple[str, ...]
-    values: dict[str, Any]
+    values: JsonObject
     env: dict[str, str]
-    resources: dict[str, Any]
+    resources: JsonObject
     model_id: Optional[str]
     gpu_type: Optional[str]
     gpu_count: int
@@ -158,10 +275,10 @@ class StackComponent:
     optimize_with_budsim: bool
     component_version: str
     outputs: tuple[str, ...]
-    deployment: dict[str, Any]
+    deployment: JsonObject
 
     @classmethod
-    def _from(cls, d: Mapping[str, Any]) -> "StackComponent":
+    def _from(cls, d: ComponentDocument) -> "StackComponent":
         return cls(d["id"], d["component_ref"], d["deployment_type"], tuple(d["depends_on"]), d["values"], d["env"],
                    d["resources"], d["model_id"], d["gpu_type"], d["gpu_count"], d["cpu_cores"], d["memory_gb"],
                    d["optimize_with_budsim"], d["component_version"], tuple(d["outputs"]), d["deployment"])
@@ -174,19 +291,19 @@ class RenderedStack:
 
     template_id: str
     template_version: str
-    parameters: dict[str, Any]
+    parameters: JsonObject
     components: tuple[StackComponent, ...]
     disabled: tuple[str, ...]
-    pipeline: dict[str, Any]
-    routing: Optional[dict[str, Any]]
-    observability: Optional[dict[str, Any]]
-    document: dict[str, Any] = field(repr=False)
+    pipeline: JsonObject
+    routing: Optional[JsonObject]
+    observability: Optional[JsonObject]
+    document: StackDocument = field(repr=False)
 
     COLUMNS = ("id", "component_ref", "deployment_type", "depends_on", "model_id", "gpu_type", "gpu_count",
                "cpu_cores", "memory_gb", "optimize_with_budsim")
 
     @classmethod
-    def _from(cls, d: dict[str, Any]) -> "RenderedStack":
+    def _from(cls, d: StackDocument) -> "RenderedStack":
         return cls(d["template"]["id"], d["template"]["version"], d["parameters"],
                    tuple(StackComponent._from(c) for c in d["components"]), tuple(d["disabled"]), d["pipeline"],
                    d.get("routing"), d.get("observability"), d)
@@ -198,11 +315,11 @@ class RenderedStack:
                 return c
         raise KeyError(instance_id)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> StackDocument:
         """Contract 4's output, as `budcore usecase render` prints it."""
         return self.document
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """One row per component: id, component_ref, deployment_type, depends_on, model_id,
         gpu_type, gpu_count, cpu_cores, memory_gb, optimize_with_budsim."""
         rows = [{c: getattr(comp, c) for c in self.COLUMNS} for comp in self.components]
@@ -221,7 +338,7 @@ class PlannedJob:
 
     instance_id: str
     depends_on: tuple[str, ...]
-    job: dict[str, Any]
+    job: JsonObject
     """The job document (a budcore.Job's fields) that deploys the instance."""
 
 
@@ -234,23 +351,23 @@ class DeploymentPlan:
     jobs: tuple[PlannedJob, ...]
     levels: tuple[tuple[str, ...], ...]
     teardown_order: tuple[str, ...]
-    pipeline: dict[str, Any]
-    record: dict[str, Any]
+    pipeline: JsonObject
+    record: JsonObject
 
     @classmethod
-    def _from(cls, d: dict[str, Any]) -> "DeploymentPlan":
+    def _from(cls, d: PlanDocument) -> "DeploymentPlan":
         jobs = tuple(PlannedJob(j["instance_id"], tuple(j["depends_on"]), j["job"]) for j in d["jobs"])
         return cls(d["deployment_id"], jobs, tuple(tuple(lv) for lv in d["levels"]), tuple(d["teardown_order"]),
                    d["pipeline"], d["record"])
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """One row per job, in submission order: instance_id, depends_on, deployment_type,
         gpu_type, gpu_count, cpu_cores, memory_gb, usecase_deployment_id."""
         cols = ("instance_id", "depends_on", "deployment_type", "gpu_type", "gpu_count", "cpu_cores", "memory_gb",
                 "usecase_deployment_id")
-        rows = []
+        rows: builtins.list[dict[str, object]] = []
         for j in self.jobs:
-            row = {c: j.job.get(c) for c in cols[2:]}
+            row: dict[str, object] = {c: j.job.get(c) for c in cols[2:]}
             row.update(instance_id=j.instance_id, depends_on=builtins.list(j.depends_on))
             rows.append(row)
         return _frame(rows, cols)
@@ -276,7 +393,9 @@ def _add_components(reg: UsecaseRegistry, components: ComponentsArg) -> None:
     if isinstance(components, (str, os.PathLike)):
         reg.load(components=os.fspath(components))
     else:
-        reg.add_components(components if isinstance(components, Mapping) else builtins.list(components))
+        # The extension converts dicts and lists of dicts; its stub names them dict[str, Any].
+        reg.add_components(cast("dict[str, object]", components) if isinstance(components, Mapping)
+                           else cast("builtins.list[dict[str, object]]", builtins.list(components)))
 
 
 def _registry_for(template: TemplateArg, components: ComponentsArg,
@@ -323,7 +442,7 @@ _list.__name__ = _list.__qualname__ = "list"
 _ALIASES = {"list": _list}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Callable[..., TemplateList]:
     try:
         return _ALIASES[name]
     except KeyError:
@@ -337,28 +456,28 @@ def show(template: TemplateArg, *, registry: Optional[UsecaseRegistry] = None) -
     return UsecaseTemplate._from(reg.show(tid))
 
 
-def components(*, registry: Optional[UsecaseRegistry] = None) -> builtins.list[dict[str, Any]]:
+def components(*, registry: Optional[UsecaseRegistry] = None) -> builtins.list[JsonObject]:
     """The components (docs/usecases.md "Writing a component") of `registry`, else the shipped ones."""
-    return (registry if registry is not None else UsecaseRegistry(True)).components()
+    return cast("builtins.list[JsonObject]", (registry if registry is not None else UsecaseRegistry(True)).components())
 
 
-def render(template: TemplateArg, parameters: Optional[Mapping[str, Any]] = None, *,
-           components: ComponentsArg = None, overrides: Optional[Mapping[str, Any]] = None,
-           name: Optional[str] = None, registry: Optional[UsecaseRegistry] = None, **params: Any) -> RenderedStack:
+def render(template: TemplateArg, parameters: Optional[Document] = None, *,
+           components: ComponentsArg = None, overrides: Optional[Document] = None,
+           name: Optional[str] = None, registry: Optional[UsecaseRegistry] = None, **params: object) -> RenderedStack:
     """Resolves a template with parameters (a mapping and/or keywords, keywords winning) into
     a RenderedStack. `overrides` are per-instance user overrides ({"llm": {"gpu_count": 2}}),
     merged last; `name` is usecase.name in templates."""
     reg, tid = _registry_for(template, components, registry)
     merged = dict(parameters or {})
     merged.update(params)
-    return RenderedStack._from(reg.render(tid, merged, None if overrides is None else dict(overrides), name))
+    return RenderedStack._from(cast(StackDocument, reg.render(tid, merged, None if overrides is None else dict(overrides), name)))
 
 
-def plan_deployment(template: TemplateArg, parameters: Optional[Mapping[str, Any]] = None, *,
-                    components: ComponentsArg = None, overrides: Optional[Mapping[str, Any]] = None,
+def plan_deployment(template: TemplateArg, parameters: Optional[Document] = None, *,
+                    components: ComponentsArg = None, overrides: Optional[Document] = None,
                     name: Optional[str] = None, tenant_id: Optional[IdLike] = None, project_id: Optional[IdLike] = None,
                     cluster_id: Optional[IdLike] = None, deployment_id: Optional[IdLike] = None,
-                    registry: Optional[UsecaseRegistry] = None, **params: Any) -> DeploymentPlan:
+                    registry: Optional[UsecaseRegistry] = None, **params: object) -> DeploymentPlan:
     """Renders the template and plans its deployment: validated jobs (source usecase, with the
     deployment id) in dependency order, the teardown order (dependents first) and the record."""
     reg, tid = _registry_for(template, components, registry)
@@ -366,7 +485,7 @@ def plan_deployment(template: TemplateArg, parameters: Optional[Mapping[str, Any
     merged.update(params)
     d = reg.plan_deployment(tid, merged, None if overrides is None else dict(overrides), name, tenant_id, project_id,
                             cluster_id, deployment_id)
-    return DeploymentPlan._from(d)
+    return DeploymentPlan._from(cast(PlanDocument, d))
 
 
 # ---- deployments on a platform (Platform::deploy_usecase) --------------------------------------
@@ -382,19 +501,19 @@ class Deployment:
     tenant_id: str
     template_id: str
     template_version: str
-    parameters: dict[str, Any]
+    parameters: JsonObject
     status: str
     status_message: str
     pipeline_run_id: Optional[str]
     teardown_requested: bool
-    components: tuple[dict[str, Any], ...]
+    components: tuple[DeploymentComponent, ...]
     created_at: Optional[str]
     updated_at: Optional[str]
-    record: dict[str, Any] = field(repr=False)
+    record: DeploymentRecord = field(repr=False)
     """The whole record as the C ABI writes it."""
 
     @classmethod
-    def _from(cls, d: dict[str, Any]) -> "Deployment":
+    def _from(cls, d: DeploymentRecord) -> "Deployment":
         return cls(d["id"], d.get("tenant_id") or "", d["template_id"], d.get("template_version") or "",
                    d.get("parameters") or {}, d["status"], d.get("status_message") or "", d.get("pipeline_run_id"),
                    bool(d.get("teardown_requested")), tuple(d.get("components") or ()), d.get("created_at"),
@@ -405,23 +524,23 @@ class Deployment:
         """instance id -> the id of the job that deploys it (None until the run submits it)."""
         return {c["instance_id"]: c.get("job_id") for c in self.components}
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """One row per component in dependency order: instance_id, component_ref, depends_on,
         job_id, job_status."""
         cols = ("instance_id", "component_ref", "depends_on", "job_id", "job_status")
         return _frame([{c: comp.get(c) for c in cols} for comp in self.components], cols)
 
 
-class DeploymentList(builtins.list):
+class DeploymentList(builtins.list[Deployment]):
     """``usecases.deployments()``: a list of Deployment, oldest first."""
 
-    def to_pandas(self):
+    def to_pandas(self) -> DataFrame:
         """One row per deployment. Requires pandas."""
         cols = ("id", "template_id", "template_version", "status", "pipeline_run_id", "created_at", "updated_at")
         return _frame([{c: getattr(d, c) for c in cols} for d in self], cols)
 
 
-def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union[str, dict[str, Any]]:
+def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union[str, JsonObject, dict[str, object]]:
     if isinstance(template, UsecaseTemplate):
         return template.to_dict()
     if isinstance(template, Mapping):
@@ -437,8 +556,8 @@ def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union
         return reg.show(reg.add_template(f.read()))
 
 
-def deploy(platform: Platform, template: Union[TemplateArg, UsecaseTemplate], parameters: Optional[Mapping[str, Any]] = None, *,
-           tenant: Optional[IdLike] = None, **params: Any) -> Deployment:
+def deploy(platform: Platform, template: Union[TemplateArg, UsecaseTemplate], parameters: Optional[Document] = None, *,
+           tenant: Optional[IdLike] = None, **params: object) -> Deployment:
     """Deploys a template on a budcore.Platform: resolves it with the parameters (a mapping
     and/or keywords, keywords winning), stores the deployment record and runs the stack's
     pipeline. `template` is an id ("simple-rag-v1", "<id>@<version>": the tenant's catalog in
@@ -449,20 +568,21 @@ def deploy(platform: Platform, template: Union[TemplateArg, UsecaseTemplate], pa
     merged = dict(parameters or {})
     merged.update(params)
     d = platform._h.deploy_usecase(*platform._who(tenant), _template_for_deploy(template), merged)
-    return Deployment._from(d)
+    return Deployment._from(cast(DeploymentRecord, d))
 
 
 def deployment(platform: Platform, id: IdLike, *, tenant: Optional[IdLike] = None) -> Deployment:
     """A deployment with its jobs' statuses now (NotFoundError for another tenant's)."""
-    return Deployment._from(platform._h.usecase_deployment(*platform._who(tenant), id, False))
+    return Deployment._from(cast(DeploymentRecord, platform._h.usecase_deployment(*platform._who(tenant), id, False)))
 
 
 def deployments(platform: Platform, *, tenant: Optional[IdLike] = None) -> DeploymentList:
     """The tenant's deployments, oldest first."""
-    return DeploymentList(Deployment._from(d) for d in platform._h.usecase_deployments(*platform._who(tenant)))
+    records = cast("builtins.list[DeploymentRecord]", platform._h.usecase_deployments(*platform._who(tenant)))
+    return DeploymentList(Deployment._from(d) for d in records)
 
 
 def teardown(platform: Platform, id: IdLike, *, tenant: Optional[IdLike] = None) -> Deployment:
     """Cancels the deployment's jobs, dependents first, then its pipeline run; the record ends
     "deleted". Tearing down a torn-down deployment returns it unchanged (not an error)."""
-    return Deployment._from(platform._h.usecase_deployment(*platform._who(tenant), id, True))
+    return Deployment._from(cast(DeploymentRecord, platform._h.usecase_deployment(*platform._who(tenant), id, True)))

@@ -64,4 +64,6 @@ def test_dedup_by_payload_hash(tmp_path):
         q = serverless.DurableQueue(s, DATA / "endpoint.yaml")
         a, b = q.enqueue([{"tenant": "acme", "payload_hash": "h"}, {"tenant": "acme", "payload_hash": "h"}])
         assert b["deduplicated"] and b["id"] == a["id"]
-        assert len(q.list()) == 1
+        assert len(q.requests()) == 1
+        assert q.list() == q.requests()  # the former name, kept as an alias
+        assert "Alias of" in serverless.DurableQueue.list.__doc__
