@@ -151,12 +151,6 @@ std::string clipped(std::string s) {
   return s;
 }
 
-// The timeline calls a job by its name, or namespace/name when names repeat.
-std::string never_reason(const schedule::TimelineResult& r, const Pending& p) {
-  for (const auto& n : {p.name, p.key})
-    if (auto it = r.never.find(n); it != r.never.end()) return it->second;
-  return "not admitted before the horizon";
-}
 
 core::Timestamp whole_seconds(core::Timestamp t) { return core::Timestamp::from_unix_seconds(t.unix_seconds()); }
 
@@ -172,22 +166,22 @@ void left_out(EstimatesResult& out, const Value& wl, const core::Error& why) {
                                            clipped("cannot be estimated: " + why.describe())});
 }
 
-// A reason may name the Workload another waits behind; one of another namespace is not named
-// to the reader (who may not see that namespace), only said to be there.
-std::string unnamed_elsewhere(const std::string& reason, const std::string& ns,
-                              const std::map<std::string, std::set<std::string>>& namespaces) {
-  static constexpr std::string_view kBehind = "blocked behind ";
-  static constexpr std::string_view kIn = " in StrictFIFO ClusterQueue ";
-  if (reason.rfind(kBehind, 0) != 0) return reason;
-  const auto in = reason.find(kIn, kBehind.size());
-  if (in == std::string::npos) return reason;
-  const std::string head = reason.substr(kBehind.size(), in - kBehind.size());
-  auto it = namespaces.find(head);
-  if (it != namespaces.end() && it->second == std::set<std::string>{ns}) return reason;
-  std::string rest = reason.substr(in);
-  const std::string named = "(" + head + " can never be admitted)";
-  if (auto at = rest.rfind(named); at != std::string::npos) rest.replace(at, named.size(), "(it can never be admitted)");
-  return "blocked behind a Workload of another namespace" + rest;
+// Why a pending Workload never runs. One that waits behind a Workload of another namespace is
+// not told that Workload's name (the reader may not see that namespace), only that it is there.
+// The timeline calls a job by its name, or namespace/name when names repeat.
+std::string never_reason(const schedule::TimelineResult& r, const Pending& p, const std::string& ns,
+                         const std::map<std::string, std::set<std::string>>& namespaces) {
+  for (const auto& n : {p.name, p.key}) {
+    auto it = r.never.find(n);
+    if (it == r.never.end()) continue;
+    auto blocker = r.blocked_behind.find(n);
+    if (blocker == r.blocked_behind.end()) return it->second;
+    auto head = namespaces.find(blocker->second.head);
+    if (head != namespaces.end() && head->second == std::set<std::string>{ns}) return it->second;
+    return "blocked behind a Workload of another namespace in StrictFIFO ClusterQueue " + blocker->second.cluster_queue +
+           " (it can never be admitted)";
+  }
+  return "not admitted before the horizon";
 }
 
 }  // namespace
@@ -268,7 +262,7 @@ core::Result<EstimatesResult> estimate_workloads(const CompanionConfig& config, 
     WorkloadEstimate& e = out.estimates[p.index];
     const schedule::JobEstimate* j = timeline->find(p.key);
     if (j == nullptr) {
-      e.reason = clipped(unnamed_elsewhere(never_reason(r, p), e.namespace_, namespaces));
+      e.reason = clipped(never_reason(r, p, e.namespace_, namespaces));
       continue;
     }
     e.start = whole_seconds(j->start);

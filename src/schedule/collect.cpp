@@ -93,7 +93,11 @@ void Timeline::Impl::collect(const std::set<int>& which) {
       // simulation of this tree sets them again.
       Job& j = jobs[static_cast<std::size_t>(ji)];
       result.never.erase(j.name);
-      if (j.state == State::Never && !(j.fact == Fact::Cancelled && j.runs.empty())) result.never[j.name] = j.never_reason;
+      result.blocked_behind.erase(j.name);
+      if (j.state == State::Never && !(j.fact == Fact::Cancelled && j.runs.empty())) {
+        result.never[j.name] = j.never_reason;
+        if (!j.blocked_behind.head.empty()) result.blocked_behind[j.name] = j.blocked_behind;
+      }
       if (!shown(j)) continue;
       JobEstimate e;
       e.name = j.name;

@@ -107,6 +107,7 @@ class Simulation {
     j.wait = WaitReason::None;
     j.wait_detail.clear();
     j.never_reason.clear();
+    j.blocked_behind = {};
     j.submitted = false;
     j.deps_left = 0;
     j.enter_cause = WaitReason::None;
@@ -343,7 +344,8 @@ class Simulation {
   }
 
   // Why a job that is neither running nor done at the end can never run (within the horizon).
-  std::string never_reason(int ji, std::set<int>& seen) {
+  // `blocked_behind` gets the StrictFIFO head the job never passes, when that is the reason.
+  std::string never_reason(int ji, std::set<int>& seen, QueueBlocker& blocked_behind) {
     Job& j = m_.jobs[ji];
     if (!j.never_reason.empty()) return j.never_reason;
     if (!seen.insert(ji).second) return "waits on itself";
@@ -361,8 +363,10 @@ class Simulation {
       if (!why.empty()) return why;
       auto s = engine(ji).status(j.key);
       std::string pending = s ? s->pending_reason : "";
-      if (std::string head = strict_fifo_blocker(ji); !head.empty())
+      if (std::string head = strict_fifo_blocker(ji); !head.empty()) {
+        blocked_behind = QueueBlocker{head, queue_of(ji)};
         return "blocked behind " + head + " in StrictFIFO ClusterQueue " + queue_of(ji) + " (" + head + " can never be admitted)";
+      }
       if (!events_.empty()) return "not admitted before " + horizon + (pending.empty() ? "" : ": " + pending);
       return pending.empty() ? "never admitted" : pending;
     }
@@ -421,17 +425,25 @@ class Simulation {
 
   void finish_never() {
     // Reasons first (they look at other jobs' final states), then mark.
-    std::vector<std::pair<int, std::string>> never;
+    struct Never {
+      int job;
+      std::string why;
+      QueueBlocker blocked_behind;
+    };
+    std::vector<Never> never;
     for (int t : trees_)
       for (int ji : m_.trees[t].jobs) {
         Job& j = m_.jobs[ji];
         if (j.state == State::Running || j.state == State::Done) continue;
         std::set<int> seen;
-        never.emplace_back(ji, never_reason(ji, seen));
+        Never n{ji, {}, {}};
+        n.why = never_reason(ji, seen, n.blocked_behind);
+        never.push_back(std::move(n));
       }
-    for (auto& [ji, why] : never) {
-      m_.jobs[ji].never_reason = std::move(why);
-      m_.jobs[ji].state = State::Never;
+    for (auto& n : never) {
+      m_.jobs[n.job].never_reason = std::move(n.why);
+      m_.jobs[n.job].blocked_behind = std::move(n.blocked_behind);
+      m_.jobs[n.job].state = State::Never;
     }
   }
 

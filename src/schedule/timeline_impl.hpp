@@ -74,6 +74,7 @@ struct Job {
   std::map<std::string, std::map<std::string, std::string>> flavors;
   std::string wait_detail;
   std::string never_reason;
+  QueueBlocker blocked_behind;  // the StrictFIFO head it never passes (head "" otherwise)
   std::string enter_detail;  // scratch of one simulation
 };
 

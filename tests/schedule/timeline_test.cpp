@@ -180,6 +180,13 @@ TEST(TimelineTest, NeverWithReasons) {
   EXPECT_EQ(out["never"]["child"], "depends on huge, which never runs");
   EXPECT_NE(out["never"]["far"].get<std::string>().find("horizon"), std::string::npos);
   EXPECT_EQ(out["never"]["lost"], "LocalQueue ns/nowhere doesn't exist");
+  // The StrictFIFO head is also given as data: only `behind` waits behind one.
+  auto t = make(s);
+  ASSERT_TRUE(t) << t.error().describe();
+  const auto& blocked = t->result().blocked_behind;
+  ASSERT_EQ(blocked.size(), 1u);
+  EXPECT_EQ(blocked.at("behind").head, "huge");
+  EXPECT_EQ(blocked.at("behind").cluster_queue, "s");
 }
 
 void expect_invalid(Json s, const std::string& field, const std::string& message_part) {

@@ -91,9 +91,17 @@ struct UsageStep {
   std::int64_t used = 0;
 };
 
+// The head of a StrictFIFO ClusterQueue that a job waits behind and can never pass (the head
+// itself never runs).
+struct QueueBlocker {
+  std::string head;           // the head job's name
+  std::string cluster_queue;  // the queue they wait in
+};
+
 struct TimelineResult {
   std::vector<JobEstimate> jobs;          // sorted by start, then name
   std::map<std::string, std::string> never;  // name -> why it can never run (within the horizon)
+  std::map<std::string, QueueBlocker> blocked_behind;  // name (one of `never`) -> what it waits behind
   core::Duration makespan;                // last end - now (0 without jobs)
   std::vector<std::string> warnings;      // e.g. a deadline already in the past
   std::vector<UsageStep> usage;           // per-queue utilization over time, in time order
