@@ -1182,6 +1182,54 @@ TEST_F(CompanionMeteringTest, ARunAdmittedAgainWithinItsFirstSecondIsMetered) {
   EXPECT_TRUE(companion->take_retrying().empty());
 }
 
+// A Workload created directly (kubectl, a controller of its own: no owning Job) is metered like
+// any other: from its admission to the Finished condition its controller writes.
+TEST_F(CompanionMeteringTest, AWorkloadWithoutAnOwnerIsMetered) {
+  start(metering_config());
+  Value container = Map{{"name", "c"},
+                        {"image", "busybox:1.36"},
+                        {"resources", Map{{"requests", Map{{"cpu", "1"}, {"nvidia.com/gpu", "2"}}},
+                                          {"limits", Map{{"nvidia.com/gpu", "2"}}}}}};
+  create(res::workloads(), ns_b,
+         Map{{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+             {"kind", "Workload"},
+             {"metadata", Map{{"name", "bare"}, {"namespace", ns_b}}},
+             {"spec", Map{{"queueName", "plq"},
+                          {"podSets", List{Map{{"name", "main"},
+                                               {"count", 1},
+                                               {"template", Map{{"spec", Map{{"restartPolicy", "Never"},
+                                                                             {"containers", List{container}}}}}}}}}}}});
+  Value wl;
+  ASSERT_TRUE(Testbed::wait_until([&] {
+    auto w = client->get(res::workloads(), ns_b, "bare");
+    if (w) wl = *w;
+    return w && admitted(*w);
+  })) << core::to_json(wl);
+  ASSERT_TRUE(Testbed::wait_until([&] { return companion->open_segments() == 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  // What the Workload's own controller would write when its pods end.
+  std::string at = core::Timestamp::from_unix_seconds(core::system_clock()->now().unix_seconds()).to_string();
+  ASSERT_TRUE(client->apply(res::workloads(), ns_b,
+                            Map{{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+                                {"kind", "Workload"},
+                                {"metadata", Map{{"name", "bare"}, {"namespace", ns_b}}},
+                                {"status", Map{{"conditions", List{Map{{"type", "Finished"},
+                                                                       {"status", "True"},
+                                                                       {"reason", "Succeeded"},
+                                                                       {"message", "done"},
+                                                                       {"lastTransitionTime", at}}}}}}},
+                            true, "status"));
+  ASSERT_TRUE(Testbed::wait_until([&] {
+    auto w = client->get(res::workloads(), ns_b, "bare");
+    if (w) wl = *w;
+    return w && finished(*w);
+  })) << core::to_json(wl);
+  ASSERT_TRUE(Testbed::wait_until([&] { return rows(kTenantB).size() == 1; })) << rows(kTenantB).size();
+  expect_row(rows(kTenantB).at(0), wl, 2);
+  EXPECT_EQ(companion->open_segments(), 0u);
+  EXPECT_TRUE(companion->take_retrying().empty());
+}
+
 // A companion that ends mid-run (each `--once` process exits with the run still going) meters
 // the run once it has ended, exactly once however often it starts again; a leader that wrote
 // the rows but died before closing the run (its open record still in the Store) adds none.
