@@ -26,13 +26,15 @@ double seconds_between(std::int64_t from_ns, std::int64_t to_ns) {
 // with the start of the run it ended), replayed through a fresh breaker.
 job::CircuitBreaker replay_breaker(const job::Job& job, const job::CircuitBreakerConfig& config) {
   job::CircuitBreaker b(config);
-  std::optional<core::Timestamp> started;
+  // The start of the run in progress, or nullptr (a pointer, not an optional: GCC's
+  // maybe-uninitialized warning misfires on an optional Timestamp under ThreadSanitizer).
+  const core::Timestamp* started = nullptr;
   for (const auto& t : job.status_history) {
-    if (t.to == JobStatus::Running) started = t.at;
+    if (t.to == JobStatus::Running) started = &t.at;
     if (t.to == JobStatus::Completed) b.record_success();
     if (t.to == JobStatus::Failed) {
-      b.record_failure(started.value_or(t.at), t.at);
-      started.reset();
+      b.record_failure(started != nullptr ? *started : t.at, t.at);
+      started = nullptr;
     }
   }
   return b;
