@@ -230,7 +230,7 @@ core::Status Impl::ha_step() {
     else if (now >= renewer.until_ns.load()) step_down("the lease was not renewed in time");
     else return {};
   }
-  if (now < ha_next_step_ns) return {};
+  if (now < ha_next_step_ns && !lease_given_up(now)) return {};
   if (!ha.lead) {
     ha_next_step_ns = now + ha.retry.count_ns();
     return {};
@@ -253,6 +253,19 @@ core::Status Impl::ha_step() {
   me.renew_us = ha_renew_us;
   me.takeover_after = ha.lease;
   return note_report(store->report_replica(kLease, me));
+}
+
+// Between election steps a follower that may lead looks at the lease (a plain read, no lock)
+// every kLeasePeek: a leader that stops gracefully expires its lease at once, and one that died
+// lets it run out, and either way the follower takes it at once rather than at its next retry,
+// up to a retry period later (a graceful handover then takes a fraction of a second).
+bool Impl::lease_given_up(std::int64_t now) {
+  constexpr std::int64_t kLeasePeek = 200'000'000;  // ns
+  const HaConfig& ha = *config.ha;
+  if (!ha.lead || ha.retry.count_ns() <= kLeasePeek || now < ha_next_peek_ns) return false;
+  ha_next_peek_ns = now + kLeasePeek;
+  auto lease = store->read_lease(kLease);
+  return lease && lease->expires <= lease->now;
 }
 
 // A report refused because another process runs this replica's id now stops this one; any

@@ -176,6 +176,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
   HaRole ha_role = HaRole::Single;
   std::int64_t ha_epoch = 0;
   std::int64_t ha_next_step_ns = 0;     // steady clock: the next election step
+  std::int64_t ha_next_peek_ns = 0;     // steady clock: the next look for a lease given up
   std::int64_t ha_renew_us = 0;         // how long the last election step took
   std::int64_t ha_view_marker = -1;     // a follower's view of the live jobs: the store's change marker it was read at
   std::int64_t ha_seen_marker = -1;     // the leader's last look at the requests
@@ -196,6 +197,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // the store); a leader steps down when its renewer lost the lease or could not renew in time.
   // Called by the background driver.
   core::Status ha_step();
+  bool lease_given_up(std::int64_t now);
   // A leader in the middle of a long stretch of work (a backlog of requests or events) checks
   // that it still leads (no store round trip: the renewer keeps the lease); false when it no
   // longer leads and must stop.

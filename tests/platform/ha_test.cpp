@@ -118,6 +118,35 @@ TEST_P(PlatformHa, AFollowerTakesRequestsTheLeaderCarriesOut) {
   EXPECT_TRUE(eventually([&] { return r2->get_job(ctx_a(), after->record.job.id)->job.status == JobStatus::Completed; }));
 }
 
+// With Kueue's periods (lease 15 s, renew 10 s, retry 2 s) a follower still takes a lease given
+// up gracefully within a fraction of a second: it looks for that between its attempts.
+TEST_P(PlatformHa, AGracefulHandoverTakesLessThanTheRetryPeriod) {
+  auto open = [&](const std::string& id) {
+    platform::PlatformConfig c = target_->config;
+    c.ha = platform::HaConfig{id, core::Duration::seconds(15), core::Duration::seconds(10), core::Duration::seconds(2),
+                              true};
+    auto p = platform::Platform::open(c);
+    EXPECT_TRUE(p) << (p ? "" : p.error().describe());
+    return p ? std::move(*p) : nullptr;
+  };
+  auto r1 = open("r1");
+  ASSERT_TRUE(r1);
+  ASSERT_TRUE(eventually([&] { return r1->ha_status()->role == "leader"; }, 5));
+  auto r2 = open("r2");
+  ASSERT_TRUE(r2);
+  for (int i = 0; i < 3; ++i) {
+    // Each handover at a different point of the follower's retry period.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300 + 500 * i));
+    const auto t0 = std::chrono::steady_clock::now();
+    r1.reset();
+    ASSERT_TRUE(eventually([&] { return r2->ha_status()->role == "leader"; }, 5));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(800)) << "handover " << i;
+    std::swap(r1, r2);
+    r2 = open(i % 2 == 0 ? "r1" : "r2");
+    ASSERT_TRUE(r2);
+  }
+}
+
 // A batch submitted on a follower under one key is idempotent as a whole: each job without a
 // key of its own is keyed "<key>/<i>", so a retry (a client that lost the answer) returns the
 // same jobs. The replicas view shows a closed replica as stopped, never as a leader, and a
