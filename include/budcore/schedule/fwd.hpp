@@ -20,6 +20,7 @@ struct TimelineInput;
 enum class WaitReason;
 struct JobEstimate;
 struct UsageStep;
+struct QueueBlocker;
 struct TimelineResult;
 class Timeline;
 struct LaneBlock;
