@@ -10,9 +10,10 @@
 //   request per job that the leader carries out), V = 0: on the leader itself;
 // - ha_single_submit/threads:T: the same number of jobs as single submits from T client
 //   threads, each with a follower handle of its own (replicas r2 .. r(T+1));
-// - graceful_handover: the time from closing the leader (it resigns the lease) to a follower
-//   leading, with the follower retry period of 2 s (Kueue's); BUDCORE_BENCH_HANDOVER_STORE=sqlite
-//   measures it on a SQLite file instead.
+// - graceful_handover/backlog:L: the time from closing the leader (it resigns the lease) to a
+//   follower leading, recovery included, with the follower retry period of 2 s (Kueue's) and L
+//   jobs running (1 core, an hour each) that the new leader takes over from their records;
+//   BUDCORE_BENCH_HANDOVER_STORE=sqlite measures it on a SQLite file instead.
 // Counters: jobs_per_s (to every job completed), admitted_jobs_per_s (to every job admitted),
 // acked_jobs_per_s (to the last submit returning), all read from the store; leader_changes.
 #include <benchmark/benchmark.h>
@@ -110,8 +111,8 @@ std::unique_ptr<platform::Platform> must_open(platform::PlatformConfig c) {
   return std::move(*p);
 }
 
-// A job of 1 core that the simulated cluster runs for 0 s.
-job::Job bench_job(std::int64_t i) {
+// A job of 1 core that the simulated cluster runs for `seconds` (0 by default).
+job::Job bench_job(std::int64_t i, std::int64_t seconds = 0) {
   job::Job j;
   j.name = "ha-" + std::to_string(i % 1000);
   j.job_type = job::JobType::Batch;
@@ -120,7 +121,7 @@ job::Job bench_job(std::int64_t i) {
   j.estimated_duration_seconds = 60;
   j.spec = core::Value::map({{"image", "ghcr.io/example/worker:1.0"},
                              {"args", core::Value::list({"--shard", i})},
-                             {"sim", core::Value::map({{"duration_seconds", 0}})}});
+                             {"sim", core::Value::map({{"duration_seconds", seconds}})}});
   return j;
 }
 
@@ -299,6 +300,15 @@ void graceful_handover(benchmark::State& state) {
       uri = schema->store_uri;
     }
     auto leader = must_open(replica_config(uri, "r1"));
+    auto ctx = platform::CallContext::for_tenant(kTenant, "bench");
+    for (std::int64_t start = 0; start < state.range(0); start += 1000) {
+      std::vector<platform::SubmitRequest> jobs;
+      for (std::int64_t i = start; i < std::min(state.range(0), start + 1000); ++i) jobs.push_back({bench_job(i, 3600), ""});
+      if (auto res = leader->submit_batch(ctx, std::move(jobs)); !res) {
+        std::fprintf(stderr, "submit: %s\n", res.error().describe().c_str());
+        std::abort();
+      }
+    }
     auto f2 = must_open(replica_config(uri, "r2"));
     auto f3 = must_open(replica_config(uri, "r3"));
     // Both followers' next attempts fall anywhere in their retry period, as they would.
@@ -324,6 +334,7 @@ void graceful_handover(benchmark::State& state) {
     state.counters["max_ms"] = ms.back();
   }
 }
-BENCHMARK(graceful_handover)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(graceful_handover)->ArgName("backlog")->Arg(0)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(graceful_handover)->ArgName("backlog")->Arg(20'000)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
