@@ -4,7 +4,10 @@
 // replay read with them; the writers write a value's first name.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -48,6 +51,22 @@ constexpr std::string_view name_in(Names<E> names, E value) {
   for (const auto& [n, e] : names)
     if (e == value) return n;
   return {};
+}
+
+// The value `name` reads as in `names`, if the field allows it.
+template <class E>
+constexpr std::optional<E> value_named(Names<E> names, std::string_view name) {
+  for (const auto& [n, e] : names)
+    if (n == name) return e;
+  return std::nullopt;
+}
+
+// What a reader says of a name the field does not allow: "expected one of A, B, C".
+template <class E>
+std::string expected_one_of(Names<E> names) {
+  std::string out = "expected one of ";
+  for (std::size_t i = 0; i < names.size(); ++i) (out += i == 0 ? "" : ", ") += names[i].first;
+  return out;
 }
 
 // Every preemption policy, whichever field it is allowed in.

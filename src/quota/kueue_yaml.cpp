@@ -62,11 +62,8 @@ R<E> enumeration(const Value& obj, std::string_view key, const std::string& path
   const Value* v = obj.find(key);
   if (!v || v->is_null()) return fallback;
   if (v->is_string())
-    for (const auto& [n, e] : names)
-      if (v->as_string() == n) return e;
-  std::string allowed;
-  for (const auto& [n, e] : names) allowed += (allowed.empty() ? "" : ", ") + std::string(n);
-  return Error::invalid(at(path, key), v->is_string() ? v->as_string() : "", "expected one of " + allowed);
+    if (auto e = detail::value_named(names, v->as_string())) return *e;
+  return Error::invalid(at(path, key), v->is_string() ? v->as_string() : "", detail::expected_one_of(names));
 }
 
 R<double> weight(const Value& spec, const std::string& path) {

@@ -138,11 +138,8 @@ R<E> get_enum(const Json& obj, const char* key, const std::string& path, E fallb
   const Json* v = member(obj, key);
   if (!v) return fallback;
   if (v->is_string())
-    for (const auto& [n, e] : names)
-      if (v->as_string() == n) return e;
-  std::string allowed;
-  for (const auto& [n, e] : names) allowed += (allowed.empty() ? "" : ", ") + std::string(n);
-  return Error::invalid(at(path, key), v->is_string() ? v->as_string() : dump(*v), "expected one of " + allowed);
+    if (auto e = detail::value_named(names, v->as_string())) return *e;
+  return Error::invalid(at(path, key), v->is_string() ? v->as_string() : dump(*v), detail::expected_one_of(names));
 }
 
 R<std::vector<Taint>> taints_of(const Json& list, const std::string& path) {

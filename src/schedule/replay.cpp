@@ -70,8 +70,7 @@ core::Result<quota::PreemptionPolicy> policy_of(const Reader& r, std::string_vie
   quota::detail::Names<quota::PreemptionPolicy> allowed =
       key == "withinClusterQueue" ? quota::detail::Names<quota::PreemptionPolicy>(quota::detail::kWithinClusterQueue)
                                   : quota::detail::Names<quota::PreemptionPolicy>(quota::detail::kReclaimWithinCohort);
-  for (const auto& [name, policy] : allowed)
-    if (**s == name) return policy;
+  if (auto policy = quota::detail::value_named(allowed, **s)) return *policy;
   return Error::invalid(path + "." + std::string(key), **s, "not a preemption policy Kueue allows here");
 }
 
