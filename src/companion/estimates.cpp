@@ -151,7 +151,6 @@ std::string clipped(std::string s) {
   return s;
 }
 
-
 core::Timestamp whole_seconds(core::Timestamp t) { return core::Timestamp::from_unix_seconds(t.unix_seconds()); }
 
 // A Workload that cannot be read (a quantity out of range, no pod set) is not estimated and

@@ -8,6 +8,7 @@
 
 #include "budcore/core/json.hpp"
 #include "budcore/core/limits.hpp"
+#include "core/civil.hpp"
 
 namespace budcore::core {
 namespace {
@@ -272,7 +273,7 @@ std::string nanos_fraction(std::uint64_t nanos) {
   return std::string(buf + w, buf + 16);
 }
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept { return a / b - ((a % b) < 0 ? 1 : 0); }
+using detail::floor_div;
 std::int64_t floor_mod(std::int64_t a, std::int64_t b) noexcept {
   const std::int64_t r = a % b;
   return r < 0 ? r + b : r;

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/civil.hpp"
 #include "core/enum_lookup.hpp"
 #include "cost/csv.hpp"
 #include "cost/document.hpp"
@@ -47,7 +48,7 @@ constexpr core::detail::EnumNames<BillingStatus, 4> kBillingNames{{{BillingStatu
                                                                    {BillingStatus::Invoiced, "invoiced"},
                                                                    {BillingStatus::Paid, "paid"}}};
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+using core::detail::floor_div;
 
 std::int64_t width_nanos(Granularity g) {
   switch (g) {

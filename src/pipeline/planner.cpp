@@ -2,7 +2,6 @@
 #include "budcore/pipeline/planner.hpp"
 
 #include <cmath>
-#include <cstdio>
 
 #include "budcore/core/json.hpp"
 #include "budcore/core/json_string.hpp"
@@ -20,7 +19,6 @@ bool starts_like_json(std::string_view text) {
   }
   return false;
 }
-
 
 void put_list(std::string& out, const std::vector<std::string>& items) {
   out += '[';
