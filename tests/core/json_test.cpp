@@ -1,4 +1,5 @@
 #include "budcore/core/json.hpp"
+#include "budcore/core/json_string.hpp"
 
 #include <gtest/gtest.h>
 
@@ -297,5 +298,28 @@ TEST(JsonTest, RandomDocumentsRoundTrip) {
   }
 }
 
+// The writer for text built directly writes a string as to_json does: escapes, malformed UTF-8
+// as U+FFFD, non-ASCII as \uXXXX with ensure_ascii; what it appends reads back as the string.
+TEST(JsonTest, AppendJsonStringWritesWhatToJsonWrites) {
+  const std::string samples[] = {"plain-id-01", "quote \" back \\ slash", "tab\tnew\nline\x01\x1f",
+                                 "caf\xc3\xa9 \xe2\x82\xac", "bad \xff\xc3 bytes", ""};
+  for (const auto& s : samples) {
+    for (bool ascii : {false, true}) {
+      std::string out = "[";
+      append_json_string(out, s, ascii);
+      JsonOptions o;
+      o.ensure_ascii = ascii;
+      EXPECT_EQ(out, "[" + to_json(Value(s), o)) << s;
+    }
+    std::string out;
+    append_json_string(out, s);
+    auto back = parse_json(out);
+    ASSERT_TRUE(back) << out;
+    if (s.find('\xff') == std::string::npos) EXPECT_EQ(back->as_string(), s);
+    else EXPECT_NE(back->as_string().find("\xef\xbf\xbd"), std::string::npos) << out;  // U+FFFD
+  }
+}
+
 }  // namespace
 }  // namespace budcore::core
+
