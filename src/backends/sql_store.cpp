@@ -41,20 +41,69 @@ SqlConnection& SqlStore::db() {
 }
 
 SqlConnection& SqlStore::db_keeping_records() {
-  if (!flushing_ && !deferred_.jobs.empty()) flush_deferred(/*records=*/false);
+  if (!flushing_ && !deferred_.jobs_empty()) flush_deferred(/*records=*/false);
   return *s_->conn;
 }
 
 void SqlStore::flush_deferred(bool records) {
   if (deferred_.empty()) return;
   flushing_ = true;
-  Status st = send_deferred_jobs();
+  Status st = send_deferred_inserts();
+  if (st) st = send_deferred_jobs();
   if (st && records) st = send_deferred_records();
   flushing_ = false;
+  deferred_.inserts.clear();
   deferred_.jobs.clear();
   deferred_.job_rows.clear();
   if (records) deferred_.records.clear();
   if (!st && !deferred_error_) deferred_error_ = st.error();
+}
+
+// One multi-row INSERT for the transaction's new jobs (a statement per row costs PostgreSQL more
+// than the row). A clash with an existing id fails the statement, and with it the transaction.
+Status SqlStore::send_deferred_inserts() {
+  const std::vector<DeferredJobWrite>& rows = deferred_.inserts;
+  if (rows.empty()) return {};
+  std::vector<std::string> tenant, id, project, cluster, status, type, source, created, updated, doc, name, priority,
+      count;
+  std::vector<std::optional<std::string>> pipeline, gpu_type;
+  for (const DeferredJobWrite& w : rows) {
+    tenant.push_back(w.tenant);
+    id.push_back(w.id);
+    project.push_back(w.project);
+    cluster.push_back(w.cluster);
+    pipeline.push_back(w.pipeline);
+    status.push_back(w.status);
+    type.push_back(w.type);
+    source.push_back(w.source);
+    created.push_back(std::to_string(w.created_ns));
+    updated.push_back(std::to_string(w.updated_ns));
+    doc.push_back(w.doc);
+    name.push_back(w.name);
+    priority.push_back(w.priority);
+    gpu_type.push_back(w.gpu_type);
+    count.push_back(std::to_string(w.gpu_count));
+  }
+  const std::string a[] = {pg_text_array(tenant),  pg_text_array(id),      pg_text_array(project),
+                           pg_text_array(cluster), pg_nullable_text_array(pipeline), pg_text_array(status),
+                           pg_text_array(type),    pg_text_array(source),  pg_text_array(created),
+                           pg_text_array(updated), pg_text_array(doc),     pg_text_array(name),
+                           pg_text_array(priority), pg_nullable_text_array(gpu_type), pg_text_array(count)};
+  std::vector<SqlParam> p(std::begin(a), std::end(a));
+  const std::string what = rows.size() == 1 ? "job " + rows.front().id
+                                            : "one of " + std::to_string(rows.size()) + " new jobs (" + rows.front().id +
+                                                  " to " + rows.back().id + ")";
+  return s_->conn->execute_later(
+      "INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, created_ns, "
+      "updated_ns, version, doc, name, priority, gpu_type, gpu_count) "
+      "SELECT u.tenant_id, u.id, u.project_id, u.cluster_id, u.pipeline_id, u.status, u.job_type, u.source, "
+      "u.created_ns, u.updated_ns, 1, u.doc, u.name, u.priority, u.gpu_type, u.gpu_count "
+      "FROM unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), "
+      "CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), "
+      "CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[])) "
+      "AS u(tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, created_ns, updated_ns, doc, "
+      "name, priority, gpu_type, gpu_count)",
+      p, LaterCheck{static_cast<std::int64_t>(rows.size()), what});
 }
 
 Status SqlStore::send_deferred_jobs() {

@@ -228,13 +228,16 @@ struct DeferredJobWrite {
   std::string status, type, source, doc, name, priority;
   std::int64_t updated_ns = 0, gpu_count = 0, expected_version = 0;
   std::int64_t writes = 1;  // the job's writes this row carries: its version grows by as many
+  std::int64_t created_ns = 0;  // read for an insert only
 };
 struct DeferredWrites {
+  std::vector<DeferredJobWrite> inserts;  // new jobs without an idempotency key, sent before `jobs`
   std::vector<DeferredJobWrite> jobs;
   std::map<std::pair<std::string, std::string>, std::size_t> job_rows;  // (tenant, id) -> its row in `jobs`
   // (kind, key) -> the document and time to store, or nullopt to delete; the last write wins.
   std::map<std::pair<std::string, std::string>, std::optional<std::pair<std::string, std::int64_t>>> records;
-  bool empty() const { return jobs.empty() && records.empty(); }
+  bool empty() const { return inserts.empty() && jobs.empty() && records.empty(); }
+  bool jobs_empty() const { return inserts.empty() && jobs.empty(); }
 };
 
 // The row of a job as loaded for an update.
@@ -410,6 +413,7 @@ class SqlStore final : public backend::Store {
   SeqPool request_seqs_{"platform_requests"};
   bool defers() const { return in_tx_ && s_->conn->dialect() == Dialect::Postgres; }
   void flush_deferred(bool records = true);
+  Status send_deferred_inserts();
   Status send_deferred_jobs();
   Status send_deferred_records();
   Status write_tenant_heads();

@@ -54,7 +54,15 @@ Result<CreateJobResult> SqlStore::insert_job(const core::Id& tenant, job::Job jo
         "INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, "
         "created_ns, updated_ns, version, idempotency_key, doc, name, priority, gpu_type, gpu_count, request_digest) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING";
+        "ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING";
+    if (key.empty() && defers()) {
+      deferred_.inserts.push_back(DeferredJobWrite{
+          tid, id, project, cluster, job.pipeline_id ? std::optional<std::string>(pipeline) : std::nullopt,
+          job.gpu_type, std::string(job::to_string(job.status)), std::string(job::to_string(job.job_type)),
+          std::string(job::to_string(job.source)), std::move(doc), job.name, std::string(job::to_string(job.priority)), updated,
+          job.gpu_count, /*expected_version=*/0, /*writes=*/1, created});
+      return CreateJobResult{JobRecord{std::move(job), 1, std::string()}, true};
+    }
     if (key.empty()) {
       // Nothing to find on a clash: the answer can wait (an existing id fails the transaction;
       // with no key, ON CONFLICT never skips the row, so there is no count to check).
@@ -147,10 +155,12 @@ Result<std::vector<std::optional<JobRecord>>> SqlStore::get_jobs_by_keys(const c
       for (; from != at.end() && batch.size() < kReadBatch; ++from) batch.emplace_back(from->first);
       const std::string k = pg_text_array(batch);
       SqlParam p[] = {k, tid};
-      // The keys in the column's collation ("C"), or the key index is not used.
+      // The keys in the column's collation ("C"), and the key index's own condition spelled out
+      // (it holds keyed jobs only), or the key index is not used.
       BUDCORE_TRY(db().query("SELECT j.doc, j.version, j.idempotency_key, j.id, j.created_ns, j.request_digest "
                              "FROM unnest(CAST(? AS TEXT[])) AS k(key) "
-                             "JOIN jobs j ON j.tenant_id = ? AND j.idempotency_key = k.key COLLATE \"C\"",
+                             "JOIN jobs j ON j.tenant_id = ? AND j.idempotency_key = k.key COLLATE \"C\" "
+                             "AND j.idempotency_key IS NOT NULL",
                              p, [&](const SqlRow& row) -> Status {
                                auto slots = at.find(row.text(2));
                                if (slots == at.end()) return {};

@@ -313,7 +313,10 @@ Result<std::int64_t> SqlStore::append_request(const backend::PlatformRequest& r)
   BUDCORE_TRY(check_key("kind", r.kind));
   BUDCORE_TRY(check_key("replica", r.replica));
   return write([&]() -> Result<std::int64_t> {
-    auto seq = backends::append_request(db_keeping_records(), r, !requests_notified_, in_tx_ ? &request_seqs_ : nullptr);
+    // Within a PostgreSQL transaction the insert reads and changes no job and no record: the
+    // deferred writes need not go first, and stay one statement for the whole transaction.
+    SqlConnection& conn = defers() ? *s_->conn : db_keeping_records();
+    auto seq = backends::append_request(conn, r, !requests_notified_, in_tx_ ? &request_seqs_ : nullptr);
     if (seq && in_tx_) requests_notified_ = true;
     return seq;
   });

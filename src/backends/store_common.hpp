@@ -116,7 +116,7 @@ core::Result<std::unique_ptr<SqlConnection>> open_postgres_connection(const std:
 
 // ---- schema ----------------------------------------------------------------------------------
 
-inline constexpr int kLatestSchemaVersion = 13;
+inline constexpr int kLatestSchemaVersion = 14;
 // A stored version above this is refused as it is read (never narrowed into an int).
 inline constexpr std::int64_t kMaxReadableSchemaVersion = 1'000'000;
 

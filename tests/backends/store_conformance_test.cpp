@@ -1019,6 +1019,43 @@ TEST_P(StoreConformance, TransactCommitsAllOrNothing) {
 
 // ---- batched reads, and writes whose answers wait for the commit ------------------------------
 
+// New jobs of a transaction may be sent together at its end (PostgreSQL: one statement): they are
+// all there after the commit, a change on top of one made in the same transaction lands after it,
+// and one id that exists already fails the whole transaction naming the id field.
+TEST_P(StoreConformance, JobsCreatedTogetherInATransactionCommitOrFailTogether) {
+  auto existing = create(tenant_a_, make_job("existing"));
+  std::vector<Id> made;
+  ASSERT_TRUE(store().transact([&](Store& tx) -> core::Status {
+    for (int i = 0; i < 5; ++i) {
+      BUDCORE_TRY_ASSIGN(auto r, tx.create_job(tenant_a_, make_job("n" + std::to_string(i))));
+      made.push_back(r.record.job.id);
+    }
+    BUDCORE_TRY_ASSIGN(auto first, tx.get_job(tenant_a_, made.front()));  // read back inside
+    EXPECT_EQ(first.job.name, "n0");
+    BUDCORE_TRY(tx.transition_job(tenant_a_, made.back(), 1, JobStatus::Queued));
+    return {};
+  }));
+  EXPECT_EQ(all_jobs(tenant_a_).size(), 6u);
+  auto last = store().get_job(tenant_a_, made.back());
+  ASSERT_TRUE(last) << last.error().describe();
+  EXPECT_EQ(last->version, 2);
+  EXPECT_EQ(last->job.status, JobStatus::Queued);
+
+  auto clash = store().transact([&](Store& tx) -> core::Status {
+    BUDCORE_TRY(tx.create_job(tenant_a_, make_job("x1")));
+    auto dup = make_job("x2");
+    dup.id = existing.job.id;
+    BUDCORE_TRY(tx.create_job(tenant_a_, dup));
+    BUDCORE_TRY(tx.create_job(tenant_a_, make_job("x3")));
+    return {};
+  });
+  ASSERT_FALSE(clash);
+  EXPECT_EQ(clash.error().code, ErrorCode::AlreadyExists);
+  EXPECT_EQ(clash.error().field, "id");
+  EXPECT_EQ(all_jobs(tenant_a_).size(), 6u) << "nothing of the failed transaction is kept";
+  EXPECT_EQ(store().get_job(tenant_a_, existing.job.id)->job.name, "existing");
+}
+
 TEST_P(StoreConformance, GetJobsReadsEachTenantsOwnJobsInOneCall) {
   auto a = create(tenant_a_, make_job("a"));
   auto b = create(tenant_b_, make_job("b"));
