@@ -581,6 +581,13 @@ DROP INDEX jobs_tenant_pipeline;
 CREATE INDEX jobs_tenant_pipeline ON jobs (tenant_id, pipeline_id) WHERE pipeline_id IS NOT NULL;
 )sql";
 
+// PostgreSQL: the event and request numbers step by a block (kSeqBlock), so a transaction
+// reserves its numbers with one nextval instead of one per row (SeqPool).
+constexpr std::string_view kSchemaV14Postgres = R"sql(
+ALTER TABLE platform_events ALTER COLUMN seq SET INCREMENT BY 1024;
+ALTER TABLE platform_requests ALTER COLUMN seq SET INCREMENT BY 1024;
+)sql";
+
 std::string migration_sql(Dialect dialect, int version) {
   switch (version) {
     case 1: return apply_dialect(dialect, kSchemaV1);
@@ -600,7 +607,7 @@ std::string migration_sql(Dialect dialect, int version) {
     case 11: return std::string(kSchemaV11);
     case 12: return apply_dialect(dialect, kSchemaV12);
     case 13: return std::string(kSchemaV13);
-    case 14: return std::string(kSchemaV14);
+    case 14: return std::string(kSchemaV14) + std::string(dialect == Dialect::Postgres ? kSchemaV14Postgres : "");
     default: return {};
   }
 }
@@ -820,20 +827,18 @@ core::Status check_later(const core::Result<std::int64_t>& rows, const LaterChec
 }
 
 core::Result<std::int64_t> SeqPool::next(SqlConnection& db) {
-  if (used_ == values_.size()) {
-    values_.clear();
-    used_ = 0;
-    const std::string sql = "SELECT nextval(pg_get_serial_sequence('" + std::string(table_) +
-                            "', 'seq')) FROM generate_series(1, ?)";
-    SqlParam p[] = {block_};
-    BUDCORE_TRY(db.query(sql, p, [&](const SqlRow& row) -> core::Status {
-      values_.push_back(row.int64(0));
+  if (next_ == end_) {
+    const std::string sql = "SELECT nextval(pg_get_serial_sequence('" + std::string(table_) + "', 'seq'))";
+    bool got = false;
+    BUDCORE_TRY(db.query(sql, {}, [&](const SqlRow& row) -> core::Status {
+      next_ = row.int64(0);
+      got = true;
       return {};
     }));
-    if (values_.empty()) return core::Error::make(core::ErrorCode::Io, "the store returned no sequence numbers for " + std::string(table_));
-    block_ = std::min<std::int64_t>(block_ * 2, 1024);
+    if (!got) return core::Error::make(core::ErrorCode::Io, "the store returned no sequence number for " + std::string(table_));
+    end_ = next_ + kSeqBlock;
   }
-  return values_[used_++];
+  return next_++;
 }
 
 }  // namespace budcore::backends

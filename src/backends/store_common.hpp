@@ -89,10 +89,13 @@ class SqlConnection {
   }
 };
 
-// Store-wide sequence numbers of a table's identity column taken ahead (PostgreSQL: nextval of
-// its sequence, a growing block per round trip), so that a transaction's inserts need no
-// RETURNING and can go with execute_later. Numbers taken and not used leave gaps, which the
+// Store-wide sequence numbers of a table's identity column taken ahead, so that a transaction's
+// inserts need no RETURNING and can go with execute_later. On PostgreSQL the column's sequence
+// steps by kSeqBlock (schema 14): one nextval reserves the block [n, n + kSeqBlock), which the
+// pool hands out in order; a later block is greater, so a transaction that starts after another
+// committed numbers its rows after that one's. Numbers taken and not used leave gaps, which the
 // column's users allow (they order by it; the tenants' own sequences have no gaps).
+inline constexpr std::int64_t kSeqBlock = 1024;
 class SeqPool {
  public:
   explicit SeqPool(std::string_view table) : table_(table) {}
@@ -100,9 +103,7 @@ class SeqPool {
 
  private:
   std::string_view table_;
-  std::vector<std::int64_t> values_;
-  std::size_t used_ = 0;
-  std::int64_t block_ = 4;
+  std::int64_t next_ = 0, end_ = 0;
 };
 
 // Opens a connection for a store URI (sqlite / postgresql), without touching the schema.

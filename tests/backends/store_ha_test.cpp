@@ -121,6 +121,37 @@ TEST_P(StoreHa, AnEventAfterAnotherReplicasCommittedEventHasAGreaterSeq) {
   }
 }
 
+// A transaction with more events than one reserved block of numbers (PostgreSQL reserves 1,024
+// at a time) numbers them in order without a repeat, and the other replica's next event follows.
+TEST_P(StoreHa, ATransactionOfManyEventsNumbersThemInOrderAcrossBlocks) {
+  const core::Id tenant = core::Id::generate();
+  backend::EventRecord ev;
+  ev.type = "job.test";
+  ev.object_id = core::Id::generate();
+  ev.data = core::Value::map({});
+  std::vector<std::int64_t> seqs;
+  ASSERT_TRUE(a_->transact([&](Store& tx) -> core::Status {
+    for (int i = 0; i < 2500; ++i) {
+      BUDCORE_TRY_ASSIGN(std::int64_t seq, tx.append_event(tenant, ev));
+      seqs.push_back(seq);
+    }
+    return {};
+  }));
+  for (std::size_t i = 1; i < seqs.size(); ++i) ASSERT_GT(seqs[i], seqs[i - 1]) << "event " << i;
+  std::int64_t after = 0;
+  ASSERT_TRUE(b_->transact([&](Store& tx) -> core::Status {
+    BUDCORE_TRY_ASSIGN(after, tx.append_event(tenant, ev));
+    return {};
+  }));
+  EXPECT_GT(after, seqs.back());
+  auto listed = a_->list_events(tenant, 0, 10'000);
+  ASSERT_TRUE(listed) << listed.error().describe();
+  ASSERT_EQ(listed->size(), 2501u);
+  // The tenant's own numbers stay gapless: 1 to 2,501.
+  for (std::size_t i = 0; i < listed->size(); ++i)
+    EXPECT_EQ((*listed)[i].seq, static_cast<std::int64_t>(i + 1)) << "event " << i;
+}
+
 TEST_P(StoreHa, ReplicasReportThemselves) {
   ReplicaRecord r;
   r.replica = "r1";
