@@ -231,8 +231,11 @@ core::Status Impl::ha_step() {
     else return {};
   }
   if (now < ha_next_step_ns && !lease_given_up(now)) return {};
+  // A follower reports at each attempt, and one silent for a lease may have its id taken over
+  // by another process: it attempts at least three times a lease, however long the retry period.
+  const std::int64_t step_ns = std::min(ha.retry.count_ns(), ha.lease.count_ns() / 3);
   if (!ha.lead) {
-    ha_next_step_ns = now + ha.retry.count_ns();
+    ha_next_step_ns = now + step_ns;
     return {};
   }
   const std::int64_t t0 = steady_ns();
@@ -240,7 +243,7 @@ core::Status Impl::ha_step() {
   const std::int64_t t1 = steady_ns();
   ha_renew_us = (t1 - t0) / 1000;
   metrics.observe("budcore_ha_renewal_seconds", {}, static_cast<double>(t1 - t0) / 1e9);
-  ha_next_step_ns = now + ha.retry.count_ns();
+  ha_next_step_ns = now + step_ns;
   if (!lease) return {};  // the store is unreachable: try again at the retry period
   // Taken (or still ours after a step down): the lease holds for `lease` from before the
   // attempt, on our clock; the renewer keeps it from now on.

@@ -147,6 +147,38 @@ TEST_P(PlatformHa, AGracefulHandoverTakesLessThanTheRetryPeriod) {
   }
 }
 
+// A follower reports at each attempt; with a retry period as long as the lease, its report
+// would be a lease old before the next, and another process could take its id while it lives.
+// It attempts at least three times a lease instead.
+TEST_P(PlatformHa, AFollowersReportIsNeverALeaseOldWhenTheRetryPeriodIsTheLease) {
+  auto open = [&](const std::string& id) {
+    platform::PlatformConfig c = target_->config;
+    c.ha = platform::HaConfig{id, core::Duration::milliseconds(1500), core::Duration::milliseconds(500),
+                              core::Duration::milliseconds(1500), true};
+    auto p = platform::Platform::open(c);
+    EXPECT_TRUE(p) << (p ? "" : p.error().describe());
+    return p ? std::move(*p) : nullptr;
+  };
+  auto r1 = open("r1");
+  ASSERT_TRUE(r1);
+  ASSERT_TRUE(eventually([&] { return r1->ha_status()->role == "leader"; }, 5));
+  auto r2 = open("r2");
+  ASSERT_TRUE(r2);
+  std::vector<core::Timestamp> seen;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(3200);
+  while (std::chrono::steady_clock::now() < until) {
+    auto st = r1->ha_status();
+    ASSERT_TRUE(st) << st.error().describe();
+    for (const auto& r : st->replicas)
+      if (r.replica == "r2" && (seen.empty() || r.seen != seen.back())) seen.push_back(r.seen);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GE(seen.size(), 5u) << "the follower reported " << seen.size() << " times in 3.2 s";
+  for (std::size_t i = 1; i < seen.size(); ++i)
+    EXPECT_LT((seen[i] - seen[i - 1]).count_ns(), 1'000'000'000) << "between reports " << i - 1 << " and " << i;
+  EXPECT_EQ(r2->ha_status()->role, "follower");
+}
+
 // A batch submitted on a follower under one key is idempotent as a whole: each job without a
 // key of its own is keyed "<key>/<i>", so a retry (a client that lost the answer) returns the
 // same jobs. The replicas view shows a closed replica as stopped, never as a leader, and a
