@@ -119,8 +119,8 @@ core::Status report_replica(SqlConnection& db, std::string_view name, const back
                                 p));
   if (rows == 0)
     return Error::make(ErrorCode::AlreadyExists,
-                       "replica " + r.replica + " is run by another process now (it took the id over while this one " +
-                           "was silent for a lease): this process stops",
+                       "replica " + r.replica + " is run by another process now (two processes were started with " +
+                           "this id, or this one was silent for a lease and the other took the id over): this process stops",
                        "ha.replica");
   return {};
 }

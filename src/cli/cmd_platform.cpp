@@ -432,7 +432,9 @@ class PlatformCommands {
       });
     });
 
-    auto* verify = group->add_subcommand("audit-verify", "Check every tenant's audit chain and head (platform admins)");
+    auto* verify = group->add_subcommand("audit-verify",
+                                        "Check every tenant's audit chain and head (a platform admin's call: --tenant and "
+                                        "--principal name the caller)");
     add_common(verify, true);
     auto verify_anchors = std::make_shared<std::vector<std::string>>();
     verify->add_option("--expect-head", *verify_anchors,
@@ -527,7 +529,14 @@ class PlatformCommands {
           return core::Error::invalid("tenant", "", "with security.rbac the cluster is shown to a caller: give --tenant and --principal "
                                                     "(a platform admin sees every tenant's runs)");
         BUDCORE_TRY(p.pump());
-        if (!scoped) return platform::to_value(p.cluster(), p.gpu_report());
+        if (!scoped) {
+          // The simulated cluster's runs are in the leader's memory: a follower's view is empty.
+          if (auto ha = p.ha_status(); p.config().cluster_backend == "sim" && ha && ha->role == "follower")
+            return core::Error::make(core::ErrorCode::NotLeader,
+                                     "replica " + ha->replica + " is a follower: the simulated cluster's runs are "
+                                     "shown by the leader (" + ha->lease.holder + ")", "epoch");
+          return platform::to_value(p.cluster(), p.gpu_report());
+        }
         BUDCORE_TRY_ASSIGN(auto view, p.cluster(ctx));
         return platform::to_value(view, p.gpu_report());
       });

@@ -98,8 +98,15 @@ void add_platform_ha_commands(CLI::App& platform_group) {
   auto file = std::make_shared<std::string>();
   auto replica = std::make_shared<std::string>();
   s->add_option("--config", *file, "Platform config with an `ha` section")->required();
-  s->add_option("--replica", *replica, "This replica's id (overrides ha.replica)");
-  s->callback([=] { exit_code() = serve(*file, *replica); });
+  auto* replica_opt = s->add_option("--replica", *replica, "This replica's id (overrides ha.replica)");
+  s->callback([=] {
+    // Given empty (an unset shell variable) it would fall back to the config's id silently.
+    if (replica_opt->count() > 0 && replica->empty()) {
+      exit_code() = report_error(core::Error::invalid("--replica", "", "a replica id is 1 to 63 of a-z, 0-9 and '-'"));
+      return;
+    }
+    exit_code() = serve(*file, *replica);
+  });
   auto* r = group->add_subcommand("replicas", "The lease's holder and epoch, and every replica's last report");
   auto rfile = std::make_shared<std::string>();
   r->add_option("--config", *rfile, "Platform config with an `ha` section")->required();

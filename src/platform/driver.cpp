@@ -263,6 +263,7 @@ core::Result<ClusterSnapshot> Platform::cluster(const CallContext& caller) {
   std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
   BUDCORE_TRY(m.guard(caller, "list", "jobs"));
+  BUDCORE_TRY(m.cluster_shown_here());
   BUDCORE_TRY_ASSIGN(auto listed, m.cluster->list());
   ClusterSnapshot out = m.cluster_snapshot(std::move(listed));
   // A platform admin sees every tenant's runs; the check is not a refusal, so it is not audited.
@@ -284,6 +285,18 @@ core::Result<ClusterSnapshot> Platform::cluster(const CallContext& caller) {
     w.message.clear();
   }
   return out;
+}
+
+// The simulated cluster lives in the leader's memory: a follower's is empty, and showing it
+// would tell the caller that nothing runs.
+core::Status Impl::cluster_shown_here() const {
+  if (ha_role != HaRole::Follower || !sim) return {};
+  Error e = Error::make(ErrorCode::NotLeader,
+                        "replica " + config.ha->replica +
+                            " is a follower: the simulated cluster's runs are shown by the leader",
+                        "epoch");
+  e.value = std::to_string(ha_epoch);
+  return e;
 }
 
 core::Status Platform::check_invariants() {

@@ -198,6 +198,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
   // Called by the background driver.
   core::Status ha_step();
   bool lease_given_up(std::int64_t now);
+  core::Status cluster_shown_here() const;  // NotLeader on a follower over the simulated cluster
   // A leader in the middle of a long stretch of work (a backlog of requests or events) checks
   // that it still leads (no store round trip: the renewer keeps the lease); false when it no
   // longer leads and must stop.

@@ -408,6 +408,10 @@ TEST_F(CliPlatformTest, BadInputExitsTwoNamingTheField) {
   auto said = json::parse(budcore::test::detail::slurp(err));
   EXPECT_EQ(said["error"]["path"], "schema_version");
   EXPECT_EQ(said["error"]["code"], "unsupported");
+  // `serve --replica ""` (an unset shell variable) is refused, not run under the config's id.
+  fs::path ha = write("ha.yaml", "store: \"sqlite://" + (dir_ / "ha.db").string() + "\"\nclock: system\nha: {replica: r1}\n");
+  EXPECT_EQ(run_cli("platform serve --config " + quote(ha.string()) + " --replica ''", err).exit_code, 2);
+  EXPECT_EQ(json::parse(budcore::test::detail::slurp(err))["error"]["path"], "--replica");
 }
 
 }  // namespace

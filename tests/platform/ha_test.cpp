@@ -211,6 +211,11 @@ TEST_P(PlatformHa, ABatchUnderOneKeyIsIdempotentAndTheViewShowsRolesAsTheyStand)
   ASSERT_FALSE(check);
   EXPECT_EQ(check.error().code, ErrorCode::NotLeader) << check.error().describe();
   EXPECT_TRUE(r1->check_invariants()) << r1->check_invariants().error().describe();
+  // The simulated cluster's runs are in the leader's memory: a follower does not show an empty one.
+  auto follower_view = r2->cluster(ctx_a());
+  ASSERT_FALSE(follower_view);
+  EXPECT_EQ(follower_view.error().code, ErrorCode::NotLeader) << follower_view.error().describe();
+  EXPECT_TRUE(r1->cluster(ctx_a())) << r1->cluster(ctx_a()).error().describe();
 
   r1.reset();
   ASSERT_TRUE(eventually([&] { return r2->ha_status()->role == "leader"; }, 3));

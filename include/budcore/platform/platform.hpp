@@ -295,11 +295,13 @@ class BUDCORE_API Platform {
   // metrics (docs/platform.md "Metrics").
   std::string metrics();
   // Every tenant's runs by job id: the operator's view (an in-process call takes no caller).
+  // A follower of replicas (ha) on the simulated cluster holds no runs: the leader drives it.
   ClusterSnapshot cluster();
   // What the cluster holds as the caller may see it (RBAC: "list" on jobs): the caller's
   // tenant's runs by job id, every other tenant's run as "[hidden <token>]" (the token as in
   // gpu_defrag, so a run is named alike in both) with no tenant or message. A platform admin
-  // (RBAC: "list" on cluster) sees every run by id, as cluster() does.
+  // (RBAC: "list" on cluster) sees every run by id, as cluster() does. NotLeader on a follower
+  // of replicas (ha) on the simulated cluster, whose runs are the leader's to show.
   core::Result<ClusterSnapshot> cluster(const CallContext& caller);
   // The GPU pools of the simulated cluster (empty without cluster.placement_policy, or on
   // another cluster). Its gauges are in metrics() as budcore_gpu_*.
