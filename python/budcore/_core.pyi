@@ -688,10 +688,16 @@ class StoredJob:
     """
     A job as the store holds it.
     """
+    NOUN: typing.ClassVar[str] = 'job'
+    ROW_COLUMNS: typing.ClassVar[tuple] = ('name', 'status', 'job_type', 'priority', 'gpu_type', 'gpu_count', 'version', 'idempotency_key', 'id')
     def __repr__(self) -> str:
         ...
     def _repr_html_(self) -> str:
         ...
+    def row(self) -> dict[str, typing.Any]:
+        """
+        The stored job as a row of a table: the job's fields, its version and idempotency key.
+        """
     def to_dict(self) -> dict[str, typing.Any]:
         """
         {'version', 'idempotency_key', 'job'}.

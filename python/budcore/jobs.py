@@ -36,8 +36,21 @@ def _stored_job_repr_html(self: StoredJob) -> str:
     return _job_html(doc, caption)
 
 
+# A stored job as a row of a table (a Rows of them): the job's fields, its version and key.
+_STORED_JOB_COLUMNS = ("name", "status", "job_type", "priority", "gpu_type", "gpu_count", "version", "idempotency_key",
+                       "id")
+
+
+def _stored_job_row(self: StoredJob) -> dict[str, object]:
+    """The stored job as a row of a table: the job's fields, its version and idempotency key."""
+    return dict(self.to_dict().get("job", {}), version=self.version, idempotency_key=self.idempotency_key)
+
+
 # The classes come from the extension module; their rich display is written here, beside the
 # other HTML views, rather than as HTML strings in C++.
 # (setattr: type checkers see the classes' methods as read-only.)
 setattr(Job, "_repr_html_", _job_repr_html)
 setattr(StoredJob, "_repr_html_", _stored_job_repr_html)
+setattr(StoredJob, "row", _stored_job_row)
+setattr(StoredJob, "ROW_COLUMNS", _STORED_JOB_COLUMNS)
+setattr(StoredJob, "NOUN", "job")

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypedDict, Union, cast, overload
 
 from ._core import PlatformHandle, StoredJob, platform_open, platform_open_embedded, platform_simulate
-from .results import html_table
+from .enums import JobSource, JobStatus, JobType, PipelineStatus, Priority
+from .results import Record, Rows, document_field, html_table
 from .types import Document, JsonObject, JsonValue
 
 if TYPE_CHECKING:  # names the annotations use
@@ -44,6 +45,7 @@ __all__ = [
     "CompactionReport",
     "Event",
     "HaStatus",
+    "JobSummary",
     "JobTable",
     "PipelineRun",
     "Platform",
@@ -186,60 +188,46 @@ class CompactionReport(TypedDict):
     checkpoints: List[Checkpoint]
 
 JOB_COLUMNS = (
-    "id", "name", "status", "job_type", "source", "priority", "project_id", "cluster_id",
-    "pipeline_id", "gpu_type", "gpu_count", "created_at", "updated_at", "version", "idempotency_key",
+    "name", "status", "job_type", "source", "priority", "project_id", "cluster_id", "pipeline_id", "gpu_type",
+    "gpu_count", "created_at", "updated_at", "version", "idempotency_key", "id",
 )
 
 
-class JobTable(Sequence[JsonObject]):
-    """Job summaries (newest first), as rows; ``to_pandas()`` gives a DataFrame."""
+@dataclass(frozen=True)
+class JobSummary(Record):
+    """One job of :meth:`Platform.jobs`: the store's summary of it (names first, the id last)."""
 
-    def __init__(self, rows: list[JsonObject]) -> None:
-        self._rows = rows
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    @overload
-    def __getitem__(self, i: int) -> JsonObject: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[JsonObject]: ...
-
-    def __getitem__(self, i: Union[int, slice]) -> Union[JsonObject, list[JsonObject]]:
-        return self._rows[i]
-
-    def to_pandas(self) -> DataFrame:
-        """The rows as a DataFrame (``created_at``/``updated_at`` as UTC timestamps). Requires pandas."""
-        import pandas as pd
-
-        frame = pd.DataFrame(self._rows, columns=list(JOB_COLUMNS))
-        for col in ("created_at", "updated_at"):
-            frame[col] = pd.to_datetime(frame[col], utc=True)
-        return frame
-
-    def _repr_html_(self) -> str:
-        # Names first; the id stays in the table for copying.
-        columns = ("name", "status", "job_type", "priority", "gpu_type", "gpu_count", "created_at", "id")
-        n = len(self._rows)
-        return html_table(self._rows, columns, f"{n} job" + ("" if n == 1 else "s"))
-
-    def __repr__(self) -> str:
-        return f"JobTable({len(self._rows)} jobs)"
+    ROW_COLUMNS = JOB_COLUMNS
+    NOUN = "job"
+    name: str = ""
+    status: JobStatus = field(default=JobStatus.PENDING, metadata={"enum": JobStatus})
+    job_type: JobType = field(default=JobType.BATCH, metadata={"enum": JobType})
+    source: JobSource = field(default=JobSource.DIRECT, metadata={"enum": JobSource})
+    priority: Priority = field(default=Priority.NORMAL, metadata={"enum": Priority})
+    project_id: Optional[str] = None
+    cluster_id: Optional[str] = None
+    pipeline_id: Optional[str] = None
+    gpu_type: Optional[str] = None
+    gpu_count: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+    version: int = 0
+    idempotency_key: Optional[str] = None
+    id: str = ""
+    document: JsonObject = document_field()
 
 
-class StoredJobs(list[StoredJob]):
-    """Stored jobs (a list of :class:`budcore.StoredJob`, as :meth:`Platform.submit_batch`
-    returns them) that a notebook shows as one table, names first."""
+#: Job summaries (newest first) as :meth:`Platform.jobs` returns them: a :class:`budcore.results.Rows`
+#: of :class:`JobSummary` (``to_pandas()``: ``created_at``/``updated_at`` as UTC timestamps).
+JobTable = Rows[JobSummary]
 
-    def _repr_html_(self) -> str:
-        rows = [dict(j.to_dict().get("job", {}), version=j.version, idempotency_key=j.idempotency_key) for j in self]
-        columns = ("name", "status", "job_type", "priority", "gpu_type", "gpu_count", "version", "idempotency_key", "id")
-        return html_table(rows, columns, f"{len(rows)} job" + ("" if len(rows) == 1 else "s"))
+#: Stored jobs as :meth:`Platform.submit_batch` returns them: a :class:`budcore.results.Rows` of
+#: :class:`budcore.StoredJob`, which a notebook shows as one table, names first.
+StoredJobs = Rows[StoredJob]
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(Record):
     """One entry of a tenant's event log: a job transition, a submission, a pipeline change."""
 
     seq: int
@@ -257,23 +245,17 @@ class Event:
 
 
 @dataclass(frozen=True)
-class PipelineRun:
+class PipelineRun(Record):
     """A pipeline run the platform drives; ``steps`` maps step id to its state."""
 
+    COLUMNS = ("id", "state", "message", "outputs")
     id: str
     pipeline: str
-    status: str
+    status: PipelineStatus = field(metadata={"enum": PipelineStatus})
     created_at: str
     updated_at: str
     version: int
     state: JsonObject
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, object]) -> "PipelineRun":
-        """A run from the library's document."""
-        f = cast(Mapping[str, str], d)
-        return cls(f["id"], f["pipeline"], f["status"], f["created_at"], f["updated_at"], cast(int, d["version"]),
-                   cast(JsonObject, d["state"]))
 
     def _steps(self) -> list[JsonObject]:
         return cast(List[JsonObject], self.state.get("steps", []))
@@ -283,15 +265,19 @@ class PipelineRun:
         """Each step's id and its state (``pending``, ``running``, ``succeeded``, ...)."""
         return {cast(str, s["id"]): cast(str, s["state"]) for s in self._steps()}
 
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per step: id, state, message, outputs."""
+        return [dict(s) for s in self._steps()]
+
     def to_pandas(self) -> DataFrame:
-        """One row per step (id, state, message, outputs). Requires pandas."""
+        """One row per step (id, state, message, outputs, as the run has them). Requires pandas."""
         import pandas as pd
 
-        return pd.DataFrame(self._steps())
+        return pd.DataFrame(self.rows())
 
-    def _repr_html_(self) -> str:
-        return html_table(self._steps(), ("id", "state", "message", "outputs"),
-                          f"pipeline {self.pipeline}: {self.status} (run {self.id})")
+    def caption(self) -> str:
+        """The pipeline, the run's status and its id."""
+        return f"pipeline {self.pipeline}: {self.status.value} (run {self.id})"
 
 
 def _every_page(fetch: Callable[[dict[str, object]], Mapping[str, object]], filters: Mapping[str, object],
@@ -378,7 +364,7 @@ class Platform:
     def submit_batch(self, jobs: Sequence[Union[JobLike, tuple[JobLike, Optional[str]]]], *, tenant: Optional[IdLike] = None) -> StoredJobs:
         """Many jobs in one transaction: each a job or a (job, idempotency_key) tuple. Returns
         the stored jobs in order, as a list a notebook shows as a table."""
-        return StoredJobs(self._h.submit_batch(*self._who(tenant), list(jobs)))
+        return Rows(self._h.submit_batch(*self._who(tenant), list(jobs)))
 
     def get(self, id: IdLike, *, tenant: Optional[IdLike] = None) -> StoredJob:
         """The caller's job by id (NotFoundError for another tenant's)."""
@@ -392,9 +378,9 @@ class Platform:
         """Starts another run of a FAILED job now (ConflictError when its retries are spent)."""
         return self._h.act(*self._who(tenant), "retry", id, "")
 
-    def set_priority(self, id: IdLike, priority: str, *, tenant: Optional[IdLike] = None) -> StoredJob:
+    def set_priority(self, id: IdLike, priority: Union[Priority, str], *, tenant: Optional[IdLike] = None) -> StoredJob:
         """Changes a job's priority (``critical``, ``high``, ``normal``, ``low``, ``spot``) within policy."""
-        return self._h.act(*self._who(tenant), "priority", id, priority)
+        return self._h.act(*self._who(tenant), "priority", id, priority)  # a Priority is its str
 
     def preempt(self, id: IdLike, reason: str = "", *, tenant: Optional[IdLike] = None) -> StoredJob:
         """Preempts a running job: it goes back to the queue with its full duration."""
@@ -404,7 +390,7 @@ class Platform:
         """Every job matching the filters (status, project_id, pipeline_id, job_type, source,
         created_from, created_to), newest first, as a :class:`JobTable`."""
         who = self._who(tenant)
-        return JobTable(_every_page(lambda q: self._h.list(*who, q), filters, limit))
+        return Rows(JobSummary.from_dict(r) for r in _every_page(lambda q: self._h.list(*who, q), filters, limit))
 
     def watch(self, since: int = 0, *, follow: bool = False, poll_seconds: float = 0.5,
               tenant: Optional[IdLike] = None) -> Iterator[Event]:
@@ -484,7 +470,7 @@ class Platform:
         tenants' runs are named ``[hidden <token>]`` (a keyed digest of the run). Advice only: nothing is applied. A
         :class:`budcore.gpu.DefragPlan` (``kind``, ``cost``, ``to_pandas()``, ``plot()``)."""
         from .gpu import DefragPlan
-        return DefragPlan(self._h.gpu_defrag(*self._who(tenant), id))
+        return DefragPlan.from_dict(self._h.gpu_defrag(*self._who(tenant), id))
 
     def gpu_defrag_apply(self, id: IdLike, plan: Optional[Document] = None, *, tenant: Optional[IdLike] = None) -> DefragPlan:
         """Applies the defragmentation plan for one of the tenant's jobs that waits for
@@ -494,10 +480,8 @@ class Platform:
         changed since) raises :class:`budcore.ConflictError` naming the first difference.
         None applies the plan made now. A :class:`budcore.gpu.DefragPlan` with ``applied``."""
         from .gpu import DefragPlan
-        if isinstance(plan, DefragPlan):
-            plan = dict(plan)
-        # The extension converts a dict (a DefragPlan is one); its stub names it dict[str, Any].
-        return DefragPlan(self._h.gpu_defrag_apply(*self._who(tenant), id, cast("Optional[dict[str, object]]", plan)))
+        doc = plan.to_dict() if isinstance(plan, DefragPlan) else None if plan is None else dict(plan)
+        return DefragPlan.from_dict(self._h.gpu_defrag_apply(*self._who(tenant), id, doc))
 
     def check(self) -> None:
         """Raises budcore.InternalError naming what differs when a crash-safety invariant fails."""
@@ -544,36 +528,37 @@ class Platform:
         return f"Platform(tenant={self.tenant!r}, closed={self.closed})"
 
 
-class SimulationResult:
+@dataclass(frozen=True, repr=False)
+class SimulationResult(Record):
     """A what-if scenario's outcome: ``jobs`` (rows), ``log`` (what happened), ``table`` (the
     text table), ``pipelines``, ``metrics``; ``to_pandas()`` gives the jobs as a DataFrame."""
 
-    def __init__(self, d: Mapping[str, object]) -> None:
-        self._d = dict(d)
-        self.jobs: list[JsonObject] = cast(List[JsonObject], self._d["jobs"])
-        self.log: list[str] = cast(List[str], self._d["log"])
-        self.table: str = cast(str, self._d["table"])
-        self.pipelines: list[JsonObject] = cast(List[JsonObject], self._d["pipelines"])
-        self.metrics: str = cast(str, self._d["metrics"])
-        self.start: str = cast(str, self._d["start"])
-        self.end: str = cast(str, self._d["end"])
+    # Names first; times are seconds after the scenario's start.
+    COLUMNS = ("name", "status", "tenant", "job_type", "priority", "cluster_queue", "flavor", "started_at",
+               "ended_at", "wait_seconds", "preemptions", "message")
+    start: str = ""
+    end: str = ""
+    jobs: List[JsonObject] = field(default_factory=list)
+    pipelines: List[JsonObject] = field(default_factory=list)
+    log: List[str] = field(default_factory=list)
+    table: str = ""
+    metrics: str = ""
+    document: JsonObject = document_field()
 
-    def to_dict(self) -> dict[str, object]:
-        """The simulation's document as the library wrote it."""
-        return dict(self._d)
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per job of the scenario."""
+        return [dict(j) for j in self.jobs]
 
     def to_pandas(self) -> DataFrame:
-        """One row per job of the scenario. Requires pandas."""
+        """One row per job of the scenario, every column the library wrote. Requires pandas."""
         import pandas as pd
 
         return pd.DataFrame(self.jobs)
 
-    def _repr_html_(self) -> str:
-        # Names first; times are seconds after the scenario's start.
-        columns = ("name", "status", "tenant", "job_type", "priority", "cluster_queue", "flavor", "started_at",
-                   "ended_at", "wait_seconds", "preemptions", "message")
+    def caption(self) -> str:
+        """The job count and the scenario's span."""
         n = len(self.jobs)
-        return html_table(self.jobs, columns, f"{n} job{'' if n == 1 else 's'}, {self.start} to {self.end}")
+        return f"{n} job{'' if n == 1 else 's'}, {self.start} to {self.end}"
 
     def __repr__(self) -> str:
         return f"SimulationResult({len(self.jobs)} jobs, {self.start} .. {self.end})"
@@ -592,4 +577,4 @@ def simulate(scenario: Union[Document, str, PathLike]) -> SimulationResult:
         scenario = text
     else:
         scenario = dict(scenario)
-    return SimulationResult(platform_simulate(scenario, base))
+    return SimulationResult.from_dict(platform_simulate(scenario, base))

@@ -46,6 +46,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 #: ``local_queue``), ``flavor`` and ``resource`` names, then the amounts (float units or int
 #: milli-units).
 UsageRow = Dict[str, Union[str, float, int]]
+Usage = Mapping[str, Mapping[str, Mapping[str, str]]]  # a simulation's usage: queue -> flavor -> resource -> amount
 
 
 class _PodSetBase(TypedDict):
@@ -149,7 +150,7 @@ def simulate(
         doc = dict(scenario)
     elif isinstance(scenario, str) and scenario.lstrip().startswith("{"):
         if config is None and workloads is None and cycles is None and fair_sharing is None:
-            return QuotaSimulation(_quota_simulate(scenario))
+            return QuotaSimulation.from_dict(_quota_simulate(scenario))
         doc = json.loads(scenario)
     else:
         loaded = load_document(os.fspath(scenario))
@@ -164,7 +165,7 @@ def simulate(
         doc["cycles"] = cycles
     if fair_sharing is not None:
         doc["fair_sharing"] = fair_sharing
-    return QuotaSimulation(_quota_simulate(doc))
+    return QuotaSimulation.from_dict(_quota_simulate(doc))
 
 
 def _units(milli: int) -> float:
@@ -172,7 +173,7 @@ def _units(milli: int) -> float:
 
 
 def usage_table(
-    source: Union[AdmissionEngine, Document],
+    source: Union[AdmissionEngine, QuotaSimulation, Document],
     view: str = "cluster_queue",
     *,
     unit: str = "units",
@@ -194,11 +195,11 @@ def usage_table(
             {view: node, "flavor": flavor, "resource": resource, **{c: conv(v) for c, v in zip(USAGE_COLUMNS, amounts)}}
             for node, flavor, resource, *amounts in source.usage_rows(view)
         ]
-    if isinstance(source, Mapping) and "usage" in source:
+    if isinstance(source, QuotaSimulation) or (isinstance(source, Mapping) and "usage" in source):
         if view != "cluster_queue":
             raise ValueError("a simulate() result only has the cluster_queue view")
         rows: list[UsageRow] = []
-        usage = cast(Mapping[str, Mapping[str, Mapping[str, str]]], source["usage"])  # queue -> flavor -> resource
+        usage: Usage = source.usage if isinstance(source, QuotaSimulation) else cast(Usage, source["usage"])
         for cq, flavors in usage.items():
             for flavor, resources in flavors.items():
                 for resource, used in resources.items():
@@ -210,7 +211,7 @@ def usage_table(
 
 
 def usage_frame(
-    source: Union[AdmissionEngine, Document],
+    source: Union[AdmissionEngine, QuotaSimulation, Document],
     view: str = "cluster_queue",
     *,
     unit: str = "units",

@@ -22,6 +22,7 @@ them; a claim is leased, and a completion counts only for the claim the request 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, TypedDict, Union, cast
 
@@ -30,8 +31,8 @@ from ._core import serverless_endpoint_name as _endpoint_name
 from ._core import (serverless_queue_claim as _q_claim, serverless_queue_enqueue as _q_enqueue,
                     serverless_queue_finish as _q_finish, serverless_queue_list as _q_list,
                     serverless_queue_status as _q_status)
-from .results import Result
-from .types import Document, ErrorDocument
+from .results import Record, document_field
+from .types import Document, ErrorDocument, JsonObject
 
 if TYPE_CHECKING:  # names the annotations use
     import uuid
@@ -226,40 +227,42 @@ def policy_names() -> list[str]:
     return list(SERVERLESS_POLICY_NAMES)
 
 
-class ServerlessSimulation(Result):
+@dataclass(frozen=True)
+class ServerlessSimulation(Record):
     """A trace replay: ``reports``, one per policy (endpoint, policy, requests, admitted,
     completed, timeouts, wait_seconds, end_to_end_seconds, cold_starts, cost, ...)."""
 
     COLUMNS = REPORT_COLUMNS
-    reports: List[PolicyReport]
+    reports: List[PolicyReport] = field(default_factory=list)
+    document: JsonObject = document_field()
 
     @property
     def policies(self) -> list[str]:
         """The policies compared, in the order of the table."""
-        return [r["policy"] for r in self.get("reports", [])]
+        return [r["policy"] for r in self.reports]
 
     def report(self, policy: str) -> PolicyReport:
         """The report of one policy."""
-        for r in self.get("reports", []):
+        for r in self.reports:
             if r["policy"] == policy:
-                return cast(PolicyReport, r)
+                return r
         raise KeyError(policy)
 
     def rows(self) -> list[dict[str, object]]:
         """One dict per policy: waits, latencies, cold starts, SLA misses, GPU-seconds and cost."""
         out: list[dict[str, object]] = []
-        for r in self.get("reports", []):
-            row = {c: r.get(c) for c in REPORT_COLUMNS}
-            for name, key in (("wait", "wait_seconds"), ("end_to_end", "end_to_end_seconds")):
-                for q in ("p50", "p95", "p99"):
-                    row[f"{name}_{q}"] = r.get(key, {}).get(q)
-            row["cost"] = Decimal(r["cost"]) if r.get("cost") is not None else None
+        for r in self.reports:
+            report = cast("Mapping[str, object]", r)  # a TypedDict read by column name
+            row = {c: report.get(c) for c in REPORT_COLUMNS}
+            for name, latency in (("wait", r["wait_seconds"]), ("end_to_end", r["end_to_end_seconds"])):
+                row.update({f"{name}_p50": latency["p50"], f"{name}_p95": latency["p95"], f"{name}_p99": latency["p99"]})
+            row["cost"] = Decimal(r["cost"])
             out.append(row)
         return out
 
     def caption(self) -> str:
         """The trace and endpoint the table compares policies on."""
-        reports = self.get("reports", [])
+        reports = self.reports
         endpoint = reports[0]["endpoint"] if reports else ""
         return f"endpoint {endpoint}: {len(reports)} policies"
 
@@ -292,7 +295,7 @@ def simulate(endpoint: EndpointArg, trace: Union[str, "os.PathLike[str]"],
             doc = f.read()
     trace_text, trace_name = _text(trace)
     policies = policy if isinstance(policy, str) else ",".join(policy)
-    return ServerlessSimulation(_simulate(doc, trace_text, policies, trace_name, until_scaled_down))
+    return ServerlessSimulation.from_dict(_simulate(doc, trace_text, policies, trace_name, until_scaled_down))
 
 
 def _endpoint_doc(endpoint: EndpointArg) -> Union[str, dict[str, object]]:
