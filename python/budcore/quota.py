@@ -113,7 +113,7 @@ def workload(
     ps: PodSet = {
         "name": pod_set,
         "count": count,
-        "requests": {k: v.format if isinstance(v, Quantity) else v for k, v in requests.items()},
+        "requests": {k: str(v) if isinstance(v, Quantity) else v for k, v in requests.items()},
     }
     if min_count is not None:
         ps["min_count"] = min_count

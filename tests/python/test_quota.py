@@ -347,3 +347,8 @@ def test_quota_config_constructors():
     assert info.value.field.startswith("cluster_queues[0]")
     with pytest.raises(TypeError):
         budcore.QuotaConfig(sections, cohorts=[])
+
+
+def test_a_workload_writes_a_quantity_request_as_its_text():
+    w = quota.workload("w1", "a", {"cpu": budcore.Quantity("1500m"), "memory": budcore.Quantity("4Gi"), "gpu": 1})
+    assert w["pod_sets"][0]["requests"] == {"cpu": "1500m", "memory": "4Gi", "gpu": 1}
