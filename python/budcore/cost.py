@@ -18,10 +18,11 @@ import io
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, List, Mapping, Optional, Sequence, TypedDict, Union, cast
+from typing import TYPE_CHECKING, ClassVar, Dict, List, Mapping, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import Error, Job, NotFoundError, PriceBook, Store
 from . import _core
+from .results import Record, html_table
 from .types import Document, JsonObject
 
 if TYPE_CHECKING:  # names the annotations use
@@ -361,10 +362,12 @@ def _dec(value: Optional[str]) -> Optional[Decimal]:
 
 
 @dataclass(frozen=True)
-class Estimate:
-    """A contract-5 estimate of a job, a pipeline or a use-case render."""
+class Estimate(Record):
+    """A contract-5 estimate of a job, a pipeline or a use-case render: ``total``, ``currency``
+    and the priced ``lines`` (``rows()``, ``to_pandas()``)."""
 
-    data: EstimateDocument
+    COLUMNS = ("step", "item", "resource", "quantity", "unit", "unit_price", "amount")
+    data: EstimateDocument = field(metadata={"document": True})
 
     @property
     def currency(self) -> str:
@@ -393,21 +396,31 @@ class Estimate:
             return list(self.data["lines"])
         return [cast(EstimateLine, dict(line, step=s["step"])) for s in self.data["steps"] for line in s["lines"]]
 
-    def to_dict(self) -> EstimateDocument:
+    # Typed by its keys: an EstimateDocument is the JSON object Record.to_dict promises.
+    def to_dict(self) -> EstimateDocument:  # type: ignore[override]
         """The estimate document as the library wrote it."""
         return self.data
 
-    def to_pandas(self) -> DataFrame:
-        """The lines as a DataFrame; quantity, unit_price and amount as Decimal."""
-        import pandas as pd
-
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per priced line (with its ``step`` for a pipeline); quantity, unit_price and
+        amount as Decimal."""
         rows: list[dict[str, object]] = []
         for line in self.lines:
             row: dict[str, object] = dict(line)
             for k in ("quantity", "unit_price", "amount"):
                 row[k] = Decimal(line[k])
             rows.append(row)
-        return pd.DataFrame(rows)
+        return rows
+
+    def to_pandas(self) -> DataFrame:
+        """The lines as a DataFrame; quantity, unit_price and amount as Decimal."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows())
+
+    def caption(self) -> str:
+        """The total and its currency."""
+        return f"estimate: {self.total} {self.currency}"
 
 
 def estimate(prices: Prices, spec: Union[str, Document], *, tier: Optional[str] = None) -> Estimate:
@@ -419,12 +432,13 @@ def compare_tiers(prices: Prices, spec: Union[str, Document]) -> TierComparison:
     """On-demand and spot side by side: {"on_demand": Estimate, "spot": Estimate, "savings": Decimal,
     "savings_percent": Decimal}."""
     c = _core.cost_compare_tiers(load_prices(prices), _doc(spec))
+    text = cast("Mapping[str, str]", c)  # the currency and the savings as decimal strings
     return {
-        "currency": c["currency"],
+        "currency": text["currency"],
         "on_demand": Estimate(cast(EstimateDocument, c["on_demand"])),
         "spot": Estimate(cast(EstimateDocument, c["spot"])),
-        "savings": Decimal(c["savings"]),
-        "savings_percent": Decimal(c["savings_percent"]),
+        "savings": Decimal(text["savings"]),
+        "savings_percent": Decimal(text["savings_percent"]),
     }
 
 
@@ -433,7 +447,8 @@ def cheapest_gpu(prices: Prices, memory_gib: int, *, gpu_count: int = 1, seconds
     """GPU types with at least memory_gib of device memory, cheapest first (cost as Decimal)."""
     r = _core.cost_cheapest_gpu(load_prices(prices), {"memory_gib": memory_gib, "gpu_count": gpu_count,
                                                       "seconds": seconds, "tier": tier})
-    return [cast(GpuOption, dict(o, cost=Decimal(o["cost"]), unit_price=Decimal(o["unit_price"]))) for o in r["options"]]
+    options = cast("List[Dict[str, str]]", r["options"])  # cost and unit_price as decimal strings
+    return [cast(GpuOption, {**o, "cost": Decimal(o["cost"]), "unit_price": Decimal(o["unit_price"])}) for o in options]
 
 
 # ---- metering -------------------------------------------------------------------------------
@@ -463,22 +478,22 @@ def load_usage(store: Store, tenant: IdLike, *, start: Optional[TimeLike] = None
 def job_cost(store: Store, tenant: IdLike, job_id: IdLike) -> JobCost:
     """The actual cost of a job from its usage records (amounts as Decimal)."""
     s = _core.cost_job_cost(store, tenant, job_id)
+    out: dict[str, object] = dict(s)
     for k in ("gpu_cost", "idle_cost", "cpu_cost", "memory_cost", "storage_cost", "total"):
-        s[k] = Decimal(s[k])
-    return cast(JobCost, s)
+        out[k] = Decimal(cast(str, s[k]))
+    return cast(JobCost, out)
 
 
 # ---- reports --------------------------------------------------------------------------------
 
 
-class _Table:
+@dataclass(frozen=True)
+class _Table(Record):
     """Rows of dicts with decimal-string amounts; shared by Report and Rollup."""
 
-    _money: tuple[str, ...] = ()
-    _quantities: tuple[str, ...] = ()
-
-    def __init__(self, data: ReportDocument) -> None:
-        self.data = data
+    _money: ClassVar[tuple[str, ...]] = ()
+    _quantities: ClassVar[tuple[str, ...]] = ()
+    data: ReportDocument = field(metadata={"document": True})
 
     @property
     def currency(self) -> str:
@@ -490,21 +505,28 @@ class _Table:
         """The dimensions the rows are grouped by (``project``, ``job_type``, ...)."""
         return list(self.data["by"])
 
-    @property
-    def rows(self) -> list[JsonObject]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per group: the group's keys, then its amounts and quantities (decimal strings)."""
-        return list(self.data["rows"])
+        return [dict(r) for r in self.data["rows"]]
 
-    def to_dict(self) -> ReportDocument:
+    # Typed by its keys: a ReportDocument is the JSON object Record.to_dict promises.
+    def to_dict(self) -> ReportDocument:  # type: ignore[override]
         """The document as the library wrote it."""
         return self.data
+
+    def caption(self) -> str:
+        """The row count and what the rows are grouped by."""
+        return f"{len(self)} rows by {', '.join(self.by) or 'nothing'} ({self.currency})"
+
+    def _repr_html_(self) -> str:
+        return html_table(self.rows(), tuple(self._columns()), self.caption())
 
     def to_pandas(self) -> DataFrame:
         """The rows as a DataFrame; amounts and quantities as Decimal."""
         import pandas as pd
 
         rows: list[dict[str, object]] = []
-        for r in self.rows:
+        for r in self.rows():
             row: dict[str, object] = dict(r)
             for k in self._money + self._quantities:
                 if k in row:
@@ -518,7 +540,7 @@ class _Table:
         w = csv.writer(out, lineterminator="\n")
         cols = self._columns()
         w.writerow(cols)
-        for r in self.rows:
+        for r in self.rows():
             w.writerow([r.get(c, "") for c in cols])
         return out.getvalue()
 
@@ -529,11 +551,12 @@ class _Table:
         return len(self.data["rows"])
 
 
+@dataclass(frozen=True)
 class Report(_Table):
     """A chargeback/showback report: direct cost per group plus allocated shared costs."""
 
-    _money = ("direct", "idle", "shared", "total")
-    _quantities = ("gpu_seconds", "idle_gpu_seconds", "share_percent")
+    _money: ClassVar[tuple[str, ...]] = ("direct", "idle", "shared", "total")
+    _quantities: ClassVar[tuple[str, ...]] = ("gpu_seconds", "idle_gpu_seconds", "share_percent")
 
     @property
     def total(self) -> Decimal:
@@ -556,9 +579,10 @@ class Report(_Table):
 
         if ax is None:
             _, ax = plt.subplots(figsize=(8, 4))
-        labels = [" / ".join(str(r[b]) or "(none)" for b in self.by) for r in self.rows]
-        direct = [float(Decimal(cast(str, r["direct"]))) for r in self.rows]  # plotting only
-        shared = [float(Decimal(cast(str, r["shared"]))) for r in self.rows]
+        rows = self.rows()
+        labels = [" / ".join(str(r[b]) or "(none)" for b in self.by) for r in rows]
+        direct = [float(Decimal(cast(str, r["direct"]))) for r in rows]  # plotting only
+        shared = [float(Decimal(cast(str, r["shared"]))) for r in rows]
         ax.bar(labels, direct, label="direct")
         ax.bar(labels, shared, bottom=direct, label="shared")
         ax.set_ylabel(f"cost ({self.currency})")
@@ -568,11 +592,12 @@ class Report(_Table):
         return ax
 
 
+@dataclass(frozen=True)
 class Rollup(_Table):
     """Usage per time bucket and group."""
 
-    _money: tuple[str, ...] = ("cost", "idle_cost")
-    _quantities: tuple[str, ...] = ("seconds", "gpu_seconds", "idle_gpu_seconds", "cpu_core_seconds", "memory_gib_seconds")
+    _money: ClassVar[tuple[str, ...]] = ("cost", "idle_cost")
+    _quantities: ClassVar[tuple[str, ...]] = ("seconds", "gpu_seconds", "idle_gpu_seconds", "cpu_core_seconds", "memory_gib_seconds")
 
     @property
     def granularity(self) -> str:
@@ -639,12 +664,13 @@ def rollup(records: UsageInput, *, granularity: str = "hour", by: Union[str, Seq
     return Rollup(cast(ReportDocument, _core.cost_report(_records(records), _json(_query(by, granularity, start, end, None)), book)))
 
 
+@dataclass(frozen=True)
 class ServerlessRollup(Rollup):
     """Serverless spend per endpoint and time bucket: worker jobs, GPU-seconds and cost, each
     split into busy (a request in flight) and idle (cold starts included)."""
 
-    _money = ("cost", "busy_cost", "idle_cost")
-    _quantities = ("gpu_seconds", "busy_gpu_seconds", "idle_gpu_seconds")
+    _money: ClassVar[tuple[str, ...]] = ("cost", "busy_cost", "idle_cost")
+    _quantities: ClassVar[tuple[str, ...]] = ("gpu_seconds", "busy_gpu_seconds", "idle_gpu_seconds")
 
     @property
     def endpoint(self) -> Optional[str]:
@@ -688,10 +714,11 @@ def rollup_arrays(start_seconds: numpy.typing.ArrayLike, tenant: numpy.typing.Ar
 
 
 @dataclass(frozen=True)
-class Forecast:
+class Forecast(Record):
     """The month-end forecast (least squares over the month's days) and recent anomalies."""
 
-    data: ForecastDocument
+    COLUMNS = ("day", "cost", "anomaly")
+    data: ForecastDocument = field(metadata={"document": True})
 
     @property
     def month_to_date(self) -> Decimal:
@@ -708,17 +735,27 @@ class Forecast:
         """Days whose spend is 3 or more standard deviations from the 14 days before them."""
         return list(self.data["anomalies"])
 
-    def to_dict(self) -> ForecastDocument:
+    # Typed by its keys: a ForecastDocument is the JSON object Record.to_dict promises.
+    def to_dict(self) -> ForecastDocument:  # type: ignore[override]
         """The forecast document as the library wrote it."""
         return self.data
 
+    def rows(self) -> list[dict[str, object]]:
+        """Daily totals: day (RFC 3339), cost as Decimal, whether the day is an anomaly."""
+        spikes = {a["day"] for a in self.data["anomalies"]}
+        return [{"day": d["day"], "cost": Decimal(d["cost"]), "anomaly": d["day"] in spikes} for d in self.data["daily"]]
+
+    def caption(self) -> str:
+        """The month to date and the forecast month end."""
+        return f"month to date {self.month_to_date}, forecast {self.forecast_total} {self.data['forecast']['currency']}"
+
     def to_pandas(self) -> DataFrame:
-        """Daily totals (day, cost as Decimal, anomaly flag)."""
+        """Daily totals (day as a timestamp, cost as Decimal, anomaly flag)."""
         import pandas as pd
 
-        spikes = {a["day"] for a in self.data["anomalies"]}
-        return pd.DataFrame([{"day": pd.Timestamp(d["day"]), "cost": Decimal(d["cost"]), "anomaly": d["day"] in spikes}
-                             for d in self.data["daily"]])
+        frame = pd.DataFrame(self.rows(), columns=list(self.COLUMNS))
+        frame["day"] = pd.to_datetime(frame["day"])
+        return frame
 
     def plot(self, ax: Optional[Axes] = None) -> Axes:
         """The daily spend and the forecast month end as a matplotlib chart; returns the Axes."""

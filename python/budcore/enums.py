@@ -17,7 +17,7 @@ import enum
 import sys
 from typing import Optional, Type, TypeVar
 
-__all__ = ["DeploymentStatus", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "RequestStatus",
+__all__ = ["DeploymentStatus", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "QuantityFormat", "RequestStatus",
            "ServerlessPriority", "StepState", "WaitKind"]
 
 if sys.version_info >= (3, 11):
@@ -133,6 +133,15 @@ class RequestStatus(_StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
     TIMEOUT = "timeout"
+
+
+class QuantityFormat(_StrEnum):
+    """How a Kubernetes quantity was written: decimal suffixes (``500m``, ``2G``), binary ones
+    (``4Gi``) or an exponent (``1e3``)."""
+
+    DECIMAL_SI = "DecimalSI"
+    BINARY_SI = "BinarySI"
+    DECIMAL_EXPONENT = "DecimalExponent"
 
 
 class WaitKind(_StrEnum):

@@ -364,7 +364,9 @@ class Platform:
     def submit_batch(self, jobs: Sequence[Union[JobLike, tuple[JobLike, Optional[str]]]], *, tenant: Optional[IdLike] = None) -> StoredJobs:
         """Many jobs in one transaction: each a job or a (job, idempotency_key) tuple. Returns
         the stored jobs in order, as a list a notebook shows as a table."""
-        return Rows(self._h.submit_batch(*self._who(tenant), list(jobs)))
+        # The extension reads the items as before; its stub names their documents dict[str, object].
+        batch = cast("list[Union[Job, dict[str, object], tuple[Union[Job, dict[str, object]], Optional[str]]]]", list(jobs))
+        return Rows(self._h.submit_batch(*self._who(tenant), batch))
 
     def get(self, id: IdLike, *, tenant: Optional[IdLike] = None) -> StoredJob:
         """The caller's job by id (NotFoundError for another tenant's)."""
@@ -390,7 +392,7 @@ class Platform:
         """Every job matching the filters (status, project_id, pipeline_id, job_type, source,
         created_from, created_to), newest first, as a :class:`JobTable`."""
         who = self._who(tenant)
-        return Rows(JobSummary.from_dict(r) for r in _every_page(lambda q: self._h.list(*who, q), filters, limit))
+        return Rows(JobSummary.from_dict(r) for r in _every_page(lambda q: self._h.jobs(*who, q), filters, limit))
 
     def watch(self, since: int = 0, *, follow: bool = False, poll_seconds: float = 0.5,
               tenant: Optional[IdLike] = None) -> Iterator[Event]:
@@ -399,10 +401,11 @@ class Platform:
         who = self._who(tenant)
         while True:
             page = self._h.events(*who, since, 1000)
-            for e in page["events"]:
+            events = cast(List[JsonObject], page["events"])
+            for e in events:
                 yield Event.from_dict(e)
-            since = page["last_seq"]
-            if page["events"]:
+            since = cast(int, page["last_seq"])
+            if events:
                 continue
             if not follow:
                 return
@@ -492,12 +495,14 @@ class Platform:
         """Grants ``role`` (viewer, editor, admin, tenant-admin, platform-admin) to ``principal``
         ("user:NAME" or "sa:NAME") on ``project`` (a UUID) or the whole tenant. Needs
         tenant-admin (platform-admin for platform-admin). Returns the binding record."""
-        binding = {"principal": principal, "role": role, "project_id": None if project is None else str(project)}
+        binding: dict[str, object] = {"principal": principal, "role": role,
+                                      "project_id": None if project is None else str(project)}
         return cast(RoleBinding, self._h.bind_role(*self._who(tenant), binding, True))
 
     def unbind_role(self, principal: str, role: str, *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> None:
         """Revokes a binding (budcore.NotFoundError when there is none)."""
-        binding = {"principal": principal, "role": role, "project_id": None if project is None else str(project)}
+        binding: dict[str, object] = {"principal": principal, "role": role,
+                                      "project_id": None if project is None else str(project)}
         self._h.bind_role(*self._who(tenant), binding, False)
 
     def role_bindings(self, principal: Optional[str] = None, *, tenant: Optional[IdLike] = None) -> list[RoleBinding]:

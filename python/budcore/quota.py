@@ -156,7 +156,7 @@ def simulate(
         loaded = load_document(os.fspath(scenario))
         if not isinstance(loaded, dict):
             raise ValidationError(f"{os.fspath(scenario)}: a scenario must be a map")
-        doc = loaded
+        doc = dict(loaded)
     if config is not None:
         doc.update(config.to_dict())
     if workloads is not None:

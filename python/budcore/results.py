@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
     from pandas import DataFrame
 
-__all__ = ["Admission", "JobPage", "Plan", "QuotaSimulation", "Record", "Rows", "RunResult", "html_record",
+__all__ = ["Admission", "JobPage", "Plan", "QuotaSimulation", "Record", "Rows", "RunResult", "html_record", "register_row",
            "html_table"]
 
 R = TypeVar("R", bound="Record")
@@ -222,14 +222,35 @@ def _cell_value(v: object) -> object:
     return v
 
 
+# How items of a class that is no Record (the extension's StoredJob) show in a Rows table: its
+# row function, columns and noun (register_row).
+_NATIVE_ROWS: dict[type, tuple[Callable[[object], dict[str, object]], tuple[str, ...], str]] = {}
+
+
+def register_row(cls: type[T], row: Callable[[T], dict[str, object]], columns: Sequence[str], noun: str) -> None:
+    """Shows items of ``cls`` (a class that is no :class:`Record`) in a :class:`Rows` table:
+    ``row(item)`` gives the row, ``columns`` the columns shown, ``noun`` what the caption counts."""
+    _NATIVE_ROWS[cls] = (cast("Callable[[object], dict[str, object]]", row), tuple(columns), noun)
+
+
 def _row_of(item: object) -> dict[str, object]:
-    """One row of a :class:`Rows` table: a record's (or a native class's) ``row()``, a mapping's items."""
-    row = getattr(item, "row", None)
-    if callable(row):
-        return cast("dict[str, object]", row())
+    """One row of a :class:`Rows` table: a record's ``row()``, a registered class's, a mapping's items."""
+    if isinstance(item, Record):
+        return item.row()
+    native = _NATIVE_ROWS.get(type(item))
+    if native is not None:
+        return native[0](item)
     if isinstance(item, Mapping):
         return dict(item)
     raise TypeError(f"{type(item).__name__} is not a row")
+
+
+def _row_kind(item: object) -> tuple[tuple[str, ...], str]:
+    """The columns and noun of ``item``'s class in a table (empty when it declares none)."""
+    native = _NATIVE_ROWS.get(type(item))
+    if native is not None:
+        return native[1], native[2]
+    return getattr(type(item), "ROW_COLUMNS", ()), getattr(type(item), "NOUN", "")
 
 
 class Rows(List[T]):
@@ -247,8 +268,7 @@ class Rows(List[T]):
         """The table's columns: as given, else the items' ``ROW_COLUMNS``, else the first row's keys."""
         if self._columns or not self:
             return self._columns
-        declared: tuple[str, ...] = getattr(type(self[0]), "ROW_COLUMNS", ())
-        return declared or tuple(_row_of(self[0]))
+        return _row_kind(self[0])[0] or tuple(_row_of(self[0]))
 
     def rows(self) -> list[dict[str, object]]:
         """One dict per item (its ``row()``, or the mapping itself)."""
@@ -267,7 +287,7 @@ class Rows(List[T]):
 
     def caption(self) -> str:
         """How many items, in words (``"1 job"``, ``"3 jobs"``)."""
-        noun = self._noun or (getattr(type(self[0]), "NOUN", "") if self else "") or "row"
+        noun = self._noun or (_row_kind(self[0])[1] if self else "") or "row"
         return f"{len(self)} {noun}" + ("" if len(self) == 1 else "s")
 
     def _repr_html_(self) -> str:

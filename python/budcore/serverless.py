@@ -31,6 +31,7 @@ from ._core import serverless_endpoint_name as _endpoint_name
 from ._core import (serverless_queue_claim as _q_claim, serverless_queue_enqueue as _q_enqueue,
                     serverless_queue_finish as _q_finish, serverless_queue_list as _q_list,
                     serverless_queue_status as _q_status)
+from .enums import Priority, RequestStatus
 from .results import Record, document_field
 from .types import Document, ErrorDocument, JsonObject
 
@@ -351,16 +352,19 @@ class DurableQueue:
         "tenant_active"}``."""
         return cast(QueueStatus, _q_status(self.store, self.owner, self.endpoint))
 
-    def requests(self, statuses: Sequence[str] = (), after: int = 0, limit: int = 1000) -> list[QueuedRequest]:
-        """The requests with an id above ``after``, by id (of ``statuses``; any when empty)."""
-        return cast(List[QueuedRequest], _q_list(self.store, self.owner, self.endpoint, list(statuses), after, limit))
+    def requests(self, statuses: Sequence[Union[RequestStatus, str]] = (), after: int = 0,
+                 limit: int = 1000) -> list[QueuedRequest]:
+        """The requests with an id above ``after``, by id (of ``statuses``, each a
+        :class:`budcore.RequestStatus` or its string; any when empty)."""
+        return cast(List[QueuedRequest], _q_list(self.store, self.owner, self.endpoint, [str(s) for s in statuses], after,
+                                                 limit))
 
     def dead_letters(self, after: int = 0, limit: int = 1000) -> list[QueuedRequest]:
         """FAILED and TIMEOUT requests, with the reason in ``last_error``."""
-        return self.requests(["failed", "timeout"], after, limit)
+        return self.requests([RequestStatus.FAILED, RequestStatus.TIMEOUT], after, limit)
 
     # Last in the class body: below it, `list` would name this method rather than the builtin.
-    def list(self, statuses: Sequence[str] = (), after: int = 0, limit: int = 1000) -> List[QueuedRequest]:
+    def list(self, statuses: Sequence[Union[RequestStatus, str]] = (), after: int = 0, limit: int = 1000) -> List[QueuedRequest]:
         """Alias of :meth:`requests` under its former name (which shadows the builtin in the
         class), kept so that existing code runs: the requests with an id above ``after``."""
         return self.requests(statuses, after, limit)
@@ -376,10 +380,11 @@ class PlatformEndpoint:
     move. One thread drives an endpoint at a time."""
 
     def __init__(self, platform: Platform, endpoint: EndpointArg,
-                 tenant: Optional[Union[str, uuid.UUID]] = None, worker_priority: str = "high", image: str = "") -> None:
+                 tenant: Optional[Union[str, uuid.UUID]] = None, worker_priority: Union[Priority, str] = Priority.HIGH,
+                 image: str = "") -> None:
         self.platform = platform
         who = platform._who(tenant)
-        self._h = platform._h.serverless_endpoint(*who, _endpoint_doc(endpoint), worker_priority, image)
+        self._h = platform._h.serverless_endpoint(*who, _endpoint_doc(endpoint), str(worker_priority), image)
 
     def scale(self, desired: Union[int, None] = None) -> EndpointStatus:
         """Reads the workers' jobs, then grows or shrinks the pool to ``desired`` (clamped to the

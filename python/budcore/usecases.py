@@ -421,7 +421,10 @@ def templates(directory: Optional[PathLike] = None, *, registry: Optional[Usecas
     reg = registry if registry is not None else UsecaseRegistry(directory is None)
     if directory is not None:
         reg.load(templates=os.fspath(directory))
-    return Rows(TemplateSummary._from(d) for d in reg.list())
+    # The stub's UsecaseRegistry keeps a method named `list` (the former name), which shadows the
+    # builtin in its annotations: the summaries are typed here.
+    summaries = cast("builtins.list[JsonObject]", reg.template_summaries())
+    return Rows(TemplateSummary._from(d) for d in summaries)
 
 
 _templates = templates  # for the alias below, whose parameter is named `templates`
@@ -456,7 +459,7 @@ def show(template: TemplateArg, *, registry: Optional[UsecaseRegistry] = None) -
 
 def components(*, registry: Optional[UsecaseRegistry] = None) -> builtins.list[JsonObject]:
     """The components (docs/usecases.md "Writing a component") of `registry`, else the shipped ones."""
-    return cast("builtins.list[JsonObject]", (registry if registry is not None else UsecaseRegistry(True)).components())
+    return (registry if registry is not None else UsecaseRegistry(True)).components()
 
 
 def render(template: TemplateArg, parameters: Optional[Document] = None, *,
@@ -539,9 +542,9 @@ class Deployment(Record):
 DeploymentList = Rows[Deployment]
 
 
-def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union[str, JsonObject, dict[str, object]]:
+def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union[str, dict[str, object]]:
     if isinstance(template, UsecaseTemplate):
-        return template.to_dict()
+        return dict(template.to_dict())
     if isinstance(template, Mapping):
         return dict(template)
     if isinstance(template, str):
@@ -552,7 +555,7 @@ def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union
 
     reg = _Reg(False)
     with open(os.fspath(template), encoding="utf-8") as f:
-        return reg.show(reg.add_template(f.read()))
+        return dict(reg.show(reg.add_template(f.read())))
 
 
 def deploy(platform: Platform, template: Union[TemplateArg, UsecaseTemplate], parameters: Optional[Document] = None, *,

@@ -320,7 +320,8 @@ def test_stub_matches_the_extension():
     assert public - declared == set(), "in the extension but not in _core.pyi"
     # The pure-Python submodules and what budcore re-exports from them.
     pure_python = {"quota", "schedule", "cost", "usecases", "platform", "results", "documents", "errors", "jobs",
-                   "pipeline", "store", "templates", "Platform", "simulate", "gpu", "serverless"}
+                   "pipeline", "store", "templates", "Platform", "simulate", "gpu", "serverless", "enums",
+                   *budcore.enums.__all__}
     assert set(budcore.__all__) - pure_python <= public
 
 
