@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, ClassVar, Dict, List, Mapping, Optional, Seque
 
 from ._core import Error, Job, NotFoundError, PriceBook, Store
 from . import _core
+from .enums import Granularity, Tier, _member
 from .results import Record, html_table
 from .types import Document, JsonObject
 
@@ -423,7 +424,7 @@ class Estimate(Record):
         return f"estimate: {self.total} {self.currency}"
 
 
-def estimate(prices: Prices, spec: Union[str, Document], *, tier: Optional[str] = None) -> Estimate:
+def estimate(prices: Prices, spec: Union[str, Document], *, tier: Optional[Union[Tier, str]] = None) -> Estimate:
     """What SPEC (a job, a pipeline or a use-case render; dict or JSON/YAML text) will cost."""
     return Estimate(cast(EstimateDocument, _core.cost_estimate(load_prices(prices), _doc(spec), tier)))
 
@@ -443,7 +444,7 @@ def compare_tiers(prices: Prices, spec: Union[str, Document]) -> TierComparison:
 
 
 def cheapest_gpu(prices: Prices, memory_gib: int, *, gpu_count: int = 1, seconds: int = 3600,
-                 tier: str = "on_demand") -> list[GpuOption]:
+                 tier: Union[Tier, str] = Tier.ON_DEMAND) -> list[GpuOption]:
     """GPU types with at least memory_gib of device memory, cheapest first (cost as Decimal)."""
     r = _core.cost_cheapest_gpu(load_prices(prices), {"memory_gib": memory_gib, "gpu_count": gpu_count,
                                                       "seconds": seconds, "tier": tier})
@@ -600,9 +601,9 @@ class Rollup(_Table):
     _quantities: ClassVar[tuple[str, ...]] = ("seconds", "gpu_seconds", "idle_gpu_seconds", "cpu_core_seconds", "memory_gib_seconds")
 
     @property
-    def granularity(self) -> str:
+    def granularity(self) -> Granularity:
         """The width of each period: ``total``, ``minute``, ``hour``, ``day`` or ``month``."""
-        return self.data["granularity"]
+        return _member(Granularity, self.data["granularity"])
 
     def to_pandas(self) -> DataFrame:
         """The rows as a DataFrame, ``bucket`` as UTC timestamps. Requires pandas."""
@@ -633,7 +634,7 @@ class Rollup(_Table):
         return ax
 
 
-def _query(by: Union[str, Sequence[str], None], granularity: str, start: Optional[TimeLike], end: Optional[TimeLike],
+def _query(by: Union[str, Sequence[str], None], granularity: Union[Granularity, str], start: Optional[TimeLike], end: Optional[TimeLike],
            shared: Optional[Mapping[str, Union[str, Decimal]]]) -> _RollupQuery:
     q: _RollupQuery = {"granularity": granularity}
     if by is not None:
@@ -657,7 +658,7 @@ def report(records: UsageInput, *, by: Union[str, Sequence[str]] = ("tenant",),
     return Report(cast(ReportDocument, _core.cost_report(_records(records), _json(_query(by, "total", start, end, shared)), book)))
 
 
-def rollup(records: UsageInput, *, granularity: str = "hour", by: Union[str, Sequence[str]] = (),
+def rollup(records: UsageInput, *, granularity: Union[Granularity, str] = Granularity.HOUR, by: Union[str, Sequence[str]] = (),
            prices: Optional[Prices] = None, start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> Rollup:
     """Usage per minute/hour/day/month (UTC) and group; records crossing a bucket are split exactly."""
     book = load_prices(prices) if prices is not None else None
@@ -678,7 +679,8 @@ class ServerlessRollup(Rollup):
         return self.data["endpoint"]
 
 
-def serverless_rollup(records: UsageInput, *, endpoint: Optional[str] = None, granularity: str = "hour",
+def serverless_rollup(records: UsageInput, *, endpoint: Optional[str] = None,
+                      granularity: Union[Granularity, str] = Granularity.HOUR,
                       prices: Optional[Prices] = None, start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> ServerlessRollup:
     """Serverless spend per endpoint per hour (or minute/day/month, UTC): the usage records
     labelled ``serverless_endpoint`` (the rows a platform endpoint's ``meter()`` writes), summed
@@ -696,7 +698,8 @@ def serverless_rollup(records: UsageInput, *, endpoint: Optional[str] = None, gr
 
 
 def rollup_arrays(start_seconds: numpy.typing.ArrayLike, tenant: numpy.typing.ArrayLike, gpu_type: numpy.typing.ArrayLike,
-                  gpu_nanos: numpy.typing.ArrayLike, cost_pico: numpy.typing.ArrayLike, *, granularity: str = "hour",
+                  gpu_nanos: numpy.typing.ArrayLike, cost_pico: numpy.typing.ArrayLike, *,
+                  granularity: Union[Granularity, str] = Granularity.HOUR,
                   threads: int = 0) -> dict[str, numpy.typing.NDArray[numpy.generic]]:
     """The columnar fast path over numpy arrays (int64 start seconds, int32 dictionary codes,
     int64 GPU nano-seconds and pico-unit costs): bucket x tenant x gpu_type sums as numpy

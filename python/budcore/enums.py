@@ -17,8 +17,8 @@ import enum
 import sys
 from typing import Optional, Type, TypeVar
 
-__all__ = ["DeploymentStatus", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "QuantityFormat", "RequestStatus",
-           "ServerlessPriority", "StepState", "WaitKind"]
+__all__ = ["DeploymentStatus", "Granularity", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "QuantityFormat", "RequestStatus",
+           "ServerlessPriority", "StepState", "Tier", "WaitKind"]
 
 if sys.version_info >= (3, 11):
     from enum import StrEnum as _StrEnum
@@ -133,6 +133,23 @@ class RequestStatus(_StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
     TIMEOUT = "timeout"
+
+
+class Tier(_StrEnum):
+    """How capacity is priced: ``on_demand``, or ``spot`` (cheaper, preemptible)."""
+
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+
+
+class Granularity(_StrEnum):
+    """The width of a cost rollup's buckets (UTC); ``total`` is one bucket."""
+
+    TOTAL = "total"
+    MINUTE = "minute"
+    HOUR = "hour"
+    DAY = "day"
+    MONTH = "month"
 
 
 class QuantityFormat(_StrEnum):

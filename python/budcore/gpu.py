@@ -3,8 +3,8 @@
 :func:`replay` runs the experiment of ``budcore gpu replay`` (docs/gpu.md): tasks drawn with
 replacement (seeded) from the trace's pod list arrive one by one on its node list and are placed
 by each policy; as the arrived GPU demand grows past the cluster's capacity, the share of GPU
-capacity left unallocated is recorded. The result is a :class:`GpuReplay`: the dict the CLI
-prints with ``--format json``, plus ``.to_pandas()`` (a row per policy and recorded load) and
+capacity left unallocated is recorded. The result is a :class:`GpuReplay` record of what the
+CLI prints with ``--format json`` (its ``to_dict()``), with ``.to_pandas()`` (a row per policy and recorded load) and
 ``.plot()`` (unallocated share against arrived load, one line per policy; matplotlib).
 
     r = budcore.gpu.replay("nodes.csv", "pods.csv", policy=["fgd", "best_fit"], seed=7)

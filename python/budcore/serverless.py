@@ -2,9 +2,9 @@
 
 :func:`simulate` runs ``budcore serverless simulate`` (docs/serverless.md): the trace (the
 Azure LLM inference format) goes through the endpoint's request queue, warm pool and one or more
-autoscaling policies on a virtual clock. The result is a :class:`ServerlessSimulation`: the dict
-the CLI prints with ``--format json`` (``reports``, one per policy), plus ``.to_pandas()`` (a
-row per policy) and ``.report(policy)``.
+autoscaling policies on a virtual clock. The result is a :class:`ServerlessSimulation` record of
+what the CLI prints with ``--format json`` (``reports``, one per policy; its ``to_dict()``), with
+``.to_pandas()`` (a row per policy) and ``.report(policy)``.
 
     s = budcore.serverless.simulate("endpoint.yaml", "trace.csv", policy="all")
     s.to_pandas()[["policy", "wait_p95", "cold_starts", "cost"]]

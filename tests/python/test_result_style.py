@@ -64,6 +64,17 @@ def test_the_durable_queue_takes_request_statuses_and_priorities_as_members(tmp_
         assert q.requests([budcore.RequestStatus.PENDING]) == [] == q.list(["pending"])  # the alias too
 
 
+def test_cost_functions_take_tiers_and_granularities_as_members_or_strings():
+    spec = {"job_type": "batch", "deployment_type": "docker", "gpu_type": "nvidia-a100-80gb", "gpu_count": 1,
+            "estimated_duration_seconds": 3600}
+    spot = budcore.cost.estimate(PRICES, spec, tier=budcore.Tier.SPOT)
+    assert spot == budcore.cost.estimate(PRICES, spec, tier="spot") and spot.total < budcore.cost.estimate(PRICES, spec).total
+    usage = budcore.cost.usage([interval(str(uuid.uuid4()), 2)], PRICES)
+    daily = budcore.cost.rollup(usage, granularity=budcore.Granularity.DAY)
+    assert daily == budcore.cost.rollup(usage, granularity="day") and daily.granularity is budcore.Granularity.DAY
+    assert budcore.cost.cheapest_gpu(PRICES, 40, tier=budcore.Tier.SPOT) == budcore.cost.cheapest_gpu(PRICES, 40, tier="spot")
+
+
 # ---- records --------------------------------------------------------------------------------
 
 def test_a_record_without_a_document_is_its_fields_as_json():
