@@ -15,8 +15,8 @@ them; a claim is leased, and a completion counts only for the claim the request 
 
     q = budcore.serverless.DurableQueue(budcore.open_store("queue.db"), "endpoint.yaml")
     q.enqueue([{"tenant": "acme", "priority": "premium"}])
-    for r in q.claim("worker-1", max=10, lease_seconds=30):
-        q.complete(r["id"], r["claim"])
+    for r in q.claim("worker-1", max=10, lease_seconds=30):   # QueuedRequest records
+        q.complete(r.id, r.claim)
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from ._core import serverless_endpoint_name as _endpoint_name
 from ._core import (serverless_queue_claim as _q_claim, serverless_queue_enqueue as _q_enqueue,
                     serverless_queue_finish as _q_finish, serverless_queue_list as _q_list,
                     serverless_queue_status as _q_status)
-from .enums import Priority, RequestStatus
-from .results import Record, document_field
+from .enums import Priority, RequestStatus, ServerlessPriority
+from .results import Record, Rows, document_field
 from .types import Document, ErrorDocument, JsonObject
 
 if TYPE_CHECKING:  # names the annotations use
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # names the annotations use
     from .cost import UsageRecord
     from .platform import Platform
 
-__all__ = ["Assignment", "DEFAULT_OWNER", "DurableQueue", "EndpointStatus", "EnqueueResult", "FinishResult",
+__all__ = ["Assignment", "DEFAULT_OWNER", "DurableQueue", "EndpointStatus", "EnqueueDocument", "EnqueueResult", "FinishResult",
            "Latency", "PlacementResult", "PlatformEndpoint", "PolicyReport", "QueueStatus", "QueuedRequest",
            "REPORT_COLUMNS", "ScalingStep", "ServerlessSimulation", "Worker", "policy_names", "simulate"]
 
@@ -102,64 +102,93 @@ class PolicyReport(TypedDict):
     scaling: List[ScalingStep]
 
 
-class _EnqueueResultBase(TypedDict):
+class _EnqueueDocumentBase(TypedDict):
     id: int
 
 
-class EnqueueResult(_EnqueueResultBase, total=False):
-    """A submission's outcome: its request ``id`` and whether it ``deduplicated`` an earlier one,
-    or ``id`` 0 with the ``refusal`` (``queue_full``, ``payload_too_large``,
-    ``tenant_concurrency``) and the ``error``."""
+class EnqueueDocument(_EnqueueDocumentBase, total=False):
+    """A submission's outcome as a document (a :class:`PlacementResult`'s ``results``): its
+    request ``id`` and whether it ``deduplicated`` an earlier one, or ``id`` 0 with the
+    ``refusal`` and the ``error``."""
 
     deduplicated: bool
     refusal: str
     error: ErrorDocument
 
 
-class QueuedRequest(TypedDict):
+@dataclass(frozen=True)
+class EnqueueResult(Record):
+    """A submission's outcome: its request ``id`` and whether it ``deduplicated`` an earlier one,
+    or ``id`` 0 with the ``refusal`` (``queue_full``, ``payload_too_large``,
+    ``tenant_concurrency``) and the ``error``."""
+
+    NOUN = "submission"
+    id: int = 0
+    deduplicated: bool = False
+    refusal: str = ""
+    error: Optional[ErrorDocument] = None
+    document: JsonObject = document_field()
+
+    @property
+    def accepted(self) -> bool:
+        """True when the submission is stored (a new request or a duplicate of one)."""
+        return self.id != 0
+
+
+@dataclass(frozen=True)
+class QueuedRequest(Record):
     """A request of a durable queue: what was submitted, its score, limits and status, and the
     claim (token, worker, lease) it is under."""
 
-    id: int
-    endpoint: str
-    tenant: str
-    payload_hash: str
-    payload_size_bytes: int
-    priority: str
-    score: float
-    estimated_compute_seconds: float
-    max_wait_seconds: float
-    max_process_seconds: float
-    max_retries: int
-    status: str
-    attempts: int
-    claim: int
-    worker: str
-    enqueued_at: Optional[str]
-    claimed_at: Optional[str]
-    lease_until: Optional[str]
-    completed_at: Optional[str]
-    timeout_at: Optional[str]
-    last_error: str
+    ROW_COLUMNS = ("id", "tenant", "priority", "status", "attempts", "worker", "claim", "score", "enqueued_at",
+                   "lease_until", "last_error")
+    NOUN = "request"
+    id: int = 0
+    tenant: str = ""
+    priority: ServerlessPriority = field(default=ServerlessPriority.STANDARD, metadata={"enum": ServerlessPriority})
+    status: RequestStatus = field(default=RequestStatus.PENDING, metadata={"enum": RequestStatus})
+    endpoint: str = ""
+    payload_hash: str = ""
+    payload_size_bytes: int = 0
+    score: float = 0.0
+    estimated_compute_seconds: float = 0.0
+    max_wait_seconds: float = 0.0
+    max_process_seconds: float = 0.0
+    max_retries: int = 0
+    attempts: int = 0
+    claim: int = 0
+    worker: str = ""
+    enqueued_at: Optional[str] = None
+    claimed_at: Optional[str] = None
+    lease_until: Optional[str] = None
+    completed_at: Optional[str] = None
+    timeout_at: Optional[str] = None
+    last_error: str = ""
+    document: JsonObject = document_field()
 
 
-class FinishResult(TypedDict):
+@dataclass(frozen=True)
+class FinishResult(Record):
     """A report's outcome: ``ok`` is False when the request is no longer under that claim."""
 
-    id: int
-    ok: bool
-    status: str
+    NOUN = "report"
+    id: int = 0
+    ok: bool = False
+    status: RequestStatus = field(default=RequestStatus.PENDING, metadata={"enum": RequestStatus})
+    document: JsonObject = document_field()
 
 
-class QueueStatus(TypedDict):
+@dataclass(frozen=True)
+class QueueStatus(Record):
     """A durable queue's requests by status, and each tenant's requests in flight."""
 
-    pending: int
-    in_flight: int
-    completed: int
-    failed: int
-    timeout: int
-    tenant_active: Dict[str, int]
+    pending: int = 0
+    in_flight: int = 0
+    completed: int = 0
+    failed: int = 0
+    timeout: int = 0
+    tenant_active: Dict[str, int] = field(default_factory=dict)
+    document: JsonObject = document_field()
 
 
 class Worker(TypedDict):
@@ -211,7 +240,7 @@ class PlacementResult(_PlacementResultBase, total=False):
     """What a platform endpoint placed now (``assignments``); after an enqueue also each
     submission's ``results``."""
 
-    results: List[EnqueueResult]
+    results: List[EnqueueDocument]
 
 #: The tenant owning the endpoints when none is given (as ``budcore serverless queue``).
 DEFAULT_OWNER = "00000000-0000-0000-0000-000000000001"
@@ -321,23 +350,25 @@ class DurableQueue:
         self._doc = _endpoint_doc(endpoint)
         self.endpoint: str = _endpoint_name(self._doc)
 
-    def enqueue(self, submissions: Sequence[Document]) -> list[EnqueueResult]:
+    def enqueue(self, submissions: Sequence[Document]) -> Rows[EnqueueResult]:
         """Admit, score and store ``submissions`` ({tenant, payload_hash, payload_size_bytes,
         estimated_compute_seconds, priority}): one ``{"id", "deduplicated"}`` per accepted
         request, or ``{"id": 0, "refusal", "error"}`` (``queue_full``, ``payload_too_large``,
         ``tenant_concurrency``)."""
-        return cast(List[EnqueueResult], _q_enqueue(self.store, self.owner, self._doc, [dict(s) for s in submissions]))
+        out = _q_enqueue(self.store, self.owner, self._doc, [dict(s) for s in submissions])
+        return Rows(EnqueueResult.from_dict(d) for d in out)
 
-    def claim(self, worker: str, max: int = 1, lease_seconds: float = 30.0) -> list[QueuedRequest]:
+    def claim(self, worker: str, max: int = 1, lease_seconds: float = 30.0) -> Rows[QueuedRequest]:
         """Claim up to ``max`` pending requests, highest score first, each leased for
         ``lease_seconds``; report on each with its ``"claim"`` token."""
-        return cast(List[QueuedRequest], _q_claim(self.store, self.owner, self.endpoint, worker, max, lease_seconds))
+        return Rows(QueuedRequest.from_dict(d) for d in _q_claim(self.store, self.owner, self.endpoint, worker, max,
+                                                                 lease_seconds))
 
-    def finish(self, reports: Sequence[Document]) -> list[FinishResult]:
+    def finish(self, reports: Sequence[Document]) -> Rows[FinishResult]:
         """Apply ``{"id", "claim", "outcome": "start" | "renew" | "complete" | "fail", "reason",
         "lease_seconds"}`` reports in one transaction: ``{"id", "ok", "status"}`` each (``ok`` is
         False when the request is no longer under that claim)."""
-        return cast(List[FinishResult], _q_finish(self.store, self.owner, [dict(r) for r in reports]))
+        return Rows(FinishResult.from_dict(d) for d in _q_finish(self.store, self.owner, [dict(r) for r in reports]))
 
     def complete(self, id: int, claim: int) -> FinishResult:
         """Marks claimed request ``id`` COMPLETED (ConflictError when ``claim`` is no longer the worker's)."""
@@ -350,21 +381,21 @@ class DurableQueue:
     def status(self) -> QueueStatus:
         """The queue's counts: ``{"pending", "in_flight", "completed", "failed", "timeout",
         "tenant_active"}``."""
-        return cast(QueueStatus, _q_status(self.store, self.owner, self.endpoint))
+        return QueueStatus.from_dict(_q_status(self.store, self.owner, self.endpoint))
 
     def requests(self, statuses: Sequence[Union[RequestStatus, str]] = (), after: int = 0,
-                 limit: int = 1000) -> list[QueuedRequest]:
+                 limit: int = 1000) -> Rows[QueuedRequest]:
         """The requests with an id above ``after``, by id (of ``statuses``, each a
         :class:`budcore.RequestStatus` or its string; any when empty)."""
-        return cast(List[QueuedRequest], _q_list(self.store, self.owner, self.endpoint, [str(s) for s in statuses], after,
-                                                 limit))
+        out = _q_list(self.store, self.owner, self.endpoint, [str(s) for s in statuses], after, limit)
+        return Rows(QueuedRequest.from_dict(d) for d in out)
 
-    def dead_letters(self, after: int = 0, limit: int = 1000) -> list[QueuedRequest]:
+    def dead_letters(self, after: int = 0, limit: int = 1000) -> Rows[QueuedRequest]:
         """FAILED and TIMEOUT requests, with the reason in ``last_error``."""
         return self.requests([RequestStatus.FAILED, RequestStatus.TIMEOUT], after, limit)
 
     # Last in the class body: below it, `list` would name this method rather than the builtin.
-    def list(self, statuses: Sequence[Union[RequestStatus, str]] = (), after: int = 0, limit: int = 1000) -> List[QueuedRequest]:
+    def list(self, statuses: Sequence[Union[RequestStatus, str]] = (), after: int = 0, limit: int = 1000) -> Rows[QueuedRequest]:
         """Alias of :meth:`requests` under its former name (which shadows the builtin in the
         class), kept so that existing code runs: the requests with an id above ``after``."""
         return self.requests(statuses, after, limit)

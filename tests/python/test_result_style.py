@@ -59,9 +59,21 @@ def test_the_durable_queue_takes_request_statuses_and_priorities_as_members(tmp_
         q = serverless.DurableQueue(s, {"name": "chat", "model": "m"})
         out = q.enqueue([{"tenant": "acme", "priority": budcore.ServerlessPriority.BATCH},
                          {"tenant": "acme", "priority": budcore.ServerlessPriority.PREMIUM}])
-        assert [r["id"] for r in q.claim("w1", max=5)] == [out[1]["id"], out[0]["id"]]  # premium first
+        assert isinstance(out, Rows) and all(isinstance(r, serverless.EnqueueResult) and r.accepted for r in out)
+        claimed = q.claim("w1", max=5)
+        assert [r.id for r in claimed] == [out[1].id, out[0].id] == [r["id"] for r in claimed]  # premium first
+        first = claimed[0]
+        assert first.priority is budcore.ServerlessPriority.PREMIUM and first.status is budcore.RequestStatus.ASSIGNED
+        assert first.to_dict()["status"] == "assigned" and type(first.to_dict()["status"]) is str
         assert len(q.requests([budcore.RequestStatus.ASSIGNED])) == 2 == len(q.requests(["assigned"]))
         assert q.requests([budcore.RequestStatus.PENDING]) == [] == q.list(["pending"])  # the alias too
+        done = q.complete(first.id, first.claim)
+        assert done.ok and done.status is budcore.RequestStatus.COMPLETED
+        assert done == {"id": first.id, "ok": True, "status": "completed"}  # equal to its document
+        st = q.status()
+        assert (st.completed, st.in_flight) == (1, 1) and st["tenant_active"] == st.tenant_active
+        shown = q.requests()._repr_html_()
+        assert shown.startswith("<table><caption>2 requests</caption>") and "<th>priority</th>" in shown
 
 
 def test_cost_functions_take_tiers_and_granularities_as_members_or_strings():
