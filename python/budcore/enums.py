@@ -18,7 +18,7 @@ import sys
 from typing import Optional, Type, TypeVar
 
 __all__ = ["DeploymentStatus", "Granularity", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "QuantityFormat", "RequestStatus",
-           "ServerlessPriority", "StepState", "Tier", "WaitKind"]
+           "ServerlessPriority", "StepState", "Tier", "WaitKind", "WorkerState"]
 
 if sys.version_info >= (3, 11):
     from enum import StrEnum as _StrEnum
@@ -133,6 +133,15 @@ class RequestStatus(_StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
     TIMEOUT = "timeout"
+
+
+class WorkerState(_StrEnum):
+    """A serverless endpoint's worker in its pool: ``queued`` (its job waits for quota),
+    ``starting`` (warming up) or ``ready``."""
+
+    QUEUED = "queued"
+    STARTING = "starting"
+    READY = "ready"
 
 
 class Tier(_StrEnum):

@@ -22,6 +22,7 @@ them; a claim is leased, and a completion counts only for the claim the request 
 from __future__ import annotations
 
 import os
+import dataclasses
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, TypedDict, Union, cast
@@ -31,7 +32,7 @@ from ._core import serverless_endpoint_name as _endpoint_name
 from ._core import (serverless_queue_claim as _q_claim, serverless_queue_enqueue as _q_enqueue,
                     serverless_queue_finish as _q_finish, serverless_queue_list as _q_list,
                     serverless_queue_status as _q_status)
-from .enums import Priority, RequestStatus, ServerlessPriority
+from .enums import JobStatus, Priority, RequestStatus, ServerlessPriority, WorkerState
 from .results import Record, Rows, document_field
 from .types import Document, ErrorDocument, JsonObject
 
@@ -191,35 +192,59 @@ class QueueStatus(Record):
     document: JsonObject = document_field()
 
 
-class Worker(TypedDict):
-    """A warm worker of a platform endpoint: its SERVICE job, state and requests in flight."""
+@dataclass(frozen=True)
+class Worker(Record):
+    """A warm worker of a platform endpoint: its SERVICE job (name, id, status), its state in the
+    pool and its requests in flight."""
 
-    id: int
-    job: str
-    name: str
-    state: str
-    status: str
-    in_flight: int
+    NOUN = "worker"
+    name: str = ""
+    state: WorkerState = field(default=WorkerState.QUEUED, metadata={"enum": WorkerState})
+    status: JobStatus = field(default=JobStatus.PENDING, metadata={"enum": JobStatus})
+    in_flight: int = 0
+    id: int = 0
+    job: str = ""
+    document: JsonObject = document_field()
 
 
-class EndpointStatus(TypedDict):
-    """A platform endpoint's workers by state, its requests, counters and the workers."""
+@dataclass(frozen=True)
+class EndpointStatus(Record):
+    """A platform endpoint's workers by state, its requests, counters and the workers (``rows()``:
+    one per worker)."""
 
-    endpoint: str
-    queued: int
-    starting: int
-    ready: int
-    busy: int
-    pending: int
-    in_flight: int
-    cold_starts: int
-    stopped: int
-    lost: int
-    failed_starts: int
-    preemptions: int
-    metered_rows: int
-    last_refusal: str
-    workers: List[Worker]
+    COLUMNS = ("name", "state", "status", "in_flight", "id", "job")
+    endpoint: str = ""
+    queued: int = 0
+    starting: int = 0
+    ready: int = 0
+    busy: int = 0
+    pending: int = 0
+    in_flight: int = 0
+    cold_starts: int = 0
+    stopped: int = 0
+    lost: int = 0
+    failed_starts: int = 0
+    preemptions: int = 0
+    metered_rows: int = 0
+    last_refusal: str = ""
+    workers: Rows[Worker] = field(default_factory=Rows)
+    document: JsonObject = document_field()
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, object]) -> "EndpointStatus":
+        """The status of the library's document, each worker a :class:`Worker`."""
+        status = super().from_dict(d)
+        workers = cast("List[JsonObject]", d.get("workers") or [])
+        return dataclasses.replace(status, workers=Rows(Worker.from_dict(w) for w in workers))
+
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per worker: name, state, job status, requests in flight, ids."""
+        return self.workers.rows()
+
+    def caption(self) -> str:
+        """The endpoint and its pool by state."""
+        return (f"endpoint {self.endpoint}: {self.ready} ready, {self.busy} busy, {self.starting} starting, "
+                f"{self.queued} queued; {self.pending} requests pending")
 
 
 class Assignment(TypedDict):
@@ -423,11 +448,11 @@ class PlatformEndpoint:
         ``pending``, ``in_flight``, ``cold_starts``, ``stopped``, ``failed_starts`` (workers
         cancelled when their warm-up passed ``warmup_timeout_seconds``), ``workers``, ...
         :class:`budcore.BudgetExceededError` when a hard budget refuses a worker."""
-        return cast(EndpointStatus, self._h.scale(desired))
+        return EndpointStatus.from_dict(self._h.scale(desired))
 
     def status(self) -> EndpointStatus:
         """The workers as the platform has them now (``scale(None)``)."""
-        return cast(EndpointStatus, self._h.scale(None))
+        return EndpointStatus.from_dict(self._h.scale(None))
 
     def enqueue(self, submissions: Sequence[Document]) -> PlacementResult:
         """Admits ``submissions`` ({tenant, payload_hash, payload_size_bytes,

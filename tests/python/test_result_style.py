@@ -87,6 +87,22 @@ def test_cost_functions_take_tiers_and_granularities_as_members_or_strings():
     assert budcore.cost.cheapest_gpu(PRICES, 40, tier=budcore.Tier.SPOT) == budcore.cost.cheapest_gpu(PRICES, 40, tier="spot")
 
 
+def test_a_platform_endpoint_status_is_a_record_of_worker_records(tmp_path):
+    from test_serverless_platform import ENDPOINT, platform as endpoint_platform
+
+    with endpoint_platform(tmp_path) as p:
+        ep = serverless.PlatformEndpoint(p, ENDPOINT, worker_priority=budcore.Priority.HIGH)
+        s = ep.scale(1)
+        assert isinstance(s, serverless.EndpointStatus) and s.queued == 1 == s["queued"]
+        (w,) = s.workers
+        assert w.name == "chat-w1" and w.state is budcore.WorkerState.QUEUED and w.status in budcore.JobStatus
+        assert s.to_dict()["workers"][0]["state"] == "queued" and s.rows()[0]["name"] == "chat-w1"
+        p.run(5)
+        ready = ep.status()
+        assert ready.workers[0].state is budcore.WorkerState.READY and ready.workers[0].status is budcore.JobStatus.RUNNING
+        assert "<td>chat-w1</td><td>ready</td><td>running</td>" in ready._repr_html_()
+
+
 # ---- records --------------------------------------------------------------------------------
 
 def test_a_record_without_a_document_is_its_fields_as_json():
