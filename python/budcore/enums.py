@@ -17,7 +17,7 @@ import enum
 import sys
 from typing import Optional, Type, TypeVar
 
-__all__ = ["DeploymentStatus", "Granularity", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "QuantityFormat", "RequestStatus",
+__all__ = ["DeploymentStatus", "Granularity", "HaRole", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "QuantityFormat", "RequestStatus", "Role",
            "ServerlessPriority", "StepState", "Tier", "WaitKind", "WorkerState"]
 
 if sys.version_info >= (3, 11):
@@ -142,6 +142,25 @@ class WorkerState(_StrEnum):
     QUEUED = "queued"
     STARTING = "starting"
     READY = "ready"
+
+
+class HaRole(_StrEnum):
+    """A platform replica's part in the election (docs/ha.md): ``single`` (no election),
+    ``leader`` or ``follower``."""
+
+    SINGLE = "single"
+    LEADER = "leader"
+    FOLLOWER = "follower"
+
+
+class Role(_StrEnum):
+    """A role a principal is bound to (docs/security.md), least to most."""
+
+    VIEWER = "viewer"
+    EDITOR = "editor"
+    ADMIN = "admin"
+    TENANT_ADMIN = "tenant-admin"
+    PLATFORM_ADMIN = "platform-admin"
 
 
 class Tier(_StrEnum):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypedDict, Union, cast, overload
 
 from ._core import PlatformHandle, StoredJob, platform_open, platform_open_embedded, platform_simulate
-from .enums import JobSource, JobStatus, JobType, PipelineStatus, Priority
+from .enums import HaRole, JobSource, JobStatus, JobType, PipelineStatus, Priority, Role
 from .results import Record, Rows, document_field, html_table
 from .types import Document, JsonObject, JsonValue
 
@@ -89,15 +89,17 @@ class Replica(TypedDict):
     renew_us: int
 
 
-class HaStatus(TypedDict):
+@dataclass(frozen=True)
+class HaStatus(Record):
     """:meth:`Platform.ha_status`: this replica's role (``single``, ``leader``, ``follower``),
     the Lease (None without a holder) and the replicas."""
 
-    role: str
-    replica: str
-    epoch: int
-    lease: Optional[Lease]
-    replicas: List[Replica]
+    role: HaRole = field(default=HaRole.SINGLE, metadata={"enum": HaRole})
+    replica: str = ""
+    epoch: int = 0
+    lease: Optional[Lease] = None
+    replicas: List[Replica] = field(default_factory=list)
+    document: JsonObject = document_field()
 
 
 class QuotaCell(TypedDict):
@@ -107,42 +109,57 @@ class QuotaCell(TypedDict):
     nominal: str
 
 
-class _ClusterViewBase(TypedDict):
-    workloads: List[JsonObject]
-    usage: Dict[str, Dict[str, Dict[str, QuotaCell]]]
+@dataclass(frozen=True)
+class ClusterView(Record):
+    """What the cluster holds: its ``workloads`` (``rows()``) and ``usage`` (cluster queue ->
+    flavor -> resource); with a placement policy ``gpu``, the GPU pools' fragmentation per flavor."""
+
+    COLUMNS = ("name", "job_id", "tenant", "cluster_queue", "state", "nodes")
+    workloads: List[JsonObject] = field(default_factory=list)
+    usage: Dict[str, Dict[str, Dict[str, QuotaCell]]] = field(default_factory=dict)
+    gpu: Optional[JsonObject] = None
+    document: JsonObject = document_field()
+
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per workload, as the library wrote it."""
+        return [dict(w) for w in self.workloads]
+
+    def caption(self) -> str:
+        """How many workloads the cluster holds."""
+        return f"{len(self.workloads)} workloads"
 
 
-class ClusterView(_ClusterViewBase, total=False):
-    """What the cluster holds: its ``workloads`` and ``usage`` (cluster queue -> flavor ->
-    resource); with a placement policy ``gpu``, the GPU pools' fragmentation per flavor."""
-
-    gpu: JsonObject
-
-
-class RoleBinding(TypedDict):
+@dataclass(frozen=True)
+class RoleBinding(Record):
     """A role binding: who, which role, on which project (None: the whole tenant), since when
     and by whom."""
 
-    principal: str
-    role: str
-    project_id: Optional[str]
-    created_at: str
-    created_by: str
+    NOUN = "binding"
+    principal: str = ""
+    role: Role = field(default=Role.VIEWER, metadata={"enum": Role})
+    project_id: Optional[str] = None
+    created_at: str = ""
+    created_by: str = ""
+    document: JsonObject = document_field()
 
 
-class AuditEntry(TypedDict):
+@dataclass(frozen=True)
+class AuditEntry(Record):
     """An entry of a tenant's audit log, chained by hash to the one before it."""
 
-    seq: int
-    at: str
-    actor: str
-    action: str
-    object_type: str
-    object_id: str
-    request_id: str
-    detail: JsonValue
-    prev_hash: Optional[str]
-    hash: Optional[str]
+    ROW_COLUMNS = ("seq", "at", "actor", "action", "object_type", "object_id", "request_id", "hash")
+    NOUN = "entry"
+    seq: int = 0
+    at: str = ""
+    actor: str = ""
+    action: str = ""
+    object_type: str = ""
+    object_id: str = ""
+    request_id: str = ""
+    detail: JsonValue = None
+    prev_hash: Optional[str] = None
+    hash: Optional[str] = None
+    document: JsonObject = document_field()
 
 
 class AuditHead(TypedDict):
@@ -153,18 +170,20 @@ class AuditHead(TypedDict):
     hash: str
 
 
-class AuditReport(TypedDict):
+@dataclass(frozen=True)
+class AuditReport(Record):
     """:meth:`Platform.verify_audit`: ``ok`` with the entries checked, the heads, and what is
     wrong (``problems``)."""
 
-    ok: bool
-    entries: int
-    unchained: int
-    head_seq: int
-    compacted: int
-    head_hash: str
-    heads: List[AuditHead]
-    problems: List[str]
+    ok: bool = False
+    entries: int = 0
+    unchained: int = 0
+    head_seq: int = 0
+    compacted: int = 0
+    head_hash: str = ""
+    heads: List[AuditHead] = field(default_factory=list)
+    problems: List[str] = field(default_factory=list)
+    document: JsonObject = document_field()
 
 
 class Checkpoint(TypedDict):
@@ -178,14 +197,17 @@ class Checkpoint(TypedDict):
     at: str
 
 
-class CompactionReport(TypedDict):
+@dataclass(frozen=True)
+class CompactionReport(Record):
     """:meth:`Platform.compact`: how many events, audit entries and usage rows were removed, and
     the checkpoints written."""
 
-    events_removed: int
-    audit_removed: int
-    usage_removed: int
-    checkpoints: List[Checkpoint]
+    events_removed: int = 0
+    audit_removed: int = 0
+    usage_removed: int = 0
+    checkpoints: List[Checkpoint] = field(default_factory=list)
+    document: JsonObject = document_field()
+
 
 JOB_COLUMNS = (
     "name", "status", "job_type", "source", "priority", "project_id", "cluster_id", "pipeline_id", "gpu_type",
@@ -450,21 +472,21 @@ class Platform:
         return self._h.metrics()
 
     def ha_status(self) -> HaStatus:
-        """This replica's view of the election (docs/ha.md): {'role': 'single' | 'leader' |
-        'follower', 'replica', 'epoch', 'lease', 'replicas'}."""
-        return cast(HaStatus, self._h.ha_status())
+        """This replica's view of the election (docs/ha.md), a :class:`HaStatus`: ``role`` (a
+        :class:`budcore.HaRole`), ``replica``, ``epoch``, ``lease``, ``replicas``."""
+        return HaStatus.from_dict(self._h.ha_status())
 
     def cluster(self, *, tenant: Optional[IdLike] = None) -> ClusterView:
         """What the cluster holds ({'workloads', 'usage'}), and with a placement policy its GPU
         pools' fragmentation ('gpu': per flavor, see docs/gpu.md), as the caller sees it: the
         tenant's runs by job id, other tenants' runs named ``[hidden <token>]`` with no tenant
         and no message (a platform admin sees every run). Needs the ``list`` right on jobs."""
-        return cast(ClusterView, self._h.cluster_view(*self._who(tenant)))
+        return ClusterView.from_dict(self._h.cluster_view(*self._who(tenant)))
 
     def cluster_all(self) -> ClusterView:
         """The operator's view of :meth:`cluster`: every tenant's runs by job id, no caller
         checked. For tools that hold the platform's configuration, not for tenants' code."""
-        return cast(ClusterView, self._h.cluster())
+        return ClusterView.from_dict(self._h.cluster())
 
     def gpu_defrag(self, id: IdLike, *, tenant: Optional[IdLike] = None) -> "DefragPlan":
         """The cheapest defragmentation plan for one of the tenant's jobs that the quota admitted
@@ -491,43 +513,44 @@ class Platform:
         self._h.check()
 
     # -- security (docs/security.md) -----------------------------------------------------------
-    def bind_role(self, principal: str, role: str, *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> RoleBinding:
+    def bind_role(self, principal: str, role: Union[Role, str], *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> RoleBinding:
         """Grants ``role`` (viewer, editor, admin, tenant-admin, platform-admin) to ``principal``
         ("user:NAME" or "sa:NAME") on ``project`` (a UUID) or the whole tenant. Needs
         tenant-admin (platform-admin for platform-admin). Returns the binding record."""
-        binding: dict[str, object] = {"principal": principal, "role": role,
+        binding: dict[str, object] = {"principal": principal, "role": str(role),
                                       "project_id": None if project is None else str(project)}
-        return cast(RoleBinding, self._h.bind_role(*self._who(tenant), binding, True))
+        return RoleBinding.from_dict(cast(JsonObject, self._h.bind_role(*self._who(tenant), binding, True)))
 
-    def unbind_role(self, principal: str, role: str, *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> None:
+    def unbind_role(self, principal: str, role: Union[Role, str], *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> None:
         """Revokes a binding (budcore.NotFoundError when there is none)."""
-        binding: dict[str, object] = {"principal": principal, "role": role,
+        binding: dict[str, object] = {"principal": principal, "role": str(role),
                                       "project_id": None if project is None else str(project)}
         self._h.bind_role(*self._who(tenant), binding, False)
 
-    def role_bindings(self, principal: Optional[str] = None, *, tenant: Optional[IdLike] = None) -> list[RoleBinding]:
+    def role_bindings(self, principal: Optional[str] = None, *, tenant: Optional[IdLike] = None) -> Rows[RoleBinding]:
         """The tenant's role bindings (of one principal when given); tenant admins."""
-        return cast(List[RoleBinding], self._h.role_bindings(*self._who(tenant), principal)["items"])
+        items = cast(List[JsonObject], self._h.role_bindings(*self._who(tenant), principal)["items"])
+        return Rows(RoleBinding.from_dict(b) for b in items)
 
-    def audit(self, *, tenant: Optional[IdLike] = None, limit: Optional[int] = None, **query: object) -> list[AuditEntry]:
+    def audit(self, *, tenant: Optional[IdLike] = None, limit: Optional[int] = None, **query: object) -> Rows[AuditEntry]:
         """The tenant's audit log, oldest first (tenant admins): every entry matching ``actor``,
         ``object_type``, ``object_id``, ``from``/``to`` (RFC 3339), each with its ``hash``."""
         who = self._who(tenant)
-        return cast(List[AuditEntry], _every_page(lambda q: self._h.audit(*who, q), query, limit))
+        return Rows(AuditEntry.from_dict(e) for e in _every_page(lambda q: self._h.audit(*who, q), query, limit))
 
     def verify_audit(self, *, tenant: Optional[IdLike] = None, anchors: Optional[list[str]] = None) -> AuditReport:
-        """Checks every tenant's audit chain and head (platform admins): {'ok', 'entries',
-        'head_hash', 'heads', 'problems', ...}; a broken chain is ok False, not an exception.
+        """Checks every tenant's audit chain and head (platform admins): an :class:`AuditReport`
+        (ok, entries, head_hash, heads, problems, ...); a broken chain is ok False, not an exception.
         ``anchors``: entry hashes kept outside the store (heads published earlier, as
         ``security.audit_anchor`` does); each must still be chained, else it is a problem."""
-        return cast(AuditReport, self._h.verify_audit(*self._who(tenant), list(anchors or [])))
+        return AuditReport.from_dict(self._h.verify_audit(*self._who(tenant), list(anchors or [])))
 
     def compact(self, *, tenant: Optional[IdLike] = None) -> CompactionReport:
         """Compacts the store now by the config's ``retention`` (platform admins; the leader also
-        does it every ``retention.interval_seconds``): {'events_removed', 'audit_removed',
-        'usage_removed', 'checkpoints': [{'tenant', 'log', 'seq', 'hash', 'at'}]}. A watch from
+        does it every ``retention.interval_seconds``): a :class:`CompactionReport` (events_removed,
+        audit_removed, usage_removed, checkpoints: [{'tenant', 'log', 'seq', 'hash', 'at'}]). A watch from
         before a tenant's event checkpoint then raises :class:`budcore.GoneError`."""
-        return cast(CompactionReport, self._h.compact(*self._who(tenant)))
+        return CompactionReport.from_dict(self._h.compact(*self._who(tenant)))
 
     def __repr__(self) -> str:
         return f"Platform(tenant={self.tenant!r}, closed={self.closed})"

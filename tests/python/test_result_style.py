@@ -103,6 +103,28 @@ def test_a_platform_endpoint_status_is_a_record_of_worker_records(tmp_path):
         assert "<td>chat-w1</td><td>ready</td><td>running</td>" in ready._repr_html_()
 
 
+def test_platform_views_are_records_with_their_closed_sets_as_enums(tmp_path):
+    cfg = {"store": f"sqlite://{tmp_path / 'p.db'}",
+           "security": {"rbac": True, "platform_admins": ["user:root"], "tenants": {}}}
+    with budcore.Platform.open(cfg, tenant=TENANT, principal="user:root") as root:
+        ha = root.ha_status()
+        assert isinstance(ha, platform.HaStatus) and ha.role is budcore.HaRole.SINGLE and ha["role"] == "single"
+        binding = root.bind_role("user:erin", budcore.Role.EDITOR)
+        assert binding.role is budcore.Role.EDITOR and binding.created_by == "user:root"
+        bindings = root.role_bindings()
+        assert isinstance(bindings, Rows) and [b.principal for b in bindings] == ["user:erin"]
+        assert bindings.caption() == "1 binding" and "<td>editor</td>" in bindings._repr_html_()
+        log = root.audit()
+        assert all(isinstance(e, platform.AuditEntry) and len(e.hash) == 64 for e in log)
+        assert log._repr_html_().index("<th>seq</th>") < log._repr_html_().index("<th>hash</th>")
+        report = root.verify_audit()
+        assert report.ok and report.problems == [] and report == report.to_dict()
+        view = root.cluster()
+        assert view.workloads == view["workloads"] == view.rows() and isinstance(view.usage, dict)
+        root.unbind_role("user:erin", "editor")  # a string still
+        assert len(root.role_bindings()) == 0
+
+
 # ---- records --------------------------------------------------------------------------------
 
 def test_a_record_without_a_document_is_its_fields_as_json():
