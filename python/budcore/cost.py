@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, ClassVar, Dict, List, Mapping, Optional, Seque
 from ._core import Error, Job, NotFoundError, PriceBook, Store
 from . import _core
 from .enums import Granularity, Tier, _member
-from .results import Record, html_table
+from .results import Record, Rows, document_field, html_table
 from .types import Document, JsonObject
 
 if TYPE_CHECKING:  # names the annotations use
@@ -133,7 +133,8 @@ class EstimateDocument(_EstimateDocumentBase, total=False):
     total_min: str
 
 
-class TierComparison(TypedDict):
+@dataclass(frozen=True)
+class TierComparison(Record):
     """:func:`compare_tiers`: on-demand and spot estimates and what spot saves."""
 
     currency: str
@@ -143,9 +144,11 @@ class TierComparison(TypedDict):
     savings_percent: Decimal
 
 
-class GpuOption(TypedDict):
+@dataclass(frozen=True)
+class GpuOption(Record):
     """One GPU type of :func:`cheapest_gpu`: its device memory, hourly price and the cost."""
 
+    NOUN = "GPU type"
     gpu_type: str
     memory_gib: int
     unit_price: Decimal
@@ -201,22 +204,23 @@ class UsageRecord(_UsageRecordBase, total=False):
     seq: int
 
 
-class JobCost(TypedDict):
+@dataclass(frozen=True)
+class JobCost(Record):
     """:func:`job_cost`: a job's usage summed from its records, amounts as Decimal."""
 
     currency: str
     records: int
-    seconds: str
-    gpu_seconds: str
-    idle_gpu_seconds: str
+    total: Decimal
     gpu_cost: Decimal
     idle_cost: Decimal
     cpu_cost: Decimal
     memory_cost: Decimal
     storage_cost: Decimal
-    total: Decimal
-    first_start: Optional[str]
-    last_end: Optional[str]
+    seconds: str
+    gpu_seconds: str
+    idle_gpu_seconds: str
+    first_start: Optional[str] = None
+    last_end: Optional[str] = None
 
 
 class SharedCost(TypedDict):
@@ -290,36 +294,41 @@ class ForecastDocument(TypedDict):
     anomalies: List[Anomaly]
 
 
-class BudgetStatus(TypedDict):
-    """One budget in its current period: spend, what remains and the thresholds crossed."""
+@dataclass(frozen=True)
+class BudgetStatus(Record):
+    """One budget in its current period: spend, what remains and the thresholds crossed
+    (amounts as the library's decimal strings)."""
 
-    budget: str
-    period_start: str
-    period_end: str
-    currency: str
-    amount: str
-    spent: str
-    remaining: str
-    percent_used: str
-    thresholds_crossed: List[int]
-    exceeded: bool
+    ROW_COLUMNS = ("budget", "spent", "amount", "remaining", "percent_used", "currency", "thresholds_crossed",
+                   "exceeded", "period_start", "period_end")
+    NOUN = "budget"
+    budget: str = ""
+    period_start: str = ""
+    period_end: str = ""
+    currency: str = ""
+    amount: str = ""
+    spent: str = ""
+    remaining: str = ""
+    percent_used: str = ""
+    thresholds_crossed: List[int] = field(default_factory=list)
+    exceeded: bool = False
+    document: JsonObject = document_field()
 
 
-class _AdmissionDecisionBase(TypedDict):
-    allowed: bool
-    reason: str
-    budget: Optional[str]
-    checked: List[str]
-
-
-class AdmissionDecision(_AdmissionDecisionBase, total=False):
+@dataclass(frozen=True)
+class AdmissionDecision(Record):
     """May the job be admitted? ``budget`` names the one that decided; with a budget, its
     ``amount``, ``spent`` and the job's ``estimate`` (decimal strings in ``currency``)."""
 
-    currency: str
-    amount: str
-    spent: str
-    estimate: str
+    allowed: bool = False
+    reason: str = ""
+    budget: Optional[str] = None
+    checked: List[str] = field(default_factory=list)
+    currency: str = ""
+    amount: str = ""
+    spent: str = ""
+    estimate: str = ""
+    document: JsonObject = document_field()
 
 
 class _RollupQuery(_ReportRange, total=False):
@@ -434,22 +443,19 @@ def compare_tiers(prices: Prices, spec: Union[str, Document]) -> TierComparison:
     "savings_percent": Decimal}."""
     c = _core.cost_compare_tiers(load_prices(prices), _doc(spec))
     text = cast("Mapping[str, str]", c)  # the currency and the savings as decimal strings
-    return {
-        "currency": text["currency"],
-        "on_demand": Estimate(cast(EstimateDocument, c["on_demand"])),
-        "spot": Estimate(cast(EstimateDocument, c["spot"])),
-        "savings": Decimal(text["savings"]),
-        "savings_percent": Decimal(text["savings_percent"]),
-    }
+    return TierComparison(currency=text["currency"], on_demand=Estimate(cast(EstimateDocument, c["on_demand"])),
+                          spot=Estimate(cast(EstimateDocument, c["spot"])), savings=Decimal(text["savings"]),
+                          savings_percent=Decimal(text["savings_percent"]))
 
 
 def cheapest_gpu(prices: Prices, memory_gib: int, *, gpu_count: int = 1, seconds: int = 3600,
-                 tier: Union[Tier, str] = Tier.ON_DEMAND) -> list[GpuOption]:
+                 tier: Union[Tier, str] = Tier.ON_DEMAND) -> Rows[GpuOption]:
     """GPU types with at least memory_gib of device memory, cheapest first (cost as Decimal)."""
     r = _core.cost_cheapest_gpu(load_prices(prices), {"memory_gib": memory_gib, "gpu_count": gpu_count,
                                                       "seconds": seconds, "tier": tier})
     options = cast("List[Dict[str, str]]", r["options"])  # cost and unit_price as decimal strings
-    return [cast(GpuOption, {**o, "cost": Decimal(o["cost"]), "unit_price": Decimal(o["unit_price"])}) for o in options]
+    return Rows(GpuOption.from_dict({**o, "cost": Decimal(o["cost"]), "unit_price": Decimal(o["unit_price"])})
+                for o in options)
 
 
 # ---- metering -------------------------------------------------------------------------------
@@ -482,7 +488,7 @@ def job_cost(store: Store, tenant: IdLike, job_id: IdLike) -> JobCost:
     out: dict[str, object] = dict(s)
     for k in ("gpu_cost", "idle_cost", "cpu_cost", "memory_cost", "storage_cost", "total"):
         out[k] = Decimal(cast(str, s[k]))
-    return cast(JobCost, out)
+    return JobCost.from_dict(out)
 
 
 # ---- reports --------------------------------------------------------------------------------
@@ -781,16 +787,17 @@ def forecast(records: UsageInput, *, now: Optional[TimeLike] = None, prices: Opt
 Budgets = Union[str, Document]
 
 
-def budget_status(budgets: Budgets, records: UsageInput, prices: Prices, *, now: Optional[TimeLike] = None) -> list[BudgetStatus]:
+def budget_status(budgets: Budgets, records: UsageInput, prices: Prices, *, now: Optional[TimeLike] = None) -> Rows[BudgetStatus]:
     """Spend, thresholds crossed and remaining per budget in the period of `now`."""
-    return cast(List[BudgetStatus], _core.cost_budget_status(_doc(budgets), _records(records), load_prices(prices), now))
+    out = _core.cost_budget_status(_doc(budgets), _records(records), load_prices(prices), now)
+    return Rows(BudgetStatus.from_dict(b) for b in out)
 
 
 def check_budget(budgets: Budgets, records: UsageInput, prices: Prices, *, tenant: IdLike, estimate: Union[str, Decimal, Money],
                  project: Optional[IdLike] = None, job: str = "", now: Optional[TimeLike] = None) -> AdmissionDecision:
     """May a job of this tenant/project with this estimated cost be admitted? {"allowed", "reason", ...}."""
-    return cast(AdmissionDecision, _core.cost_check_admission(_doc(budgets), _records(records), load_prices(prices), tenant,
-                                                              project, str(estimate), job, now))
+    return AdmissionDecision.from_dict(_core.cost_check_admission(_doc(budgets), _records(records), load_prices(prices),
+                                                                  tenant, project, str(estimate), job, now))
 
 
 def admit_job(store: Store, budgets: Budgets, prices: Prices, job: Union[Job, Document], *,
@@ -798,7 +805,7 @@ def admit_job(store: Store, budgets: Budgets, prices: Prices, job: Union[Job, Do
     """The admission gate: estimates `job` and checks it against the budgets with spend from `store`."""
     if not isinstance(job, Job):
         job = Job.from_dict(dict(job))
-    return cast(AdmissionDecision, _core.cost_admit_job(store, _doc(budgets), load_prices(prices), job, now))
+    return AdmissionDecision.from_dict(_core.cost_admit_job(store, _doc(budgets), load_prices(prices), job, now))
 
 
 # ---- helpers --------------------------------------------------------------------------------

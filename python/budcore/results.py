@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import decimal
 import enum
 import html
 from dataclasses import dataclass, field
@@ -81,9 +82,11 @@ def _fields(obj: object) -> tuple[dataclasses.Field[object], ...]:
 
 
 def _plain(v: object) -> JsonValue:
-    """``v`` as JSON: records as their dicts, tuples as lists, enums as their strings."""
+    """``v`` as JSON: records as their dicts, tuples as lists, enums and decimals as their strings."""
     if isinstance(v, Record):
         return v.to_dict()
+    if isinstance(v, decimal.Decimal):
+        return str(v)
     if isinstance(v, enum.Enum):
         return cast(JsonValue, v.value)
     if isinstance(v, Mapping):
@@ -166,9 +169,15 @@ class Record:
         return {f.name: _plain(getattr(self, f.name)) for f in _fields(self)}
 
     # The mapping protocol of the dicts results were: result["key"], "key" in result, iterating
-    # the keys, dict(result).
+    # the keys, dict(result). A record without a document answers with its fields' values
+    # (a Decimal stays a Decimal, as in the dicts it replaces).
     def __getitem__(self, key: str) -> JsonValue:
+        if self._document() is None and key in self._field_names():
+            return cast(JsonValue, getattr(self, key))
         return self.to_dict()[key]
+
+    def _field_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in _fields(self))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.to_dict())

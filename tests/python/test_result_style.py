@@ -125,6 +125,29 @@ def test_platform_views_are_records_with_their_closed_sets_as_enums(tmp_path):
         assert len(root.role_bindings()) == 0
 
 
+def test_cost_answers_are_records_whose_amounts_stay_decimal():
+    from decimal import Decimal
+
+    from test_cost import RUNPOD
+
+    c = budcore.cost.compare_tiers(RUNPOD, {"job_type": "batch", "gpu_type": "nvidia-h100-sxm", "gpu_count": 8,
+                                            "estimated_duration_seconds": 36000})
+    assert isinstance(c, budcore.cost.TierComparison) and c.savings == c["savings"] > 0
+    assert isinstance(c["savings"], Decimal) and c["spot"] is c.spot
+    d = c.to_dict()
+    assert d["savings"] == str(c.savings) and d["spot"] == c.spot.to_dict() and json.loads(json.dumps(d)) == d
+    options = budcore.cost.cheapest_gpu(RUNPOD, 48, gpu_count=2)
+    assert isinstance(options, Rows) and options.caption().endswith("GPU types")
+    assert isinstance(options[0].cost, Decimal) and options.to_pandas()["gpu_type"][0] == options[0].gpu_type
+    usage = budcore.cost.usage([interval(str(uuid.uuid4()), 2)], PRICES)
+    budgets = {"budgets": [{"name": "t", "tenant_id": usage[0]["tenant_id"], "amount": "20", "hard_limit": True}]}
+    status = budcore.cost.budget_status(budgets, usage, PRICES, now="2026-05-05T00:00:00Z")
+    assert status[0].budget == "t" and status[0].spent == status[0]["spent"] and "<td>t</td>" in status._repr_html_()
+    check = budcore.cost.check_budget(budgets, usage, PRICES, tenant=usage[0]["tenant_id"], estimate="30",
+                                      now="2026-05-05T00:00:00Z")
+    assert check.allowed is False and check["allowed"] is False and check.budget == "t"
+
+
 # ---- records --------------------------------------------------------------------------------
 
 def test_a_record_without_a_document_is_its_fields_as_json():
