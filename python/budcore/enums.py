@@ -17,7 +17,7 @@ import enum
 import sys
 from typing import Optional, Type, TypeVar
 
-__all__ = ["DeploymentStatus", "Granularity", "HaRole", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "QuantityFormat", "RequestStatus", "Role",
+__all__ = ["CheckState", "DeploymentStatus", "Granularity", "HaRole", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "QuantityFormat", "RequestStatus", "Role",
            "ServerlessPriority", "StepState", "Tier", "WaitKind", "WorkerState"]
 
 if sys.version_info >= (3, 11):
@@ -142,6 +142,15 @@ class WorkerState(_StrEnum):
     QUEUED = "queued"
     STARTING = "starting"
     READY = "ready"
+
+
+class CheckState(_StrEnum):
+    """A Kueue AdmissionCheck's state as the companion answers it (Kueue's names)."""
+
+    PENDING = "Pending"
+    READY = "Ready"
+    RETRY = "Retry"
+    REJECTED = "Rejected"
 
 
 class HaRole(_StrEnum):

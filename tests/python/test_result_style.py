@@ -148,6 +148,17 @@ def test_cost_answers_are_records_whose_amounts_stay_decimal():
     assert check.allowed is False and check["allowed"] is False and check.budget == "t"
 
 
+def test_kueue_decisions_are_records_with_check_states():
+    from test_kueue import CONFIG, WORKLOAD
+
+    held = budcore.kueue.decide(CONFIG, WORKLOAD, spent={"team-a": "70.00 USD"}, now="2026-11-28T12:00:00Z")
+    assert isinstance(held, budcore.kueue.Decision) and isinstance(held.budget, budcore.kueue.CheckDecision)
+    assert held.budget.state is budcore.CheckState.RETRY and held["budget"]["state"] == "Retry"
+    assert held.window.requeue_after_seconds == 36000 and held.to_dict()["window"]["state"] == "Retry"
+    summary = budcore.kueue.check_config(CONFIG)
+    assert summary.budgets == ["team-a"] and summary.leader_election is None and "leader_election" not in summary
+
+
 # ---- records --------------------------------------------------------------------------------
 
 def test_a_record_without_a_document_is_its_fields_as_json():
