@@ -97,16 +97,20 @@ class MigPlacement(TypedDict):
     dropped: int
 
 
-class _MigPlacementResultBase(TypedDict):
-    placement: Optional[MigPlacement]
-    applied: bool
-
-
-class MigPlacementResult(_MigPlacementResultBase, total=False):
+@dataclass(frozen=True)
+class MigPlacementResult(Record):
     """:func:`place_mig`'s answer: the placement (None: no GPU admits the profile), whether it
     was applied and, when it was, the ``workloads`` after it."""
 
-    workloads: List[JsonObject]
+    placement: Optional[MigPlacement] = None
+    applied: bool = False
+    workloads: List[JsonObject] = field(default_factory=list)
+    document: JsonObject = document_field()
+
+    def caption(self) -> str:
+        """Where the instance goes, or that no GPU admits it."""
+        p = self.placement
+        return "no GPU admits the profile" if p is None else f"node {p['node']}, GPU {p['gpu']}, instance {p['instance']}"
 
 
 def policy_names() -> list[str]:
@@ -273,7 +277,7 @@ def place_mig(problem: Problem, *, apply: Optional[bool] = None) -> MigPlacement
     document as :func:`defrag` reads it. Returns ``{"placement": {"node", "gpu", "instance",
     "repartition", "dropped"} | None, "applied"}`` (and ``workloads`` with ``apply=True``).
     Bad input raises :class:`budcore.ValidationError` naming the field."""
-    return cast(MigPlacementResult, _place_mig(json.dumps(_problem(problem, apply))))
+    return MigPlacementResult.from_dict(_place_mig(json.dumps(_problem(problem, apply))))
 
 
 def defrag(problem: Problem, *, apply: Optional[bool] = None) -> DefragPlan:

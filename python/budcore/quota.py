@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Seque
 
 from ._core import AdmissionEngine, Quantity, QuotaConfig, ValidationError, load_document
 from ._core import quota_simulate as _quota_simulate
-from .results import QuotaSimulation
+from .results import QuotaSimulation, Rows
 from .types import Document
 
 if TYPE_CHECKING:
@@ -177,8 +177,9 @@ def usage_table(
     view: str = "cluster_queue",
     *,
     unit: str = "units",
-) -> list[UsageRow]:
-    """Usage as a list of flat rows (dicts), one per (node, flavor, resource).
+) -> Rows[UsageRow]:
+    """Usage as flat rows (dicts, in a :class:`budcore.results.Rows`: ``to_pandas()``, an HTML
+    table), one per (node, flavor, resource).
 
     ``source`` is an AdmissionEngine (rows carry nominal, used, borrowed, lent and available
     for the ``view``: "cluster_queue", "cohort" or "local_queue") or a :func:`simulate` result
@@ -191,14 +192,14 @@ def usage_table(
     if isinstance(source, AdmissionEngine):
         if view not in _VIEWS:
             raise ValueError(f"view must be one of {_VIEWS}, not {view!r}")
-        return [
+        return Rows(
             {view: node, "flavor": flavor, "resource": resource, **{c: conv(v) for c, v in zip(USAGE_COLUMNS, amounts)}}
             for node, flavor, resource, *amounts in source.usage_rows(view)
-        ]
+        )
     if isinstance(source, QuotaSimulation) or (isinstance(source, Mapping) and "usage" in source):
         if view != "cluster_queue":
             raise ValueError("a simulate() result only has the cluster_queue view")
-        rows: list[UsageRow] = []
+        rows: Rows[UsageRow] = Rows()
         usage: Usage = source.usage if isinstance(source, QuotaSimulation) else cast(Usage, source["usage"])
         for cq, flavors in usage.items():
             for flavor, resources in flavors.items():

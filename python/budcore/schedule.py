@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Seque
 from ._core import ScheduleSnapshot, ScheduleTimeline, ValidationError, load_document
 from ._core import schedule_replay as _replay
 from .enums import WaitKind, _member
-from .results import Record, Rows, html_record
-from .types import Document
+from .results import Record, Rows, document_field, html_record
+from .types import Document, JsonObject
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -143,23 +143,23 @@ class WorkloadClassReport(_WorkloadClass, total=False):
     kueue_mean: float
 
 
-class _ReplayReportBase(TypedDict):
-    name: str
-    workloads: int
-    cluster_queues: int
-    virtual_elapsed_ms: int
-    wall_ms: float
-    cluster_queue_classes: Dict[str, QueueClassReport]
-    workload_classes: Dict[str, WorkloadClassReport]
-    passed: bool
-    failures: List[str]
-
-
-class ReplayReport(_ReplayReportBase, total=False):
+@dataclass(frozen=True)
+class ReplayReport(Record):
     """:func:`replay`: the run's metrics per class against the checker's thresholds, ``passed``
     and the ``failures``; ``kueue_wall_ms_mean`` when the config has it."""
 
-    kueue_wall_ms_mean: float
+    name: str = ""
+    passed: bool = False
+    failures: List[str] = field(default_factory=list)
+    workloads: int = 0
+    cluster_queues: int = 0
+    virtual_elapsed_ms: int = 0
+    wall_ms: float = 0.0
+    cluster_queue_classes: Dict[str, QueueClassReport] = field(default_factory=dict)
+    workload_classes: Dict[str, WorkloadClassReport] = field(default_factory=dict)
+    kueue_wall_ms_mean: Optional[float] = None
+    document: JsonObject = document_field()
+
 
 #: The earliest ``now`` read as a clock time (2000-01-01 UTC): a scenario without ``now`` starts
 #: at the epoch, and its times are offsets, not dates.
@@ -602,5 +602,5 @@ def replay(config: Union[str, Document] = "baseline") -> ReplayReport:
     """Replay Kueue's scheduler-performance ``"baseline"`` (or a generator config dict, Kueue's
     generator.yaml keys) in virtual time; returns the checker's metrics and thresholds."""
     if isinstance(config, Mapping):
-        return cast(ReplayReport, _replay(dict(config)))
-    return cast(ReplayReport, _replay(config))
+        return ReplayReport.from_dict(_replay(dict(config)))
+    return ReplayReport.from_dict(_replay(config))

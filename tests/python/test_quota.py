@@ -258,6 +258,7 @@ def test_usage_table_and_frame(two_queues):
     eng.add_workload(quota.workload("w1", "a", {"cpu": "12500m"}, namespace="ns"))
     eng.run_cycle()
     rows = quota.usage_table(eng)
+    assert isinstance(rows, budcore.results.Rows) and "<th>cluster_queue</th>" in rows._repr_html_()
     a = next(r for r in rows if r["cluster_queue"] == "cq-a")
     assert a == {"cluster_queue": "cq-a", "flavor": "default", "resource": "cpu", "nominal": 10.0, "used": 12.5,
                  "borrowed": 2.5, "lent": 0.0, "available": a["available"]}
