@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # names the annotations use
     from .cost import UsageRecord
     from .platform import Platform
 
-__all__ = ["Assignment", "DEFAULT_OWNER", "DurableQueue", "EndpointStatus", "EnqueueDocument", "EnqueueResult", "FinishResult",
+__all__ = ["Assignment", "DEFAULT_OWNER", "DurableQueue", "EndpointStatus", "EnqueueResult", "FinishResult",
            "Latency", "PlacementResult", "PlatformEndpoint", "PolicyReport", "QueueStatus", "QueuedRequest",
            "REPORT_COLUMNS", "ScalingStep", "ServerlessSimulation", "Worker", "policy_names", "simulate"]
 
@@ -101,20 +101,6 @@ class PolicyReport(TypedDict):
     currency: str
     virtual_seconds: float
     scaling: List[ScalingStep]
-
-
-class _EnqueueDocumentBase(TypedDict):
-    id: int
-
-
-class EnqueueDocument(_EnqueueDocumentBase, total=False):
-    """A submission's outcome as a document (a :class:`PlacementResult`'s ``results``): its
-    request ``id`` and whether it ``deduplicated`` an earlier one, or ``id`` 0 with the
-    ``refusal`` and the ``error``."""
-
-    deduplicated: bool
-    refusal: str
-    error: ErrorDocument
 
 
 @dataclass(frozen=True)
@@ -247,25 +233,37 @@ class EndpointStatus(Record):
                 f"{self.queued} queued; {self.pending} requests pending")
 
 
-class Assignment(TypedDict):
+@dataclass(frozen=True)
+class Assignment(Record):
     """A request placed on a worker: ``placement`` is ``warm`` or ``preempted`` (``preempted``
     names the request it displaced)."""
 
-    request: int
-    worker: int
-    placement: str
-    preempted: int
+    NOUN = "assignment"
+    request: int = 0
+    worker: int = 0
+    placement: str = ""
+    preempted: int = 0
+    document: JsonObject = document_field()
 
 
-class _PlacementResultBase(TypedDict):
-    assignments: List[Assignment]
-
-
-class PlacementResult(_PlacementResultBase, total=False):
+@dataclass(frozen=True)
+class PlacementResult(Record):
     """What a platform endpoint placed now (``assignments``); after an enqueue also each
     submission's ``results``."""
 
-    results: List[EnqueueDocument]
+    assignments: Rows[Assignment] = field(default_factory=Rows)
+    results: Rows[EnqueueResult] = field(default_factory=Rows)
+    document: JsonObject = document_field()
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, object]) -> "PlacementResult":
+        """The placement of the library's document, its parts as records."""
+        placed = super().from_dict(d)
+        assignments = cast("List[JsonObject]", d.get("assignments") or [])
+        results = cast("List[JsonObject]", d.get("results") or [])
+        return dataclasses.replace(placed, assignments=Rows(Assignment.from_dict(a) for a in assignments),
+                                   results=Rows(EnqueueResult.from_dict(r) for r in results))
+
 
 #: The tenant owning the endpoints when none is given (as ``budcore serverless queue``).
 DEFAULT_OWNER = "00000000-0000-0000-0000-000000000001"
@@ -458,16 +456,16 @@ class PlatformEndpoint:
         """Admits ``submissions`` ({tenant, payload_hash, payload_size_bytes,
         estimated_compute_seconds, priority}) and places what can run now (warm worker, else a
         cold start, else preempt a lower class, else wait): ``{"results", "assignments"}``."""
-        return cast(PlacementResult, self._h.enqueue([dict(s) for s in submissions]))
+        return PlacementResult.from_dict(self._h.enqueue([dict(s) for s in submissions]))
 
     def complete(self, request: int) -> PlacementResult:
         """Request ``request`` completed; places what can run now: ``{"assignments"}``."""
-        return cast(PlacementResult, self._h.finish(request, ""))
+        return PlacementResult.from_dict(self._h.finish(request, ""))
 
     def fail(self, request: int, reason: str) -> PlacementResult:
         """A failed attempt of ``request`` (retried while attempts remain); places what can run
         now: ``{"assignments"}``."""
-        return cast(PlacementResult, self._h.finish(request, reason))
+        return PlacementResult.from_dict(self._h.finish(request, reason))
 
     def meter(self) -> List[UsageRecord]:
         """Writes the workers' GPU time since their last rows as usage rows of the owner tenant

@@ -101,6 +101,12 @@ def test_a_platform_endpoint_status_is_a_record_of_worker_records(tmp_path):
         ready = ep.status()
         assert ready.workers[0].state is budcore.WorkerState.READY and ready.workers[0].status is budcore.JobStatus.RUNNING
         assert "<td>chat-w1</td><td>ready</td><td>running</td>" in ready._repr_html_()
+        placed = ep.enqueue([{"tenant": "acme", "payload_hash": "h1", "estimated_compute_seconds": 10,
+                              "priority": budcore.ServerlessPriority.PREMIUM}])
+        assert isinstance(placed, serverless.PlacementResult) and placed.results[0].accepted
+        (a,) = placed.assignments
+        assert a.placement == "warm" and a.request == placed.results[0].id == placed["results"][0]["id"]
+        assert ep.complete(a.request).assignments == []
 
 
 def test_platform_views_are_records_with_their_closed_sets_as_enums(tmp_path):
