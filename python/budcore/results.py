@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
     from pandas import DataFrame
 
-__all__ = ["Admission", "JobPage", "Plan", "QuotaSimulation", "Record", "Rows", "RunResult", "html_record", "register_row",
-           "html_table"]
+__all__ = ["Admission", "JobPage", "Plan", "QuotaSimulation", "Record", "Result", "Rows", "RunResult", "html_record",
+           "html_table", "register_row"]
 
 R = TypeVar("R", bound="Record")
 T = TypeVar("T")
@@ -72,8 +72,6 @@ def _cell(v: object) -> str:
     if isinstance(v, (list, tuple)):
         return ", ".join(_cell(x) for x in v)
     return str(v)
-
-
 
 
 def _fields(obj: object) -> tuple[dataclasses.Field[object], ...]:
@@ -220,6 +218,11 @@ class Record:
         if self.COLUMNS:
             return html_table(self.rows(), self.COLUMNS, self.caption())
         return html_record(self._html_fields(), self.caption())
+
+
+#: The former name of the results' base (a dict then): ``isinstance(x, budcore.results.Result)``
+#: still holds for every record.
+Result = Record
 
 
 def _cell_value(v: object) -> object:

@@ -241,5 +241,6 @@ def test_the_former_collection_names_are_aliases_of_rows(tmp_path):
     assert list(templates.to_pandas().columns) == list(usecases.TemplateSummary.ROW_COLUMNS)
     assert templates.rows()[0]["tags"] == list(templates[0].tags)  # tuples as lists in rows
     assert issubclass(schedule.ScheduledJobs, Rows)
+    assert budcore.results.Result is Record  # the former base's name
     empty = Rows()
     assert empty.rows() == [] and empty.caption() == "0 rows" and "<table>" in empty._repr_html_()
