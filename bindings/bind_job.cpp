@@ -65,6 +65,7 @@ using JobTypeEnum = Hinted<"budcore.enums.JobType">;
 using JobSourceEnum = Hinted<"budcore.enums.JobSource">;
 using PriorityEnum = Hinted<"budcore.enums.Priority">;
 using JobStatusEnum = Hinted<"budcore.enums.JobStatus">;
+using DeploymentTypeEnum = Hinted<"budcore.enums.DeploymentType">;
 
 template <class Hint>
 Hint member(const char* enum_name, std::string_view value) {
@@ -135,7 +136,8 @@ void bind_job(py::module_& m) {
       .def_property_readonly("job_type", [](const Job& j) { return member<JobTypeEnum>("JobType", job::to_string(j.job_type)); },
                              "A budcore.JobType: 'service', 'batch' or 'training'.")
       .def_property_readonly("deployment_type",
-                             [](const Job& j) { return std::string(job::to_string(j.deployment_type)); }, "'helm', 'docker' or 'model' (the DeploymentType).")
+                             [](const Job& j) { return member<DeploymentTypeEnum>("DeploymentType", job::to_string(j.deployment_type)); },
+                             "How the job is deployed, a budcore.DeploymentType: 'helm', 'docker' or 'model'.")
       .def_property_readonly("source", [](const Job& j) { return member<JobSourceEnum>("JobSource", job::to_string(j.source)); },
                              "What created the job, a budcore.JobSource: 'direct', 'pipeline' or 'usecase'.")
       .def_property_readonly("spec", [](const Job& j) { return hinted<JsonDict>(to_python(j.spec)); }, "The job's free-form spec (image, args, env, ...), as plain Python values.")

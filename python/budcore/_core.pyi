@@ -305,9 +305,9 @@ class Job:
         The currency of the cost fields.
         """
     @property
-    def deployment_type(self) -> str:
+    def deployment_type(self) -> budcore.enums.DeploymentType:
         """
-        'helm', 'docker' or 'model' (the DeploymentType).
+        How the job is deployed, a budcore.DeploymentType: 'helm', 'docker' or 'model'.
         """
     @property
     def effectively_preemptible(self) -> bool:

@@ -17,7 +17,7 @@ import enum
 import sys
 from typing import Optional, Type, TypeVar
 
-__all__ = ["CheckState", "DeploymentStatus", "Granularity", "HaRole", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "QuantityFormat", "RequestStatus", "Role",
+__all__ = ["CheckState", "DeploymentStatus", "DeploymentType", "Granularity", "HaRole", "JobSource", "JobStatus", "JobType", "PipelineStatus", "Priority", "QuantityFormat", "RequestStatus", "Role",
            "ServerlessPriority", "StepState", "Tier", "WaitKind", "WorkerState"]
 
 if sys.version_info >= (3, 11):
@@ -69,6 +69,14 @@ class JobType(_StrEnum):
     SERVICE = "service"
     BATCH = "batch"
     TRAINING = "training"
+
+
+class DeploymentType(_StrEnum):
+    """How a job is deployed: a Helm chart, a Docker container or a served model."""
+
+    HELM = "helm"
+    DOCKER = "docker"
+    MODEL = "model"
 
 
 class JobSource(_StrEnum):

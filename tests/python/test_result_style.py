@@ -44,7 +44,7 @@ def test_a_job_reads_its_closed_sets_as_enums_and_takes_members_or_strings(tmp_p
         j = stored.job
         assert j.status is budcore.JobStatus.QUEUED and j.status == "queued"
         assert j.priority is budcore.Priority.NORMAL and j.job_type is budcore.JobType.BATCH
-        assert j.source is budcore.JobSource.DIRECT
+        assert j.source is budcore.JobSource.DIRECT and j.deployment_type is budcore.DeploymentType.DOCKER
         assert p.set_priority(stored.id, budcore.Priority.HIGH).job.priority is budcore.Priority.HIGH
         assert p.set_priority(stored.id, "low").job.priority is budcore.Priority.LOW
         with pytest.raises(budcore.ValidationError):
