@@ -339,7 +339,7 @@ class _RollupQuery(_ReportRange, total=False):
 
 
 # The extension converts lists and tuples of dicts (and JSON Lines text); its stub names them
-# list[dict[str, Any]].
+# list[dict[str, object]].
 def _records(records: UsageInput) -> Union[str, List[dict[str, object]]]:
     return cast("Union[str, List[dict[str, object]]]", records)
 

@@ -380,7 +380,7 @@ class Platform:
     # -- jobs ----------------------------------------------------------------------------------
     def submit(self, job: JobLike, *, idempotency_key: Optional[str] = None, tenant: Optional[IdLike] = None) -> StoredJob:
         """Validate, store (QUEUED) and hand a job (budcore.Job or dict) to the cluster."""
-        # The extension converts a dict; its stub names it dict[str, Any].
+        # The extension converts the job's dict; its stub names it dict[str, object].
         return self._h.submit(*self._who(tenant), cast("Union[Job, dict[str, object]]", job), idempotency_key)
 
     def submit_batch(self, jobs: Sequence[Union[JobLike, tuple[JobLike, Optional[str]]]], *, tenant: Optional[IdLike] = None) -> StoredJobs:

@@ -391,7 +391,7 @@ def _add_components(reg: UsecaseRegistry, components: ComponentsArg) -> None:
     if isinstance(components, (str, os.PathLike)):
         reg.load(components=os.fspath(components))
     else:
-        # The extension converts dicts and lists of dicts; its stub names them dict[str, Any].
+        # The extension converts dicts and lists of dicts; its stub names them dict[str, object].
         reg.add_components(cast("dict[str, object]", components) if isinstance(components, Mapping)
                            else cast("builtins.list[dict[str, object]]", builtins.list(components)))
 
