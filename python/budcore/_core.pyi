@@ -1071,7 +1071,7 @@ class KueueCompanionHandle:
         """
         Closes the controller's client and store; later calls raise.
         """
-    def run(self, on_event: collections.abc.Callable[[dict[str, typing.Any]], bool] | None = None) -> None:
+    def run(self, on_event: collections.abc.Callable[[dict[str, budcore.types.JsonValue]], bool] | None = None) -> None:
         """
         Runs until stop() (another thread), on_event returning False, or a signal (Ctrl-C raises).
         """
