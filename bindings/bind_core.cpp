@@ -88,7 +88,13 @@ void bind_quantity(py::module_& m) {
                              "Milli-units, rounded up (Kubernetes MilliValue()).")
       .def_property_readonly("nano", [](const Quantity& q) { return int128_to_py(q.nano()); },
                              "The exact amount in nano-units.")
-      .def_property_readonly("format", [](const Quantity& q) { return format_name(q.format()); }, "How the text was written: 'DecimalSI', 'BinarySI' or 'DecimalExponent'.")
+      .def_property_readonly(
+          "format",
+          [](const Quantity& q) {
+            std::string name(format_name(q.format()));
+            return hinted<QuantityFormatEnum>(py::module_::import("budcore.enums").attr("QuantityFormat")(name));
+          },
+          "How the text was written, a budcore.QuantityFormat: 'DecimalSI', 'BinarySI' or 'DecimalExponent'.")
       .def_property_readonly("is_zero", &Quantity::is_zero, "True for a zero quantity.")
       .def_property_readonly("sign", &Quantity::sign, "-1, 0 or 1.")
       .def("__str__", &Quantity::to_string)
@@ -155,7 +161,7 @@ void bind_money(py::module_& m) {
 void bind_json(py::module_& m) {
   m.def(
       "to_json",
-      [](const py::object& obj, std::optional<int> indent, bool ensure_ascii) {
+      [](const AnyObjectArg& obj, std::optional<int> indent, bool ensure_ascii) {
         core::Value v = to_value(obj);
         core::JsonOptions opts;
         opts.indent = indent.value_or(-1);
@@ -172,7 +178,7 @@ void bind_json(py::module_& m) {
           py::gil_scoped_release release;
           return core::parse_json(text);
         }();
-        return to_python(unwrap(std::move(parsed)));
+        return hinted<JsonValueResult>(to_python(unwrap(std::move(parsed))));
       },
       py::arg("text"), "Parses JSON; integers stay int, key order is kept.");
 }

@@ -34,7 +34,7 @@ using core::Value;
 // A time: a datetime (naive: UTC) or RFC 3339 text; None is now.
 using TimeArg = Hinted<"datetime.datetime | str | None">;
 // Usage records or intervals as dicts, or their text (JSON, YAML, JSON Lines).
-using UsageArg = Hinted<"list[dict[str, typing.Any]] | str">;
+using UsageArg = Hinted<"list[dict[str, builtins.object]] | str">;
 
 // An optional price book: the stubs say PriceBook | None, which a pointer argument would not.
 using OptionalPrices = std::optional<std::reference_wrapper<const cost::PriceBook>>;

@@ -60,12 +60,24 @@ std::string to_json(const Job& j, std::optional<int> indent) {
   return core::to_json(j.to_value(), opts);
 }
 
+// The budcore.enums member named `value` (a str enum, equal to `value`).
+using JobTypeEnum = Hinted<"budcore.enums.JobType">;
+using JobSourceEnum = Hinted<"budcore.enums.JobSource">;
+using PriorityEnum = Hinted<"budcore.enums.Priority">;
+using JobStatusEnum = Hinted<"budcore.enums.JobStatus">;
+using DeploymentTypeEnum = Hinted<"budcore.enums.DeploymentType">;
+
+template <class Hint>
+Hint member(const char* enum_name, std::string_view value) {
+  return hinted<Hint>(py::module_::import("budcore.enums").attr(enum_name)(py::str(value.data(), value.size())));
+}
+
 // Any wire field without a typed property below (timestamps, ids, status_history, ...).
-py::object wire_field(const Job& j, const std::string& name) {
+JsonValueResult wire_field(const Job& j, const std::string& name) {
   core::Value v = j.to_value();
   const core::Value* f = v.find(name);
   if (f == nullptr) throw py::attribute_error("'Job' object has no attribute '" + name + "'");
-  return to_python(*f);
+  return hinted<JsonValueResult>(to_python(*f));
 }
 
 py::list wire_names(const Job& j) {
@@ -121,10 +133,13 @@ void bind_job(py::module_& m) {
       .def_property_readonly("tenant_id", [](const Job& j) { return id_or_none(j.tenant_id); }, "The owning tenant's UUID, as a string.")
       .def_property_readonly("project_id", [](const Job& j) { return id_or_none(j.project_id); }, "The project's UUID, as a string, or None.")
       .def_property_readonly("cluster_id", [](const Job& j) { return id_or_none(j.cluster_id); }, "The cluster's UUID, as a string, or None.")
-      .def_property_readonly("job_type", [](const Job& j) { return std::string(job::to_string(j.job_type)); }, "'service', 'batch' or 'training' (the JobType).")
+      .def_property_readonly("job_type", [](const Job& j) { return member<JobTypeEnum>("JobType", job::to_string(j.job_type)); },
+                             "A budcore.JobType: 'service', 'batch' or 'training'.")
       .def_property_readonly("deployment_type",
-                             [](const Job& j) { return std::string(job::to_string(j.deployment_type)); }, "'helm', 'docker' or 'model' (the DeploymentType).")
-      .def_property_readonly("source", [](const Job& j) { return std::string(job::to_string(j.source)); }, "What created the job: 'direct', 'pipeline' or 'usecase'.")
+                             [](const Job& j) { return member<DeploymentTypeEnum>("DeploymentType", job::to_string(j.deployment_type)); },
+                             "How the job is deployed, a budcore.DeploymentType: 'helm', 'docker' or 'model'.")
+      .def_property_readonly("source", [](const Job& j) { return member<JobSourceEnum>("JobSource", job::to_string(j.source)); },
+                             "What created the job, a budcore.JobSource: 'direct', 'pipeline' or 'usecase'.")
       .def_property_readonly("spec", [](const Job& j) { return hinted<JsonDict>(to_python(j.spec)); }, "The job's free-form spec (image, args, env, ...), as plain Python values.")
       .def_property_readonly("gpu_type", [](const Job& j) { return j.gpu_type; }, "The GPU type asked for ('nvidia-a100-80gb'), or None.")
       .def_readonly("gpu_count", &Job::gpu_count, "GPUs per job.")
@@ -134,10 +149,12 @@ void bind_job(py::module_& m) {
       .def_property_readonly("estimated_duration_seconds",
                              [](const Job& j) { return j.estimated_duration_seconds; }, "The submitter's estimate of the run time, or None.")
       .def_property_readonly("max_duration_seconds", [](const Job& j) { return j.max_duration_seconds; }, "The run time after which the job is stopped, or None.")
-      .def_property_readonly("priority", [](const Job& j) { return std::string(job::to_string(j.priority)); }, "'critical', 'high', 'normal', 'low' or 'spot'.")
+      .def_property_readonly("priority", [](const Job& j) { return member<PriorityEnum>("Priority", job::to_string(j.priority)); },
+                             "A budcore.Priority: 'critical', 'high', 'normal', 'low' or 'spot'.")
       .def_readonly("preemptible", &Job::preemptible, "Whether the job may be preempted (see effectively_preemptible for its priority's default).")
       .def_readonly("preempts_others", &Job::preempts_others, "Whether the job may preempt lower-priority jobs.")
-      .def_property_readonly("status", [](const Job& j) { return std::string(job::to_string(j.status)); }, "The job's status ('pending', 'queued', 'scheduled', 'running', 'completed', 'failed', 'cancelled', ...).")
+      .def_property_readonly("status", [](const Job& j) { return member<JobStatusEnum>("JobStatus", job::to_string(j.status)); },
+                             "The job's status, a budcore.JobStatus ('pending', 'queued', 'scheduled', 'running', 'completed', 'failed', 'cancelled', ...).")
       .def_property_readonly("status_message", [](const Job& j) { return j.status_message; }, "Why the job is in its status, or None.")
       .def_readonly("retry_count", &Job::retry_count, "Runs started again after a failure.")
       .def_readonly("max_retries", &Job::max_retries, "How many times a failed run is started again.")

@@ -52,7 +52,7 @@ class PyCompanion {
   }
 
   // Called with each event dict; returning False stops run().
-  using OnEvent = Hinted<"collections.abc.Callable[[dict[str, typing.Any]], bool] | None">;
+  using OnEvent = Hinted<"collections.abc.Callable[[dict[str, budcore.types.JsonValue]], bool] | None">;
 
   void run(const OnEvent& on_event) {
     companion::Runner& r = runner();

@@ -188,7 +188,7 @@ Value run_options(const py::object& params, const py::object& fail, const py::ob
 
 // run()'s arguments: fail maps step ids to failing attempts (True: every one) or lists them; slow
 // maps them to slow-down factors; timeout and reject list them.
-using StepFunctions = Hinted<"dict[str, collections.abc.Callable[..., typing.Any]] | None">;
+using StepFunctions = Hinted<"dict[str, collections.abc.Callable[..., builtins.object]] | None">;
 using StepIds = Hinted<"list[str] | tuple[str, ...] | set[str] | frozenset[str] | None">;
 using StepFailures = Hinted<"list[str] | tuple[str, ...] | set[str] | frozenset[str] | dict[str, int | bool] | None">;
 using StepFactors = Hinted<"dict[str, float] | None">;
@@ -230,7 +230,7 @@ void bind_pipeline(py::module_& m) {
           py::gil_scoped_release release;
           return core::load_document_file(path);
         }();
-        return to_python(unwrap(std::move(v)));
+        return hinted<JsonValueResult>(to_python(unwrap(std::move(v))));
       },
       py::arg("path"), "A JSON or YAML file (JSON when it starts with '{' or '[') as Python objects.");
 

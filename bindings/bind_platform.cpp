@@ -28,8 +28,8 @@ namespace budcore::bindings {
 namespace {
 
 // A job of a batch, with or without its idempotency key.
-using BatchJobs = py::typing::List<Hinted<"Job | dict[str, typing.Any] | tuple[Job | dict[str, typing.Any], str | None]">>;
-using TemplateRef = Hinted<"str | dict[str, typing.Any]">;  // an id, id@version or a template dict
+using BatchJobs = py::typing::List<Hinted<"Job | dict[str, builtins.object] | tuple[Job | dict[str, builtins.object], str | None]">>;
+using TemplateRef = Hinted<"str | dict[str, builtins.object]">;  // an id, id@version or a template dict
 
 class PyPlatform {
  public:
@@ -257,7 +257,7 @@ void bind_platform(py::module_& m) {
           },
           py::arg("tenant"), py::arg("principal"), py::arg("request_id"), py::arg("id"), "The caller's job by id; NotFoundError for another tenant's.")
       .def(
-          "list",
+          "jobs",
           [](PyPlatform& h, const IdArg& tenant, Ctx principal, Ctx request, const py::dict& query) {
             auto ctx = caller(tenant, principal, request);
             auto q = unwrap(backend::parse_job_query(to_value(query, "query")));

@@ -31,7 +31,7 @@ Value document_of(const py::handle& obj, const char* what) {
 }
 
 // One component or a list of them, or their YAML/JSON text.
-using ComponentsArg = Hinted<"dict[str, typing.Any] | list[dict[str, typing.Any]] | str">;
+using ComponentsArg = Hinted<"dict[str, builtins.object] | list[dict[str, builtins.object]] | str">;
 
 std::string path_of(const OptionalPathArg& obj) { return py::module_::import("os").attr("fspath")(obj).cast<std::string>(); }
 
@@ -95,6 +95,12 @@ Value plan_value(const usecase::DeploymentPlan& plan, const usecase::DeploymentR
                      {"record", record.to_value()}});
 }
 
+JsonDictList template_summaries(const UsecaseRegistry& r) {
+  JsonDictList out;
+  for (const auto& f : r.templates) out.append(hinted<JsonDict>(to_python(usecase::template_summary(f))));
+  return out;
+}
+
 }  // namespace
 
 void bind_usecase(py::module_& m) {
@@ -136,12 +142,10 @@ void bind_usecase(py::module_& m) {
              for (const auto& t : r.templates) out.push_back(t.tmpl.id);
              return out;
            }, "The ids of the templates.")
-      .def("list",
-           [](const UsecaseRegistry& r) {
-             JsonDictList out;
-             for (const auto& f : r.templates) out.append(hinted<JsonDict>(to_python(usecase::template_summary(f))));
-             return out;
-           }, "A summary of every template (id, name, version, category, complexity, description, tags, parameters).")
+      .def("template_summaries", &template_summaries,
+           "A summary of every template (id, name, version, category, complexity, description, tags, parameters).")
+      // The former name (it shadows the builtin in the class), kept: UsecaseRegistry is public.
+      .def("list", &template_summaries, "Alias of template_summaries() under its former name, kept so that existing code runs.")
       .def(
           "show",
           [](const UsecaseRegistry& r, const std::string& id) { return hinted<JsonDict>(to_python(template_of(r, id).to_value())); },

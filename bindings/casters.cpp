@@ -121,7 +121,7 @@ core::Id id_of(const py::handle& obj, const char* what) {
 }
 
 py::object typed_result(const char* cls, const core::Value& value) {
-  return py::module_::import("budcore.results").attr(cls)(to_python(value));
+  return py::module_::import("budcore.results").attr(cls).attr("from_dict")(to_python(value));
 }
 
 }  // namespace budcore::bindings

@@ -26,8 +26,8 @@ inline constexpr int kMaxDepth = 256;
 // Throws PyError (ErrorCode::Invalid) naming the path of what cannot be converted.
 core::Value to_value(py::handle obj, std::string_view path = {});
 py::object to_python(const core::Value& value);
-// to_python(value) as a budcore.results class ("Plan", "RunResult", "JobPage"): the dict with
-// attribute access, rows(), to_pandas() and an HTML view.
+// to_python(value) as a budcore.results record ("Plan", "RunResult", "JobPage"): the class's
+// from_dict, a frozen dataclass with typed fields, to_dict(), rows(), to_pandas() and an HTML view.
 py::object typed_result(const char* cls, const core::Value& value);
 // A UUID argument (a str or uuid.UUID): core::Id::parse_field, raising ValidationError naming `what`.
 core::Id id_of(const py::handle& obj, const char* what);

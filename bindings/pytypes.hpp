@@ -31,18 +31,22 @@ using IdArg = Hinted<"str | uuid.UUID">;  // id_of() reads it
 using OptionalIdArg = Hinted<"str | uuid.UUID | None">;
 using PathArg = Hinted<"str | os.PathLike[str]">;  // os.fspath() reads it
 using OptionalPathArg = Hinted<"str | os.PathLike[str] | None">;
-using JobArg = Hinted<"Job | dict[str, typing.Any]">;  // a budcore.Job or its dict
+using JobArg = Hinted<"Job | dict[str, builtins.object]">;  // a budcore.Job or its dict
+using AnyObjectArg = Hinted<"builtins.object">;  // any object the bound function converts or rejects itself
 
-// JSON objects: values of several types (a record's fields, or a document's free-form content).
-using JsonDict = py::typing::Dict<py::str, py::object>;
+// (pybind11-stubgen turns a bare `object` into typing.Any: argument hints say builtins.object.)
+// JSON values and objects: values of several types (a record's fields, or a document's free-form
+// content), budcore.types.JsonValue in the stubs.
+using JsonValueResult = Hinted<"budcore.types.JsonValue">;
+using JsonDict = py::typing::Dict<py::str, JsonValueResult>;
 using JsonDictList = py::typing::List<JsonDict>;
-using JsonDictListArg = Hinted<"list[dict[str, typing.Any]]">;
+using JsonDictListArg = Hinted<"list[dict[str, builtins.object]]">;
 // A JSON object argument the bound function checks itself (its TypeError names the function).
-using JsonDictArg = Hinted<"dict[str, typing.Any]">;
-using OptionalJsonDictArg = Hinted<"dict[str, typing.Any] | None">;
+using JsonDictArg = Hinted<"dict[str, builtins.object]">;
+using OptionalJsonDictArg = Hinted<"dict[str, builtins.object] | None">;
 // A JSON object or its text.
-using JsonDocArg = Hinted<"dict[str, typing.Any] | str">;
-using OptionalJsonDocArg = Hinted<"dict[str, typing.Any] | str | None">;
+using JsonDocArg = Hinted<"dict[str, builtins.object] | str">;
+using OptionalJsonDocArg = Hinted<"dict[str, builtins.object] | str | None">;
 
 // Results: typed_result() classes and other library types built in Python.
 using PlanResult = Hinted<"budcore.results.Plan">;
@@ -51,6 +55,7 @@ using JobPageResult = Hinted<"budcore.results.JobPage">;
 using Decimal = Hinted<"decimal.Decimal">;
 using ErrorObject = Hinted<"Error">;  // an instance of budcore.Error or the subclass of its code
 using ScheduleSnapshotResult = Hinted<"ScheduleSnapshot">;
+using QuantityFormatEnum = Hinted<"budcore.enums.QuantityFormat">;
 
 }  // namespace budcore::bindings
 

@@ -26,7 +26,10 @@ from budcore import TemplateZeroDivisionError
 from budcore import UndefinedError
 from budcore import UnsupportedError
 from budcore import ValidationError
+import budcore.enums
 import budcore.results
+import budcore.types
+import builtins
 import collections.abc
 import datetime
 import decimal
@@ -94,9 +97,9 @@ class Quantity:
     def __sub__(self, arg0: Quantity) -> Quantity:
         ...
     @property
-    def format(self) -> str:
+    def format(self) -> budcore.enums.QuantityFormat:
         """
-        How the text was written: 'DecimalSI', 'BinarySI' or 'DecimalExponent'.
+        How the text was written, a budcore.QuantityFormat: 'DecimalSI', 'BinarySI' or 'DecimalExponent'.
         """
     @property
     def is_zero(self) -> bool:
@@ -233,7 +236,7 @@ class Job:
         The same for JSON text (what Job.from_json reads).
         """
     @staticmethod
-    def from_dict(data: dict[str, typing.Any]) -> Job:
+    def from_dict(data: dict[str, builtins.object]) -> Job:
         """
         A job from a dict of the Job schema. ValidationError names the first problem; its .errors lists every one ({'code', 'message', 'path', 'value'}).
         """
@@ -244,7 +247,7 @@ class Job:
         """
     def __eq__(self, arg0: Job) -> bool:
         ...
-    def __getattr__(self, arg0: str) -> typing.Any:
+    def __getattr__(self, arg0: str) -> budcore.types.JsonValue:
         ...
     def __getstate__(self) -> tuple[str]:
         ...
@@ -260,7 +263,7 @@ class Job:
         ...
     def _repr_html_(self) -> str:
         ...
-    def to_dict(self) -> dict[str, typing.Any]:
+    def to_dict(self) -> dict[str, budcore.types.JsonValue]:
         """
         Every wire field, absent optionals as None, in schema order.
         """
@@ -302,9 +305,9 @@ class Job:
         The currency of the cost fields.
         """
     @property
-    def deployment_type(self) -> str:
+    def deployment_type(self) -> budcore.enums.DeploymentType:
         """
-        'helm', 'docker' or 'model' (the DeploymentType).
+        How the job is deployed, a budcore.DeploymentType: 'helm', 'docker' or 'model'.
         """
     @property
     def effectively_preemptible(self) -> bool:
@@ -342,9 +345,9 @@ class Job:
         The job's UUID, as a string.
         """
     @property
-    def job_type(self) -> str:
+    def job_type(self) -> budcore.enums.JobType:
         """
-        'service', 'batch' or 'training' (the JobType).
+        A budcore.JobType: 'service', 'batch' or 'training'.
         """
     @property
     def max_duration_seconds(self) -> int | None:
@@ -367,7 +370,7 @@ class Job:
         The job's name.
         """
     @property
-    def outputs(self) -> dict[str, typing.Any]:
+    def outputs(self) -> dict[str, budcore.types.JsonValue]:
         """
         What the job produced (plain Python values).
         """
@@ -382,9 +385,9 @@ class Job:
         Whether the job may preempt lower-priority jobs.
         """
     @property
-    def priority(self) -> str:
+    def priority(self) -> budcore.enums.Priority:
         """
-        'critical', 'high', 'normal', 'low' or 'spot'.
+        A budcore.Priority: 'critical', 'high', 'normal', 'low' or 'spot'.
         """
     @property
     def project_id(self) -> str | None:
@@ -397,19 +400,19 @@ class Job:
         Runs started again after a failure.
         """
     @property
-    def source(self) -> str:
+    def source(self) -> budcore.enums.JobSource:
         """
-        What created the job: 'direct', 'pipeline' or 'usecase'.
+        What created the job, a budcore.JobSource: 'direct', 'pipeline' or 'usecase'.
         """
     @property
-    def spec(self) -> dict[str, typing.Any]:
+    def spec(self) -> dict[str, budcore.types.JsonValue]:
         """
         The job's free-form spec (image, args, env, ...), as plain Python values.
         """
     @property
-    def status(self) -> str:
+    def status(self) -> budcore.enums.JobStatus:
         """
-        The job's status ('pending', 'queued', 'scheduled', 'running', 'completed', 'failed', 'cancelled', ...).
+        The job's status, a budcore.JobStatus ('pending', 'queued', 'scheduled', 'running', 'completed', 'failed', 'cancelled', ...).
         """
     @property
     def status_message(self) -> str | None:
@@ -444,7 +447,7 @@ class Template:
         
         Render to text exactly as Jinja2 would. Context variables come as a dict, as keyword arguments, or both (keywords win); `context` is positional-only, so any name can be a variable.
         """
-    def render_many(self, contexts: collections.abc.Iterable[dict[str, typing.Any]], native: bool = False) -> list:
+    def render_many(self, contexts: collections.abc.Iterable[dict[str, budcore.types.JsonValue]], native: bool = False) -> list:
         """
         Render once per context (a batch, without the GIL); raises on the first failure.
         """
@@ -464,7 +467,7 @@ class QuotaConfig:
     A validated Kueue configuration: resource flavors, cohorts, cluster queues, local queues and priority classes (the keys of docs/cli.md contract 2).
     """
     @staticmethod
-    def from_dict(data: dict[str, typing.Any]) -> QuotaConfig:
+    def from_dict(data: dict[str, builtins.object]) -> QuotaConfig:
         """
         From a dict in the `quota simulate` shape (workloads, if any, are ignored).
         """
@@ -474,7 +477,7 @@ class QuotaConfig:
         A quota configuration from JSON text; ValidationError names the bad field.
         """
     @staticmethod
-    def from_kueue(documents: list[dict[str, typing.Any]]) -> QuotaConfig:
+    def from_kueue(documents: list[dict[str, budcore.types.JsonValue]]) -> QuotaConfig:
         """
         Kueue objects as dicts.
         """
@@ -493,13 +496,13 @@ class QuotaConfig:
         """
         A Kueue YAML file or a directory of them.
         """
-    def __init__(self, document: dict[str, typing.Any] | str | None = None, /, **kwargs) -> None:
+    def __init__(self, document: dict[str, builtins.object] | str | None = None, /, **kwargs) -> None:
         """
         QuotaConfig(document) from a dict or JSON text in the `quota simulate` shape, or QuotaConfig(resource_flavors=[...], cohorts=[...], cluster_queues=[...], local_queues=[...], priority_classes=[...]); ValidationError names the bad field. QuotaConfig() is empty.
         """
     def __repr__(self) -> str:
         ...
-    def to_dict(self) -> dict[str, typing.Any]:
+    def to_dict(self) -> dict[str, budcore.types.JsonValue]:
         """
         The configuration as a dict (the document from_dict reads).
         """
@@ -507,7 +510,7 @@ class QuotaConfig:
         """
         The configuration as JSON text, indented by `indent` spaces.
         """
-    def to_kueue(self, version: str = 'v1beta2') -> list[dict[str, typing.Any]]:
+    def to_kueue(self, version: str = 'v1beta2') -> list[dict[str, budcore.types.JsonValue]]:
         """
         The configuration as Kueue objects (ResourceFlavor, Cohort, ClusterQueue, LocalQueue dicts) of API `version`.
         """
@@ -548,7 +551,7 @@ class AdmissionEngine:
         """
         An admission engine over `config` with Kueue's semantics (fair sharing when asked).
         """
-    def add_workload(self, workload: dict[str, typing.Any]) -> None:
+    def add_workload(self, workload: dict[str, builtins.object]) -> None:
         """
         Adds a workload (a dict: name, namespace, queue, priority, pod_sets, ...) to its queue.
         """
@@ -556,7 +559,7 @@ class AdmissionEngine:
         """
         A workload ends: its quota is released and its cohort tree's waiting workloads are requeued.
         """
-    def run_cycle(self) -> dict[str, typing.Any]:
+    def run_cycle(self) -> dict[str, budcore.types.JsonValue]:
         """
         Runs one scheduling cycle; returns {'admitted', 'preempted', 'released', 'changed'}.
         """
@@ -564,15 +567,15 @@ class AdmissionEngine:
         """
         Runs cycles until one changes nothing (at most `max_cycles`); returns the number run.
         """
-    def status(self, key: str) -> dict[str, typing.Any] | None:
+    def status(self, key: str) -> dict[str, budcore.types.JsonValue] | None:
         """
         A workload's status: state, cluster queue, flavors, pending reason.
         """
-    def statuses(self) -> list[dict[str, typing.Any]]:
+    def statuses(self) -> list[dict[str, budcore.types.JsonValue]]:
         """
         Every workload's status, in key order.
         """
-    def try_reserve(self, workload: dict[str, typing.Any]) -> dict[str, typing.Any]:
+    def try_reserve(self, workload: dict[str, builtins.object]) -> dict[str, budcore.types.JsonValue]:
         """
         Admit now if it fits without preemption; else QuotaExceededError with the reason.
         """
@@ -622,7 +625,7 @@ class Pipeline:
     A pipeline document ({'pipeline': {...}, 'steps': [...]}). validate() lists every problem; plan() gives the contract-3 plan. Immutable.
     """
     @staticmethod
-    def from_dict(data: dict[str, typing.Any]) -> Pipeline:
+    def from_dict(data: dict[str, builtins.object]) -> Pipeline:
         """
         A pipeline from a dict of the Pipeline/Step schema (docs/pipelines.md); ValidationError names the bad field.
         """
@@ -636,7 +639,7 @@ class Pipeline:
         """
         A JSON or YAML file.
         """
-    def __init__(self, document: dict[str, typing.Any] | str | None = None, /, **kwargs) -> None:
+    def __init__(self, document: dict[str, builtins.object] | str | None = None, /, **kwargs) -> None:
         """
         Pipeline(document) from a dict or JSON/YAML text, or Pipeline(id=..., name=..., steps=[...]) from fields; like from_dict, it is checked by validate(), not here.
         """
@@ -648,11 +651,11 @@ class Pipeline:
         """
         The contract-3 plan as a budcore.results.Plan (a dict): {'valid': True, 'order', 'levels', 'critical_path', 'critical_path_seconds', 'job_steps'} or {'valid': False, 'errors': [...]}; .to_pandas() gives a row per step.
         """
-    def run(self, params: dict[str, typing.Any] | None = None, functions: dict[str, collections.abc.Callable[..., typing.Any]] | None = None, fail: list[str] | tuple[str, ...] | set[str] | frozenset[str] | dict[str, int | bool] | None = None, slow: dict[str, float] | None = None, timeout: list[str] | tuple[str, ...] | set[str] | frozenset[str] | None = None, reject: list[str] | tuple[str, ...] | set[str] | frozenset[str] | None = None, run_id: str = 'run') -> budcore.results.RunResult:
+    def run(self, params: dict[str, builtins.object] | None = None, functions: dict[str, collections.abc.Callable[..., builtins.object]] | None = None, fail: list[str] | tuple[str, ...] | set[str] | frozenset[str] | dict[str, int | bool] | None = None, slow: dict[str, float] | None = None, timeout: list[str] | tuple[str, ...] | set[str] | frozenset[str] | None = None, reject: list[str] | tuple[str, ...] | set[str] | frozenset[str] | None = None, run_id: str = 'run') -> budcore.results.RunResult:
         """
         Rehearses a run on a virtual clock (as `budcore pipeline run`): JOB, API_CALL and NOTIFICATION steps are simulated, FUNCTION steps call functions[name](args) (with step_id= and attempt= when the callable accepts them). Returns {'status', 'done', 'elapsed_seconds', 'failure_reason', 'steps', 'outputs', 'messages', 'transitions'}.
         """
-    def to_dict(self) -> dict[str, typing.Any]:
+    def to_dict(self) -> dict[str, budcore.types.JsonValue]:
         """
         The pipeline as a dict (the document from_dict reads).
         """
@@ -692,7 +695,7 @@ class StoredJob:
         ...
     def _repr_html_(self) -> str:
         ...
-    def to_dict(self) -> dict[str, typing.Any]:
+    def to_dict(self) -> dict[str, budcore.types.JsonValue]:
         """
         {'version', 'idempotency_key', 'job'}.
         """
@@ -747,7 +750,7 @@ class Store:
         """
         The schema version of the open database.
         """
-    def submit_job(self, tenant: str | uuid.UUID, job: Job | dict[str, typing.Any], idempotency_key: str | None = None) -> StoredJob:
+    def submit_job(self, tenant: str | uuid.UUID, job: Job | dict[str, builtins.object], idempotency_key: str | None = None) -> StoredJob:
         """
         Validate and store a job (budcore.Job or dict) for the tenant; a repeated idempotency key returns the first job with created=False.
         """
@@ -774,11 +777,11 @@ class ScheduleTimeline:
     """
     Estimated start and end of every job under the quota rules (docs/cli.md contract 6). Built from a scenario dict or JSON; events revise it. Not thread-safe.
     """
-    def __init__(self, scenario: dict[str, typing.Any] | str) -> None:
+    def __init__(self, scenario: dict[str, builtins.object] | str) -> None:
         """
         A live schedule timeline from a scenario dict (quota config, jobs, now, horizon).
         """
-    def apply(self, event: dict[str, typing.Any] | str) -> None:
+    def apply(self, event: dict[str, builtins.object] | str) -> None:
         """
         Apply a live event: {type: started|finished|failed|preempted|cancelled|submitted|advance, name, at, ...}.
         """
@@ -786,11 +789,11 @@ class ScheduleTimeline:
         """
         One self-contained HTML page.
         """
-    def lanes(self) -> list[dict[str, typing.Any]]:
+    def lanes(self) -> list[dict[str, budcore.types.JsonValue]]:
         """
         Device lanes (one per GPU, MIG slice or CPU pool): [{name, flavor, resource, blocks}].
         """
-    def result(self, details: bool = True) -> dict[str, typing.Any]:
+    def result(self, details: bool = True) -> dict[str, budcore.types.JsonValue]:
         """
         {jobs, never, makespan} (with details: wait reasons, warnings, utilization).
         """
@@ -803,7 +806,7 @@ class ScheduleSnapshot:
     """
     A timeline's result as the platform computed it (Platform.schedule): the same reads and pictures as ScheduleTimeline; events are refused.
     """
-    def apply(self, event: dict[str, typing.Any] | str) -> None:
+    def apply(self, event: dict[str, builtins.object] | str) -> None:
         """
         Refused (UnsupportedError): the platform revises its timeline.
         """
@@ -811,11 +814,11 @@ class ScheduleSnapshot:
         """
         One self-contained HTML page.
         """
-    def lanes(self) -> list[dict[str, typing.Any]]:
+    def lanes(self) -> list[dict[str, budcore.types.JsonValue]]:
         """
         Device lanes (one per GPU, MIG slice or CPU pool): [{name, flavor, resource, blocks}].
         """
-    def result(self, details: bool = True) -> dict[str, typing.Any]:
+    def result(self, details: bool = True) -> dict[str, budcore.types.JsonValue]:
         """
         {jobs, never, makespan} (with details: wait reasons, warnings, utilization).
         """
@@ -828,19 +831,19 @@ class ServerlessEndpointHandle:
     """
     The C++ ServerlessEndpoint; use budcore.serverless.PlatformEndpoint.
     """
-    def enqueue(self, submissions: list[dict[str, typing.Any]]) -> dict[str, typing.Any]:
+    def enqueue(self, submissions: list[dict[str, builtins.object]]) -> dict[str, budcore.types.JsonValue]:
         """
         Admits submissions and places what can run now: {'results', 'assignments'}.
         """
-    def finish(self, request: typing.SupportsInt | typing.SupportsIndex, reason: str = '') -> dict[str, typing.Any]:
+    def finish(self, request: typing.SupportsInt | typing.SupportsIndex, reason: str = '') -> dict[str, budcore.types.JsonValue]:
         """
         Ends a request (a failed attempt with a reason); places what can run now.
         """
-    def meter(self) -> list[dict[str, typing.Any]]:
+    def meter(self) -> list[dict[str, budcore.types.JsonValue]]:
         """
         Writes the workers' GPU time since their last rows as usage rows; returns them.
         """
-    def scale(self, desired: typing.SupportsInt | typing.SupportsIndex | None) -> dict[str, typing.Any]:
+    def scale(self, desired: typing.SupportsInt | typing.SupportsIndex | None) -> dict[str, budcore.types.JsonValue]:
         """
         Reads the workers' jobs, then scales to `desired` (None: only reads); returns the status.
         """
@@ -852,11 +855,11 @@ class PlatformHandle:
         """
         Applies `verb` ('cancel', 'retry', 'priority', 'preempt') to a job with `arg` (reason or priority).
         """
-    def audit(self, tenant: str | uuid.UUID, principal: str, request_id: str, query: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
+    def audit(self, tenant: str | uuid.UUID, principal: str, request_id: str, query: dict[str, builtins.object] | None) -> dict[str, budcore.types.JsonValue]:
         """
         A page of the tenant's audit log: {'items', 'next_cursor'}.
         """
-    def bind_role(self, tenant: str | uuid.UUID, principal: str, request_id: str, binding: dict[str, typing.Any], grant: bool) -> dict[str, typing.Any] | None:
+    def bind_role(self, tenant: str | uuid.UUID, principal: str, request_id: str, binding: dict[str, builtins.object], grant: bool) -> dict[str, budcore.types.JsonValue] | None:
         """
         Grants (or with grant=False revokes) a role binding; returns the binding.
         """
@@ -868,23 +871,23 @@ class PlatformHandle:
         """
         Closes the platform and its store; later calls raise.
         """
-    def cluster(self) -> dict[str, typing.Any]:
+    def cluster(self) -> dict[str, budcore.types.JsonValue]:
         """
         What the cluster holds and the quota it uses (an operator call).
         """
-    def cluster_view(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> dict[str, typing.Any]:
+    def cluster_view(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> dict[str, budcore.types.JsonValue]:
         """
         The cluster as the caller sees it: its tenant's runs by id, other tenants' runs hidden.
         """
-    def compact(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> dict[str, typing.Any]:
+    def compact(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> dict[str, budcore.types.JsonValue]:
         """
         Compacts the store now by the config's retention: {'events_removed', 'audit_removed', 'usage_removed', 'checkpoints'}.
         """
-    def deploy_usecase(self, tenant: str | uuid.UUID, principal: str, request_id: str, template: str | dict[str, typing.Any], params: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
+    def deploy_usecase(self, tenant: str | uuid.UUID, principal: str, request_id: str, template: str | dict[str, builtins.object], params: dict[str, builtins.object] | None) -> dict[str, budcore.types.JsonValue]:
         """
         Deploys a use-case template (id, id@version or a template dict) with parameters.
         """
-    def events(self, tenant: str | uuid.UUID, principal: str, request_id: str, since: typing.SupportsInt | typing.SupportsIndex, limit: typing.SupportsInt | typing.SupportsIndex) -> dict[str, typing.Any]:
+    def events(self, tenant: str | uuid.UUID, principal: str, request_id: str, since: typing.SupportsInt | typing.SupportsIndex, limit: typing.SupportsInt | typing.SupportsIndex) -> dict[str, budcore.types.JsonValue]:
         """
         The caller's events after `since`, at most `limit`: {'events', 'last_seq'}.
         """
@@ -892,19 +895,19 @@ class PlatformHandle:
         """
         The caller's job by id; NotFoundError for another tenant's.
         """
-    def gpu_defrag(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID) -> dict[str, typing.Any]:
+    def gpu_defrag(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID) -> dict[str, budcore.types.JsonValue]:
         """
         The cheapest defragmentation plan for a job of the caller's that waits for placement (advice): {'plan', 'applied'}.
         """
-    def gpu_defrag_apply(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, plan: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
+    def gpu_defrag_apply(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, plan: dict[str, builtins.object] | None) -> dict[str, budcore.types.JsonValue]:
         """
         Applies the defragmentation plan for a job of the caller's that waits for placement (the plan given, refused when stale, or None: the plan made now): {'plan', 'applied': True}.
         """
-    def ha_status(self) -> dict[str, typing.Any]:
+    def ha_status(self) -> dict[str, budcore.types.JsonValue]:
         """
         This replica's view of the election: {'role', 'replica', 'epoch', 'lease', 'replicas'}.
         """
-    def list(self, tenant: str | uuid.UUID, principal: str, request_id: str, query: dict) -> dict[str, typing.Any]:
+    def jobs(self, tenant: str | uuid.UUID, principal: str, request_id: str, query: dict) -> dict[str, budcore.types.JsonValue]:
         """
         A page of the caller's jobs: {'items', 'next_cursor'}.
         """
@@ -916,7 +919,7 @@ class PlatformHandle:
         """
         The platform clock's time, RFC 3339.
         """
-    def pipeline_run(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, cancel: bool, reason: str) -> dict[str, typing.Any]:
+    def pipeline_run(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, cancel: bool, reason: str) -> dict[str, budcore.types.JsonValue]:
         """
         A pipeline run of the caller's (cancelled first when `cancel`).
         """
@@ -924,7 +927,7 @@ class PlatformHandle:
         """
         Acts on everything due now (cluster events, retries, pipeline steps).
         """
-    def role_bindings(self, tenant: str | uuid.UUID, principal: str, request_id: str, of: str | None) -> dict[str, typing.Any]:
+    def role_bindings(self, tenant: str | uuid.UUID, principal: str, request_id: str, of: str | None) -> dict[str, budcore.types.JsonValue]:
         """
         The tenant's role bindings (of one principal when `of`).
         """
@@ -932,7 +935,7 @@ class PlatformHandle:
         """
         Moves a virtual clock `seconds` forward (None: until idle); returns the new time.
         """
-    def run_pipeline(self, tenant: str | uuid.UUID, principal: str, request_id: str, document: dict[str, typing.Any], params: dict[str, typing.Any] | None) -> dict[str, typing.Any]:
+    def run_pipeline(self, tenant: str | uuid.UUID, principal: str, request_id: str, document: dict[str, builtins.object], params: dict[str, builtins.object] | None) -> dict[str, budcore.types.JsonValue]:
         """
         Starts a pipeline run for the caller; returns the run record.
         """
@@ -940,27 +943,27 @@ class PlatformHandle:
         """
         The timeline of the caller's waiting and running jobs (a ScheduleSnapshot; job names are job ids).
         """
-    def serverless_endpoint(self, tenant: str | uuid.UUID, principal: str, request_id: str, endpoint: dict[str, typing.Any] | str, worker_priority: str = 'high', image: str = '') -> ServerlessEndpointHandle:
+    def serverless_endpoint(self, tenant: str | uuid.UUID, principal: str, request_id: str, endpoint: dict[str, builtins.object] | str, worker_priority: str = 'high', image: str = '') -> ServerlessEndpointHandle:
         """
         Opens a serverless endpoint whose warm workers are the tenant's SERVICE jobs.
         """
-    def submit(self, tenant: str | uuid.UUID, principal: str, request_id: str, job: Job | dict[str, typing.Any], idempotency_key: str | None) -> StoredJob:
+    def submit(self, tenant: str | uuid.UUID, principal: str, request_id: str, job: Job | dict[str, builtins.object], idempotency_key: str | None) -> StoredJob:
         """
         Submits a job for the caller (tenant, principal, request id); returns the StoredJob.
         """
-    def submit_batch(self, tenant: str | uuid.UUID, principal: str, request_id: str, jobs: list[Job | dict[str, typing.Any] | tuple[Job | dict[str, typing.Any], str | None]]) -> list[StoredJob]:
+    def submit_batch(self, tenant: str | uuid.UUID, principal: str, request_id: str, jobs: list[Job | dict[str, builtins.object] | tuple[Job | dict[str, builtins.object], str | None]]) -> list[StoredJob]:
         """
         Submits jobs as one batch, all or none; returns their StoredJobs.
         """
-    def usecase_deployment(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, teardown: bool) -> dict[str, typing.Any]:
+    def usecase_deployment(self, tenant: str | uuid.UUID, principal: str, request_id: str, id: str | uuid.UUID, teardown: bool) -> dict[str, budcore.types.JsonValue]:
         """
         A deployment record of the caller's (torn down first when `teardown`).
         """
-    def usecase_deployments(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> list[dict[str, typing.Any]]:
+    def usecase_deployments(self, tenant: str | uuid.UUID, principal: str, request_id: str) -> list[dict[str, budcore.types.JsonValue]]:
         """
         The caller tenant's deployment records, oldest first.
         """
-    def verify_audit(self, tenant: str | uuid.UUID, principal: str, request_id: str, anchors: collections.abc.Sequence[str] = []) -> dict[str, typing.Any]:
+    def verify_audit(self, tenant: str | uuid.UUID, principal: str, request_id: str, anchors: collections.abc.Sequence[str] = []) -> dict[str, budcore.types.JsonValue]:
         """
         Checks every tenant's audit chain, and that each anchor (an entry hash kept outside the store) is still chained: {'ok', 'entries', 'head_hash', 'heads', 'problems', ...}.
         """
@@ -993,7 +996,7 @@ class PriceBook:
         ...
     def __repr__(self) -> str:
         ...
-    def to_dict(self) -> dict[str, typing.Any]:
+    def to_dict(self) -> dict[str, budcore.types.JsonValue]:
         """
         The price book as a dict (the document from_dict reads).
         """
@@ -1020,41 +1023,45 @@ class UsecaseRegistry:
         """
         A registry of use-case templates and components (the shipped ones when `builtin`).
         """
-    def add_components(self, components: dict[str, typing.Any] | list[dict[str, typing.Any]] | str) -> None:
+    def add_components(self, components: dict[str, builtins.object] | list[dict[str, builtins.object]] | str) -> None:
         """
         One component or a list (dicts, or YAML/JSON text); all or nothing.
         """
-    def add_template(self, template: dict[str, typing.Any] | str) -> str:
+    def add_template(self, template: dict[str, builtins.object] | str) -> str:
         """
         A template (dict, or YAML/JSON text); replaces one of the same id. Returns its id.
         """
-    def components(self) -> list[dict[str, typing.Any]]:
+    def components(self) -> list[dict[str, budcore.types.JsonValue]]:
         """
         Every component as a dict (the component schema: id, name, category, version, deployment_type, ...).
         """
-    def list(self) -> list[dict[str, typing.Any]]:
+    def list(self) -> list[dict[str, budcore.types.JsonValue]]:
         """
-        A summary of every template (id, name, version, category, complexity, description, tags, parameters).
+        Alias of template_summaries() under its former name, kept so that existing code runs.
         """
     def load(self, components: str | os.PathLike[str] | None = None, templates: str | os.PathLike[str] | None = None) -> None:
         """
         Component and template files (a file or a directory each); all or nothing.
         """
-    def plan_deployment(self, template_id: str, parameters: dict[str, typing.Any] | None = None, overrides: dict[str, typing.Any] | None = None, name: str | None = None, tenant_id: str | uuid.UUID | None = None, project_id: str | uuid.UUID | None = None, cluster_id: str | uuid.UUID | None = None, deployment_id: str | uuid.UUID | None = None) -> dict[str, typing.Any]:
+    def plan_deployment(self, template_id: str, parameters: dict[str, builtins.object] | None = None, overrides: dict[str, builtins.object] | None = None, name: str | None = None, tenant_id: str | uuid.UUID | None = None, project_id: str | uuid.UUID | None = None, cluster_id: str | uuid.UUID | None = None, deployment_id: str | uuid.UUID | None = None) -> dict[str, budcore.types.JsonValue]:
         """
         The jobs that deploy the resolved stack, in dependency order, with the teardown order and the deployment record: {'deployment_id', 'jobs', 'levels', 'teardown_order', 'pipeline', 'record'}.
         """
-    def render(self, template_id: str, parameters: dict[str, typing.Any] | None = None, overrides: dict[str, typing.Any] | None = None, name: str | None = None) -> dict[str, typing.Any]:
+    def render(self, template_id: str, parameters: dict[str, builtins.object] | None = None, overrides: dict[str, builtins.object] | None = None, name: str | None = None) -> dict[str, budcore.types.JsonValue]:
         """
         Resolves a template (docs/cli.md contract 4): the contract-4 dict. ValidationError.errors lists every problem.
         """
-    def show(self, template_id: str) -> dict[str, typing.Any]:
+    def show(self, template_id: str) -> dict[str, budcore.types.JsonValue]:
         """
         One template as a dict.
         """
     def template_ids(self) -> list[str]:
         """
         The ids of the templates.
+        """
+    def template_summaries(self) -> list[dict[str, budcore.types.JsonValue]]:
+        """
+        A summary of every template (id, name, version, category, complexity, description, tags, parameters).
         """
 class KueueCompanionHandle:
     """
@@ -1064,7 +1071,7 @@ class KueueCompanionHandle:
         """
         Closes the controller's client and store; later calls raise.
         """
-    def run(self, on_event: collections.abc.Callable[[dict[str, typing.Any]], bool] | None = None) -> None:
+    def run(self, on_event: collections.abc.Callable[[dict[str, budcore.types.JsonValue]], bool] | None = None) -> None:
         """
         Runs until stop() (another thread), on_event returning False, or a signal (Ctrl-C raises).
         """
@@ -1072,7 +1079,7 @@ class KueueCompanionHandle:
         """
         Asks a running run() to return; safe from any thread.
         """
-    def sync_once(self) -> dict[str, typing.Any]:
+    def sync_once(self) -> dict[str, budcore.types.JsonValue]:
         """
         One pass: returns {leader, identity?, admission_checks, written, retrying}.
         """
@@ -1081,55 +1088,55 @@ class KueueCompanionHandle:
         """
         True after close().
         """
-def check_store(uri: str | os.PathLike[str]) -> dict[str, typing.Any]:
+def check_store(uri: str | os.PathLike[str]) -> dict[str, budcore.types.JsonValue]:
     """
     Integrity check: {'ok', 'schema_version', ..., 'problems'}.
     """
-def cost_admit_job(store: Store, budgets: dict[str, typing.Any] | str, prices: PriceBook, job: Job, now: datetime.datetime | str | None = None) -> dict[str, typing.Any]:
+def cost_admit_job(store: Store, budgets: dict[str, builtins.object] | str, prices: PriceBook, job: Job, now: datetime.datetime | str | None = None) -> dict[str, budcore.types.JsonValue]:
     """
     Checks a job against the stored budgets and usage, as the platform's cost gate does.
     """
-def cost_budget_status(budgets: dict[str, typing.Any] | str, usage: list[dict[str, typing.Any]] | str, prices: PriceBook, now: datetime.datetime | str | None = None) -> list[dict[str, typing.Any]]:
+def cost_budget_status(budgets: dict[str, builtins.object] | str, usage: list[dict[str, builtins.object]] | str, prices: PriceBook, now: datetime.datetime | str | None = None) -> list[dict[str, budcore.types.JsonValue]]:
     """
     Each budget's spend, remaining amount and alert levels reached.
     """
-def cost_cheapest_gpu(prices: PriceBook, requirement: dict) -> dict[str, typing.Any]:
+def cost_cheapest_gpu(prices: PriceBook, requirement: dict) -> dict[str, budcore.types.JsonValue]:
     """
     The cheapest GPU type meeting a requirement (memory, count, tier).
     """
-def cost_check_admission(budgets: dict[str, typing.Any] | str, usage: list[dict[str, typing.Any]] | str, prices: PriceBook, tenant: str | uuid.UUID, project: str | uuid.UUID | None, estimate: str, job: str = '', now: datetime.datetime | str | None = None) -> dict[str, typing.Any]:
+def cost_check_admission(budgets: dict[str, builtins.object] | str, usage: list[dict[str, builtins.object]] | str, prices: PriceBook, tenant: str | uuid.UUID, project: str | uuid.UUID | None, estimate: str, job: str = '', now: datetime.datetime | str | None = None) -> dict[str, budcore.types.JsonValue]:
     """
     Whether a job's estimate fits its tenant's and project's budgets (BudgetExceededError if not).
     """
-def cost_compare_tiers(prices: PriceBook, spec: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
+def cost_compare_tiers(prices: PriceBook, spec: dict[str, builtins.object] | str) -> dict[str, budcore.types.JsonValue]:
     """
     A job spec's cost at every tier, cheapest first.
     """
-def cost_estimate(prices: PriceBook, spec: dict[str, typing.Any] | str, tier: str | None = None) -> dict[str, typing.Any]:
+def cost_estimate(prices: PriceBook, spec: dict[str, builtins.object] | str, tier: str | None = None) -> dict[str, budcore.types.JsonValue]:
     """
     The estimated cost of a job spec at a tier (on_demand, spot, reserved).
     """
-def cost_forecast(usage: list[dict[str, typing.Any]] | str, now: datetime.datetime | str | None = None, prices: PriceBook | None = None) -> dict[str, typing.Any]:
+def cost_forecast(usage: list[dict[str, builtins.object]] | str, now: datetime.datetime | str | None = None, prices: PriceBook | None = None) -> dict[str, budcore.types.JsonValue]:
     """
     Projects month-end spend from usage so far.
     """
-def cost_job_cost(store: Store, tenant: str | uuid.UUID, job_id: str | uuid.UUID) -> dict[str, typing.Any]:
+def cost_job_cost(store: Store, tenant: str | uuid.UUID, job_id: str | uuid.UUID) -> dict[str, budcore.types.JsonValue]:
     """
     A job's metered cost from the store.
     """
-def cost_load_usage(store: Store, tenant: str | uuid.UUID, from_: datetime.datetime | str | None = None, to: datetime.datetime | str | None = None) -> list[dict[str, typing.Any]]:
+def cost_load_usage(store: Store, tenant: str | uuid.UUID, from_: datetime.datetime | str | None = None, to: datetime.datetime | str | None = None) -> list[dict[str, budcore.types.JsonValue]]:
     """
     A tenant's stored usage records between `from_` and `to`.
     """
-def cost_meter(prices: PriceBook, interval: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
+def cost_meter(prices: PriceBook, interval: dict[str, builtins.object] | str) -> dict[str, budcore.types.JsonValue]:
     """
     The cost of one usage interval, with its line items.
     """
-def cost_record_usage(store: Store, prices: PriceBook, interval: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
+def cost_record_usage(store: Store, prices: PriceBook, interval: dict[str, builtins.object] | str) -> dict[str, budcore.types.JsonValue]:
     """
     Meters a usage interval and stores it.
     """
-def cost_report(usage: list[dict[str, typing.Any]] | str, query: dict[str, typing.Any] | str | None = None, prices: PriceBook | None = None) -> dict[str, typing.Any]:
+def cost_report(usage: list[dict[str, builtins.object]] | str, query: dict[str, builtins.object] | str | None = None, prices: PriceBook | None = None) -> dict[str, budcore.types.JsonValue]:
     """
     A cost report over usage records, grouped and filtered by `query`.
     """
@@ -1137,19 +1144,19 @@ def cost_rollup_arrays(start_seconds: typing.Annotated[numpy.typing.ArrayLike, n
     """
     Sums costs by day and tenant over columnar arrays (numpy), without Python loops.
     """
-def cost_serverless_report(usage: list[dict[str, typing.Any]] | str, query: dict[str, typing.Any] | str | None = None, prices: PriceBook | None = None) -> dict[str, typing.Any]:
+def cost_serverless_report(usage: list[dict[str, builtins.object]] | str, query: dict[str, builtins.object] | str | None = None, prices: PriceBook | None = None) -> dict[str, budcore.types.JsonValue]:
     """
     Serverless spend per endpoint and time bucket (hour by default) over the usage records labelled serverless_endpoint.
     """
-def cost_usage(usage: list[dict[str, typing.Any]] | str, prices: PriceBook | None = None) -> list[dict[str, typing.Any]]:
+def cost_usage(usage: list[dict[str, builtins.object]] | str, prices: PriceBook | None = None) -> list[dict[str, budcore.types.JsonValue]]:
     """
     Usage records as dicts (intervals priced with prices).
     """
-def gpu_defrag(problem_json: str) -> dict[str, typing.Any]:
+def gpu_defrag(problem_json: str) -> dict[str, budcore.types.JsonValue]:
     """
     The cheapest defragmentation plan for a pending request (the problem document of docs/gpu.md, JSON): {plan, applied[, workloads]}, as `budcore gpu defrag`.
     """
-def gpu_place_mig(problem_json: str) -> dict[str, typing.Any]:
+def gpu_place_mig(problem_json: str) -> dict[str, budcore.types.JsonValue]:
     """
     MIG-aware placement of the problem's request.mig_profile (a free instance, else a new one a GPU's layout admits, re-partitioning it): {placement, applied[, workloads]}, as `budcore gpu place-mig`.
     """
@@ -1157,19 +1164,19 @@ def gpu_policy_names() -> list[str]:
     """
     The placement policies gpu_replay knows, in the order 'all' runs them.
     """
-def gpu_replay(nodes_csv: str, pods_csv: str, policies: str = 'all', seed: typing.SupportsInt | typing.SupportsIndex = 1, max_load: typing.SupportsFloat | typing.SupportsIndex = 1.3, step: typing.SupportsFloat | typing.SupportsIndex = 0.05, nodes_source: str = 'nodes', pods_source: str = 'pods') -> dict[str, typing.Any]:
+def gpu_replay(nodes_csv: str, pods_csv: str, policies: str = 'all', seed: typing.SupportsInt | typing.SupportsIndex = 1, max_load: typing.SupportsFloat | typing.SupportsIndex = 1.3, step: typing.SupportsFloat | typing.SupportsIndex = 0.05, nodes_source: str = 'nodes', pods_source: str = 'pods') -> dict[str, budcore.types.JsonValue]:
     """
     Replay the Alibaba GPU trace (openb node and pod CSV text) with placement policies ('all', a name, or names separated by commas): {nodes, gpus, tasks, seed, results}, as `budcore gpu replay --format json`.
     """
-def kueue_companion_decide(config: dict[str, typing.Any] | str, request: dict[str, typing.Any], base_dir: str = '.') -> dict[str, typing.Any]:
+def kueue_companion_decide(config: dict[str, builtins.object] | str, request: dict[str, builtins.object], base_dir: str = '.') -> dict[str, budcore.types.JsonValue]:
     """
     The budget and window checks for one Workload: request {'workload', 'owner_annotations'?, 'spent'?, 'now'}; returns {'tenant_id'?, 'price' | 'price_error', 'budget', 'window'}.
     """
-def kueue_companion_open(config: dict[str, typing.Any] | str, kubeconfig: str = '', store: str = '', base_dir: str = '.') -> KueueCompanionHandle:
+def kueue_companion_open(config: dict[str, builtins.object] | str, kubeconfig: str = '', store: str = '', base_dir: str = '.') -> KueueCompanionHandle:
     """
     Opens the companion controller: configuration (text or dict), kubeconfig file and store URI ('' for the configuration's or the defaults). ValidationError names a bad input.
     """
-def kueue_companion_summary(config: dict[str, typing.Any] | str, base_dir: str = '.') -> dict[str, typing.Any]:
+def kueue_companion_summary(config: dict[str, builtins.object] | str, base_dir: str = '.') -> dict[str, budcore.types.JsonValue]:
     """
     Validates a companion configuration (text or dict) and returns its summary: controllers, cluster_queues, tenants, budgets, currency. ValidationError names the field.
     """
@@ -1177,7 +1184,7 @@ def latest_schema_version() -> int:
     """
     The schema version this library writes and migrates to.
     """
-def load_document(path: str | os.PathLike[str]) -> typing.Any:
+def load_document(path: str | os.PathLike[str]) -> budcore.types.JsonValue:
     """
     A JSON or YAML file (JSON when it starts with '{' or '[') as Python objects.
     """
@@ -1185,11 +1192,11 @@ def open_store(uri: str | os.PathLike[str], *, migrate: bool = True, durable: bo
     """
     Open (and migrate) a store: 'sqlite:///abs/path.db', 'sqlite:path.db', 'sqlite::memory:', 'postgresql://...'. A bare ':memory:' or file path means SQLite.
     """
-def parse_json(text: str) -> typing.Any:
+def parse_json(text: str) -> budcore.types.JsonValue:
     """
     Parses JSON; integers stay int, key order is kept.
     """
-def platform_open(config: dict[str, typing.Any] | str) -> PlatformHandle:
+def platform_open(config: dict[str, builtins.object] | str) -> PlatformHandle:
     """
     Open a platform from a config (dict, YAML or JSON text).
     """
@@ -1197,11 +1204,11 @@ def platform_open_embedded(dir: str) -> PlatformHandle:
     """
     Open the embedded platform in a directory.
     """
-def platform_simulate(scenario: dict[str, typing.Any] | str, base_dir: str = '') -> dict[str, typing.Any]:
+def platform_simulate(scenario: dict[str, builtins.object] | str, base_dir: str = '') -> dict[str, budcore.types.JsonValue]:
     """
     Run a what-if scenario (dict or YAML/JSON text); returns the outcome as a dict.
     """
-def quota_simulate(scenario: dict[str, typing.Any] | str) -> dict[str, typing.Any]:
+def quota_simulate(scenario: dict[str, builtins.object] | str) -> dict[str, budcore.types.JsonValue]:
     """
     Run a contract-2 scenario (dict or JSON text); returns the contract-2 output dict.
     """
@@ -1217,39 +1224,39 @@ def render_native(*args, **kwargs) -> typing.Any:
     
     Compile and evaluate a template like NativeEnvironment in one call (see Template.render_native).
     """
-def schedule_replay(config: dict[str, typing.Any] | str = 'baseline') -> dict[str, typing.Any]:
+def schedule_replay(config: dict[str, builtins.object] | str = 'baseline') -> dict[str, budcore.types.JsonValue]:
     """
     Replay Kueue's scheduler-performance configuration ('baseline' or a generator dict) and score it.
     """
-def serverless_endpoint_name(endpoint: dict[str, typing.Any] | str) -> str:
+def serverless_endpoint_name(endpoint: dict[str, builtins.object] | str) -> str:
     """
     The name of an endpoint (dict or JSON/YAML text), after checking the whole document.
     """
-def serverless_queue_claim(store: Store, tenant: str | uuid.UUID, endpoint: str, worker: str, max: typing.SupportsInt | typing.SupportsIndex, lease_seconds: typing.SupportsFloat | typing.SupportsIndex) -> list[dict[str, typing.Any]]:
+def serverless_queue_claim(store: Store, tenant: str | uuid.UUID, endpoint: str, worker: str, max: typing.SupportsInt | typing.SupportsIndex, lease_seconds: typing.SupportsFloat | typing.SupportsIndex) -> list[dict[str, budcore.types.JsonValue]]:
     """
     Claim up to max pending requests of the endpoint (by name) for worker, by score, each leased: a list of requests.
     """
-def serverless_queue_enqueue(store: Store, tenant: str | uuid.UUID, endpoint: dict[str, typing.Any] | str, submissions: list[dict[str, typing.Any]]) -> list[dict[str, typing.Any]]:
+def serverless_queue_enqueue(store: Store, tenant: str | uuid.UUID, endpoint: dict[str, builtins.object] | str, submissions: list[dict[str, builtins.object]]) -> list[dict[str, budcore.types.JsonValue]]:
     """
     Admit, score and store a list of submissions ({tenant, payload_hash, payload_size_bytes, estimated_compute_seconds, priority}) for an endpoint (dict or JSON/YAML text) in one transaction: a list of {id, deduplicated} or {id: 0, refusal, error}.
     """
-def serverless_queue_finish(store: Store, tenant: str | uuid.UUID, reports: list[dict[str, typing.Any]]) -> list[dict[str, typing.Any]]:
+def serverless_queue_finish(store: Store, tenant: str | uuid.UUID, reports: list[dict[str, builtins.object]]) -> list[dict[str, budcore.types.JsonValue]]:
     """
     Apply reports ({id, claim, outcome: start|renew|complete|fail, reason, lease_seconds}) in one transaction: a list of {id, ok, status}.
     """
-def serverless_queue_list(store: Store, tenant: str | uuid.UUID, endpoint: str, statuses: collections.abc.Sequence[str] = [], after: typing.SupportsInt | typing.SupportsIndex = 0, limit: typing.SupportsInt | typing.SupportsIndex = 1000) -> list[dict[str, typing.Any]]:
+def serverless_queue_list(store: Store, tenant: str | uuid.UUID, endpoint: str, statuses: collections.abc.Sequence[str] = [], after: typing.SupportsInt | typing.SupportsIndex = 0, limit: typing.SupportsInt | typing.SupportsIndex = 1000) -> list[dict[str, budcore.types.JsonValue]]:
     """
     The endpoint's requests by id (of the given statuses; any when empty).
     """
-def serverless_queue_status(store: Store, tenant: str | uuid.UUID, endpoint: str) -> dict[str, typing.Any]:
+def serverless_queue_status(store: Store, tenant: str | uuid.UUID, endpoint: str) -> dict[str, budcore.types.JsonValue]:
     """
     The endpoint's counts: {pending, in_flight, completed, failed, timeout, tenant_active}.
     """
-def serverless_simulate(endpoint: dict[str, typing.Any] | str, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace', until_scaled_down: bool = False) -> dict[str, typing.Any]:
+def serverless_simulate(endpoint: dict[str, builtins.object] | str, trace_csv: str, policies: str = 'queue_depth', trace_source: str = 'trace', until_scaled_down: bool = False) -> dict[str, budcore.types.JsonValue]:
     """
     Replay a request trace (Azure LLM inference CSV text) through an endpoint (dict or JSON/YAML text) under autoscaling policies ('all', a name, or names separated by commas): {reports}, as `budcore serverless simulate --format json`; until_scaled_down runs on after the last request until the pool is down to its minimum.
     """
-def to_json(obj: typing.Any, indent: typing.SupportsInt | typing.SupportsIndex | None = None, ensure_ascii: bool = False) -> str:
+def to_json(obj: builtins.object, indent: typing.SupportsInt | typing.SupportsIndex | None = None, ensure_ascii: bool = False) -> str:
     """
     Serialises None/bool/int/float/str/list/tuple/dict to JSON, keeping key order.
     """

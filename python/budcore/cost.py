@@ -18,10 +18,12 @@ import io
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, List, Mapping, Optional, Sequence, TypedDict, Union, cast
+from typing import TYPE_CHECKING, ClassVar, Dict, List, Mapping, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import Error, Job, NotFoundError, PriceBook, Store
 from . import _core
+from .enums import Granularity, Tier, _member
+from .results import Record, Rows, document_field, html_table
 from .types import Document, JsonObject
 
 if TYPE_CHECKING:  # names the annotations use
@@ -131,7 +133,8 @@ class EstimateDocument(_EstimateDocumentBase, total=False):
     total_min: str
 
 
-class TierComparison(TypedDict):
+@dataclass(frozen=True)
+class TierComparison(Record):
     """:func:`compare_tiers`: on-demand and spot estimates and what spot saves."""
 
     currency: str
@@ -141,9 +144,11 @@ class TierComparison(TypedDict):
     savings_percent: Decimal
 
 
-class GpuOption(TypedDict):
+@dataclass(frozen=True)
+class GpuOption(Record):
     """One GPU type of :func:`cheapest_gpu`: its device memory, hourly price and the cost."""
 
+    NOUN = "GPU type"
     gpu_type: str
     memory_gib: int
     unit_price: Decimal
@@ -199,22 +204,23 @@ class UsageRecord(_UsageRecordBase, total=False):
     seq: int
 
 
-class JobCost(TypedDict):
+@dataclass(frozen=True)
+class JobCost(Record):
     """:func:`job_cost`: a job's usage summed from its records, amounts as Decimal."""
 
     currency: str
     records: int
-    seconds: str
-    gpu_seconds: str
-    idle_gpu_seconds: str
+    total: Decimal
     gpu_cost: Decimal
     idle_cost: Decimal
     cpu_cost: Decimal
     memory_cost: Decimal
     storage_cost: Decimal
-    total: Decimal
-    first_start: Optional[str]
-    last_end: Optional[str]
+    seconds: str
+    gpu_seconds: str
+    idle_gpu_seconds: str
+    first_start: Optional[str] = None
+    last_end: Optional[str] = None
 
 
 class SharedCost(TypedDict):
@@ -288,36 +294,41 @@ class ForecastDocument(TypedDict):
     anomalies: List[Anomaly]
 
 
-class BudgetStatus(TypedDict):
-    """One budget in its current period: spend, what remains and the thresholds crossed."""
+@dataclass(frozen=True)
+class BudgetStatus(Record):
+    """One budget in its current period: spend, what remains and the thresholds crossed
+    (amounts as the library's decimal strings)."""
 
-    budget: str
-    period_start: str
-    period_end: str
-    currency: str
-    amount: str
-    spent: str
-    remaining: str
-    percent_used: str
-    thresholds_crossed: List[int]
-    exceeded: bool
+    ROW_COLUMNS = ("budget", "spent", "amount", "remaining", "percent_used", "currency", "thresholds_crossed",
+                   "exceeded", "period_start", "period_end")
+    NOUN = "budget"
+    budget: str = ""
+    period_start: str = ""
+    period_end: str = ""
+    currency: str = ""
+    amount: str = ""
+    spent: str = ""
+    remaining: str = ""
+    percent_used: str = ""
+    thresholds_crossed: List[int] = field(default_factory=list)
+    exceeded: bool = False
+    document: JsonObject = document_field()
 
 
-class _AdmissionDecisionBase(TypedDict):
-    allowed: bool
-    reason: str
-    budget: Optional[str]
-    checked: List[str]
-
-
-class AdmissionDecision(_AdmissionDecisionBase, total=False):
+@dataclass(frozen=True)
+class AdmissionDecision(Record):
     """May the job be admitted? ``budget`` names the one that decided; with a budget, its
     ``amount``, ``spent`` and the job's ``estimate`` (decimal strings in ``currency``)."""
 
-    currency: str
-    amount: str
-    spent: str
-    estimate: str
+    allowed: bool = False
+    reason: str = ""
+    budget: Optional[str] = None
+    checked: List[str] = field(default_factory=list)
+    currency: str = ""
+    amount: str = ""
+    spent: str = ""
+    estimate: str = ""
+    document: JsonObject = document_field()
 
 
 class _RollupQuery(_ReportRange, total=False):
@@ -328,7 +339,7 @@ class _RollupQuery(_ReportRange, total=False):
 
 
 # The extension converts lists and tuples of dicts (and JSON Lines text); its stub names them
-# list[dict[str, Any]].
+# list[dict[str, object]].
 def _records(records: UsageInput) -> Union[str, List[dict[str, object]]]:
     return cast("Union[str, List[dict[str, object]]]", records)
 
@@ -361,10 +372,12 @@ def _dec(value: Optional[str]) -> Optional[Decimal]:
 
 
 @dataclass(frozen=True)
-class Estimate:
-    """A contract-5 estimate of a job, a pipeline or a use-case render."""
+class Estimate(Record):
+    """A contract-5 estimate of a job, a pipeline or a use-case render: ``total``, ``currency``
+    and the priced ``lines`` (``rows()``, ``to_pandas()``)."""
 
-    data: EstimateDocument
+    COLUMNS = ("step", "item", "resource", "quantity", "unit", "unit_price", "amount")
+    data: EstimateDocument = field(metadata={"document": True})
 
     @property
     def currency(self) -> str:
@@ -393,24 +406,34 @@ class Estimate:
             return list(self.data["lines"])
         return [cast(EstimateLine, dict(line, step=s["step"])) for s in self.data["steps"] for line in s["lines"]]
 
-    def to_dict(self) -> EstimateDocument:
+    # Typed by its keys: an EstimateDocument is the JSON object Record.to_dict promises.
+    def to_dict(self) -> EstimateDocument:  # type: ignore[override]
         """The estimate document as the library wrote it."""
         return self.data
 
-    def to_pandas(self) -> DataFrame:
-        """The lines as a DataFrame; quantity, unit_price and amount as Decimal."""
-        import pandas as pd
-
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per priced line (with its ``step`` for a pipeline); quantity, unit_price and
+        amount as Decimal."""
         rows: list[dict[str, object]] = []
         for line in self.lines:
             row: dict[str, object] = dict(line)
             for k in ("quantity", "unit_price", "amount"):
                 row[k] = Decimal(line[k])
             rows.append(row)
-        return pd.DataFrame(rows)
+        return rows
+
+    def to_pandas(self) -> DataFrame:
+        """The lines as a DataFrame; quantity, unit_price and amount as Decimal."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows())
+
+    def caption(self) -> str:
+        """The total and its currency."""
+        return f"estimate: {self.total} {self.currency}"
 
 
-def estimate(prices: Prices, spec: Union[str, Document], *, tier: Optional[str] = None) -> Estimate:
+def estimate(prices: Prices, spec: Union[str, Document], *, tier: Optional[Union[Tier, str]] = None) -> Estimate:
     """What SPEC (a job, a pipeline or a use-case render; dict or JSON/YAML text) will cost."""
     return Estimate(cast(EstimateDocument, _core.cost_estimate(load_prices(prices), _doc(spec), tier)))
 
@@ -419,21 +442,20 @@ def compare_tiers(prices: Prices, spec: Union[str, Document]) -> TierComparison:
     """On-demand and spot side by side: {"on_demand": Estimate, "spot": Estimate, "savings": Decimal,
     "savings_percent": Decimal}."""
     c = _core.cost_compare_tiers(load_prices(prices), _doc(spec))
-    return {
-        "currency": c["currency"],
-        "on_demand": Estimate(cast(EstimateDocument, c["on_demand"])),
-        "spot": Estimate(cast(EstimateDocument, c["spot"])),
-        "savings": Decimal(c["savings"]),
-        "savings_percent": Decimal(c["savings_percent"]),
-    }
+    text = cast("Mapping[str, str]", c)  # the currency and the savings as decimal strings
+    return TierComparison(currency=text["currency"], on_demand=Estimate(cast(EstimateDocument, c["on_demand"])),
+                          spot=Estimate(cast(EstimateDocument, c["spot"])), savings=Decimal(text["savings"]),
+                          savings_percent=Decimal(text["savings_percent"]))
 
 
 def cheapest_gpu(prices: Prices, memory_gib: int, *, gpu_count: int = 1, seconds: int = 3600,
-                 tier: str = "on_demand") -> list[GpuOption]:
+                 tier: Union[Tier, str] = Tier.ON_DEMAND) -> Rows[GpuOption]:
     """GPU types with at least memory_gib of device memory, cheapest first (cost as Decimal)."""
     r = _core.cost_cheapest_gpu(load_prices(prices), {"memory_gib": memory_gib, "gpu_count": gpu_count,
                                                       "seconds": seconds, "tier": tier})
-    return [cast(GpuOption, dict(o, cost=Decimal(o["cost"]), unit_price=Decimal(o["unit_price"]))) for o in r["options"]]
+    options = cast("List[Dict[str, str]]", r["options"])  # cost and unit_price as decimal strings
+    return Rows(GpuOption.from_dict({**o, "cost": Decimal(o["cost"]), "unit_price": Decimal(o["unit_price"])})
+                for o in options)
 
 
 # ---- metering -------------------------------------------------------------------------------
@@ -463,22 +485,22 @@ def load_usage(store: Store, tenant: IdLike, *, start: Optional[TimeLike] = None
 def job_cost(store: Store, tenant: IdLike, job_id: IdLike) -> JobCost:
     """The actual cost of a job from its usage records (amounts as Decimal)."""
     s = _core.cost_job_cost(store, tenant, job_id)
+    out: dict[str, object] = dict(s)
     for k in ("gpu_cost", "idle_cost", "cpu_cost", "memory_cost", "storage_cost", "total"):
-        s[k] = Decimal(s[k])
-    return cast(JobCost, s)
+        out[k] = Decimal(cast(str, s[k]))
+    return JobCost.from_dict(out)
 
 
 # ---- reports --------------------------------------------------------------------------------
 
 
-class _Table:
+@dataclass(frozen=True)
+class _Table(Record):
     """Rows of dicts with decimal-string amounts; shared by Report and Rollup."""
 
-    _money: tuple[str, ...] = ()
-    _quantities: tuple[str, ...] = ()
-
-    def __init__(self, data: ReportDocument) -> None:
-        self.data = data
+    _money: ClassVar[tuple[str, ...]] = ()
+    _quantities: ClassVar[tuple[str, ...]] = ()
+    data: ReportDocument = field(metadata={"document": True})
 
     @property
     def currency(self) -> str:
@@ -490,21 +512,28 @@ class _Table:
         """The dimensions the rows are grouped by (``project``, ``job_type``, ...)."""
         return list(self.data["by"])
 
-    @property
-    def rows(self) -> list[JsonObject]:
+    def rows(self) -> list[dict[str, object]]:
         """One dict per group: the group's keys, then its amounts and quantities (decimal strings)."""
-        return list(self.data["rows"])
+        return [dict(r) for r in self.data["rows"]]
 
-    def to_dict(self) -> ReportDocument:
+    # Typed by its keys: a ReportDocument is the JSON object Record.to_dict promises.
+    def to_dict(self) -> ReportDocument:  # type: ignore[override]
         """The document as the library wrote it."""
         return self.data
+
+    def caption(self) -> str:
+        """The row count and what the rows are grouped by."""
+        return f"{len(self)} rows by {', '.join(self.by) or 'nothing'} ({self.currency})"
+
+    def _repr_html_(self) -> str:
+        return html_table(self.rows(), tuple(self._columns()), self.caption())
 
     def to_pandas(self) -> DataFrame:
         """The rows as a DataFrame; amounts and quantities as Decimal."""
         import pandas as pd
 
         rows: list[dict[str, object]] = []
-        for r in self.rows:
+        for r in self.rows():
             row: dict[str, object] = dict(r)
             for k in self._money + self._quantities:
                 if k in row:
@@ -518,7 +547,7 @@ class _Table:
         w = csv.writer(out, lineterminator="\n")
         cols = self._columns()
         w.writerow(cols)
-        for r in self.rows:
+        for r in self.rows():
             w.writerow([r.get(c, "") for c in cols])
         return out.getvalue()
 
@@ -529,11 +558,12 @@ class _Table:
         return len(self.data["rows"])
 
 
+@dataclass(frozen=True)
 class Report(_Table):
     """A chargeback/showback report: direct cost per group plus allocated shared costs."""
 
-    _money = ("direct", "idle", "shared", "total")
-    _quantities = ("gpu_seconds", "idle_gpu_seconds", "share_percent")
+    _money: ClassVar[tuple[str, ...]] = ("direct", "idle", "shared", "total")
+    _quantities: ClassVar[tuple[str, ...]] = ("gpu_seconds", "idle_gpu_seconds", "share_percent")
 
     @property
     def total(self) -> Decimal:
@@ -556,9 +586,10 @@ class Report(_Table):
 
         if ax is None:
             _, ax = plt.subplots(figsize=(8, 4))
-        labels = [" / ".join(str(r[b]) or "(none)" for b in self.by) for r in self.rows]
-        direct = [float(Decimal(cast(str, r["direct"]))) for r in self.rows]  # plotting only
-        shared = [float(Decimal(cast(str, r["shared"]))) for r in self.rows]
+        rows = self.rows()
+        labels = [" / ".join(str(r[b]) or "(none)" for b in self.by) for r in rows]
+        direct = [float(Decimal(cast(str, r["direct"]))) for r in rows]  # plotting only
+        shared = [float(Decimal(cast(str, r["shared"]))) for r in rows]
         ax.bar(labels, direct, label="direct")
         ax.bar(labels, shared, bottom=direct, label="shared")
         ax.set_ylabel(f"cost ({self.currency})")
@@ -568,16 +599,17 @@ class Report(_Table):
         return ax
 
 
+@dataclass(frozen=True)
 class Rollup(_Table):
     """Usage per time bucket and group."""
 
-    _money: tuple[str, ...] = ("cost", "idle_cost")
-    _quantities: tuple[str, ...] = ("seconds", "gpu_seconds", "idle_gpu_seconds", "cpu_core_seconds", "memory_gib_seconds")
+    _money: ClassVar[tuple[str, ...]] = ("cost", "idle_cost")
+    _quantities: ClassVar[tuple[str, ...]] = ("seconds", "gpu_seconds", "idle_gpu_seconds", "cpu_core_seconds", "memory_gib_seconds")
 
     @property
-    def granularity(self) -> str:
+    def granularity(self) -> Granularity:
         """The width of each period: ``total``, ``minute``, ``hour``, ``day`` or ``month``."""
-        return self.data["granularity"]
+        return _member(Granularity, self.data["granularity"])
 
     def to_pandas(self) -> DataFrame:
         """The rows as a DataFrame, ``bucket`` as UTC timestamps. Requires pandas."""
@@ -608,7 +640,7 @@ class Rollup(_Table):
         return ax
 
 
-def _query(by: Union[str, Sequence[str], None], granularity: str, start: Optional[TimeLike], end: Optional[TimeLike],
+def _query(by: Union[str, Sequence[str], None], granularity: Union[Granularity, str], start: Optional[TimeLike], end: Optional[TimeLike],
            shared: Optional[Mapping[str, Union[str, Decimal]]]) -> _RollupQuery:
     q: _RollupQuery = {"granularity": granularity}
     if by is not None:
@@ -632,19 +664,20 @@ def report(records: UsageInput, *, by: Union[str, Sequence[str]] = ("tenant",),
     return Report(cast(ReportDocument, _core.cost_report(_records(records), _json(_query(by, "total", start, end, shared)), book)))
 
 
-def rollup(records: UsageInput, *, granularity: str = "hour", by: Union[str, Sequence[str]] = (),
+def rollup(records: UsageInput, *, granularity: Union[Granularity, str] = Granularity.HOUR, by: Union[str, Sequence[str]] = (),
            prices: Optional[Prices] = None, start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> Rollup:
     """Usage per minute/hour/day/month (UTC) and group; records crossing a bucket are split exactly."""
     book = load_prices(prices) if prices is not None else None
     return Rollup(cast(ReportDocument, _core.cost_report(_records(records), _json(_query(by, granularity, start, end, None)), book)))
 
 
+@dataclass(frozen=True)
 class ServerlessRollup(Rollup):
     """Serverless spend per endpoint and time bucket: worker jobs, GPU-seconds and cost, each
     split into busy (a request in flight) and idle (cold starts included)."""
 
-    _money = ("cost", "busy_cost", "idle_cost")
-    _quantities = ("gpu_seconds", "busy_gpu_seconds", "idle_gpu_seconds")
+    _money: ClassVar[tuple[str, ...]] = ("cost", "busy_cost", "idle_cost")
+    _quantities: ClassVar[tuple[str, ...]] = ("gpu_seconds", "busy_gpu_seconds", "idle_gpu_seconds")
 
     @property
     def endpoint(self) -> Optional[str]:
@@ -652,7 +685,8 @@ class ServerlessRollup(Rollup):
         return self.data["endpoint"]
 
 
-def serverless_rollup(records: UsageInput, *, endpoint: Optional[str] = None, granularity: str = "hour",
+def serverless_rollup(records: UsageInput, *, endpoint: Optional[str] = None,
+                      granularity: Union[Granularity, str] = Granularity.HOUR,
                       prices: Optional[Prices] = None, start: Optional[TimeLike] = None, end: Optional[TimeLike] = None) -> ServerlessRollup:
     """Serverless spend per endpoint per hour (or minute/day/month, UTC): the usage records
     labelled ``serverless_endpoint`` (the rows a platform endpoint's ``meter()`` writes), summed
@@ -670,7 +704,8 @@ def serverless_rollup(records: UsageInput, *, endpoint: Optional[str] = None, gr
 
 
 def rollup_arrays(start_seconds: numpy.typing.ArrayLike, tenant: numpy.typing.ArrayLike, gpu_type: numpy.typing.ArrayLike,
-                  gpu_nanos: numpy.typing.ArrayLike, cost_pico: numpy.typing.ArrayLike, *, granularity: str = "hour",
+                  gpu_nanos: numpy.typing.ArrayLike, cost_pico: numpy.typing.ArrayLike, *,
+                  granularity: Union[Granularity, str] = Granularity.HOUR,
                   threads: int = 0) -> dict[str, numpy.typing.NDArray[numpy.generic]]:
     """The columnar fast path over numpy arrays (int64 start seconds, int32 dictionary codes,
     int64 GPU nano-seconds and pico-unit costs): bucket x tenant x gpu_type sums as numpy
@@ -688,10 +723,11 @@ def rollup_arrays(start_seconds: numpy.typing.ArrayLike, tenant: numpy.typing.Ar
 
 
 @dataclass(frozen=True)
-class Forecast:
+class Forecast(Record):
     """The month-end forecast (least squares over the month's days) and recent anomalies."""
 
-    data: ForecastDocument
+    COLUMNS = ("day", "cost", "anomaly")
+    data: ForecastDocument = field(metadata={"document": True})
 
     @property
     def month_to_date(self) -> Decimal:
@@ -708,17 +744,27 @@ class Forecast:
         """Days whose spend is 3 or more standard deviations from the 14 days before them."""
         return list(self.data["anomalies"])
 
-    def to_dict(self) -> ForecastDocument:
+    # Typed by its keys: a ForecastDocument is the JSON object Record.to_dict promises.
+    def to_dict(self) -> ForecastDocument:  # type: ignore[override]
         """The forecast document as the library wrote it."""
         return self.data
 
+    def rows(self) -> list[dict[str, object]]:
+        """Daily totals: day (RFC 3339), cost as Decimal, whether the day is an anomaly."""
+        spikes = {a["day"] for a in self.data["anomalies"]}
+        return [{"day": d["day"], "cost": Decimal(d["cost"]), "anomaly": d["day"] in spikes} for d in self.data["daily"]]
+
+    def caption(self) -> str:
+        """The month to date and the forecast month end."""
+        return f"month to date {self.month_to_date}, forecast {self.forecast_total} {self.data['forecast']['currency']}"
+
     def to_pandas(self) -> DataFrame:
-        """Daily totals (day, cost as Decimal, anomaly flag)."""
+        """Daily totals (day as a timestamp, cost as Decimal, anomaly flag)."""
         import pandas as pd
 
-        spikes = {a["day"] for a in self.data["anomalies"]}
-        return pd.DataFrame([{"day": pd.Timestamp(d["day"]), "cost": Decimal(d["cost"]), "anomaly": d["day"] in spikes}
-                             for d in self.data["daily"]])
+        frame = pd.DataFrame(self.rows(), columns=list(self.COLUMNS))
+        frame["day"] = pd.to_datetime(frame["day"])
+        return frame
 
     def plot(self, ax: Optional[Axes] = None) -> Axes:
         """The daily spend and the forecast month end as a matplotlib chart; returns the Axes."""
@@ -741,16 +787,17 @@ def forecast(records: UsageInput, *, now: Optional[TimeLike] = None, prices: Opt
 Budgets = Union[str, Document]
 
 
-def budget_status(budgets: Budgets, records: UsageInput, prices: Prices, *, now: Optional[TimeLike] = None) -> list[BudgetStatus]:
+def budget_status(budgets: Budgets, records: UsageInput, prices: Prices, *, now: Optional[TimeLike] = None) -> Rows[BudgetStatus]:
     """Spend, thresholds crossed and remaining per budget in the period of `now`."""
-    return cast(List[BudgetStatus], _core.cost_budget_status(_doc(budgets), _records(records), load_prices(prices), now))
+    out = _core.cost_budget_status(_doc(budgets), _records(records), load_prices(prices), now)
+    return Rows(BudgetStatus.from_dict(b) for b in out)
 
 
 def check_budget(budgets: Budgets, records: UsageInput, prices: Prices, *, tenant: IdLike, estimate: Union[str, Decimal, Money],
                  project: Optional[IdLike] = None, job: str = "", now: Optional[TimeLike] = None) -> AdmissionDecision:
     """May a job of this tenant/project with this estimated cost be admitted? {"allowed", "reason", ...}."""
-    return cast(AdmissionDecision, _core.cost_check_admission(_doc(budgets), _records(records), load_prices(prices), tenant,
-                                                              project, str(estimate), job, now))
+    return AdmissionDecision.from_dict(_core.cost_check_admission(_doc(budgets), _records(records), load_prices(prices),
+                                                                  tenant, project, str(estimate), job, now))
 
 
 def admit_job(store: Store, budgets: Budgets, prices: Prices, job: Union[Job, Document], *,
@@ -758,7 +805,7 @@ def admit_job(store: Store, budgets: Budgets, prices: Prices, job: Union[Job, Do
     """The admission gate: estimates `job` and checks it against the budgets with spend from `store`."""
     if not isinstance(job, Job):
         job = Job.from_dict(dict(job))
-    return cast(AdmissionDecision, _core.cost_admit_job(store, _doc(budgets), load_prices(prices), job, now))
+    return AdmissionDecision.from_dict(_core.cost_admit_job(store, _doc(budgets), load_prices(prices), job, now))
 
 
 # ---- helpers --------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 :func:`replay` runs the experiment of ``budcore gpu replay`` (docs/gpu.md): tasks drawn with
 replacement (seeded) from the trace's pod list arrive one by one on its node list and are placed
 by each policy; as the arrived GPU demand grows past the cluster's capacity, the share of GPU
-capacity left unallocated is recorded. The result is a :class:`GpuReplay`: the dict the CLI
-prints with ``--format json``, plus ``.to_pandas()`` (a row per policy and recorded load) and
+capacity left unallocated is recorded. The result is a :class:`GpuReplay` record of what the
+CLI prints with ``--format json`` (its ``to_dict()``), with ``.to_pandas()`` (a row per policy and recorded load) and
 ``.plot()`` (unallocated share against arrived load, one line per policy; matplotlib).
 
     r = budcore.gpu.replay("nodes.csv", "pods.csv", policy=["fgd", "best_fit"], seed=7)
@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import gpu_defrag as _defrag, gpu_place_mig as _place_mig, gpu_policy_names, gpu_replay as _replay
-from .results import Result
+from .results import Record, document_field
 from .types import Document, JsonObject
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["DefragPlan", "GpuReplay", "MigPlacement", "MigPlacementResult", "PLAN_COLUMNS", "POINT_COLUMNS",
+__all__ = ["DefragMove", "DefragPlan", "DefragPlanDocument", "GpuReplay", "MigPlacement", "MigPlacementResult", "PLAN_COLUMNS", "POINT_COLUMNS",
            "PolicyReplay", "ReplayPoint", "defrag", "place_mig", "policy_names", "replay"]
 
 #: Columns of :meth:`DefragPlan.to_pandas`, in order.
@@ -40,6 +41,29 @@ POINT_COLUMNS = ("policy", "arrived_load", "unallocated_share", "fragmentation_s
 
 Csv = Union[str, "os.PathLike[str]"]
 Problem = Union[Document, str, "os.PathLike[str]"]  # a dict, JSON text or a path
+
+
+#: A workload a defragmentation plan moves: from one node to another, at a cost in GPU-seconds.
+DefragMove = TypedDict("DefragMove", {"workload": str, "from": str, "to": str, "cost_gpu_seconds": float})
+DefragMove.__doc__ = """A workload a defragmentation plan moves: ``from`` one node ``to`` another, at a cost in GPU-seconds."""
+
+
+class _DefragPlanDocumentBase(TypedDict):
+    kind: str
+    node: str
+    moves: List[DefragMove]
+    wait_for: List[str]
+    cost_gpu_seconds: float
+    summary: str
+
+
+class DefragPlanDocument(_DefragPlanDocumentBase, total=False):
+    """The plan of a :class:`DefragPlan`: its ``kind`` (fits_now, move, wait, repartition), the
+    ``node`` it makes room on, the ``moves``, the runs to ``wait_for``, its cost and summary."""
+
+    gpus: List[int]
+    wait_seconds: float
+    repartition: Optional[List[JsonObject]]
 
 
 class ReplayPoint(TypedDict):
@@ -73,16 +97,20 @@ class MigPlacement(TypedDict):
     dropped: int
 
 
-class _MigPlacementResultBase(TypedDict):
-    placement: Optional[MigPlacement]
-    applied: bool
-
-
-class MigPlacementResult(_MigPlacementResultBase, total=False):
+@dataclass(frozen=True)
+class MigPlacementResult(Record):
     """:func:`place_mig`'s answer: the placement (None: no GPU admits the profile), whether it
     was applied and, when it was, the ``workloads`` after it."""
 
-    workloads: List[JsonObject]
+    placement: Optional[MigPlacement] = None
+    applied: bool = False
+    workloads: List[JsonObject] = field(default_factory=list)
+    document: JsonObject = document_field()
+
+    def caption(self) -> str:
+        """Where the instance goes, or that no GPU admits it."""
+        p = self.placement
+        return "no GPU admits the profile" if p is None else f"node {p['node']}, GPU {p['gpu']}, instance {p['instance']}"
 
 
 def policy_names() -> list[str]:
@@ -90,37 +118,38 @@ def policy_names() -> list[str]:
     return list(gpu_policy_names())
 
 
-class GpuReplay(Result):
+@dataclass(frozen=True)
+class GpuReplay(Record):
     """A trace replay: nodes, gpus, tasks, seed and results (one per policy: policy, points,
     first_failure)."""
 
     COLUMNS = POINT_COLUMNS
-    nodes: int
-    gpus: int
-    tasks: int
-    seed: int
-    results: List[PolicyReplay]
+    nodes: int = 0
+    gpus: int = 0
+    tasks: int = 0
+    seed: int = 0
+    results: List[PolicyReplay] = field(default_factory=list)
+    document: JsonObject = document_field()
 
     @property
     def policies(self) -> list[str]:
         """The policies replayed, in order."""
-        return [r["policy"] for r in self.get("results", [])]
+        return [r["policy"] for r in self.results]
 
     def curve(self, policy: str) -> list[ReplayPoint]:
         """The recorded points of one policy."""
-        for r in self.get("results", []):
+        for r in self.results:
             if r["policy"] == policy:
                 return list(r["points"])
         raise KeyError(policy)
 
     def rows(self) -> list[dict[str, object]]:
         """One dict per (policy, arrived load) point of the replay."""
-        return [dict(point, policy=r["policy"]) for r in self.get("results", []) for point in r["points"]]
+        return [dict(point, policy=r["policy"]) for r in self.results for point in r["points"]]
 
     def caption(self) -> str:
         """What a notebook shows above the table."""
-        return (f"{self.get('tasks', 0)} tasks on {self.get('nodes', 0)} nodes ({self.get('gpus', 0)} GPUs), "
-                f"seed {self.get('seed', 0)}")
+        return f"{self.tasks} tasks on {self.nodes} nodes ({self.gpus} GPUs), seed {self.seed}"
 
     def plot(self, ax: Optional[Axes] = None, *, title: Optional[str] = None) -> Axes:
         """Unallocated GPU share (percent) against arrived GPU load (percent of capacity), one
@@ -129,7 +158,7 @@ class GpuReplay(Result):
 
         if ax is None:
             _, ax = plt.subplots(figsize=(8, 4))
-        for r in self.get("results", []):
+        for r in self.results:
             xs = [100 * p["arrived_load"] for p in r["points"]]
             ys = [100 * p["unallocated_share"] for p in r["points"]]
             ax.plot(xs, ys, marker=".", label=r["policy"])
@@ -162,33 +191,35 @@ def replay(nodes: Csv, pods: Csv, policy: Union[str, Sequence[str]] = "all", *, 
     nodes_text, nodes_name = _csv(nodes, "nodes")
     pods_text, pods_name = _csv(pods, "pods")
     policies = policy if isinstance(policy, str) else ",".join(policy)
-    return GpuReplay(_replay(nodes_text, pods_text, policies, seed, max_load, step, nodes_name, pods_name))
+    return GpuReplay.from_dict(_replay(nodes_text, pods_text, policies, seed, max_load, step, nodes_name, pods_name))
 
 
-class DefragPlan(Result):
+@dataclass(frozen=True)
+class DefragPlan(Record):
     """A defragmentation answer: ``plan`` (kind, node, gpus, moves, wait_for, wait_seconds,
     repartition, cost_gpu_seconds, summary; None when nothing may make room), ``applied`` and,
     when applied, ``workloads`` after the plan."""
 
     COLUMNS = PLAN_COLUMNS
-    plan: Optional[JsonObject]
-    applied: bool
-    workloads: List[JsonObject]
+    plan: Optional[DefragPlanDocument] = None
+    applied: bool = False
+    workloads: List[JsonObject] = field(default_factory=list)
+    document: JsonObject = document_field()
 
     @property
     def kind(self) -> Optional[str]:
         """fits_now, move, wait, repartition, or None without a plan."""
-        return self["plan"]["kind"] if self.get("plan") else None
+        return self.plan["kind"] if self.plan else None
 
     @property
     def cost(self) -> float:
         """The plan's cost in GPU-seconds of disruption (0 without a plan)."""
-        return float(self["plan"]["cost_gpu_seconds"]) if self.get("plan") else 0.0
+        return float(self.plan["cost_gpu_seconds"]) if self.plan else 0.0
 
     def rows(self) -> list[dict[str, object]]:
         """One dict per action of the plan (:data:`PLAN_COLUMNS`): each move, then each run to
         wait for; empty without a plan."""
-        plan = self.get("plan")
+        plan = self.plan
         if not plan:
             return []
         rows: list[dict[str, object]] = [{"action": "move", "workload": m["workload"], "from_node": m["from"], "to_node": m["to"],
@@ -199,7 +230,7 @@ class DefragPlan(Result):
 
     def caption(self) -> str:
         """The plan's one-line summary (``"no plan"`` without one)."""
-        return self["plan"]["summary"] if self.get("plan") else "no plan"
+        return self.plan["summary"] if self.plan else "no plan"
 
     def plot(self, ax: Optional[Axes] = None, *, title: Optional[str] = None) -> Axes:
         """The plan's disruption in GPU-seconds, one bar per workload it moves (a wait: one bar,
@@ -208,7 +239,7 @@ class DefragPlan(Result):
 
         if ax is None:
             _, ax = plt.subplots(figsize=(8, 3))
-        plan = self.get("plan")
+        plan = self.plan
         labels: list[str] = []
         costs: list[float] = []
         if plan:
@@ -246,7 +277,7 @@ def place_mig(problem: Problem, *, apply: Optional[bool] = None) -> MigPlacement
     document as :func:`defrag` reads it. Returns ``{"placement": {"node", "gpu", "instance",
     "repartition", "dropped"} | None, "applied"}`` (and ``workloads`` with ``apply=True``).
     Bad input raises :class:`budcore.ValidationError` naming the field."""
-    return cast(MigPlacementResult, _place_mig(json.dumps(_problem(problem, apply))))
+    return MigPlacementResult.from_dict(_place_mig(json.dumps(_problem(problem, apply))))
 
 
 def defrag(problem: Problem, *, apply: Optional[bool] = None) -> DefragPlan:
@@ -257,4 +288,4 @@ def defrag(problem: Problem, *, apply: Optional[bool] = None) -> DefragPlan:
     ``request`` (num_gpu and gpu_milli, or mig_profile; priority). ``apply=True`` applies the
     plan and returns the workloads after it. Bad input raises :class:`budcore.ValidationError`
     naming the field (``"workloads[1].gpus[0]"``)."""
-    return DefragPlan(_defrag(json.dumps(_problem(problem, apply))))
+    return DefragPlan.from_dict(_defrag(json.dumps(_problem(problem, apply))))

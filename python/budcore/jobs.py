@@ -6,10 +6,11 @@
 The same objects are also at the top level (``budcore.Job``, ``budcore.Quantity``, ``budcore.Money``).
 """
 
-from typing import Mapping
+from typing import Mapping, cast
 
 from ._core import Job, Money, Quantity, StoredJob
-from .results import html_record
+from .results import html_record, register_row
+from .types import JsonObject
 
 __all__ = ["Job", "Money", "Quantity"]
 
@@ -28,12 +29,27 @@ def _job_repr_html(self: Job) -> str:
     return _job_html(doc, f"job {doc.get('name', '')}")
 
 
+def _job_of(record: JsonObject) -> JsonObject:
+    """The job document of a stored job's record."""
+    return cast(JsonObject, record.get("job") or {})
+
+
 def _stored_job_repr_html(self: StoredJob) -> str:
     rec = self.to_dict()
-    doc = rec.get("job", {})
+    doc = _job_of(rec)
     key = rec.get("idempotency_key")
     caption = f"job {doc.get('name', '')}, version {rec.get('version')}" + (f", key {key}" if key else "")
     return _job_html(doc, caption)
+
+
+# A stored job as a row of a table (a Rows of them): the job's fields, its version and key.
+_STORED_JOB_COLUMNS = ("name", "status", "job_type", "priority", "gpu_type", "gpu_count", "version", "idempotency_key",
+                       "id")
+
+
+def _stored_job_row(self: StoredJob) -> dict[str, object]:
+    """The stored job as a row of a table: the job's fields, its version and idempotency key."""
+    return dict(_job_of(self.to_dict()), version=self.version, idempotency_key=self.idempotency_key)
 
 
 # The classes come from the extension module; their rich display is written here, beside the
@@ -41,3 +57,4 @@ def _stored_job_repr_html(self: StoredJob) -> str:
 # (setattr: type checkers see the classes' methods as read-only.)
 setattr(Job, "_repr_html_", _job_repr_html)
 setattr(StoredJob, "_repr_html_", _stored_job_repr_html)
+register_row(StoredJob, _stored_job_row, _STORED_JOB_COLUMNS, "job")

@@ -19,11 +19,15 @@ The controller itself runs as ``budcore kueue companion --config FILE``, or from
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
+from dataclasses import dataclass, field
 from typing import Callable, List, Mapping, Optional, TypedDict, Union, cast
 
 from ._core import kueue_companion_decide, kueue_companion_open, kueue_companion_summary
-from .types import Document, ErrorDocument
+from .enums import CheckState
+from .results import Record, Rows, document_field
+from .types import Document, ErrorDocument, JsonObject
 
 __all__ = ["CheckDecision", "Companion", "CompanionEvent", "ConfigSummary", "ControllerSummary", "Decision",
            "EstimatesSummary", "LeaderElectionSummary", "Pass", "WorkloadPrice", "WrittenDecision", "check_config",
@@ -58,36 +62,35 @@ class LeaderElectionSummary(TypedDict):
     retry_period_seconds: int
 
 
-class _ConfigSummaryBase(TypedDict):
-    controllers: List[ControllerSummary]
-    cluster_queues: List[str]
-    tenants: int
-    budgets: List[str]
-    currency: str
-    estimates: EstimatesSummary
-
-
-class ConfigSummary(_ConfigSummaryBase, total=False):
+@dataclass(frozen=True)
+class ConfigSummary(Record):
     """:func:`check_config`: what a valid configuration holds (``tenants`` counts its rules);
     ``leader_election`` when it has one."""
 
-    leader_election: LeaderElectionSummary
+    controllers: List[ControllerSummary] = field(default_factory=list)
+    cluster_queues: List[str] = field(default_factory=list)
+    tenants: int = 0
+    budgets: List[str] = field(default_factory=list)
+    currency: str = ""
+    estimates: Optional[EstimatesSummary] = None
+    leader_election: Optional[LeaderElectionSummary] = None
+    document: JsonObject = document_field()
 
 
-class _CheckDecisionBase(TypedDict):
-    check: str
-    state: str
-    message: str
+@dataclass(frozen=True)
+class CheckDecision(Record):
+    """One check's answer: ``state`` (a :class:`budcore.CheckState`: Ready, Retry or Rejected)
+    and why; a Retry has ``requeue_after_seconds``; ``estimate``, ``tenant_id`` and ``budget``
+    when known."""
 
-
-class CheckDecision(_CheckDecisionBase, total=False):
-    """One check's answer: ``state`` is ``Ready``, ``Retry`` or ``Rejected``; a Retry has
-    ``requeue_after_seconds``; ``estimate``, ``tenant_id`` and ``budget`` when known."""
-
-    requeue_after_seconds: int
-    estimate: str
-    tenant_id: str
-    budget: str
+    check: str = ""
+    state: CheckState = field(default=CheckState.READY, metadata={"enum": CheckState})
+    message: str = ""
+    requeue_after_seconds: Optional[int] = None
+    estimate: Optional[str] = None
+    tenant_id: Optional[str] = None
+    budget: Optional[str] = None
+    document: JsonObject = document_field()
 
 
 class WorkloadPrice(TypedDict):
@@ -100,40 +103,60 @@ class WorkloadPrice(TypedDict):
     lines: List[str]
 
 
-class _DecisionBase(TypedDict):
-    budget: CheckDecision
-    window: CheckDecision
-
-
-class Decision(_DecisionBase, total=False):
+@dataclass(frozen=True)
+class Decision(Record):
     """:func:`decide`: the budget and window checks of one Workload, its ``tenant_id`` when a rule
     names it, and its ``price`` (or ``price_error`` when it cannot be priced)."""
 
-    tenant_id: str
-    price: WorkloadPrice
-    price_error: ErrorDocument
+    budget: CheckDecision = field(default_factory=CheckDecision)
+    window: CheckDecision = field(default_factory=CheckDecision)
+    tenant_id: Optional[str] = None
+    price: Optional[WorkloadPrice] = None
+    price_error: Optional[ErrorDocument] = None
+    document: JsonObject = document_field()
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, object]) -> "Decision":
+        """The decision of the library's document, each check a :class:`CheckDecision`."""
+        decision = super().from_dict(d)
+        return dataclasses.replace(decision, budget=CheckDecision.from_dict(cast(JsonObject, d["budget"])),
+                                   window=CheckDecision.from_dict(cast(JsonObject, d["window"])))
 
 
+@dataclass(frozen=True)
 class WrittenDecision(CheckDecision):
     """A decision the controller wrote: the Workload (``namespace/name``) and its AdmissionCheck."""
 
-    workload: str
-    admission_check: str
+    ROW_COLUMNS = ("workload", "admission_check", "check", "state", "message", "requeue_after_seconds")
+    NOUN = "decision"
+    workload: str = ""
+    admission_check: str = ""
 
 
-class _PassBase(TypedDict):
-    leader: bool
-    admission_checks: List[str]
-    written: List[WrittenDecision]
-    retrying: List[ErrorDocument]
-
-
-class Pass(_PassBase, total=False):
+@dataclass(frozen=True)
+class Pass(Record):
     """:meth:`Companion.sync_once`: whether this replica led, the AdmissionChecks it marked
-    Active, the decisions it wrote and the errors it will retry; ``identity`` with leader
-    election."""
+    Active, the decisions it wrote (``rows()``) and the errors it will retry; ``identity`` with
+    leader election."""
 
-    identity: str
+    COLUMNS = WrittenDecision.ROW_COLUMNS
+    leader: bool = False
+    identity: Optional[str] = None
+    admission_checks: List[str] = field(default_factory=list)
+    written: Rows[WrittenDecision] = field(default_factory=Rows)
+    retrying: List[ErrorDocument] = field(default_factory=list)
+    document: JsonObject = document_field()
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, object]) -> "Pass":
+        """The pass of the library's document, each written decision a :class:`WrittenDecision`."""
+        one = super().from_dict(d)
+        written = cast(List[JsonObject], d.get("written") or [])
+        return dataclasses.replace(one, written=Rows(WrittenDecision.from_dict(w) for w in written))
+
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per decision written."""
+        return self.written.rows()
 
 
 class CompanionEvent(TypedDict, total=False):
@@ -158,7 +181,7 @@ def check_config(config: Config, *, base_dir: str = ".") -> ConfigSummary:
     relative to ``base_dir``) and returns its summary: ``controllers`` (name and checks),
     ``cluster_queues``, ``tenants`` (how many rules), ``budgets`` (names) and ``currency``.
     An invalid one raises ValidationError naming the field."""
-    return cast(ConfigSummary, kueue_companion_summary(config if isinstance(config, str) else dict(config), base_dir))
+    return ConfigSummary.from_dict(kueue_companion_summary(config if isinstance(config, str) else dict(config), base_dir))
 
 
 def decide(config: Config, workload: Document, *, spent: Optional[Mapping[str, str]] = None,
@@ -181,7 +204,7 @@ def decide(config: Config, workload: Document, *, spent: Optional[Mapping[str, s
         request["spent"] = dict(spent)
     if owner_annotations is not None:
         request["owner_annotations"] = dict(owner_annotations)
-    return cast(Decision, kueue_companion_decide(config if isinstance(config, str) else dict(config), request, base_dir))
+    return Decision.from_dict(kueue_companion_decide(config if isinstance(config, str) else dict(config), request, base_dir))
 
 
 class Companion:
@@ -204,7 +227,7 @@ class Companion:
         checks answered, and the Lease released. Returns ``{"leader", "identity"?,
         "admission_checks", "written", "retrying"}``; ``leader`` is False (and nothing
         written) when another replica holds the Lease."""
-        return cast(Pass, self._handle.sync_once())
+        return Pass.from_dict(self._handle.sync_once())
 
     def run(self, on_event: Optional[Callable[[CompanionEvent], object]] = None) -> None:
         """Runs until ``stop()`` (from another thread), ``on_event`` returning False, or a signal

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypedDict, Union, cast, overload
 
 from ._core import PlatformHandle, StoredJob, platform_open, platform_open_embedded, platform_simulate
-from .results import html_table
+from .enums import HaRole, JobSource, JobStatus, JobType, PipelineStatus, Priority, Role
+from .results import Record, Rows, document_field, html_table
 from .types import Document, JsonObject, JsonValue
 
 if TYPE_CHECKING:  # names the annotations use
@@ -44,6 +45,7 @@ __all__ = [
     "CompactionReport",
     "Event",
     "HaStatus",
+    "JobSummary",
     "JobTable",
     "PipelineRun",
     "Platform",
@@ -87,15 +89,17 @@ class Replica(TypedDict):
     renew_us: int
 
 
-class HaStatus(TypedDict):
+@dataclass(frozen=True)
+class HaStatus(Record):
     """:meth:`Platform.ha_status`: this replica's role (``single``, ``leader``, ``follower``),
     the Lease (None without a holder) and the replicas."""
 
-    role: str
-    replica: str
-    epoch: int
-    lease: Optional[Lease]
-    replicas: List[Replica]
+    role: HaRole = field(default=HaRole.SINGLE, metadata={"enum": HaRole})
+    replica: str = ""
+    epoch: int = 0
+    lease: Optional[Lease] = None
+    replicas: List[Replica] = field(default_factory=list)
+    document: JsonObject = document_field()
 
 
 class QuotaCell(TypedDict):
@@ -105,42 +109,57 @@ class QuotaCell(TypedDict):
     nominal: str
 
 
-class _ClusterViewBase(TypedDict):
-    workloads: List[JsonObject]
-    usage: Dict[str, Dict[str, Dict[str, QuotaCell]]]
+@dataclass(frozen=True)
+class ClusterView(Record):
+    """What the cluster holds: its ``workloads`` (``rows()``) and ``usage`` (cluster queue ->
+    flavor -> resource); with a placement policy ``gpu``, the GPU pools' fragmentation per flavor."""
+
+    COLUMNS = ("name", "job_id", "tenant", "cluster_queue", "state", "nodes")
+    workloads: List[JsonObject] = field(default_factory=list)
+    usage: Dict[str, Dict[str, Dict[str, QuotaCell]]] = field(default_factory=dict)
+    gpu: Optional[JsonObject] = None
+    document: JsonObject = document_field()
+
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per workload, as the library wrote it."""
+        return [dict(w) for w in self.workloads]
+
+    def caption(self) -> str:
+        """How many workloads the cluster holds."""
+        return f"{len(self.workloads)} workloads"
 
 
-class ClusterView(_ClusterViewBase, total=False):
-    """What the cluster holds: its ``workloads`` and ``usage`` (cluster queue -> flavor ->
-    resource); with a placement policy ``gpu``, the GPU pools' fragmentation per flavor."""
-
-    gpu: JsonObject
-
-
-class RoleBinding(TypedDict):
+@dataclass(frozen=True)
+class RoleBinding(Record):
     """A role binding: who, which role, on which project (None: the whole tenant), since when
     and by whom."""
 
-    principal: str
-    role: str
-    project_id: Optional[str]
-    created_at: str
-    created_by: str
+    NOUN = "binding"
+    principal: str = ""
+    role: Role = field(default=Role.VIEWER, metadata={"enum": Role})
+    project_id: Optional[str] = None
+    created_at: str = ""
+    created_by: str = ""
+    document: JsonObject = document_field()
 
 
-class AuditEntry(TypedDict):
+@dataclass(frozen=True)
+class AuditEntry(Record):
     """An entry of a tenant's audit log, chained by hash to the one before it."""
 
-    seq: int
-    at: str
-    actor: str
-    action: str
-    object_type: str
-    object_id: str
-    request_id: str
-    detail: JsonValue
-    prev_hash: Optional[str]
-    hash: Optional[str]
+    ROW_COLUMNS = ("seq", "at", "actor", "action", "object_type", "object_id", "request_id", "hash")
+    NOUN = "entry"
+    seq: int = 0
+    at: str = ""
+    actor: str = ""
+    action: str = ""
+    object_type: str = ""
+    object_id: str = ""
+    request_id: str = ""
+    detail: JsonValue = None
+    prev_hash: Optional[str] = None
+    hash: Optional[str] = None
+    document: JsonObject = document_field()
 
 
 class AuditHead(TypedDict):
@@ -151,18 +170,20 @@ class AuditHead(TypedDict):
     hash: str
 
 
-class AuditReport(TypedDict):
+@dataclass(frozen=True)
+class AuditReport(Record):
     """:meth:`Platform.verify_audit`: ``ok`` with the entries checked, the heads, and what is
     wrong (``problems``)."""
 
-    ok: bool
-    entries: int
-    unchained: int
-    head_seq: int
-    compacted: int
-    head_hash: str
-    heads: List[AuditHead]
-    problems: List[str]
+    ok: bool = False
+    entries: int = 0
+    unchained: int = 0
+    head_seq: int = 0
+    compacted: int = 0
+    head_hash: str = ""
+    heads: List[AuditHead] = field(default_factory=list)
+    problems: List[str] = field(default_factory=list)
+    document: JsonObject = document_field()
 
 
 class Checkpoint(TypedDict):
@@ -176,70 +197,59 @@ class Checkpoint(TypedDict):
     at: str
 
 
-class CompactionReport(TypedDict):
+@dataclass(frozen=True)
+class CompactionReport(Record):
     """:meth:`Platform.compact`: how many events, audit entries and usage rows were removed, and
     the checkpoints written."""
 
-    events_removed: int
-    audit_removed: int
-    usage_removed: int
-    checkpoints: List[Checkpoint]
+    events_removed: int = 0
+    audit_removed: int = 0
+    usage_removed: int = 0
+    checkpoints: List[Checkpoint] = field(default_factory=list)
+    document: JsonObject = document_field()
+
 
 JOB_COLUMNS = (
-    "id", "name", "status", "job_type", "source", "priority", "project_id", "cluster_id",
-    "pipeline_id", "gpu_type", "gpu_count", "created_at", "updated_at", "version", "idempotency_key",
+    "name", "status", "job_type", "source", "priority", "project_id", "cluster_id", "pipeline_id", "gpu_type",
+    "gpu_count", "created_at", "updated_at", "version", "idempotency_key", "id",
 )
 
 
-class JobTable(Sequence[JsonObject]):
-    """Job summaries (newest first), as rows; ``to_pandas()`` gives a DataFrame."""
+@dataclass(frozen=True)
+class JobSummary(Record):
+    """One job of :meth:`Platform.jobs`: the store's summary of it (names first, the id last)."""
 
-    def __init__(self, rows: list[JsonObject]) -> None:
-        self._rows = rows
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    @overload
-    def __getitem__(self, i: int) -> JsonObject: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[JsonObject]: ...
-
-    def __getitem__(self, i: Union[int, slice]) -> Union[JsonObject, list[JsonObject]]:
-        return self._rows[i]
-
-    def to_pandas(self) -> DataFrame:
-        """The rows as a DataFrame (``created_at``/``updated_at`` as UTC timestamps). Requires pandas."""
-        import pandas as pd
-
-        frame = pd.DataFrame(self._rows, columns=list(JOB_COLUMNS))
-        for col in ("created_at", "updated_at"):
-            frame[col] = pd.to_datetime(frame[col], utc=True)
-        return frame
-
-    def _repr_html_(self) -> str:
-        # Names first; the id stays in the table for copying.
-        columns = ("name", "status", "job_type", "priority", "gpu_type", "gpu_count", "created_at", "id")
-        n = len(self._rows)
-        return html_table(self._rows, columns, f"{n} job" + ("" if n == 1 else "s"))
-
-    def __repr__(self) -> str:
-        return f"JobTable({len(self._rows)} jobs)"
+    ROW_COLUMNS = JOB_COLUMNS
+    NOUN = "job"
+    name: str = ""
+    status: JobStatus = field(default=JobStatus.PENDING, metadata={"enum": JobStatus})
+    job_type: JobType = field(default=JobType.BATCH, metadata={"enum": JobType})
+    source: JobSource = field(default=JobSource.DIRECT, metadata={"enum": JobSource})
+    priority: Priority = field(default=Priority.NORMAL, metadata={"enum": Priority})
+    project_id: Optional[str] = None
+    cluster_id: Optional[str] = None
+    pipeline_id: Optional[str] = None
+    gpu_type: Optional[str] = None
+    gpu_count: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+    version: int = 0
+    idempotency_key: Optional[str] = None
+    id: str = ""
+    document: JsonObject = document_field()
 
 
-class StoredJobs(list[StoredJob]):
-    """Stored jobs (a list of :class:`budcore.StoredJob`, as :meth:`Platform.submit_batch`
-    returns them) that a notebook shows as one table, names first."""
+#: Job summaries (newest first) as :meth:`Platform.jobs` returns them: a :class:`budcore.results.Rows`
+#: of :class:`JobSummary` (``to_pandas()``: ``created_at``/``updated_at`` as UTC timestamps).
+JobTable = Rows[JobSummary]
 
-    def _repr_html_(self) -> str:
-        rows = [dict(j.to_dict().get("job", {}), version=j.version, idempotency_key=j.idempotency_key) for j in self]
-        columns = ("name", "status", "job_type", "priority", "gpu_type", "gpu_count", "version", "idempotency_key", "id")
-        return html_table(rows, columns, f"{len(rows)} job" + ("" if len(rows) == 1 else "s"))
+#: Stored jobs as :meth:`Platform.submit_batch` returns them: a :class:`budcore.results.Rows` of
+#: :class:`budcore.StoredJob`, which a notebook shows as one table, names first.
+StoredJobs = Rows[StoredJob]
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(Record):
     """One entry of a tenant's event log: a job transition, a submission, a pipeline change."""
 
     seq: int
@@ -257,23 +267,17 @@ class Event:
 
 
 @dataclass(frozen=True)
-class PipelineRun:
+class PipelineRun(Record):
     """A pipeline run the platform drives; ``steps`` maps step id to its state."""
 
+    COLUMNS = ("id", "state", "message", "outputs")
     id: str
     pipeline: str
-    status: str
+    status: PipelineStatus = field(metadata={"enum": PipelineStatus})
     created_at: str
     updated_at: str
     version: int
     state: JsonObject
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, object]) -> "PipelineRun":
-        """A run from the library's document."""
-        f = cast(Mapping[str, str], d)
-        return cls(f["id"], f["pipeline"], f["status"], f["created_at"], f["updated_at"], cast(int, d["version"]),
-                   cast(JsonObject, d["state"]))
 
     def _steps(self) -> list[JsonObject]:
         return cast(List[JsonObject], self.state.get("steps", []))
@@ -283,15 +287,19 @@ class PipelineRun:
         """Each step's id and its state (``pending``, ``running``, ``succeeded``, ...)."""
         return {cast(str, s["id"]): cast(str, s["state"]) for s in self._steps()}
 
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per step: id, state, message, outputs."""
+        return [dict(s) for s in self._steps()]
+
     def to_pandas(self) -> DataFrame:
-        """One row per step (id, state, message, outputs). Requires pandas."""
+        """One row per step (id, state, message, outputs, as the run has them). Requires pandas."""
         import pandas as pd
 
-        return pd.DataFrame(self._steps())
+        return pd.DataFrame(self.rows())
 
-    def _repr_html_(self) -> str:
-        return html_table(self._steps(), ("id", "state", "message", "outputs"),
-                          f"pipeline {self.pipeline}: {self.status} (run {self.id})")
+    def caption(self) -> str:
+        """The pipeline, the run's status and its id."""
+        return f"pipeline {self.pipeline}: {self.status.value} (run {self.id})"
 
 
 def _every_page(fetch: Callable[[dict[str, object]], Mapping[str, object]], filters: Mapping[str, object],
@@ -372,13 +380,15 @@ class Platform:
     # -- jobs ----------------------------------------------------------------------------------
     def submit(self, job: JobLike, *, idempotency_key: Optional[str] = None, tenant: Optional[IdLike] = None) -> StoredJob:
         """Validate, store (QUEUED) and hand a job (budcore.Job or dict) to the cluster."""
-        # The extension converts a dict; its stub names it dict[str, Any].
+        # The extension converts the job's dict; its stub names it dict[str, object].
         return self._h.submit(*self._who(tenant), cast("Union[Job, dict[str, object]]", job), idempotency_key)
 
     def submit_batch(self, jobs: Sequence[Union[JobLike, tuple[JobLike, Optional[str]]]], *, tenant: Optional[IdLike] = None) -> StoredJobs:
         """Many jobs in one transaction: each a job or a (job, idempotency_key) tuple. Returns
         the stored jobs in order, as a list a notebook shows as a table."""
-        return StoredJobs(self._h.submit_batch(*self._who(tenant), list(jobs)))
+        # The extension reads the items as before; its stub names their documents dict[str, object].
+        batch = cast("list[Union[Job, dict[str, object], tuple[Union[Job, dict[str, object]], Optional[str]]]]", list(jobs))
+        return Rows(self._h.submit_batch(*self._who(tenant), batch))
 
     def get(self, id: IdLike, *, tenant: Optional[IdLike] = None) -> StoredJob:
         """The caller's job by id (NotFoundError for another tenant's)."""
@@ -392,9 +402,9 @@ class Platform:
         """Starts another run of a FAILED job now (ConflictError when its retries are spent)."""
         return self._h.act(*self._who(tenant), "retry", id, "")
 
-    def set_priority(self, id: IdLike, priority: str, *, tenant: Optional[IdLike] = None) -> StoredJob:
+    def set_priority(self, id: IdLike, priority: Union[Priority, str], *, tenant: Optional[IdLike] = None) -> StoredJob:
         """Changes a job's priority (``critical``, ``high``, ``normal``, ``low``, ``spot``) within policy."""
-        return self._h.act(*self._who(tenant), "priority", id, priority)
+        return self._h.act(*self._who(tenant), "priority", id, priority)  # a Priority is its str
 
     def preempt(self, id: IdLike, reason: str = "", *, tenant: Optional[IdLike] = None) -> StoredJob:
         """Preempts a running job: it goes back to the queue with its full duration."""
@@ -404,7 +414,7 @@ class Platform:
         """Every job matching the filters (status, project_id, pipeline_id, job_type, source,
         created_from, created_to), newest first, as a :class:`JobTable`."""
         who = self._who(tenant)
-        return JobTable(_every_page(lambda q: self._h.list(*who, q), filters, limit))
+        return Rows(JobSummary.from_dict(r) for r in _every_page(lambda q: self._h.jobs(*who, q), filters, limit))
 
     def watch(self, since: int = 0, *, follow: bool = False, poll_seconds: float = 0.5,
               tenant: Optional[IdLike] = None) -> Iterator[Event]:
@@ -413,10 +423,11 @@ class Platform:
         who = self._who(tenant)
         while True:
             page = self._h.events(*who, since, 1000)
-            for e in page["events"]:
+            events = cast(List[JsonObject], page["events"])
+            for e in events:
                 yield Event.from_dict(e)
-            since = page["last_seq"]
-            if page["events"]:
+            since = cast(int, page["last_seq"])
+            if events:
                 continue
             if not follow:
                 return
@@ -461,21 +472,21 @@ class Platform:
         return self._h.metrics()
 
     def ha_status(self) -> HaStatus:
-        """This replica's view of the election (docs/ha.md): {'role': 'single' | 'leader' |
-        'follower', 'replica', 'epoch', 'lease', 'replicas'}."""
-        return cast(HaStatus, self._h.ha_status())
+        """This replica's view of the election (docs/ha.md), a :class:`HaStatus`: ``role`` (a
+        :class:`budcore.HaRole`), ``replica``, ``epoch``, ``lease``, ``replicas``."""
+        return HaStatus.from_dict(self._h.ha_status())
 
     def cluster(self, *, tenant: Optional[IdLike] = None) -> ClusterView:
         """What the cluster holds ({'workloads', 'usage'}), and with a placement policy its GPU
         pools' fragmentation ('gpu': per flavor, see docs/gpu.md), as the caller sees it: the
         tenant's runs by job id, other tenants' runs named ``[hidden <token>]`` with no tenant
         and no message (a platform admin sees every run). Needs the ``list`` right on jobs."""
-        return cast(ClusterView, self._h.cluster_view(*self._who(tenant)))
+        return ClusterView.from_dict(self._h.cluster_view(*self._who(tenant)))
 
     def cluster_all(self) -> ClusterView:
         """The operator's view of :meth:`cluster`: every tenant's runs by job id, no caller
         checked. For tools that hold the platform's configuration, not for tenants' code."""
-        return cast(ClusterView, self._h.cluster())
+        return ClusterView.from_dict(self._h.cluster())
 
     def gpu_defrag(self, id: IdLike, *, tenant: Optional[IdLike] = None) -> "DefragPlan":
         """The cheapest defragmentation plan for one of the tenant's jobs that the quota admitted
@@ -484,7 +495,7 @@ class Platform:
         tenants' runs are named ``[hidden <token>]`` (a keyed digest of the run). Advice only: nothing is applied. A
         :class:`budcore.gpu.DefragPlan` (``kind``, ``cost``, ``to_pandas()``, ``plot()``)."""
         from .gpu import DefragPlan
-        return DefragPlan(self._h.gpu_defrag(*self._who(tenant), id))
+        return DefragPlan.from_dict(self._h.gpu_defrag(*self._who(tenant), id))
 
     def gpu_defrag_apply(self, id: IdLike, plan: Optional[Document] = None, *, tenant: Optional[IdLike] = None) -> DefragPlan:
         """Applies the defragmentation plan for one of the tenant's jobs that waits for
@@ -494,86 +505,88 @@ class Platform:
         changed since) raises :class:`budcore.ConflictError` naming the first difference.
         None applies the plan made now. A :class:`budcore.gpu.DefragPlan` with ``applied``."""
         from .gpu import DefragPlan
-        if isinstance(plan, DefragPlan):
-            plan = dict(plan)
-        # The extension converts a dict (a DefragPlan is one); its stub names it dict[str, Any].
-        return DefragPlan(self._h.gpu_defrag_apply(*self._who(tenant), id, cast("Optional[dict[str, object]]", plan)))
+        doc = plan.to_dict() if isinstance(plan, DefragPlan) else None if plan is None else dict(plan)
+        return DefragPlan.from_dict(self._h.gpu_defrag_apply(*self._who(tenant), id, doc))
 
     def check(self) -> None:
         """Raises budcore.InternalError naming what differs when a crash-safety invariant fails."""
         self._h.check()
 
     # -- security (docs/security.md) -----------------------------------------------------------
-    def bind_role(self, principal: str, role: str, *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> RoleBinding:
+    def bind_role(self, principal: str, role: Union[Role, str], *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> RoleBinding:
         """Grants ``role`` (viewer, editor, admin, tenant-admin, platform-admin) to ``principal``
         ("user:NAME" or "sa:NAME") on ``project`` (a UUID) or the whole tenant. Needs
         tenant-admin (platform-admin for platform-admin). Returns the binding record."""
-        binding = {"principal": principal, "role": role, "project_id": None if project is None else str(project)}
-        return cast(RoleBinding, self._h.bind_role(*self._who(tenant), binding, True))
+        binding: dict[str, object] = {"principal": principal, "role": str(role),
+                                      "project_id": None if project is None else str(project)}
+        return RoleBinding.from_dict(cast(JsonObject, self._h.bind_role(*self._who(tenant), binding, True)))
 
-    def unbind_role(self, principal: str, role: str, *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> None:
+    def unbind_role(self, principal: str, role: Union[Role, str], *, project: Optional[IdLike] = None, tenant: Optional[IdLike] = None) -> None:
         """Revokes a binding (budcore.NotFoundError when there is none)."""
-        binding = {"principal": principal, "role": role, "project_id": None if project is None else str(project)}
+        binding: dict[str, object] = {"principal": principal, "role": str(role),
+                                      "project_id": None if project is None else str(project)}
         self._h.bind_role(*self._who(tenant), binding, False)
 
-    def role_bindings(self, principal: Optional[str] = None, *, tenant: Optional[IdLike] = None) -> list[RoleBinding]:
+    def role_bindings(self, principal: Optional[str] = None, *, tenant: Optional[IdLike] = None) -> Rows[RoleBinding]:
         """The tenant's role bindings (of one principal when given); tenant admins."""
-        return cast(List[RoleBinding], self._h.role_bindings(*self._who(tenant), principal)["items"])
+        items = cast(List[JsonObject], self._h.role_bindings(*self._who(tenant), principal)["items"])
+        return Rows(RoleBinding.from_dict(b) for b in items)
 
-    def audit(self, *, tenant: Optional[IdLike] = None, limit: Optional[int] = None, **query: object) -> list[AuditEntry]:
+    def audit(self, *, tenant: Optional[IdLike] = None, limit: Optional[int] = None, **query: object) -> Rows[AuditEntry]:
         """The tenant's audit log, oldest first (tenant admins): every entry matching ``actor``,
         ``object_type``, ``object_id``, ``from``/``to`` (RFC 3339), each with its ``hash``."""
         who = self._who(tenant)
-        return cast(List[AuditEntry], _every_page(lambda q: self._h.audit(*who, q), query, limit))
+        return Rows(AuditEntry.from_dict(e) for e in _every_page(lambda q: self._h.audit(*who, q), query, limit))
 
     def verify_audit(self, *, tenant: Optional[IdLike] = None, anchors: Optional[list[str]] = None) -> AuditReport:
-        """Checks every tenant's audit chain and head (platform admins): {'ok', 'entries',
-        'head_hash', 'heads', 'problems', ...}; a broken chain is ok False, not an exception.
+        """Checks every tenant's audit chain and head (platform admins): an :class:`AuditReport`
+        (ok, entries, head_hash, heads, problems, ...); a broken chain is ok False, not an exception.
         ``anchors``: entry hashes kept outside the store (heads published earlier, as
         ``security.audit_anchor`` does); each must still be chained, else it is a problem."""
-        return cast(AuditReport, self._h.verify_audit(*self._who(tenant), list(anchors or [])))
+        return AuditReport.from_dict(self._h.verify_audit(*self._who(tenant), list(anchors or [])))
 
     def compact(self, *, tenant: Optional[IdLike] = None) -> CompactionReport:
         """Compacts the store now by the config's ``retention`` (platform admins; the leader also
-        does it every ``retention.interval_seconds``): {'events_removed', 'audit_removed',
-        'usage_removed', 'checkpoints': [{'tenant', 'log', 'seq', 'hash', 'at'}]}. A watch from
+        does it every ``retention.interval_seconds``): a :class:`CompactionReport` (events_removed,
+        audit_removed, usage_removed, checkpoints: [{'tenant', 'log', 'seq', 'hash', 'at'}]). A watch from
         before a tenant's event checkpoint then raises :class:`budcore.GoneError`."""
-        return cast(CompactionReport, self._h.compact(*self._who(tenant)))
+        return CompactionReport.from_dict(self._h.compact(*self._who(tenant)))
 
     def __repr__(self) -> str:
         return f"Platform(tenant={self.tenant!r}, closed={self.closed})"
 
 
-class SimulationResult:
+@dataclass(frozen=True, repr=False)
+class SimulationResult(Record):
     """A what-if scenario's outcome: ``jobs`` (rows), ``log`` (what happened), ``table`` (the
     text table), ``pipelines``, ``metrics``; ``to_pandas()`` gives the jobs as a DataFrame."""
 
-    def __init__(self, d: Mapping[str, object]) -> None:
-        self._d = dict(d)
-        self.jobs: list[JsonObject] = cast(List[JsonObject], self._d["jobs"])
-        self.log: list[str] = cast(List[str], self._d["log"])
-        self.table: str = cast(str, self._d["table"])
-        self.pipelines: list[JsonObject] = cast(List[JsonObject], self._d["pipelines"])
-        self.metrics: str = cast(str, self._d["metrics"])
-        self.start: str = cast(str, self._d["start"])
-        self.end: str = cast(str, self._d["end"])
+    # Names first; times are seconds after the scenario's start.
+    COLUMNS = ("name", "status", "tenant", "job_type", "priority", "cluster_queue", "flavor", "started_at",
+               "ended_at", "wait_seconds", "preemptions", "message")
+    start: str = ""
+    end: str = ""
+    jobs: List[JsonObject] = field(default_factory=list)
+    pipelines: List[JsonObject] = field(default_factory=list)
+    log: List[str] = field(default_factory=list)
+    table: str = ""
+    metrics: str = ""
+    document: JsonObject = document_field()
 
-    def to_dict(self) -> dict[str, object]:
-        """The simulation's document as the library wrote it."""
-        return dict(self._d)
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per job of the scenario."""
+        return [dict(j) for j in self.jobs]
 
     def to_pandas(self) -> DataFrame:
-        """One row per job of the scenario. Requires pandas."""
+        """One row per job of the scenario, every column the library wrote. Requires pandas."""
         import pandas as pd
 
         return pd.DataFrame(self.jobs)
 
-    def _repr_html_(self) -> str:
-        # Names first; times are seconds after the scenario's start.
-        columns = ("name", "status", "tenant", "job_type", "priority", "cluster_queue", "flavor", "started_at",
-                   "ended_at", "wait_seconds", "preemptions", "message")
+    def caption(self) -> str:
+        """The job count and the scenario's span."""
         n = len(self.jobs)
-        return html_table(self.jobs, columns, f"{n} job{'' if n == 1 else 's'}, {self.start} to {self.end}")
+        return f"{n} job{'' if n == 1 else 's'}, {self.start} to {self.end}"
 
     def __repr__(self) -> str:
         return f"SimulationResult({len(self.jobs)} jobs, {self.start} .. {self.end})"
@@ -592,4 +605,4 @@ def simulate(scenario: Union[Document, str, PathLike]) -> SimulationResult:
         scenario = text
     else:
         scenario = dict(scenario)
-    return SimulationResult(platform_simulate(scenario, base))
+    return SimulationResult.from_dict(platform_simulate(scenario, base))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Seque
 
 from ._core import AdmissionEngine, Quantity, QuotaConfig, ValidationError, load_document
 from ._core import quota_simulate as _quota_simulate
-from .results import QuotaSimulation
+from .results import QuotaSimulation, Rows
 from .types import Document
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 #: ``local_queue``), ``flavor`` and ``resource`` names, then the amounts (float units or int
 #: milli-units).
 UsageRow = Dict[str, Union[str, float, int]]
+Usage = Mapping[str, Mapping[str, Mapping[str, str]]]  # a simulation's usage: queue -> flavor -> resource -> amount
 
 
 class _PodSetBase(TypedDict):
@@ -112,7 +113,7 @@ def workload(
     ps: PodSet = {
         "name": pod_set,
         "count": count,
-        "requests": {k: v.format if isinstance(v, Quantity) else v for k, v in requests.items()},
+        "requests": {k: str(v) if isinstance(v, Quantity) else v for k, v in requests.items()},
     }
     if min_count is not None:
         ps["min_count"] = min_count
@@ -149,13 +150,13 @@ def simulate(
         doc = dict(scenario)
     elif isinstance(scenario, str) and scenario.lstrip().startswith("{"):
         if config is None and workloads is None and cycles is None and fair_sharing is None:
-            return QuotaSimulation(_quota_simulate(scenario))
+            return QuotaSimulation.from_dict(_quota_simulate(scenario))
         doc = json.loads(scenario)
     else:
         loaded = load_document(os.fspath(scenario))
         if not isinstance(loaded, dict):
             raise ValidationError(f"{os.fspath(scenario)}: a scenario must be a map")
-        doc = loaded
+        doc = dict(loaded)
     if config is not None:
         doc.update(config.to_dict())
     if workloads is not None:
@@ -164,7 +165,7 @@ def simulate(
         doc["cycles"] = cycles
     if fair_sharing is not None:
         doc["fair_sharing"] = fair_sharing
-    return QuotaSimulation(_quota_simulate(doc))
+    return QuotaSimulation.from_dict(_quota_simulate(doc))
 
 
 def _units(milli: int) -> float:
@@ -172,12 +173,13 @@ def _units(milli: int) -> float:
 
 
 def usage_table(
-    source: Union[AdmissionEngine, Document],
+    source: Union[AdmissionEngine, QuotaSimulation, Document],
     view: str = "cluster_queue",
     *,
     unit: str = "units",
-) -> list[UsageRow]:
-    """Usage as a list of flat rows (dicts), one per (node, flavor, resource).
+) -> Rows[UsageRow]:
+    """Usage as flat rows (dicts, in a :class:`budcore.results.Rows`: ``to_pandas()``, an HTML
+    table), one per (node, flavor, resource).
 
     ``source`` is an AdmissionEngine (rows carry nominal, used, borrowed, lent and available
     for the ``view``: "cluster_queue", "cohort" or "local_queue") or a :func:`simulate` result
@@ -190,15 +192,15 @@ def usage_table(
     if isinstance(source, AdmissionEngine):
         if view not in _VIEWS:
             raise ValueError(f"view must be one of {_VIEWS}, not {view!r}")
-        return [
+        return Rows(
             {view: node, "flavor": flavor, "resource": resource, **{c: conv(v) for c, v in zip(USAGE_COLUMNS, amounts)}}
             for node, flavor, resource, *amounts in source.usage_rows(view)
-        ]
-    if isinstance(source, Mapping) and "usage" in source:
+        )
+    if isinstance(source, QuotaSimulation) or (isinstance(source, Mapping) and "usage" in source):
         if view != "cluster_queue":
             raise ValueError("a simulate() result only has the cluster_queue view")
-        rows: list[UsageRow] = []
-        usage = cast(Mapping[str, Mapping[str, Mapping[str, str]]], source["usage"])  # queue -> flavor -> resource
+        rows: Rows[UsageRow] = Rows()
+        usage: Usage = source.usage if isinstance(source, QuotaSimulation) else cast(Usage, source["usage"])
         for cq, flavors in usage.items():
             for flavor, resources in flavors.items():
                 for resource, used in resources.items():
@@ -210,7 +212,7 @@ def usage_table(
 
 
 def usage_frame(
-    source: Union[AdmissionEngine, Document],
+    source: Union[AdmissionEngine, QuotaSimulation, Document],
     view: str = "cluster_queue",
     *,
     unit: str = "units",

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Seque
 
 from ._core import ScheduleSnapshot, ScheduleTimeline, ValidationError, load_document
 from ._core import schedule_replay as _replay
-from .results import html_record
-from .types import Document
+from .enums import WaitKind, _member
+from .results import Record, Rows, document_field, html_record
+from .types import Document, JsonObject
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -142,23 +143,23 @@ class WorkloadClassReport(_WorkloadClass, total=False):
     kueue_mean: float
 
 
-class _ReplayReportBase(TypedDict):
-    name: str
-    workloads: int
-    cluster_queues: int
-    virtual_elapsed_ms: int
-    wall_ms: float
-    cluster_queue_classes: Dict[str, QueueClassReport]
-    workload_classes: Dict[str, WorkloadClassReport]
-    passed: bool
-    failures: List[str]
-
-
-class ReplayReport(_ReplayReportBase, total=False):
+@dataclass(frozen=True)
+class ReplayReport(Record):
     """:func:`replay`: the run's metrics per class against the checker's thresholds, ``passed``
     and the ``failures``; ``kueue_wall_ms_mean`` when the config has it."""
 
-    kueue_wall_ms_mean: float
+    name: str = ""
+    passed: bool = False
+    failures: List[str] = field(default_factory=list)
+    workloads: int = 0
+    cluster_queues: int = 0
+    virtual_elapsed_ms: int = 0
+    wall_ms: float = 0.0
+    cluster_queue_classes: Dict[str, QueueClassReport] = field(default_factory=dict)
+    workload_classes: Dict[str, WorkloadClassReport] = field(default_factory=dict)
+    kueue_wall_ms_mean: Optional[float] = None
+    document: JsonObject = document_field()
+
 
 #: The earliest ``now`` read as a clock time (2000-01-01 UTC): a scenario without ``now`` starts
 #: at the epoch, and its times are offsets, not dates.
@@ -237,9 +238,10 @@ JOB_COLUMNS = ("label", "name", "cluster_queue", "start", "end", "running", "fin
 
 
 @dataclass(frozen=True)
-class ScheduledJob:
+class ScheduledJob(Record):
     """One job of a timeline. Times are seconds since the Unix epoch."""
 
+    NOUN = "job"
     name: str
     cluster_queue: str
     flavors: Flavors
@@ -247,7 +249,7 @@ class ScheduledJob:
     end: float
     deadline_met: Optional[bool]
     preempted_at: List[float]
-    wait: Optional[str] = None          # "quota", "dependency", "window", "placement" or None
+    wait: Optional[WaitKind] = field(default=None, metadata={"enum": WaitKind})  # None: not waiting
     wait_detail: str = ""
     running: bool = False               # already running at `now` (actual start)
     finished: bool = False              # ended before `now` (actual start and end)
@@ -269,7 +271,7 @@ class ScheduledJob:
         gpus = ", ".join(f"{n} {r}" for r, n in self.gpus.items())
         when = (format_clock(self.start, 86400) + " to " + format_clock(self.end, 86400) + " UTC"
                 if has_clock(self.start) else format_offset(self.start) + " to " + format_offset(self.end))
-        wait = f"{self.wait}: {self.wait_detail}" if self.wait else None
+        wait = f"{self.wait.value}: {self.wait_detail}" if self.wait else None
         met = None if self.deadline_met is None else ("met" if self.deadline_met else "missed")
         return html_record([("label", self.label), ("state", self.state), ("when", when),
                             ("cluster_queue", self.cluster_queue), ("pipeline", self.pipeline), ("gpus", gpus),
@@ -304,7 +306,7 @@ def _jobs_table(jobs: "list[ScheduledJob]", now: float, caption: str, limit: int
     head = "".join(f"<th>{c}</th>" for c in ("job", "state", "start", "end", "queue", "pipeline", "waits for"))
     rows = []
     for j in jobs[:limit]:
-        wait = f"{j.wait}: {j.wait_detail}" if j.wait else ""
+        wait = f"{j.wait.value}: {j.wait_detail}" if j.wait else ""
         cells = [j.state, _when(j.start, now), _when(j.end, now), j.cluster_queue, j.pipeline or "", wait]
         rows.append(f'<tr><td title="{esc(j.name, quote=True)}">{esc(labels[j.name])}</td>' +
                     "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
@@ -313,13 +315,17 @@ def _jobs_table(jobs: "list[ScheduledJob]", now: float, caption: str, limit: int
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
 
 
-class ScheduledJobs(list[ScheduledJob]):
-    """The jobs of a timeline (a list of :class:`ScheduledJob`) that a notebook shows as a table,
-    labels first."""
+class ScheduledJobs(Rows[ScheduledJob]):
+    """The jobs of a timeline (a :class:`budcore.results.Rows` of :class:`ScheduledJob`) that a
+    notebook shows as a table, labels first, with starts and ends relative to ``now``."""
 
     def __init__(self, jobs: Iterable[ScheduledJob] = (), now: float = 0.0) -> None:
-        super().__init__(jobs)
+        super().__init__(jobs, columns=JOB_COLUMNS)
         self.now = now
+
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per job (:data:`JOB_COLUMNS`), as :meth:`Timeline.to_pandas` has them."""
+        return [_job_row(j) for j in self]
 
     def labels(self) -> dict[str, str]:
         """Each job's name mapped to its label, made unique where labels repeat (see
@@ -327,7 +333,15 @@ class ScheduledJobs(list[ScheduledJob]):
         return _labels(list(self))
 
     def _repr_html_(self) -> str:
-        return _jobs_table(list(self), self.now, f"{len(self)} job" + ("" if len(self) == 1 else "s"))
+        return _jobs_table(list(self), self.now, self.caption())
+
+
+def _job_row(j: ScheduledJob) -> dict[str, object]:
+    """A job as a row of :data:`JOB_COLUMNS` (times in seconds since the epoch)."""
+    return {"label": j.label, "name": j.name, "cluster_queue": j.cluster_queue, "start": j.start, "end": j.end,
+            "running": j.running, "finished": j.finished, "pipeline": j.pipeline,
+            "wait": None if j.wait is None else j.wait.value, "wait_detail": j.wait_detail,
+            "deadline_met": j.deadline_met, "preemptions": len(j.preempted_at), "gpus": sum(j.gpus.values())}
 
 
 def _job(d: TimelineJob) -> ScheduledJob:
@@ -335,7 +349,7 @@ def _job(d: TimelineJob) -> ScheduledJob:
     return ScheduledJob(
         name=d["name"], cluster_queue=d["cluster_queue"], flavors=d["flavors"],
         start=d["estimated_start"], end=d["estimated_end"], deadline_met=d["deadline_met"],
-        preempted_at=list(d["preempted_at"]), wait=wait["reason"] if wait else None, wait_detail=wait["detail"] if wait else "",
+        preempted_at=list(d["preempted_at"]), wait=_member(WaitKind, wait["reason"]) if wait else None, wait_detail=wait["detail"] if wait else "",
         running=d.get("running", False), finished=d.get("finished", False), pipeline=d.get("pipeline"),
         gpus=dict(d.get("gpus") or {}), label=d.get("label") or d["name"])
 
@@ -489,12 +503,7 @@ class Timeline:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - exercised only without pandas
             raise ImportError("Timeline.to_pandas needs pandas: pip install 'budcore[pandas]'") from e
-        rows = [{"label": j.label, "name": j.name, "cluster_queue": j.cluster_queue, "start": j.start, "end": j.end,
-                 "running": j.running,
-                 "finished": j.finished, "pipeline": j.pipeline, "wait": j.wait, "wait_detail": j.wait_detail,
-                 "deadline_met": j.deadline_met, "preemptions": len(j.preempted_at), "gpus": sum(j.gpus.values())}
-                for j in self.jobs]
-        df = pd.DataFrame(rows, columns=list(JOB_COLUMNS))
+        df = pd.DataFrame(self.jobs.rows(), columns=list(JOB_COLUMNS))
         for c in ("start", "end"):
             df[c] = pd.to_datetime(df[c], unit="s", utc=True)
         return df
@@ -593,5 +602,5 @@ def replay(config: Union[str, Document] = "baseline") -> ReplayReport:
     """Replay Kueue's scheduler-performance ``"baseline"`` (or a generator config dict, Kueue's
     generator.yaml keys) in virtual time; returns the checker's metrics and thresholds."""
     if isinstance(config, Mapping):
-        return cast(ReplayReport, _replay(dict(config)))
-    return cast(ReplayReport, _replay(config))
+        return ReplayReport.from_dict(_replay(dict(config)))
+    return ReplayReport.from_dict(_replay(config))

@@ -1,7 +1,9 @@
 """budcore.types: the types of the documents budcore reads and writes, for annotations.
 
-The library's results are plain dicts and lists (JSON-shaped); the submodules describe the ones
-whose shape is fixed with ``TypedDict`` classes beside the functions that return them
+The package's results are records (``budcore.results``: frozen dataclasses with typed fields)
+whose ``to_dict()`` is the library's document, and plain dicts and lists (JSON-shaped) where a
+function returns the document itself; the submodules describe the documents whose shape is
+fixed with ``TypedDict`` classes beside the functions that return them
 (``budcore.cost.UsageRecord``, ``budcore.kueue.Decision``, ...). What remains is a document
 whose shape is the user's (a template's parameters, a job's ``spec``) or varies with a query
 (a report row's group keys); those are typed with the aliases here:

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, TypedDict, Union, cast
 
 from ._core import UsecaseRegistry
+from .enums import DeploymentStatus, _member
+from .results import Record, Rows, _cell_value
 from .types import Document, JsonObject, JsonValue
 
 if TYPE_CHECKING:  # names the annotations use
@@ -185,9 +187,11 @@ def _frame(rows: Sequence[Mapping[str, object]], columns: Sequence[str]) -> Data
 
 
 @dataclass(frozen=True)
-class TemplateSummary:
+class TemplateSummary(Record):
     """One line of ``usecases.templates()``."""
 
+    ROW_COLUMNS = ("id", "name", "version", "category", "complexity", "parameters", "components", "tags")
+    NOUN = "template"
     id: str
     name: str
     version: str
@@ -207,23 +211,15 @@ class TemplateSummary:
         return cls(f["id"], f["name"], f["version"], f["category"], f["complexity"], f["description"],
                    tuple(lists["tags"]), tuple(lists["parameters"]), tuple(lists["components"]), f["source_file"])
 
-    def to_dict(self) -> dict[str, Union[str, builtins.list[str]]]:
-        """The summary as a plain dict (the tuples as lists)."""
-        return {k: builtins.list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
 
 
-class TemplateList(builtins.list[TemplateSummary]):
-    """A list of TemplateSummary with ``to_pandas()``."""
-
-    COLUMNS = ("id", "name", "version", "category", "complexity", "parameters", "components", "tags")
-
-    def to_pandas(self) -> DataFrame:
-        """One row per template. Requires pandas."""
-        return _frame([s.to_dict() for s in self], self.COLUMNS)
+#: ``usecases.templates()``: a :class:`budcore.results.Rows` of :class:`TemplateSummary`
+#: (``to_pandas()``: one row per template).
+TemplateList = Rows[TemplateSummary]
 
 
 @dataclass(frozen=True)
-class UsecaseTemplate:
+class UsecaseTemplate(Record):
     """A template document (docs/usecases.md "Writing a template") with its parts at hand."""
 
     id: str
@@ -234,7 +230,7 @@ class UsecaseTemplate:
     description: str
     parameters: tuple[JsonObject, ...]
     components: tuple[JsonObject, ...]
-    document: JsonObject = field(repr=False)
+    document: JsonObject = field(repr=False, metadata={"document": True})
 
     @classmethod
     def _from(cls, d: JsonObject) -> "UsecaseTemplate":
@@ -257,7 +253,7 @@ class UsecaseTemplate:
 
 
 @dataclass(frozen=True)
-class StackComponent:
+class StackComponent(Record):
     """An enabled instance of a rendered stack (contract 4's "components" entry)."""
 
     id: str
@@ -285,7 +281,7 @@ class StackComponent:
 
 
 @dataclass(frozen=True)
-class RenderedStack:
+class RenderedStack(Record):
     """A resolved template: its components, those disabled by their condition, and the
     pipeline (contract 3) whose JOB steps deploy the components."""
 
@@ -297,7 +293,7 @@ class RenderedStack:
     pipeline: JsonObject
     routing: Optional[JsonObject]
     observability: Optional[JsonObject]
-    document: StackDocument = field(repr=False)
+    document: StackDocument = field(repr=False, metadata={"document": True})
 
     COLUMNS = ("id", "component_ref", "deployment_type", "depends_on", "model_id", "gpu_type", "gpu_count",
                "cpu_cores", "memory_gb", "optimize_with_budsim")
@@ -315,24 +311,26 @@ class RenderedStack:
                 return c
         raise KeyError(instance_id)
 
-    def to_dict(self) -> StackDocument:
+    # Typed by its keys: a StackDocument is the JSON object Record.to_dict promises.
+    def to_dict(self) -> StackDocument:  # type: ignore[override]
         """Contract 4's output, as `budcore usecase render` prints it."""
         return self.document
 
-    def to_pandas(self) -> DataFrame:
-        """One row per component: id, component_ref, deployment_type, depends_on, model_id,
+    def rows(self) -> builtins.list[dict[str, object]]:
+        """One dict per component: id, component_ref, deployment_type, depends_on, model_id,
         gpu_type, gpu_count, cpu_cores, memory_gb, optimize_with_budsim."""
-        rows = [{c: getattr(comp, c) for c in self.COLUMNS} for comp in self.components]
-        for r in rows:
-            r["depends_on"] = builtins.list(r["depends_on"])
-        return _frame(rows, self.COLUMNS)
+        return [{c: _cell_value(getattr(comp, c)) for c in self.COLUMNS} for comp in self.components]
+
+    def caption(self) -> str:
+        """The template and how many components it resolved to."""
+        return f"{self.template_id} {self.template_version}: {len(self.components)} components"
 
 
 # ---- deployment ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class PlannedJob:
+class PlannedJob(Record):
     """One job of a DeploymentPlan: the stack instance it deploys (``instance_id``) and the
     instances it depends on, deployed before it (``depends_on``)."""
 
@@ -343,10 +341,12 @@ class PlannedJob:
 
 
 @dataclass(frozen=True)
-class DeploymentPlan:
+class DeploymentPlan(Record):
     """The jobs that deploy a stack in dependency order, the order to tear them down, and the
     deployment record (what a platform stores as the usecase_deployments row)."""
 
+    COLUMNS = ("instance_id", "depends_on", "deployment_type", "gpu_type", "gpu_count", "cpu_cores", "memory_gb",
+               "usecase_deployment_id")
     deployment_id: str
     jobs: tuple[PlannedJob, ...]
     levels: tuple[tuple[str, ...], ...]
@@ -360,17 +360,15 @@ class DeploymentPlan:
         return cls(d["deployment_id"], jobs, tuple(tuple(lv) for lv in d["levels"]), tuple(d["teardown_order"]),
                    d["pipeline"], d["record"])
 
-    def to_pandas(self) -> DataFrame:
-        """One row per job, in submission order: instance_id, depends_on, deployment_type,
+    def rows(self) -> builtins.list[dict[str, object]]:
+        """One dict per job, in submission order: instance_id, depends_on, deployment_type,
         gpu_type, gpu_count, cpu_cores, memory_gb, usecase_deployment_id."""
-        cols = ("instance_id", "depends_on", "deployment_type", "gpu_type", "gpu_count", "cpu_cores", "memory_gb",
-                "usecase_deployment_id")
         rows: builtins.list[dict[str, object]] = []
         for j in self.jobs:
-            row: dict[str, object] = {c: j.job.get(c) for c in cols[2:]}
-            row.update(instance_id=j.instance_id, depends_on=builtins.list(j.depends_on))
+            row: dict[str, object] = {"instance_id": j.instance_id, "depends_on": builtins.list(j.depends_on)}
+            row.update({c: j.job.get(c) for c in self.COLUMNS[2:]})
             rows.append(row)
-        return _frame(rows, cols)
+        return rows
 
 
 # ---- functions ----------------------------------------------------------------------------------
@@ -393,7 +391,7 @@ def _add_components(reg: UsecaseRegistry, components: ComponentsArg) -> None:
     if isinstance(components, (str, os.PathLike)):
         reg.load(components=os.fspath(components))
     else:
-        # The extension converts dicts and lists of dicts; its stub names them dict[str, Any].
+        # The extension converts dicts and lists of dicts; its stub names them dict[str, object].
         reg.add_components(cast("dict[str, object]", components) if isinstance(components, Mapping)
                            else cast("builtins.list[dict[str, object]]", builtins.list(components)))
 
@@ -423,7 +421,10 @@ def templates(directory: Optional[PathLike] = None, *, registry: Optional[Usecas
     reg = registry if registry is not None else UsecaseRegistry(directory is None)
     if directory is not None:
         reg.load(templates=os.fspath(directory))
-    return TemplateList(TemplateSummary._from(d) for d in reg.list())
+    # The stub's UsecaseRegistry keeps a method named `list` (the former name), which shadows the
+    # builtin in its annotations: the summaries are typed here.
+    summaries = cast("builtins.list[JsonObject]", reg.template_summaries())
+    return Rows(TemplateSummary._from(d) for d in summaries)
 
 
 _templates = templates  # for the alias below, whose parameter is named `templates`
@@ -458,7 +459,7 @@ def show(template: TemplateArg, *, registry: Optional[UsecaseRegistry] = None) -
 
 def components(*, registry: Optional[UsecaseRegistry] = None) -> builtins.list[JsonObject]:
     """The components (docs/usecases.md "Writing a component") of `registry`, else the shipped ones."""
-    return cast("builtins.list[JsonObject]", (registry if registry is not None else UsecaseRegistry(True)).components())
+    return (registry if registry is not None else UsecaseRegistry(True)).components()
 
 
 def render(template: TemplateArg, parameters: Optional[Document] = None, *,
@@ -492,30 +493,33 @@ def plan_deployment(template: TemplateArg, parameters: Optional[Document] = None
 
 
 @dataclass(frozen=True)
-class Deployment:
+class Deployment(Record):
     """A use-case deployment record: which template and parameters, the pipeline run that
     deploys it, each component's job, and the status its jobs imply (deploying, running,
     failed, tearing_down, deleted)."""
 
+    COLUMNS = ("instance_id", "component_ref", "depends_on", "job_id", "job_status")
+    ROW_COLUMNS = ("id", "template_id", "template_version", "status", "pipeline_run_id", "created_at", "updated_at")
+    NOUN = "deployment"
     id: str
     tenant_id: str
     template_id: str
     template_version: str
     parameters: JsonObject
-    status: str
+    status: DeploymentStatus = field(metadata={"enum": DeploymentStatus})
     status_message: str
     pipeline_run_id: Optional[str]
     teardown_requested: bool
     components: tuple[DeploymentComponent, ...]
     created_at: Optional[str]
     updated_at: Optional[str]
-    record: DeploymentRecord = field(repr=False)
-    """The whole record as the C ABI writes it."""
+    record: DeploymentRecord = field(repr=False, metadata={"document": True})
+    """The whole record as the C ABI writes it (what ``to_dict()`` returns)."""
 
     @classmethod
     def _from(cls, d: DeploymentRecord) -> "Deployment":
         return cls(d["id"], d.get("tenant_id") or "", d["template_id"], d.get("template_version") or "",
-                   d.get("parameters") or {}, d["status"], d.get("status_message") or "", d.get("pipeline_run_id"),
+                   d.get("parameters") or {}, _member(DeploymentStatus, d["status"]), d.get("status_message") or "", d.get("pipeline_run_id"),
                    bool(d.get("teardown_requested")), tuple(d.get("components") or ()), d.get("created_at"),
                    d.get("updated_at"), d)
 
@@ -524,25 +528,23 @@ class Deployment:
         """instance id -> the id of the job that deploys it (None until the run submits it)."""
         return {c["instance_id"]: c.get("job_id") for c in self.components}
 
-    def to_pandas(self) -> DataFrame:
-        """One row per component in dependency order: instance_id, component_ref, depends_on,
+    def rows(self) -> builtins.list[dict[str, object]]:
+        """One dict per component in dependency order: instance_id, component_ref, depends_on,
         job_id, job_status."""
-        cols = ("instance_id", "component_ref", "depends_on", "job_id", "job_status")
-        return _frame([{c: comp.get(c) for c in cols} for comp in self.components], cols)
+        return [{c: cast("dict[str, object]", comp).get(c) for c in self.COLUMNS} for comp in self.components]
+
+    def caption(self) -> str:
+        """The template and the deployment's status."""
+        return f"deployment of {self.template_id}: {self.status.value}"
 
 
-class DeploymentList(builtins.list[Deployment]):
-    """``usecases.deployments()``: a list of Deployment, oldest first."""
-
-    def to_pandas(self) -> DataFrame:
-        """One row per deployment. Requires pandas."""
-        cols = ("id", "template_id", "template_version", "status", "pipeline_run_id", "created_at", "updated_at")
-        return _frame([{c: getattr(d, c) for c in cols} for d in self], cols)
+#: ``usecases.deployments()``: a :class:`budcore.results.Rows` of :class:`Deployment`, oldest first.
+DeploymentList = Rows[Deployment]
 
 
-def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union[str, JsonObject, dict[str, object]]:
+def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union[str, dict[str, object]]:
     if isinstance(template, UsecaseTemplate):
-        return template.to_dict()
+        return dict(template.to_dict())
     if isinstance(template, Mapping):
         return dict(template)
     if isinstance(template, str):
@@ -553,7 +555,7 @@ def _template_for_deploy(template: Union[TemplateArg, UsecaseTemplate]) -> Union
 
     reg = _Reg(False)
     with open(os.fspath(template), encoding="utf-8") as f:
-        return reg.show(reg.add_template(f.read()))
+        return dict(reg.show(reg.add_template(f.read())))
 
 
 def deploy(platform: Platform, template: Union[TemplateArg, UsecaseTemplate], parameters: Optional[Document] = None, *,
@@ -579,7 +581,7 @@ def deployment(platform: Platform, id: IdLike, *, tenant: Optional[IdLike] = Non
 def deployments(platform: Platform, *, tenant: Optional[IdLike] = None) -> DeploymentList:
     """The tenant's deployments, oldest first."""
     records = cast("builtins.list[DeploymentRecord]", platform._h.usecase_deployments(*platform._who(tenant)))
-    return DeploymentList(Deployment._from(d) for d in records)
+    return Rows(Deployment._from(d) for d in records)
 
 
 def teardown(platform: Platform, id: IdLike, *, tenant: Optional[IdLike] = None) -> Deployment:

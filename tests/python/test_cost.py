@@ -252,9 +252,9 @@ def test_serverless_spend_per_endpoint_per_hour():
     ], PRICES)
     r = cost.serverless_rollup(usage)
     assert isinstance(r, cost.ServerlessRollup) and r.granularity == "hour" and r.endpoint is None
-    assert [(row["bucket"], row["endpoint"]) for row in r.rows] == [
+    assert [(row["bucket"], row["endpoint"]) for row in r.rows()] == [
         ("2026-05-02T00:00:00Z", "chat"), ("2026-05-02T00:00:00Z", "embed"), ("2026-05-02T01:00:00Z", "chat")]
-    first = r.rows[0]
+    first = r.rows()[0]
     assert (first["workers"], first["gpu_seconds"], first["busy_gpu_seconds"], first["idle_gpu_seconds"]) == \
         (1, "1800", "900", "900")
     assert Decimal(first["busy_cost"]) + Decimal(first["idle_cost"]) == Decimal(first["cost"]) == Decimal("1.245")

@@ -171,8 +171,10 @@ def test_place_mig_repartitions_a_gpu_when_no_free_instance_fits():
     where = gpu.place_mig(problem)
     assert where["placement"] == {"node": "n0", "gpu": 0, "instance": 4, "dropped": 3,
                                   "repartition": ["1g.5gb@0", "1g.5gb@1", "1g.5gb@2", "1g.5gb@3", "3g.20gb@4"]}
+    assert isinstance(where, gpu.MigPlacementResult) and where.placement == where["placement"]
+    assert where.caption() == "node n0, GPU 0, instance 4"
     applied = gpu.place_mig(problem, apply=True)
-    assert applied["applied"] is True
+    assert applied["applied"] is True and applied.applied and applied.workloads == applied["workloads"]
     assert {w["name"]: w["mig"] for w in applied["workloads"]} == {"w": [[0, 0]], "r": [[0, 4]]}
     # A free instance of the profile comes first: no re-partition.
     problem["request"]["mig_profile"] = "1g.5gb"

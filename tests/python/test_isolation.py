@@ -50,10 +50,10 @@ def test_tenant_b_sees_and_changes_nothing_of_tenant_a(store_uri):
 
         replay = p.submit(job("b-keyed"), idempotency_key="shared", tenant=B)
         assert replay.created and replay.id != a_job.id
-        cluster_b = json.dumps(p.cluster(tenant=B))
-        assert str(a_job.id) in json.dumps(p.cluster_all()) and str(a_job.id) in json.dumps(p.cluster(tenant=A))
+        cluster_b = json.dumps(p.cluster(tenant=B).to_dict())
+        assert str(a_job.id) in json.dumps(p.cluster_all().to_dict()) and str(a_job.id) in json.dumps(p.cluster(tenant=A).to_dict())
         assert "[hidden " in cluster_b
-        seen = json.dumps(list(p.jobs(tenant=B))) + json.dumps([e.data for e in p.watch(tenant=B)]) + cluster_b
+        seen = json.dumps([j.to_dict() for j in p.jobs(tenant=B)]) + json.dumps([e.data for e in p.watch(tenant=B)]) + cluster_b
         for secret_of_a in (str(a_job.id), str(run.id), "a-train", "a-pipe", A):
             assert secret_of_a not in seen
         assert len(p.jobs(tenant=B)) == 1
@@ -261,7 +261,7 @@ def test_secret_references_resolve_only_in_the_callers_tenant(store_uri, tmp_pat
                 assert said == unknown, ref
                 assert "BUDCORE_SECRET" not in said[4] and str(tmp_path) not in said[4]
         # What B sees of its own tenant holds neither value.
-        seen = json.dumps(list(p.jobs(tenant=B))) + json.dumps([e.data for e in p.watch(tenant=B)])
+        seen = json.dumps([j.to_dict() for j in p.jobs(tenant=B)]) + json.dumps([e.data for e in p.watch(tenant=B)])
         assert a_value not in seen and platform_value not in seen and A not in seen
 
 

@@ -6,7 +6,7 @@ import types
 
 import budcore
 
-SUBMODULES = {"cost", "documents", "errors", "gpu", "jobs", "pipeline", "platform", "quota", "results", "schedule",
+SUBMODULES = {"cost", "documents", "enums", "errors", "gpu", "jobs", "pipeline", "platform", "quota", "results", "schedule",
               "serverless", "store", "templates", "usecases"}
 
 

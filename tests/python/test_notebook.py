@@ -17,7 +17,7 @@ import pytest
 
 import budcore
 from budcore import schedule, usecases
-from budcore.platform import JobTable, PipelineRun, SimulationResult
+from budcore.platform import JobSummary, JobTable, PipelineRun, SimulationResult
 from test_platform import TENANT, job
 from test_schedule import scenario
 
@@ -164,7 +164,7 @@ def test_timelines_and_their_jobs_display_escaped_tables_names_first():
 
 def test_job_tables_runs_and_simulations_display_escaped_tables_names_first(tmp_path):
     rows = [{"id": "0190-1", "name": "<script>x</script>", "status": "queued"}]
-    shown = JobTable(rows)._repr_html_()
+    shown = JobTable(JobSummary.from_dict(r) for r in rows)._repr_html_()
     assert "&lt;script&gt;" in shown and "<script>" not in shown
     assert shown.index("<th>name</th>") < shown.index("<th>id</th>")
     run = PipelineRun("r-1", "p<1>", "running", "", "", 1, {"steps": [{"id": "a&b", "state": "running"}]})

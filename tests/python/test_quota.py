@@ -258,6 +258,7 @@ def test_usage_table_and_frame(two_queues):
     eng.add_workload(quota.workload("w1", "a", {"cpu": "12500m"}, namespace="ns"))
     eng.run_cycle()
     rows = quota.usage_table(eng)
+    assert isinstance(rows, budcore.results.Rows) and "<th>cluster_queue</th>" in rows._repr_html_()
     a = next(r for r in rows if r["cluster_queue"] == "cq-a")
     assert a == {"cluster_queue": "cq-a", "flavor": "default", "resource": "cpu", "nominal": 10.0, "used": 12.5,
                  "borrowed": 2.5, "lent": 0.0, "available": a["available"]}
@@ -320,7 +321,8 @@ def test_stub_matches_the_extension():
     assert public - declared == set(), "in the extension but not in _core.pyi"
     # The pure-Python submodules and what budcore re-exports from them.
     pure_python = {"quota", "schedule", "cost", "usecases", "platform", "results", "documents", "errors", "jobs",
-                   "pipeline", "store", "templates", "Platform", "simulate", "gpu", "serverless"}
+                   "pipeline", "store", "templates", "Platform", "simulate", "gpu", "serverless", "enums",
+                   *budcore.enums.__all__}
     assert set(budcore.__all__) - pure_python <= public
 
 
@@ -347,3 +349,8 @@ def test_quota_config_constructors():
     assert info.value.field.startswith("cluster_queues[0]")
     with pytest.raises(TypeError):
         budcore.QuotaConfig(sections, cohorts=[])
+
+
+def test_a_workload_writes_a_quantity_request_as_its_text():
+    w = quota.workload("w1", "a", {"cpu": budcore.Quantity("1500m"), "memory": budcore.Quantity("4Gi"), "gpu": 1})
+    assert w["pod_sets"][0]["requests"] == {"cpu": "1500m", "memory": "4Gi", "gpu": 1}

@@ -195,6 +195,7 @@ def test_replay_a_small_generator():
     assert r["workloads"] == 6 * 25 and r["cluster_queues"] == 6
     assert r["workload_classes"]["small"]["count"] == 120
     assert 0 < r["cluster_queue_classes"]["cq"]["usage_percent"] <= 200
+    assert isinstance(r, schedule.ReplayReport) and r.workloads == 150 and r.passed == r["passed"]
     gen["cohorts"][0]["queuesSets"][0]["nominalQuata"] = 1
     with pytest.raises(budcore.ValidationError) as e:
         schedule.replay(gen)
