@@ -59,40 +59,57 @@ void SqlStore::flush_deferred(bool records) {
   if (!st && !deferred_error_) deferred_error_ = st.error();
 }
 
+namespace {
+
+// The deferred job rows as one PostgreSQL array per column, for `unnest`.
+struct JobColumns {
+  std::vector<std::string> tenant, id, project, cluster, status, type, source, created, updated, doc, name, priority,
+      count, expected, writes;
+  std::vector<std::optional<std::string>> pipeline, gpu_type;
+
+  explicit JobColumns(const std::vector<DeferredJobWrite>& rows) {
+    for (const DeferredJobWrite& w : rows) {
+      tenant.push_back(w.tenant);
+      id.push_back(w.id);
+      project.push_back(w.project);
+      cluster.push_back(w.cluster);
+      pipeline.push_back(w.pipeline);
+      status.push_back(w.status);
+      type.push_back(w.type);
+      source.push_back(w.source);
+      created.push_back(std::to_string(w.created_ns));
+      updated.push_back(std::to_string(w.updated_ns));
+      doc.push_back(w.doc);
+      name.push_back(w.name);
+      priority.push_back(w.priority);
+      gpu_type.push_back(w.gpu_type);
+      count.push_back(std::to_string(w.gpu_count));
+      expected.push_back(std::to_string(w.expected_version));
+      writes.push_back(std::to_string(w.writes));
+    }
+  }
+};
+
+// "job X" for one row, "one of N <kind>" for more: what a failed batch statement names.
+std::string rows_named(const std::vector<DeferredJobWrite>& rows, const std::string& kind) {
+  if (rows.size() == 1) return "job " + rows.front().id;
+  return "one of " + std::to_string(rows.size()) + " " + kind + " (" + rows.front().id + " to " + rows.back().id + ")";
+}
+
+}  // namespace
+
 // One multi-row INSERT for the transaction's new jobs (a statement per row costs PostgreSQL more
 // than the row). A clash with an existing id fails the statement, and with it the transaction.
 Status SqlStore::send_deferred_inserts() {
   const std::vector<DeferredJobWrite>& rows = deferred_.inserts;
   if (rows.empty()) return {};
-  std::vector<std::string> tenant, id, project, cluster, status, type, source, created, updated, doc, name, priority,
-      count;
-  std::vector<std::optional<std::string>> pipeline, gpu_type;
-  for (const DeferredJobWrite& w : rows) {
-    tenant.push_back(w.tenant);
-    id.push_back(w.id);
-    project.push_back(w.project);
-    cluster.push_back(w.cluster);
-    pipeline.push_back(w.pipeline);
-    status.push_back(w.status);
-    type.push_back(w.type);
-    source.push_back(w.source);
-    created.push_back(std::to_string(w.created_ns));
-    updated.push_back(std::to_string(w.updated_ns));
-    doc.push_back(w.doc);
-    name.push_back(w.name);
-    priority.push_back(w.priority);
-    gpu_type.push_back(w.gpu_type);
-    count.push_back(std::to_string(w.gpu_count));
-  }
-  const std::string a[] = {pg_text_array(tenant),  pg_text_array(id),      pg_text_array(project),
-                           pg_text_array(cluster), pg_nullable_text_array(pipeline), pg_text_array(status),
-                           pg_text_array(type),    pg_text_array(source),  pg_text_array(created),
-                           pg_text_array(updated), pg_text_array(doc),     pg_text_array(name),
-                           pg_text_array(priority), pg_nullable_text_array(gpu_type), pg_text_array(count)};
+  const JobColumns c(rows);
+  const std::string a[] = {pg_text_array(c.tenant),  pg_text_array(c.id),       pg_text_array(c.project),
+                           pg_text_array(c.cluster), pg_nullable_text_array(c.pipeline), pg_text_array(c.status),
+                           pg_text_array(c.type),    pg_text_array(c.source),   pg_text_array(c.created),
+                           pg_text_array(c.updated), pg_text_array(c.doc),      pg_text_array(c.name),
+                           pg_text_array(c.priority), pg_nullable_text_array(c.gpu_type), pg_text_array(c.count)};
   std::vector<SqlParam> p(std::begin(a), std::end(a));
-  const std::string what = rows.size() == 1 ? "job " + rows.front().id
-                                            : "one of " + std::to_string(rows.size()) + " new jobs (" + rows.front().id +
-                                                  " to " + rows.back().id + ")";
   return s_->conn->execute_later(
       "INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, created_ns, "
       "updated_ns, version, doc, name, priority, gpu_type, gpu_count) "
@@ -103,41 +120,20 @@ Status SqlStore::send_deferred_inserts() {
       "CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[])) "
       "AS u(tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, created_ns, updated_ns, doc, "
       "name, priority, gpu_type, gpu_count)",
-      p, LaterCheck{static_cast<std::int64_t>(rows.size()), what});
+      p, LaterCheck{static_cast<std::int64_t>(rows.size()), rows_named(rows, "new jobs")});
 }
 
 Status SqlStore::send_deferred_jobs() {
   const std::vector<DeferredJobWrite>& rows = deferred_.jobs;
   if (rows.empty()) return {};
-  std::vector<std::string> project, cluster, status, type, source, updated, doc, name, priority, count, tenant, id, expected,
-      writes;
-  std::vector<std::optional<std::string>> pipeline, gpu_type;
-  for (const DeferredJobWrite& w : rows) {
-    project.push_back(w.project);
-    cluster.push_back(w.cluster);
-    pipeline.push_back(w.pipeline);
-    status.push_back(w.status);
-    type.push_back(w.type);
-    source.push_back(w.source);
-    updated.push_back(std::to_string(w.updated_ns));
-    doc.push_back(w.doc);
-    name.push_back(w.name);
-    priority.push_back(w.priority);
-    gpu_type.push_back(w.gpu_type);
-    count.push_back(std::to_string(w.gpu_count));
-    tenant.push_back(w.tenant);
-    id.push_back(w.id);
-    expected.push_back(std::to_string(w.expected_version));
-    writes.push_back(std::to_string(w.writes));
-  }
-  const std::string a[] = {pg_text_array(project), pg_text_array(cluster), pg_nullable_text_array(pipeline),
-                           pg_text_array(status), pg_text_array(type), pg_text_array(source), pg_text_array(updated),
-                           pg_text_array(doc), pg_text_array(name), pg_text_array(priority),
-                           pg_nullable_text_array(gpu_type), pg_text_array(count), pg_text_array(tenant),
-                           pg_text_array(id), pg_text_array(expected), pg_text_array(writes)};
+  const JobColumns c(rows);
+  const std::string a[] = {pg_text_array(c.project), pg_text_array(c.cluster), pg_nullable_text_array(c.pipeline),
+                           pg_text_array(c.status), pg_text_array(c.type), pg_text_array(c.source), pg_text_array(c.updated),
+                           pg_text_array(c.doc), pg_text_array(c.name), pg_text_array(c.priority),
+                           pg_nullable_text_array(c.gpu_type), pg_text_array(c.count), pg_text_array(c.tenant),
+                           pg_text_array(c.id), pg_text_array(c.expected), pg_text_array(c.writes)};
   std::vector<SqlParam> p(std::begin(a), std::end(a));
   // Each row a compare-and-set: fewer rows changed than sent means another writer got there.
-  const std::string what = rows.size() == 1 ? "job " + rows.front().id : "one of " + std::to_string(rows.size()) + " jobs";
   return s_->conn->execute_later(
       "UPDATE jobs AS j SET project_id = u.project_id, cluster_id = u.cluster_id, pipeline_id = u.pipeline_id, "
       "status = u.status, job_type = u.job_type, source = u.source, updated_ns = u.updated_ns, doc = u.doc, "
@@ -148,7 +144,7 @@ Status SqlStore::send_deferred_jobs() {
       "AS u(project_id, cluster_id, pipeline_id, status, job_type, source, updated_ns, doc, name, priority, gpu_type, "
       "gpu_count, tenant_id, id, expected, writes) "
       "WHERE j.tenant_id = u.tenant_id COLLATE \"C\" AND j.id = u.id COLLATE \"C\" AND j.version = u.expected",
-      p, LaterCheck{static_cast<std::int64_t>(rows.size()), what});
+      p, LaterCheck{static_cast<std::int64_t>(rows.size()), rows_named(rows, "jobs")});
 }
 
 Status SqlStore::send_deferred_records() {

@@ -26,9 +26,13 @@ class PlatformHa : public ::testing::TestWithParam<std::string> {
     target_->config.clock = platform::ClockKind::System;
   }
   std::unique_ptr<platform::Platform> replica(const std::string& id, std::int64_t lease_ms = 1000) {
+    return replica_with(id, lease_ms, 250, 100);
+  }
+  std::unique_ptr<platform::Platform> replica_with(const std::string& id, std::int64_t lease_ms, std::int64_t renew_ms,
+                                                   std::int64_t retry_ms) {
     platform::PlatformConfig c = target_->config;
-    c.ha = platform::HaConfig{id, core::Duration::milliseconds(lease_ms), core::Duration::milliseconds(250),
-                              core::Duration::milliseconds(100), true};
+    c.ha = platform::HaConfig{id, core::Duration::milliseconds(lease_ms), core::Duration::milliseconds(renew_ms),
+                              core::Duration::milliseconds(retry_ms), true};
     auto p = platform::Platform::open(c);
     EXPECT_TRUE(p) << (p ? "" : p.error().describe());
     return p ? std::move(*p) : nullptr;
@@ -121,14 +125,7 @@ TEST_P(PlatformHa, AFollowerTakesRequestsTheLeaderCarriesOut) {
 // With Kueue's periods (lease 15 s, renew 10 s, retry 2 s) a follower still takes a lease given
 // up gracefully within a fraction of a second: it looks for that between its attempts.
 TEST_P(PlatformHa, AGracefulHandoverTakesLessThanTheRetryPeriod) {
-  auto open = [&](const std::string& id) {
-    platform::PlatformConfig c = target_->config;
-    c.ha = platform::HaConfig{id, core::Duration::seconds(15), core::Duration::seconds(10), core::Duration::seconds(2),
-                              true};
-    auto p = platform::Platform::open(c);
-    EXPECT_TRUE(p) << (p ? "" : p.error().describe());
-    return p ? std::move(*p) : nullptr;
-  };
+  auto open = [&](const std::string& id) { return replica_with(id, 15'000, 10'000, 2'000); };
   auto r1 = open("r1");
   ASSERT_TRUE(r1);
   ASSERT_TRUE(eventually([&] { return r1->ha_status()->role == "leader"; }, 5));
@@ -151,14 +148,7 @@ TEST_P(PlatformHa, AGracefulHandoverTakesLessThanTheRetryPeriod) {
 // would be a lease old before the next, and another process could take its id while it lives.
 // It attempts at least three times a lease instead.
 TEST_P(PlatformHa, AFollowersReportIsNeverALeaseOldWhenTheRetryPeriodIsTheLease) {
-  auto open = [&](const std::string& id) {
-    platform::PlatformConfig c = target_->config;
-    c.ha = platform::HaConfig{id, core::Duration::milliseconds(1500), core::Duration::milliseconds(500),
-                              core::Duration::milliseconds(1500), true};
-    auto p = platform::Platform::open(c);
-    EXPECT_TRUE(p) << (p ? "" : p.error().describe());
-    return p ? std::move(*p) : nullptr;
-  };
+  auto open = [&](const std::string& id) { return replica_with(id, 1500, 500, 1500); };
   auto r1 = open("r1");
   ASSERT_TRUE(r1);
   ASSERT_TRUE(eventually([&] { return r1->ha_status()->role == "leader"; }, 5));
