@@ -61,34 +61,28 @@ void SqlStore::flush_deferred(bool records) {
 
 namespace {
 
-// The deferred job rows as one PostgreSQL array per column, for `unnest`.
-struct JobColumns {
-  std::vector<std::string> tenant, id, project, cluster, status, type, source, created, updated, doc, name, priority,
-      count, expected, writes;
-  std::vector<std::optional<std::string>> pipeline, gpu_type;
-
-  explicit JobColumns(const std::vector<DeferredJobWrite>& rows) {
-    for (const DeferredJobWrite& w : rows) {
-      tenant.push_back(w.tenant);
-      id.push_back(w.id);
-      project.push_back(w.project);
-      cluster.push_back(w.cluster);
-      pipeline.push_back(w.pipeline);
-      status.push_back(w.status);
-      type.push_back(w.type);
-      source.push_back(w.source);
-      created.push_back(std::to_string(w.created_ns));
-      updated.push_back(std::to_string(w.updated_ns));
-      doc.push_back(w.doc);
-      name.push_back(w.name);
-      priority.push_back(w.priority);
-      gpu_type.push_back(w.gpu_type);
-      count.push_back(std::to_string(w.gpu_count));
-      expected.push_back(std::to_string(w.expected_version));
-      writes.push_back(std::to_string(w.writes));
-    }
-  }
-};
+// The deferred job rows' columns as PostgreSQL arrays, for `unnest`.
+using Rows = std::vector<DeferredJobWrite>;
+std::string tenants(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.tenant; }); }
+std::string ids(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.id; }); }
+std::string projects(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.project; }); }
+std::string clusters(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.cluster; }); }
+std::string pipelines(const Rows& r) {
+  return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::optional<std::string>& { return w.pipeline; });
+}
+std::string statuses(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.status; }); }
+std::string types(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.type; }); }
+std::string sources(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.source; }); }
+std::string docs(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.doc; }); }
+std::string names(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.name; }); }
+std::string priorities(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.priority; }); }
+std::string gpu_types(const Rows& r) {
+  return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::optional<std::string>& { return w.gpu_type; });
+}
+template <class Number>
+std::string numbers(const Rows& r, Number number) {
+  return pg_array_of(r, [&](const DeferredJobWrite& w) { return std::to_string(number(w)); });
+}
 
 // "job X" for one row, "one of N <kind>" for more: what a failed batch statement names.
 std::string rows_named(const std::vector<DeferredJobWrite>& rows, const std::string& kind) {
@@ -103,12 +97,21 @@ std::string rows_named(const std::vector<DeferredJobWrite>& rows, const std::str
 Status SqlStore::send_deferred_inserts() {
   const std::vector<DeferredJobWrite>& rows = deferred_.inserts;
   if (rows.empty()) return {};
-  const JobColumns c(rows);
-  const std::string a[] = {pg_text_array(c.tenant),  pg_text_array(c.id),       pg_text_array(c.project),
-                           pg_text_array(c.cluster), pg_nullable_text_array(c.pipeline), pg_text_array(c.status),
-                           pg_text_array(c.type),    pg_text_array(c.source),   pg_text_array(c.created),
-                           pg_text_array(c.updated), pg_text_array(c.doc),      pg_text_array(c.name),
-                           pg_text_array(c.priority), pg_nullable_text_array(c.gpu_type), pg_text_array(c.count)};
+  const std::string a[] = {tenants(rows),
+                           ids(rows),
+                           projects(rows),
+                           clusters(rows),
+                           pipelines(rows),
+                           statuses(rows),
+                           types(rows),
+                           sources(rows),
+                           numbers(rows, [](const DeferredJobWrite& w) { return w.created_ns; }),
+                           numbers(rows, [](const DeferredJobWrite& w) { return w.updated_ns; }),
+                           docs(rows),
+                           names(rows),
+                           priorities(rows),
+                           gpu_types(rows),
+                           numbers(rows, [](const DeferredJobWrite& w) { return w.gpu_count; })};
   std::vector<SqlParam> p(std::begin(a), std::end(a));
   return s_->conn->execute_later(
       "INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, created_ns, "
@@ -126,12 +129,22 @@ Status SqlStore::send_deferred_inserts() {
 Status SqlStore::send_deferred_jobs() {
   const std::vector<DeferredJobWrite>& rows = deferred_.jobs;
   if (rows.empty()) return {};
-  const JobColumns c(rows);
-  const std::string a[] = {pg_text_array(c.project), pg_text_array(c.cluster), pg_nullable_text_array(c.pipeline),
-                           pg_text_array(c.status), pg_text_array(c.type), pg_text_array(c.source), pg_text_array(c.updated),
-                           pg_text_array(c.doc), pg_text_array(c.name), pg_text_array(c.priority),
-                           pg_nullable_text_array(c.gpu_type), pg_text_array(c.count), pg_text_array(c.tenant),
-                           pg_text_array(c.id), pg_text_array(c.expected), pg_text_array(c.writes)};
+  const std::string a[] = {projects(rows),
+                           clusters(rows),
+                           pipelines(rows),
+                           statuses(rows),
+                           types(rows),
+                           sources(rows),
+                           numbers(rows, [](const DeferredJobWrite& w) { return w.updated_ns; }),
+                           docs(rows),
+                           names(rows),
+                           priorities(rows),
+                           gpu_types(rows),
+                           numbers(rows, [](const DeferredJobWrite& w) { return w.gpu_count; }),
+                           tenants(rows),
+                           ids(rows),
+                           numbers(rows, [](const DeferredJobWrite& w) { return w.expected_version; }),
+                           numbers(rows, [](const DeferredJobWrite& w) { return w.writes; })};
   std::vector<SqlParam> p(std::begin(a), std::end(a));
   // Each row a compare-and-set: fewer rows changed than sent means another writer got there.
   return s_->conn->execute_later(

@@ -109,14 +109,43 @@ inline Status check_key(std::string_view field, std::string_view value) {
 
 inline std::size_t page_limit(const PageRequest& p) { return std::clamp<std::size_t>(p.limit, 1, PageRequest::kMaxPageSize); }
 
-// One quoted element of a PostgreSQL array literal.
+// One quoted element of a PostgreSQL array literal: the runs between quotes and backslashes
+// are appended whole (the documents of a batch make these literals megabytes long).
 inline void append_pg_array_item(std::string& out, std::string_view s) {
   out += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '"' && s[i] != '\\') continue;
+    out.append(s.data() + from, i - from);
+    out += '\\';
+    from = i;  // the quote or backslash itself goes with the next run
   }
+  out.append(s.data() + from, s.size() - from);
   out += '"';
+}
+
+// A PostgreSQL array literal of one field of each row, read by `field` (text, or an optional
+// text whose absence is NULL), written straight from the rows without copying the fields.
+template <class Row, class Field>
+std::string pg_array_of(const std::vector<Row>& rows, Field field) {
+  std::string out;
+  out.reserve(2 + rows.size() * 8);
+  out += '{';
+  for (const Row& r : rows) {
+    if (out.size() > 1) out += ',';
+    const auto& v = field(r);
+    if constexpr (requires { v.has_value(); }) {
+      if (v) {
+        append_pg_array_item(out, *v);
+      } else {
+        out += "NULL";
+      }
+    } else {
+      append_pg_array_item(out, v);
+    }
+  }
+  out += '}';
+  return out;
 }
 
 // A PostgreSQL text[] literal ({"a","b"}), every element quoted, for `CAST(? AS TEXT[])`: one

@@ -1024,10 +1024,14 @@ TEST_P(StoreConformance, TransactCommitsAllOrNothing) {
 // and one id that exists already fails the whole transaction naming the id field.
 TEST_P(StoreConformance, JobsCreatedTogetherInATransactionCommitOrFailTogether) {
   auto existing = create(tenant_a_, make_job("existing"));
+  // Text that the array literals a batch is sent in must escape, and words they give meaning to.
+  const std::string tricky = "say \"hi\" \\ back\\\\slash \\\"q\\\" {a,b} NULL \xc3\xa9";
   std::vector<Id> made;
   ASSERT_TRUE(store().transact([&](Store& tx) -> core::Status {
     for (int i = 0; i < 5; ++i) {
-      BUDCORE_TRY_ASSIGN(auto r, tx.create_job(tenant_a_, make_job("n" + std::to_string(i))));
+      auto j = make_job("n" + std::to_string(i));
+      j.spec = Value::map({{"cmd", tricky}});
+      BUDCORE_TRY_ASSIGN(auto r, tx.create_job(tenant_a_, j));
       made.push_back(r.record.job.id);
     }
     BUDCORE_TRY_ASSIGN(auto first, tx.get_job(tenant_a_, made.front()));  // read back inside
@@ -1040,6 +1044,7 @@ TEST_P(StoreConformance, JobsCreatedTogetherInATransactionCommitOrFailTogether) 
   ASSERT_TRUE(last) << last.error().describe();
   EXPECT_EQ(last->version, 2);
   EXPECT_EQ(last->job.status, JobStatus::Queued);
+  for (const Id& id : made) EXPECT_EQ(store().get_job(tenant_a_, id)->job.spec.find("cmd")->as_string(), tricky);
 
   auto clash = store().transact([&](Store& tx) -> core::Status {
     BUDCORE_TRY(tx.create_job(tenant_a_, make_job("x1")));
