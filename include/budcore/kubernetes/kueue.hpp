@@ -76,7 +76,9 @@ BUDCORE_API core::Result<std::string> apply_multikueue(Client& client, const Mul
 // must name them.
 BUDCORE_API core::Result<std::set<std::string, std::less<>>> multikueue_cluster_queues(Client& client);
 
-// The cluster's Kueue configuration (every Kueue quota object, not only budcore's).
+// The cluster's Kueue configuration (every Kueue quota object, not only budcore's). A
+// LocalQueue naming a ClusterQueue that does not exist is left out with a warning (Kueue keeps
+// it inactive), so that one such queue does not make the whole cluster's quota unreadable.
 BUDCORE_API core::Result<quota::KueueImport> read_quota(Client& client);
 
 // Creates the namespace unless it exists. Returns whether it created it.

@@ -269,7 +269,26 @@ core::Result<quota::KueueImport> read_quota(Client& client) {
     BUDCORE_TRY_ASSIGN(list, client.list(*r, {}));
     for (auto& item : list.items) docs.push_back(std::move(item));
   }
-  return quota::import_kueue(docs);
+  // A live cluster may hold a LocalQueue whose ClusterQueue does not exist (not created yet,
+  // deleted, or misspelled by whoever may create LocalQueues in their namespace): Kueue keeps it
+  // inactive, and so does this read, rather than refusing the whole cluster's quota.
+  std::set<std::string> cluster_queues;
+  for (const Value& d : docs)
+    if (const Value* k = d.find("kind"); k != nullptr && k->is_string() && k->as_string() == "ClusterQueue")
+      cluster_queues.insert(meta_str(d, "name"));
+  std::vector<std::string> skipped;
+  std::erase_if(docs, [&](const Value& d) {
+    const Value* k = d.find("kind");
+    if (k == nullptr || !k->is_string() || k->as_string() != "LocalQueue") return false;
+    const Value* cq = d.find_path("spec.clusterQueue");
+    if (cq != nullptr && cq->is_string() && cluster_queues.contains(cq->as_string())) return false;
+    skipped.push_back(label_of(d) + " names ClusterQueue '" + (cq != nullptr && cq->is_string() ? cq->as_string() : "") +
+                      "', which does not exist: left out (inactive, as Kueue keeps it)");
+    return true;
+  });
+  BUDCORE_TRY_ASSIGN(quota::KueueImport out, quota::import_kueue(docs));
+  out.warnings.insert(out.warnings.end(), skipped.begin(), skipped.end());
+  return out;
 }
 
 }  // namespace budcore::kubernetes

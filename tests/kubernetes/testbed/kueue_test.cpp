@@ -222,6 +222,31 @@ TEST_F(KueueTestbedTest, CohortLetsAQueueBorrow) {
   EXPECT_TRUE(found);
 }
 
+// Whoever may create LocalQueues in a namespace can name a ClusterQueue that does not exist;
+// Kueue keeps that queue inactive, and reading the cluster's quota leaves it out with a warning
+// instead of failing for everyone (the companion reads the quota this way on every pass).
+TEST_F(KueueTestbedTest, ALocalQueueOfAMissingClusterQueueDoesNotBreakTheQuotaRead) {
+  apply(config());
+  const std::string ns = "dangling-" + sfx;
+  ASSERT_TRUE(kubernetes::ensure_namespace(*client, ns));
+  auto lq = client->create(resources::local_queues(), ns,
+                           Value::map({{"apiVersion", "kueue.x-k8s.io/v1beta2"},
+                                       {"kind", "LocalQueue"},
+                                       {"metadata", Value::map({{"name", "nowhere"}, {"namespace", ns}})},
+                                       {"spec", Value::map({{"clusterQueue", "no-such-cq-" + sfx}})}}));
+  ASSERT_TRUE(lq) << lq.error().describe();
+  auto back = read_quota(*client);
+  ASSERT_TRUE(back) << back.error().describe();
+  bool batch = false;
+  for (const auto& q : back->config.cluster_queues) batch = batch || q.name == "batch-" + sfx;
+  EXPECT_TRUE(batch) << "the valid queues are still read";
+  for (const auto& q : back->config.local_queues) EXPECT_NE(q.namespace_, ns) << "the dangling queue is left out";
+  bool warned = false;
+  for (const auto& w : back->warnings) warned = warned || w.find("no-such-cq-" + sfx) != std::string::npos;
+  EXPECT_TRUE(warned) << "a warning names the missing ClusterQueue";
+  ASSERT_TRUE(client->remove(resources::local_queues(), ns, "nowhere"));
+}
+
 TEST_F(KueueTestbedTest, WaitingForQueuesNamesTheOneThatIsNotActive) {
   auto cfg = config();
   auto never = wait_quota_active(*client, cfg, std::chrono::milliseconds(200));  // nothing applied yet
