@@ -328,6 +328,12 @@ core::Status read_ha(const Value& v, PlatformConfig& c) {
   BUDCORE_TRY(s.seconds("renew_seconds", h.renew, 0.01, 3600));
   BUDCORE_TRY(s.seconds("retry_seconds", h.retry, 0.01, 3600));
   BUDCORE_TRY(s.boolean("lead", h.lead));
+  // The defaults are Kueue's (15 s / 10 s / 2 s); with a shorter lease and no renew or retry
+  // given, they keep Kueue's proportions instead of being refused for a value nobody wrote.
+  if (s.get("renew_seconds") == nullptr && h.renew >= h.lease)
+    h.renew = core::Duration::nanoseconds(h.lease.count_ns() * 2 / 3);
+  if (s.get("retry_seconds") == nullptr && h.retry.count_ns() > h.lease.count_ns() / 3)
+    h.retry = core::Duration::nanoseconds(h.lease.count_ns() / 3);
   c.ha = std::move(h);
   return {};
 }

@@ -66,6 +66,19 @@ core::Status Impl::ha_join() {
 // period (shorter than the lease), so one that does is in use and refused; one that stays silent
 // for a lease since its last report has no process behind it (killed, restarting under the same
 // id), and this one takes the id over.
+// A platform opened without `ha` on a store that replicas drive would write beside their leader
+// and acknowledge jobs that leader never sees: it is refused while a lease is held.
+core::Status Impl::check_no_replicas() {
+  BUDCORE_TRY_ASSIGN(auto lease, store->read_lease(kLease));
+  if (lease.holder.empty() || lease.expires <= lease.now) return {};
+  Error e = Error::make(ErrorCode::Conflict,
+                        "the store is driven by replicas: " + lease.holder + " holds its lease (epoch " +
+                            std::to_string(lease.epoch) + "); open it with the replicas' `ha` section (docs/ha.md)",
+                        "ha");
+  e.value = lease.holder;
+  return e;
+}
+
 core::Status Impl::wait_for_predecessor() {
   const HaConfig& ha = *config.ha;
   std::optional<core::Timestamp> first_seen;

@@ -95,6 +95,7 @@ core::Result<std::unique_ptr<Platform>> Platform::open(PlatformConfig config,
     m.ha_role = Impl::HaRole::Follower;
     BUDCORE_TRY(m.ha_join());
   } else {
+    BUDCORE_TRY(m.check_no_replicas());
     BUDCORE_TRY(m.recover());
   }
   std::unique_ptr<Platform> p(new Platform(std::move(impl)));

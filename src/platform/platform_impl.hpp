@@ -186,6 +186,7 @@ struct BUDCORE_HIDDEN Platform::Impl {
   std::atomic<bool> ha_replaced{false};
   core::Status note_report(core::Status reported);
   core::Status wait_for_predecessor();
+  core::Status check_no_replicas();  // Conflict while replicas hold the store's lease
   core::Error replaced_error() const {
     return core::Error::make(core::ErrorCode::AlreadyExists,
                              "replica " + config.ha->replica +

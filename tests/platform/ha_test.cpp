@@ -425,6 +425,38 @@ TEST(PlatformHaStoreFailure, ALeaderWhoseCommitFailedRecoversWhileItHoldsTheLeas
   EXPECT_EQ(ha->epoch, 1);
 }
 
+// With a short lease and no renew or retry given, the defaults keep Kueue's proportions (renew
+// two thirds of the lease, retry at most a third) rather than being refused for values nobody wrote.
+TEST(PlatformHaConfig, DefaultPeriodsFollowAShortLease) {
+  auto c = platform::PlatformConfig::parse("store: x\nclock: system\nha: {replica: r1, lease_seconds: 1.5}\n");
+  ASSERT_TRUE(c) << c.error().describe();
+  EXPECT_EQ(c->ha->renew, core::Duration::seconds(1));
+  EXPECT_EQ(c->ha->retry, core::Duration::milliseconds(500));
+  auto kueue = platform::PlatformConfig::parse("store: x\nclock: system\nha: {replica: r1}\n");
+  ASSERT_TRUE(kueue) << kueue.error().describe();
+  EXPECT_EQ(kueue->ha->renew, core::Duration::seconds(10));
+  EXPECT_EQ(kueue->ha->retry, core::Duration::seconds(2));
+  // What is written stays as written, and is checked.
+  auto given = platform::PlatformConfig::parse("store: x\nclock: system\nha: {replica: r1, lease_seconds: 1.5, retry_seconds: 2}\n");
+  ASSERT_FALSE(given);
+  EXPECT_EQ(given.error().field, "ha.retry_seconds");
+}
+
+// A platform opened without `ha` on a store whose lease replicas hold would act beside their
+// leader: it is refused, naming the holder.
+TEST_P(PlatformHa, APlatformWithoutHaIsRefusedOnAStoreReplicasDrive) {
+  auto r1 = replica("r1");
+  ASSERT_TRUE(r1);
+  ASSERT_TRUE(eventually([&] { return r1->ha_status()->role == "leader"; }, 5));
+  auto single = platform::Platform::open(target_->config);
+  ASSERT_FALSE(single);
+  EXPECT_EQ(single.error().code, ErrorCode::Conflict) << single.error().describe();
+  EXPECT_EQ(single.error().field, "ha");
+  r1.reset();  // resigns: the store may be opened alone again
+  auto after = platform::Platform::open(target_->config);
+  EXPECT_TRUE(after) << after.error().describe();
+}
+
 TEST(PlatformHaConfig, TheHaSectionIsCheckedFieldByField) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"store: x\nclock: system\nha: {replica: r1, lease_seconds: 5, renew_seconds: 10}\n", "ha.renew_seconds"},
