@@ -62,10 +62,6 @@ core::Status Impl::ha_join() {
   return start_renewer();
 }
 
-// An id reported within the lease is watched: a live process reports again within a renewal
-// period (shorter than the lease), so one that does is in use and refused; one that stays silent
-// for a lease since its last report has no process behind it (killed, restarting under the same
-// id), and this one takes the id over.
 // A platform opened without `ha` on a store that replicas drive would write beside their leader
 // and acknowledge jobs that leader never sees: it is refused while a lease is held.
 core::Status Impl::check_no_replicas() {
@@ -79,6 +75,10 @@ core::Status Impl::check_no_replicas() {
   return e;
 }
 
+// An id reported within the lease is watched: a live process reports again at its next attempt
+// (at least three times a lease), so one that does is in use and refused; one that stays silent
+// for a lease since its last report has no process behind it (killed, restarting under the same
+// id), and this one takes the id over.
 core::Status Impl::wait_for_predecessor() {
   const HaConfig& ha = *config.ha;
   std::optional<core::Timestamp> first_seen;
