@@ -61,27 +61,9 @@ void SqlStore::flush_deferred(bool records) {
 
 namespace {
 
-// The deferred job rows' columns as PostgreSQL arrays, for `unnest`.
-using Rows = std::vector<DeferredJobWrite>;
-std::string tenants(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.tenant; }); }
-std::string ids(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.id; }); }
-std::string projects(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.project; }); }
-std::string clusters(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.cluster; }); }
-std::string pipelines(const Rows& r) {
-  return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::optional<std::string>& { return w.pipeline; });
-}
-std::string statuses(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.status; }); }
-std::string types(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.type; }); }
-std::string sources(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.source; }); }
-std::string docs(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.doc; }); }
-std::string names(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.name; }); }
-std::string priorities(const Rows& r) { return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::string& { return w.priority; }); }
-std::string gpu_types(const Rows& r) {
-  return pg_array_of(r, [](const DeferredJobWrite& w) -> const std::optional<std::string>& { return w.gpu_type; });
-}
-template <class Number>
-std::string numbers(const Rows& r, Number number) {
-  return pg_array_of(r, [&](const DeferredJobWrite& w) { return std::to_string(number(w)); });
+// A number column of the deferred job rows, as a PostgreSQL array for `unnest`.
+std::string numbers(const std::vector<DeferredJobWrite>& rows, std::int64_t DeferredJobWrite::*field) {
+  return pg_array_of(rows, [field](const DeferredJobWrite& w) { return std::to_string(w.*field); });
 }
 
 // "job X" for one row, "one of N <kind>" for more: what a failed batch statement names.
@@ -97,21 +79,21 @@ std::string rows_named(const std::vector<DeferredJobWrite>& rows, const std::str
 Status SqlStore::send_deferred_inserts() {
   const std::vector<DeferredJobWrite>& rows = deferred_.inserts;
   if (rows.empty()) return {};
-  const std::string a[] = {tenants(rows),
-                           ids(rows),
-                           projects(rows),
-                           clusters(rows),
-                           pipelines(rows),
-                           statuses(rows),
-                           types(rows),
-                           sources(rows),
-                           numbers(rows, [](const DeferredJobWrite& w) { return w.created_ns; }),
-                           numbers(rows, [](const DeferredJobWrite& w) { return w.updated_ns; }),
-                           docs(rows),
-                           names(rows),
-                           priorities(rows),
-                           gpu_types(rows),
-                           numbers(rows, [](const DeferredJobWrite& w) { return w.gpu_count; })};
+  const std::string a[] = {pg_array_of(rows, &DeferredJobWrite::tenant),
+                           pg_array_of(rows, &DeferredJobWrite::id),
+                           pg_array_of(rows, &DeferredJobWrite::project),
+                           pg_array_of(rows, &DeferredJobWrite::cluster),
+                           pg_array_of(rows, &DeferredJobWrite::pipeline),
+                           pg_array_of(rows, &DeferredJobWrite::status),
+                           pg_array_of(rows, &DeferredJobWrite::type),
+                           pg_array_of(rows, &DeferredJobWrite::source),
+                           numbers(rows, &DeferredJobWrite::created_ns),
+                           numbers(rows, &DeferredJobWrite::updated_ns),
+                           pg_array_of(rows, &DeferredJobWrite::doc),
+                           pg_array_of(rows, &DeferredJobWrite::name),
+                           pg_array_of(rows, &DeferredJobWrite::priority),
+                           pg_array_of(rows, &DeferredJobWrite::gpu_type),
+                           numbers(rows, &DeferredJobWrite::gpu_count)};
   std::vector<SqlParam> p(std::begin(a), std::end(a));
   return s_->conn->execute_later(
       "INSERT INTO jobs (tenant_id, id, project_id, cluster_id, pipeline_id, status, job_type, source, created_ns, "
@@ -129,22 +111,22 @@ Status SqlStore::send_deferred_inserts() {
 Status SqlStore::send_deferred_jobs() {
   const std::vector<DeferredJobWrite>& rows = deferred_.jobs;
   if (rows.empty()) return {};
-  const std::string a[] = {projects(rows),
-                           clusters(rows),
-                           pipelines(rows),
-                           statuses(rows),
-                           types(rows),
-                           sources(rows),
-                           numbers(rows, [](const DeferredJobWrite& w) { return w.updated_ns; }),
-                           docs(rows),
-                           names(rows),
-                           priorities(rows),
-                           gpu_types(rows),
-                           numbers(rows, [](const DeferredJobWrite& w) { return w.gpu_count; }),
-                           tenants(rows),
-                           ids(rows),
-                           numbers(rows, [](const DeferredJobWrite& w) { return w.expected_version; }),
-                           numbers(rows, [](const DeferredJobWrite& w) { return w.writes; })};
+  const std::string a[] = {pg_array_of(rows, &DeferredJobWrite::project),
+                           pg_array_of(rows, &DeferredJobWrite::cluster),
+                           pg_array_of(rows, &DeferredJobWrite::pipeline),
+                           pg_array_of(rows, &DeferredJobWrite::status),
+                           pg_array_of(rows, &DeferredJobWrite::type),
+                           pg_array_of(rows, &DeferredJobWrite::source),
+                           numbers(rows, &DeferredJobWrite::updated_ns),
+                           pg_array_of(rows, &DeferredJobWrite::doc),
+                           pg_array_of(rows, &DeferredJobWrite::name),
+                           pg_array_of(rows, &DeferredJobWrite::priority),
+                           pg_array_of(rows, &DeferredJobWrite::gpu_type),
+                           numbers(rows, &DeferredJobWrite::gpu_count),
+                           pg_array_of(rows, &DeferredJobWrite::tenant),
+                           pg_array_of(rows, &DeferredJobWrite::id),
+                           numbers(rows, &DeferredJobWrite::expected_version),
+                           numbers(rows, &DeferredJobWrite::writes)};
   std::vector<SqlParam> p(std::begin(a), std::end(a));
   // Each row a compare-and-set: fewer rows changed than sent means another writer got there.
   return s_->conn->execute_later(

@@ -9,9 +9,13 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,9 +28,6 @@
 #include "budcore/core/utf8.hpp"
 #include "budcore/job/state_machine.hpp"
 #include "job/job_json.hpp"
-#include <functional>
-#include <optional>
-#include <span>
 
 #pragma GCC visibility push(hidden)  // private to the library: not exported
 
@@ -124,16 +125,18 @@ inline void append_pg_array_item(std::string& out, std::string_view s) {
   out += '"';
 }
 
-// A PostgreSQL array literal of one field of each row, read by `field` (text, or an optional
-// text whose absence is NULL), written straight from the rows without copying the fields.
-template <class Row, class Field>
-std::string pg_array_of(const std::vector<Row>& rows, Field field) {
+// A PostgreSQL array literal ({"a","b",NULL}) of one field of each row, read by `field` (a
+// member pointer or a callable: text, or an optional text whose absence is NULL), written
+// straight from the rows without copying the fields, for `CAST(? AS TEXT[])`: one statement
+// reads or writes a batch however many rows it has.
+template <class Rows, class Field>
+std::string pg_array_of(const Rows& rows, Field field) {
   std::string out;
-  out.reserve(2 + rows.size() * 8);
+  out.reserve(2 + std::size(rows) * 8);
   out += '{';
-  for (const Row& r : rows) {
+  for (const auto& r : rows) {
     if (out.size() > 1) out += ',';
-    const auto& v = field(r);
+    const auto& v = std::invoke(field, r);
     if constexpr (requires { v.has_value(); }) {
       if (v) {
         append_pg_array_item(out, *v);
@@ -148,29 +151,15 @@ std::string pg_array_of(const std::vector<Row>& rows, Field field) {
   return out;
 }
 
-// A PostgreSQL text[] literal ({"a","b"}), every element quoted, for `CAST(? AS TEXT[])`: one
-// statement reads a batch of keys however many there are.
-inline std::string pg_text_array(std::span<const std::string> items) {
-  std::string out = "{";
-  for (const std::string& s : items) {
-    if (out.size() > 1) out += ',';
-    append_pg_array_item(out, s);
-  }
-  return out + "}";
-}
+inline const std::string& pg_item_itself(const std::string& s) { return s; }
+inline const std::optional<std::string>& pg_nullable_item_itself(const std::optional<std::string>& s) { return s; }
+
+// A text[] literal of the items themselves, every element quoted.
+inline std::string pg_text_array(std::span<const std::string> items) { return pg_array_of(items, pg_item_itself); }
 
 // The same with NULL elements (an unquoted NULL) where an item is absent.
 inline std::string pg_nullable_text_array(std::span<const std::optional<std::string>> items) {
-  std::string out = "{";
-  for (const std::optional<std::string>& s : items) {
-    if (out.size() > 1) out += ',';
-    if (s) {
-      append_pg_array_item(out, *s);
-    } else {
-      out += "NULL";
-    }
-  }
-  return out + "}";
+  return pg_array_of(items, pg_nullable_item_itself);
 }
 
 // How many keys one batched read sends (bounds the statement's size).
