@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "budcore/kubernetes/kueue.hpp"
+// After kueue.hpp: its exported ensure_namespace is declared first.
+#include "backends/kubernetes/util.hpp"
 
 namespace budcore::kubernetes {
 namespace {
@@ -10,17 +12,6 @@ namespace {
 using core::Error;
 using core::ErrorCode;
 using core::Value;
-
-std::string meta_str(const Value& v, std::string_view key) {
-  const Value* f = v.find_path("metadata");
-  f = f != nullptr ? f->find(key) : nullptr;
-  return f != nullptr && f->is_string() ? f->as_string() : std::string();
-}
-
-std::string kind_of(const Value& v) {
-  const Value* k = v.find("kind");
-  return k != nullptr && k->is_string() ? k->as_string() : std::string();
-}
 
 const Resource& resource_for(const Value& v) {
   const Value* api = v.find("apiVersion");

@@ -14,12 +14,6 @@ namespace {
 using core::Error;
 using core::Value;
 
-std::string meta_str(const Value& v, std::string_view key) {
-  const Value* meta = v.find("metadata");
-  const Value* f = meta != nullptr ? meta->find(key) : nullptr;
-  return f != nullptr && f->is_string() ? f->as_string() : std::string();
-}
-
 std::string label_of(const Value& v) {
   std::string kind = v.find("kind") != nullptr ? v.find("kind")->as_string() : "object";
   std::string ns = meta_str(v, "namespace");
@@ -274,12 +268,10 @@ core::Result<quota::KueueImport> read_quota(Client& client) {
   // inactive, and so does this read, rather than refusing the whole cluster's quota.
   std::set<std::string> cluster_queues;
   for (const Value& d : docs)
-    if (const Value* k = d.find("kind"); k != nullptr && k->is_string() && k->as_string() == "ClusterQueue")
-      cluster_queues.insert(meta_str(d, "name"));
+    if (kind_of(d) == "ClusterQueue") cluster_queues.insert(meta_str(d, "name"));
   std::vector<std::string> skipped;
   std::erase_if(docs, [&](const Value& d) {
-    const Value* k = d.find("kind");
-    if (k == nullptr || !k->is_string() || k->as_string() != "LocalQueue") return false;
+    if (kind_of(d) != "LocalQueue") return false;
     const Value* cq = d.find_path("spec.clusterQueue");
     if (cq != nullptr && cq->is_string() && cluster_queues.contains(cq->as_string())) return false;
     skipped.push_back(label_of(d) + " names ClusterQueue '" + (cq != nullptr && cq->is_string() ? cq->as_string() : "") +

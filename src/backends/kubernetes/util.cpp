@@ -91,4 +91,15 @@ std::string fnv1a_hex(std::string_view s) {
   return out;
 }
 
+std::string meta_str(const core::Value& v, std::string_view key) {
+  const core::Value* meta = v.find("metadata");
+  const core::Value* f = meta != nullptr ? meta->find(key) : nullptr;
+  return f != nullptr && f->is_string() ? f->as_string() : std::string();
+}
+
+std::string kind_of(const core::Value& v) {
+  const core::Value* k = v.find("kind");
+  return k != nullptr && k->is_string() ? k->as_string() : std::string();
+}
+
 }  // namespace budcore::kubernetes

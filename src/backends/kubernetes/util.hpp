@@ -30,6 +30,10 @@ namespace budcore::kubernetes {
 // Creates the namespace unless it exists; true when this call created it (kueue_objects.cpp).
 core::Result<bool> ensure_namespace(Client& client, const std::string& name);
 
+// An object's metadata field (name, namespace, ...) and its kind; "" where absent or not text.
+std::string meta_str(const core::Value& v, std::string_view key);
+std::string kind_of(const core::Value& v);
+
 }  // namespace budcore::kubernetes
 
 #pragma GCC visibility pop
