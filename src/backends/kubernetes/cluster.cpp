@@ -1,6 +1,5 @@
 // KueueCluster: the ClusterBackend over Kubernetes + Kueue (see cluster.hpp for the contract).
 #include "budcore/kubernetes/cluster.hpp"
-// Before util.hpp, which redeclares ensure_namespace as private.
 #include "budcore/kubernetes/kueue.hpp"
 
 #include <deque>

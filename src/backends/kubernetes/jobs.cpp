@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "budcore/kubernetes/kueue.hpp"
-// After kueue.hpp: its exported ensure_namespace is declared first.
 #include "backends/kubernetes/util.hpp"
 
 namespace budcore::kubernetes {

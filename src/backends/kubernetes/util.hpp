@@ -27,9 +27,6 @@ std::string fnv1a_hex(std::string_view s);
 #pragma GCC visibility push(hidden)  // private to the library: not exported
 
 namespace budcore::kubernetes {
-// Creates the namespace unless it exists; true when this call created it (kueue_objects.cpp).
-core::Result<bool> ensure_namespace(Client& client, const std::string& name);
-
 // An object's metadata field (name, namespace, ...) and its kind; "" where absent or not text.
 std::string meta_str(const core::Value& v, std::string_view key);
 std::string kind_of(const core::Value& v);
