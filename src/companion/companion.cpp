@@ -12,6 +12,7 @@
 #include "budcore/kubernetes/reflector.hpp"
 #include "budcore/kubernetes/status.hpp"
 #include "core/parallel.hpp"
+#include "companion/companion_impl.hpp"
 
 namespace budcore::companion {
 namespace {
@@ -23,11 +24,6 @@ constexpr std::string_view kDecisionKind = "kueue_companion.decision";
 constexpr std::string_view kHoldKind = "kueue_companion.hold";
 constexpr std::string_view kSegmentKind = "kueue_companion.segment";
 constexpr std::string_view kKueueApi = "kueue.x-k8s.io/v1beta2";
-
-const std::string& str(const Value* v) {
-  static const std::string empty;
-  return v != nullptr && v->is_string() ? v->as_string() : empty;
-}
 
 std::string seconds_text(core::Timestamp t) { return core::Timestamp::from_unix_seconds(t.unix_seconds()).to_string(); }
 

@@ -13,11 +13,6 @@ namespace {
 using core::Error;
 using core::Value;
 
-const std::string& str(const Value* v) {
-  static const std::string empty;
-  return v != nullptr && v->is_string() ? v->as_string() : empty;
-}
-
 std::map<std::string, std::string> string_map(const Value* v) {
   std::map<std::string, std::string> out;
   if (v == nullptr || !v->is_map()) return out;

@@ -10,6 +10,7 @@
 
 #include "budcore/kubernetes/status.hpp"
 #include "budcore/schedule/timeline.hpp"
+#include "companion/companion_impl.hpp"
 
 namespace budcore::companion {
 namespace {
@@ -18,11 +19,6 @@ using core::Error;
 using core::Value;
 
 constexpr std::size_t kMaxReasonChars = 1024;
-
-const std::string& str(const Value* v) {
-  static const std::string empty;
-  return v != nullptr && v->is_string() ? v->as_string() : empty;
-}
 
 std::optional<core::Timestamp> condition_time(const Value& wl, std::string_view type) {
   auto c = kubernetes::find_condition(wl, type);

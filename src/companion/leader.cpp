@@ -9,17 +9,13 @@
 #include <thread>
 
 #include "budcore/core/json.hpp"
+#include "companion/companion_impl.hpp"
 
 namespace budcore::companion {
 namespace {
 
 using core::Error;
 using core::Value;
-
-const std::string& str(const Value* v) {
-  static const std::string empty;
-  return v != nullptr && v->is_string() ? v->as_string() : empty;
-}
 
 std::optional<core::Timestamp> time_at(const Value& spec, const char* key) {
   const std::string& text = str(spec.find(key));

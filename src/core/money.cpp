@@ -10,6 +10,7 @@
 #include <string>
 
 #include "budcore/core/time.hpp"
+#include "core/ascii.hpp"
 
 namespace budcore::core {
 namespace {
@@ -22,7 +23,7 @@ constexpr std::array<int128, 13> make_pow10() {
 }
 constexpr std::array<int128, 13> kPow10 = make_pow10();
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using detail::is_digit;
 
 bool is_currency_code(std::string_view c) {
   if (c.size() != 3) return false;

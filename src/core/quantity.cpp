@@ -9,6 +9,8 @@
 #include <array>
 #include <string>
 
+#include "core/ascii.hpp"
+
 namespace budcore::core {
 namespace {
 
@@ -27,7 +29,7 @@ constexpr std::array<int128, 39> make_pow10() {
 }
 constexpr std::array<int128, 39> kPow10 = make_pow10();
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using detail::is_digit;
 
 Error invalid(std::string_view text, std::string why) {
   return Error::invalid({}, std::string(text), std::move(why));

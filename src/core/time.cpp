@@ -8,6 +8,7 @@
 
 #include "budcore/core/json.hpp"
 #include "budcore/core/limits.hpp"
+#include "core/ascii.hpp"
 #include "core/civil.hpp"
 
 namespace budcore::core {
@@ -20,7 +21,7 @@ constexpr std::int64_t kSecondsPerDay = 86'400;
 // Exact ISO-8601 arithmetic needs more than 64 bits (a fraction of a week in ns).
 __extension__ typedef unsigned __int128 Uint128;
 
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+using detail::is_digit;
 char to_upper(char c) noexcept { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 
 std::string quoted(std::string_view s) {

@@ -33,6 +33,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/core/utf8.hpp"
+#include "core/ascii.hpp"
 
 namespace budcore::core {
 namespace {
@@ -54,7 +55,7 @@ Error yaml_error(const YAML::Mark& mark, std::string why, std::string field = {}
 // ---------------------------------------------------------------------------------------------
 // YAML 1.2 core schema
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using detail::is_digit;
 bool is_octal(char c) { return c >= '0' && c <= '7'; }
 bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 

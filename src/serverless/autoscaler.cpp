@@ -5,12 +5,12 @@
 #include <limits>
 
 #include "budcore/core/int128.hpp"
+#include "serverless/seconds.hpp"
 
 namespace budcore::serverless {
 
 namespace {
 
-double seconds(core::Duration d) { return static_cast<double>(d.count_ns()) / 1e9; }
 
 int ceil_div(double load, double per) {
   if (load <= 0) return 0;

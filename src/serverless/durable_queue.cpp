@@ -6,6 +6,7 @@
 #include "budcore/core/json.hpp"
 #include "budcore/core/limits.hpp"
 #include "budcore/core/utf8.hpp"
+#include "serverless/seconds.hpp"
 
 namespace budcore::serverless {
 
@@ -57,7 +58,6 @@ Status check_duration(std::string field, core::Duration d) {
   return {};
 }
 
-double seconds(core::Duration d) { return static_cast<double>(d.count_ns()) / 1e9; }
 
 Error refused(ErrorCode code, std::string field, std::string value, std::string why) {
   Error e = Error::invalid(std::move(field), std::move(value), std::move(why));

@@ -9,12 +9,12 @@
 #include "budcore/core/clock.hpp"
 #include "budcore/serverless/request_queue.hpp"
 #include "budcore/serverless/worker_pool.hpp"
+#include "serverless/seconds.hpp"
 
 namespace budcore::serverless {
 
 namespace {
 
-double seconds(core::Duration d) { return static_cast<double>(d.count_ns()) / 1e9; }
 
 // A request's end of service (or of its max_process allowance, whichever is first).
 struct Finish {

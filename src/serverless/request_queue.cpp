@@ -5,6 +5,7 @@
 
 #include "budcore/core/json.hpp"
 #include "core/enum_lookup.hpp"
+#include "serverless/seconds.hpp"
 
 namespace budcore::serverless {
 
@@ -25,7 +26,6 @@ constexpr core::detail::EnumNames<Refusal, 5> kRefusalNames{{{Refusal::PayloadTo
                                                              {Refusal::TenantConcurrency, "tenant_concurrency"},
                                                              {Refusal::EstimatedWaitOverSla, "estimated_wait_over_sla"}}};
 
-double seconds(core::Duration d) { return static_cast<double>(d.count_ns()) / 1e9; }
 std::size_t cls(Priority p) { return static_cast<std::size_t>(p); }
 
 Error refused(ErrorCode code, std::string field, std::string value, std::string why) {
