@@ -51,13 +51,16 @@ consumers: install-dev
 	$(MAKE) -s -C examples/pkgconfig_consumer BUILD=$(CURDIR)/$(DEV)/pkgconfig_consumer $(CONSUMER_ENV)
 	$(CONSUMER_ENV) $(DEV)/pkgconfig_consumer/pkgconfig_consumer
 
-# `pip install .` of the package (debug flags, like the dev build, so ccache serves its objects),
-# into a private target dir so the test run leaves site-packages alone.
+# `pip install .` of the package (debug flags and unity batches, like the dev build, so ccache
+# serves its objects), into a private target dir so the test run leaves site-packages alone.
+# Its build tree sits beside the dev tree, at the same depth: ccache keys on each source's path
+# relative to the build tree (debug info names it), so a tree one level deeper would miss the
+# cache for every object.
 # The same compilers as the dev tree (scikit-build-core would pick g++ where CMake picked c++, and
 # ccache keys on the compiler's name: every object would compile twice).
 python-tests: build-dev
 	python3 -m pip install --no-build-isolation -q --upgrade --target $(DEV)/pylib \
-	  -C cmake.build-type=Debug -C build-dir=$(DEV)/python \
+	  -C cmake.build-type=Debug -C build-dir=$(DEV)-python -C cmake.define.BUDCORE_UNITY_LIBRARY=ON \
 	  -C cmake.define.CMAKE_C_COMPILER=$$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' $(DEV)/CMakeCache.txt) \
 	  -C cmake.define.CMAKE_CXX_COMPILER=$$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' $(DEV)/CMakeCache.txt) .
 	cd tests/python && PYTHONPATH=$(CURDIR)/$(DEV)/pylib BUDCORE_CLI=$(CURDIR)/$(DEV)/bin/budcore \
