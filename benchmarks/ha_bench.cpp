@@ -13,7 +13,10 @@
 // - graceful_handover/backlog:L: the time from closing the leader (it resigns the lease) to a
 //   follower leading, recovery included, with the follower retry period of 2 s (Kueue's) and L
 //   jobs running (1 core, an hour each) that the new leader takes over from their records;
-//   BUDCORE_BENCH_HANDOVER_STORE=sqlite measures it on a SQLite file instead.
+//   BUDCORE_BENCH_HANDOVER_STORE=sqlite measures it on a SQLite file instead;
+// - handover_to_admission/queued:Q: from closing the leader to the new leader admitting a job
+//   submitted on a follower right after, with Q jobs waiting in a full queue beside it (and ten
+//   running) that the new leader takes over first (the same store choice).
 // Counters: jobs_per_s (to every job completed), admitted_jobs_per_s (to every job admitted),
 // acked_jobs_per_s (to the last submit returning), all read from the store; leader_changes.
 #include <benchmark/benchmark.h>
@@ -86,16 +89,23 @@ struct Schema {
   ~Schema() { sql(server_uri(), "DROP SCHEMA IF EXISTS " + name + " CASCADE"); }
 };
 
-platform::PlatformConfig replica_config(const std::string& store_uri, const std::string& replica) {
+// A ClusterQueue of `cores` cores and room in memory for as many 1 GB jobs.
+std::string cluster_queue(const std::string& name, std::int64_t cores) {
+  return R"({"name": ")" + name + R"(", "resource_groups": [{"covered_resources": ["cpu", "memory"],
+      "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominal": ")" +
+         std::to_string(cores) + R"("}, {"name": "memory", "nominal": ")" + std::to_string(2 * cores) + R"(Gi"}]}]}]})";
+}
+
+// `batch_cores` for batch jobs (room for every job at once by default: admission never waits
+// for quota) and 100 cores for training jobs.
+platform::PlatformConfig replica_config(const std::string& store_uri, const std::string& replica,
+                                        std::int64_t batch_cores = 100'000) {
   platform::PlatformConfig c;
   c.store_uri = store_uri;
   c.store_durable = true;
   c.clock = platform::ClockKind::System;
-  // Room for every job at once: admission never waits for quota.
-  std::string quota = R"({"resource_flavors": [{"name": "default"}],
-    "cluster_queues": [{"name": "batch-jobs", "resource_groups": [{"covered_resources": ["cpu", "memory"],
-      "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominal": "100000"},
-                                                   {"name": "memory", "nominal": "200Ti"}]}]}]}]})";
+  std::string quota = R"({"resource_flavors": [{"name": "default"}], "cluster_queues": [)" +
+                      cluster_queue("batch-jobs", batch_cores) + ", " + cluster_queue("training-jobs", 100) + "]}";
   c.cluster.quota = platform::quota_config_from_value(core::parse_json(quota).value(), "quota").value();
   c.ha = platform::HaConfig{replica, core::Duration::seconds(15), core::Duration::seconds(10),
                             core::Duration::seconds(2), true};
@@ -282,35 +292,63 @@ BENCHMARK(ha_single_submit)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
-// From the leader's close (it resigns the lease) to a follower leading.
-void graceful_handover(benchmark::State& state) {
-  const char* store = std::getenv("BUDCORE_BENCH_HANDOVER_STORE");
-  const bool sqlite = store != nullptr && std::string_view(store) == "sqlite";
-  if (!sqlite && skip_without_server(state)) return;
-  std::vector<double> ms;
-  for (auto _ : state) {
-    std::optional<Schema> schema;
-    std::string uri, file;
-    if (sqlite) {
+// A store for one handover: a fresh schema, or with BUDCORE_BENCH_HANDOVER_STORE=sqlite a fresh
+// SQLite file (removed with it).
+struct HandoverStore {
+  std::optional<Schema> schema;
+  std::string uri, file;
+  HandoverStore() {
+    if (sqlite()) {
       file = (std::filesystem::temp_directory_path() / ("ha-bench-" + std::to_string(::getpid()) + ".db")).string();
-      for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(file + s);
+      remove_file();
       uri = "sqlite://" + file;
     } else {
       schema.emplace("handover");
       uri = schema->store_uri;
     }
-    auto leader = must_open(replica_config(uri, "r1"));
-    auto ctx = platform::CallContext::for_tenant(kTenant, "bench");
-    for (std::int64_t start = 0; start < state.range(0); start += 1000) {
-      std::vector<platform::SubmitRequest> jobs;
-      for (std::int64_t i = start; i < std::min(state.range(0), start + 1000); ++i) jobs.push_back({bench_job(i, 3600), ""});
-      if (auto res = leader->submit_batch(ctx, std::move(jobs)); !res) {
-        std::fprintf(stderr, "submit: %s\n", res.error().describe().c_str());
-        std::abort();
-      }
+  }
+  ~HandoverStore() { remove_file(); }
+  static bool sqlite() {
+    const char* store = std::getenv("BUDCORE_BENCH_HANDOVER_STORE");
+    return store != nullptr && std::string_view(store) == "sqlite";
+  }
+  void remove_file() const {
+    if (!file.empty())
+      for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(file + s);
+  }
+};
+
+// `n` batch jobs of an hour submitted on `leader` in batches of 1,000.
+void submit_backlog(platform::Platform& leader, std::int64_t n) {
+  auto ctx = platform::CallContext::for_tenant(kTenant, "bench");
+  for (std::int64_t start = 0; start < n; start += 1000) {
+    std::vector<platform::SubmitRequest> jobs;
+    for (std::int64_t i = start; i < std::min(n, start + 1000); ++i) jobs.push_back({bench_job(i, 3600), ""});
+    if (auto res = leader.submit_batch(ctx, std::move(jobs)); !res) {
+      std::fprintf(stderr, "submit: %s\n", res.error().describe().c_str());
+      std::abort();
     }
-    auto f2 = must_open(replica_config(uri, "r2"));
-    auto f3 = must_open(replica_config(uri, "r3"));
+  }
+}
+
+void report_times(benchmark::State& state, std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  if (ms.empty()) return;
+  state.counters["min_ms"] = ms.front();
+  state.counters["p50_ms"] = ms[(ms.size() - 1) / 2];
+  state.counters["max_ms"] = ms.back();
+}
+
+// From the leader's close (it resigns the lease) to a follower leading.
+void graceful_handover(benchmark::State& state) {
+  if (!HandoverStore::sqlite() && skip_without_server(state)) return;
+  std::vector<double> ms;
+  for (auto _ : state) {
+    HandoverStore store;
+    auto leader = must_open(replica_config(store.uri, "r1"));
+    submit_backlog(*leader, state.range(0));
+    auto f2 = must_open(replica_config(store.uri, "r2"));
+    auto f3 = must_open(replica_config(store.uri, "r3"));
     // Both followers' next attempts fall anywhere in their retry period, as they would.
     std::this_thread::sleep_for(std::chrono::milliseconds(100 + std::rand() % 2000));
     const auto t0 = Clock::now();
@@ -322,19 +360,46 @@ void graceful_handover(benchmark::State& state) {
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     state.SetIterationTime(secs);
     ms.push_back(secs * 1000);
-    f2.reset();
-    f3.reset();
-    if (sqlite)
-      for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(file + s);
   }
-  std::sort(ms.begin(), ms.end());
-  if (!ms.empty()) {
-    state.counters["min_ms"] = ms.front();
-    state.counters["p50_ms"] = ms[(ms.size() - 1) / 2];
-    state.counters["max_ms"] = ms.back();
-  }
+  report_times(state, std::move(ms));
 }
 BENCHMARK(graceful_handover)->ArgName("backlog")->Arg(0)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(graceful_handover)->ArgName("backlog")->Arg(20'000)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// From the leader's close to the new leader's first admission: `queued` batch jobs wait behind
+// ten running ones (the batch queue has 10 cores), and a training job submitted on a follower
+// right after the close is admitted to a queue with room.
+void handover_to_admission(benchmark::State& state) {
+  if (!HandoverStore::sqlite() && skip_without_server(state)) return;
+  std::vector<double> ms;
+  auto ctx = platform::CallContext::for_tenant(kTenant, "bench");
+  for (auto _ : state) {
+    HandoverStore store;
+    auto leader = must_open(replica_config(store.uri, "r1", 10));
+    submit_backlog(*leader, state.range(0) + 10);
+    auto f2 = must_open(replica_config(store.uri, "r2", 10));
+    auto f3 = must_open(replica_config(store.uri, "r3", 10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 + std::rand() % 2000));
+    const auto t0 = Clock::now();
+    leader.reset();
+    job::Job probe = bench_job(0, 3600);
+    probe.job_type = job::JobType::Training;
+    auto id = f2->submit(ctx, std::move(probe));
+    if (!id) {
+      std::fprintf(stderr, "submit: %s\n", id.error().describe().c_str());
+      std::abort();
+    }
+    for (;;) {
+      auto rec = f2->get_job(ctx, id->record.job.id);
+      if (rec && rec->job.status != job::JobStatus::Queued && rec->job.status != job::JobStatus::Pending) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    state.SetIterationTime(secs);
+    ms.push_back(secs * 1000);
+  }
+  report_times(state, std::move(ms));
+}
+BENCHMARK(handover_to_admission)->ArgName("queued")->Arg(5'000)->Arg(20'000)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
