@@ -1,5 +1,6 @@
 # Unity builds: several source files compiled as one, which spares parsing the same headers
-# once per file (the sanitizer trees compile the library and the test suites this way).
+# once per file (the dev, ASan and TSan trees compile the library this way, the ASan tree the
+# test suites too).
 #
 # budcore_unity_sources(OUT NAME BASE ALONE_VAR FILES...): FILES in batches of 8, each batch one
 # generated file that includes them by their path relative to BASE (which the target must have

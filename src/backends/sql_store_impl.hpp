@@ -151,15 +151,12 @@ std::string pg_array_of(const Rows& rows, Field field) {
   return out;
 }
 
-inline const std::string& pg_item_itself(const std::string& s) { return s; }
-inline const std::optional<std::string>& pg_nullable_item_itself(const std::optional<std::string>& s) { return s; }
-
 // A text[] literal of the items themselves, every element quoted.
-inline std::string pg_text_array(std::span<const std::string> items) { return pg_array_of(items, pg_item_itself); }
+inline std::string pg_text_array(std::span<const std::string> items) { return pg_array_of(items, std::identity{}); }
 
 // The same with NULL elements (an unquoted NULL) where an item is absent.
 inline std::string pg_nullable_text_array(std::span<const std::optional<std::string>> items) {
-  return pg_array_of(items, pg_nullable_item_itself);
+  return pg_array_of(items, std::identity{});
 }
 
 // How many keys one batched read sends (bounds the statement's size).

@@ -11,7 +11,6 @@ namespace budcore::serverless {
 
 namespace {
 
-
 int ceil_div(double load, double per) {
   if (load <= 0) return 0;
   const double n = std::ceil(load / per - 1e-9);  // 5.6 / 2.8 stays 2, not 3, on rounding noise

@@ -15,7 +15,6 @@ namespace budcore::serverless {
 
 namespace {
 
-
 // A request's end of service (or of its max_process allowance, whichever is first).
 struct Finish {
   core::Timestamp at;

@@ -4,13 +4,15 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "core/ascii.hpp"
+
 namespace budcore::templates::detail {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool is_ident_start(unsigned char c) { return c == '_' || static_cast<unsigned>((c | 32) - 'a') < 26u || c >= 0x80; }
 bool is_ident(unsigned char c) { return is_ident_start(c) || static_cast<unsigned>(c - '0') < 10u; }
-bool is_digit(char c) { return static_cast<unsigned>(static_cast<unsigned char>(c) - '0') < 10u; }
+using core::detail::is_digit;
 
 std::string normalize_newlines(std::string_view s) {
   std::string out;
